@@ -1,0 +1,5 @@
+"""``python -m kidx`` runs the command line."""
+
+from kidx.cli.app import main
+
+main()

@@ -1,0 +1,126 @@
+"""The ``kidx`` entry point.
+
+Only the invoked command's module is imported (and registered with typer), so a command
+pays for its own dependencies and nothing else; ``kidx --help`` and unknown commands load
+them all. Every KidxError becomes ``error: …`` on stderr and exit 1; usage errors from
+the argument parser read as kubectl's, also exit 1; a closed stdout (``| head``) ends
+quietly.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+COMMANDS: dict[str, str] = {
+    "apply": "kidx.cli.commands.apply",
+    "get": "kidx.cli.commands.get",
+    "describe": "kidx.cli.commands.describe",
+    "delete": "kidx.cli.commands.delete",
+    "digest": "kidx.cli.commands.digest",
+}
+
+HELP = """kidx records and queries GPU-kernel benchmark results, the way kubectl handles manifests.
+
+Objects (BenchmarkRun, BenchmarkProtocol, ExecutionEnvironment, Workload, Implementation)
+live in a local content-addressed store: --store PATH or KIDX_STORE, else the user data folder."""
+
+
+def _command_name(argv: list[str]) -> str | None:
+    for argument in argv:
+        if not argument.startswith("-"):
+            return argument
+        if argument in ("-h", "--help"):
+            return None
+    return None
+
+
+def _normalise(argv: list[str]) -> list[str]:
+    # kubectl accepts a bare --dry-run (meaning client); the parser wants a value
+    return ["--dry-run=client" if argument == "--dry-run" else argument for argument in argv]
+
+
+def build_app(names):
+    import typer
+
+    app = typer.Typer(
+        name="kidx",
+        help=HELP,
+        add_completion=False,
+        no_args_is_help=True,
+        rich_markup_mode=None,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+
+    @app.callback()
+    def _root() -> None:
+        """kidx: a kernel benchmark index."""
+
+    for name in names:
+        importlib.import_module(COMMANDS[name]).register(app)
+    return app
+
+
+def run(argv: list[str]) -> int:
+    from kidx.errors import InvalidInputError, KidxError, NotFoundError
+    from kidx.output.gateway import Output
+
+    output = Output()
+    name = _command_name(argv)
+    names = [name] if name in COMMANDS else list(COMMANDS)
+    import typer
+    from typer import _click as click  # typer 0.28 vendors click; pinned in pyproject
+
+    command = typer.main.get_command(build_app(names))
+    try:
+        result = command.main(args=_normalise(argv), prog_name="kidx", standalone_mode=False)
+        return result if isinstance(result, int) else 0
+    except click.exceptions.NoArgsIsHelpError as exc:
+        output.stdout.write(exc.ctx.get_help() + "\n")
+        return 0
+    except click.exceptions.UsageError as exc:
+        message = exc.format_message()
+        if isinstance(exc, click.exceptions.NoSuchOption):
+            message = f"unknown flag: {exc.option_name}"  # kubectl's wording
+        output.error(message)
+        where = f"kidx {name} --help" if name in COMMANDS else "kidx --help"
+        output.notice(f"See '{where}' for usage.")
+        return 1
+    except typer.Exit as exc:
+        return exc.exit_code
+    except typer.Abort:
+        output.error("aborted")
+        return 1
+    except click.exceptions.ClickException as exc:
+        output.error(exc.format_message())
+        return 1
+    except InvalidInputError as exc:
+        for problem in exc.problems:
+            output.error(str(problem))
+        if len(exc.problems) > 1:
+            output.error(f"{len(exc.problems)} problems found; nothing was changed")
+        return 1
+    except NotFoundError as exc:
+        output.reason_error("NotFound", str(exc))
+        return 1
+    except KidxError as exc:
+        output.error(str(exc))
+        return exc.exit_code
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        code = run(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader went away (``kidx get … | head``): not an error of ours
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = 0
+    except KeyboardInterrupt:
+        sys.stderr.write("error: interrupted\n")
+        code = 130
+    sys.exit(code)

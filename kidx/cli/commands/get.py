@@ -1,0 +1,107 @@
+"""kidx get TYPE [NAME…] | TYPE/NAME… | T1,T2 | all  [-l SEL] [-o FORMAT] …"""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from kidx.cli.common import (
+    SelectorOption, StoreOption, kind_registry, open_store, output, parse_field_selector, parse_selector,
+    report_missing,
+)
+from kidx.errors import UsageError
+
+OutputOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--output", "-o",
+        help="table (default), wide, name, yaml, json, jsonpath=TEMPLATE, jsonpath-file=FILE, "
+        "custom-columns=SPEC, custom-columns-file=FILE.",
+    ),
+]
+
+
+def get(
+    arguments: Annotated[Optional[list[str]], typer.Argument(help="TYPE [NAME…], TYPE/NAME…, T1,T2 or all.", show_default=False)] = None,
+    output_format: OutputOption = None,
+    selector: SelectorOption = None,
+    field_selector: Annotated[Optional[str], typer.Option("--field-selector", help="Field selector: metadata.name=x,spec.status!=passed.")] = None,
+    show_labels: Annotated[bool, typer.Option("--show-labels", help="Add a LABELS column.")] = False,
+    label_columns: Annotated[Optional[list[str]], typer.Option("--label-columns", "-L", help="Add a column per label key (repeatable, comma-separated).")] = None,
+    no_headers: Annotated[bool, typer.Option("--no-headers", help="Omit the header row.")] = False,
+    show_kind: Annotated[bool, typer.Option("--show-kind", help="Prefix names with their kind.")] = False,
+    sort_by: Annotated[Optional[str], typer.Option("--sort-by", help="Sort by a field path; '-path' for descending; comma-separated keys.")] = None,
+    ignore_not_found: Annotated[bool, typer.Option("--ignore-not-found", help="Named objects that do not exist are not an error.")] = False,
+    limit: Annotated[Optional[int], typer.Option("--limit", help="Print at most N objects.", min=0)] = None,
+    store: StoreOption = None,
+) -> int:
+    """Display one or many objects.
+
+    Types may be spelled as plural, singular, short name or Kind (runs, run, br,
+    BenchmarkRun); 'all' means every kind. An object may be named by its digest or a
+    unique digest prefix of at least 8 hex digits.
+    """
+    from kidx.operations.get import Query, find_objects
+    from kidx.output import listing
+    from kidx.output.formats import parse_output_format
+
+    fmt = parse_output_format(output_format)
+    keys = [key for value in label_columns or [] for key in value.split(",") if key]
+    if show_labels and not fmt.is_table:
+        raise UsageError(f"--show-labels option cannot be used with {fmt.kind} printer")
+    if keys and fmt.kind.startswith("custom-columns"):
+        raise UsageError(f"--label-columns option cannot be used with {fmt.kind} printer")
+    if not arguments:
+        raise UsageError(
+            'You must specify the type of resource to get. Use "kidx api-resources" for a complete '
+            "list of supported resources."
+        )
+    sort_keys = []
+    if sort_by:
+        from kidx.output.sorting import parse_sort_keys
+
+        sort_keys = parse_sort_keys(sort_by)
+    query = Query(
+        arguments=arguments,
+        selector=parse_selector(selector),
+        field_selector=parse_field_selector(field_selector),
+        sort_keys=sort_keys,
+        limit=limit,
+        need_manifests=fmt.kind != "name",
+    )
+    the_store = open_store(store)
+    result = find_objects(the_store, kind_registry(), query)
+    out = output()
+    if fmt.is_table:
+        options = listing.TableOptions(fmt.kind == "wide", show_labels, keys, no_headers, show_kind)
+        out.data(listing.render_tables(result.groups, options, _reference_namer(the_store)))
+    elif fmt.kind == "name":
+        out.data(listing.render_names([(i, [m["metadata"]["name"] for m in ms]) for i, ms in result.groups]))
+    elif fmt.kind in ("yaml", "json"):
+        if result.count or not result.missing:
+            out.data(listing.render_documents(result.groups, fmt, result.single))
+    elif fmt.kind == "jsonpath":
+        if result.count or not result.missing:
+            out.data(listing.render_jsonpath(result.groups, fmt.argument or "", result.single))
+    else:
+        out.data(listing.render_custom_columns(result.groups, fmt, no_headers))
+    if not result.count and not result.missing and fmt.is_table:
+        out.notice("No resources found")
+    return report_missing(out, result.missing, ignore_not_found)
+
+
+def _reference_namer(store):
+    names: dict[str, str | None] = {}
+
+    def namer(digest: str) -> str | None:
+        if digest not in names:
+            found = store.catalog().by_digest(digest)
+            names[digest] = found[0].name if found else None
+        return names[digest]
+
+    return namer
+
+
+def register(app: typer.Typer) -> None:
+    app.command("get")(get)

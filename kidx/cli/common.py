@@ -1,0 +1,90 @@
+"""What every command shares: the store option, the registry, output formats."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from kidx.errors import UsageError
+from kidx.output.gateway import Output
+
+StoreOption = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--store",
+        help="The store folder (default: $KIDX_STORE, else the user data folder).",
+        show_default=False,
+    ),
+]
+FilenameOption = Annotated[
+    Optional[list[str]],
+    typer.Option("--filename", "-f", help="File, folder or '-' (stdin); repeatable, comma-separated."),
+]
+RecursiveOption = Annotated[
+    bool, typer.Option("--recursive", "-R", help="Also read sub-folders of the folders given with -f.")
+]
+SelectorOption = Annotated[
+    Optional[str],
+    typer.Option("--selector", "-l", help="Label selector, e.g. -l 'liger_version=0.6.1,gpu in (h100,b200)'."),
+]
+DryRunOption = Annotated[
+    str,
+    typer.Option("--dry-run", help='"none", "client" or "server": with client or server, only show what would happen.'),
+]
+
+
+def open_store(path: Optional[Path]):
+    from kidx.store.store import Store, default_store_path
+
+    return Store(path if path is not None else default_store_path())
+
+
+def kind_registry():
+    from kidx.kinds.registry import registry
+
+    return registry()
+
+
+def output() -> Output:
+    return Output()
+
+
+def parse_dry_run(value: str) -> str | None:
+    """None when not a dry run, else the suffix to print: ``(dry run)``/``(server dry run)``."""
+    if value in ("", "none", "false"):
+        return None
+    if value in ("client", "true"):
+        return "(dry run)"
+    if value == "server":
+        return "(server dry run)"
+    raise UsageError(f'Invalid dry-run value ({value}). Must be "none", "server", or "client".')
+
+
+def parse_selector(text: Optional[str]):
+    if text is None:
+        return None
+    from kidx.query.label_selector import LabelSelector, SelectorError
+
+    try:
+        return LabelSelector.parse(text)
+    except SelectorError as exc:
+        raise UsageError(f'the provided selector "{text}" is not valid: {exc}') from None
+
+
+def parse_field_selector(text: Optional[str]):
+    if text is None:
+        return None
+    from kidx.query.field_selector import FieldSelector
+
+    return FieldSelector.parse(text)
+
+
+def report_missing(out: Output, missing: list[str], ignore_not_found: bool) -> int:
+    """NotFound lines for names that matched nothing; the exit code that follows."""
+    if ignore_not_found or not missing:
+        return 0
+    for message in missing:
+        out.reason_error("NotFound", message)
+    return 1

@@ -1,0 +1,65 @@
+"""The error hierarchy: every failure kidx reports to a user is a KidxError.
+
+The command layer turns these into ``error: …`` lines and exit codes; nothing below it
+prints. Each error carries where it happened when that is known.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class KidxError(Exception):
+    """Root of every error kidx reports to a user."""
+
+    exit_code = 1
+
+
+class UsageError(KidxError):
+    """The command line itself is wrong (flags, argument shapes)."""
+
+
+class NotFoundError(KidxError):
+    """A named object does not exist: ``<plural>.<group> "<name>" not found``."""
+
+
+class StoreError(KidxError):
+    """The store cannot be opened, read or written."""
+
+
+class Location(NamedTuple):
+    """Where in the input a problem is: file, document number, line, field path."""
+
+    source: str
+    document: int | None = None
+    line: int | None = None
+    path: str | None = None
+
+    def __str__(self) -> str:
+        parts = [self.source]
+        if self.document is not None:
+            parts.append(f"document {self.document}")
+        if self.line is not None:
+            parts.append(f"line {self.line}")
+        text = ", ".join(parts)
+        if self.path:
+            text += f": {self.path}"
+        return text
+
+
+class Problem(NamedTuple):
+    """One thing wrong with one input document."""
+
+    location: Location
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.message}"
+
+
+class InvalidInputError(KidxError):
+    """One or more input documents are invalid; carries every problem found."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))

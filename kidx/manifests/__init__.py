@@ -1,0 +1,1 @@
+"""Reading manifests: files, folders and standard input into documents."""

@@ -1,0 +1,144 @@
+"""Parsing text into documents: YAML 1.2 (multi-document) and JSON (one or concatenated).
+
+YAML rules (design.md section 2): YAML 1.2, timestamps stay strings exactly as written,
+duplicate keys are errors. The C parser is required for speed; ruamel.yaml is imported only
+when YAML is actually read.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+
+@dataclass(slots=True)
+class ParsedDocument:
+    data: object
+    index: int  # 1-based document number in the text
+    line: int  # 1-based line where the document starts
+
+
+class ParseError(ValueError):
+    def __init__(self, message: str, line: int | None = None, index: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.index = index
+
+
+def looks_like_json(text: str) -> bool:
+    stripped = text.lstrip()
+    return stripped.startswith("{")
+
+
+# --- JSON -----------------------------------------------------------------------------
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _object_without_duplicates(pairs):
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f'duplicate key "{key}"')
+            seen.add(key)
+    return result
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_object_without_duplicates, parse_constant=_reject_constant
+)
+
+
+def parse_json_stream(text: str) -> list[ParsedDocument]:
+    """One JSON value or several concatenated ones (as kubectl accepts)."""
+    documents: list[ParsedDocument] = []
+    position, length, line = 0, len(text), 1
+    index = 0
+    while True:
+        start = position
+        while position < length and text[position] in " \t\r\n":
+            position += 1
+        line += text.count("\n", start, position)
+        if position >= length:
+            return documents
+        index += 1
+        try:
+            value, end = _DECODER.raw_decode(text, position)
+        except RecursionError:
+            raise ParseError("document is nested too deeply", line, index) from None
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"invalid JSON: {exc.msg}", exc.lineno, index) from None
+        except ValueError as exc:  # from the hooks: duplicate key, NaN
+            raise ParseError(f"invalid JSON: {exc}", line, index) from None
+        documents.append(ParsedDocument(value, index, line))
+        line += text.count("\n", position, end)
+        position = end
+
+
+# --- YAML -----------------------------------------------------------------------------
+
+_yaml = None
+
+
+def _yaml_loader():
+    """A safe YAML 1.2 loader on the C parser whose timestamps stay strings."""
+    global _yaml
+    if _yaml is None:
+        from ruamel.yaml import YAML
+        from ruamel.yaml.constructor import SafeConstructor
+
+        class ManifestConstructor(SafeConstructor):
+            pass
+
+        ManifestConstructor.add_constructor(
+            "tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str
+        )
+        loader = YAML(typ="safe", pure=False)
+        loader.Constructor = ManifestConstructor
+        loader.allow_duplicate_keys = False
+        _yaml = loader
+    return _yaml
+
+
+def parse_yaml_stream(text: str) -> list[ParsedDocument]:
+    """Every non-empty document of a YAML stream, with the line where each starts."""
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    loader = _yaml_loader()
+    documents: list[ParsedDocument] = []
+    index = 0
+    line = 1
+    try:
+        constructor, parser = loader.get_constructor_parser(text)
+        # with the C parser the returned object is parser, composer and constructor in one
+        composer = constructor if hasattr(constructor, "get_node") else loader.composer
+        try:
+            while composer.check_node():
+                index += 1
+                node = composer.get_node()
+                line = node.start_mark.line + 1 if node.start_mark else line
+                data = constructor.construct_document(node)
+                if data is not None:
+                    documents.append(ParsedDocument(data, index, line))
+        finally:
+            parser.dispose()
+            try:
+                loader._reader.reset_reader()
+                loader._scanner.reset_scanner()
+            except AttributeError:
+                pass
+    except RecursionError:
+        raise ParseError("document is nested too deeply", line, index) from None
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        message = " ".join(part for part in (exc.context, exc.problem) if part)
+        raise ParseError(
+            f"invalid YAML: {message}", mark.line + 1 if mark else None, index or 1
+        ) from None
+    except YAMLError as exc:
+        raise ParseError(f"invalid YAML: {exc}", None, index or 1) from None
+    return documents

@@ -1,0 +1,143 @@
+"""Reading ``-f`` arguments into documents, collecting every problem instead of stopping.
+
+Sources: files (any extension when named explicitly), folders (``.yaml``, ``.yml``,
+``.json`` children in lexical order; sub-folders with ``recursive``) and ``-`` for standard
+input. Text must be UTF-8 (a UTF-8 or UTF-16 byte-order mark is tolerated). Each parsed
+document is flattened: a ``List`` yields its items, a bundle (a document without
+``apiVersion`` whose values are manifests, the seed's form) yields its values.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from kidx.errors import Location, Problem, UsageError
+from kidx.manifests.document import Document
+from kidx.manifests.parsing import ParseError, looks_like_json, parse_json_stream, parse_yaml_stream
+from kidx.manifests.values import DataError, check_json_data
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+STDIN = "STDIN"
+
+
+@dataclass(slots=True)
+class ReadResult:
+    documents: list[Document] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    texts: dict[str, str] = field(default_factory=dict)  # source -> text, to locate lines on error
+
+
+def expand_sources(arguments: Iterable[str], recursive: bool) -> list[str]:
+    """Turn ``-f`` values into an ordered list of files (and ``-`` for stdin)."""
+    files: list[str] = []
+    stdin_seen = False
+    for argument in arguments:
+        for path in (part for part in argument.split(",") if part):
+            if path == "-":
+                if stdin_seen:
+                    raise UsageError("standard input cannot be used for multiple arguments")
+                stdin_seen = True
+                files.append("-")
+            elif os.path.isdir(path):
+                files.extend(_folder_files(path, recursive))
+            elif os.path.exists(path):
+                files.append(path)
+            else:
+                raise UsageError(f'the path "{path}" does not exist')
+    return files
+
+
+def _folder_files(folder: str, recursive: bool) -> list[str]:
+    found: list[str] = []
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        if entry.is_dir():
+            if recursive:
+                found.extend(_folder_files(entry.path, recursive))
+        elif entry.name.endswith(MANIFEST_SUFFIXES):
+            found.append(entry.path)
+    return found
+
+
+def read_sources(files: list[str], stdin: BinaryIO | None = None) -> ReadResult:
+    result = ReadResult()
+    for path in files:
+        source = STDIN if path == "-" else path
+        try:
+            raw = (stdin or sys.stdin.buffer).read() if path == "-" else _read_file(path)
+        except OSError as exc:
+            result.problems.append(Problem(Location(source), f"cannot read: {exc.strerror}"))
+            continue
+        read_text(_decode(raw, source, result), source, result, is_json=path.endswith(".json"))
+    return result
+
+
+def _read_file(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _decode(raw: bytes, source: str, result: ReadResult) -> str | None:
+    try:
+        if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+            return raw.decode("utf-16")
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        result.problems.append(
+            Problem(Location(source, line=line), f"not valid UTF-8 (byte {exc.start})")
+        )
+        return None
+
+
+def read_text(text: str | None, source: str, result: ReadResult, is_json: bool = False) -> None:
+    """Parse one source's text and append its flattened documents or its problems."""
+    if text is None:
+        return
+    result.texts[source] = text
+    if not text.strip():
+        result.problems.append(Problem(Location(source), "no objects in the input (the file is empty)"))
+        return
+    try:
+        parsed = parse_json_stream(text) if is_json or looks_like_json(text) else parse_yaml_stream(text)
+    except ParseError as exc:
+        result.problems.append(Problem(Location(source, exc.index, exc.line), exc.message))
+        return
+    if not parsed:
+        result.problems.append(Problem(Location(source), "no objects in the input"))
+    for item in parsed:
+        location = Location(source, item.index, item.line)
+        try:
+            check_json_data(item.data)
+        except DataError as exc:
+            result.problems.append(Problem(Location(source, item.index, item.line, exc.path or None), exc.message))
+            continue
+        _flatten(item.data, source, item.index, item.line, None, location, result)
+
+
+def _flatten(data, source, index, line, member, location, result: ReadResult) -> None:
+    if not isinstance(data, dict):
+        result.problems.append(Problem(location, f"expected a manifest (a mapping), found {_json_type(data)}"))
+        return
+    kind = data.get("kind")
+    if isinstance(kind, str) and kind.endswith("List") and isinstance(data.get("items"), list):
+        for position, item in enumerate(data["items"]):
+            name = f"items[{position}]" if member is None else f"{member}.items[{position}]"
+            _flatten(item, source, index, line, name, location, result)
+        return
+    if "apiVersion" not in data and "kind" not in data and data and all(
+        isinstance(value, dict) and "apiVersion" in value for value in data.values()
+    ):
+        for key, value in data.items():  # a bundle, e.g. {"run": …, "protocol": …}
+            _flatten(value, source, index, line, key if member is None else f"{member}.{key}", location, result)
+        return
+    result.documents.append(Document(data, source, index, line, member))
+
+
+def _json_type(value) -> str:
+    return {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
+        type(value), "null"
+    )

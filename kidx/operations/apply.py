@@ -1,0 +1,292 @@
+"""Apply: validate a batch, pin references, hash, and store it all or nothing.
+
+Order of work (design.md §3): every document is read and validated before anything is
+written; then, under the catalog's write lock, name references are pinned to digests,
+objects are hashed and written, and one catalog transaction records the result. Any
+problem anywhere means nothing is written and every problem is reported.
+"""
+
+from __future__ import annotations
+
+import gc
+from dataclasses import dataclass, field
+
+from kidx.errors import InvalidInputError, Problem
+from kidx.identity.canonical import canonical_json, digest_bytes
+from kidx.kinds.registry import KindInfo, KindRegistry
+from kidx.kinds.validation import DocumentValidator
+from kidx.manifests.document import Document
+from kidx.manifests.locate import locate_line
+from kidx.store.catalog import Catalog, Entry
+from kidx.store.store import Store, utc_now
+
+MAX_WARNINGS = 20
+
+
+@dataclass(slots=True)
+class Outcome:
+    info: KindInfo
+    name: str
+    action: str  # created | configured | unchanged
+    digest: str
+
+
+@dataclass(slots=True)
+class ApplyReport:
+    outcomes: list[Outcome] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Item:
+    """A validated document on its way into the store."""
+
+    document: Document
+    info: KindInfo
+    name: str
+    title: str | None
+    labels: dict
+    annotations: dict
+    spec: dict
+    digest: str = ""
+    data: bytes = b""
+
+
+def _item(document: Document, info: KindInfo) -> _Item:
+    metadata = document.body["metadata"]
+    return _Item(
+        document=document,
+        info=info,
+        name=metadata["name"],
+        title=metadata.get("title"),
+        labels=dict(metadata.get("labels") or {}),
+        annotations=dict(metadata.get("annotations") or {}),
+        spec=document.body["spec"],
+    )
+
+
+class BatchProblems:
+    """Problems found in a batch, located by line where the source text allows."""
+
+    def __init__(self, texts: dict[str, str]):
+        self.texts = texts
+        self.problems: list[Problem] = []
+
+    def add(self, document: Document, path: str | None, message: str) -> None:
+        line = None
+        text = self.texts.get(document.source)
+        if path and text is not None:
+            raw_path = f"{document.member}.{path}" if document.member else path
+            line = locate_line(text, document.index, raw_path)
+        self.problems.append(Problem(document.location(path, line), message))
+
+    def extend(self, problems: list[Problem]) -> None:
+        self.problems.extend(problems)
+
+    def raise_if_any(self) -> None:
+        if self.problems:
+            raise InvalidInputError(self.problems)
+
+
+def validate_batch(documents: list[Document], registry: KindRegistry, texts: dict[str, str]) -> list[_Item]:
+    """Validate every document; raise InvalidInputError listing every problem found."""
+    validator = DocumentValidator(registry)
+    problems = BatchProblems(texts)
+    items: list[_Item] = []
+    seen: dict[tuple[str, str], _Item] = {}
+    for document in documents:
+        info, kind_problems = validator.kind_of(document)
+        if info is None:
+            problems.extend(kind_problems)
+            continue
+        found = validator.problems(document, info)
+        for problem in found:
+            problems.add(document, problem.location.path, problem.message)
+        if found:
+            continue
+        item = _item(document, info)
+        key = (info.kind, item.name)
+        earlier = seen.get(key)
+        if earlier is None:
+            seen[key] = item
+            items.append(item)
+        elif (earlier.spec, earlier.title, earlier.labels, earlier.annotations) != (
+            item.spec, item.title, item.labels, item.annotations
+        ):
+            problems.add(
+                document,
+                "metadata.name",
+                f'{info.kind} "{item.name}" is also defined, differently, in '
+                f"{earlier.document.location()}",
+            )
+    problems.raise_if_any()
+    return items
+
+
+def apply_documents(
+    store: Store,
+    documents: list[Document],
+    registry: KindRegistry,
+    texts: dict[str, str] | None = None,
+    dry_run: bool = False,
+) -> ApplyReport:
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # bulk allocation of many small dicts: collection passes only cost time
+    try:
+        items = validate_batch(documents, registry, texts or {})
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    catalog = store.catalog(write=not dry_run)
+    if dry_run:
+        catalog.begin_read()
+    else:
+        catalog.begin_write()
+    try:
+        report, current = _plan(catalog, items, texts or {})
+        if not dry_run:
+            _write(store, catalog, items, report, current)
+            catalog.commit()
+        else:
+            catalog.rollback()
+    except BaseException:
+        catalog.rollback()
+        raise
+    return report
+
+
+def _pin_references(catalog: Catalog, items: list[_Item], problems: BatchProblems) -> None:
+    """Replace by-name references (``protocolRef: {name}``) with the target's digest."""
+    batch = {(item.info.kind, item.name): item for item in items}
+    for item in items:
+        for reference in item.info.references:
+            if reference.name_field is None or reference.name_field not in item.spec:
+                continue
+            target_name = item.spec[reference.name_field]["name"]
+            target = batch.get((reference.target_kind, target_name))
+            if target is not None:
+                digest = _digest(target)
+            else:
+                entry = catalog.get(reference.target_kind, target_name)
+                if entry is None:
+                    problems.add(
+                        item.document,
+                        f"spec.{reference.name_field}.name",
+                        f'Not found: {reference.target_kind} "{target_name}" is neither in this batch nor in the store',
+                    )
+                    continue
+                digest = entry.digest
+            given = item.spec.get(reference.field)
+            if given is not None and given != digest:
+                problems.add(
+                    item.document,
+                    f"spec.{reference.field}",
+                    f"Invalid value: {given}: contradicts {reference.name_field} "
+                    f'("{target_name}" is {digest})',
+                )
+                continue
+            spec = {key: value for key, value in item.spec.items() if key != reference.name_field}
+            spec[reference.field] = digest
+            item.spec = spec
+            item.digest = ""
+
+
+def _digest(item: _Item) -> str:
+    if not item.digest:
+        item.data = canonical_json({"apiVersion": item.info.api_version, "kind": item.info.kind, "spec": item.spec})
+        item.digest = digest_bytes(item.data)
+    return item.digest
+
+
+def _plan(
+    catalog: Catalog, items: list[_Item], texts: dict[str, str]
+) -> tuple[ApplyReport, dict[tuple[str, str], Entry]]:
+    problems = BatchProblems(texts)
+    _pin_references(catalog, items, problems)
+    problems.raise_if_any()
+    report = ApplyReport()
+    current: dict[tuple[str, str], Entry] = {}
+    by_kind: dict[str, list[str]] = {}
+    for item in items:
+        by_kind.setdefault(item.info.kind, []).append(item.name)
+    for kind, names in by_kind.items():
+        for name, entry in catalog.get_many(kind, names).items():
+            current[(kind, name)] = entry
+    for item in items:
+        digest = _digest(item)
+        entry = current.get((item.info.kind, item.name))
+        if entry is None:
+            action = "created"
+        elif entry.digest == digest and entry.same_metadata(item.title, item.labels, item.annotations):
+            action = "unchanged"
+        else:
+            action = "configured"
+        report.outcomes.append(Outcome(item.info, item.name, action, digest))
+    report.warnings = _dangling_reference_warnings(catalog, items)
+    return report, current
+
+
+def _dangling_reference_warnings(catalog: Catalog, items: list[_Item]) -> list[str]:
+    """References to digests that are neither in the store nor in the batch."""
+    in_batch = {_digest(item): item.info.kind for item in items}
+    wanted = {
+        item.spec[reference.field]
+        for item in items
+        for reference in item.info.references
+        if isinstance(item.spec.get(reference.field), str)
+    }
+    present = catalog.digests_present(wanted - in_batch.keys())
+    warnings: list[str] = []
+    missing_count = 0
+    for item in items:
+        for reference in item.info.references:
+            target = item.spec.get(reference.field)
+            if not isinstance(target, str) or target in present or target in in_batch:
+                continue
+            missing_count += 1
+            if missing_count <= MAX_WARNINGS:
+                warnings.append(
+                    f"{item.info.qualified_name}/{item.name}: {reference.field} {target[:19]}… "
+                    f"is not in the store (no {reference.target_kind} has this digest)"
+                )
+    if missing_count > MAX_WARNINGS:
+        warnings.append(f"… and {missing_count - MAX_WARNINGS} more references to objects not in the store")
+    return warnings
+
+
+def _write(
+    store: Store,
+    catalog: Catalog,
+    items: list[_Item],
+    report: ApplyReport,
+    current: dict[tuple[str, str], Entry],
+) -> None:
+    changed = [(item, outcome) for item, outcome in zip(items, report.outcomes) if outcome.action != "unchanged"]
+    if not changed:
+        return
+    for item, _ in changed:
+        store.objects.write(item.digest, item.data)
+    store.objects.flush()
+    now = utc_now()
+    for item, _ in changed:
+        previous = current.get((item.info.kind, item.name))
+        entry = Entry(
+            kind=item.info.kind,
+            name=item.name,
+            digest=item.digest,
+            title=item.title,
+            labels=item.labels,
+            annotations=item.annotations,
+            created=previous.created if previous else now,
+            generation=previous.generation + 1 if previous else 1,
+            id=previous.id if previous else None,
+        )
+        references = [
+            (reference.field, item.spec[reference.field])
+            for reference in item.info.references
+            if isinstance(item.spec.get(reference.field), str)
+        ]
+        catalog.put(entry, references, now)
+
+
+__all__ = ["ApplyReport", "Outcome", "apply_documents", "validate_batch"]

@@ -1,0 +1,85 @@
+"""Get: find objects for targets and selectors, load them, filter, sort and limit them."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from kidx.errors import UsageError
+from kidx.kinds.registry import KindInfo, KindRegistry
+from kidx.query.selection import select
+from kidx.query.targets import parse_targets
+from kidx.store.store import Store, manifest_of
+
+
+class Query(NamedTuple):
+    arguments: list[str]
+    selector: object = None  # LabelSelector
+    field_selector: object = None  # FieldSelector
+    sort_keys: tuple = ()
+    limit: int | None = None
+    need_manifests: bool = True
+
+
+class QueryResult(NamedTuple):
+    groups: list[tuple[KindInfo, list[dict]]]
+    missing: list[str]
+    single: bool  # exactly one object was named: printed bare in yaml/json
+
+    @property
+    def count(self) -> int:
+        return sum(len(items) for _, items in self.groups)
+
+
+def selection_rules(arguments: list[str], selector) -> None:
+    """kubectl's rules for combining names and selectors."""
+    if selector is None:
+        return
+    if any("/" in argument for argument in arguments):
+        raise UsageError(
+            "selectors and the all flag cannot be used when passing resource/name arguments"
+        )
+    if len(arguments) > 1:
+        raise UsageError("name cannot be provided when a selector is specified")
+
+
+def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str = "get") -> QueryResult:
+    selection_rules(query.arguments, query.selector)
+    targets = parse_targets(query.arguments, registry, verb)
+    catalog = store.catalog()
+    catalog.begin_read()  # one consistent snapshot for the whole command
+    try:
+        selection = select(catalog, targets, query.selector)
+        groups: list[tuple[KindInfo, list[dict]]] = []
+        for info, entries in selection.groups:
+            if query.need_manifests or query.field_selector is not None or query.sort_keys:
+                manifests = [store.manifest(entry) for entry in entries]
+            else:
+                manifests = [_name_only(entry) for entry in entries]
+            if query.field_selector is not None:
+                manifests = [m for m in manifests if query.field_selector.matches(m)]
+            groups.append((info, manifests))
+    finally:
+        catalog.rollback()
+    if query.sort_keys:
+        from kidx.output.sorting import sort_objects
+
+        groups = [(info, sort_objects(manifests, query.sort_keys)) for info, manifests in groups]
+    if query.limit is not None:
+        groups = _limited(groups, query.limit)
+    single = len(targets) == 1 and targets[0].names is not None and len(targets[0].names) == 1
+    return QueryResult(groups, selection.missing, single)
+
+
+def _name_only(entry) -> dict:
+    return {"metadata": {"name": entry.name, "labels": entry.labels}}
+
+
+def _limited(groups, limit: int):
+    kept, left = [], limit
+    for info, manifests in groups:
+        kept.append((info, manifests[:left]))
+        left = max(0, left - len(manifests))
+    return kept
+
+
+__all__ = ["Query", "QueryResult", "find_objects", "manifest_of"]

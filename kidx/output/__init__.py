@@ -1,0 +1,1 @@
+"""Printing: the one gateway to stdout/stderr, and every output format."""

@@ -1,0 +1,91 @@
+"""Table columns for ``get``: NAME, the CRD's printer columns, labels.
+
+A printer column's ``jsonPath`` is a simple field path in every CRD kidx ships, so it is
+compiled into a key list once; anything more elaborate goes through the JSONPath
+evaluator. Formats beyond Kubernetes' own: ``nanoseconds`` (``417.5µs``), ``bytes``
+(``700.1MiB``) and ``reference`` (a digest shown as the name of the object it refers to).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+from kidx.kinds.registry import KindInfo, PrinterColumn
+from kidx.output.units import age, byte_size, nanoseconds, short_digest
+
+NONE = "<none>"
+_SIMPLE_PATH = re.compile(r"^(\.[A-Za-z_][A-Za-z0-9_-]*)+$")
+
+ReferenceNamer = Callable[[str], "str | None"]
+
+
+def _getter(json_path: str) -> Callable[[dict], object]:
+    if _SIMPLE_PATH.match(json_path):
+        keys = json_path[1:].split(".")
+
+        def get(obj: dict):
+            for key in keys:
+                if not isinstance(obj, dict) or key not in obj:
+                    return None
+                obj = obj[key]
+            return obj
+
+        return get
+    from kidx.output.jsonpath import evaluate
+
+    def get_any(obj: dict):
+        values = evaluate(json_path, obj)
+        return values[0] if values else None
+
+    return get_any
+
+
+def _scalar_text(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return str(value)
+
+
+class ColumnSet:
+    """The columns of one kind's table, compiled once per command."""
+
+    def __init__(self, info: KindInfo, wide: bool, namer: ReferenceNamer | None = None):
+        self.columns: list[PrinterColumn] = [c for c in info.columns if wide or c.priority == 0]
+        self._getters = [_getter(c.json_path) for c in self.columns]
+        self._namer = namer
+
+    @property
+    def headers(self) -> list[str]:
+        return [column.name.upper() for column in self.columns]
+
+    def cells(self, manifest: dict) -> list[str]:
+        return [self._cell(column, get(manifest)) for column, get in zip(self.columns, self._getters)]
+
+    def _cell(self, column: PrinterColumn, value) -> str:
+        if column.type == "date":
+            return age(value if isinstance(value, str) else None)
+        if value is None:
+            return NONE
+        if column.format == "nanoseconds":
+            return nanoseconds(value)
+        if column.format == "bytes":
+            return byte_size(value)
+        if column.format == "reference" and isinstance(value, str):
+            name = self._namer(value) if self._namer else None
+            return name if name is not None else short_digest(value)
+        return _scalar_text(value)
+
+
+def label_column_header(key: str) -> str:
+    """``-L app.kubernetes.io/name`` makes a column headed ``NAME``."""
+    return key.rsplit("/", 1)[-1].upper()
+
+
+def labels_cell(labels: dict[str, str]) -> str:
+    return ",".join(f"{key}={labels[key]}" for key in sorted(labels)) or NONE

@@ -1,0 +1,61 @@
+"""The one output gateway: data to stdout, everything else to stderr.
+
+Standard output carries data only (tables, manifests, names, apply and delete lines);
+errors, warnings and notices go to standard error. Colour is used only for the
+``Warning:`` prefix, only when stderr is a terminal, ``TERM`` is not ``dumb`` and
+``NO_COLOR`` is unset, as kubectl does.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TextIO
+
+
+class Output:
+    def __init__(self, stdout: TextIO | None = None, stderr: TextIO | None = None, environ=None):
+        self.stdout = stdout or sys.stdout
+        self.stderr = stderr or sys.stderr
+        self.environ = os.environ if environ is None else environ
+
+    def colour_allowed(self, stream: TextIO) -> bool:
+        if "NO_COLOR" in self.environ or self.environ.get("TERM") == "dumb":
+            return False
+        isatty = getattr(stream, "isatty", None)
+        return bool(isatty and isatty())
+
+    def stderr_is_terminal(self) -> bool:
+        isatty = getattr(self.stderr, "isatty", None)
+        return bool(isatty and isatty())
+
+    # data -------------------------------------------------------------------------------
+    def data(self, text: str) -> None:
+        """Write data exactly as given (the caller decides about the final newline)."""
+        if text:
+            self.stdout.write(text)
+
+    def line(self, text: str) -> None:
+        self.stdout.write(text + "\n")
+
+    def flush(self) -> None:
+        self.stdout.flush()
+        self.stderr.flush()
+
+    # diagnostics --------------------------------------------------------------------------
+    def error(self, message: str) -> None:
+        self.stderr.write(message if message.startswith("error: ") else f"error: {message}")
+        self.stderr.write("\n")
+
+    def reason_error(self, reason: str, message: str) -> None:
+        """kubectl's API-status form, without a server: ``Error (NotFound): …``."""
+        self.stderr.write(f"Error ({reason}): {message}\n")
+
+    def warning(self, message: str) -> None:
+        prefix = "Warning:"
+        if self.colour_allowed(self.stderr):
+            prefix = "\x1b[1;33mWarning:\x1b[0m"
+        self.stderr.write(f"{prefix} {message}\n")
+
+    def notice(self, message: str) -> None:
+        self.stderr.write(message + "\n")

@@ -1,0 +1,83 @@
+"""Rendering what ``get`` found in each output format.
+
+Input is a list of groups, one per kind, each a list of manifests (with store-set
+metadata). Tables follow kubectl: one table per kind, separated by a blank line, names
+prefixed with ``kind.group/`` when more than one kind is shown (or with --show-kind).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from kidx.kinds.registry import KindInfo
+from kidx.output.columns import ColumnSet, ReferenceNamer, label_column_header, labels_cell
+from kidx.output.formats import OutputFormat
+from kidx.output.serialize import as_list, to_json, to_yaml
+from kidx.output.table import render_table
+
+Groups = list[tuple[KindInfo, list[dict]]]
+
+
+class TableOptions(NamedTuple):
+    wide: bool = False
+    show_labels: bool = False
+    label_columns: tuple[str, ...] | list[str] = ()
+    no_headers: bool = False
+    show_kind: bool = False
+
+
+def render_tables(groups: Groups, options: TableOptions, namer: ReferenceNamer | None = None) -> str:
+    shown = [(info, manifests) for info, manifests in groups if manifests]
+    prefix_names = options.show_kind or len(shown) > 1
+    tables = [_table(info, manifests, options, namer, prefix_names) for info, manifests in shown]
+    return "\n".join(tables)
+
+
+def _table(info: KindInfo, manifests: list[dict], options: TableOptions, namer, prefix_names: bool) -> str:
+    columns = ColumnSet(info, options.wide, namer)
+    headers = ["NAME", *columns.headers, *(label_column_header(k) for k in options.label_columns)]
+    if options.show_labels:
+        headers.append("LABELS")
+    rows = []
+    for manifest in manifests:
+        name = manifest["metadata"]["name"]
+        labels = manifest["metadata"].get("labels") or {}
+        row = [f"{info.qualified_name}/{name}" if prefix_names else name, *columns.cells(manifest)]
+        row.extend(labels.get(key, "") for key in options.label_columns)
+        if options.show_labels:
+            row.append(labels_cell(labels))
+        rows.append(row)
+    return render_table(None if options.no_headers else headers, rows)
+
+
+def render_names(groups: list[tuple[KindInfo, list[str]]]) -> str:
+    return "".join(f"{info.qualified_name}/{name}\n" for info, names in groups for name in names)
+
+
+def render_documents(groups: Groups, fmt: OutputFormat, single: bool) -> str:
+    """yaml/json: one object bare when a single item was implied, else a List."""
+    manifests = [manifest for _, group in groups for manifest in group]
+    document = manifests[0] if single and len(manifests) == 1 else as_list(manifests)
+    return to_json(document) if fmt.kind == "json" else to_yaml(document)
+
+
+def render_jsonpath(groups: Groups, template: str, single: bool) -> str:
+    from kidx.output.jsonpath import JSONPathTemplate
+
+    manifests = [manifest for _, group in groups for manifest in group]
+    data = manifests[0] if single and len(manifests) == 1 else as_list(manifests)
+    return JSONPathTemplate.parse(template).render(data)
+
+
+def render_custom_columns(groups: Groups, fmt: OutputFormat, no_headers: bool) -> str:
+    from kidx.output.custom_columns import (
+        custom_column_cells, parse_custom_columns, parse_custom_columns_file,
+    )
+
+    if fmt.kind == "custom-columns-file":
+        columns = parse_custom_columns_file(fmt.argument or "")
+    else:
+        columns = parse_custom_columns(fmt.argument or "")
+    rows = [custom_column_cells(columns, m) for _, group in groups for m in group]
+    headers = None if no_headers else [header for header, _ in columns]
+    return render_table(headers, rows)

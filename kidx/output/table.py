@@ -1,0 +1,37 @@
+"""Plain-text tables laid out like kubectl's (Go tabwriter: min width 6, padding 3).
+
+Every column but the last is padded to its widest cell plus three spaces (at least six
+characters in all); the last column is never padded. Cells are sanitised as kubectl
+does: text after a line break becomes ``...`` and ESC is shown as ``^[``.
+"""
+
+from __future__ import annotations
+
+MIN_WIDTH = 6
+PADDING = 3
+
+
+def sanitize(cell: str) -> str:
+    for index, char in enumerate(cell):
+        if char in "\n\r\f":
+            cell = cell[:index] + "..."
+            break
+    return cell.replace("\x1b", "^[")
+
+
+def render_table(headers: list[str] | None, rows: list[list[str]]) -> str:
+    body = [[sanitize(cell) for cell in row] for row in rows]
+    lines = ([headers] if headers else []) + body
+    if not lines:
+        return ""
+    widths = [0] * max(len(line) for line in lines)
+    for line in lines:
+        for index, cell in enumerate(line[:-1]):
+            widths[index] = max(widths[index], len(cell))
+    widths = [max(width + PADDING, MIN_WIDTH) for width in widths]
+    out: list[str] = []
+    for line in lines:
+        parts = [cell.ljust(widths[index]) for index, cell in enumerate(line[:-1])]
+        parts.append(line[-1] if line else "")
+        out.append("".join(parts).rstrip() if not line[-1] else "".join(parts))
+    return "\n".join(out) + "\n"

@@ -1,0 +1,91 @@
+"""Human-readable quantities: ages (kubectl's HumanDuration), latencies, byte sizes."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+
+def human_duration(seconds: float) -> str:
+    """kubectl's ``HumanDuration``: ``45s``, ``2m30s``, ``150m``, ``3h5m``, ``3d4h``, ``400d``, ``2y5d``."""
+    if seconds < -1:
+        return "<invalid>"
+    if seconds < 0:
+        return "0s"
+    s = int(seconds)
+    if s < 120:
+        return f"{s}s"
+    minutes = s // 60
+    if minutes < 10:
+        rest = s % 60
+        return f"{minutes}m{rest}s" if rest else f"{minutes}m"
+    if minutes < 180:
+        return f"{minutes}m"
+    hours = s // 3600
+    if hours < 8:
+        rest = minutes % 60
+        return f"{hours}h{rest}m" if rest else f"{hours}h"
+    if hours < 48:
+        return f"{hours}h"
+    days = hours // 24
+    if hours < 192:
+        rest = hours % 24
+        return f"{days}d{rest}h" if rest else f"{days}d"
+    if days < 365 * 2:
+        return f"{days}d"
+    years = days // 365
+    if years < 8:
+        rest = days % 365
+        return f"{years}y{rest}d" if rest else f"{years}y"
+    return f"{years}y"
+
+
+def parse_timestamp(text: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except (TypeError, ValueError):
+        return None
+
+
+def age(timestamp: str | None, now: datetime | None = None) -> str:
+    moment = parse_timestamp(timestamp) if timestamp else None
+    if moment is None:
+        return "<unknown>"
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    now = now or datetime.now(timezone.utc)
+    return human_duration((now - moment).total_seconds())
+
+
+def _significant(value: float) -> str:
+    """Four significant digits, no trailing zeros: 417.5, 46.83, 1.2."""
+    text = f"{value:.4g}"
+    if "e" in text:
+        text = f"{value:.0f}"
+    return text
+
+
+def nanoseconds(value) -> str:
+    """A latency in ns as ns, µs, ms or s: ``417536`` → ``417.5µs``."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return str(value)
+    magnitude = abs(value)
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if magnitude >= scale:
+            return _significant(value / scale) + unit
+    return _significant(value) + "ns"
+
+
+def byte_size(value) -> str:
+    """A size in bytes in binary units: ``734134784`` → ``700.1MiB``."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return str(value)
+    magnitude = abs(value)
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if magnitude >= scale:
+            return _significant(value / scale) + unit
+    return f"{value}B"
+
+
+def short_digest(digest: str) -> str:
+    """``sha256:`` and the first 12 hex digits, enough to be unique in practice."""
+    return digest[:19] if digest.startswith("sha256:") else digest

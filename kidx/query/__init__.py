@@ -1,0 +1,1 @@
+"""Queries: which objects a command's arguments and selectors mean."""

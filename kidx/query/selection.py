@@ -1,0 +1,80 @@
+"""Finding the catalog entries that targets and selectors mean.
+
+A name may also be given as a digest (``sha256:…``) or a unique digest prefix of at least
+eight hex digits; an exact name always wins over a digest reading.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kidx.errors import KidxError, NotFoundError
+from kidx.kinds.registry import KindInfo
+from kidx.query.targets import Target
+from kidx.store.catalog import Catalog, Entry
+
+_DIGEST_PREFIX = re.compile(r"^(?:sha256:)?([0-9a-f]{8,64})$")
+
+
+class AmbiguousDigestError(KidxError):
+    pass
+
+
+def not_found_message(info: KindInfo, name: str) -> str:
+    return f'{info.resource} "{name}" not found'
+
+
+class Selection:
+    """What a command found: entries per kind in target order, and the names it did not."""
+
+    __slots__ = ("groups", "missing")
+
+    def __init__(self) -> None:
+        self.groups: list[tuple[KindInfo, list[Entry]]] = []
+        self.missing: list[str] = []  # NotFound messages, in argument order
+
+    @property
+    def entries(self) -> list[tuple[KindInfo, Entry]]:
+        return [(info, entry) for info, entries in self.groups for entry in entries]
+
+    @property
+    def count(self) -> int:
+        return sum(len(entries) for _, entries in self.groups)
+
+
+def find_entry(catalog: Catalog, info: KindInfo, name: str) -> Entry | None:
+    entry = catalog.get(info.kind, name)
+    if entry is not None:
+        return entry
+    match = _DIGEST_PREFIX.match(name)
+    if match is None:
+        return None
+    candidates = catalog.by_digest_prefix(match.group(1), info.kind)
+    if len(candidates) > 1:
+        listed = ", ".join(f"{info.qualified_name}/{c.name} ({c.digest[:19]}…)" for c in candidates[:10])
+        more = f" and {len(candidates) - 10} more" if len(candidates) > 10 else ""
+        raise AmbiguousDigestError(f'digest prefix "{name}" is ambiguous: it matches {listed}{more}')
+    return candidates[0] if candidates else None
+
+
+def select(catalog: Catalog, targets: list[Target], label_selector=None, field_selector=None) -> Selection:
+    """Entries for targets; names that match nothing are reported, not raised."""
+    from kidx.query.label_sql import label_clauses
+
+    selection = Selection()
+    clauses = label_clauses(label_selector) if label_selector is not None else ()
+    for target in targets:
+        if target.names is None:
+            entries = catalog.list(target.info.kind, clauses)
+            if label_selector is not None:
+                entries = [entry for entry in entries if label_selector.matches(entry.labels)]
+        else:
+            entries = []
+            for name in target.names:
+                entry = find_entry(catalog, target.info, name)
+                if entry is None:
+                    selection.missing.append(not_found_message(target.info, name))
+                elif entry not in entries:
+                    entries.append(entry)
+        selection.groups.append((target.info, entries))
+    return selection

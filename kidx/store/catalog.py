@@ -1,0 +1,317 @@
+"""The catalog: which object each (kind, name) currently is, with its metadata.
+
+One SQLite database (WAL) holds:
+- ``objects``: the current digest and metadata of every name;
+- ``labels``: one row per label, indexed by (key, value) for selectors;
+- ``refs``: one row per reference field, indexed by target digest for reverse look-ups;
+- ``revisions``: every state a name has had, appended and never rewritten, so nothing
+  applied is ever lost (a deletion is a revision too).
+Writers take the database's write lock first (``BEGIN IMMEDIATE``), so two kidx processes
+serialise instead of interleaving; a waiting writer gives up cleanly after a timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
+from pathlib import Path
+
+SCHEMA_VERSION = "1"
+BUSY_TIMEOUT_S = 60.0
+_SQL_VARIABLES = 500  # stay far below SQLite's limit on bound parameters
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS objects (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    title TEXT,
+    labels TEXT NOT NULL,
+    annotations TEXT NOT NULL,
+    created TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    UNIQUE (kind, name)
+);
+CREATE INDEX IF NOT EXISTS objects_by_digest ON objects (digest);
+CREATE TABLE IF NOT EXISTS labels (
+    object_id INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (key, value, object_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS labels_by_object ON labels (object_id);
+CREATE TABLE IF NOT EXISTS refs (
+    object_id INTEGER NOT NULL,
+    field TEXT NOT NULL,
+    target TEXT NOT NULL,
+    PRIMARY KEY (target, object_id, field)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS refs_by_object ON refs (object_id);
+CREATE TABLE IF NOT EXISTS revisions (
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    event TEXT NOT NULL,
+    digest TEXT,
+    title TEXT,
+    labels TEXT,
+    annotations TEXT,
+    generation INTEGER,
+    recorded TEXT NOT NULL,
+    PRIMARY KEY (kind, name, revision)
+) WITHOUT ROWID;
+"""
+
+
+class Entry(NamedTuple):
+    """A name's current state in the catalog."""
+
+    kind: str
+    name: str
+    digest: str
+    title: str | None
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    created: str
+    generation: int
+    id: int | None = None
+
+    def same_metadata(self, title, labels, annotations) -> bool:
+        return self.title == title and self.labels == labels and self.annotations == annotations
+
+
+class Revision(NamedTuple):
+    kind: str
+    name: str
+    revision: int
+    event: str  # "applied" or "deleted"
+    digest: str | None
+    title: str | None
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    generation: int | None
+    recorded: str = ""
+
+
+def _dumps(mapping: dict) -> str:
+    return json.dumps(mapping, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+_ENTRY_COLUMNS = "id, kind, name, digest, title, labels, annotations, created, generation"
+
+
+def _entry(row) -> Entry:
+    return Entry(
+        kind=row[1], name=row[2], digest=row[3], title=row[4], labels=json.loads(row[5]),
+        annotations=json.loads(row[6]), created=row[7], generation=row[8], id=row[0],
+    )
+
+
+def _chunks(items: Sequence, size: int = _SQL_VARIABLES) -> Iterator[Sequence]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+class Catalog:
+    def __init__(self, path: Path | None):
+        """Open the catalog at ``path``; None gives an empty, in-memory one (no store yet)."""
+        target = ":memory:" if path is None else str(path)
+        self.connection = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        if path is not None:
+            self.connection.execute("PRAGMA journal_mode=WAL")
+            self.connection.execute("PRAGMA synchronous=FULL")
+        self._ensure_schema()
+
+    def _ensure_schema(self) -> None:
+        row = None
+        try:
+            row = self.connection.execute("SELECT value FROM info WHERE key='schema'").fetchone()
+        except sqlite3.OperationalError:
+            pass
+        if row is not None:
+            return
+        # one script, one transaction: two processes creating the store at once both succeed
+        self.connection.executescript(
+            "BEGIN IMMEDIATE;"
+            + _SCHEMA
+            + f"INSERT OR IGNORE INTO info (key, value) VALUES ('schema', '{SCHEMA_VERSION}');"
+            + "COMMIT;"
+        )
+
+    def close(self) -> None:
+        self.connection.close()
+
+    # --- transactions -------------------------------------------------------------------
+
+    def begin_write(self) -> None:
+        self.connection.execute("BEGIN IMMEDIATE")
+
+    def begin_read(self) -> None:
+        self.connection.execute("BEGIN")
+
+    def commit(self) -> None:
+        self.connection.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self.connection.in_transaction:
+            self.connection.execute("ROLLBACK")
+
+    # --- reads --------------------------------------------------------------------------
+
+    def get(self, kind: str, name: str) -> Entry | None:
+        row = self.connection.execute(
+            f"SELECT {_ENTRY_COLUMNS} FROM objects WHERE kind=? AND name=?", (kind, name)
+        ).fetchone()
+        return _entry(row) if row else None
+
+    def get_many(self, kind: str, names: Iterable[str]) -> dict[str, Entry]:
+        found: dict[str, Entry] = {}
+        for chunk in _chunks(list(dict.fromkeys(names))):
+            marks = ",".join("?" * len(chunk))
+            for row in self.connection.execute(
+                f"SELECT {_ENTRY_COLUMNS} FROM objects WHERE kind=? AND name IN ({marks})", (kind, *chunk)
+            ):
+                found[row[2]] = _entry(row)
+        return found
+
+    def list(self, kind: str, label_clauses: Sequence[tuple[str, Sequence]] = ()) -> list[Entry]:
+        """Entries of one kind, sorted by name, filtered by SQL label clauses.
+
+        Each clause is ``(sql, parameters)`` over ``objects.id`` as produced by
+        ``kidx.query.label_sql``; they use the (key, value) index of ``labels``.
+        """
+        where = ["kind=?"]
+        parameters: list = [kind]
+        for sql, values in label_clauses:
+            where.append(sql)
+            parameters.extend(values)
+        query = f"SELECT {_ENTRY_COLUMNS} FROM objects WHERE {' AND '.join(where)} ORDER BY name"
+        return [_entry(row) for row in self.connection.execute(query, parameters)]
+
+    def with_name_prefix(self, kind: str, prefix: str) -> list[Entry]:
+        return [
+            _entry(row)
+            for row in self.connection.execute(
+                f"SELECT {_ENTRY_COLUMNS} FROM objects WHERE kind=? AND name >= ? AND name < ? ORDER BY name",
+                (kind, prefix, prefix + "\uffff"),
+            )
+        ]
+
+    def kinds_present(self) -> set[str]:
+        return {row[0] for row in self.connection.execute("SELECT DISTINCT kind FROM objects")}
+
+    def by_digest(self, digest: str) -> list[Entry]:
+        return [
+            _entry(row)
+            for row in self.connection.execute(
+                f"SELECT {_ENTRY_COLUMNS} FROM objects WHERE digest=? ORDER BY kind, name", (digest,)
+            )
+        ]
+
+    def by_digest_prefix(self, prefix: str, kind: str | None = None) -> list[Entry]:
+        """Current objects whose digest starts with ``sha256:<prefix>`` (index range scan)."""
+        low = "sha256:" + prefix
+        high = low + "\uffff"
+        query = f"SELECT {_ENTRY_COLUMNS} FROM objects WHERE digest >= ? AND digest < ?"
+        parameters: list = [low, high]
+        if kind is not None:
+            query += " AND kind=?"
+            parameters.append(kind)
+        return [_entry(row) for row in self.connection.execute(query + " ORDER BY kind, name", parameters)]
+
+    def digests_present(self, digests: Iterable[str]) -> set[str]:
+        present: set[str] = set()
+        for chunk in _chunks(list(set(digests))):
+            marks = ",".join("?" * len(chunk))
+            present.update(
+                row[0]
+                for row in self.connection.execute(
+                    f"SELECT DISTINCT digest FROM objects WHERE digest IN ({marks})", chunk
+                )
+            )
+        return present
+
+    def referrer_counts(self, digest: str) -> list[tuple[str, int]]:
+        """(kind, count) of current objects referring to ``digest``, by kind."""
+        return list(
+            self.connection.execute(
+                "SELECT o.kind, COUNT(DISTINCT o.id) FROM refs r JOIN objects o ON o.id = r.object_id "
+                "WHERE r.target=? GROUP BY o.kind ORDER BY o.kind",
+                (digest,),
+            )
+        )
+
+    def referrer_names(self, digest: str, kind: str, limit: int) -> list[str]:
+        return [
+            row[0]
+            for row in self.connection.execute(
+                "SELECT DISTINCT o.name FROM refs r JOIN objects o ON o.id = r.object_id "
+                "WHERE r.target=? AND o.kind=? ORDER BY o.name LIMIT ?",
+                (digest, kind, limit),
+            )
+        ]
+
+    def revisions(self, kind: str, name: str) -> list[Revision]:
+        return [
+            Revision(
+                kind=row[0], name=row[1], revision=row[2], event=row[3], digest=row[4], title=row[5],
+                labels=json.loads(row[6] or "{}"), annotations=json.loads(row[7] or "{}"),
+                generation=row[8], recorded=row[9],
+            )
+            for row in self.connection.execute(
+                "SELECT kind, name, revision, event, digest, title, labels, annotations, generation, recorded "
+                "FROM revisions WHERE kind=? AND name=? ORDER BY revision",
+                (kind, name),
+            )
+        ]
+
+    # --- writes (inside begin_write … commit) -------------------------------------------
+
+    def _record_revision(self, kind, name, event, digest, title, labels, annotations, generation, now) -> None:
+        self.connection.execute(
+            "INSERT INTO revisions (kind, name, revision, event, digest, title, labels, annotations, generation, recorded) "
+            "VALUES (?, ?, (SELECT COALESCE(MAX(revision), 0) + 1 FROM revisions WHERE kind=? AND name=?), ?, ?, ?, ?, ?, ?, ?)",
+            (kind, name, kind, name, event, digest, title, labels, annotations, generation, now),
+        )
+
+    def put(self, entry: Entry, references: Iterable[tuple[str, str]], now: str) -> int:
+        """Create or replace a name's current state and append it as a revision."""
+        labels_json, annotations_json = _dumps(entry.labels), _dumps(entry.annotations)
+        if entry.id is None:
+            cursor = self.connection.execute(
+                "INSERT INTO objects (kind, name, digest, title, labels, annotations, created, generation) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (entry.kind, entry.name, entry.digest, entry.title, labels_json, annotations_json,
+                 entry.created, entry.generation),
+            )
+            object_id = cursor.lastrowid
+        else:
+            object_id = entry.id
+            self.connection.execute(
+                "UPDATE objects SET digest=?, title=?, labels=?, annotations=?, generation=? WHERE id=?",
+                (entry.digest, entry.title, labels_json, annotations_json, entry.generation, entry.id),
+            )
+            self.connection.execute("DELETE FROM labels WHERE object_id=?", (entry.id,))
+            self.connection.execute("DELETE FROM refs WHERE object_id=?", (entry.id,))
+        self.connection.executemany(
+            "INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)",
+            [(object_id, key, value) for key, value in entry.labels.items()],
+        )
+        self.connection.executemany(
+            "INSERT OR IGNORE INTO refs (object_id, field, target) VALUES (?, ?, ?)",
+            [(object_id, field_name, target) for field_name, target in references],
+        )
+        self._record_revision(entry.kind, entry.name, "applied", entry.digest, entry.title,
+                              labels_json, annotations_json, entry.generation, now)
+        return object_id
+
+    def delete(self, entry: Entry, now: str) -> None:
+        self.connection.execute("DELETE FROM labels WHERE object_id=?", (entry.id,))
+        self.connection.execute("DELETE FROM refs WHERE object_id=?", (entry.id,))
+        self.connection.execute("DELETE FROM objects WHERE id=?", (entry.id,))
+        self._record_revision(entry.kind, entry.name, "deleted", entry.digest, entry.title,
+                              _dumps(entry.labels), _dumps(entry.annotations), entry.generation, now)

@@ -1,0 +1,84 @@
+"""The object database: immutable files named by the digest of their content.
+
+``objects/sha256/ab/cdef…`` holds the exact canonical bytes of ``{apiVersion, kind,
+spec}``; re-hashing a file gives its name. A file is written once, to a temporary name in
+the same folder and renamed into place, so a reader never sees a partial object and a
+crash leaves at most a stray temporary file (never listed as an object).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+_HEX = re.compile(r"^[0-9a-f]{64}$")
+
+
+class ObjectStore:
+    def __init__(self, root: Path):
+        self.root = Path(root) / "objects" / "sha256"
+
+    def path_of(self, digest: str) -> Path:
+        algorithm, _, hexdigest = digest.partition(":")
+        if algorithm != "sha256" or not _HEX.match(hexdigest):
+            raise ValueError(f"not a sha256 digest: {digest!r}")
+        return self.root / hexdigest[:2] / hexdigest[2:]
+
+    def exists(self, digest: str) -> bool:
+        return self.path_of(digest).is_file()
+
+    def read(self, digest: str) -> bytes:
+        return self.path_of(digest).read_bytes()
+
+    def write(self, digest: str, data: bytes) -> bool:
+        """Store ``data`` under ``digest``; False when it was already there."""
+        path = self.path_of(digest)
+        if path.is_file():
+            return False
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.parent / f".tmp-{path.name[:16]}-{os.getpid()}-{os.urandom(4).hex()}"
+        try:
+            with open(temporary, "wb") as handle:
+                handle.write(data)
+            os.replace(temporary, path)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+        return True
+
+    def flush(self) -> None:
+        """Make every written object durable before the catalog refers to it."""
+        if not self.root.exists():
+            return
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            descriptor = os.open(self.root, os.O_RDONLY)
+            try:
+                if libc.syncfs(descriptor) == 0:
+                    return
+            finally:
+                os.close(descriptor)
+        except (OSError, AttributeError):
+            pass
+        os.sync()
+
+    def digests(self) -> Iterator[str]:
+        """Every well-formed object file; temporary files and strays are skipped."""
+        if not self.root.is_dir():
+            return
+        for fan in sorted(self.root.iterdir()):
+            if len(fan.name) != 2 or not fan.is_dir():
+                continue
+            for entry in sorted(fan.iterdir()):
+                hexdigest = fan.name + entry.name
+                if _HEX.match(hexdigest):
+                    yield "sha256:" + hexdigest
+
+    def verify(self, digest: str) -> bool:
+        import hashlib
+
+        return "sha256:" + hashlib.sha256(self.read(digest)).hexdigest() == digest

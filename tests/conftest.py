@@ -1,0 +1,85 @@
+"""Shared fixtures: a fresh store per test, and the CLI run in process or as a process."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+SEED_BUNDLE = REPO / "docs" / "examples" / "seed-bundle.json"
+SEED_RUN_NAME = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-seq16384-bf16-"
+SEED_PROTOCOL_DIGEST = "sha256:080e6e66e4ec75a131aa0c9121c74b8e8eed64e7b6d621d567c6a28f79548be8"
+SEED_ENVIRONMENT_DIGEST = "sha256:2750ae381d6de582f1eb6b9008e0987463d19ede8af127d97d76c5ae09121393"
+SEED_RUN_DIGEST = "sha256:6e70abf28bfccdbc8dde69ec6347a8f22a416952374d02a065d78a2cb9973cba"
+
+
+class Result(NamedTuple):
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(tmp_path_factory, monkeypatch):
+    cache = tmp_path_factory.getbasetemp() / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("KIDX_STORE", raising=False)
+
+
+@pytest.fixture
+def store(tmp_path) -> Path:
+    return tmp_path / "store"
+
+
+@pytest.fixture
+def seed_bundle() -> dict:
+    return json.loads(SEED_BUNDLE.read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def kidx(store, monkeypatch):
+    """Run kidx in this process against the test's store: kidx("get", "runs", stdin=…)."""
+    from kidx.cli.app import run
+
+    def invoke(*args: str, stdin: str | bytes = b"", store_path: Path | None = None) -> Result:
+        data = stdin.encode() if isinstance(stdin, str) else stdin
+        out, err = io.StringIO(), io.StringIO()
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+        monkeypatch.setattr(sys, "stdout", out)
+        monkeypatch.setattr(sys, "stderr", err)
+        code = run([*args, "--store", str(store_path or store)] if _takes_store(args) else list(args))
+        monkeypatch.undo_stdio = None
+        return Result(code, out.getvalue(), err.getvalue())
+
+    return invoke
+
+
+def _takes_store(args) -> bool:
+    return bool(args) and args[0] not in ("--help", "-h", "api-resources", "explain", "completion", "version")
+
+
+@pytest.fixture
+def kidx_process(store):
+    """Run kidx as a separate process, as a user's shell would."""
+
+    def invoke(*args: str, stdin: str | bytes | None = None, env: dict | None = None) -> Result:
+        environment = {**os.environ, "KIDX_STORE": str(store), "NO_COLOR": "1", **(env or {})}
+        completed = subprocess.run(
+            [sys.executable, "-m", "kidx", *args],
+            input=stdin.encode() if isinstance(stdin, str) else stdin,
+            capture_output=True,
+            env=environment,
+            cwd=REPO,
+        )
+        return Result(completed.returncode, completed.stdout.decode(), completed.stderr.decode())
+
+    return invoke
