@@ -57,7 +57,6 @@ def kidx(store, monkeypatch):
         monkeypatch.setattr(sys, "stdout", out)
         monkeypatch.setattr(sys, "stderr", err)
         code = run([*args, "--store", str(store_path or store)] if _takes_store(args) else list(args))
-        monkeypatch.undo_stdio = None
         return Result(code, out.getvalue(), err.getvalue())
 
     return invoke

@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "describe": "kidx.cli.commands.describe",
     "delete": "kidx.cli.commands.delete",
     "digest": "kidx.cli.commands.digest",
+    "import": "kidx.cli.commands.import_",
 }
 
 HELP = """kidx records and queries GPU-kernel benchmark results, the way kubectl handles manifests.

@@ -9,6 +9,7 @@ problem anywhere means nothing is written and every problem is reported.
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kidx.errors import InvalidInputError, Problem
@@ -21,6 +22,8 @@ from kidx.store.catalog import Catalog, Entry
 from kidx.store.store import Store, utc_now
 
 MAX_WARNINGS = 20
+PROGRESS_STEP = 250
+Progress = Callable[[str, int, int], None]
 
 
 @dataclass(slots=True)
@@ -88,13 +91,17 @@ class BatchProblems:
             raise InvalidInputError(self.problems)
 
 
-def validate_batch(documents: list[Document], registry: KindRegistry, texts: dict[str, str]) -> list[_Item]:
+def validate_batch(
+    documents: list[Document], registry: KindRegistry, texts: dict[str, str], progress: Progress | None = None
+) -> list[_Item]:
     """Validate every document; raise InvalidInputError listing every problem found."""
     validator = DocumentValidator(registry)
     problems = BatchProblems(texts)
     items: list[_Item] = []
     seen: dict[tuple[str, str], _Item] = {}
-    for document in documents:
+    for position, document in enumerate(documents):
+        if progress is not None and position % PROGRESS_STEP == 0:
+            progress("validating", position, len(documents))
         info, kind_problems = validator.kind_of(document)
         if info is None:
             problems.extend(kind_problems)
@@ -129,11 +136,13 @@ def apply_documents(
     registry: KindRegistry,
     texts: dict[str, str] | None = None,
     dry_run: bool = False,
+    progress: Progress | None = None,
 ) -> ApplyReport:
+    """Validate and store a batch; ``progress(phase, done, total)`` is told how far it got."""
     gc_was_enabled = gc.isenabled()
     gc.disable()  # bulk allocation of many small dicts: collection passes only cost time
     try:
-        items = validate_batch(documents, registry, texts or {})
+        items = validate_batch(documents, registry, texts or {}, progress)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -145,7 +154,7 @@ def apply_documents(
     try:
         report, current = _plan(catalog, items, texts or {})
         if not dry_run:
-            _write(store, catalog, items, report, current)
+            _write(store, catalog, items, report, current, progress)
             catalog.commit()
         else:
             catalog.rollback()
@@ -260,11 +269,14 @@ def _write(
     items: list[_Item],
     report: ApplyReport,
     current: dict[tuple[str, str], Entry],
+    progress: Progress | None = None,
 ) -> None:
     changed = [(item, outcome) for item, outcome in zip(items, report.outcomes) if outcome.action != "unchanged"]
     if not changed:
         return
-    for item, _ in changed:
+    for position, (item, _) in enumerate(changed):
+        if progress is not None and position % PROGRESS_STEP == 0:
+            progress("storing", position, len(changed))
         store.objects.write(item.digest, item.data)
     store.objects.flush()
     now = utc_now()

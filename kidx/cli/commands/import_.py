@@ -1,0 +1,117 @@
+"""kidx import liger FILE… [--dry-run] [-o name|yaml|json]"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Annotated, Optional
+
+import typer
+
+from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store, output, parse_dry_run
+from kidx.errors import UsageError
+
+LARGE_INPUT_ROWS = 500
+
+import_app = typer.Typer(
+    name="import",
+    help="Import benchmark results from other tools' formats.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+@import_app.command("liger")
+def liger(
+    files: Annotated[list[str], typer.Argument(help="Liger-Kernel benchmark CSV files (all_benchmark_data*.csv).")],
+    dry_run: DryRunOption = "none",
+    output_format: Annotated[Optional[str], typer.Option("--output", "-o", help="name: names only; yaml or json: print the manifests instead of storing them.")] = None,
+    store: StoreOption = None,
+) -> None:
+    """Import Liger-Kernel's benchmark CSVs: one run per row, plus the protocols,
+    environments, workloads and implementations they refer to.
+
+    Goes through the same validation and all-or-nothing batch as apply. With -o yaml or
+    -o json nothing is stored: the output can be piped to 'kidx apply -f -'.
+    """
+    from kidx.importers.liger import convert_files
+
+    suffix = parse_dry_run(dry_run)
+    if output_format not in (None, "name", "yaml", "json"):
+        raise UsageError(f"unexpected -o output mode: {output_format}. Supported: name, yaml, json")
+    out = output()
+    converted = convert_files(files)
+    if output_format in ("yaml", "json"):
+        from kidx.output.serialize import as_list, to_json, to_yaml
+
+        document = as_list([document.body for document in converted.documents])
+        out.data(to_yaml(document) if output_format == "yaml" else to_json(document))
+        _summarise(out, converted, None)
+        return
+    from kidx.cli.commands.apply import print_outcomes
+    from kidx.operations.apply import apply_documents
+
+    show_progress = out.stderr_is_terminal() and converted.rows_read >= LARGE_INPUT_ROWS
+    with _progress(out, show_progress, len(converted.documents)) as advance:
+        report = apply_documents(
+            open_store(store), converted.documents, kind_registry(), dry_run=suffix is not None, progress=advance
+        )
+    print_outcomes(report, output_format, suffix)
+    _summarise(out, converted, report)
+
+
+def _summarise(out, converted, report) -> None:
+    """One line on stderr: rows read and skipped, and what happened per kind."""
+    files = len({document.source for document in converted.documents}) or 0
+    parts = [f"{converted.rows_read} rows read"]
+    if report is not None:
+        counts = Counter((o.info.kind, o.action) for o in report.outcomes)
+        for kind in dict.fromkeys(o.info.kind for o in report.outcomes):
+            actions = ", ".join(f"{counts[(kind, a)]} {a}" for a in ("created", "configured", "unchanged") if counts[(kind, a)])
+            parts.append(f"{kind} {actions}")
+    else:
+        kinds = Counter(document.body["kind"] for document in converted.documents)
+        parts.extend(f"{kind} {count}" for kind, count in kinds.items())
+    reasons = Counter(row.reason.split(" of line")[0] for row in converted.skipped)
+    skipped = f"{len(converted.skipped)} rows skipped"
+    if reasons:
+        skipped += " (" + ", ".join(f"{count} {reason}" for reason, count in reasons.items()) + ")"
+    parts.append(skipped)
+    out.notice(f"import liger ({files} file{'s' if files != 1 else ''}): " + "; ".join(parts))
+    for row in converted.skipped:
+        out.notice(f"  skipped {row.source}, line {row.line}: {row.reason}")
+
+
+class _progress:
+    """A rich progress bar on a terminal; otherwise nothing (and rich is not imported)."""
+
+    def __init__(self, out, enabled: bool, total: int):
+        self.out, self.enabled, self.total = out, enabled, total
+        self._bar = None
+
+    def __enter__(self):
+        if not self.enabled:
+            return None
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self._bar = Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            console=Console(file=self.out.stderr), transient=True,
+        )
+        self._bar.start()
+        tasks: dict[str, int] = {}
+
+        def advance(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = self._bar.add_task(phase, total=total)
+            self._bar.update(tasks[phase], completed=done)
+
+        return advance
+
+    def __exit__(self, *exc) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(import_app, name="import")
