@@ -20,7 +20,14 @@ COMMANDS: dict[str, str] = {
     "delete": "kidx.cli.commands.delete",
     "digest": "kidx.cli.commands.digest",
     "import": "kidx.cli.commands.import_",
+    "explain": "kidx.cli.commands.explain",
+    "api-resources": "kidx.cli.commands.api_resources",
+    "diff": "kidx.cli.commands.diff",
+    "history": "kidx.cli.commands.history",
+    "completion": "kidx.cli.commands.completion",
 }
+# kubectl diff reports errors with 2, since 1 means "differences found"
+USAGE_ERROR_EXIT = {"diff": 2}
 
 HELP = """kidx records and queries GPU-kernel benchmark results, the way kubectl handles manifests.
 
@@ -65,6 +72,11 @@ def build_app(names):
 
 
 def run(argv: list[str]) -> int:
+    if argv[:1] == ["__complete"]:
+        from kidx.cli.completion import complete
+
+        sys.stdout.write(complete(argv[1:]))
+        return 0
     from kidx.errors import InvalidInputError, KidxError, NotFoundError
     from kidx.output.gateway import Output
 
@@ -88,7 +100,7 @@ def run(argv: list[str]) -> int:
         output.error(message)
         where = f"kidx {name} --help" if name in COMMANDS else "kidx --help"
         output.notice(f"See '{where}' for usage.")
-        return 1
+        return USAGE_ERROR_EXIT.get(name, 1)
     except typer.Exit as exc:
         return exc.exit_code
     except typer.Abort:
@@ -102,10 +114,10 @@ def run(argv: list[str]) -> int:
             output.error(str(problem))
         if len(exc.problems) > 1:
             output.error(f"{len(exc.problems)} problems found; nothing was changed")
-        return 1
+        return exc.exit_code
     except NotFoundError as exc:
         output.reason_error("NotFound", str(exc))
-        return 1
+        return exc.exit_code
     except KidxError as exc:
         output.error(str(exc))
         return exc.exit_code

@@ -130,6 +130,58 @@ def validate_batch(
     return items
 
 
+class Plan:
+    """A validated batch with references pinned and outcomes decided, not yet written."""
+
+    __slots__ = ("items", "report", "current")
+
+    def __init__(self, items: list[_Item], report: ApplyReport, current: dict[tuple[str, str], Entry]):
+        self.items = items
+        self.report = report
+        self.current = current
+
+    def stored_manifests(self) -> list[tuple[Outcome, dict, Entry | None]]:
+        """For each object: its outcome, the manifest apply would store, and the live entry."""
+        from kidx.store.store import manifest_of
+
+        now = utc_now()
+        planned = []
+        for item, outcome in zip(self.items, self.report.outcomes):
+            live = self.current.get((item.info.kind, item.name))
+            entry = _entry_for(item, live, now) if outcome.action != "unchanged" else live
+            identity = {"apiVersion": item.info.api_version, "kind": item.info.kind, "spec": item.spec}
+            planned.append((outcome, manifest_of(entry, identity), live))
+        return planned
+
+
+def plan_documents(
+    store: Store,
+    documents: list[Document],
+    registry: KindRegistry,
+    texts: dict[str, str] | None = None,
+    progress: Progress | None = None,
+) -> Plan:
+    """Everything apply decides, read-only: raises InvalidInputError on any problem."""
+    items = _validated(documents, registry, texts or {}, progress)
+    catalog = store.catalog()
+    catalog.begin_read()
+    try:
+        report, current = _plan(catalog, items, texts or {})
+    finally:
+        catalog.rollback()
+    return Plan(items, report, current)
+
+
+def _validated(documents, registry, texts, progress) -> list[_Item]:
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # bulk allocation of many small dicts: collection passes only cost time
+    try:
+        return validate_batch(documents, registry, texts, progress)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
 def apply_documents(
     store: Store,
     documents: list[Document],
@@ -139,29 +191,33 @@ def apply_documents(
     progress: Progress | None = None,
 ) -> ApplyReport:
     """Validate and store a batch; ``progress(phase, done, total)`` is told how far it got."""
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # bulk allocation of many small dicts: collection passes only cost time
-    try:
-        items = validate_batch(documents, registry, texts or {}, progress)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    catalog = store.catalog(write=not dry_run)
     if dry_run:
-        catalog.begin_read()
-    else:
-        catalog.begin_write()
+        return plan_documents(store, documents, registry, texts, progress).report
+    items = _validated(documents, registry, texts or {}, progress)
+    catalog = store.catalog(write=True)
+    catalog.begin_write()  # decisions and writes under one lock: no interleaving writer
     try:
         report, current = _plan(catalog, items, texts or {})
-        if not dry_run:
-            _write(store, catalog, items, report, current, progress)
-            catalog.commit()
-        else:
-            catalog.rollback()
+        _write(store, catalog, items, report, current, progress)
+        catalog.commit()
     except BaseException:
         catalog.rollback()
         raise
     return report
+
+
+def _entry_for(item: _Item, previous: Entry | None, now: str) -> Entry:
+    return Entry(
+        kind=item.info.kind,
+        name=item.name,
+        digest=item.digest,
+        title=item.title,
+        labels=item.labels,
+        annotations=item.annotations,
+        created=previous.created if previous else now,
+        generation=previous.generation + 1 if previous else 1,
+        id=previous.id if previous else None,
+    )
 
 
 def _pin_references(catalog: Catalog, items: list[_Item], problems: BatchProblems) -> None:
@@ -281,18 +337,7 @@ def _write(
     store.objects.flush()
     now = utc_now()
     for item, _ in changed:
-        previous = current.get((item.info.kind, item.name))
-        entry = Entry(
-            kind=item.info.kind,
-            name=item.name,
-            digest=item.digest,
-            title=item.title,
-            labels=item.labels,
-            annotations=item.annotations,
-            created=previous.created if previous else now,
-            generation=previous.generation + 1 if previous else 1,
-            id=previous.id if previous else None,
-        )
+        entry = _entry_for(item, current.get((item.info.kind, item.name)), now)
         references = [
             (reference.field, item.spec[reference.field])
             for reference in item.info.references
@@ -301,4 +346,4 @@ def _write(
         catalog.put(entry, references, now)
 
 
-__all__ = ["ApplyReport", "Outcome", "apply_documents", "validate_batch"]
+__all__ = ["ApplyReport", "Outcome", "Plan", "apply_documents", "plan_documents", "validate_batch"]

@@ -16,6 +16,7 @@ class Query(NamedTuple):
     selector: object = None  # LabelSelector
     field_selector: object = None  # FieldSelector
     sort_keys: tuple = ()
+    references: tuple = ()  # --references values
     limit: int | None = None
     need_manifests: bool = True
 
@@ -48,7 +49,12 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
     catalog = store.catalog()
     catalog.begin_read()  # one consistent snapshot for the whole command
     try:
-        selection = select(catalog, targets, query.selector)
+        extra = ()
+        if query.references:
+            from kidx.query.references import reference_clauses
+
+            extra = reference_clauses(list(query.references), registry, catalog)
+        selection = select(catalog, targets, query.selector, extra)
         groups: list[tuple[KindInfo, list[dict]]] = []
         for info, entries in selection.groups:
             if query.need_manifests or query.field_selector is not None or query.sort_keys:

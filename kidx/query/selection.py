@@ -57,12 +57,16 @@ def find_entry(catalog: Catalog, info: KindInfo, name: str) -> Entry | None:
     return candidates[0] if candidates else None
 
 
-def select(catalog: Catalog, targets: list[Target], label_selector=None, field_selector=None) -> Selection:
-    """Entries for targets; names that match nothing are reported, not raised."""
+def select(catalog: Catalog, targets: list[Target], label_selector=None, extra_clauses=()) -> Selection:
+    """Entries for targets; names that match nothing are reported, not raised.
+
+    ``extra_clauses`` are further SQL conditions over ``objects.id`` (``--references``);
+    they apply to listed types, not to objects asked for by name.
+    """
     from kidx.query.label_sql import label_clauses
 
     selection = Selection()
-    clauses = label_clauses(label_selector) if label_selector is not None else ()
+    clauses = [*(label_clauses(label_selector) if label_selector is not None else ()), *extra_clauses]
     for target in targets:
         if target.names is None:
             entries = catalog.list(target.info.kind, clauses)

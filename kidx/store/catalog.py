@@ -178,15 +178,16 @@ class Catalog:
                 found[row[2]] = _entry(row)
         return found
 
-    def list(self, kind: str, label_clauses: Sequence[tuple[str, Sequence]] = ()) -> list[Entry]:
-        """Entries of one kind, sorted by name, filtered by SQL label clauses.
+    def list(self, kind: str, clauses: Sequence[tuple[str, Sequence]] = ()) -> list[Entry]:
+        """Entries of one kind, sorted by name, filtered by SQL clauses.
 
-        Each clause is ``(sql, parameters)`` over ``objects.id`` as produced by
-        ``kidx.query.label_sql``; they use the (key, value) index of ``labels``.
+        Each clause is ``(sql, parameters)`` over ``objects.id``, as produced by
+        ``kidx.query.label_sql`` (answered from the (key, value) index of ``labels``) and
+        ``kidx.query.references`` (from the (target, object_id) key of ``refs``).
         """
         where = ["kind=?"]
         parameters: list = [kind]
-        for sql, values in label_clauses:
+        for sql, values in clauses:
             where.append(sql)
             parameters.extend(values)
         query = f"SELECT {_ENTRY_COLUMNS} FROM objects WHERE {' AND '.join(where)} ORDER BY name"

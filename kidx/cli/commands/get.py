@@ -33,6 +33,7 @@ def get(
     show_kind: Annotated[bool, typer.Option("--show-kind", help="Prefix names with their kind.")] = False,
     sort_by: Annotated[Optional[str], typer.Option("--sort-by", help="Sort by a field path; '-path' for descending; comma-separated keys.")] = None,
     ignore_not_found: Annotated[bool, typer.Option("--ignore-not-found", help="Named objects that do not exist are not an error.")] = False,
+    references: Annotated[Optional[list[str]], typer.Option("--references", help="Only objects that refer to TYPE/NAME, a digest, or TYPE:SELECTOR (repeatable: all must hold).")] = None,
     limit: Annotated[Optional[int], typer.Option("--limit", help="Print at most N objects.", min=0)] = None,
     store: StoreOption = None,
 ) -> int:
@@ -68,6 +69,7 @@ def get(
         field_selector=parse_field_selector(field_selector),
         sort_keys=sort_keys,
         limit=limit,
+        references=tuple(references or ()),
         need_manifests=fmt.kind != "name",
     )
     the_store = open_store(store)

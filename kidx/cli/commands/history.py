@@ -1,0 +1,54 @@
+"""kidx history TYPE NAME [--revision N -o yaml|json]"""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from kidx.cli.common import StoreOption, kind_registry, open_store, output
+from kidx.errors import UsageError
+
+
+def history(
+    arguments: Annotated[list[str], typer.Argument(help="TYPE NAME or TYPE/NAME", show_default=False)],
+    revision: Annotated[Optional[int], typer.Option("--revision", help="Print this revision's manifest instead of the list.", min=1)] = None,
+    output_format: Annotated[Optional[str], typer.Option("--output", "-o", help="With --revision: yaml (default) or json.")] = None,
+    no_headers: Annotated[bool, typer.Option("--no-headers", help="Omit the header row.")] = False,
+    store: StoreOption = None,
+) -> None:
+    """List every stored revision of a name (nothing applied is ever lost), or print one.
+
+    Deleted names keep their history: a deletion is a revision too.
+    """
+    from kidx.operations.history import history as revisions_of
+    from kidx.operations.history import revision_manifest
+    from kidx.output.serialize import to_json, to_yaml
+    from kidx.output.table import render_table
+    from kidx.query.targets import parse_targets
+
+    targets = parse_targets(arguments, kind_registry(), "show the history of")
+    if len(targets) != 1 or not targets[0].names or len(targets[0].names) != 1:
+        raise UsageError("history needs exactly one object: TYPE NAME or TYPE/NAME")
+    info, name = targets[0].info, targets[0].names[0]
+    the_store = open_store(store)
+    out = output()
+    if revision is not None:
+        if output_format not in (None, "yaml", "json"):
+            raise UsageError(f"unexpected -o output mode: {output_format}. Supported: yaml, json")
+        manifest = revision_manifest(the_store, info, name, revision)
+        out.data(to_json(manifest) if output_format == "json" else to_yaml(manifest))
+        return
+    if output_format is not None:
+        raise UsageError("-o needs --revision")
+    rows = [
+        [str(line.revision.revision), line.revision.event, str(line.revision.generation or ""),
+         (line.revision.digest or "")[:19], line.revision.recorded, line.changes]
+        for line in revisions_of(the_store, info, name)
+    ]
+    headers = None if no_headers else ["REVISION", "EVENT", "GENERATION", "DIGEST", "RECORDED", "CHANGES"]
+    out.data(render_table(headers, rows))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("history")(history)

@@ -1,0 +1,187 @@
+"""Shell completion: the scripts, and the candidates behind them.
+
+The scripts call ``kidx __complete WORD… CURRENT`` and offer the lines it prints. The
+candidates come from the command table, the kind registry (types) and the store (names,
+label keys and values), so completion knows exactly what the store holds. ``__complete``
+is answered before the argument parser is even built: completion runs on every Tab.
+"""
+
+from __future__ import annotations
+
+import os
+
+COMMAND_FLAGS: dict[str, list[str]] = {
+    "apply": ["--filename", "-f", "--recursive", "-R", "--dry-run", "--output", "-o", "--store"],
+    "get": ["--output", "-o", "--selector", "-l", "--field-selector", "--show-labels", "--label-columns", "-L",
+            "--no-headers", "--show-kind", "--sort-by", "--ignore-not-found", "--references", "--limit", "--store"],
+    "describe": ["--selector", "-l", "--store"],
+    "delete": ["--filename", "-f", "--recursive", "-R", "--selector", "-l", "--all", "--ignore-not-found",
+               "--dry-run", "--output", "-o", "--store"],
+    "diff": ["--filename", "-f", "--recursive", "-R", "--store"],
+    "digest": ["--filename", "-f", "--recursive", "-R", "--store"],
+    "explain": ["--recursive", "--max-depth"],
+    "history": ["--revision", "--output", "-o", "--no-headers", "--store"],
+    "import": ["--dry-run", "--output", "-o", "--store"],
+    "api-resources": ["--output", "-o", "--no-headers", "--sort-by"],
+    "completion": [],
+}
+OUTPUT_VALUES: dict[str, list[str]] = {
+    "get": ["custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name", "wide", "yaml"],
+    "apply": ["name"], "delete": ["name"], "import": ["json", "name", "yaml"],
+    "history": ["json", "yaml"], "api-resources": ["json", "name", "wide", "yaml"],
+}
+TYPED_COMMANDS = ("get", "describe", "delete", "history", "explain")
+FILE_FLAGS = ("-f", "--filename", "--store")
+SHELLS = ("bash", "zsh", "fish")
+FILES = "__files__"  # tells the script to fall back to file-name completion
+
+
+def _store():
+    from kidx.store.store import Store, default_store_path
+
+    return Store(default_store_path())
+
+
+def _store_argument(words: list[str]) -> None:
+    """Honour ``--store PATH`` typed earlier on the line."""
+    for index, word in enumerate(words):
+        if word == "--store" and index + 1 < len(words):
+            os.environ["KIDX_STORE"] = words[index + 1]
+        elif word.startswith("--store="):
+            os.environ["KIDX_STORE"] = word.split("=", 1)[1]
+
+
+def _type_words() -> list[str]:
+    from kidx.kinds.registry import registry
+
+    words: list[str] = []
+    for info in registry().kinds:
+        words.extend([info.plural, info.singular, *info.short_names])
+    return sorted(set(words)) + ["all"]
+
+
+def _names(type_word: str, prefix: str) -> list[str]:
+    from kidx.kinds.registry import registry
+
+    try:
+        kinds = [registry().resolve(part) for part in type_word.split(",") if part != "all"]
+    except Exception:
+        return []
+    catalog = _store().catalog()
+    return [entry.name for info in kinds for entry in catalog.with_name_prefix(info.kind, prefix)]
+
+
+def _label_candidates(current: str) -> list[str]:
+    head, _, last = current.rpartition(",")
+    head = head + "," if head else ""
+    connection = _store().catalog().connection
+    if "=" in last:
+        key, _, value = last.partition("=")
+        key = key.rstrip("!")
+        rows = connection.execute(
+            "SELECT DISTINCT value FROM labels WHERE key=? AND value >= ? AND value < ? ORDER BY value",
+            (key, value, value + "\uffff"),
+        )
+        operator = last[: len(last) - len(value)]
+        return [f"{head}{operator}{row[0]}" for row in rows]
+    rows = connection.execute(
+        "SELECT DISTINCT key FROM labels WHERE key >= ? AND key < ? ORDER BY key", (last, last + "\uffff")
+    )
+    return [f"{head}{row[0]}=" for row in rows]
+
+
+def candidates(words: list[str], current: str) -> list[str]:
+    """What may come next, given the words before the cursor and the word being typed."""
+    from kidx.cli.app import COMMANDS
+
+    _store_argument(words)
+    if not words:
+        return [c for c in sorted(COMMANDS) if c.startswith(current)]
+    command, previous = words[0], words[-1]
+    if previous in FILE_FLAGS:
+        return [FILES]
+    if previous in ("-o", "--output"):
+        return [v for v in OUTPUT_VALUES.get(command, []) if v.startswith(current)]
+    if previous in ("-l", "--selector"):
+        return _label_candidates(current)
+    if current.startswith("-"):
+        return [flag for flag in COMMAND_FLAGS.get(command, []) if flag.startswith(current)]
+    if command == "completion":
+        return [shell for shell in SHELLS if shell.startswith(current)]
+    if command == "import":
+        return ["liger"] if len(words) == 1 else [FILES]
+    if command in TYPED_COMMANDS:
+        positional = [w for i, w in enumerate(words[1:], 1) if not w.startswith("-") and words[i - 1] not in _VALUED]
+        if command == "explain" or not positional:
+            if "/" in current:
+                type_word, _, prefix = current.partition("/")
+                return [f"{type_word}/{name}" for name in _names(type_word, prefix)]
+            return [word for word in _type_words() if word.startswith(current)]
+        return _names(positional[0], current)
+    return []
+
+
+_VALUED = {"-o", "--output", "-l", "--selector", "-f", "--filename", "--store", "--field-selector", "-L",
+           "--label-columns", "--sort-by", "--references", "--limit", "--dry-run", "--revision", "--max-depth"}
+
+
+def complete(arguments: list[str]) -> str:
+    words, current = (arguments[:-1], arguments[-1]) if arguments else ([], "")
+    try:
+        found = candidates(words, current)
+    except Exception:  # completion must never print a traceback into the user's shell
+        found = []
+    return "".join(f"{candidate}\n" for candidate in found)
+
+
+BASH = """# kidx bash completion; load with: source <(kidx completion bash)
+_kidx() {
+    local IFS=$'\\n'
+    local candidates
+    candidates=($(kidx __complete "${COMP_WORDS[@]:1:COMP_CWORD-1}" "${COMP_WORDS[COMP_CWORD]}" 2>/dev/null))
+    if [[ "${candidates[0]}" == "__files__" ]]; then
+        COMPREPLY=($(compgen -f -- "${COMP_WORDS[COMP_CWORD]}"))
+        return
+    fi
+    COMPREPLY=("${candidates[@]}")
+    [[ "${COMPREPLY[0]}" == *= ]] && compopt -o nospace 2>/dev/null
+}
+complete -F _kidx kidx
+"""
+
+ZSH = """#compdef kidx
+# kidx zsh completion; load with: source <(kidx completion zsh)
+_kidx() {
+    local -a candidates
+    candidates=("${(@f)$(kidx __complete "${(@)words[2,CURRENT-1]}" "${words[CURRENT]}" 2>/dev/null)}")
+    if [[ "${candidates[1]}" == "__files__" ]]; then
+        _files
+        return
+    fi
+    compadd -S '' -- "${candidates[@]}"
+}
+compdef _kidx kidx
+"""
+
+FISH = """# kidx fish completion; load with: kidx completion fish | source
+function __kidx_complete
+    set -l words (commandline -opc)
+    set -e words[1]
+    set -l found (kidx __complete $words (commandline -ct) 2>/dev/null)
+    if test "$found[1]" = "__files__"
+        __fish_complete_path (commandline -ct)
+    else
+        printf '%s\\n' $found
+    end
+end
+complete -c kidx -f -a '(__kidx_complete)'
+"""
+
+
+def script(shell: str) -> str:
+    from kidx.errors import UsageError
+
+    scripts = {"bash": BASH, "zsh": ZSH, "fish": FISH}
+    if shell not in scripts:
+        raise UsageError(f'Unsupported shell type "{shell}".')
+    return scripts[shell]
