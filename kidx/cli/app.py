@@ -121,6 +121,17 @@ def run(argv: list[str]) -> int:
     except KidxError as exc:
         output.error(str(exc))
         return exc.exit_code
+    except OSError as exc:
+        output.error(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
+        return 1
+    except Exception as exc:  # never a traceback: say what failed, and how to see more
+        if os.environ.get("KIDX_DEBUG"):
+            raise
+        if type(exc).__module__ == "sqlite3":
+            output.error(f"the store's catalog cannot be used: {exc} (is another kidx writing? try again)")
+        else:
+            output.error(f"unexpected {type(exc).__name__}: {exc} (set KIDX_DEBUG=1 to see where)")
+        return 1
 
 
 def main(argv: list[str] | None = None) -> None:

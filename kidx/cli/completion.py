@@ -137,14 +137,27 @@ def complete(arguments: list[str]) -> str:
 BASH = """# kidx bash completion; load with: source <(kidx completion bash)
 _kidx() {
     local IFS=$'\\n'
+    local -a words
+    if [[ -n "${COMP_LINE+set}" ]]; then
+        # words split at blanks only: bash's COMP_WORDS are also cut at = and :
+        # (COMP_WORDBREAKS), which would split "-l app=web" and "-o jsonpath="
+        local line="${COMP_LINE:0:COMP_POINT}"
+        IFS=$' \\t' read -r -a words <<< "$line"
+        [[ -z "$line" || "$line" == *[[:blank:]] ]] && words+=("")
+    else
+        words=("${COMP_WORDS[@]:0:COMP_CWORD+1}")
+    fi
     local candidates
-    candidates=($(kidx __complete "${COMP_WORDS[@]:1:COMP_CWORD-1}" "${COMP_WORDS[COMP_CWORD]}" 2>/dev/null))
+    candidates=($(kidx __complete "${words[@]:1}" 2>/dev/null))
     if [[ "${candidates[0]}" == "__files__" ]]; then
         COMPREPLY=($(compgen -f -- "${COMP_WORDS[COMP_CWORD]}"))
         return
     fi
-    COMPREPLY=("${candidates[@]}")
-    [[ "${COMPREPLY[0]}" == *= ]] && compopt -o nospace 2>/dev/null
+    # bash replaces only its own current word: drop what comes before it (up to an = or :)
+    local current="${words[${#words[@]}-1]}"
+    local before="${current%"${COMP_WORDS[COMP_CWORD]}"}"
+    COMPREPLY=("${candidates[@]#"$before"}")
+    [[ "${candidates[0]}" == *= ]] && compopt -o nospace 2>/dev/null
 }
 complete -F _kidx kidx
 """

@@ -7,9 +7,11 @@ identifiers: ``1–253`` characters of ``a-z 0-9 - . _`` starting with a letter 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from kidx.kinds.schema import FieldError, show
 
+# used with fullmatch, not match: "$" also matches before a final newline ("run\n")
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,252}$")
 _KEY_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -21,7 +23,7 @@ def name_error(name: object) -> str | None:
     """Why ``name`` is not a valid object name, or None."""
     if not isinstance(name, str) or not name:
         return "Required value: name is required"
-    if NAME_PATTERN.match(name) is None:
+    if NAME_PATTERN.fullmatch(name) is None:
         return (
             f"Invalid value: {show(name)}: a name must be 1 to 253 characters of lower-case "
             "letters, digits, '-', '.' and '_', starting with a letter or digit"
@@ -29,14 +31,15 @@ def name_error(name: object) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)  # the same few label keys and values recur across a whole batch
 def qualified_key_error(key: str) -> str | None:
     """Kubernetes' rule for label and annotation keys: ``[prefix/]name``."""
     prefix, slash, name = key.rpartition("/")
     if key.count("/") > 1:
         return f"Invalid value: {show(key)}: a key may contain at most one '/'"
-    if slash and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
+    if slash and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)):
         return f"Invalid value: {show(key)}: the prefix must be a lower-case DNS subdomain"
-    if not name or len(name) > 63 or not _KEY_NAME.match(name):
+    if not name or len(name) > 63 or not _KEY_NAME.fullmatch(name):
         return (
             f"Invalid value: {show(key)}: a key name must be 1 to 63 characters of alphanumerics, "
             "'-', '_' or '.', starting and ending with an alphanumeric"
@@ -44,8 +47,9 @@ def qualified_key_error(key: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def label_value_error(value: str) -> str | None:
-    if len(value) > 63 or not _LABEL_VALUE.match(value):
+    if len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
         return (
             f"Invalid value: {show(value)}: a label value must be empty or 1 to 63 characters of "
             "alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric"

@@ -75,6 +75,36 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
+def _end_anchored(pattern: str) -> str:
+    """The pattern with each ``$`` as ``\\Z``: in ECMA-262 and Go's RE2, which CRD patterns are
+    written for, ``$`` matches only at the end of the text; in Python also before a final
+    newline, so ``^sha256:[0-9a-f]{64}$`` would accept a digest followed by ``\\n``."""
+    out: list[str] = []
+    position, in_class = 0, False
+    while position < len(pattern):
+        char = pattern[position]
+        if char == "\\":
+            out.append(pattern[position : position + 2])
+            position += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            out.append(char)
+            position += 1
+            for literal in ("^", "]"):  # "[^" and a leading "]" stay inside the class
+                if pattern.startswith(literal, position):
+                    out.append(literal)
+                    position += 1
+            continue
+        elif char == "$":
+            char = "\\Z"
+        out.append(char)
+        position += 1
+    return "".join(out)
+
+
 def compile_schema(schema: dict) -> Checker:
     unknown = set(schema) - KNOWN_KEYWORDS
     if unknown:
@@ -83,6 +113,8 @@ def compile_schema(schema: dict) -> Checker:
     nullable = bool(schema.get("nullable"))
     type_name = schema.get("type")
     if type_name is not None:
+        if not isinstance(type_name, str) or type_name not in _TYPE_TESTS:
+            raise SchemaCompileError(f"unsupported schema type: {type_name!r}")
         test = _TYPE_TESTS[type_name]
 
         def check_type(value, path, errors, _test=test, _type=type_name):
@@ -102,7 +134,7 @@ def compile_schema(schema: dict) -> Checker:
 
         checks.append(check_enum)
     if "pattern" in schema:
-        regex = re.compile(schema["pattern"])
+        regex = re.compile(_end_anchored(schema["pattern"]))
         pattern_text = schema["pattern"]
 
         def check_pattern(value, path, errors):
@@ -203,13 +235,106 @@ def _compile_object(schema: dict) -> Checker:
     return check_object
 
 
+Predicate = Callable[[Any], bool]
+
+
+def compile_predicate(schema: dict) -> Predicate:
+    """The same rules as ``compile_schema``, answering only valid or not.
+
+    Valid documents are the bulk of every apply, and a yes/no answer needs no field
+    paths or messages: about four times faster. Must accept exactly what the collector
+    accepts (a test checks the two against each other on mutated documents).
+    """
+    tests: list[Predicate] = []
+    nullable = bool(schema.get("nullable"))
+    type_test = _TYPE_TESTS.get(schema.get("type")) if schema.get("type") is not None else None
+    if "enum" in schema:
+        allowed = tuple(schema["enum"])
+        tests.append(lambda v: v in allowed and not (type(v) is bool and not any(a is v for a in allowed)))
+    if "pattern" in schema:
+        search = re.compile(_end_anchored(schema["pattern"])).search
+        tests.append(lambda v: type(v) is not str or search(v) is not None)
+    if "minimum" in schema:
+        low = schema["minimum"]
+        tests.append(lambda v: type(v) not in (int, float) or v >= low)
+    if "maximum" in schema:
+        high = schema["maximum"]
+        tests.append(lambda v: type(v) not in (int, float) or v <= high)
+    for keyword, measure, at_least in (
+        ("minLength", str, True), ("maxLength", str, False), ("minItems", list, True), ("maxItems", list, False),
+    ):
+        if keyword in schema:
+            bound = schema[keyword]
+            if at_least:
+                tests.append(lambda v, _t=measure, _b=bound: type(v) is not _t or len(v) >= _b)
+            else:
+                tests.append(lambda v, _t=measure, _b=bound: type(v) is not _t or len(v) <= _b)
+    if "properties" in schema or "additionalProperties" in schema or "required" in schema:
+        tests.append(_object_predicate(schema))
+    if "items" in schema:
+        item_valid = compile_predicate(schema["items"])
+        tests.append(lambda v: type(v) is not list or all(item_valid(item) for item in v))
+    if "anyOf" in schema:
+        branches = tuple(compile_predicate(branch) for branch in schema["anyOf"])
+        tests.append(lambda v: any(branch(v) for branch in branches))
+    if not tests:
+        if type_test is None:
+            return lambda v: True
+        return (lambda v: v is None or type_test(v)) if nullable else type_test
+    checks = tuple(tests)
+
+    def valid(value) -> bool:
+        if value is None and nullable:
+            return True
+        if type_test is not None and not type_test(value):
+            return False
+        for test in checks:
+            if not test(value):
+                return False
+        return True
+
+    return valid
+
+
+def _object_predicate(schema: dict) -> Predicate:
+    properties = {name: compile_predicate(sub) for name, sub in schema.get("properties", {}).items()}
+    required = tuple(schema.get("required", ()))
+    additional = schema.get("additionalProperties")
+    open_object = schema.get("x-kubernetes-preserve-unknown-fields") is True or additional is True
+    additional_valid = compile_predicate(additional) if isinstance(additional, dict) else None
+    closed = not open_object and additional_valid is None and ("properties" in schema or additional is False)
+
+    def valid_object(value) -> bool:
+        if type(value) is not dict:
+            return True
+        for name in required:
+            if name not in value:
+                return False
+        for key, item in value.items():
+            sub = properties.get(key)
+            if sub is not None:
+                if not sub(item):
+                    return False
+            elif additional_valid is not None:
+                if not additional_valid(item):
+                    return False
+            elif closed:
+                return False
+        return True
+
+    return valid_object
+
+
 class SchemaValidator:
     """A compiled schema: ``errors(document)`` lists every field error, in document order."""
 
     def __init__(self, schema: dict):
         self._check = compile_schema(schema)
+        self._valid = compile_predicate(schema)
 
     def errors(self, document: Any) -> list[FieldError]:
+        if self._valid(document):
+            return []
         found: list[FieldError] = []
         self._check(document, "", found)
         return found

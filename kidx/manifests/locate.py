@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+LOCATE_LIMIT = 4 * 1024 * 1024  # characters; past this, composing again costs seconds
 _SEGMENT = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
@@ -17,14 +18,29 @@ def split_field_path(path: str) -> list[str | int]:
     return [name if name is not None and name != "" else int(index) for name, index in _SEGMENT.findall(path)]
 
 
-def locate_line(text: str, document_index: int, path: str) -> int | None:
-    """1-based line of ``path`` (``spec.measurements[0].unit``) in the n-th document."""
+_composed: dict[int, tuple[str, list]] = {}  # id(text) -> (text, nodes): one parse per source
+
+
+def _nodes(text: str) -> list | None:
+    cached = _composed.get(id(text))
+    if cached is not None and cached[0] is text:
+        return cached[1]
     try:
         from ruamel.yaml import YAML
 
-        yaml = YAML(typ="safe", pure=True)
-        nodes = list(yaml.compose_all(text))
+        nodes = list(YAML(typ="safe", pure=False).compose_all(text))
     except Exception:  # any parse problem: fall back to the document's line
+        return None
+    _composed[id(text)] = (text, nodes)
+    return nodes
+
+
+def locate_line(text: str, document_index: int, path: str) -> int | None:
+    """1-based line of ``path`` (``spec.measurements[0].unit``) in the n-th document."""
+    if len(text) > LOCATE_LIMIT:
+        return None
+    nodes = _nodes(text)
+    if nodes is None:
         return None
     if not 1 <= document_index <= len(nodes) or nodes[document_index - 1] is None:
         return None

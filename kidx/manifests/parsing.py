@@ -8,6 +8,7 @@ when YAML is actually read.
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass
 
 
@@ -71,9 +72,9 @@ def parse_json_stream(text: str) -> list[ParsedDocument]:
         except RecursionError:
             raise ParseError("document is nested too deeply", line, index) from None
         except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON: {exc.msg}", exc.lineno, index) from None
-        except ValueError as exc:  # from the hooks: duplicate key, NaN
-            raise ParseError(f"invalid JSON: {exc}", line, index) from None
+            raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno})", exc.lineno, index) from None
+        except ValueError as exc:  # from the hooks: duplicate key, NaN; or int()'s digit limit
+            raise ParseError(f"invalid JSON: {_value_problem(exc)}", line, index) from None
         documents.append(ParsedDocument(value, index, line))
         line += text.count("\n", position, end)
         position = end
@@ -84,21 +85,46 @@ def parse_json_stream(text: str) -> list[ParsedDocument]:
 _yaml = None
 
 
+# YAML 1.2 core schema (yaml.org/spec/1.2.2 §10.3.2): the only plain scalars that are not
+# strings. ruamel's own resolver keeps some YAML 1.1 forms (1_000, 0b101, "=" as a value
+# tag, timestamps), which would make a digest depend on the YAML dialect.
+_CORE_SCHEMA = (
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", "~nN"),
+    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
+    (
+        "tag:yaml.org,2002:float",
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        "-+.0123456789",
+    ),
+)
+
+
 def _yaml_loader():
-    """A safe YAML 1.2 loader on the C parser whose timestamps stay strings."""
+    """A safe YAML 1.2 loader on the C parser: core schema only, timestamps stay strings."""
     global _yaml
     if _yaml is None:
+        import re
+
         from ruamel.yaml import YAML
         from ruamel.yaml.constructor import SafeConstructor
+        from ruamel.yaml.resolver import BaseResolver
 
         class ManifestConstructor(SafeConstructor):
             pass
 
-        ManifestConstructor.add_constructor(
-            "tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_str
-        )
+        class CoreSchemaResolver(BaseResolver):
+            def __init__(self, version=None, loader=None, loadumper=None):
+                super().__init__(loader if loader is not None else loadumper)
+
+        CoreSchemaResolver.yaml_implicit_resolvers = {}
+        for tag, pattern, first in _CORE_SCHEMA:
+            # the _base variant: plain add_implicit_resolver also edits ruamel's global table
+            CoreSchemaResolver.add_implicit_resolver_base(tag, re.compile(pattern), list(first))
+        CoreSchemaResolver.add_implicit_resolver_base("tag:yaml.org,2002:null", re.compile(r"^$"), [""])
         loader = YAML(typ="safe", pure=False)
         loader.Constructor = ManifestConstructor
+        loader.Resolver = CoreSchemaResolver
         loader.allow_duplicate_keys = False
         _yaml = loader
     return _yaml
@@ -106,9 +132,18 @@ def _yaml_loader():
 
 def parse_yaml_stream(text: str) -> list[ParsedDocument]:
     """Every non-empty document of a YAML stream, with the line where each starts."""
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.error import MantissaNoDotYAML1_1Warning
 
     loader = _yaml_loader()
+    with warnings.catch_warnings():
+        # "1e3" is a float in YAML 1.2 (and JSON); ruamel's constructor warns as if it were 1.1
+        warnings.simplefilter("ignore", MantissaNoDotYAML1_1Warning)
+        return _parse_yaml(loader, text)
+
+
+def _parse_yaml(loader, text: str) -> list[ParsedDocument]:
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
     documents: list[ParsedDocument] = []
     index = 0
     line = 1
@@ -141,4 +176,17 @@ def parse_yaml_stream(text: str) -> list[ParsedDocument]:
         ) from None
     except YAMLError as exc:
         raise ParseError(f"invalid YAML: {exc}", None, index or 1) from None
+    except (ValueError, KeyError, TypeError, OverflowError) as exc:
+        # a scalar its tag's constructor refuses: !!float abc, !!bool maybe, a 5000-digit int
+        raise ParseError(f"invalid YAML: {_value_problem(exc)}", line, index or 1) from None
     return documents
+
+
+def _value_problem(exc: Exception) -> str:
+    """A constructor's or hook's exception as a reader-facing phrase (no Python internals)."""
+    text = str(exc)
+    if "integer string conversion" in text:  # int()'s 4300-digit limit
+        return "integer out of range (must fit in 64 bits)"
+    if isinstance(exc, KeyError) and exc.args:  # !!bool maybe
+        return f"{exc.args[0]!r} is not a valid value for its tag"
+    return text

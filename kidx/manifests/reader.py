@@ -18,7 +18,8 @@ from typing import BinaryIO
 from kidx.errors import Location, Problem, UsageError
 from kidx.manifests.document import Document
 from kidx.manifests.parsing import ParseError, looks_like_json, parse_json_stream, parse_yaml_stream
-from kidx.manifests.values import DataError, check_json_data
+from kidx.manifests.locate import LOCATE_LIMIT
+from kidx.manifests.values import MAX_NODES, DataError, check_json_data
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "STDIN"
@@ -88,7 +89,7 @@ def _decode(raw: bytes, source: str, result: ReadResult) -> str | None:
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         result.problems.append(
-            Problem(Location(source, line=line), f"not valid UTF-8 (byte {exc.start})")
+            Problem(Location(source, line=line), f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start}")
         )
         return None
 
@@ -98,7 +99,7 @@ def read_text(text: str | None, source: str, result: ReadResult, is_json: bool =
     if text is None:
         return
     result.texts[source] = text
-    if not text.strip():
+    if not text or text.isspace():  # isspace stops at the first other character: cheap
         result.problems.append(Problem(Location(source), "no objects in the input (the file is empty)"))
         return
     try:
@@ -107,15 +108,32 @@ def read_text(text: str | None, source: str, result: ReadResult, is_json: bool =
         result.problems.append(Problem(Location(source, exc.index, exc.line), exc.message))
         return
     if not parsed:
-        result.problems.append(Problem(Location(source), "no objects in the input"))
+        result.problems.append(Problem(Location(source), "no objects in the input (only comments or empty documents)"))
+    # values a text can legitimately hold; only aliases expand beyond this
+    budget = [10 * len(text) + MAX_NODES]
     for item in parsed:
-        location = Location(source, item.index, item.line)
-        try:
-            check_json_data(item.data)
-        except DataError as exc:
-            result.problems.append(Problem(Location(source, item.index, item.line, exc.path or None), exc.message))
-            continue
-        _flatten(item.data, source, item.index, item.line, None, location, result)
+        if not isinstance(item.data, dict):  # not a manifest; say first if it is not even JSON data
+            try:
+                check_json_data(item.data, min(MAX_NODES, budget[0]))
+            except DataError as exc:
+                result.problems.append(Problem(Location(source, item.index, item.line, exc.path or None), exc.message))
+                continue
+        start = len(result.documents)
+        _flatten(item.data, source, item.index, item.line, None, Location(source, item.index, item.line), result)
+        for position in range(start, len(result.documents)):
+            document = result.documents[position]
+            try:
+                budget[0] -= check_json_data(document.body, min(MAX_NODES, budget[0]))
+            except DataError as exc:
+                del result.documents[position:]
+                path = f"{document.member}.{exc.path}" if document.member and exc.path else document.member or exc.path
+                line = item.line
+                if exc.path and len(text) <= LOCATE_LIMIT:  # name the field's own line
+                    from kidx.manifests.locate import locate_line
+
+                    line = locate_line(text, item.index, path) or item.line
+                result.problems.append(Problem(Location(source, item.index, line, path or None), exc.message))
+                break
 
 
 def _flatten(data, source, index, line, member, location, result: ReadResult) -> None:

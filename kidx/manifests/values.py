@@ -8,10 +8,14 @@ aliases); JSON parsers accept NaN and unbounded integers. Every document passes 
 from __future__ import annotations
 
 import math
+import re
 
 MAX_DEPTH = 64
 MAX_NODES = 200_000  # per document, counting every visit, so alias bombs are caught
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+# JSON's \ud800 escapes can produce lone surrogates, which have no UTF-8 form
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_MESSAGE = "string contains a lone UTF-16 surrogate (\\ud800-\\udfff), which is not a character"
 
 
 class DataError(ValueError):
@@ -23,22 +27,66 @@ class DataError(ValueError):
         self.message = message
 
 
-def check_json_data(document: object) -> None:
-    """Raise DataError unless the document is bounded, plain JSON data."""
-    budget = [MAX_NODES]
-    _check(document, "", 0, budget)
+def check_json_data(document: object, limit: int = MAX_NODES) -> int:
+    """Raise DataError unless the document is bounded, plain JSON data; return its size.
+
+    The fast check answers only yes or no; when it says no, the path-tracking check runs
+    to say what and where. ``limit`` caps the values visited (aliases included).
+    """
+    left = _plain(document, 0, limit)
+    if left < 0:
+        _check(document, "", 0, [limit], limit)
+        raise DataError("", "not plain JSON data")  # unreachable: _check raised
+    return limit - left
+
+
+def _plain(value: object, depth: int, left: int) -> int:
+    """Budget left after ``value``, or -1 when it is not plain, bounded JSON data."""
+    left -= 1
+    kind = type(value)
+    if kind is str:
+        return left if value.isascii() or not _SURROGATE.search(value) else -1
+    if kind is dict:
+        if depth >= MAX_DEPTH:
+            return -1
+        for key, item in value.items():
+            if type(key) is not str or not key.isascii() and _SURROGATE.search(key):
+                return -1
+            left = _plain(item, depth + 1, left)
+            if left < 0:
+                return -1
+        return left
+    if kind is list:
+        if depth >= MAX_DEPTH:
+            return -1
+        for item in value:
+            left = _plain(item, depth + 1, left)
+            if left < 0:
+                return -1
+        return left
+    if kind is int:
+        return left if INT64_MIN <= value <= INT64_MAX else -1
+    if kind is float:
+        return left if value - value == 0.0 else -1  # NaN and ±inf give NaN
+    if kind is bool or value is None:
+        return left
+    return -1
 
 
 def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _check(value: object, path: str, depth: int, budget: list[int]) -> None:
+def _check(value: object, path: str, depth: int, budget: list[int], limit: int) -> None:
     budget[0] -= 1
     if budget[0] < 0:
-        raise DataError(path, f"document has more than {MAX_NODES} values (YAML aliases expand to copies)")
+        raise DataError(path, f"document has more than {limit} values (YAML aliases expand to copies)")
     kind = type(value)
-    if kind is str or kind is bool or value is None:
+    if kind is str:
+        if not value.isascii() and _SURROGATE.search(value):
+            raise DataError(path, _SURROGATE_MESSAGE)
+        return
+    if kind is bool or value is None:
         return
     if kind is int:
         if not INT64_MIN <= value <= INT64_MAX:
@@ -54,10 +102,12 @@ def _check(value: object, path: str, depth: int, budget: list[int]) -> None:
         for key, item in value.items():
             if type(key) is not str:
                 raise DataError(path, f"mapping key {key!r} is not a string")
-            _check(item, _join(path, key), depth + 1, budget)
+            if not key.isascii() and _SURROGATE.search(key):
+                raise DataError(path, f"mapping key {key!r}: {_SURROGATE_MESSAGE}")
+            _check(item, _join(path, key), depth + 1, budget, limit)
         return
     if kind is list:
         for index, item in enumerate(value):
-            _check(item, f"{path}[{index}]", depth + 1, budget)
+            _check(item, f"{path}[{index}]", depth + 1, budget, limit)
         return
     raise DataError(path, f"value of type {type(value).__name__} is not JSON data")

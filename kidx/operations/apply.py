@@ -194,6 +194,9 @@ def apply_documents(
     if dry_run:
         return plan_documents(store, documents, registry, texts, progress).report
     items = _validated(documents, registry, texts or {}, progress)
+    if not store.catalog_path.exists():
+        # no store yet: find reference problems before the write creates one (pinning is idempotent)
+        _plan(store.catalog(), items, texts or {})
     catalog = store.catalog(write=True)
     catalog.begin_write()  # decisions and writes under one lock: no interleaving writer
     try:
@@ -336,14 +339,20 @@ def _write(
         store.objects.write(item.digest, item.data)
     store.objects.flush()
     now = utc_now()
-    for item, _ in changed:
-        entry = _entry_for(item, current.get((item.info.kind, item.name)), now)
-        references = [
-            (reference.field, item.spec[reference.field])
-            for reference in item.info.references
-            if isinstance(item.spec.get(reference.field), str)
-        ]
-        catalog.put(entry, references, now)
+    catalog.put_many(
+        [
+            (
+                _entry_for(item, current.get((item.info.kind, item.name)), now),
+                [
+                    (reference.field, item.spec[reference.field])
+                    for reference in item.info.references
+                    if isinstance(item.spec.get(reference.field), str)
+                ],
+            )
+            for item, _ in changed
+        ],
+        now,
+    )
 
 
 __all__ = ["ApplyReport", "Outcome", "Plan", "apply_documents", "plan_documents", "validate_batch"]

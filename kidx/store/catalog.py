@@ -101,6 +101,11 @@ def _dumps(mapping: dict) -> str:
     return json.dumps(mapping, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+_INSERT_REVISION = (
+    "INSERT INTO revisions (kind, name, revision, event, digest, title, labels, annotations, generation, recorded) "
+    "VALUES (?, ?, (SELECT COALESCE(MAX(revision), 0) + 1 FROM revisions WHERE kind=? AND name=?), "
+    "?, ?, ?, ?, ?, ?, ?)"
+)
 _ENTRY_COLUMNS = "id, kind, name, digest, title, labels, annotations, created, generation"
 
 
@@ -272,43 +277,51 @@ class Catalog:
 
     # --- writes (inside begin_write … commit) -------------------------------------------
 
+    def put(self, entry: Entry, references: Iterable[tuple[str, str]], now: str) -> None:
+        """Create or replace one name's current state and append it as a revision."""
+        self.put_many([(entry, list(references))], now)
+
+    def put_many(self, changes: Sequence[tuple[Entry, Sequence[tuple[str, str]]]], now: str) -> None:
+        """Create or replace many names at once: a handful of statements, not a few per name.
+
+        New names get ids allocated here, which is safe because writers hold the write lock.
+        """
+        (highest,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM objects").fetchone()
+        rows, updates, label_rows, ref_rows, revision_rows = [], [], [], [], []
+        for entry, references in changes:
+            labels_json, annotations_json = _dumps(entry.labels), _dumps(entry.annotations)
+            if entry.id is None:
+                highest += 1
+                object_id = highest
+                rows.append((object_id, entry.kind, entry.name, entry.digest, entry.title, labels_json,
+                             annotations_json, entry.created, entry.generation))
+            else:
+                object_id = entry.id
+                updates.append((entry.digest, entry.title, labels_json, annotations_json, entry.generation, object_id))
+            label_rows.extend((object_id, key, value) for key, value in entry.labels.items())
+            ref_rows.extend((object_id, field_name, target) for field_name, target in references)
+            revision_rows.append((entry.kind, entry.name, entry.kind, entry.name, "applied", entry.digest, entry.title,
+                                  labels_json, annotations_json, entry.generation, now))
+        execute_many = self.connection.executemany
+        if updates:
+            execute_many("DELETE FROM labels WHERE object_id=?", [(u[-1],) for u in updates])
+            execute_many("DELETE FROM refs WHERE object_id=?", [(u[-1],) for u in updates])
+            execute_many(
+                "UPDATE objects SET digest=?, title=?, labels=?, annotations=?, generation=? WHERE id=?", updates
+            )
+        execute_many(
+            "INSERT INTO objects (id, kind, name, digest, title, labels, annotations, created, generation) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        execute_many("INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)", label_rows)
+        execute_many("INSERT OR IGNORE INTO refs (object_id, field, target) VALUES (?, ?, ?)", ref_rows)
+        execute_many(_INSERT_REVISION, revision_rows)
+
     def _record_revision(self, kind, name, event, digest, title, labels, annotations, generation, now) -> None:
         self.connection.execute(
-            "INSERT INTO revisions (kind, name, revision, event, digest, title, labels, annotations, generation, recorded) "
-            "VALUES (?, ?, (SELECT COALESCE(MAX(revision), 0) + 1 FROM revisions WHERE kind=? AND name=?), ?, ?, ?, ?, ?, ?, ?)",
-            (kind, name, kind, name, event, digest, title, labels, annotations, generation, now),
+            _INSERT_REVISION, (kind, name, kind, name, event, digest, title, labels, annotations, generation, now)
         )
-
-    def put(self, entry: Entry, references: Iterable[tuple[str, str]], now: str) -> int:
-        """Create or replace a name's current state and append it as a revision."""
-        labels_json, annotations_json = _dumps(entry.labels), _dumps(entry.annotations)
-        if entry.id is None:
-            cursor = self.connection.execute(
-                "INSERT INTO objects (kind, name, digest, title, labels, annotations, created, generation) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (entry.kind, entry.name, entry.digest, entry.title, labels_json, annotations_json,
-                 entry.created, entry.generation),
-            )
-            object_id = cursor.lastrowid
-        else:
-            object_id = entry.id
-            self.connection.execute(
-                "UPDATE objects SET digest=?, title=?, labels=?, annotations=?, generation=? WHERE id=?",
-                (entry.digest, entry.title, labels_json, annotations_json, entry.generation, entry.id),
-            )
-            self.connection.execute("DELETE FROM labels WHERE object_id=?", (entry.id,))
-            self.connection.execute("DELETE FROM refs WHERE object_id=?", (entry.id,))
-        self.connection.executemany(
-            "INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)",
-            [(object_id, key, value) for key, value in entry.labels.items()],
-        )
-        self.connection.executemany(
-            "INSERT OR IGNORE INTO refs (object_id, field, target) VALUES (?, ?, ?)",
-            [(object_id, field_name, target) for field_name, target in references],
-        )
-        self._record_revision(entry.kind, entry.name, "applied", entry.digest, entry.title,
-                              labels_json, annotations_json, entry.generation, now)
-        return object_id
 
     def delete(self, entry: Entry, now: str) -> None:
         self.connection.execute("DELETE FROM labels WHERE object_id=?", (entry.id,))

@@ -19,11 +19,20 @@ _HEX = re.compile(r"^[0-9a-f]{64}$")
 class ObjectStore:
     def __init__(self, root: Path):
         self.root = Path(root) / "objects" / "sha256"
+        self._root_text = str(self.root)
+        self._folders: set[str] = set()  # fan-out folders known to exist
+        self._temporary_prefix = f".tmp-{os.getpid()}-{os.urandom(4).hex()}-"
+        self._written = 0
 
-    def path_of(self, digest: str) -> Path:
+    @staticmethod
+    def _hex(digest: str) -> str:
         algorithm, _, hexdigest = digest.partition(":")
         if algorithm != "sha256" or not _HEX.match(hexdigest):
             raise ValueError(f"not a sha256 digest: {digest!r}")
+        return hexdigest
+
+    def path_of(self, digest: str) -> Path:
+        hexdigest = self._hex(digest)
         return self.root / hexdigest[:2] / hexdigest[2:]
 
     def exists(self, digest: str) -> bool:
@@ -33,18 +42,34 @@ class ObjectStore:
         return self.path_of(digest).read_bytes()
 
     def write(self, digest: str, data: bytes) -> bool:
-        """Store ``data`` under ``digest``; False when it was already there."""
-        path = self.path_of(digest)
-        if path.is_file():
+        """Store ``data`` under ``digest``; False when it was already there.
+
+        Plain ``os`` calls on strings: this runs once per object in a bulk apply.
+        """
+        hexdigest = self._hex(digest)
+        folder = f"{self._root_text}/{hexdigest[:2]}"
+        path = f"{folder}/{hexdigest[2:]}"
+        if os.path.exists(path):
             return False
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.parent / f".tmp-{path.name[:16]}-{os.getpid()}-{os.urandom(4).hex()}"
+        if folder not in self._folders:
+            os.makedirs(folder, exist_ok=True)
+            self._folders.add(folder)
+        self._written += 1
+        temporary = f"{folder}/{self._temporary_prefix}{self._written}"
         try:
-            with open(temporary, "wb") as handle:
-                handle.write(data)
+            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(descriptor, view):]
+            finally:
+                os.close(descriptor)
             os.replace(temporary, path)
         except BaseException:
-            temporary.unlink(missing_ok=True)
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
             raise
         return True
 

@@ -36,7 +36,15 @@ def apply(
         raise UsageError("must specify -f")
     result = read_sources(expand_sources(filename, recursive))
     if result.problems:
-        raise InvalidInputError(result.problems)
+        # every error at once: also validate the documents that could be read
+        from kidx.operations.apply import validate_batch
+
+        problems = list(result.problems)
+        try:
+            validate_batch(result.documents, kind_registry(), result.texts)
+        except InvalidInputError as exc:
+            problems.extend(exc.problems)
+        raise InvalidInputError(problems)
     if not result.documents:
         raise UsageError("no objects passed to apply")
     report = apply_documents(

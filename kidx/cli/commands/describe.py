@@ -36,7 +36,8 @@ def describe(
         found = selection.entries
         separator = "\n\n"
         missing = selection.missing
-        if missing and len(targets) == 1 and targets[0].names and "/" not in (arguments or [""])[0]:
+        # kubectl: only for exactly TYPE NAME (with more names, a miss stays a NotFound)
+        if missing and len(targets) == 1 and len(targets[0].names or ()) == 1 and "/" not in (arguments or [""])[0]:
             by_prefix = [
                 (targets[0].info, entry)
                 for name in targets[0].names

@@ -45,7 +45,7 @@ def liger(
 
         document = as_list([document.body for document in converted.documents])
         out.data(to_yaml(document) if output_format == "yaml" else to_json(document))
-        _summarise(out, converted, None)
+        _summarise(out, converted, None, len(dict.fromkeys(files)))
         return
     from kidx.cli.commands.apply import print_outcomes
     from kidx.operations.apply import apply_documents
@@ -56,12 +56,13 @@ def liger(
             open_store(store), converted.documents, kind_registry(), dry_run=suffix is not None, progress=advance
         )
     print_outcomes(report, output_format, suffix)
-    _summarise(out, converted, report)
+    _summarise(out, converted, report, len(dict.fromkeys(files)))
 
 
-def _summarise(out, converted, report) -> None:
-    """One line on stderr: rows read and skipped, and what happened per kind."""
-    files = len({document.source for document in converted.documents}) or 0
+def _summarise(out, converted, report, files: int) -> None:
+    """One line on stderr: rows read and skipped, and what happened per kind.
+
+    ``files`` counts the files read, also those that gave no objects (header only)."""
     parts = [f"{converted.rows_read} rows read"]
     if report is not None:
         counts = Counter((o.info.kind, o.action) for o in report.outcomes)

@@ -1,0 +1,335 @@
+"""Shell completion: the scripts, the __complete candidates, and a real bash round trip."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+BIN = Path(sys.executable).parent
+
+MANIFESTS = """\
+apiVersion: kernelindex.dev/v1alpha1
+kind: BenchmarkProtocol
+metadata:
+  name: proto-a
+  labels: {team: alpha}
+spec:
+  harness: {name: Harness A}
+  measurement: {timer: cuda_events}
+---
+apiVersion: kernelindex.dev/v1alpha1
+kind: ExecutionEnvironment
+metadata:
+  name: env-h100
+  labels: {vendor: nvidia}
+spec:
+  hardware: {vendor: nvidia, product: NVIDIA H100}
+---
+apiVersion: kernelindex.dev/v1alpha1
+kind: BenchmarkRun
+metadata:
+  name: web-2
+  labels: {app: web, tier: fe}
+spec: {status: passed}
+---
+apiVersion: kernelindex.dev/v1alpha1
+kind: BenchmarkRun
+metadata:
+  name: web-10
+  labels: {app: web, tier: be}
+spec: {status: failed}
+---
+apiVersion: kernelindex.dev/v1alpha1
+kind: BenchmarkRun
+metadata:
+  name: api-1
+  labels: {app: api}
+spec: {status: passed}
+"""
+COMMANDS = ["api-resources", "apply", "completion", "delete", "describe", "diff", "digest", "explain", "get",
+            "history", "import"]
+TYPE_WORDS = [
+    "benchmarkprotocol", "benchmarkprotocols", "benchmarkrun", "benchmarkruns", "bp", "br", "ee", "env",
+    "environment", "environments", "envs", "executionenvironment", "executionenvironments", "impl",
+    "implementation", "implementations", "impls", "protocol", "protocols", "run", "runs", "wl", "workload",
+    "workloads", "all",
+]
+
+
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory):
+    """One store for the module: completion only reads it."""
+    from kidx.cli.app import run
+
+    folder = tmp_path_factory.mktemp("completion")
+    path = folder / "m.yaml"
+    path.write_text(MANIFESTS, encoding="utf-8")
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = run(["apply", "-f", str(path), "--store", str(folder / "store")])
+    assert code == 0, err.getvalue()
+    return folder / "store"
+
+
+@pytest.fixture
+def complete(filled, monkeypatch):
+    """``kidx __complete WORD…`` in process, against the filled store; the candidates as a list."""
+    from kidx.cli.app import run
+
+    monkeypatch.setenv("KIDX_STORE", str(filled))
+
+    def invoke(*words: str) -> list[str]:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = run(["__complete", *words])
+        assert (code, err.getvalue()) == (0, "")
+        text = out.getvalue()
+        assert text == "" or text.endswith("\n")
+        return text.splitlines()
+
+    return invoke
+
+
+# ------------------------------------------------------------------ scripts
+
+
+@pytest.mark.parametrize("shell, marker", [("bash", "complete -F _kidx kidx"), ("zsh", "compdef _kidx kidx"),
+                                           ("fish", "complete -c kidx")])
+def test_completion_scripts(kidx, shell, marker):
+    code, out, err = kidx("completion", shell)
+    assert (code, err) == (0, "")
+    assert out.strip() and out.endswith("\n")
+    assert "kidx __complete" in out
+    assert marker in out
+    assert "__files__" in out
+
+
+def test_unsupported_shell(kidx):
+    assert kidx("completion", "powershell") == (1, "", 'error: Unsupported shell type "powershell".\n')
+
+
+def test_completion_needs_a_shell(kidx):
+    code, out, err = kidx("completion")
+    assert (code, out) == (1, "")
+    assert err.startswith("error: ")
+
+
+def test_bash_script_is_valid_bash(kidx, tmp_path):
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("no bash")
+    script = tmp_path / "kidx.bash"
+    script.write_text(kidx("completion", "bash").out, encoding="utf-8")
+    assert subprocess.run([bash, "-n", str(script)], capture_output=True).returncode == 0
+
+
+# ------------------------------------------------------------------ candidates
+
+
+def test_commands(complete):
+    assert complete("") == COMMANDS
+    assert complete("d") == ["delete", "describe", "diff", "digest"]
+    assert complete("ge") == ["get"]
+    assert complete("zz") == []
+
+
+def test_no_words_at_all_gives_commands(filled, monkeypatch):
+    from kidx.cli.app import run
+
+    monkeypatch.setenv("KIDX_STORE", str(filled))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert run(["__complete"]) == 0
+    assert out.getvalue().splitlines() == COMMANDS
+
+
+@pytest.mark.parametrize("command", ["get", "describe", "delete", "history", "explain"])
+def test_type_words(complete, command):
+    assert complete(command, "") == TYPE_WORDS
+    assert complete(command, "ru") == ["run", "runs"]
+    assert complete(command, "e") == [
+        "ee", "env", "environment", "environments", "envs", "executionenvironment", "executionenvironments"]
+
+
+def test_names_from_the_store(complete):
+    assert complete("get", "runs", "") == ["api-1", "web-10", "web-2"]
+    assert complete("get", "runs", "web") == ["web-10", "web-2"]
+    assert complete("describe", "run", "web-1") == ["web-10"]
+    assert complete("delete", "br", "a") == ["api-1"]
+    assert complete("history", "protocols", "") == ["proto-a"]
+    assert complete("get", "runs", "nope") == []
+    assert complete("get", "workloads", "") == []
+
+
+def test_names_after_a_first_name_and_for_several_types(complete):
+    assert complete("get", "runs", "web-2", "") == ["api-1", "web-10", "web-2"]
+    assert complete("get", "runs,protocols", "") == ["api-1", "web-10", "web-2", "proto-a"]
+
+
+def test_names_after_flags_with_values(complete):
+    assert complete("get", "-o", "name", "runs", "w") == ["web-10", "web-2"]
+    assert complete("get", "-l", "app=web", "runs", "") == ["api-1", "web-10", "web-2"]
+
+
+def test_type_slash_name(complete):
+    assert complete("get", "run/") == ["run/api-1", "run/web-10", "run/web-2"]
+    assert complete("get", "run/w") == ["run/web-10", "run/web-2"]
+    assert complete("describe", "env/") == ["env/env-h100"]
+    assert complete("delete", "protocol/p") == ["protocol/proto-a"]
+    assert complete("get", "nope/") == []
+
+
+def test_names_come_from_the_store_named_on_the_line(complete, kidx, tmp_path):
+    other = tmp_path / "other-store"
+    manifest = tmp_path / "o.yaml"
+    manifest.write_text("apiVersion: kernelindex.dev/v1alpha1\nkind: BenchmarkRun\nmetadata:\n  name: elsewhere\n"
+                        "spec: {status: passed}\n", encoding="utf-8")
+    assert kidx("apply", "-f", str(manifest), store_path=other).code == 0
+    assert complete("get", "--store", str(other), "runs", "") == ["elsewhere"]
+    assert complete("get", f"--store={other}", "runs", "") == ["elsewhere"]
+
+
+@pytest.mark.parametrize(
+    "command, expected",
+    [
+        ("get", ["custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name", "wide", "yaml"]),
+        ("apply", ["name"]),
+        ("delete", ["name"]),
+        ("import", ["json", "name", "yaml"]),
+        ("history", ["json", "yaml"]),
+        ("api-resources", ["json", "name", "wide", "yaml"]),
+        ("describe", []),
+    ],
+)
+def test_output_values_per_command(complete, command, expected):
+    assert complete(command, "-o", "") == expected
+    assert complete(command, "--output", "") == expected
+
+
+def test_output_values_filtered_by_prefix(complete):
+    assert complete("get", "runs", "-o", "j") == ["json", "jsonpath=", "jsonpath-file="]
+    assert complete("get", "runs", "-o", "custom-columns=") == ["custom-columns="]
+
+
+def test_label_keys_and_values(complete):
+    keys = complete("get", "runs", "-l", "")
+    assert {"app=", "tier="} <= set(keys)
+    assert keys == sorted(keys) and all(key.endswith("=") for key in keys)
+    assert complete("get", "runs", "-l", "ti") == ["tier="]
+    assert complete("get", "runs", "--selector", "app=") == ["app=api", "app=web"]
+    assert complete("get", "runs", "-l", "app=w") == ["app=web"]
+    assert complete("get", "runs", "-l", "tier!=") == ["tier!=be", "tier!=fe"]
+    assert complete("get", "runs", "-l", "app=web,ti") == ["app=web,tier="]
+    assert complete("get", "runs", "-l", "app=web,tier=f") == ["app=web,tier=fe"]
+    assert complete("delete", "runs", "-l", "nokey=") == []
+
+
+def test_flags(complete):
+    assert complete("get", "runs", "--so") == ["--sort-by"]
+    assert complete("get", "runs", "--s") == ["--selector", "--show-labels", "--show-kind", "--sort-by", "--store"]
+    assert complete("history", "run", "web-2", "--") == ["--revision", "--output", "--no-headers", "--store"]
+    assert complete("diff", "-") == ["--filename", "-f", "--recursive", "-R", "--store"]
+    assert complete("explain", "--r") == ["--recursive"]
+    assert "--field-selector" in complete("get", "runs", "-")
+    assert "--references" in complete("get", "runs", "-")
+
+
+def test_files(complete):
+    assert complete("apply", "-f", "") == ["__files__"]
+    assert complete("apply", "--filename", "ma") == ["__files__"]
+    assert complete("diff", "-f", "") == ["__files__"]
+    assert complete("delete", "-f", "") == ["__files__"]
+    assert complete("get", "--store", "") == ["__files__"]
+    assert complete("import", "liger", "") == ["__files__"]
+
+
+def test_other_positions(complete):
+    assert complete("completion", "") == ["bash", "zsh", "fish"]
+    assert complete("completion", "z") == ["zsh"]
+    assert complete("import", "") == ["liger"]
+    assert complete("apply", "") == []
+
+
+def test_completion_of_an_empty_or_missing_store(monkeypatch, tmp_path):
+    from kidx.cli.app import run
+
+    monkeypatch.setenv("KIDX_STORE", str(tmp_path / "none"))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert run(["__complete", "get", "runs", ""]) == 0
+        assert run(["__complete", "get", "runs", "-l", ""]) == 0
+    assert (out.getvalue(), err.getvalue()) == ("", "")
+    assert not (tmp_path / "none").exists()
+
+
+# ------------------------------------------------------------------ a real shell
+
+
+def bash_complete(store: Path, words: list[str], cword: int, line: str | None = None) -> subprocess.CompletedProcess:
+    """Call _kidx the way bash does: COMP_WORDS/COMP_CWORD, and COMP_LINE/COMP_POINT when given."""
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("no bash")
+
+    def quoted(word: str) -> str:
+        return "'" + word.replace("'", "'\\''") + "'"
+
+    program = "source <(kidx completion bash) || exit 3\n"
+    if line is not None:
+        program += f"COMP_LINE={quoted(line)}; COMP_POINT={len(line)}\n"
+    program += (
+        f"COMP_WORDS=({' '.join(map(quoted, words))}); COMP_CWORD={cword}\n"
+        "_kidx\n"
+        'printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    environment = {**os.environ, "KIDX_STORE": str(store), "NO_COLOR": "1",
+                   "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return subprocess.run([bash, "-c", program], capture_output=True, text=True, env=environment, cwd=REPO)
+
+
+def test_bash_round_trip(filled):
+    assert shutil.which("kidx", path=str(BIN)), "the venv's kidx script is needed"
+    done = bash_complete(filled, ["kidx", "get", "runs", "web"], 3)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines() == ["web-10", "web-2"]
+    done = bash_complete(filled, ["kidx", "g"], 1)
+    assert done.stdout.splitlines() == ["get"]
+    done = bash_complete(filled, ["kidx", "get", "run/a"], 2)
+    assert done.stdout.splitlines() == ["run/api-1"]
+
+
+@pytest.mark.parametrize(
+    "line, words, expected",
+    [
+        ("kidx ", ["kidx", ""], COMMANDS),
+        ("kidx get runs w", ["kidx", "get", "runs", "w"], ["web-10", "web-2"]),
+        ("kidx get runs -o j", ["kidx", "get", "runs", "-o", "j"], ["json", "jsonpath=", "jsonpath-file="]),
+        ("kidx get runs -l ti", ["kidx", "get", "runs", "-l", "ti"], ["tier="]),
+        # bash cuts words at '=' (COMP_WORDBREAKS): the reply replaces only the part after it
+        ("kidx get runs -l app=w", ["kidx", "get", "runs", "-l", "app", "=", "w"], ["web"]),
+        ("kidx get runs -l app=", ["kidx", "get", "runs", "-l", "app", "="], ["=api", "=web"]),
+        ("kidx get runs -l app=web,tier=f", ["kidx", "get", "runs", "-l", "app", "=", "web,tier", "=", "f"], ["fe"]),
+        ("kidx get runs -l tier!=b", ["kidx", "get", "runs", "-l", "tier!", "=", "b"], ["be"]),
+    ],
+)
+def test_bash_round_trip_as_bash_splits_the_line(filled, line, words, expected):
+    done = bash_complete(filled, words, len(words) - 1, line)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines() == expected
+
+
+def test_bash_round_trip_falls_back_to_files(filled, tmp_path):
+    (tmp_path / "manifest-one.yaml").write_text("", encoding="utf-8")
+    current = str(tmp_path / "manifest-o")
+    done = bash_complete(filled, ["kidx", "apply", "-f", current], 3, f"kidx apply -f {current}")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines() == [str(tmp_path / "manifest-one.yaml")]

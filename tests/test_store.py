@@ -1,0 +1,254 @@
+"""The store: where it lives, content-addressed object files, and reads that create nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import (
+    SEED_BUNDLE, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_DIGEST, SEED_RUN_NAME,
+)
+from kidx.identity import canonical_json, identity_of
+from kidx.store.objects import ObjectStore
+from kidx.store.store import Store, default_store_path
+
+SEED_DIGESTS = {SEED_RUN_DIGEST, SEED_PROTOCOL_DIGEST, SEED_ENVIRONMENT_DIGEST}
+RUN_LINE = f"benchmarkrun.kernelindex.dev/{SEED_RUN_NAME}"
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG paths are Linux's")
+
+
+def run_cli(capsys, *args):
+    """kidx in process with exactly these arguments (no --store added)."""
+    from kidx.cli.app import run
+
+    code = run(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def all_files(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+# ---------------------------------------------------------------- location
+
+
+@linux_only
+def test_default_location_follows_xdg_data_home(monkeypatch, capsys, tmp_path):
+    import platformdirs
+
+    monkeypatch.delenv("KIDX_STORE", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    expected = tmp_path / "xdg" / "kidx"
+    assert default_store_path() == expected == Path(platformdirs.user_data_dir("kidx"))
+    code, out, _ = run_cli(capsys, "apply", "-f", str(SEED_BUNDLE), "-o", "name")
+    assert code == 0
+    assert out.splitlines()[0] == RUN_LINE
+    assert (expected / "catalog.sqlite").is_file()
+    assert set(ObjectStore(expected).digests()) == SEED_DIGESTS
+    assert not (tmp_path / "home").exists()
+    assert run_cli(capsys, "get", "runs", "-o", "name") == (0, RUN_LINE + "\n", "")
+
+
+@linux_only
+def test_default_location_without_xdg_is_under_home(monkeypatch, capsys, tmp_path):
+    monkeypatch.delenv("KIDX_STORE", raising=False)
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    expected = tmp_path / "home" / ".local" / "share" / "kidx"
+    assert default_store_path() == expected
+    assert run_cli(capsys, "apply", "-f", str(SEED_BUNDLE), "-o", "name")[0] == 0
+    assert (expected / "catalog.sqlite").is_file()
+
+
+@linux_only
+def test_default_location_in_a_real_process(kidx_process, tmp_path, store):
+    data_home = tmp_path / "xdg"
+    env = {"KIDX_STORE": "", "XDG_DATA_HOME": str(data_home), "HOME": str(tmp_path / "home")}
+    code, out, _ = kidx_process("apply", "-f", str(SEED_BUNDLE), "-o", "name", env=env)
+    assert code == 0
+    assert out.splitlines()[0] == RUN_LINE
+    assert (data_home / "kidx" / "catalog.sqlite").is_file()
+    assert not store.exists()
+
+
+def test_kidx_store_is_honoured(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("KIDX_STORE", str(tmp_path / "from-env"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert default_store_path() == tmp_path / "from-env"
+    assert run_cli(capsys, "apply", "-f", str(SEED_BUNDLE), "-o", "name")[0] == 0
+    assert (tmp_path / "from-env" / "catalog.sqlite").is_file()
+    assert not (tmp_path / "xdg").exists()
+    assert run_cli(capsys, "get", "runs", "-o", "name") == (0, RUN_LINE + "\n", "")
+
+
+def test_kidx_store_in_a_real_process(kidx_process, store):
+    assert kidx_process("apply", "-f", str(SEED_BUNDLE), "-o", "name")[0] == 0
+    assert (store / "catalog.sqlite").is_file()
+    assert kidx_process("get", "runs", "-o", "name") == (0, RUN_LINE + "\n", "")
+
+
+def test_store_option_beats_kidx_store(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("KIDX_STORE", str(tmp_path / "from-env"))
+    option = tmp_path / "from-option"
+    assert run_cli(capsys, "apply", "-f", str(SEED_BUNDLE), "--store", str(option))[0] == 0
+    assert (option / "catalog.sqlite").is_file()
+    assert not (tmp_path / "from-env").exists()
+    assert run_cli(capsys, "get", "runs", "-o", "name", "--store", str(option)) == (0, RUN_LINE + "\n", "")
+    assert run_cli(capsys, "get", "runs", "-o", "name") == (0, "", "")
+
+
+# ---------------------------------------------------------------- object files
+
+
+def test_object_files_are_named_by_digest_and_rehash_to_their_names(kidx, store, seed_bundle):
+    assert kidx("apply", "-f", str(SEED_BUNDLE))[0] == 0
+    objects = ObjectStore(store)
+    assert set(objects.digests()) == SEED_DIGESTS
+    for manifest in seed_bundle.values():
+        identity = identity_of(manifest)
+        digest = {"BenchmarkRun": SEED_RUN_DIGEST, "BenchmarkProtocol": SEED_PROTOCOL_DIGEST,
+                  "ExecutionEnvironment": SEED_ENVIRONMENT_DIGEST}[manifest["kind"]]
+        hexdigest = digest.split(":")[1]
+        path = store / "objects" / "sha256" / hexdigest[:2] / hexdigest[2:]
+        assert objects.path_of(digest) == path
+        assert path.read_bytes() == canonical_json(identity)
+        assert objects.verify(digest)
+    assert sorted(all_files(store / "objects")) == sorted(
+        f"sha256/{d[7:9]}/{d[9:]}" for d in SEED_DIGESTS
+    )
+
+
+def test_store_layout_and_names_are_not_paths(kidx, store):
+    manifest = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload",
+                "metadata": {"name": "x..y_z-name"}, "spec": {"operation": "op"}}
+    assert kidx("apply", "-f", "-", stdin=json.dumps(manifest))[0] == 0
+    files = all_files(store)
+    assert all("x..y_z-name" not in f for f in files)
+    assert "catalog.sqlite" in files
+    assert all(f.startswith(("objects/sha256/", "catalog.sqlite")) for f in files), files
+
+
+def test_objects_are_written_once(kidx, store):
+    kidx("apply", "-f", str(SEED_BUNDLE))
+    objects = ObjectStore(store)
+    path = objects.path_of(SEED_RUN_DIGEST)
+    os.utime(path, (1_000_000_000, 1_000_000_000))
+    assert objects.write(SEED_RUN_DIGEST, b"something else") is False
+    kidx("apply", "-f", str(SEED_BUNDLE))
+    kidx("apply", "-f", "-", stdin=SEED_BUNDLE.read_text().replace("0.6.1", "0.6.2"))  # labels only
+    assert path.stat().st_mtime == 1_000_000_000
+    assert objects.verify(SEED_RUN_DIGEST)
+
+
+def test_verify_detects_a_corrupt_object(kidx, store):
+    kidx("apply", "-f", str(SEED_BUNDLE))
+    objects = ObjectStore(store)
+    path = objects.path_of(SEED_PROTOCOL_DIGEST)
+    path.chmod(0o644)
+    path.write_bytes(path.read_bytes() + b" ")
+    assert objects.verify(SEED_PROTOCOL_DIGEST) is False
+    assert objects.verify(SEED_ENVIRONMENT_DIGEST) is True
+
+
+def test_write_and_read_a_new_object(tmp_path):
+    from kidx.identity.canonical import digest_bytes
+
+    objects = ObjectStore(tmp_path / "s")
+    data = canonical_json({"apiVersion": "v", "kind": "K", "spec": {"é": 1}})
+    digest = digest_bytes(data)
+    assert objects.write(digest, data) is True
+    assert objects.exists(digest)
+    assert objects.read(digest) == data
+    assert objects.verify(digest)
+    assert list(objects.digests()) == [digest]
+    assert all_files(tmp_path / "s") == [f"objects/sha256/{digest[7:9]}/{digest[9:]}"]
+
+
+@pytest.mark.parametrize("bad", ["sha256:abc", "md5:" + "0" * 64, "0" * 64, "sha256:" + "G" * 64, "sha256:../../x"])
+def test_path_of_refuses_non_digests(tmp_path, bad):
+    with pytest.raises(ValueError):
+        ObjectStore(tmp_path).path_of(bad)
+
+
+def test_stray_files_are_not_objects(kidx, store):
+    kidx("apply", "-f", str(SEED_BUNDLE))
+    fan = store / "objects" / "sha256" / SEED_RUN_DIGEST[7:9]
+    (fan / ".tmp-leftover").write_bytes(b"partial")
+    (store / "objects" / "sha256" / "zz").mkdir()
+    assert set(ObjectStore(store).digests()) == SEED_DIGESTS
+
+
+def test_missing_object_is_a_store_error(kidx, store):
+    from kidx.errors import StoreError
+
+    kidx("apply", "-f", str(SEED_BUNDLE))
+    path = ObjectStore(store).path_of(SEED_PROTOCOL_DIGEST)
+    path.unlink()
+    with pytest.raises(StoreError):
+        Store(store).identity(SEED_PROTOCOL_DIGEST)
+    code, out, err = kidx("get", "bp", "-o", "yaml")
+    assert (code, out) == (1, "")
+    assert err.startswith("error: object sha256:080e6e66e4ec75a131aa0c9121c74b8e8eed64e7b6d621d567c6a28f79548be8 is missing")
+
+
+def test_catalog_uses_wal(kidx, store):
+    kidx("apply", "-f", str(SEED_BUNDLE))
+    connection = sqlite3.connect(store / "catalog.sqlite")
+    try:
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        connection.close()
+
+
+# ---------------------------------------------------------------- reading never creates
+
+
+@pytest.fixture
+def deep_store(tmp_path):
+    return tmp_path / "not" / "yet" / "store"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("get", "runs"),
+        ("get", "all", "-o", "yaml"),
+        ("get", "run", "nope"),
+        ("get", "run", "-l", "a=b"),
+        ("describe", "runs"),
+        ("describe", "run", "nope"),
+        ("delete", "runs", "--all"),
+        ("delete", "runs", "-l", "a"),
+        ("delete", "run", "nope"),
+        ("apply", "-f", str(SEED_BUNDLE), "--dry-run"),
+        ("digest", "-f", str(SEED_BUNDLE)),
+    ],
+)
+def test_reading_a_store_that_does_not_exist_creates_nothing(kidx, tmp_path, deep_store, args):
+    code, _, _ = kidx(*args, store_path=deep_store)
+    assert code in (0, 1)
+    assert not (tmp_path / "not").exists()
+
+
+def test_opening_a_missing_store_for_reading_creates_nothing(deep_store, tmp_path):
+    store = Store(deep_store)
+    catalog = store.catalog()
+    assert catalog.list("BenchmarkRun") == []
+    assert catalog.get("BenchmarkRun", "x") is None
+    assert catalog.revisions("BenchmarkRun", "x") == []
+    store.close()
+    assert list(ObjectStore(deep_store).digests()) == []
+    assert not (tmp_path / "not").exists()
+
+
+def test_first_write_creates_the_store(kidx, tmp_path, deep_store):
+    assert kidx("apply", "-f", str(SEED_BUNDLE), store_path=deep_store)[0] == 0
+    assert (deep_store / "catalog.sqlite").is_file()
+    assert set(ObjectStore(deep_store).digests()) == SEED_DIGESTS
