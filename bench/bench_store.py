@@ -728,6 +728,20 @@ def bench_liger(args, report: Report, work: Path, kidx: list[str]) -> None:
     report.data["liger"] = {"import_s": imp, "apply_s": app}
 
 
+def code_version() -> str:
+    """The commit of the kidx tree and how many tracked files differ from it (read-only git)."""
+    def git(*argv):
+        proc = subprocess.run(["git", "--no-optional-locks", "-C", str(REPO), *argv],
+                              capture_output=True, text=True)
+        return proc.stdout.strip() if proc.returncode == 0 else None
+    head = git("rev-parse", "--short", "HEAD")
+    if head is None:
+        return "unknown (not a git checkout)"
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", "kidx", "crds")
+    count = len(changed.splitlines()) if changed else 0
+    return f"{head}" + (f" + {count} modified files under kidx/ crds/" if count else " (clean kidx/ crds/)")
+
+
 def _terminate(signum, frame):
     raise KeyboardInterrupt
 
@@ -768,7 +782,8 @@ def main() -> int:
     c_parser = "clib" in probe.Parser.__module__ or probe.Parser.__name__.startswith("C")
     report.say(f"kidx bench_store  {time.strftime('%Y-%m-%d %H:%M:%S')}  host {platform.node()}  "
                f"{os.cpu_count()} CPUs  load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    report.say(f"python {platform.python_version()} ({sys.executable}); kidx: {' '.join(kidx)}")
+    report.say(f"python {platform.python_version()} ({sys.executable}); kidx: {' '.join(kidx)}; "
+               f"code: {code_version()}")
     report.say(f"ruamel.yaml {ruamel.yaml.__version__}: YAML(typ='safe', pure=False).Parser = "
                f"{probe.Parser.__module__}.{probe.Parser.__name__} "
                f"({'C parser' if c_parser else 'NOT the C parser: pure Python'}), "
@@ -793,7 +808,8 @@ def main() -> int:
     report.table(["metric", "measured", "target", "result"], [list(r) for r in report.summary])
     fails = sum(1 for r in report.summary if r[3] == "FAIL")
     report.say(f"\n{fails} of {sum(1 for r in report.summary if r[3] in ('PASS', 'FAIL'))} targets missed; "
-               f"total {time.perf_counter() - started:.0f} s; load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+               f"total {time.perf_counter() - started:.0f} s; load {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+               f"code at the end: {code_version()}")
     report.save()
     (args.out / f"bench_store-{stamp}.json").write_text(json.dumps(report.data, indent=1, default=str))
     print(f"report saved to {report.path}")

@@ -513,7 +513,7 @@ def test_by_name_reference_contradicting_the_digest_is_an_error(kidx, store):
     text = PROTOCOL_YAML + "---\n" + run_yaml("r1", f"  protocolRef: {{name: p1}}\n  protocolDigest: {other}\n")
     assert kidx("apply", "-f", "-", stdin=text) == (
         1, "",
-        f"error: STDIN, document 2, line 18: spec.protocolDigest: Invalid value: {other}: contradicts protocolRef "
+        f"error: STDIN, document 2, line 18: spec.protocolDigest: Invalid value: \"{other}\": contradicts protocolRef "
         f'("p1" is {P1_DIGEST})\n',
     )
     assert not store.exists()

@@ -76,6 +76,8 @@ def lifecycle_store(tmp_path_factory):
     store = folder / "store"
     path = folder / "r1.yaml"
     with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
+        monkeypatch.delenv("KIDX_STORE", raising=False)
         times = make_clock(monkeypatch)
         for text in (run_yaml(), run_yaml(app="api"), run_yaml(status="failed", app="api"), None, run_yaml()):
             if text is None:

@@ -69,6 +69,16 @@ def _run_cli(args: list[str]) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+@pytest.fixture(scope="module")
+def module_environment(tmp_path_factory):
+    """For module fixtures: the same isolation as conftest gives each test."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
+        monkeypatch.setenv("NO_COLOR", "1")
+        monkeypatch.delenv("KIDX_STORE", raising=False)
+        yield
+
+
 @pytest.fixture
 def write(tmp_path):
     def write(text: str, name: str = "data.csv") -> str:
@@ -91,7 +101,7 @@ def without_unpublished(spec: dict) -> dict:
 
 
 @pytest.fixture(scope="module")
-def full(tmp_path_factory):
+def full(tmp_path_factory, module_environment):
     """The three files imported once; tests only read this store (or re-import unchanged)."""
     store = tmp_path_factory.mktemp("full") / "store"
     code, out, err = _run_cli(["import", "liger", *map(str, FILES), "--store", str(store)])

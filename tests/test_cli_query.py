@@ -100,12 +100,17 @@ R = "benchmarkrun.kernelindex.dev/"
 ALL_RUNS = ["api-9", SEED, "web-1", "web-10", "web-2"]
 
 
-def _run_cli(args: list[str]) -> tuple[int, str, str]:
+def _run_cli(args: list[str], tmp_path_factory) -> tuple[int, str, str]:
+    """In process, for module fixtures: the same isolation as conftest gives each test."""
     from kidx.cli.app import run
 
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = run(args)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
+        monkeypatch.setenv("NO_COLOR", "1")
+        monkeypatch.delenv("KIDX_STORE", raising=False)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = run(args)
     return code, out.getvalue(), err.getvalue()
 
 
@@ -117,7 +122,7 @@ def small_store(tmp_path_factory):
     manifests = folder / "small.yaml"
     manifests.write_text(SMALL, encoding="utf-8")
     for source in (SEED_BUNDLE, manifests):
-        code, _, err = _run_cli(["apply", "-f", str(source), "--store", str(path)])
+        code, _, err = _run_cli(["apply", "-f", str(source), "--store", str(path)], tmp_path_factory)
         assert code == 0, err
     return path
 
@@ -373,6 +378,21 @@ def test_sort_by_reorders_list_items_and_tables(q):
 
 def test_sort_by_a_field_no_object_has(q):
     assert q("get", "runs", "--sort-by", ".spec.nope") == (
+        1, "", 'error: couldn\'t find any field with path "{.spec.nope}" in the list of objects\n')
+
+
+def test_sort_by_with_several_kinds_sorts_each_and_needs_the_field_somewhere(q):
+    """Each kind is sorted on its own; a kind lacking the field is not an error when another has it."""
+    code, out, err = q("get", "runs,protocols", "-o", "name", "--sort-by", "-.spec.status")
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [R + name for name in ("api-9", SEED, "web-1", "web-2", "web-10")] + [
+        "benchmarkprotocol.kernelindex.dev/" + name for name in ("liger-bench-do-bench-backward", "proto-a", "proto-b")]
+    code, out, err = q("get", "protocols,envs", "--sort-by", "-.spec.hardware.vendor",
+                       "-o", "custom-columns=N:.metadata.name,V:.spec.hardware.vendor", "--no-headers")
+    assert (code, err) == (0, "")
+    assert [line.split() for line in out.splitlines()][-3:] == [
+        ["env-h100", "nvidia"], ["liger-bench-nvidia-h100-80gb-hbm3", "nvidia"], ["env-mi300", "amd"]]
+    assert q("get", "runs,protocols", "--sort-by", ".spec.nope") == (
         1, "", 'error: couldn\'t find any field with path "{.spec.nope}" in the list of objects\n')
 
 

@@ -74,8 +74,11 @@ def filled(tmp_path_factory):
     path = folder / "m.yaml"
     path.write_text(MANIFESTS, encoding="utf-8")
     err = io.StringIO()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-        code = run(["apply", "-f", str(path), "--store", str(folder / "store")])
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
+        monkeypatch.delenv("KIDX_STORE", raising=False)
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            code = run(["apply", "-f", str(path), "--store", str(folder / "store")])
     assert code == 0, err.getvalue()
     return folder / "store"
 

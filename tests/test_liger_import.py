@@ -366,7 +366,6 @@ def test_seed_workload_and_implementation(imported, seed):
     assert implementation["metadata"] == {
         "name": "liger-llama4-rope-liger-triton",
         "title": "Llama 4 rotary position embedding · Liger (Triton)",
-        "annotations": {"liger.kernelindex.dev/providers": "liger, liger_triton"},
     }
     assert implementation["spec"] == {
         "library": "liger-kernel", "operation": "llama4_rope", "backend": "triton",

@@ -90,7 +90,8 @@ def liger_subset(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def big_store(liger_subset, tmp_path_factory) -> Path:
     store = tmp_path_factory.mktemp("big") / "store"
-    environment = {**os.environ, "KIDX_STORE": str(store), "NO_COLOR": "1"}
+    environment = {**os.environ, "KIDX_STORE": str(store), "NO_COLOR": "1",
+                   "XDG_CACHE_HOME": str(tmp_path_factory.getbasetemp() / "cache")}
     done = subprocess.run([sys.executable, "-m", "kidx", "import", "liger", str(liger_subset)],
                           capture_output=True, env=environment, cwd=REPO)
     assert done.returncode == 0, done.stderr
@@ -227,7 +228,7 @@ def test_term_dumb_means_no_colour(filled):
     assert b"Warning: " in received and b"\x1b" not in received
 
 
-@pytest.mark.parametrize("output", ["yaml", "json", "wide", "name"])
+@pytest.mark.parametrize("output", ["yaml", "json", "wide"])
 def test_head_closing_the_pipe_is_not_an_error(big_store, output):
     done = shell(f"kidx get runs -o {output} | head -1; echo \"kidx=${{PIPESTATUS[0]}}\"", big_store)
     assert done.stderr == ""

@@ -45,8 +45,16 @@ def _command_name(argv: list[str]) -> str | None:
 
 
 def _normalise(argv: list[str]) -> list[str]:
-    # kubectl accepts a bare --dry-run (meaning client); the parser wants a value
-    return ["--dry-run=client" if argument == "--dry-run" else argument for argument in argv]
+    """kubectl's habits the parser does not have: a bare ``--dry-run`` means client, and
+    the global ``--store`` may come before the command (``kidx --store S get runs``)."""
+    arguments = ["--dry-run=client" if argument == "--dry-run" else argument for argument in argv]
+    leading: list[str] = []
+    while arguments and arguments[0].startswith("--store"):
+        take = 1 if "=" in arguments[0] else 2
+        leading, arguments = leading + arguments[:take], arguments[take:]
+    if leading and arguments:
+        return [arguments[0], *leading, *arguments[1:]]
+    return arguments
 
 
 def build_app(names):
@@ -103,9 +111,9 @@ def run(argv: list[str]) -> int:
         return USAGE_ERROR_EXIT.get(name, 1)
     except typer.Exit as exc:
         return exc.exit_code
-    except typer.Abort:
-        output.error("aborted")
-        return 1
+    except typer.Abort:  # the parser's word for Ctrl-C
+        output.error("interrupted")
+        return 130
     except click.exceptions.ClickException as exc:
         output.error(exc.format_message())
         return 1

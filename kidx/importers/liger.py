@@ -96,7 +96,6 @@ HEADER = (
 ANNOTATION_FILE = "kernelindex.dev/source-file"
 ANNOTATION_LINE = "kernelindex.dev/source-line"
 ANNOTATION_ROW = "liger.kernelindex.dev/row"
-ANNOTATION_PROVIDERS = "liger.kernelindex.dev/providers"
 
 # Names published before this importer existed (see the module docstring).
 LEGACY_RUN_NAMES = {
@@ -374,7 +373,6 @@ class _Shared:
     source: str
     index: int
     line: int
-    providers: set[str] = field(default_factory=set)
 
 
 def _protocol_manifest(metric: str, mode: str) -> tuple[str, dict]:
@@ -647,7 +645,6 @@ class _Converter:
                                    lambda: _environment_manifest(gpu))
         implementation = self._shared("Implementation", (kernel, provider), where,
                                       lambda: _implementation_manifest(kernel, provider))
-        self.shared["Implementation"][implementation].providers.add(provider)
         workload = self._shared("Workload", (kernel, signature), where,
                                 lambda: _workload_manifest(kernel, parameters, dtype, key))
 
@@ -799,10 +796,6 @@ class _Converter:
                 if counts[name] > 1 or len(name) > _MAX_NAME or not _NAME_OK.match(name):
                     name = _hashed_name(name or "liger", item.digest, _MAX_NAME)
                 item.body["metadata"]["name"] = name
-                if item.providers:
-                    item.body["metadata"]["annotations"] = {
-                        ANNOTATION_PROVIDERS: ", ".join(sorted(item.providers))
-                    }
                 documents.append(Document(item.body, item.source, item.index, item.line))
         documents.extend(self.runs)
         return LigerImport(documents, self.rows_read, self.skipped)

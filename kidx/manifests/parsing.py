@@ -8,6 +8,7 @@ when YAML is actually read.
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from dataclasses import dataclass
 
@@ -135,10 +136,59 @@ def parse_yaml_stream(text: str) -> list[ParsedDocument]:
     from ruamel.yaml.error import MantissaNoDotYAML1_1Warning
 
     loader = _yaml_loader()
+    if _might_be_deep(text):
+        _check_nesting(loader, text)
     with warnings.catch_warnings():
         # "1e3" is a float in YAML 1.2 (and JSON); ruamel's constructor warns as if it were 1.1
         warnings.simplefilter("ignore", MantissaNoDotYAML1_1Warning)
         return _parse_yaml(loader, text)
+
+
+# ruamel's C composer recurses once per nesting level and crashes the process (SIGSEGV)
+# past about 30,000 levels, before any limit of ours can run. Nesting needs indentation
+# (block mappings), dashes on one line (compact sequences) or open brackets (flow): a text
+# whose indentation, line length and bracket depth stay under these bounds cannot reach a
+# third of the crash depth. Only other texts get the exact depth check, made on the
+# parser's event stream, which is iterative. Depths between 64 and the bounds are refused
+# after parsing, by the value checks.
+_DEEP = 4096
+_DEEP_INDENT = re.compile(r"\n[ \t]{%d}" % _DEEP)
+_BRACKETS = re.compile(r"[\[\]{}]")
+NESTING_LIMIT = 64  # the same bound as values.MAX_DEPTH
+
+
+def _might_be_deep(text: str) -> bool:
+    if len(text) < _DEEP:
+        return False
+    if _DEEP_INDENT.search(text):
+        return True
+    if text.count("[") + text.count("{") >= _DEEP:
+        depth = 0
+        for bracket in _BRACKETS.finditer(text):
+            depth += 1 if bracket.group() in "[{" else -1
+            if depth >= _DEEP:
+                return True
+    return max(map(len, text.split("\n"))) >= 2 * _DEEP
+
+
+def _check_nesting(loader, text: str) -> None:
+    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent, DocumentStartEvent
+
+    depth, index, line = 0, 0, 1
+    try:
+        for event in loader.parse(text):
+            if isinstance(event, DocumentStartEvent):
+                index += 1
+                line = event.start_mark.line + 1 if event.start_mark else line
+            elif isinstance(event, CollectionStartEvent):
+                depth += 1
+                if depth > NESTING_LIMIT:
+                    raise ParseError(f"document is nested more than {NESTING_LIMIT} levels deep", line, index or 1)
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
+    except YAMLError:
+        return  # a syntax error: the real parse reports it with its position
 
 
 def _parse_yaml(loader, text: str) -> list[ParsedDocument]:

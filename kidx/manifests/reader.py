@@ -103,7 +103,7 @@ def read_text(text: str | None, source: str, result: ReadResult, is_json: bool =
         result.problems.append(Problem(Location(source), "no objects in the input (the file is empty)"))
         return
     try:
-        parsed = parse_json_stream(text) if is_json or looks_like_json(text) else parse_yaml_stream(text)
+        parsed = _parse(text, is_json)
     except ParseError as exc:
         result.problems.append(Problem(Location(source, exc.index, exc.line), exc.message))
         return
@@ -134,6 +134,23 @@ def read_text(text: str | None, source: str, result: ReadResult, is_json: bool =
                     line = locate_line(text, item.index, path) or item.line
                 result.problems.append(Problem(Location(source, item.index, line, path or None), exc.message))
                 break
+
+
+def _parse(text: str, is_json: bool):
+    """JSON for .json files and for text that starts like JSON, else YAML.
+
+    Text that starts with ``{`` but is not JSON may still be YAML (``{kind: List}``);
+    outside .json files it gets a second chance as YAML, whose error then stands.
+    """
+    if is_json:
+        return parse_json_stream(text)
+    if looks_like_json(text):
+        try:
+            return parse_json_stream(text)
+        except ParseError as json_error:
+            if "nested too deeply" in json_error.message:
+                raise
+    return parse_yaml_stream(text)
 
 
 def _flatten(data, source, index, line, member, location, result: ReadResult) -> None:

@@ -91,6 +91,10 @@ class BatchProblems:
             raise InvalidInputError(self.problems)
 
 
+def _canonical_content(item: _Item) -> bytes:
+    return canonical_json([item.spec, item.title, item.labels, item.annotations])
+
+
 def validate_batch(
     documents: list[Document], registry: KindRegistry, texts: dict[str, str], progress: Progress | None = None
 ) -> list[_Item]:
@@ -117,9 +121,7 @@ def validate_batch(
         if earlier is None:
             seen[key] = item
             items.append(item)
-        elif (earlier.spec, earlier.title, earlier.labels, earlier.annotations) != (
-            item.spec, item.title, item.labels, item.annotations
-        ):
+        elif _canonical_content(earlier) != _canonical_content(item):  # 5 and 5.0 differ, as in digests
             problems.add(
                 document,
                 "metadata.name",
@@ -249,7 +251,7 @@ def _pin_references(catalog: Catalog, items: list[_Item], problems: BatchProblem
                 problems.add(
                     item.document,
                     f"spec.{reference.field}",
-                    f"Invalid value: {given}: contradicts {reference.name_field} "
+                    f'Invalid value: "{given}": contradicts {reference.name_field} '
                     f'("{target_name}" is {digest})',
                 )
                 continue

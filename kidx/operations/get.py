@@ -69,7 +69,12 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
     if query.sort_keys:
         from kidx.output.sorting import sort_objects
 
-        groups = [(info, sort_objects(manifests, query.sort_keys)) for info, manifests in groups]
+        if len(groups) > 1:  # a key is a mistake only when no object of any kind has it
+            sort_objects([m for _, manifests in groups for m in manifests], query.sort_keys)
+        groups = [
+            (info, sort_objects(manifests, query.sort_keys, require_found=len(groups) == 1))
+            for info, manifests in groups
+        ]
     if query.limit is not None:
         groups = _limited(groups, query.limit)
     single = len(targets) == 1 and targets[0].names is not None and len(targets[0].names) == 1

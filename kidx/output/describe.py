@@ -56,20 +56,13 @@ class DescribeWriter:
                     self.lines.append((" " * indent + _scalar(item), None))
 
     def _field(self, label: str, data, indent: int) -> None:
-        if isinstance(data, dict):
-            if data:
-                self.header(label, indent)
-                self.value(data, indent + 2)
-            else:
-                self.pair(label, NONE, indent)
-        elif isinstance(data, list):
-            if data:
-                self.header(label, indent)
-                self.value(data, indent + 2)
-            else:
-                self.pair(label, NONE, indent)
-        else:
+        if not isinstance(data, (dict, list)):
             self.pair(label, _scalar(data), indent)
+        elif data:
+            self.header(label, indent)
+            self.value(data, indent + 2)
+        else:
+            self.pair(label, NONE, indent)
 
     def render(self) -> str:
         out: list[str] = []

@@ -20,7 +20,7 @@ class Output:
         self.environ = os.environ if environ is None else environ
 
     def colour_allowed(self, stream: TextIO) -> bool:
-        if "NO_COLOR" in self.environ or self.environ.get("TERM") == "dumb":
+        if self.environ.get("NO_COLOR") or self.environ.get("TERM") == "dumb":  # no-color.org: set and not empty
             return False
         isatty = getattr(stream, "isatty", None)
         return bool(isatty and isatty())

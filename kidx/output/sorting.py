@@ -116,8 +116,11 @@ def _value_key(value: Any) -> tuple[Any, ...]:
     return (5, format_value(value))
 
 
-def sort_objects(objects: Sequence[dict], keys: Sequence[SortKey] | str) -> list[dict]:
-    """A new list of ``objects`` sorted by ``keys`` (or a ``--sort-by`` spec string)."""
+def sort_objects(objects: Sequence[dict], keys: Sequence[SortKey] | str, *, require_found: bool = True) -> list[dict]:
+    """A new list of ``objects`` sorted by ``keys`` (or a ``--sort-by`` spec string).
+
+    With ``require_found`` (the default) a key that no object has is an error; callers
+    that sort several lists (one per kind) check that over all of them instead."""
     if isinstance(keys, str):
         keys = parse_sort_keys(keys)
     items = list(objects)
@@ -126,7 +129,7 @@ def sort_objects(objects: Sequence[dict], keys: Sequence[SortKey] | str) -> list
     columns = []
     for key in keys:
         firsts = [key.first_value(obj) for obj in items]
-        if all(v is _MISSING for v in firsts):
+        if require_found and all(v is _MISSING for v in firsts):
             raise SortError(f"couldn't find any field with path {json.dumps(key.path, ensure_ascii=False)} "
                             "in the list of objects")
         columns.append([_value_key(v) for v in firsts])

@@ -53,7 +53,8 @@ def find_entry(catalog: Catalog, info: KindInfo, name: str) -> Entry | None:
     if len(candidates) > 1:
         listed = ", ".join(f"{info.qualified_name}/{c.name} ({c.digest[:19]}…)" for c in candidates[:10])
         more = f" and {len(candidates) - 10} more" if len(candidates) > 10 else ""
-        raise AmbiguousDigestError(f'digest prefix "{name}" is ambiguous: it matches {listed}{more}')
+        what = "digest" if len(match.group(1)) == 64 else "digest prefix"
+        raise AmbiguousDigestError(f'{what} "{name}" is ambiguous: it matches {listed}{more}')
     return candidates[0] if candidates else None
 
 

@@ -54,11 +54,14 @@ def _resource_name_pairs(arguments: list[str], registry: KindRegistry) -> list[T
         spelling, _, name = argument.partition("/")
         if not spelling or not name or "," in spelling:
             raise UsageError("arguments in resource/name form must have a single resource and name")
-        info = registry.resolve(spelling)
-        for target in targets:
-            if target.info is info:
-                target.names.append(name)
-                break
-        else:
-            targets.append(Target(info, [name]))
+        add_named(targets, registry.resolve(spelling), name)
     return targets
+
+
+def add_named(targets: list[Target], info: KindInfo, name: str) -> None:
+    """Add one named object, grouping names of one kind into one target (first-seen order)."""
+    for target in targets:
+        if target.info is info:
+            target.names.append(name)
+            return
+    targets.append(Target(info, [name]))

@@ -72,7 +72,7 @@ def delete(
 
 def _targets_from_files(filename, recursive, registry):
     from kidx.manifests.reader import expand_sources, read_sources
-    from kidx.query.targets import Target
+    from kidx.query.targets import Target, add_named
 
     result = read_sources(expand_sources(filename, recursive))
     if result.problems:
@@ -83,12 +83,7 @@ def _targets_from_files(filename, recursive, registry):
         name = (document.body.get("metadata") or {}).get("name")
         if info is None or not isinstance(name, str):
             raise InvalidInputError([Problem(document.location(), "not a kidx object with a name")])
-        for target in targets:
-            if target.info is info:
-                target.names.append(name)
-                break
-        else:
-            targets.append(Target(info, [name]))
+        add_named(targets, info, name)
     return targets
 
 

@@ -16,7 +16,7 @@ OutputOption = Annotated[
     Optional[str],
     typer.Option(
         "--output", "-o",
-        help="table (default), wide, name, yaml, json, jsonpath=TEMPLATE, jsonpath-file=FILE, "
+        help="wide, name, yaml, json, jsonpath=TEMPLATE, jsonpath-file=FILE, "
         "custom-columns=SPEC, custom-columns-file=FILE.",
     ),
 ]
@@ -86,9 +86,9 @@ def get(
     elif fmt.kind == "jsonpath":
         if result.count or not result.missing:
             out.data(listing.render_jsonpath(result.groups, fmt.argument or "", result.single))
-    else:
+    elif result.count:
         out.data(listing.render_custom_columns(result.groups, fmt, no_headers))
-    if not result.count and not result.missing and fmt.is_table:
+    if not result.count and not result.missing and (fmt.is_table or fmt.kind.startswith("custom-columns")):
         out.notice("No resources found")
     return report_missing(out, result.missing, ignore_not_found)
 
