@@ -541,3 +541,21 @@ def test_yaml_nested_100000_levels_does_not_crash(text, tmp_path, store):
     assert completed.returncode == 1, (completed.returncode, err[-500:])
     assert re.match(rf"error: {re.escape(str(path))}.*nested", err) and "Traceback" not in err
     assert not store.exists()
+
+
+def test_brace_led_yaml_outside_json_files_is_read_as_yaml(kidx, store):
+    """`{kind: …}` is YAML flow style, not JSON: outside .json files it gets a YAML reading."""
+    text = (
+        "{apiVersion: kernelindex.dev/v1alpha1, kind: Implementation, metadata: {name: flow-impl}, "
+        "spec: {library: torch}}\n"
+    )
+    assert kidx("apply", "-f", "-", stdin=text) == (
+        0, "implementation.kernelindex.dev/flow-impl created\n", ""
+    )
+
+
+def test_brace_led_text_that_is_neither_reports_the_json_error(kidx, store):
+    code, out, err = kidx("apply", "-f", "-", stdin='{"a": 1,, }\n')
+    assert (code, out) == (1, "")
+    assert err == "error: STDIN, document 1, line 1: invalid JSON: Expecting property name enclosed in double quotes (column 10)\n"
+    assert not store.exists()

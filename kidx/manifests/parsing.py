@@ -21,11 +21,12 @@ class ParsedDocument:
 
 
 class ParseError(ValueError):
-    def __init__(self, message: str, line: int | None = None, index: int | None = None):
+    def __init__(self, message: str, line: int | None = None, index: int | None = None, syntax: bool = False):
         super().__init__(message)
         self.message = message
         self.line = line
         self.index = index
+        self.syntax = syntax  # the text is not in this format at all (not a bad value in it)
 
 
 def looks_like_json(text: str) -> bool:
@@ -73,7 +74,7 @@ def parse_json_stream(text: str) -> list[ParsedDocument]:
         except RecursionError:
             raise ParseError("document is nested too deeply", line, index) from None
         except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno})", exc.lineno, index) from None
+            raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno})", exc.lineno, index, syntax=True) from None
         except ValueError as exc:  # from the hooks: duplicate key, NaN; or int()'s digit limit
             raise ParseError(f"invalid JSON: {_value_problem(exc)}", line, index) from None
         documents.append(ParsedDocument(value, index, line))

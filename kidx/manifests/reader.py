@@ -139,18 +139,21 @@ def read_text(text: str | None, source: str, result: ReadResult, is_json: bool =
 def _parse(text: str, is_json: bool):
     """JSON for .json files and for text that starts like JSON, else YAML.
 
-    Text that starts with ``{`` but is not JSON may still be YAML (``{kind: List}``);
-    outside .json files it gets a second chance as YAML, whose error then stands.
+    Text that starts with ``{`` but is not JSON syntax may still be YAML (``{kind: List}``);
+    outside .json files it gets a second chance as YAML. A bad value in valid JSON syntax
+    (NaN, a duplicate key) is not retried, and when YAML fails too, the JSON error stands.
     """
-    if is_json:
+    if is_json or not looks_like_json(text):
+        return parse_json_stream(text) if is_json else parse_yaml_stream(text)
+    try:
         return parse_json_stream(text)
-    if looks_like_json(text):
+    except ParseError as json_error:
+        if not json_error.syntax:
+            raise
         try:
-            return parse_json_stream(text)
-        except ParseError as json_error:
-            if "nested too deeply" in json_error.message:
-                raise
-    return parse_yaml_stream(text)
+            return parse_yaml_stream(text)
+        except ParseError:
+            raise json_error from None
 
 
 def _flatten(data, source, index, line, member, location, result: ReadResult) -> None:
