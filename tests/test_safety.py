@@ -557,5 +557,5 @@ def test_brace_led_yaml_outside_json_files_is_read_as_yaml(kidx, store):
 def test_brace_led_text_that_is_neither_reports_the_json_error(kidx, store):
     code, out, err = kidx("apply", "-f", "-", stdin='{"a": 1,, }\n')
     assert (code, out) == (1, "")
-    assert err == "error: STDIN, document 1, line 1: invalid JSON: Expecting property name enclosed in double quotes (column 10)\n"
+    assert err == "error: STDIN, document 1, line 1: invalid JSON: Expecting property name enclosed in double quotes (column 9)\n"
     assert not store.exists()
