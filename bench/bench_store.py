@@ -409,23 +409,39 @@ def kidx_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "kidx"]
 
 
-def timed_run(argv: list[str], stdout=subprocess.DEVNULL, timeout: float | None = None) -> tuple[float, int, str]:
+# Environment of every measured subprocess (set in main): with PYTHONDONTWRITEBYTECODE=1
+# inherited, kidx would recompile its ~30 modules from source on every start, which an
+# installed kidx never does; so by default bytecode is cached under OUT/pycache instead.
+SUBPROCESS_ENV: dict[str, str] | None = None
+
+
+def timed_run(argv: list[str], stdout=subprocess.DEVNULL, timeout: float | None = None,
+              env: dict[str, str] | None = None) -> tuple[float, int, str]:
     """(wall seconds, exit status, stderr); a command past `timeout` is killed: status -9."""
+    env = env if env is not None else SUBPROCESS_ENV
     start = time.perf_counter()
     try:
-        proc = subprocess.run(argv, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=timeout)
+        proc = subprocess.run(argv, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=timeout,
+                              env=env)
     except subprocess.TimeoutExpired:
         elapsed = time.perf_counter() - start
         return elapsed, -9, f"killed after the --apply-timeout of {timeout:.0f} s"
     return time.perf_counter() - start, proc.returncode, proc.stderr
 
 
-def cold_times(commands: dict[str, list[str]], repeats: int) -> dict[str, list[float]]:
+def settle() -> None:
+    """Flush dirty pages (earlier writes, removed stores) so they do not land inside the next timing."""
+    if hasattr(os, "sync"):
+        os.sync()
+
+
+def cold_times(commands: dict[str, list[str] | tuple[list[str], dict]], repeats: int) -> dict[str, list[float]]:
     """Interleaved rounds (one warm-up, not counted) so that drift hits every command alike."""
     times: dict[str, list[float]] = {k: [] for k in commands}
     for round_ in range(repeats + 1):
-        for label, argv in commands.items():
-            elapsed, rc, err = timed_run(argv)
+        for label, command in commands.items():
+            argv, env = command if isinstance(command, tuple) else (command, None)
+            elapsed, rc, err = timed_run(argv, env=env)
             if rc != 0:
                 raise RuntimeError(f"{label}: exit {rc}: {err.strip()[:500]}")
             if round_:
@@ -563,6 +579,7 @@ def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_tar
         for rep in range(args.apply_repeats if n <= 20000 else 1):
             store = work / f"{fmt}-{n}-{rep}"
             shutil.rmtree(store, ignore_errors=True)
+            settle()
             elapsed, rc, err = timed_run([*kidx, "apply", "-f", str(path), "--store", str(store)],
                                          timeout=apply_timeout)
             if rc != 0:
@@ -627,7 +644,7 @@ def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_tar
         digests = {}
         for fmt, store in stores.items():
             proc = subprocess.run([*kidx, "get", "run", sample_name, "-o", "json", "--store", str(store)],
-                                  capture_output=True, text=True)
+                                  capture_output=True, text=True, env=SUBPROCESS_ENV)
             digests[fmt] = (json.loads(proc.stdout)["metadata"]["digest"] if proc.returncode == 0
                             else proc.stderr.strip()[:200])
         same = all(d == sample_digest for d in digests.values())
@@ -640,7 +657,7 @@ def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_tar
         say("!! no store to query")
         return
     proc = subprocess.run([*kidx, "get", "runs", "-l", SELECTOR, "--store", str(store)],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=SUBPROCESS_ENV)
     lines = proc.stdout.count("\n")
     say(f"kidx get runs -l {SELECTOR}: {lines - 1:,} rows + header "
         f"(expected {n // SELECTOR_BUCKETS:,}), {len(proc.stdout.encode()) / 1e3:.0f} kB of table")
@@ -653,6 +670,11 @@ def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_tar
     extra_python = system_python and os.path.realpath(system_python) != os.path.realpath(sys.executable)
     if extra_python:
         commands["python3 -c pass (PATH)"] = [system_python, "-c", "pass"]
+    if SUBPROCESS_ENV is not None and os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        # the same two commands as the environment gives them: no bytecode cache
+        for label in ("kidx describe run NAME", f"kidx get runs -l {SELECTOR}"):
+            commands[label + " (no .pyc)"] = (commands[label], dict(os.environ))
+    settle()
     try:
         times = cold_times(commands, args.repeats)
     except RuntimeError as exc:
@@ -663,7 +685,7 @@ def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_tar
     for label, values in times.items():
         m = median(values)
         rows.append([label, f"{m * 1000:.0f} ms", f"{min(values) * 1000:.0f}", f"{max(values) * 1000:.0f}",
-                     f"{m / base:.1f}x"])
+                     f"{m / base:.2f}x"])
     say(f"cold process, median of {args.repeats} interleaved rounds (stdout to /dev/null); "
         f"baseline: {sys.executable} -c pass")
     if extra_python:
@@ -671,10 +693,10 @@ def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_tar
     report.table(["command", "median", "min", "max", "x python"], rows)
     describe = median(times["kidx describe run NAME"]) / base
     get = median(times[f"kidx get runs -l {SELECTOR}"]) / base
-    report.check(f"describe run, {tag}", f"{describe:.1f}x python ({median(times['kidx describe run NAME']) * 1000:.0f} ms)",
+    report.check(f"describe run, {tag}", f"{describe:.2f}x python ({median(times['kidx describe run NAME']) * 1000:.0f} ms)",
                  "<= 8x", describe <= 8 if is_target_size else None)
     report.check(f"get runs -l (1%), {tag}",
-                 f"{get:.1f}x python ({median(times[f'kidx get runs -l {SELECTOR}']) * 1000:.0f} ms)",
+                 f"{get:.2f}x python ({median(times[f'kidx get runs -l {SELECTOR}']) * 1000:.0f} ms)",
                  "<= 10x", get <= 10 if is_target_size else None)
     report.data[n]["cold_ms"] = {k: median(v) * 1000 for k, v in times.items()}
 
@@ -694,7 +716,7 @@ def bench_liger(args, report: Report, work: Path, kidx: list[str]) -> None:
     json_path = args.out / "liger.json"
     with open(json_path, "w", encoding="utf-8") as f:
         proc = subprocess.run([*kidx, "import", "liger", *files, "-o", "json"], stdout=f,
-                              stderr=subprocess.PIPE, text=True)
+                              stderr=subprocess.PIPE, text=True, env=SUBPROCESS_ENV)
     if proc.returncode != 0:
         say(f"!! kidx import liger -o json failed: {proc.stderr.strip()[:800]}")
         report.check("import liger", "failed", "<= 3 s", False)
@@ -708,6 +730,7 @@ def bench_liger(args, report: Report, work: Path, kidx: list[str]) -> None:
             shutil.rmtree(store, ignore_errors=True)
             argv = ([*kidx, "import", "liger", *files] if what == "import"
                     else [*kidx, "apply", "-f", str(json_path)]) + ["--store", str(store)]
+            settle()
             elapsed, rc, err = timed_run(argv)
             if rc != 0:
                 say(f"!! {' '.join(argv[-4:])}: exit {rc}: {err.strip()[:800]}")
@@ -765,6 +788,8 @@ def main() -> int:
     parser.add_argument("--json-stream", action="store_true",
                         help="also apply the objects as a JSON stream (one document per object); "
                              "done anyway when the JSON List is rejected")
+    parser.add_argument("--no-pycache", action="store_true",
+                        help="run kidx with the inherited environment (default: cache bytecode in OUT/pycache)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary stores")
     args = parser.parse_args()
     args.out = args.out.resolve()
@@ -774,6 +799,11 @@ def main() -> int:
     work = args.out / f"stores-{os.getpid()}"
     work.mkdir(parents=True, exist_ok=True)
     kidx = kidx_command()
+    global SUBPROCESS_ENV
+    if not args.no_pycache:
+        SUBPROCESS_ENV = dict(os.environ)
+        SUBPROCESS_ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+        SUBPROCESS_ENV["PYTHONPYCACHEPREFIX"] = str(args.out / "pycache")
 
     from ruamel.yaml import YAML
     import ruamel.yaml
@@ -788,6 +818,15 @@ def main() -> int:
                f"{probe.Parser.__module__}.{probe.Parser.__name__} "
                f"({'C parser' if c_parser else 'NOT the C parser: pure Python'}), "
                f"Emitter = {probe.Emitter.__name__}")
+    if SUBPROCESS_ENV is None:
+        report.say("subprocesses: the environment as inherited (--no-pycache)"
+                   + ("; PYTHONDONTWRITEBYTECODE is set, so kidx compiles its modules on every start"
+                      if os.environ.get("PYTHONDONTWRITEBYTECODE") else ""))
+    else:
+        report.say(f"subprocesses: bytecode cached in {SUBPROCESS_ENV['PYTHONPYCACHEPREFIX']} "
+                   "(PYTHONPYCACHEPREFIX; PYTHONDONTWRITEBYTECODE unset), as an installed kidx has its .pyc"
+                   + ("; the inherited environment sets PYTHONDONTWRITEBYTECODE=1: '(no .pyc)' rows show it"
+                      if os.environ.get("PYTHONDONTWRITEBYTECODE") else ""))
     started = time.perf_counter()
     signal.signal(signal.SIGTERM, _terminate)  # clean up the stores on kill, too
     try:

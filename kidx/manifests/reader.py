@@ -105,7 +105,7 @@ def read_text(text: str | None, source: str, result: ReadResult, is_json: bool =
     try:
         parsed = _parse(text, is_json)
     except ParseError as exc:
-        result.problems.append(Problem(Location(source, exc.index, exc.line), exc.message))
+        result.problems.append(Problem(Location(source, exc.index, exc.line, exc.path), exc.message))
         return
     if not parsed:
         result.problems.append(Problem(Location(source), "no objects in the input (only comments or empty documents)"))
