@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from kidx.errors import UsageError
 from kidx.kinds.registry import KindInfo, KindRegistry
 from kidx.query.selection import select
-from kidx.query.targets import parse_targets
+from kidx.query.targets import parse_targets, selection_rules
 from kidx.store.store import Store, manifest_of
 
 
@@ -29,18 +28,6 @@ class QueryResult(NamedTuple):
     @property
     def count(self) -> int:
         return sum(len(items) for _, items in self.groups)
-
-
-def selection_rules(arguments: list[str], selector) -> None:
-    """kubectl's rules for combining names and selectors."""
-    if selector is None:
-        return
-    if any("/" in argument for argument in arguments):
-        raise UsageError(
-            "selectors and the all flag cannot be used when passing resource/name arguments"
-        )
-    if len(arguments) > 1:
-        raise UsageError("name cannot be provided when a selector is specified")
 
 
 def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str = "get") -> QueryResult:

@@ -65,3 +65,15 @@ def add_named(targets: list[Target], info: KindInfo, name: str) -> None:
             target.names.append(name)
             return
     targets.append(Target(info, [name]))
+
+
+def selection_rules(arguments: list[str], selector) -> None:
+    """kubectl's rules for combining names and selectors."""
+    if selector is None:
+        return
+    if any("/" in argument for argument in arguments):
+        raise UsageError(
+            "selectors and the all flag cannot be used when passing resource/name arguments"
+        )
+    if len(arguments) > 1:
+        raise UsageError("name cannot be provided when a selector is specified")

@@ -52,18 +52,19 @@ CREATE TABLE IF NOT EXISTS refs (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS refs_by_object ON refs (object_id);
 CREATE TABLE IF NOT EXISTS revisions (
+    id INTEGER PRIMARY KEY,
     kind TEXT NOT NULL,
     name TEXT NOT NULL,
-    revision INTEGER NOT NULL,
     event TEXT NOT NULL,
     digest TEXT,
     title TEXT,
     labels TEXT,
     annotations TEXT,
     generation INTEGER,
-    recorded TEXT NOT NULL,
-    PRIMARY KEY (kind, name, revision)
-) WITHOUT ROWID;
+    recorded TEXT NOT NULL
+);
+-- a name's revisions are its rows in id order: numbered when read, so appending costs no look-up
+CREATE INDEX IF NOT EXISTS revisions_by_name ON revisions (kind, name, id);
 """
 
 
@@ -102,9 +103,8 @@ def _dumps(mapping: dict) -> str:
 
 
 _INSERT_REVISION = (
-    "INSERT INTO revisions (kind, name, revision, event, digest, title, labels, annotations, generation, recorded) "
-    "VALUES (?, ?, (SELECT COALESCE(MAX(revision), 0) + 1 FROM revisions WHERE kind=? AND name=?), "
-    "?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO revisions (kind, name, event, digest, title, labels, annotations, generation, recorded) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _ENTRY_COLUMNS = "id, kind, name, digest, title, labels, annotations, created, generation"
 
@@ -264,14 +264,17 @@ class Catalog:
     def revisions(self, kind: str, name: str) -> list[Revision]:
         return [
             Revision(
-                kind=row[0], name=row[1], revision=row[2], event=row[3], digest=row[4], title=row[5],
+                kind=row[0], name=row[1], revision=number, event=row[3], digest=row[4], title=row[5],
                 labels=json.loads(row[6] or "{}"), annotations=json.loads(row[7] or "{}"),
                 generation=row[8], recorded=row[9],
             )
-            for row in self.connection.execute(
-                "SELECT kind, name, revision, event, digest, title, labels, annotations, generation, recorded "
-                "FROM revisions WHERE kind=? AND name=? ORDER BY revision",
-                (kind, name),
+            for number, row in enumerate(
+                self.connection.execute(
+                    "SELECT kind, name, id, event, digest, title, labels, annotations, generation, recorded "
+                    "FROM revisions WHERE kind=? AND name=? ORDER BY id",
+                    (kind, name),
+                ),
+                start=1,
             )
         ]
 
@@ -300,7 +303,7 @@ class Catalog:
                 updates.append((entry.digest, entry.title, labels_json, annotations_json, entry.generation, object_id))
             label_rows.extend((object_id, key, value) for key, value in entry.labels.items())
             ref_rows.extend((object_id, field_name, target) for field_name, target in references)
-            revision_rows.append((entry.kind, entry.name, entry.kind, entry.name, "applied", entry.digest, entry.title,
+            revision_rows.append((entry.kind, entry.name, "applied", entry.digest, entry.title,
                                   labels_json, annotations_json, entry.generation, now))
         execute_many = self.connection.executemany
         if updates:
@@ -320,7 +323,7 @@ class Catalog:
 
     def _record_revision(self, kind, name, event, digest, title, labels, annotations, generation, now) -> None:
         self.connection.execute(
-            _INSERT_REVISION, (kind, name, kind, name, event, digest, title, labels, annotations, generation, now)
+            _INSERT_REVISION, (kind, name, event, digest, title, labels, annotations, generation, now)
         )
 
     def delete(self, entry: Entry, now: str) -> None:

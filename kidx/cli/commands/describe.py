@@ -20,10 +20,9 @@ def describe(
     NAME is described (as kubectl does).
     """
     from kidx.operations.describe import describe_entry
-    from kidx.operations.get import selection_rules
     from kidx.output.describe import describe_text
     from kidx.query.selection import select
-    from kidx.query.targets import parse_targets
+    from kidx.query.targets import parse_targets, selection_rules
 
     label_selector = parse_selector(selector)
     selection_rules(arguments or [], label_selector)
