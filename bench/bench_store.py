@@ -38,6 +38,7 @@ import json
 import os
 import platform
 import random
+import resource
 import shutil
 import signal
 import statistics
@@ -413,12 +414,15 @@ def kidx_command() -> list[str]:
 # inherited, kidx would recompile its ~30 modules from source on every start, which an
 # installed kidx never does; so by default bytecode is cached under OUT/pycache instead.
 SUBPROCESS_ENV: dict[str, str] | None = None
+LAST_CPU = (0.0, 0.0)  # (user, system) CPU seconds of the last timed_run's child
 
 
 def timed_run(argv: list[str], stdout=subprocess.DEVNULL, timeout: float | None = None,
               env: dict[str, str] | None = None) -> tuple[float, int, str]:
     """(wall seconds, exit status, stderr); a command past `timeout` is killed: status -9."""
+    global LAST_CPU
     env = env if env is not None else SUBPROCESS_ENV
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     try:
         proc = subprocess.run(argv, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=timeout,
@@ -426,7 +430,32 @@ def timed_run(argv: list[str], stdout=subprocess.DEVNULL, timeout: float | None 
     except subprocess.TimeoutExpired:
         elapsed = time.perf_counter() - start
         return elapsed, -9, f"killed after the --apply-timeout of {timeout:.0f} s"
-    return time.perf_counter() - start, proc.returncode, proc.stderr
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    LAST_CPU = (after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime)
+    return elapsed, proc.returncode, proc.stderr
+
+
+def file_baseline(folder: Path, count: int) -> float:
+    """Seconds to write `count` 1.8 KB files as kidx writes objects (256 fan-out folders,
+    temporary name, rename), in plain Python: what this disk charges for file creation now."""
+    root = folder / "file-baseline"
+    shutil.rmtree(root, ignore_errors=True)
+    settle()
+    payload = b"x" * 1800
+    start = time.perf_counter()
+    for i in range(256):
+        os.makedirs(f"{root}/{i:02x}", exist_ok=True)
+    for i in range(count):
+        name = hashlib.sha256(str(i).encode()).hexdigest()
+        temporary = f"{root}/{name[:2]}/.tmp-{i}"
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        os.write(descriptor, payload)
+        os.close(descriptor)
+        os.replace(temporary, f"{root}/{name[:2]}/{name[2:]}")
+    elapsed = time.perf_counter() - start
+    shutil.rmtree(root, ignore_errors=True)
+    return elapsed
 
 
 def settle() -> None:
@@ -565,6 +594,7 @@ def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_tar
     stores = {}
     rates = {}
     errors = {}
+    cpu: dict[str, list[tuple[float, float]]] = {}
     plan = [("json", json_path), ("yaml", yaml_path)]
     if args.json_stream:
         plan.append(("json-stream", stream_path))
@@ -591,6 +621,7 @@ def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_tar
                     plan.append(("json-stream", stream_path))
                 break
             results.append(elapsed)
+            cpu.setdefault(fmt, []).append(LAST_CPU)
             if rep == 0:
                 stores[fmt] = store
             else:
@@ -606,10 +637,15 @@ def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_tar
     for fmt, _ in plan:
         if fmt in rates:
             secs, reps = rates[fmt]
+            user = median([c[0] for c in cpu[fmt]])
+            system = median([c[1] for c in cpu[fmt]])
             rows.append([f"kidx apply -f {labels[fmt]} (empty store)", f"{secs:.1f} s",
-                         f"{n / secs:,.0f} runs/s", f"median of {reps}"])
+                         f"{n / secs:,.0f} runs/s", f"median of {reps}; CPU user {user:.1f} s, sys {system:.1f} s"])
         else:
             rows.append([f"kidx apply -f {labels[fmt]} (empty store)", "failed", "-", "see error above"])
+    base_files = file_baseline(work, n_docs)
+    rows.append([f"file baseline: {n_docs:,} files, tmp+rename", f"{base_files:.1f} s",
+                 f"{n_docs / base_files:,.0f} files/s", "plain Python, no kidx (disk state)"])
     rows.append([f"ruamel C safe load_all ({parsed:,} docs)", f"{parsed / plain_rate:.1f} s",
                  f"{plain_rate:,.0f} docs/s", "gc enabled (reference)"])
     rows.append(["  same, gc disabled", f"{parsed / nogc_rate:.1f} s", f"{nogc_rate:,.0f} docs/s", "info"])
@@ -724,6 +760,7 @@ def bench_liger(args, report: Report, work: Path, kidx: list[str]) -> None:
     n_docs = len(json.loads(json_path.read_text(encoding="utf-8"))["items"])
     say(f"{len(files)} CSVs -> {n_docs:,} objects ({json_path.stat().st_size / 1e6:.1f} MB as JSON)")
     times = {"import": [], "apply": []}
+    cpus = {"import": [], "apply": []}
     for rep in range(args.liger_repeats):  # interleaved, each into a fresh empty store
         for what in ("import", "apply"):
             store = work / f"liger-{what}-{rep}"
@@ -737,18 +774,24 @@ def bench_liger(args, report: Report, work: Path, kidx: list[str]) -> None:
                 report.check("import liger", "failed", "<= 3 s", False)
                 return
             times[what].append(elapsed)
+            cpus[what].append(LAST_CPU)
             if not args.keep:
                 shutil.rmtree(store, ignore_errors=True)
     imp, app = median(times["import"]), median(times["apply"])
-    report.table(["command (empty store)", "median", "min", "max"], [
-        ["kidx import liger CSVs", f"{imp:.2f} s", f"{min(times['import']):.2f}", f"{max(times['import']):.2f}"],
-        ["kidx apply -f liger.json", f"{app:.2f} s", f"{min(times['apply']):.2f}", f"{max(times['apply']):.2f}"],
-        ["import / apply", f"{imp / app:.2f}x", "", ""],
+    base_files = median([file_baseline(work, n_docs) for _ in range(3)])
+    cpu = {w: (median([c[0] for c in cpus[w]]), median([c[1] for c in cpus[w]])) for w in cpus}
+    report.table(["command (empty store)", "median", "min", "max", "CPU user", "CPU sys"], [
+        ["kidx import liger CSVs", f"{imp:.2f} s", f"{min(times['import']):.2f}", f"{max(times['import']):.2f}",
+         f"{cpu['import'][0]:.2f}", f"{cpu['import'][1]:.2f}"],
+        ["kidx apply -f liger.json", f"{app:.2f} s", f"{min(times['apply']):.2f}", f"{max(times['apply']):.2f}",
+         f"{cpu['apply'][0]:.2f}", f"{cpu['apply'][1]:.2f}"],
+        ["import / apply", f"{imp / app:.2f}x", "", "", "", ""],
+        [f"file baseline: {n_docs:,} files, tmp+rename", f"{base_files:.2f} s", "", "", "", ""],
     ])
     say(f"(median of {args.liger_repeats}, interleaved)")
     report.check("import liger (3 CSVs)", f"{imp:.2f} s", "<= 3 s", imp <= 3)
     report.check("import / apply same JSON", f"{imp / app:.2f}x", "<= 1.5x", imp / app <= 1.5)
-    report.data["liger"] = {"import_s": imp, "apply_s": app}
+    report.data["liger"] = {"import_s": imp, "apply_s": app, "cpu": cpu, "file_baseline_s": base_files}
 
 
 def code_version() -> str:

@@ -19,6 +19,7 @@ from kidx.kinds.validation import DocumentValidator
 from kidx.manifests.document import Document
 from kidx.manifests.locate import locate_line
 from kidx.store.catalog import Catalog, Entry
+from kidx.store.column_cache import column_values
 from kidx.store.store import Store, utc_now
 
 MAX_WARNINGS = 20
@@ -222,6 +223,7 @@ def _entry_for(item: _Item, previous: Entry | None, now: str) -> Entry:
         created=previous.created if previous else now,
         generation=previous.generation + 1 if previous else 1,
         id=previous.id if previous else None,
+        columns=column_values(item.info, item.spec),
     )
 
 

@@ -18,6 +18,7 @@ class Query(NamedTuple):
     references: tuple = ()  # --references values
     limit: int | None = None
     need_manifests: bool = True
+    table_only: bool = False  # only table columns are shown: cached column values suffice
 
 
 class QueryResult(NamedTuple):
@@ -44,7 +45,10 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
         selection = select(catalog, targets, query.selector, extra)
         groups: list[tuple[KindInfo, list[dict]]] = []
         for info, entries in selection.groups:
-            if query.need_manifests or query.field_selector is not None or query.sort_keys:
+            full = query.field_selector is not None or query.sort_keys
+            if query.table_only and not full:
+                manifests = [store.table_manifest(entry, info) for entry in entries]
+            elif query.need_manifests or full:
                 manifests = [store.manifest(entry) for entry in entries]
             else:
                 manifests = [_name_only(entry) for entry in entries]

@@ -7,15 +7,21 @@ does: text after a line break becomes ``...`` and ESC is shown as ``^[``.
 
 from __future__ import annotations
 
+import re
+
 MIN_WIDTH = 6
 PADDING = 3
 
 
+_BREAKS = re.compile(r"[\n\r\f]")
+
+
 def sanitize(cell: str) -> str:
-    for index, char in enumerate(cell):
-        if char in "\n\r\f":
-            cell = cell[:index] + "..."
-            break
+    if cell.isprintable():  # the usual case, answered in C
+        return cell
+    found = _BREAKS.search(cell)
+    if found is not None:
+        cell = cell[: found.start()] + "..."
     return cell.replace("\x1b", "^[")
 
 

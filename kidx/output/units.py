@@ -47,12 +47,32 @@ def parse_timestamp(text: str) -> datetime | None:
 
 
 def age(timestamp: str | None, now: datetime | None = None) -> str:
+    if now is None:
+        # one "now" per process, so a table's rows agree, and each distinct timestamp
+        # (a bulk apply gives thousands of rows the same one) is worked out once
+        cached = _AGES.get(timestamp)
+        if cached is None:
+            cached = _AGES[timestamp] = _age(timestamp, _process_now())
+        return cached
+    return _age(timestamp, now)
+
+
+_AGES: dict = {}
+_NOW: list = []
+
+
+def _process_now() -> datetime:
+    if not _NOW:
+        _NOW.append(datetime.now(timezone.utc))
+    return _NOW[0]
+
+
+def _age(timestamp: str | None, now: datetime) -> str:
     moment = parse_timestamp(timestamp) if timestamp else None
     if moment is None:
         return "<unknown>"
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    now = now or datetime.now(timezone.utc)
     return human_duration((now - moment).total_seconds())
 
 

@@ -34,6 +34,7 @@ CREATE TABLE IF NOT EXISTS objects (
     annotations TEXT NOT NULL,
     created TEXT NOT NULL,
     generation INTEGER NOT NULL,
+    columns TEXT,  -- printer-column values, see kidx.store.column_cache
     UNIQUE (kind, name)
 );
 CREATE INDEX IF NOT EXISTS objects_by_digest ON objects (digest);
@@ -80,6 +81,7 @@ class Entry(NamedTuple):
     created: str
     generation: int
     id: int | None = None
+    columns: str | None = None  # cached printer-column values (kidx.store.column_cache)
 
     def same_metadata(self, title, labels, annotations) -> bool:
         return self.title == title and self.labels == labels and self.annotations == annotations
@@ -106,13 +108,13 @@ _INSERT_REVISION = (
     "INSERT INTO revisions (kind, name, event, digest, title, labels, annotations, generation, recorded) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-_ENTRY_COLUMNS = "id, kind, name, digest, title, labels, annotations, created, generation"
+_ENTRY_COLUMNS = "id, kind, name, digest, title, labels, annotations, created, generation, columns"
 
 
 def _entry(row) -> Entry:
     return Entry(
         kind=row[1], name=row[2], digest=row[3], title=row[4], labels=json.loads(row[5]),
-        annotations=json.loads(row[6]), created=row[7], generation=row[8], id=row[0],
+        annotations=json.loads(row[6]), created=row[7], generation=row[8], id=row[0], columns=row[9],
     )
 
 
@@ -190,7 +192,10 @@ class Catalog:
         ``kidx.query.label_sql`` (answered from the (key, value) index of ``labels``) and
         ``kidx.query.references`` (from the (target, object_id) key of ``refs``).
         """
-        where = ["kind=?"]
+        # With a narrowing clause (id IN …), start from its index and sort the few rows
+        # found; "+kind" stops SQLite from walking every row of the kind in name order.
+        narrowed = any(" NOT IN " not in sql and sql.startswith("id IN") for sql, _ in clauses)
+        where = ["+kind=?" if narrowed else "kind=?"]
         parameters: list = [kind]
         for sql, values in clauses:
             where.append(sql)
@@ -297,10 +302,11 @@ class Catalog:
                 highest += 1
                 object_id = highest
                 rows.append((object_id, entry.kind, entry.name, entry.digest, entry.title, labels_json,
-                             annotations_json, entry.created, entry.generation))
+                             annotations_json, entry.created, entry.generation, entry.columns))
             else:
                 object_id = entry.id
-                updates.append((entry.digest, entry.title, labels_json, annotations_json, entry.generation, object_id))
+                updates.append((entry.digest, entry.title, labels_json, annotations_json, entry.generation,
+                                entry.columns, object_id))
             label_rows.extend((object_id, key, value) for key, value in entry.labels.items())
             ref_rows.extend((object_id, field_name, target) for field_name, target in references)
             revision_rows.append((entry.kind, entry.name, "applied", entry.digest, entry.title,
@@ -310,11 +316,12 @@ class Catalog:
             execute_many("DELETE FROM labels WHERE object_id=?", [(u[-1],) for u in updates])
             execute_many("DELETE FROM refs WHERE object_id=?", [(u[-1],) for u in updates])
             execute_many(
-                "UPDATE objects SET digest=?, title=?, labels=?, annotations=?, generation=? WHERE id=?", updates
+                "UPDATE objects SET digest=?, title=?, labels=?, annotations=?, generation=?, columns=? WHERE id=?",
+                updates,
             )
         execute_many(
-            "INSERT INTO objects (id, kind, name, digest, title, labels, annotations, created, generation) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO objects (id, kind, name, digest, title, labels, annotations, created, generation, columns) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
         execute_many("INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)", label_rows)

@@ -80,6 +80,16 @@ class Store:
     def manifest(self, entry: Entry) -> dict:
         return manifest_of(entry, self.identity(entry.digest))
 
+    def table_manifest(self, entry: Entry, info) -> dict:
+        """Enough of the manifest for a table row: metadata and the printer columns' fields,
+        from the catalog row alone when it caches them (no object file read)."""
+        from kidx.store.column_cache import fingerprint, spec_stub
+
+        stub = spec_stub(info, entry.columns, fingerprint(info))
+        if stub is None:
+            return self.manifest(entry)
+        return manifest_of(entry, {"apiVersion": info.api_version, "kind": info.kind, "spec": stub})
+
 
 def manifest_of(entry: Entry, identity: dict) -> dict:
     """The manifest as users see it: identity plus metadata, store-set fields included."""

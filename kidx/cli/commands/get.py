@@ -71,6 +71,7 @@ def get(
         limit=limit,
         references=tuple(references or ()),
         need_manifests=fmt.kind != "name",
+        table_only=fmt.is_table,
     )
     the_store = open_store(store)
     result = find_objects(the_store, kind_registry(), query)
