@@ -656,11 +656,6 @@ def test_seed_digests_after_apply(kidx):
     assert stored_json(kidx, "env", "liger-bench-nvidia-h100-80gb-hbm3")["metadata"]["digest"] == SEED_ENVIRONMENT_DIGEST
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="by-name reference errors are only looked for after every document validates, "
-    "so a batch with both kinds of error reports only the validation errors",
-)
 def test_reference_errors_are_reported_with_validation_errors(kidx, store):
     text = workload_yaml("Bad") + "---\n" + run_yaml("r1", "  protocolRef: {name: nope}\n")
     code, out, err = kidx("apply", "-f", "-", stdin=text)

@@ -97,9 +97,18 @@ def _canonical_content(item: _Item) -> bytes:
 
 
 def validate_batch(
-    documents: list[Document], registry: KindRegistry, texts: dict[str, str], progress: Progress | None = None
+    documents: list[Document],
+    registry: KindRegistry,
+    texts: dict[str, str],
+    progress: Progress | None = None,
+    open_catalog: Callable[[], Catalog] | None = None,
 ) -> list[_Item]:
-    """Validate every document; raise InvalidInputError listing every problem found."""
+    """Validate every document; raise InvalidInputError listing every problem found.
+
+    With ``open_catalog``, a batch that has problems is also searched for by-name
+    references that nothing could satisfy, so that one run reports those too (pinning
+    itself happens later, under the write lock). The catalog is opened only then.
+    """
     validator = DocumentValidator(registry)
     problems = BatchProblems(texts)
     items: list[_Item] = []
@@ -129,8 +138,34 @@ def validate_batch(
                 f'{info.kind} "{item.name}" is also defined, differently, in '
                 f"{earlier.document.location()}",
             )
+    if problems.problems and open_catalog is not None and any(
+        r.name_field in item.spec for item in items for r in item.info.references if r.name_field
+    ):
+        _unsatisfiable_references(open_catalog(), documents, items, problems)
     problems.raise_if_any()
     return items
+
+
+def _unsatisfiable_references(
+    catalog: Catalog, documents: list[Document], items: list[_Item], problems: BatchProblems
+) -> None:
+    """By-name references to names that neither the batch (valid or not) nor the store has."""
+    named = {
+        (d.body.get("kind"), d.body["metadata"].get("name"))
+        for d in documents
+        if isinstance(d.body.get("metadata"), dict)
+    }
+    for item in items:
+        for reference in item.info.references:
+            if reference.name_field is None or reference.name_field not in item.spec:
+                continue
+            target_name = item.spec[reference.name_field]["name"]
+            if (reference.target_kind, target_name) not in named and catalog.get(reference.target_kind, target_name) is None:
+                problems.add(item.document, f"spec.{reference.name_field}.name", _not_found(reference, target_name))
+
+
+def _not_found(reference, target_name: str) -> str:
+    return f'Not found: {reference.target_kind} "{target_name}" is neither in this batch nor in the store'
 
 
 class Plan:
@@ -165,7 +200,7 @@ def plan_documents(
     progress: Progress | None = None,
 ) -> Plan:
     """Everything apply decides, read-only: raises InvalidInputError on any problem."""
-    items = _validated(documents, registry, texts or {}, progress)
+    items = _validated(documents, registry, texts or {}, progress, store.catalog)
     catalog = store.catalog()
     catalog.begin_read()
     try:
@@ -175,11 +210,11 @@ def plan_documents(
     return Plan(items, report, current)
 
 
-def _validated(documents, registry, texts, progress) -> list[_Item]:
+def _validated(documents, registry, texts, progress, open_catalog=None) -> list[_Item]:
     gc_was_enabled = gc.isenabled()
     gc.disable()  # bulk allocation of many small dicts: collection passes only cost time
     try:
-        return validate_batch(documents, registry, texts, progress)
+        return validate_batch(documents, registry, texts, progress, open_catalog)
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -196,7 +231,7 @@ def apply_documents(
     """Validate and store a batch; ``progress(phase, done, total)`` is told how far it got."""
     if dry_run:
         return plan_documents(store, documents, registry, texts, progress).report
-    items = _validated(documents, registry, texts or {}, progress)
+    items = _validated(documents, registry, texts or {}, progress, store.catalog)
     if not store.catalog_path.exists():
         # no store yet: find reference problems before the write creates one (pinning is idempotent)
         _plan(store.catalog(), items, texts or {})
@@ -241,11 +276,7 @@ def _pin_references(catalog: Catalog, items: list[_Item], problems: BatchProblem
             else:
                 entry = catalog.get(reference.target_kind, target_name)
                 if entry is None:
-                    problems.add(
-                        item.document,
-                        f"spec.{reference.name_field}.name",
-                        f'Not found: {reference.target_kind} "{target_name}" is neither in this batch nor in the store',
-                    )
+                    problems.add(item.document, f"spec.{reference.name_field}.name", _not_found(reference, target_name))
                     continue
                 digest = entry.digest
             given = item.spec.get(reference.field)
