@@ -309,3 +309,22 @@ def test_sigkill_during_apply_leaves_a_usable_all_or_nothing_store(tmp_path, see
         f"{delay:.2f}s:{'all' if whole else 'none'}+{orphan}" for delay, whole, orphan in zip(delays, outcomes, orphans)))
     assert not all(outcomes), f"no kill landed before the commit (delays {delays}, apply {duration:.2f}s)"
     assert time.monotonic() - started < 90
+
+
+def test_processes_creating_one_new_store_at_once_all_succeed(tmp_path):
+    """Switching a new catalog to WAL takes a lock SQLite does not wait for: kidx must."""
+    failures = []
+    for round_ in range(8):
+        store = tmp_path / f"store-{round_}"
+        processes = [
+            subprocess.Popen(
+                [sys.executable, "-m", "kidx", "apply", "-f", str(REPO / "docs" / "examples" / "seed-bundle.json"), "--store", str(store)],
+                cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            )
+            for _ in range(3)
+        ]
+        for process in processes:
+            out, err = process.communicate(timeout=120)
+            if process.returncode != 0:
+                failures.append(err.decode())
+    assert failures == []

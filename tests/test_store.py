@@ -252,3 +252,33 @@ def test_first_write_creates_the_store(kidx, tmp_path, deep_store):
     assert kidx("apply", "-f", str(SEED_BUNDLE), store_path=deep_store)[0] == 0
     assert (deep_store / "catalog.sqlite").is_file()
     assert set(ObjectStore(deep_store).digests()) == SEED_DIGESTS
+
+
+def test_catalog_opening_waits_out_locks_sqlite_reports_at_once(tmp_path, monkeypatch):
+    """Creating a store while another process switches it to WAL can report 'database is
+    locked' without SQLite waiting; the catalog retries until the lock is gone."""
+    import sqlite3
+
+    from kidx.store import catalog as catalog_module
+
+    real_connect = sqlite3.connect
+    failures = {"left": 2}
+
+    class FlakyConnection:
+        def __init__(self, connection):
+            self._connection = connection
+
+        def execute(self, sql, *args):
+            if sql.startswith("PRAGMA journal_mode") and failures["left"]:
+                failures["left"] -= 1
+                raise sqlite3.OperationalError("database is locked")
+            return self._connection.execute(sql, *args)
+
+        def __getattr__(self, name):
+            return getattr(self._connection, name)
+
+    monkeypatch.setattr(catalog_module.sqlite3, "connect", lambda *a, **k: FlakyConnection(real_connect(*a, **k)))
+    catalog = catalog_module.Catalog(tmp_path / "catalog.sqlite")
+    assert failures["left"] == 0
+    assert catalog.connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert catalog.list("BenchmarkRun") == []

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 from pathlib import Path
@@ -129,16 +130,38 @@ class Catalog:
         target = ":memory:" if path is None else str(path)
         self.connection = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         if path is not None:
-            self.connection.execute("PRAGMA journal_mode=WAL")
+            self._retrying(lambda: self.connection.execute("PRAGMA journal_mode=WAL").fetchall())
             self.connection.execute("PRAGMA synchronous=FULL")
-        self._ensure_schema()
+        self._retrying(self._ensure_schema)
+
+    def _retrying(self, action) -> None:
+        """Run ``action``, waiting out locks SQLite reports at once instead of waiting for.
+
+        Switching a new database to WAL needs an exclusive lock, and SQLite does not call
+        its busy handler for it: two processes creating one store at the same moment
+        would otherwise see "database is locked".
+        """
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        delay = 0.005
+        while True:
+            try:
+                action()
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                if self.connection.in_transaction:
+                    self.connection.execute("ROLLBACK")
+                time.sleep(delay)
+                delay = min(delay * 2, 0.25)
 
     def _ensure_schema(self) -> None:
-        row = None
         try:
             row = self.connection.execute("SELECT value FROM info WHERE key='schema'").fetchone()
-        except sqlite3.OperationalError:
-            pass
+        except sqlite3.OperationalError as exc:
+            if "no such table" not in str(exc):
+                raise
+            row = None
         if row is not None:
             return
         # one script, one transaction: two processes creating the store at once both succeed
