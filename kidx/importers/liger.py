@@ -64,6 +64,7 @@ from typing import Any
 
 from kidx.errors import InvalidInputError, Location, Problem
 from kidx.identity import digest_of
+from kidx.kinds.metadata import label_value_error, name_error
 from kidx.manifests.document import Document
 
 API_VERSION = "kernelindex.dev/v1alpha1"
@@ -241,8 +242,6 @@ _MEMORY_PASSES = {
 }
 
 _MAX_NAME = 253
-_NAME_OK = re.compile(r"[a-z0-9][a-z0-9._-]*\Z")
-_LABEL_VALUE = re.compile(r"(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?\Z")
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\Z")
 _INTEGER = re.compile(r"[+-]?\d+\Z")
 _TIME_TEXT = re.compile(r"(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})\Z")
@@ -613,7 +612,7 @@ class _Converter:
         if observed is None:
             bad.append(("timestamp", f"{timestamp!r} is not a time in %Y-%m-%d %H:%M:%S form"))
         version = f[_VERSION]
-        if len(version) > 63 or not _LABEL_VALUE.match(version):
+        if label_value_error(version) is not None:
             bad.append(("liger_version", f"{version!r} is not a valid label value"))
         if bad:
             raise _RowProblems(bad)
@@ -793,7 +792,7 @@ class _Converter:
                 counts[item.base_name] = counts.get(item.base_name, 0) + 1
             for item in table.values():
                 name = item.base_name
-                if counts[name] > 1 or len(name) > _MAX_NAME or not _NAME_OK.match(name):
+                if counts[name] > 1 or name_error(name) is not None:
                     name = _hashed_name(name or "liger", item.digest, _MAX_NAME)
                 item.body["metadata"]["name"] = name
                 documents.append(Document(item.body, item.source, item.index, item.line))
