@@ -9,11 +9,14 @@ import contextlib
 import csv
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_NAME, SHARED
+from conftest import REPO, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_NAME, SHARED
 
 DATA = SHARED / "data" / "liger"
 MAIN = DATA / "all_benchmark_data.csv"
@@ -421,3 +424,24 @@ def test_summary_counts_every_file_read(kidx, write):
     code, out, err = kidx("import", "liger", empty, "-o", "json")
     assert (code, err) == (0, "import liger (1 file): 0 rows read; 0 rows skipped\n")
     assert json.loads(out)["items"] == []
+
+
+def test_progress_bar_on_a_terminal_reaches_the_end(tmp_path):
+    """On a terminal, a large import shows its phases on stderr and finishes them."""
+    import shutil as _shutil
+
+    script = _shutil.which("script")
+    if script is None:
+        pytest.skip("util-linux script(1) is needed to give kidx a terminal")
+    csv_path = SHARED / "data" / "liger" / "all_benchmark_data.csv"
+    store = tmp_path / "store"
+    transcript = tmp_path / "typescript"
+    command = f"{sys.executable} -m kidx import liger {csv_path} --store {store} -o name > {tmp_path / 'names.txt'}"
+    completed = subprocess.run([script, "-q", "-c", command, str(transcript)], cwd=REPO, capture_output=True,
+                               env={**os.environ, "NO_COLOR": "1", "TERM": "xterm"}, timeout=300)
+    assert completed.returncode == 0
+    screen = transcript.read_text(encoding="utf-8", errors="replace")
+    assert "validating" in screen and "storing" in screen
+    assert "2782/2782" in screen  # each phase ends at its total (2,448 runs + 334 shared objects)
+    assert "import liger (1 file): 2448 rows read" in screen
+    assert len((tmp_path / "names.txt").read_text().splitlines()) == 2782

@@ -138,6 +138,8 @@ def validate_batch(
                 f'{info.kind} "{item.name}" is also defined, differently, in '
                 f"{earlier.document.location()}",
             )
+    if progress is not None:
+        progress("validating", len(documents), len(documents))
     if problems.problems and open_catalog is not None and any(
         r.name_field in item.spec for item in items for r in item.info.references if r.name_field
     ):
@@ -372,6 +374,8 @@ def _write(
         if progress is not None and position % PROGRESS_STEP == 0:
             progress("storing", position, len(changed))
         store.objects.write(item.digest, item.data)
+    if progress is not None:
+        progress("storing", len(changed), len(changed))
     store.objects.flush()
     now = utc_now()
     catalog.put_many(
