@@ -13,6 +13,14 @@ from kidx.cli.common import (
 from kidx.errors import InvalidInputError, UsageError
 
 
+EXAMPLES = """\b
+Examples:
+  kidx apply -f run.yaml
+  kidx apply -f results/ -R --dry-run
+  kidx get runs -o yaml | kidx apply -f -
+"""
+
+
 def apply(
     filename: FilenameOption = None,
     recursive: RecursiveOption = False,
@@ -69,4 +77,4 @@ def print_outcomes(report, output_format: Optional[str], suffix: Optional[str]) 
 
 
 def register(app: typer.Typer) -> None:
-    app.command("apply")(apply)
+    app.command("apply", epilog=EXAMPLES)(apply)

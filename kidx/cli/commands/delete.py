@@ -13,6 +13,14 @@ from kidx.cli.common import (
 from kidx.errors import InvalidInputError, Problem, UsageError
 
 
+EXAMPLES = """\b
+Examples:
+  kidx delete run my-run
+  kidx delete runs -l liger_version=0.5.10 --dry-run
+  kidx delete -f run.yaml
+"""
+
+
 def delete(
     arguments: Annotated[Optional[list[str]], typer.Argument(help="TYPE NAME…, TYPE/NAME… or TYPE with -l/--all.", show_default=False)] = None,
     filename: FilenameOption = None,
@@ -88,4 +96,4 @@ def _targets_from_files(filename, recursive, registry):
 
 
 def register(app: typer.Typer) -> None:
-    app.command("delete")(delete)
+    app.command("delete", epilog=EXAMPLES)(delete)

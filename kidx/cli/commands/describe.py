@@ -9,6 +9,13 @@ import typer
 from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output, parse_selector, report_missing
 
 
+EXAMPLES = """\b
+Examples:
+  kidx describe protocol liger-bench-do-bench-backward
+  kidx describe runs -l liger_version=0.6.1
+"""
+
+
 def describe(
     arguments: Annotated[Optional[list[str]], typer.Argument(help="TYPE [NAME…] or TYPE/NAME…", show_default=False)] = None,
     selector: SelectorOption = None,
@@ -56,4 +63,4 @@ def describe(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("describe")(describe)
+    app.command("describe", epilog=EXAMPLES)(describe)

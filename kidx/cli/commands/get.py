@@ -22,6 +22,16 @@ OutputOption = Annotated[
 ]
 
 
+EXAMPLES = """\b
+Examples:
+  kidx get runs -l liger_version=0.6.1
+  kidx get runs --references environment/liger-bench-nvidia-h100-80gb-hbm3 -o name
+  kidx get runs --field-selector spec.status=failed --sort-by=-.spec.timing.latencyNs.median
+  kidx get runs -o jsonpath='{range .items[*]}{.metadata.name}{"\\t"}{.spec.timing.latencyNs.median}{"\\n"}{end}'
+  kidx get run 6e70abf2 -o yaml
+"""
+
+
 def get(
     arguments: Annotated[Optional[list[str]], typer.Argument(help="TYPE [NAME…], TYPE/NAME…, T1,T2 or all.", show_default=False)] = None,
     output_format: OutputOption = None,
@@ -107,4 +117,4 @@ def _reference_namer(store):
 
 
 def register(app: typer.Typer) -> None:
-    app.command("get")(get)
+    app.command("get", epilog=EXAMPLES)(get)

@@ -20,7 +20,14 @@ import_app = typer.Typer(
 )
 
 
-@import_app.command("liger")
+@import_app.command(
+    "liger",
+    epilog="""\b
+Examples:
+  kidx import liger all_benchmark_data*.csv
+  kidx import liger all_benchmark_data.csv -o yaml | kidx apply -f -
+""",
+)
 def liger(
     files: Annotated[list[str], typer.Argument(help="Liger-Kernel benchmark CSV files (all_benchmark_data*.csv).")],
     dry_run: DryRunOption = "none",
