@@ -692,6 +692,12 @@ def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_tar
     if store is None:
         say("!! no store to query")
         return
+    sizes = {name: (store / name).stat().st_size / 1e6 if (store / name).exists() else None
+             for name in ("catalog.sqlite", "catalog.sqlite-wal")}
+    wal = sizes["catalog.sqlite-wal"]
+    say(f"store after apply: catalog.sqlite {sizes['catalog.sqlite']:.0f} MB, "
+        + ("no WAL file" if wal is None else f"catalog.sqlite-wal {wal:.0f} MB")
+        + " (a WAL left un-checkpointed is re-read by every later process that opens the catalog)")
     proc = subprocess.run([*kidx, "get", "runs", "-l", SELECTOR, "--store", str(store)],
                           capture_output=True, text=True, env=SUBPROCESS_ENV)
     lines = proc.stdout.count("\n")
