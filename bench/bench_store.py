@@ -53,6 +53,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
 from kidx.identity import digest_of  # noqa: E402
+from kidx.importers.liger import GPUS as LIGER_GPUS  # noqa: E402
 
 API_VERSION = "kernelindex.dev/v1alpha1"
 GENERATOR_VERSION = "3"  # bump when the generated data changes shape (part of the cache key)
@@ -99,17 +100,10 @@ KERNELS = {
     "megatron_cross_entropy": "Megatron vocab-parallel cross-entropy",
 }
 
-# gpu_name -> (product, formFactor, architecture): the 8 environments
-GPUS = {
-    "NVIDIA H100 80GB HBM3": ("NVIDIA H100", "80GB HBM3", "sm_90"),
-    "NVIDIA H100 PCIe": ("NVIDIA H100", "PCIe", "sm_90"),
-    "NVIDIA H100 NVL": ("NVIDIA H100", "NVL", "sm_90"),
-    "NVIDIA A100-SXM4-80GB": ("NVIDIA A100", "SXM4 80GB", "sm_80"),
-    "NVIDIA A100-SXM4-40GB": ("NVIDIA A100", "SXM4 40GB", "sm_80"),
-    "NVIDIA B200": ("NVIDIA B200", None, "sm_100"),
-    "NVIDIA GeForce RTX 3090": ("NVIDIA GeForce RTX 3090", None, "sm_86"),
-    "NVIDIA GeForce RTX 4090": ("NVIDIA GeForce RTX 4090", None, "sm_89"),
-}
+# gpu_name -> (product, formFactor, architecture): the 8 environments the importer knows
+GPUS = LIGER_GPUS
+# the shared data folder that sits beside the repository (as on CI)
+DEFAULT_LIGER_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "liger"
 
 # (provider, library, backend, variant)
 PROVIDERS = [
@@ -658,7 +652,7 @@ def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_tar
     say(f"YAML parser: {parser_name}")
     report.table(["apply", "wall", "rate", "note"], rows)
 
-    tag = f"{n // 1000}k"
+    tag = f"{n // 1000}k" if n % 1000 == 0 else f"{n:,}"
     if "json" in rates:
         r = n / rates["json"][0]
         report.check(f"apply JSON List, {tag} runs", f"{r:,.0f} runs/s", ">= 3,000 runs/s", r >= 3000)
@@ -824,7 +818,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, nargs="+", default=[10000, 100000], help="store sizes (runs)")
     parser.add_argument("--out", type=Path, default=HERE / "out", help="output folder (default bench/out)")
-    parser.add_argument("--liger-dir", default="/work/shared/data/liger", help="folder of Liger CSVs")
+    parser.add_argument("--liger-dir", default=str(DEFAULT_LIGER_DIR), help="folder of Liger CSVs")
     parser.add_argument("--repeats", type=int, default=11, help="cold-process rounds (default 11)")
     parser.add_argument("--apply-repeats", type=int, default=3,
                         help="apply repetitions for sizes <= 20,000 (larger sizes: 1)")
