@@ -54,6 +54,7 @@ sys.path.insert(0, str(REPO))
 
 from kidx.identity import digest_of  # noqa: E402
 from kidx.importers.liger import GPUS as LIGER_GPUS  # noqa: E402
+from kidx.importers.liger import KERNEL_TITLES  # noqa: E402
 
 API_VERSION = "kernelindex.dev/v1alpha1"
 GENERATOR_VERSION = "3"  # bump when the generated data changes shape (part of the cache key)
@@ -63,42 +64,43 @@ SELECTOR = f"{SELECTOR_KEY}=s042"
 
 # --- realistic vocabulary (modelled on kidx/importers/liger.py and the seed) -------------
 
-KERNELS = {
-    "cross_entropy": "Cross-entropy loss",
-    "distill_jsd_loss": "JSD distillation loss",
-    "dyt": "Dynamic Tanh (DyT)",
-    "embedding": "Embedding lookup",
-    "fused_add_rms_norm": "Fused residual add + RMSNorm",
-    "fused_linear_cpo_loss": "Fused linear + CPO loss",
-    "fused_linear_cross_entropy": "Fused linear + cross-entropy",
-    "fused_linear_grpo_loss_token": "Fused linear + GRPO loss (token-level)",
-    "fused_linear_jsd": "Fused linear + JSD",
-    "fused_linear_orpo_loss": "Fused linear + ORPO loss",
-    "fused_linear_simpo_loss": "Fused linear + SimPO loss",
-    "fused_moe": "Fused mixture-of-experts",
-    "geglu": "GEGLU MLP",
-    "group_norm": "Group normalization",
-    "jsd": "Jensen–Shannon divergence",
-    "kl_div": "KL divergence",
-    "kto_loss": "KTO loss",
-    "layer_norm": "Layer normalization",
-    "llama4_rope": "Llama 4 rotary position embedding",
-    "multi_token_attention": "Multi-token attention",
-    "poly_norm": "PolyNorm",
-    "qwen2vl_mrope": "Qwen2-VL multimodal RoPE",
-    "relu_squared": "Squared ReLU",
-    "rms_norm": "RMS normalization",
-    "rope": "Rotary position embedding",
-    "softmax": "Softmax",
-    "sparsemax": "Sparsemax",
-    "swiglu": "SwiGLU MLP",
-    "tiled_geglu": "Tiled GEGLU MLP",
-    "tiled_swiglu": "Tiled SwiGLU MLP",
-    "tvd": "Total variation distance",
-    "megatron_rms_norm": "Megatron RMSNorm",
-    "megatron_swiglu": "Megatron SwiGLU",
-    "megatron_cross_entropy": "Megatron vocab-parallel cross-entropy",
-}
+# the kernels the generated runs use, in this order, titled as the importer titles them
+KERNELS = {name: KERNEL_TITLES[name] for name in (
+    "cross_entropy",
+    "distill_jsd_loss",
+    "dyt",
+    "embedding",
+    "fused_add_rms_norm",
+    "fused_linear_cpo_loss",
+    "fused_linear_cross_entropy",
+    "fused_linear_grpo_loss_token",
+    "fused_linear_jsd",
+    "fused_linear_orpo_loss",
+    "fused_linear_simpo_loss",
+    "fused_moe",
+    "geglu",
+    "group_norm",
+    "jsd",
+    "kl_div",
+    "kto_loss",
+    "layer_norm",
+    "llama4_rope",
+    "multi_token_attention",
+    "poly_norm",
+    "qwen2vl_mrope",
+    "relu_squared",
+    "rms_norm",
+    "rope",
+    "softmax",
+    "sparsemax",
+    "swiglu",
+    "tiled_geglu",
+    "tiled_swiglu",
+    "tvd",
+    "megatron_rms_norm",
+    "megatron_swiglu",
+    "megatron_cross_entropy",
+)}
 
 # gpu_name -> (product, formFactor, architecture): the 8 environments the importer knows
 GPUS = LIGER_GPUS
