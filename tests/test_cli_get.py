@@ -632,3 +632,12 @@ def test_reading_a_missing_store_creates_nothing(kidx, store):
     )
     assert kidx("get", "all", "-o", "yaml") == (0, EMPTY_LIST_YAML, "")
     assert not store.exists()
+
+
+def test_short_names_with_version_and_group(kidx, seed_bundle):
+    import json as _json
+
+    assert kidx("apply", "-f", "-", stdin=_json.dumps(seed_bundle)).code == 0
+    for spelling in ("br.v1alpha1.kernelindex.dev", "br.kernelindex.dev", "runs.v1alpha1.kernelindex.dev"):
+        result = kidx("get", spelling, "-o", "name")
+        assert result.code == 0 and result.out.startswith("benchmarkrun.kernelindex.dev/liger-llama4-rope"), spelling

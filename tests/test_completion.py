@@ -336,3 +336,14 @@ def test_bash_round_trip_falls_back_to_files(filled, tmp_path):
     done = bash_complete(filled, ["kidx", "apply", "-f", current], 3, f"kidx apply -f {current}")
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.splitlines() == [str(tmp_path / "manifest-one.yaml")]
+
+
+def test_store_given_before_the_command_is_honoured(kidx_process, store, seed_bundle, tmp_path):
+    import json as _json
+
+    bundle = tmp_path / "seed.json"
+    bundle.write_text(_json.dumps(seed_bundle))
+    other = tmp_path / "other-store"
+    assert kidx_process("apply", "-f", str(bundle), "--store", str(other)).code == 0
+    result = kidx_process("__complete", "--store", str(other), "get", "env", "liger-bench-nvidia-h1")
+    assert result.out == "liger-bench-nvidia-h100-80gb-hbm3\n"

@@ -328,3 +328,21 @@ def test_processes_creating_one_new_store_at_once_all_succeed(tmp_path):
             if process.returncode != 0:
                 failures.append(err.decode())
     assert failures == []
+
+
+def test_ctrl_c_during_apply_says_interrupted_and_keeps_all_or_nothing(tmp_path, seeded_store):
+    batch = tmp_path / "big.json"
+    names = write_batch(batch, "interrupted", 6000)
+    before = run_names(seeded_store)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kidx", "apply", "-f", str(batch)],
+        cwd=REPO, env=_environment(seeded_store), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as in an interactive shell
+    )
+    time.sleep(0.3)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert (process.returncode, err.decode()) == (130, "error: interrupted\n")
+    after = run_names(seeded_store)
+    assert after == before or sorted(after) == sorted(before + names)
+    assert_consistent(seeded_store)

@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "history": "kidx.cli.commands.history",
     "completion": "kidx.cli.commands.completion",
 }
+INTERRUPTED = 130  # 128 + SIGINT, the shell's convention
 # kubectl diff reports errors with 2, since 1 means "differences found"
 USAGE_ERROR_EXIT = {"diff": 2}
 
@@ -97,6 +98,8 @@ def run(argv: list[str]) -> int:
     command = typer.main.get_command(build_app(names))
     try:
         result = command.main(args=_normalise(argv), prog_name="kidx", standalone_mode=False)
+        if result == INTERRUPTED:  # typer returns this for Ctrl-C, silently; no kidx command does
+            output.error("interrupted")
         return result if isinstance(result, int) else 0
     except click.exceptions.NoArgsIsHelpError as exc:
         output.stdout.write(exc.ctx.get_help() + "\n")
@@ -161,7 +164,7 @@ def main(argv: list[str] | None = None) -> None:
         code = 0
     except KeyboardInterrupt:
         sys.stderr.write("error: interrupted\n")
-        code = 130
+        code = INTERRUPTED
     try:
         sys.stderr.flush()
     finally:

@@ -95,6 +95,8 @@ def candidates(words: list[str], current: str) -> list[str]:
     from kidx.cli.app import COMMANDS
 
     _store_argument(words)
+    while words and words[0].startswith("--store"):  # a global --store before the command
+        words = words[2:] if words[0] == "--store" else words[1:]
     if not words:
         return [c for c in sorted(COMMANDS) if c.startswith(current)]
     command, previous = words[0], words[-1]

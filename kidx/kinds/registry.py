@@ -127,7 +127,10 @@ class KindRegistry:
             self._by_kind[info.kind] = info
             spellings = {info.plural, info.singular, info.kind.lower(), *info.short_names}
             spellings |= {f"{s}.{info.group}" for s in (info.plural, info.singular, info.kind.lower(), *info.short_names)}
-            spellings |= {f"{s}.{info.version}.{info.group}" for s in (info.plural, info.singular, info.kind.lower())}
+            spellings |= {
+                f"{s}.{info.version}.{info.group}"
+                for s in (info.plural, info.singular, info.kind.lower(), *info.short_names)
+            }
             for spelling in spellings:
                 owner = self._by_spelling.get(spelling)
                 if owner is not None and owner is not info:
