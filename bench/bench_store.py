@@ -701,7 +701,7 @@ def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_tar
         f"(expected {n // SELECTOR_BUCKETS:,}), {len(proc.stdout.encode()) / 1e3:.0f} kB of table")
     commands = {
         "python -c pass": [sys.executable, "-c", "pass"],
-        f"kidx describe run NAME": [*kidx, "describe", "run", sample_name, "--store", str(store)],
+        "kidx describe run NAME": [*kidx, "describe", "run", sample_name, "--store", str(store)],
         f"kidx get runs -l {SELECTOR}": [*kidx, "get", "runs", "-l", SELECTOR, "--store", str(store)],
     }
     system_python = shutil.which("python3")

@@ -132,7 +132,7 @@ def test_type_and_names(populated):
 
 
 def test_type_slash_name_of_several_kinds(populated):
-    assert names(populated, f"wl/wl-b", f"bp/{PROTOCOL_NAME}", "workload/wl-a") == [
+    assert names(populated, "wl/wl-b", f"bp/{PROTOCOL_NAME}", "workload/wl-a") == [
         "workload.kernelindex.dev/wl-b", "workload.kernelindex.dev/wl-a", PROTOCOL_Q,
     ]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from kidx.errors import KidxError, NotFoundError
+from kidx.errors import KidxError
 from kidx.kinds.registry import KindInfo
 from kidx.query.targets import Target
 from kidx.store.catalog import Catalog, Entry
