@@ -235,8 +235,11 @@ def apply_documents(
         return plan_documents(store, documents, registry, texts, progress).report
     items = _validated(documents, registry, texts or {}, progress, store.catalog)
     if not store.catalog_path.exists():
-        # no store yet: find reference problems before the write creates one (pinning is idempotent)
-        _plan(store.catalog(), items, texts or {})
+        # no store yet: a by-name reference nothing can satisfy must fail before the write
+        # creates one (pinning from the batch now is what the locked pass would do too)
+        problems = BatchProblems(texts or {})
+        _pin_references(store.catalog(), items, problems)
+        problems.raise_if_any()
     catalog = store.catalog(write=True)
     catalog.begin_write()  # decisions and writes under one lock: no interleaving writer
     try:

@@ -7,7 +7,7 @@ from typing import NamedTuple
 from kidx.kinds.registry import KindInfo, KindRegistry
 from kidx.query.selection import select
 from kidx.query.targets import parse_targets, selection_rules
-from kidx.store.store import Store, manifest_of
+from kidx.store.store import Store
 
 
 class Query(NamedTuple):
@@ -84,4 +84,4 @@ def _limited(groups, limit: int):
     return kept
 
 
-__all__ = ["Query", "QueryResult", "find_objects", "manifest_of"]
+__all__ = ["Query", "QueryResult", "find_objects"]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from kidx.errors import StoreError
 from kidx.store.catalog import Catalog, Entry
+from kidx.store.column_cache import fingerprint, spec_stub
 from kidx.store.objects import ObjectStore
 
 STORE_ENV = "KIDX_STORE"
@@ -83,8 +84,6 @@ class Store:
     def table_manifest(self, entry: Entry, info) -> dict:
         """Enough of the manifest for a table row: metadata and the printer columns' fields,
         from the catalog row alone when it caches them (no object file read)."""
-        from kidx.store.column_cache import fingerprint, spec_stub
-
         stub = spec_stub(info, entry.columns, fingerprint(info))
         if stub is None:
             return self.manifest(entry)
