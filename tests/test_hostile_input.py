@@ -3,6 +3,7 @@ a hang or unbounded memory, and leaves the store as it was."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -148,3 +149,60 @@ def test_python_only_regular_expression_syntax_is_refused(seeded):
         'error: error parsing jsonpath {.items[?(@.metadata.name=~"(?<=x)y")].metadata.name}, '
         'invalid regular expression "(?<=x)y": look-around is not supported (RE2 syntax has none) at offset 0\n'
     )
+
+
+# --- control characters in human output ------------------------------------------------
+
+CLEAR = "\x1b[2J"
+
+
+@pytest.fixture
+def hostile_protocol(kidx, seed_bundle, tmp_path):
+    protocol = seed_bundle["protocol"]
+    protocol["metadata"]["title"] = f"{CLEAR}T\nName:  forged"
+    protocol["metadata"]["annotations"] = {"note": "a\x1b[31mred\r\nx\x07\x9b\u202e"}
+    protocol["spec"]["harness"]["name"] = f"h{CLEAR}\nline"
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(protocol), encoding="utf-8")
+    assert kidx("apply", "-f", str(path)).code == 0
+    return protocol["metadata"]["name"]
+
+
+def test_describe_escapes_control_characters(kidx, hostile_protocol):
+    out = kidx("describe", "protocol", hostile_protocol).out
+    assert "\x1b" not in out and "\r" not in out and "\x07" not in out and "\x9b" not in out
+    lines = out.splitlines()
+    assert "Annotations:  note: a^[[31mred\\r\\nx\\x07\\x9b\\u202e" in lines
+    assert "Title:        ^[[2JT\\nName:  forged" in lines
+    assert "    Name:        h^[[2J\\nline" in lines
+    assert [line for line in lines if line.startswith("Name:")] == [f"Name:         {hostile_protocol}"]
+
+
+def test_tables_escape_control_characters(kidx, hostile_protocol):
+    wide = kidx("get", "protocol", "-o", "wide").out.splitlines()
+    assert wide[1].split()[:2] == [hostile_protocol, "h^[[2J..."]  # kubectl: cut at the line break
+    columns = kidx("get", "protocol", "-o", "custom-columns=T\x1b\x07:.metadata.title").out
+    assert columns == "T^[\\x07\n^[[2JT...\n"
+
+
+def test_data_outputs_stay_exact(kidx, hostile_protocol):
+    out = kidx("get", "protocol", hostile_protocol, "-o", "jsonpath={.metadata.title}").out
+    assert out == f"{CLEAR}T\nName:  forged"
+    assert json.loads(kidx("get", "protocol", hostile_protocol, "-o", "json").out)["metadata"]["title"] == (
+        f"{CLEAR}T\nName:  forged"
+    )
+
+
+def test_names_in_errors_are_escaped(kidx, store):
+    result = kidx("get", "run", f"no{CLEAR}pe\nerror: forged")
+    assert result.code == 1
+    assert result.err == 'Error (NotFound): benchmarkruns.kernelindex.dev "no^[[2Jpe\\nerror: forged" not found\n'
+
+
+def test_paths_in_errors_are_escaped(kidx, store, tmp_path):
+    path = tmp_path / f"bad{CLEAR}\n.yaml"
+    path.write_text("kind: [", encoding="utf-8")
+    result = kidx("apply", "-f", str(path))
+    assert result.code == 1
+    assert "\x1b" not in result.err and result.err.count("\n") == 1
+    assert f"bad^[[2J\\n.yaml" in result.err
