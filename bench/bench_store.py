@@ -104,8 +104,8 @@ KERNELS = {name: KERNEL_TITLES[name] for name in (
 
 # gpu_name -> (product, formFactor, architecture): the 8 environments the importer knows
 GPUS = LIGER_GPUS
-# the shared data folder that sits beside the repository (as on CI)
-DEFAULT_LIGER_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "liger"
+# Liger-Kernel's published CSVs, kept in the repository as test data
+DEFAULT_LIGER_DIR = Path(__file__).resolve().parents[1] / "tests" / "data" / "liger"
 
 # (provider, library, backend, variant)
 PROVIDERS = [
