@@ -434,7 +434,8 @@ def timed_run(argv: list[str], stdout=subprocess.DEVNULL, timeout: float | None 
 
 def file_baseline(folder: Path, count: int) -> float:
     """Seconds to write `count` 1.8 KB files as kidx writes objects (256 fan-out folders,
-    temporary name, rename), in plain Python: what this disk charges for file creation now."""
+    temporary name, rename) and then make them durable with one syncfs(), as kidx does
+    before its catalog commit: what this disk charges for durable file creation now."""
     root = folder / "file-baseline"
     shutil.rmtree(root, ignore_errors=True)
     settle()
@@ -449,9 +450,27 @@ def file_baseline(folder: Path, count: int) -> float:
         os.write(descriptor, payload)
         os.close(descriptor)
         os.replace(temporary, f"{root}/{name[:2]}/{name[2:]}")
+    syncfs(root)
     elapsed = time.perf_counter() - start
     shutil.rmtree(root, ignore_errors=True)
     return elapsed
+
+
+def syncfs(path: Path) -> None:
+    """One syncfs(2) of the file system holding `path` (os.sync where it is missing)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        descriptor = os.open(path, os.O_RDONLY)
+        try:
+            if libc.syncfs(descriptor) == 0:
+                return
+        finally:
+            os.close(descriptor)
+    except (OSError, AttributeError):
+        pass
+    os.sync()
 
 
 def settle() -> None:
@@ -516,13 +535,16 @@ class Report:
         self.lines: list[str] = []
         self.path = path
         self.summary: list[tuple[str, str, str, str]] = []
-        self.data: dict = {}
+        self.data: dict = {"tables": []}
+        self.section = ""
 
     def say(self, text: str = "") -> None:
         print(text, flush=True)
         self.lines.append(text)
 
     def table(self, header: list[str], rows: list[list[str]]) -> None:
+        self.data["tables"].append({"section": self.section, "header": header,
+                                    "rows": [[str(c) for c in r] for r in rows]})
         widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
         fmt = lambda r: "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
                                   for i, (c, w) in enumerate(zip(r, widths)))
@@ -541,6 +563,7 @@ class Report:
 def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_target_size: bool) -> None:
     say = report.say
     say(f"\n=== {n:,} runs " + "=" * 60)
+    report.section = f"{n:,} runs"
     t0 = time.perf_counter()
     data = generate(n, args.seed)
     gen_s = time.perf_counter() - t0
@@ -746,6 +769,7 @@ def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_tar
 def bench_liger(args, report: Report, work: Path, kidx: list[str]) -> None:
     say = report.say
     say("\n=== Liger import " + "=" * 60)
+    report.section = "Liger import"
     files = sorted(glob.glob(str(Path(args.liger_dir) / "*.csv")))
     if not files:
         say(f"skipped: no Liger CSVs in {args.liger_dir} (use --liger-dir)")
@@ -890,6 +914,7 @@ def main() -> int:
             report.say(f"stores kept in {work}")
 
     report.say("\n=== summary " + "=" * 60)
+    report.section = "summary"
     report.say("(targets on describe / get -l apply at 100,000 runs; smaller sizes are info)")
     report.table(["metric", "measured", "target", "result"], [list(r) for r in report.summary])
     fails = sum(1 for r in report.summary if r[3] == "FAIL")
@@ -897,6 +922,12 @@ def main() -> int:
                f"total {time.perf_counter() - started:.0f} s; load {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
                f"code at the end: {code_version()}")
     report.save()
+    report.data["summary"] = [list(r) for r in report.summary]
+    report.data["meta"] = {
+        "date": time.strftime("%Y-%m-%d"), "cpus": os.cpu_count(), "python": platform.python_version(),
+        "code": code_version(), "sizes": sorted(args.runs), "repeats": args.repeats,
+        "total_s": round(time.perf_counter() - started),
+    }
     (args.out / f"bench_store-{stamp}.json").write_text(json.dumps(report.data, indent=1, default=str))
     print(f"report saved to {report.path}")
     return 0
