@@ -57,10 +57,12 @@ from kidx.importers.liger import GPUS as LIGER_GPUS  # noqa: E402
 from kidx.importers.liger import KERNEL_TITLES  # noqa: E402
 
 API_VERSION = "kernelindex.dev/v1alpha1"
-GENERATOR_VERSION = "3"  # bump when the generated data changes shape (part of the cache key)
+GENERATOR_VERSION = "4"  # bump when the generated data changes shape (part of the cache key)
 SELECTOR_KEY = "suite"
 SELECTOR_BUCKETS = 100  # suite=s000..s099, assigned round-robin: each matches exactly 1%
 SELECTOR = f"{SELECTOR_KEY}=s042"
+PAGE_KEY = "page"  # page=p0042: runs 42,000..42,999, exactly 1,000 at any size past 43,000
+PAGE_SIZE = 1000
 
 # --- realistic vocabulary (modelled on kidx/importers/liger.py and the seed) -------------
 
@@ -202,7 +204,9 @@ class Dataset:
         return self.shared + self.runs
 
 
-def generate(n_runs: int, seed: int, n_workloads: int = 300, n_impls: int = 100) -> Dataset:
+def generate(n_runs: int, seed: int, n_workloads: int = 300, n_impls: int = 100, first: int = 0) -> Dataset:
+    """The shared objects (the same for every `first`) and runs number first .. first+n_runs-1,
+    so that a large store can be generated and applied in chunks."""
     rng = random.Random(seed)
     kernels = list(KERNELS)
 
@@ -289,7 +293,8 @@ def generate(n_runs: int, seed: int, n_workloads: int = 300, n_impls: int = 100)
     base = 1_700_000_000  # 2023-11-14
     runs: list[dict] = []
     selector_matches = 0
-    for i in range(n_runs):
+    rng = random.Random(seed * 1_000_003 + first)  # runs of one chunk do not depend on earlier chunks
+    for i in range(first, first + n_runs):
         impl_digest, kernel, provider = impls[rng.randrange(len(impls))]
         wl_digest, key, parameters, dtype = rng.choice(workloads_by_kernel[kernel])
         env_digest, gpu, gpu_slug = environments[rng.randrange(len(environments))]
@@ -349,7 +354,7 @@ def generate(n_runs: int, seed: int, n_workloads: int = 300, n_impls: int = 100)
         runs.append(manifest(
             "BenchmarkRun", hashed_name(slug("liger/" + external_id), external_id), title, spec,
             labels={"liger_version": version, "gpu": gpu_slug, "kernel": kernel.replace("_", "-"),
-                    SELECTOR_KEY: suite},
+                    SELECTOR_KEY: suite, PAGE_KEY: f"p{i // PAGE_SIZE:04d}"},
             annotations={"kernelindex.dev/source-file": "all_benchmark_data.csv",
                          "kernelindex.dev/source-line": str(i + 2),
                          "liger.kernelindex.dev/row": row},
