@@ -227,15 +227,21 @@ class SQLiteCatalog(Catalog):
                 delay = min(delay * 2, 0.25)
 
     def _schema_version(self) -> str | None:
-        """The catalog's schema version (None: no schema yet); refuses a newer catalog."""
+        """The catalog's schema version (None: an empty database, no schema yet); refuses a
+        newer catalog, and one whose version cannot be read."""
         try:
             row = self.connection.execute("SELECT value FROM info WHERE key='schema'").fetchone()
         except sqlite3.OperationalError as exc:
             if "no such table" not in str(exc):
                 raise
-            return None
+            row = None
         if row is None:
-            return None
+            # the schema and its version are written in one transaction: one without the
+            # other is damage, not a store still being created
+            if self.connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+                return None
+            raise StoreError(f"the store's catalog {self.location} is damaged (its schema version is missing); "
+                             "`kidx fsck` tells what is wrong")
         if row[0] != SCHEMA_VERSION:
             # a newer kidx may store things this one would misread or overwrite
             raise StoreError(
