@@ -26,11 +26,14 @@ def _table() -> dict[int, str]:
     return table
 
 
-_ESCAPES = _table()
+_escapes: dict[int, str] | None = None  # built on first use: most commands never need it
 
 
 def escape_control(text: str) -> str:
     """``text`` with every control character written visibly (``\\n``, ``^[``, ``\\x07``)."""
+    global _escapes
     if text.isprintable():  # the usual case, answered in C; no control character is printable
         return text
-    return text.translate(_ESCAPES)
+    if _escapes is None:
+        _escapes = _table()
+    return text.translate(_escapes)
