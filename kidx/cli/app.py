@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "diff": "kidx.cli.commands.diff",
     "history": "kidx.cli.commands.history",
     "completion": "kidx.cli.commands.completion",
+    "version": "kidx.cli.commands.version",
 }
 INTERRUPTED = 130  # 128 + SIGINT, the shell's convention
 # kubectl diff reports errors with 2, since 1 means "differences found"
@@ -45,10 +46,22 @@ def _command_name(argv: list[str]) -> str | None:
     return None
 
 
+# Short options that take a value: kubectl (pflag) also reads them written ``-o=json``.
+_VALUED_SHORT = frozenset({"-o", "-l", "-f", "-L"})
+
+
 def _normalise(argv: list[str]) -> list[str]:
-    """kubectl's habits the parser does not have: a bare ``--dry-run`` means client, and
+    """kubectl's habits the parser does not have: a bare ``--dry-run`` means client,
+    ``-o=json`` means ``-o json`` (the parser would read the value as ``=json``), and
     the global ``--store`` may come before the command (``kidx --store S get runs``)."""
-    arguments = ["--dry-run=client" if argument == "--dry-run" else argument for argument in argv]
+    arguments: list[str] = []
+    for argument in argv:
+        if argument == "--dry-run":
+            arguments.append("--dry-run=client")
+        elif argument[:2] in _VALUED_SHORT and argument[2:3] == "=":
+            arguments += [argument[:2], argument[3:]]
+        else:
+            arguments.append(argument)
     leading: list[str] = []
     while arguments and arguments[0].startswith("--store"):
         take = 1 if "=" in arguments[0] else 2
@@ -81,6 +94,11 @@ def build_app(names):
 
 
 def run(argv: list[str]) -> int:
+    if argv[:1] == ["--version"]:
+        from kidx.cli.commands.version import version_text
+
+        sys.stdout.write(version_text())
+        return 0
     if argv[:1] == ["__complete"]:
         from kidx.cli.completion import complete
 

@@ -51,6 +51,7 @@ class Store:
             return self._catalog
         if self._catalog is not None:
             self._catalog.close()
+        self._check_folder()
         try:
             if write:
                 self.root.mkdir(parents=True, exist_ok=True)
@@ -63,6 +64,14 @@ class Store:
             raise StoreError(f"cannot open the store at {self.root}: {exc}") from None
         self._writable = write
         return self._catalog
+
+    def _check_folder(self) -> None:
+        """A store path that is (or lies under) a file is a mistake, not an empty store."""
+        for path in (self.root, *self.root.parents):
+            if path.exists():
+                if not path.is_dir():
+                    raise StoreError(f"cannot open the store at {self.root}: {path} is a file, not a folder")
+                return
 
     def close(self) -> None:
         if self._catalog is not None:
