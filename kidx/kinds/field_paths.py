@@ -98,3 +98,22 @@ def suggest_field_path(registry: KindRegistry, info: KindInfo, path: str) -> str
             if rest is not None:
                 return ".".join([name, *rest])
     return None
+
+
+def scalar_paths(info: KindInfo) -> list[str]:
+    """Every path to a named scalar field of the kind (``metadata.name``,
+    ``spec.timing.latencyNs.median``), in schema order: what completion offers for
+    ``--field-selector`` and ``--sort-by``. Free-form maps have no named fields to list."""
+    paths = [f"metadata.{name}" for name in METADATA_FIELDS]
+
+    def walk(schema: dict, prefix: str) -> None:
+        properties = schema.get("properties")
+        if not properties:
+            if schema.get("type") not in ("object", "array"):
+                paths.append(prefix)
+            return
+        for name, child in properties.items():
+            walk(child, f"{prefix}.{name}")
+
+    walk(info.spec_schema, "spec")
+    return paths
