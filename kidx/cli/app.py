@@ -127,7 +127,10 @@ def run(argv: list[str]) -> int:
         if isinstance(exc, click.exceptions.NoSuchOption):
             message = f"unknown flag: {exc.option_name}"  # kubectl's wording
         output.error(message)
-        where = f"kidx {name} --help" if name in COMMANDS else "kidx --help"
+        if exc.ctx is not None and exc.ctx.command_path.startswith("kidx "):  # the sub-command too
+            where = f"{exc.ctx.command_path} --help"
+        else:
+            where = f"kidx {name} --help" if name in COMMANDS else "kidx --help"
         output.notice(f"See '{where}' for usage.")
         return USAGE_ERROR_EXIT.get(name, 1)
     except typer.Exit as exc:
