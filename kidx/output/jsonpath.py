@@ -36,11 +36,16 @@ kubectl#1341)
       values of different types are simply unequal and unordered (kubectl: "incompatible
       types for comparison"); ints and floats compare numerically.
 
+Indexes, as kubectl
+    ``[i]`` is ``[i:i+1]`` and ``[]`` is ``[0]``; an index outside the list, a start
+    after the end, and an index or filter applied to a non-list (null aside) are
+    execution errors (JSONPathEvaluationError, kubectl's texts); a request for no
+    elements (``[2:2]``) is empty. Union alternatives apply in turn to all values.
+
 Where kidx is more lenient than kubectl, for predictability
-    Missing data is never an error (kubectl's ``--allow-missing-template-keys=true``,
-    extended): an index out of range, an index or filter applied to a non-list, a field
-    of a non-object all yield nothing. ``[*]`` also lists an object's values (as ``.*``
-    does). ``['a.b']`` is the key ``a.b`` (kubectl splits it at the dot). ``.`` not
+    A missing key is never an error (kubectl's ``--allow-missing-template-keys=true``),
+    nor is a field of a non-object, or a path inside a filter that cannot be followed.
+    ``[*]`` also lists an object's values (as ``.*`` does). ``['a.b']`` is the key ``a.b`` (kubectl splits it at the dot). ``.`` not
     followed by a name is a no-op, so ``{.}`` is the whole object and ``.['k']`` works.
     Wildcards and ``..`` visit object keys in sorted order (kubectl: Go map order, random).
     In quoted strings ``\\n \\t \\r \\\\ \\" \\' \\uXXXX`` are escapes and any other
