@@ -337,3 +337,12 @@ def test_sort_by_through_the_cli(kidx, seed_bundle, name, field, objects, expect
         assert result.err == f"error: {expected.replace(field, path)}\n"
     else:
         assert (result.code, result.out.split(), result.err) == (0, expected, "")
+
+
+@pytest.mark.parametrize(("text", "valid"), ls.REQUIREMENTS, ids=[t[:12] for t, _ in ls.REQUIREMENTS])
+def test_label_requirements_built_from_text(text, valid):
+    if valid:
+        assert str(LabelSelector.parse(text)) == text
+    else:
+        with pytest.raises(SelectorError):
+            LabelSelector.parse(text)

@@ -108,3 +108,17 @@ DIVERGENCES = {
     "x=abc,y==jkl,z!=a,z": ("x=abc,y=jkl,z!=a,z",
                             "kidx keeps == as =, its one spelling of equality; both texts mean the same selector"),
 }
+
+# TestRequirementConstructor, the cases a selector text can reach: (text, valid)
+REQUIREMENTS = [
+    ("x3 in (foo)", True),
+    ("x4 notin (foo)", True),
+    ("x6", True),
+    ("!x7", True),
+    ("x11>1", True),
+    ("x12<6", True),
+    ("x14>bar", False),  # > and < need an integer
+    ("x15<bar", False),
+    ("a" * 254, False),  # a key longer than 253 characters
+    ("x16=" + "a" * 254, False),  # a value longer than 63 characters
+]
