@@ -72,3 +72,19 @@ def test_a_store_path_that_is_a_file_is_an_error(kidx, tmp_path, command):
         result = kidx(*command, store_path=store)
         assert result == (1, "", f"error: cannot open the store at {store}: {not_a_folder} is a file, not a folder\n")
     assert not_a_folder.read_text() == "x"
+
+
+def test_usage_errors_of_a_sub_command_point_at_its_help(kidx):
+    assert kidx("import", "liger") == (1, "", "error: Missing argument 'files'.\n"
+                                              "See 'kidx import liger --help' for usage.\n")
+    result = kidx("import", "liger", "--bogus", "x.csv")
+    assert result.err == "error: unknown flag: --bogus\nSee 'kidx import liger --help' for usage.\n"
+    assert kidx("get", "--bogus").err == "error: unknown flag: --bogus\nSee 'kidx get --help' for usage.\n"
+
+
+def test_get_help_examples_name_no_digest_that_an_import_changes(kidx):
+    from conftest import SEED_RUN_DIGEST
+
+    text = kidx("get", "--help").out
+    assert "kidx get run DIGEST-PREFIX -o yaml" in text
+    assert SEED_RUN_DIGEST.removeprefix("sha256:")[:8] not in text
