@@ -415,3 +415,13 @@ def test_bash_in_a_terminal_inserts_label_values_once(filled):
     assert "-l tier=" in typed("kidx get runs -l ti")
     echoed = typed("kidx get protocols -l team=")  # one value in the store: readline inserts it
     assert "team=alpha" in echoed and "==" not in echoed
+
+
+def test_values_written_after_an_equals_sign(complete):
+    assert complete("get", "runs", "-o=j") == ["-o=json", "-o=jsonpath=", "-o=jsonpath-file="]
+    assert complete("get", "runs", "-l=app=w") == ["-l=app=web"]
+    assert complete("get", "runs", "--selector=ti") == ["--selector=tier="]
+    assert complete("get", "runs", "--sort-by=-.spec.st") == ["--sort-by=-.spec.status"]
+    assert complete("get", "runs", "--field-selector=spec.st") == ["--field-selector=spec.status="]
+    assert complete("apply", "-f=ma") == ["__files__"]
+    assert complete("get", "runs", "--no-headers=x") == []

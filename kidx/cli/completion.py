@@ -135,6 +135,10 @@ def candidates(words: list[str], current: str) -> list[str]:
         return [value for value in ("none", "client", "server") if value.startswith(current)]
     if previous in _VALUED:  # a value nothing can be offered for (--limit, --revision, …)
         return []
+    flag, equals, value = current.partition("=")
+    if equals and flag in _VALUED:  # -o=json, -l=app=web, --sort-by=.spec.x
+        found = candidates([*words, flag], value)
+        return found if found == [FILES] else [f"{flag}={candidate}" for candidate in found]
     if current.startswith("-"):
         return [flag for flag in COMMAND_FLAGS.get(command, []) if flag.startswith(current)]
     if command == "completion":
