@@ -1,6 +1,6 @@
 """Apply: validate a batch, pin references, hash, and store it all or nothing.
 
-Order of work (design.md §3): every document is read and validated before anything is
+Order of work (docs/design.md §3): every document is read and validated before anything is
 written; then, inside one store write (``Store.write``: the store's write lock, all or
 nothing), name references are pinned to digests, objects are hashed and added, and the
 names are recorded. Any problem anywhere means nothing is written and every problem is
