@@ -184,6 +184,23 @@ class Store:
                 raise StoreError(f"object {digest} in {self.objects.location} is corrupt") from None
         return found
 
+    def referenced_manifests(self, digests: Iterable[str], kind: str, catalog: Catalog | None = None) -> dict[str, dict]:
+        """The manifests of many referenced objects at once, by digest, for columns and
+        sort keys that follow a reference (``workload.spec.parameters.seq``): the object
+        with the metadata of its first current name of ``kind`` (by name), or with only
+        ``metadata.digest`` when no name points at it. Digests not in the store are left out."""
+        wanted = list(dict.fromkeys(digests))
+        names = (catalog if catalog is not None else self.catalog()).by_digests(wanted, kind)
+        found = {}
+        for digest, identity in self.identities(wanted).items():
+            entries = names.get(digest)
+            if entries:
+                found[digest] = manifest_of(entries[0], identity)
+            else:
+                found[digest] = {"apiVersion": identity.get("apiVersion"), "kind": identity.get("kind"),
+                                 "metadata": {"digest": digest}, "spec": identity.get("spec")}
+        return found
+
     def manifest(self, entry: Entry) -> dict:
         return manifest_of(entry, self.identity(entry.digest))
 
