@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -75,6 +76,7 @@ class WriteTransaction:
         self.catalog = catalog
         self._objects = objects
         self.objects_added = False
+        self.timings: dict[str, float] = {}  # seconds of the flush and of the commit
 
     def add_object(self, digest: str, data: bytes) -> bool:
         """Store an object's canonical bytes; durable before the commit. False when present."""
@@ -132,9 +134,13 @@ class Store:
         transaction = WriteTransaction(catalog, self.objects)
         try:
             yield transaction
+            started = time.perf_counter()
             if transaction.objects_added:
                 self.objects.flush()
+            flushed = time.perf_counter()
             catalog.commit()
+            transaction.timings["flush"] = flushed - started
+            transaction.timings["commit"] = time.perf_counter() - flushed
         except BaseException:
             catalog.rollback()
             raise
