@@ -78,6 +78,7 @@ class Conversion:
     rows_read: int
     skipped: list[SkippedRecord] = field(default_factory=list)
     noun: str = "rows"
+    notes: list[str] = field(default_factory=list)  # what was read but could not be kept, and why
 
 
 # --- reading ---------------------------------------------------------------------------
@@ -240,7 +241,8 @@ def raise_if_problems(problems: list[Problem]) -> None:
 
 # --- attaching an environment ----------------------------------------------------------
 
-def attach_environment(conversion: Conversion, environment: dict, digest: str, include: bool) -> Conversion:
+def attach_environment(conversion: Conversion, environment: dict, digest: str, include: bool,
+                       source: str = "<environment>") -> Conversion:
     """Point every run at ``environment`` (by ``digest``) instead of the environments the
     format implied; those are dropped unless another document still refers to them.
     With ``include`` the environment's manifest joins the batch (a captured file)."""
@@ -258,5 +260,24 @@ def attach_environment(conversion: Conversion, environment: dict, digest: str, i
             document = document._replace(body=body)
         documents.append(document)
     if include:
-        documents.insert(0, Document(environment, "<environment>", 1, None))
-    return Conversion(documents, conversion.rows_read, conversion.skipped, conversion.noun)
+        documents.insert(0, Document(environment, source, 1, None))
+    return Conversion(documents, conversion.rows_read, conversion.skipped, conversion.noun, conversion.notes)
+
+
+def gpu_mismatches(conversion: Conversion, environment: dict) -> list[str]:
+    """Why the runs cannot have run in ``environment``: a GPU the input names that is not
+    the environment's product (form factors may be spelled differently; products may not)."""
+    hardware = environment.get("spec", {}).get("hardware", {})
+    wanted = slug(hardware.get("product", ""))
+    name = environment.get("metadata", {}).get("name")
+    messages = []
+    for document in conversion.documents:
+        if document.body["kind"] != "ExecutionEnvironment":
+            continue
+        product = document.body["spec"]["hardware"]["product"]
+        if slug(product) != wanted:
+            messages.append(
+                f"the runs in {document.source} (line {document.line}) ran on {product}, but environment "
+                f"{name} is a {hardware.get('product') or 'machine without a GPU'}"
+            )
+    return messages

@@ -62,8 +62,8 @@ from typing import Any
 
 from kidx.errors import InvalidInputError, Location, Problem
 from kidx.importers.framework import (
-    ANNOTATION_FILE, ANNOTATION_LINE, API_VERSION, Conversion, SharedObjects, SkippedRecord, hashed_name,
-    read_text, slug, valid_labels,
+    ANNOTATION_FILE, ANNOTATION_LINE, API_VERSION, Conversion, SharedObjects, SkippedRecord, gpu_mismatches,
+    hashed_name, read_text, slug, valid_labels,
 )
 from kidx.importers.gpus import canonical_gpu_name, describe_gpu
 from kidx.kinds.metadata import label_value_error
@@ -803,3 +803,8 @@ def _parameters(x_name: str, x_label: str, x_text: str, config: dict) -> tuple[d
             )
         parameters[name] = value
     return parameters, dtype
+
+
+
+# runs must have run on the GPU an attached environment describes
+check_environment = gpu_mismatches
