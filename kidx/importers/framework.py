@@ -278,6 +278,6 @@ def gpu_mismatches(conversion: Conversion, environment: dict) -> list[str]:
         if slug(product) != wanted:
             messages.append(
                 f"the runs in {document.source} (line {document.line}) ran on {product}, but environment "
-                f"{name} is a {hardware.get('product') or 'machine without a GPU'}"
+                f"{name} describes {hardware.get('product') or 'a machine without a GPU'}"
             )
     return messages
