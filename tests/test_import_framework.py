@@ -19,8 +19,8 @@ CAPTURED = H200 / "environment.yaml"
 def test_help_lists_every_format(kidx_process):
     code, out, err = kidx_process("import", "--help")
     assert code == 0
-    commands = out.split("Commands:")[1].split()
-    assert [word for word in commands if word in ("liger", "pytest-benchmark", "nvbench")] == [
+    lines = out.split("Commands:")[1].splitlines()
+    assert [line.split()[0] for line in lines if line.startswith("  ") and line.split()] == [
         "liger", "pytest-benchmark", "nvbench"]
 
 
