@@ -4,8 +4,8 @@
 One file is one pytest session: ``machine_info`` (host, CPU, Python), ``commit_info``,
 ``datetime`` (when the session ran, UTC), ``version`` (of pytest-benchmark) and
 ``benchmarks``, each with its test ``fullname``, ``params``, ``options`` and ``stats`` in
-seconds; ``stats.data`` holds every round's time when the session ran with
-``--benchmark-save-data``.
+seconds; ``stats.data`` holds every round's time (always in ``--benchmark-json``
+output; in autosaved files only with ``--benchmark-save-data``).
 
 Output, per benchmark: one BenchmarkRun (min, max, mean, stddev, median in ns, the
 median as headline; q1, q3, iqr, rounds, iterations, outliers as measurements; the raw
