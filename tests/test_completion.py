@@ -55,7 +55,7 @@ metadata:
   labels: {app: api}
 spec: {status: passed}
 """
-COMMANDS = ["api-resources", "apply", "completion", "delete", "describe", "diff", "digest", "explain", "get",
+COMMANDS = ["api-resources", "apply", "completion", "delete", "describe", "diff", "digest", "env", "explain", "get",
             "history", "import", "version"]
 TYPE_WORDS = [
     "benchmarkprotocol", "benchmarkprotocols", "benchmarkrun", "benchmarkruns", "bp", "br", "ee", "env",
@@ -258,7 +258,11 @@ def test_files(complete):
 def test_other_positions(complete):
     assert complete("completion", "") == ["bash", "zsh", "fish"]
     assert complete("completion", "z") == ["zsh"]
-    assert complete("import", "") == ["liger"]
+    assert complete("import", "") == ["liger", "pytest-benchmark", "nvbench"]
+    assert complete("import", "n") == ["nvbench"]
+    assert complete("import", "liger", "f.csv", "--environment", "") == ["__files__"]
+    assert complete("env", "") == ["capture"]
+    assert complete("env", "capture", "--ap") == ["--apply"]
     assert complete("apply", "") == []
 
 

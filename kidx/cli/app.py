@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "delete": "kidx.cli.commands.delete",
     "digest": "kidx.cli.commands.digest",
     "import": "kidx.cli.commands.import_",
+    "env": "kidx.cli.commands.env",
     "explain": "kidx.cli.commands.explain",
     "api-resources": "kidx.cli.commands.api_resources",
     "diff": "kidx.cli.commands.diff",

@@ -21,18 +21,19 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "digest": ["--filename", "-f", "--recursive", "-R", "--store"],
     "explain": ["--recursive", "--max-depth"],
     "history": ["--revision", "--output", "-o", "--no-headers", "--store"],
-    "import": ["--dry-run", "--output", "-o", "--store"],
+    "import": ["--environment", "--dry-run", "--output", "-o", "--store"],
+    "env": ["--output", "-o", "--apply", "--name", "--dry-run", "--store"],
     "api-resources": ["--output", "-o", "--no-headers", "--sort-by"],
     "completion": [],
     "version": ["--output", "-o"],
 }
 OUTPUT_VALUES: dict[str, list[str]] = {
     "get": ["custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name", "wide", "yaml"],
-    "apply": ["name"], "delete": ["name"], "import": ["json", "name", "yaml"],
+    "apply": ["name"], "delete": ["name"], "import": ["json", "name", "yaml"], "env": ["json", "name", "yaml"],
     "history": ["json", "yaml"], "api-resources": ["json", "name", "wide", "yaml"], "version": ["json", "yaml"],
 }
 TYPED_COMMANDS = ("get", "describe", "delete", "history", "explain")
-FILE_FLAGS = ("-f", "--filename", "--store")
+FILE_FLAGS = ("-f", "--filename", "--store", "--environment")
 SHELLS = ("bash", "zsh", "fish")
 FILES = "__files__"  # tells the script to fall back to file-name completion
 
@@ -144,7 +145,11 @@ def candidates(words: list[str], current: str) -> list[str]:
     if command == "completion":
         return [shell for shell in SHELLS if shell.startswith(current)]
     if command == "import":
-        return ["liger"] if len(words) == 1 else [FILES]
+        from kidx.importers.framework import IMPORTERS
+
+        return [f for f in IMPORTERS if f.startswith(current)] if len(words) == 1 else [FILES]
+    if command == "env":
+        return ["capture"] if len(words) == 1 and "capture".startswith(current) else []
     if command in TYPED_COMMANDS:
         positional = [w for i, w in enumerate(words[1:], 1) if not w.startswith("-") and words[i - 1] not in _VALUED]
         if command == "explain" or not positional:
@@ -157,7 +162,8 @@ def candidates(words: list[str], current: str) -> list[str]:
 
 
 _VALUED = {"-o", "--output", "-l", "--selector", "-f", "--filename", "--store", "--field-selector", "-L",
-           "--label-columns", "--sort-by", "--references", "--limit", "--dry-run", "--revision", "--max-depth"}
+           "--label-columns", "--sort-by", "--references", "--limit", "--dry-run", "--revision", "--max-depth",
+           "--environment", "--name"}
 
 
 def complete(arguments: list[str]) -> str:
