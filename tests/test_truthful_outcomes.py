@@ -144,27 +144,38 @@ def test_a_selector_with_999_requirements_is_answered(kidx):
 def test_a_damaged_catalog_page_is_named_as_damage(kidx_process, store):
     assert kidx_process("apply", "-f", str(SEED_BUNDLE)).code == 0
     catalog = store / "catalog.sqlite"
+    connection = sqlite3.connect(catalog)
+    root_pages = dict(connection.execute("SELECT name, rootpage FROM sqlite_master WHERE type='table'").fetchall())
+    connection.close()
     original = catalog.read_bytes()
 
-    def damage(first_page: int) -> None:
+    def damage(pages) -> None:
         data = bytearray(original)
-        for page_start in range(4096 * first_page, len(data), 4096):
-            for offset in range(page_start + 100, min(page_start + 4096, len(data)), 7):
+        for page in pages:  # numbered from 1
+            start = (page - 1) * 4096
+            for offset in range(start, min(start + 4096, len(data)), 7):
                 data[offset] = (offset * 31) & 0xFF
         catalog.write_bytes(bytes(data))
 
-    damage(3)  # the tables of names, labels, references and revisions
+    damage([root_pages["objects"]])  # the table of names
     result = kidx_process("get", "runs")
     assert result == Result(1, "", (
         f"error: the store's catalog {catalog} is damaged (database disk image is malformed); "
         "`kidx fsck` tells what is wrong\n"
     ))
-    damage(1)  # also the page holding the schema version
+    damage([root_pages["info"]])  # the page holding the schema version
+    for command in (("get", "runs"), ("apply", "-f", str(SEED_BUNDLE))):
+        assert kidx_process(*command) == result, command
+    catalog.write_bytes(original)
+    connection = sqlite3.connect(catalog)
+    connection.execute("DELETE FROM info")  # tables without the version written with them
+    connection.commit()
+    connection.close()
     for command in (("get", "runs"), ("apply", "-f", str(SEED_BUNDLE))):
         assert kidx_process(*command) == Result(1, "", (
             f"error: the store's catalog {catalog} is damaged (its schema version is missing); "
             "`kidx fsck` tells what is wrong\n"
-        ))
+        )), command
 
 
 def test_bytes_that_are_not_text_never_reach_the_terminal(kidx_process, store):

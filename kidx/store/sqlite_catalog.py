@@ -798,6 +798,7 @@ class SQLiteBackend(StoreBackend):
         except OSError as exc:
             raise StoreError(f"cannot open the store at {self.root}: {exc.strerror or exc}") from None
         except sqlite3.Error as exc:
-            if _is_lock(exc):
-                raise store_error(exc) from None
+            error = store_error(exc, str(self.catalog_path))
+            if type(error) is not StoreError or "cannot be used" not in str(error):
+                raise error from None  # busy, damaged, read-only, full: their own messages
             raise StoreError(f"cannot open the store at {self.root}: {exc}") from None
