@@ -55,8 +55,8 @@ metadata:
   labels: {app: api}
 spec: {status: passed}
 """
-COMMANDS = ["api-resources", "apply", "completion", "delete", "describe", "diff", "digest", "explain", "get",
-            "history", "import"]
+COMMANDS = ["api-resources", "apply", "completion", "delete", "describe", "diff", "digest", "explain", "export",
+            "fsck", "gc", "get", "history", "import"]
 TYPE_WORDS = [
     "benchmarkprotocol", "benchmarkprotocols", "benchmarkrun", "benchmarkruns", "bp", "br", "ee", "env",
     "environment", "environments", "envs", "executionenvironment", "executionenvironments", "impl",
@@ -258,7 +258,7 @@ def test_files(complete):
 def test_other_positions(complete):
     assert complete("completion", "") == ["bash", "zsh", "fish"]
     assert complete("completion", "z") == ["zsh"]
-    assert complete("import", "") == ["liger"]
+    assert complete("import", "") == ["bundle", "liger"]
     assert complete("apply", "") == []
 
 
@@ -304,7 +304,7 @@ def test_bash_round_trip(filled):
     done = bash_complete(filled, ["kidx", "get", "runs", "web"], 3)
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.splitlines() == ["web-10", "web-2"]
-    done = bash_complete(filled, ["kidx", "g"], 1)
+    done = bash_complete(filled, ["kidx", "ge"], 1)
     assert done.stdout.splitlines() == ["get"]
     done = bash_complete(filled, ["kidx", "get", "run/a"], 2)
     assert done.stdout.splitlines() == ["run/api-1"]

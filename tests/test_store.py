@@ -140,7 +140,7 @@ def test_objects_are_written_once(kidx, store):
     objects = ObjectStore(store)
     path = objects.path_of(SEED_RUN_DIGEST)
     os.utime(path, (1_000_000_000, 1_000_000_000))
-    assert objects.write(SEED_RUN_DIGEST, b"something else") is False
+    assert objects.write(SEED_RUN_DIGEST, b"something else") == "present"  # the intact file is kept
     kidx("apply", "-f", str(SEED_BUNDLE))
     kidx("apply", "-f", "-", stdin=SEED_BUNDLE.read_text().replace("0.6.1", "0.6.2"))  # labels only
     assert path.stat().st_mtime == 1_000_000_000
@@ -163,7 +163,7 @@ def test_write_and_read_a_new_object(tmp_path):
     objects = ObjectStore(tmp_path / "s")
     data = canonical_json({"apiVersion": "v", "kind": "K", "spec": {"é": 1}})
     digest = digest_bytes(data)
-    assert objects.write(digest, data) is True
+    assert objects.write(digest, data) == "written"
     assert objects.exists(digest)
     assert objects.read(digest) == data
     assert objects.verify(digest)

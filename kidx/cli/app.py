@@ -25,6 +25,9 @@ COMMANDS: dict[str, str] = {
     "diff": "kidx.cli.commands.diff",
     "history": "kidx.cli.commands.history",
     "completion": "kidx.cli.commands.completion",
+    "fsck": "kidx.cli.commands.fsck",
+    "gc": "kidx.cli.commands.gc",
+    "export": "kidx.cli.commands.export",
 }
 INTERRUPTED = 130  # 128 + SIGINT, the shell's convention
 # kubectl diff reports errors with 2, since 1 means "differences found"

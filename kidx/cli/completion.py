@@ -24,13 +24,16 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "import": ["--dry-run", "--output", "-o", "--store"],
     "api-resources": ["--output", "-o", "--no-headers", "--sort-by"],
     "completion": [],
+    "fsck": ["--repair", "--from-bundle", "--output", "-o", "--store"],
+    "gc": ["--dry-run", "--store"],
+    "export": ["--output", "-o", "--selector", "-l", "--store"],
 }
 OUTPUT_VALUES: dict[str, list[str]] = {
     "get": ["custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name", "wide", "yaml"],
     "apply": ["name"], "delete": ["name"], "import": ["json", "name", "yaml"],
-    "history": ["json", "yaml"], "api-resources": ["json", "name", "wide", "yaml"],
+    "history": ["json", "yaml"], "api-resources": ["json", "name", "wide", "yaml"], "fsck": ["json"],
 }
-TYPED_COMMANDS = ("get", "describe", "delete", "history", "explain")
+TYPED_COMMANDS = ("get", "describe", "delete", "history", "explain", "export")
 FILE_FLAGS = ("-f", "--filename", "--store")
 SHELLS = ("bash", "zsh", "fish")
 FILES = "__files__"  # tells the script to fall back to file-name completion
@@ -100,7 +103,7 @@ def candidates(words: list[str], current: str) -> list[str]:
     if not words:
         return [c for c in sorted(COMMANDS) if c.startswith(current)]
     command, previous = words[0], words[-1]
-    if previous in FILE_FLAGS:
+    if previous in FILE_FLAGS or (command, previous) in (("export", "-o"), ("export", "--output"), ("fsck", "--from-bundle")):
         return [FILES]
     if previous in ("-o", "--output"):
         return [v for v in OUTPUT_VALUES.get(command, []) if v.startswith(current)]
@@ -111,7 +114,7 @@ def candidates(words: list[str], current: str) -> list[str]:
     if command == "completion":
         return [shell for shell in SHELLS if shell.startswith(current)]
     if command == "import":
-        return ["liger"] if len(words) == 1 else [FILES]
+        return [word for word in ("bundle", "liger") if word.startswith(current)] if len(words) == 1 else [FILES]
     if command in TYPED_COMMANDS:
         positional = [w for i, w in enumerate(words[1:], 1) if not w.startswith("-") and words[i - 1] not in _VALUED]
         if command == "explain" or not positional:

@@ -370,16 +370,28 @@ def _write(
     current: dict[tuple[str, str], Entry],
     progress: Progress | None = None,
 ) -> None:
+    """Write every object (an intact file already there is left alone; a missing or
+    damaged one, even of an unchanged name, is written again), then the catalog."""
+    from kidx.store.objects import PRESENT, REPLACED
+
     changed = [(item, outcome) for item, outcome in zip(items, report.outcomes) if outcome.action != "unchanged"]
+    rewritten = 0
+    for position, item in enumerate(items):
+        if progress is not None and position % PROGRESS_STEP == 0:
+            progress("storing", position, len(items))
+        written = store.objects.write(item.digest, item.data)
+        if written == PRESENT:
+            continue
+        rewritten += 1
+        live = current.get((item.info.kind, item.name))
+        if written == REPLACED or (live is not None and live.digest == item.digest):
+            report.warnings.append(_repair_warning(store, item, written == REPLACED))
+    if progress is not None:
+        progress("storing", len(items), len(items))
+    if rewritten:
+        store.objects.flush()
     if not changed:
         return
-    for position, (item, _) in enumerate(changed):
-        if progress is not None and position % PROGRESS_STEP == 0:
-            progress("storing", position, len(changed))
-        store.objects.write(item.digest, item.data)
-    if progress is not None:
-        progress("storing", len(changed), len(changed))
-    store.objects.flush()
     now = utc_now()
     catalog.put_many(
         [
@@ -395,6 +407,11 @@ def _write(
         ],
         now,
     )
+
+
+def _repair_warning(store: Store, item: _Item, damaged: bool) -> str:
+    what = "was damaged (it did not hash to its name)" if damaged else "was missing"
+    return f"{item.info.qualified_name}/{item.name}: object file {store.objects.path_of(item.digest)} {what}; written again"
 
 
 __all__ = ["ApplyReport", "Outcome", "Plan", "apply_documents", "plan_documents", "validate_batch"]

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 from pathlib import Path
 
+from kidx.store.faults import crash_point
+
 SCHEMA_VERSION = "1"
 BUSY_TIMEOUT_S = 60.0
 _SQL_VARIABLES = 500  # stay far below SQLite's limit on bound parameters
@@ -186,8 +188,11 @@ class Catalog:
         self.connection.execute("BEGIN")
 
     def commit(self) -> None:
+        if self._writing:
+            crash_point("catalog")
         self.connection.execute("COMMIT")
         if self._writing:
+            crash_point("commit")
             # Fold the write-ahead log into the database and empty it now: otherwise the
             # next process to open the catalog re-reads the whole log (37 MB after a
             # 10,000-run apply, 15 ms on every later command). Busy readers just make this
@@ -316,6 +321,54 @@ class Catalog:
             )
         ]
 
+    # --- maintenance reads (fsck, gc, export) --------------------------------------------
+
+    def all_entries(self) -> Iterator[Entry]:
+        """Every current name, by kind and name."""
+        for row in self.connection.execute(f"SELECT {_ENTRY_COLUMNS} FROM objects ORDER BY kind, name"):
+            yield _entry(row)
+
+    def all_revisions(self) -> Iterator[Revision]:
+        """Every revision of every name, in the order recorded, numbered per name."""
+        numbers: dict[tuple[str, str], int] = {}
+        for row in self.connection.execute(
+            "SELECT kind, name, id, event, digest, title, labels, annotations, generation, recorded "
+            "FROM revisions ORDER BY id"
+        ):
+            key = (row[0], row[1])
+            numbers[key] = numbers.get(key, 0) + 1
+            yield Revision(
+                kind=row[0], name=row[1], revision=numbers[key], event=row[3], digest=row[4], title=row[5],
+                labels=json.loads(row[6] or "{}"), annotations=json.loads(row[7] or "{}"),
+                generation=row[8], recorded=row[9],
+            )
+
+    def index_rows(self) -> tuple[dict[tuple[str, str], tuple[dict, set]], int, int]:
+        """What the label and reference indexes hold: per current name, its indexed labels
+        and (field, target) pairs; then the number of label and reference rows that belong
+        to no name."""
+        names = {row[0]: (row[1], row[2]) for row in self.connection.execute("SELECT id, kind, name FROM objects")}
+        indexed: dict[tuple[str, str], tuple[dict, set]] = {key: ({}, set()) for key in names.values()}
+        stray_labels = stray_references = 0
+        for object_id, key, value in self.connection.execute("SELECT object_id, key, value FROM labels"):
+            owner = names.get(object_id)
+            if owner is None:
+                stray_labels += 1
+            else:
+                indexed[owner][0][key] = value
+        for object_id, field_name, target in self.connection.execute("SELECT object_id, field, target FROM refs"):
+            owner = names.get(object_id)
+            if owner is None:
+                stray_references += 1
+            else:
+                indexed[owner][1].add((field_name, target))
+        return indexed, stray_labels, stray_references
+
+    def integrity_problems(self) -> list[str]:
+        """What the database's own consistency check finds (nothing when it is sound)."""
+        rows = [row[0] for row in self.connection.execute("PRAGMA integrity_check")]
+        return [] if rows == ["ok"] else rows
+
     # --- writes (inside begin_write … commit) -------------------------------------------
 
     def put(self, entry: Entry, references: Iterable[tuple[str, str]], now: str) -> None:
@@ -360,6 +413,52 @@ class Catalog:
         execute_many("INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)", label_rows)
         execute_many("INSERT OR IGNORE INTO refs (object_id, field, target) VALUES (?, ?, ?)", ref_rows)
         execute_many(_INSERT_REVISION, revision_rows)
+
+    def reindex(self, entry: Entry, references: Iterable[tuple[str, str]]) -> None:
+        """Rewrite one name's label and reference rows and cached columns from ``entry``
+        (repair: no revision is recorded, nothing the user applied changes)."""
+        self.connection.execute("DELETE FROM labels WHERE object_id=?", (entry.id,))
+        self.connection.execute("DELETE FROM refs WHERE object_id=?", (entry.id,))
+        self.connection.executemany(
+            "INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)",
+            [(entry.id, key, value) for key, value in entry.labels.items()],
+        )
+        self.connection.executemany(
+            "INSERT OR IGNORE INTO refs (object_id, field, target) VALUES (?, ?, ?)",
+            [(entry.id, field_name, target) for field_name, target in references],
+        )
+        self.connection.execute("UPDATE objects SET columns=? WHERE id=?", (entry.columns, entry.id))
+
+    def drop_stray_index_rows(self) -> None:
+        """Remove label and reference rows that belong to no name (repair)."""
+        self.connection.execute("DELETE FROM labels WHERE object_id NOT IN (SELECT id FROM objects)")
+        self.connection.execute("DELETE FROM refs WHERE object_id NOT IN (SELECT id FROM objects)")
+
+    def restore(
+        self, entries: Sequence[tuple[Entry, Sequence[tuple[str, str]]]], revisions: Sequence[Revision]
+    ) -> None:
+        """Insert names and revisions exactly as given (from a bundle): recorded times,
+        generations and creation times are kept, not decided here."""
+        (highest,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM objects").fetchone()
+        rows, label_rows, ref_rows = [], [], []
+        for entry, references in entries:
+            highest += 1
+            rows.append((highest, entry.kind, entry.name, entry.digest, entry.title, _dumps(entry.labels),
+                         _dumps(entry.annotations), entry.created, entry.generation, entry.columns))
+            label_rows.extend((highest, key, value) for key, value in entry.labels.items())
+            ref_rows.extend((highest, field_name, target) for field_name, target in references)
+        self.connection.executemany(
+            "INSERT INTO objects (id, kind, name, digest, title, labels, annotations, created, generation, columns) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        self.connection.executemany("INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)", label_rows)
+        self.connection.executemany("INSERT OR IGNORE INTO refs (object_id, field, target) VALUES (?, ?, ?)", ref_rows)
+        self.connection.executemany(
+            _INSERT_REVISION,
+            [(r.kind, r.name, r.event, r.digest, r.title, _dumps(r.labels), _dumps(r.annotations), r.generation,
+              r.recorded) for r in revisions],
+        )
 
     def _record_revision(self, kind, name, event, digest, title, labels, annotations, generation, now) -> None:
         self.connection.execute(

@@ -12,8 +12,28 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
+
+from kidx.store.faults import crash_point
 
 _HEX = re.compile(r"^[0-9a-f]{64}$")
+_FAN = re.compile(r"^[0-9a-f]{2}$")
+TEMPORARY_PREFIX = ".tmp-"
+
+# what ``write`` did
+WRITTEN = "written"  # there was no file: written
+PRESENT = "present"  # the file was there, intact: nothing to do
+REPLACED = "replaced"  # the file was there but damaged (wrong size or content): replaced
+
+
+class Leftover(NamedTuple):
+    """A file under objects/ that is not an object: a crashed writer's temporary file, or
+    something kidx did not write."""
+
+    path: Path
+    temporary: bool
+    size: int
+    modified: float  # seconds since the epoch
 
 
 class ObjectStore:
@@ -21,7 +41,7 @@ class ObjectStore:
         self.root = Path(root) / "objects" / "sha256"
         self._root_text = str(self.root)
         self._folders: set[str] = set()  # fan-out folders known to exist
-        self._temporary_prefix = f".tmp-{os.getpid()}-{os.urandom(4).hex()}-"
+        self._temporary_prefix = f"{TEMPORARY_PREFIX}{os.getpid()}-{os.urandom(4).hex()}-"
         self._written = 0
 
     @staticmethod
@@ -49,16 +69,28 @@ class ObjectStore:
         finally:
             os.close(descriptor)
 
-    def write(self, digest: str, data: bytes) -> bool:
-        """Store ``data`` under ``digest``; False when it was already there.
+    def write(self, digest: str, data: bytes) -> str:
+        """Store ``data`` under ``digest``: WRITTEN, PRESENT or REPLACED.
 
-        Plain ``os`` calls on strings: this runs once per object in a bulk apply.
+        A file already at the path is checked, size first, then content (a same-size edit
+        is caught too), and a damaged one is replaced atomically: writing an object is how
+        a hand-edited, truncated or emptied file gets repaired. Plain ``os`` calls on
+        strings: this runs once per object in a bulk apply.
         """
         hexdigest = self._hex(digest)
         folder = f"{self._root_text}/{hexdigest[:2]}"
         path = f"{folder}/{hexdigest[2:]}"
-        if os.path.exists(path):
-            return False
+        outcome = WRITTEN
+        try:
+            size = os.stat(path).st_size
+        except FileNotFoundError:
+            pass
+        else:
+            if size == len(data) and self._content_is(path, data):
+                return PRESENT
+            if self._hashes_to(path, hexdigest):
+                return PRESENT  # intact; the bytes given are not this digest's: keep the file
+            outcome = REPLACED
         if folder not in self._folders:
             os.makedirs(folder, exist_ok=True)
             self._folders.add(folder)
@@ -79,7 +111,58 @@ class ObjectStore:
             except OSError:
                 pass
             raise
-        return True
+        if self._written == 1:
+            crash_point("objects")
+        return outcome
+
+    @staticmethod
+    def _content_is(path: str, data: bytes) -> bool:
+        try:
+            with open(path, "rb") as stream:
+                return stream.read(len(data) + 1) == data
+        except OSError:
+            return False
+
+    @staticmethod
+    def _hashes_to(path: str, hexdigest: str) -> bool:
+        import hashlib
+
+        try:
+            with open(path, "rb") as stream:
+                return hashlib.file_digest(stream, "sha256").hexdigest() == hexdigest
+        except OSError:
+            return False
+
+    def size_of(self, digest: str) -> int | None:
+        try:
+            return os.stat(self.path_of(digest)).st_size
+        except FileNotFoundError:
+            return None
+
+    def remove(self, digest: str) -> None:
+        """Delete an object file (garbage collection only: objects are otherwise immutable)."""
+        try:
+            os.unlink(self.path_of(digest))
+        except FileNotFoundError:
+            pass
+
+    def leftovers(self) -> Iterator[Leftover]:
+        """Files under objects/ that are not objects, temporary files first marked as such."""
+        if not self.root.is_dir():
+            return
+        for fan in sorted(self.root.iterdir()):
+            if not (_FAN.match(fan.name) and fan.is_dir()):
+                yield self._leftover(fan, temporary=False)
+                continue
+            for entry in sorted(fan.iterdir()):
+                if _HEX.match(fan.name + entry.name) and entry.is_file():
+                    continue
+                yield self._leftover(entry, temporary=entry.name.startswith(TEMPORARY_PREFIX))
+
+    @staticmethod
+    def _leftover(path: Path, temporary: bool) -> Leftover:
+        status = path.lstat()
+        return Leftover(path, temporary, status.st_size, status.st_mtime)
 
     def flush(self) -> None:
         """Make every written object durable before the catalog refers to it."""
@@ -108,7 +191,7 @@ class ObjectStore:
                 continue
             for entry in sorted(fan.iterdir()):
                 hexdigest = fan.name + entry.name
-                if _HEX.match(hexdigest):
+                if _HEX.match(hexdigest) and entry.is_file():
                     yield "sha256:" + hexdigest
 
     def verify(self, digest: str) -> bool:

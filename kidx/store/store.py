@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from kidx.errors import StoreError
+from kidx.identity.canonical import digest_bytes
 from kidx.store.catalog import Catalog, Entry
 from kidx.store.column_cache import fingerprint, spec_stub
 from kidx.store.objects import ObjectStore
@@ -70,13 +71,19 @@ class Store:
             self._catalog = None
 
     def identity(self, digest: str) -> dict:
-        """The stored ``{apiVersion, kind, spec}`` of a digest."""
+        """The stored ``{apiVersion, kind, spec}`` of a digest, checked against its name."""
         try:
-            return json.loads(self.objects.read(digest))
+            data = self.objects.read(digest)
         except FileNotFoundError:
-            raise StoreError(f"object {digest} is missing from {self.objects.root}") from None
-        except ValueError:
-            raise StoreError(f"object {digest} in {self.objects.root} is corrupt") from None
+            raise StoreError(
+                f"object {digest} is missing: no file {self.objects.path_of(digest)} (run 'kidx fsck')"
+            ) from None
+        if digest_bytes(data) != digest:
+            raise StoreError(
+                f"object {digest} is damaged: {self.objects.path_of(digest)} does not hash to its name "
+                "(run 'kidx fsck')"
+            )
+        return json.loads(data)
 
     def manifest(self, entry: Entry) -> dict:
         return manifest_of(entry, self.identity(entry.digest))

@@ -66,6 +66,48 @@ def liger(
     _summarise(out, converted, report, len(dict.fromkeys(files)))
 
 
+@import_app.command(
+    "bundle",
+    epilog="""\b
+Examples:
+  kidx import bundle backup.kidx.json --store /tmp/restored
+""",
+)
+def bundle(
+    file: Annotated[str, typer.Argument(help="A bundle written by 'kidx export'.")],
+    dry_run: DryRunOption = "none",
+    output_format: Annotated[Optional[str], typer.Option("--output", "-o", help="Only 'name': print object names without the verb.")] = None,
+    store: StoreOption = None,
+) -> None:
+    """Restore a bundle written by 'kidx export': its objects, names and complete history,
+    exactly as exported (same digests, times, generations).
+
+    A name the store already has must have the same history (it is then unchanged);
+    any other overlap is refused and nothing is written.
+    """
+    from kidx.operations.bundle import read_bundle
+    from kidx.operations.export import restore
+
+    suffix = parse_dry_run(dry_run)
+    if output_format not in (None, "name"):
+        raise UsageError(f"unexpected -o output mode: {output_format}. We only support '-o name'")
+    registry = kind_registry()
+    contents = read_bundle(file, [info.kind for info in registry.kinds])
+    report = restore(open_store(store), registry, contents, file, dry_run=suffix is not None)
+    out = output()
+    lines = []
+    for outcome in report.outcomes:
+        name = f"{outcome.info.qualified_name}/{outcome.name}"
+        lines.append(name if output_format == "name" else f"{name} {outcome.action}" + (f" {suffix}" if suffix else ""))
+    out.data("".join(line + "\n" for line in lines))
+    counts = Counter(outcome.action for outcome in report.outcomes)
+    out.notice(
+        f"import bundle: {len(contents.names):,} names, {len(contents.revisions):,} revisions, "
+        f"{len(contents.objects):,} objects; " + ", ".join(f"{count:,} {action}" for action, count in counts.items())
+        + (f" {suffix}" if suffix else "")
+    )
+
+
 def _summarise(out, converted, report, files: int) -> None:
     """One line on stderr: rows read and skipped, and what happened per kind.
 
