@@ -1,4 +1,4 @@
-"""The store under concurrent writers and under SIGKILL (design.md §3).
+"""The store under concurrent writers and under SIGKILL (docs/design.md §3).
 
 - Two ``kidx apply`` processes writing at once must both succeed, or one must fail cleanly
   having written nothing.

@@ -1,6 +1,6 @@
 """Apply: validate a batch, pin references, hash, and store it all or nothing.
 
-Order of work (design.md §3): every document is read and validated before anything is
+Order of work (docs/design.md §3): every document is read and validated before anything is
 written; then, under the catalog's write lock, name references are pinned to digests,
 objects are hashed and written, and one catalog transaction records the result. Any
 problem anywhere means nothing is written and every problem is reported.

@@ -1,7 +1,7 @@
 """Field selectors (``--field-selector``): kubectl's grammar, kidx's choice of fields.
 
 The syntax and its error texts follow apimachinery's ``pkg/fields/selector.go``
-(docs/kubectl-conventions.md §2): comma-separated ``FIELD OP VALUE`` terms, OP one of
+(docs/design.md §6): comma-separated ``FIELD OP VALUE`` terms, OP one of
 ``=``, ``==``, ``!=``, the first operator in a term splitting it, and ``\\,`` ``\\=``
 ``\\\\`` as the only escapes in a value. Which fields exist is a server decision in
 kubernetes; kidx has no server, so it accepts ``metadata.name``, ``metadata.title`` and
