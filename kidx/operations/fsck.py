@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kidx.errors import StoreError
+from kidx.errors import KidxError, StoreError
 from kidx.identity.canonical import digest_bytes
 from kidx.kinds.registry import KindInfo, KindRegistry
 from kidx.store.catalog import Entry, Revision
@@ -45,7 +45,7 @@ PROBLEM_CHECKS = (
     "label-index", "reference-index", "cached-columns",
 )
 NOTE_CHECKS = ("orphaned-object", "temporary-file", "stray-file", "dangling-reference")
-REPAIRABLE_FROM_OBJECTS = ("label-index", "reference-index", "cached-columns")
+REPAIRABLE_FROM_OBJECTS = ("label-index", "reference-index", "cached-columns", "catalog-integrity")
 MAX_HOLDERS = 3  # names listed for a missing object
 
 
@@ -116,9 +116,15 @@ class _Scan:
             if catalog_exists:
                 for message in catalog.integrity_problems():
                     self.add("catalog-integrity", self.relative(self.store.catalog_path), message)
-            self.entries = list(catalog.all_entries())
-            self.revisions = list(catalog.all_revisions())
-            indexed, stray_labels, stray_references = catalog.index_rows()
+            try:
+                self.entries = list(catalog.all_entries())
+                self.revisions = list(catalog.all_revisions())
+                indexed, stray_labels, stray_references = catalog.index_rows()
+            except Exception as exc:  # a damaged catalog: say so, check the objects anyway
+                if isinstance(exc, KidxError):
+                    raise
+                self.add("catalog-integrity", self.relative(self.store.catalog_path), f"cannot be read: {exc}")
+                self.entries, self.revisions, indexed, stray_labels, stray_references = [], [], {}, 0, 0
         finally:
             catalog.rollback()
         self._objects()
@@ -299,6 +305,11 @@ def _repair(store: Store, registry: KindRegistry, report: FsckReport, bundle_pat
     catalog = store.catalog(write=True)
     catalog.begin_write()  # under the write lock: no apply changes what is being repaired
     try:
+        integrity = [f for f in report.problems if f.check == "catalog-integrity"]
+        if integrity:
+            catalog.rebuild_indexes()  # what a damaged index needs; whatever is left is reported
+            repaired.append(Finding("catalog-integrity", integrity[0].subject,
+                                    "rebuilt the catalog's indexes from its tables"))
         for finding in report.problems:
             if finding.check in ("damaged-object", "missing-object") and finding.subject in bundle_objects:
                 if finding.check == "damaged-object":

@@ -366,8 +366,15 @@ class Catalog:
 
     def integrity_problems(self) -> list[str]:
         """What the database's own consistency check finds (nothing when it is sound)."""
-        rows = [row[0] for row in self.connection.execute("PRAGMA integrity_check")]
+        try:
+            rows = [row[0] for row in self.connection.execute("PRAGMA integrity_check")]
+        except sqlite3.DatabaseError as exc:
+            return [f"cannot be checked: {exc}"]
         return [] if rows == ["ok"] else rows
+
+    def rebuild_indexes(self) -> None:
+        """Rebuild the database's own indexes from its tables (repair)."""
+        self.connection.execute("REINDEX")
 
     # --- writes (inside begin_write … commit) -------------------------------------------
 
