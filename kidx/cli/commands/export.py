@@ -29,8 +29,6 @@ def export(
     'kidx import bundle FILE' into an empty store reproduces the same digests, names and
     revisions. With no selection the whole store is exported: a backup.
     """
-    import os
-    import sys
     from pathlib import Path
 
     from kidx.operations.export import export as write_export
@@ -58,8 +56,11 @@ def export(
 
         return report_missing(out, missing, False)
     if output_file == "-":
-        report = write_export(the_store, registry, selected, description, None, sys.stdout.buffer)
-        sys.stdout.flush()
+        import io
+
+        buffer = io.BytesIO()
+        report = write_export(the_store, registry, selected, description, None, buffer)
+        out.data(buffer.getvalue().decode("utf-8"))
         where = "standard output"
     else:
         report = write_export(the_store, registry, selected, description, Path(output_file))
