@@ -20,6 +20,7 @@ from kidx.manifests.document import Document
 from kidx.manifests.locate import locate_line
 from kidx.store.catalog import Catalog, Entry
 from kidx.store.column_cache import column_values
+from kidx.store.faults import crash_point
 from kidx.store.store import Store, utc_now
 
 MAX_WARNINGS = 20
@@ -249,6 +250,7 @@ def apply_documents(
     except BaseException:
         catalog.rollback()
         raise
+    crash_point("after-commit")
     return report
 
 

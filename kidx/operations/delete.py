@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from kidx.kinds.registry import KindInfo
 from kidx.store.catalog import Entry
+from kidx.store.faults import crash_point
 from kidx.store.store import Store, utc_now
 
 
@@ -26,3 +27,4 @@ def delete_entries(store: Store, entries: list[tuple[KindInfo, Entry]], dry_run:
     except BaseException:
         catalog.rollback()
         raise
+    crash_point("after-commit")
