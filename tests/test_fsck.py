@@ -98,7 +98,7 @@ def test_hand_edited_object_is_found_refused_on_read_and_repaired_by_apply(kidx,
     result = kidx("apply", "-f", str(SEED_BUNDLE))
     assert result.code == 0
     assert f"benchmarkprotocol.kernelindex.dev/{PROTOCOL} unchanged" in result.out.splitlines()
-    assert (f"Warning: benchmarkprotocol.kernelindex.dev/{PROTOCOL}: object file {path} was damaged "
+    assert (f"Warning: benchmarkprotocol.kernelindex.dev/{PROTOCOL}: object {path} was damaged "
             "(it did not hash to its name); written again") in result.err.splitlines()
     assert fsck_lines(kidx)[0] == 0
     assert json.loads(kidx("get", "protocol", PROTOCOL, "-o", "json").out)["spec"] == seed_bundle["protocol"]["spec"]
@@ -128,7 +128,7 @@ def test_missing_or_empty_object_file(kidx, seeded, damage):
     assert result.code == 0
     assert f"executionenvironment.kernelindex.dev/{ENVIRONMENT} unchanged" in result.out.splitlines()
     what = "was missing" if damage == "missing" else "was damaged (it did not hash to its name)"
-    assert f"object file {path} {what}; written again" in result.err
+    assert f"object {path} {what}; written again" in result.err
     assert path.read_bytes() == original
     assert fsck_lines(kidx)[0] == 0
 
@@ -243,7 +243,7 @@ def test_missing_catalog_is_a_problem_and_nothing_is_created(kidx, seeded):
         (seeded / name).unlink(missing_ok=True)
     code, lines, err = fsck_lines(kidx, "--repair")
     assert code == 1
-    assert lines[0] == ("catalog-missing catalog.sqlite: 3 object files but no catalog: names and history can only "
+    assert lines[0] == ("catalog-missing catalog: 3 object files but no catalog: names and history can only "
                         "be restored from a bundle (kidx import bundle FILE)")
     assert not (seeded / "catalog.sqlite").exists()
     result = kidx("gc")
@@ -260,9 +260,9 @@ def test_catalog_integrity_failure_is_reported_and_a_damaged_index_rebuilt(kidx,
     connection.close()
     code, lines, err = fsck_lines(kidx)
     assert code == 1
-    assert lines[:3] == [f"catalog-integrity catalog.sqlite: row {n} missing from index objects_by_digest"
+    assert lines[:3] == [f"catalog-integrity catalog: row {n} missing from index objects_by_digest"
                          for n in (1, 2, 3)]
     assert "rebuilds indexes" in err
     code, lines, err = fsck_lines(kidx, "--repair")
     assert (code, err) == (0, "")
-    assert lines[0] == "repaired catalog-integrity catalog.sqlite: rebuilt the catalog's indexes from its tables"
+    assert lines[0] == "repaired catalog-integrity catalog: rebuilt the catalog's indexes from its tables"

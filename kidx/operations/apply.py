@@ -1,9 +1,10 @@
 """Apply: validate a batch, pin references, hash, and store it all or nothing.
 
 Order of work (docs/design.md §3): every document is read and validated before anything is
-written; then, under the catalog's write lock, name references are pinned to digests,
-objects are hashed and written, and one catalog transaction records the result. Any
-problem anywhere means nothing is written and every problem is reported.
+written; then, inside one store write (``Store.write``: the store's write lock, all or
+nothing), name references are pinned to digests, objects are hashed and added, and the
+names are recorded. Any problem anywhere means nothing is written and every problem is
+reported.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ from kidx.kinds.registry import KindInfo, KindRegistry
 from kidx.kinds.validation import DocumentValidator
 from kidx.manifests.document import Document
 from kidx.manifests.locate import locate_line
-from kidx.store.catalog import Catalog, Entry
+from kidx.store.catalog import Catalog, Change, Entry
 from kidx.store.column_cache import column_values
 from kidx.store.faults import crash_point
-from kidx.store.store import Store, utc_now
+from kidx.store.store import Store, WriteTransaction, utc_now
 
 MAX_WARNINGS = 20
 PROGRESS_STEP = 250
@@ -204,12 +205,8 @@ def plan_documents(
 ) -> Plan:
     """Everything apply decides, read-only: raises InvalidInputError on any problem."""
     items = _validated(documents, registry, texts or {}, progress, store.catalog)
-    catalog = store.catalog()
-    catalog.begin_read()
-    try:
+    with store.reading() as catalog:
         report, current = _plan(catalog, items, texts or {})
-    finally:
-        catalog.rollback()
     return Plan(items, report, current)
 
 
@@ -235,23 +232,23 @@ def apply_documents(
     if dry_run:
         return plan_documents(store, documents, registry, texts, progress).report
     items = _validated(documents, registry, texts or {}, progress, store.catalog)
-    if not store.catalog_path.exists():
+    if not store.exists():
         # no store yet: a by-name reference nothing can satisfy must fail before the write
         # creates one (pinning from the batch now is what the locked pass would do too)
         problems = BatchProblems(texts or {})
         _pin_references(store.catalog(), items, problems)
         problems.raise_if_any()
-    catalog = store.catalog(write=True)
-    catalog.begin_write()  # decisions and writes under one lock: no interleaving writer
-    try:
-        report, current = _plan(catalog, items, texts or {})
-        _write(store, catalog, items, report, current, progress)
-        catalog.commit()
-    except BaseException:
-        catalog.rollback()
-        raise
+    with store.write() as transaction:  # decisions and writes under one lock: no interleaving writer
+        report, current = _plan(transaction.catalog, items, texts or {})
+        _write(transaction, items, report, current, _referenced_kinds(registry), progress)
     crash_point("after-commit")
     return report
+
+
+def _referenced_kinds(registry: KindRegistry) -> frozenset[str]:
+    """Kinds that some reference field points at: the store indexes their spec fields so
+    that selection can follow references to them."""
+    return frozenset(reference.target_kind for info in registry.kinds for reference in info.references)
 
 
 def _entry_for(item: _Item, previous: Entry | None, now: str) -> Entry:
@@ -365,11 +362,11 @@ def _dangling_reference_warnings(catalog: Catalog, items: list[_Item]) -> list[s
 
 
 def _write(
-    store: Store,
-    catalog: Catalog,
+    transaction: WriteTransaction,
     items: list[_Item],
     report: ApplyReport,
     current: dict[tuple[str, str], Entry],
+    referenced_kinds: frozenset[str],
     progress: Progress | None = None,
 ) -> None:
     """Write every object (an intact file already there is left alone; a missing or
@@ -377,33 +374,30 @@ def _write(
     from kidx.store.objects import PRESENT, REPLACED
 
     changed = [(item, outcome) for item, outcome in zip(items, report.outcomes) if outcome.action != "unchanged"]
-    rewritten = 0
     for position, item in enumerate(items):
         if progress is not None and position % PROGRESS_STEP == 0:
             progress("storing", position, len(items))
-        written = store.objects.write(item.digest, item.data)
+        written = transaction.add_object(item.digest, item.data)
         if written == PRESENT:
             continue
-        rewritten += 1
         live = current.get((item.info.kind, item.name))
         if written == REPLACED or (live is not None and live.digest == item.digest):
-            report.warnings.append(_repair_warning(store, item, written == REPLACED))
+            report.warnings.append(_repair_warning(transaction, item, written == REPLACED))
     if progress is not None:
         progress("storing", len(items), len(items))
-    if rewritten:
-        store.objects.flush()
     if not changed:
         return
     now = utc_now()
-    catalog.put_many(
+    transaction.put(
         [
-            (
+            Change(
                 _entry_for(item, current.get((item.info.kind, item.name)), now),
                 [
                     (reference.field, item.spec[reference.field])
                     for reference in item.info.references
                     if isinstance(item.spec.get(reference.field), str)
                 ],
+                item.spec if item.info.kind in referenced_kinds else None,
             )
             for item, _ in changed
         ],
@@ -411,9 +405,9 @@ def _write(
     )
 
 
-def _repair_warning(store: Store, item: _Item, damaged: bool) -> str:
+def _repair_warning(transaction: WriteTransaction, item: _Item, damaged: bool) -> str:
     what = "was damaged (it did not hash to its name)" if damaged else "was missing"
-    return f"{item.info.qualified_name}/{item.name}: object file {store.objects.path_of(item.digest)} {what}; written again"
+    return f"{item.info.qualified_name}/{item.name}: object {transaction.where(item.digest)} {what}; written again"
 
 
 __all__ = ["ApplyReport", "Outcome", "Plan", "apply_documents", "plan_documents", "validate_batch"]

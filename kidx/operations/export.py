@@ -23,7 +23,7 @@ from kidx.identity.canonical import digest_bytes
 from kidx.kinds.registry import KindInfo, KindRegistry
 from kidx.operations.bundle import Bundle, BundleName, BundleRevision, write_bundle_file
 from kidx.operations.fsck import references_of
-from kidx.store.catalog import Entry, Revision
+from kidx.store.catalog import Change, Entry, Revision
 from kidx.store.column_cache import column_values
 from kidx.store.faults import crash_point
 from kidx.store.store import Store, utc_now
@@ -43,13 +43,9 @@ def collect_bundle(
 ) -> tuple[Bundle, int]:
     """The bundle for ``selected`` (kind, name) keys, or the whole store when None; and the
     number of dangling references left out."""
-    catalog = store.catalog()
-    catalog.begin_read()
-    try:
+    with store.reading() as catalog:
         entries = list(catalog.all_entries())
         revisions = list(catalog.all_revisions())
-    finally:
-        catalog.rollback()
     by_digest: dict[str, list[Entry]] = {}
     for entry in entries:
         by_digest.setdefault(entry.digest, []).append(entry)
@@ -68,7 +64,7 @@ def collect_bundle(
             return False
         if digest_bytes(data) != digest:
             raise StoreError(
-                f"cannot export: object {digest} is damaged: {store.objects.path_of(digest)} does not hash "
+                f"cannot export: object {digest} is damaged: {store.objects.where(digest)} does not hash "
                 "to its name (run 'kidx fsck')"
             )
         objects[digest] = data
@@ -177,73 +173,71 @@ def _history_key(revision) -> tuple:
 def restore(store: Store, registry: KindRegistry, bundle: Bundle, source: str, dry_run: bool = False) -> RestoreReport:
     from kidx.store.objects import PRESENT
 
-    history: dict[tuple[str, str], list[BundleRevision]] = {}
-    for revision in bundle.revisions:
-        history.setdefault((revision.kind, revision.name), []).append(revision)
-    names = {(name.kind, name.name): name for name in bundle.names}
-    report = RestoreReport()
-    catalog = store.catalog() if dry_run else store.catalog(write=True)
-    (catalog.begin_read if dry_run else catalog.begin_write)()
-    try:
-        stored: dict[tuple[str, str], list[Revision]] = {}
-        for revision in catalog.all_revisions():
-            key = (revision.kind, revision.name)
-            if key in history:
-                stored.setdefault(key, []).append(revision)
-        conflicts: list[Problem] = []
-        restored: list[tuple[str, str]] = []
-        for key, revisions in history.items():
-            info = registry.by_kind(key[0])
-            existing = stored.get(key)
-            if existing is None:
-                restored.append(key)
-                action = "restored"
-            elif [_history_key(r) for r in existing] == [_history_key(r) for r in revisions]:
-                action = "unchanged"
-            else:
-                conflicts.append(Problem(
-                    Location(source),
-                    f'{key[0]} "{key[1]}" already has a different history in the store '
-                    f"({len(existing)} revisions here, {len(revisions)} in the bundle)",
-                ))
-                continue
-            report.outcomes.append(RestoreOutcome(info, key[1], action))
-        if conflicts:
-            conflicts.append(Problem(Location(source), "a bundle restores into an empty store, or over its own "
-                                     "earlier restore; nothing was changed"))
-            raise InvalidInputError(conflicts)
-        if dry_run:
-            catalog.rollback()
-            return report
+    if dry_run:
+        with store.reading() as catalog:
+            return _plan_restore(catalog, registry, bundle, source)[0]
+    with store.write() as transaction:
+        report, restored = _plan_restore(transaction.catalog, registry, bundle, source)
         for digest, data in bundle.objects.items():
-            if store.objects.write(digest, data) != PRESENT:
+            if transaction.add_object(digest, data) != PRESENT:
                 report.objects_written += 1
-        store.objects.flush()
-        restored_keys = set(restored)
-        entries = []
+        names = {(name.kind, name.name): name for name in bundle.names}
+        changes = []
         for key in restored:
             name = names.get(key)
             if name is None:
                 continue  # deleted: history only
             info = registry.by_kind(name.kind)
-            identity = json.loads(bundle.objects[name.digest])
-            entries.append((
+            spec = json.loads(bundle.objects[name.digest])["spec"]
+            changes.append(Change(
                 Entry(kind=name.kind, name=name.name, digest=name.digest, title=name.title, labels=name.labels,
                       annotations=name.annotations, created=name.created, generation=name.generation,
-                      columns=column_values(info, identity["spec"])),
-                sorted(references_of(info, identity["spec"])),
+                      columns=column_values(info, spec)),
+                sorted(references_of(info, spec)),
+                spec,
             ))
-        catalog.restore(
-            entries,
-            [Revision(r.kind, r.name, 0, r.event, r.digest, r.title, r.labels, r.annotations, r.generation, r.recorded)
-             for r in bundle.revisions if (r.kind, r.name) in restored_keys],
-        )
-        catalog.commit()
-    except BaseException:
-        catalog.rollback()
-        raise
+        transaction.restore(changes, [
+            Revision(r.kind, r.name, 0, r.event, r.digest, r.title, r.labels, r.annotations, r.generation, r.recorded)
+            for r in bundle.revisions if (r.kind, r.name) in restored
+        ])
     crash_point("after-commit")
     return report
+
+
+def _plan_restore(catalog, registry: KindRegistry, bundle: Bundle, source: str) -> tuple[RestoreReport, set]:
+    """Per name in the bundle: restored (the store never had it) or unchanged (it has the
+    same history); any other overlap is a conflict, and nothing is written."""
+    history: dict[tuple[str, str], list[BundleRevision]] = {}
+    for revision in bundle.revisions:
+        history.setdefault((revision.kind, revision.name), []).append(revision)
+    stored: dict[tuple[str, str], list[Revision]] = {}
+    for revision in catalog.all_revisions():
+        key = (revision.kind, revision.name)
+        if key in history:
+            stored.setdefault(key, []).append(revision)
+    report = RestoreReport()
+    restored: set[tuple[str, str]] = set()
+    conflicts: list[Problem] = []
+    for key, revisions in history.items():
+        existing = stored.get(key)
+        if existing is None:
+            restored.add(key)
+            action = "restored"
+        elif [_history_key(r) for r in existing] == [_history_key(r) for r in revisions]:
+            action = "unchanged"
+        else:
+            conflicts.append(Problem(
+                Location(source),
+                f'{key[0]} "{key[1]}" already has a different history in the store '
+                f"({len(existing)} revisions here, {len(revisions)} in the bundle)",
+            ))
+            continue
+        report.outcomes.append(RestoreOutcome(registry.by_kind(key[0]), key[1], action))
+    if conflicts:
+        conflicts.append(Problem(Location(source), "a bundle restores into an empty store, or over its own "
+                                 "earlier restore; nothing was changed"))
+        raise InvalidInputError(conflicts)
+    return report, restored
 
 
 __all__ = ["ExportReport", "RestoreReport", "collect_bundle", "export", "restore"]

@@ -36,7 +36,7 @@ from pathlib import Path
 from kidx.errors import KidxError, StoreError
 from kidx.identity.canonical import digest_bytes
 from kidx.kinds.registry import KindInfo, KindRegistry
-from kidx.store.catalog import Entry, Revision
+from kidx.store.catalog import Change, Entry, Revision
 from kidx.store.column_cache import column_values
 from kidx.store.store import Store
 
@@ -106,16 +106,14 @@ class _Scan:
         self.report.findings.append(Finding(check, subject, message, path))
 
     def relative(self, path: Path | str) -> str:
-        return os.path.relpath(path, self.store.root)
+        return shown_path(self.store, path)
 
     def run(self) -> FsckReport:
-        catalog = self.store.catalog()
-        catalog_exists = self.store.catalog_path.exists()
-        catalog.begin_read()
-        try:
+        catalog_exists = self.store.exists()
+        with self.store.reading() as catalog:
             if catalog_exists:
                 for message in catalog.integrity_problems():
-                    self.add("catalog-integrity", self.relative(self.store.catalog_path), message)
+                    self.add("catalog-integrity", "catalog", message)
             try:
                 self.entries = list(catalog.all_entries())
                 self.revisions = list(catalog.all_revisions())
@@ -123,13 +121,11 @@ class _Scan:
             except Exception as exc:  # a damaged catalog: say so, check the objects anyway
                 if isinstance(exc, KidxError):
                     raise
-                self.add("catalog-integrity", self.relative(self.store.catalog_path), f"cannot be read: {exc}")
+                self.add("catalog-integrity", "catalog", f"cannot be read: {exc}")
                 self.entries, self.revisions, indexed, stray_labels, stray_references = [], [], {}, 0, 0
-        finally:
-            catalog.rollback()
         self._objects()
         if not catalog_exists and self.identities:
-            self.add("catalog-missing", self.relative(self.store.catalog_path),
+            self.add("catalog-missing", "catalog",
                      f"{len(self.identities)} object files but no catalog: names and history can only be "
                      "restored from a bundle (kidx import bundle FILE)")
         self._needed_objects()
@@ -147,7 +143,7 @@ class _Scan:
     def _objects(self) -> None:
         objects = self.store.objects
         for digest in objects.digests():
-            path = objects.path_of(digest)
+            path = objects.where(digest)
             try:
                 data = objects.read(digest)
             except OSError as exc:
@@ -185,7 +181,7 @@ class _Scan:
             shown = ", ".join(dict.fromkeys(names[:MAX_HOLDERS]))
             more = f" and {len(names) - MAX_HOLDERS} more" if len(names) > MAX_HOLDERS else ""
             self.add("missing-object", digest, f"no object file; needed by {shown}{more}",
-                     self.relative(self.store.objects.path_of(digest)))
+                     self.relative(self.store.objects.where(digest)))
 
     def _names_match_history(self) -> None:
         last: dict[tuple[str, str], Revision] = {}
@@ -233,7 +229,7 @@ class _Scan:
         kept = kept_digests(self.entries, self.revisions, self.identities, self.registry)
         for digest in sorted(self.identities.keys() - kept):
             self.add("orphaned-object", digest, "no name, revision or reference keeps it (kidx gc removes it)",
-                     self.relative(self.store.objects.path_of(digest)))
+                     self.relative(self.store.objects.where(digest)))
         stored = self.identities.keys() | self.damaged
         for entry in self.entries:
             info = self.registry.by_kind(entry.kind)
@@ -283,11 +279,17 @@ def kept_digests(
     return kept
 
 
+def shown_path(store: Store, path: Path | str) -> str:
+    """A path inside a folder store, relative to it (as fsck and gc print them)."""
+    text = str(path)
+    return os.path.relpath(text, store.location) if text.startswith(str(store.location) + os.sep) else text
+
+
 def fsck(store: Store, registry: KindRegistry, repair: bool = False, bundle_path: str | None = None) -> FsckReport:
-    if not store.root.exists():
-        raise StoreError(f"there is no store at {store.root}")
+    if not store.exists() and next(iter(store.objects.digests()), None) is None:
+        raise StoreError(f"there is no store at {store.location}")
     report = _Scan(store, registry).run()
-    if not repair or not report.problems or not store.catalog_path.exists():
+    if not repair or not report.problems or not store.exists():
         return report  # without a catalog there is nothing to repair against: never create one here
     repaired = _repair(store, registry, report, bundle_path)
     report = _Scan(store, registry).run()
@@ -302,50 +304,41 @@ def _repair(store: Store, registry: KindRegistry, report: FsckReport, bundle_pat
         from kidx.operations.bundle import read_bundle
 
         bundle_objects = read_bundle(bundle_path, [info.kind for info in registry.kinds]).objects
-    catalog = store.catalog(write=True)
-    catalog.begin_write()  # under the write lock: no apply changes what is being repaired
-    try:
+    with store.write() as transaction:  # under the write lock: no apply changes what is being repaired
         integrity = [f for f in report.problems if f.check == "catalog-integrity"]
         if integrity:
-            catalog.rebuild_indexes()  # what a damaged index needs; whatever is left is reported
-            repaired.append(Finding("catalog-integrity", integrity[0].subject,
-                                    "rebuilt the catalog's indexes from its tables"))
+            transaction.rebuild_catalog_indexes()  # what a damaged index needs; what is left is reported
+            repaired.append(Finding("catalog-integrity", "catalog", "rebuilt the catalog's indexes from its tables"))
         for finding in report.problems:
-            if finding.check in ("damaged-object", "missing-object") and finding.subject in bundle_objects:
-                if finding.check == "damaged-object":
-                    kept = _move_to_lost_and_found(store, finding.subject)
-                    message = f"written from {bundle_path}; the damaged file was moved to {kept}"
-                else:
-                    message = f"written from {bundle_path}"
-                store.objects.write(finding.subject, bundle_objects[finding.subject])
-                repaired.append(Finding(finding.check, finding.subject, message, finding.path))
-        store.objects.flush()
-        to_reindex = {f.subject for f in report.problems if f.check in REPAIRABLE_FROM_OBJECTS}
-        if to_reindex:
-            if "(no name)" in to_reindex:
-                catalog.drop_stray_index_rows()
-                repaired.extend(
-                    Finding(f.check, f.subject, "removed", f.path) for f in report.problems
-                    if f.subject == "(no name)"
-                )
-            for entry in catalog.all_entries():
-                subject = f"{entry.kind}/{entry.name}"
-                if subject not in to_reindex:
-                    continue
-                info = registry.by_kind(entry.kind)
-                identity = _identity_or_none(store, entry.digest)
-                if info is None or identity is None:
-                    continue
-                spec = identity["spec"]
-                catalog.reindex(entry._replace(columns=column_values(info, spec)), sorted(references_of(info, spec)))
-                repaired.extend(
-                    Finding(f.check, f.subject, "rebuilt from its name and object", f.path)
-                    for f in report.problems if f.subject == subject and f.check in REPAIRABLE_FROM_OBJECTS
-                )
-        catalog.commit()
-    except BaseException:
-        catalog.rollback()
-        raise
+            if finding.check not in ("damaged-object", "missing-object") or finding.subject not in bundle_objects:
+                continue
+            message = f"written from {bundle_path}"
+            if finding.check == "damaged-object":
+                kept = _keep_in_lost_and_found(store, finding.subject)
+                if kept is None:
+                    continue  # nowhere to keep the damaged copy: never replace it unseen
+                message += f"; the damaged file was moved to {kept}"
+            transaction.add_object(finding.subject, bundle_objects[finding.subject])
+            repaired.append(Finding(finding.check, finding.subject, message, finding.path))
+        to_reindex = {f.subject for f in report.problems if f.check in ("label-index", "reference-index", "cached-columns")}
+        if "(no name)" in to_reindex:
+            transaction.drop_stray_index_rows()
+            repaired.extend(Finding(f.check, f.subject, "removed", f.path) for f in report.problems if f.subject == "(no name)")
+        for entry in transaction.catalog.all_entries() if to_reindex else ():
+            subject = f"{entry.kind}/{entry.name}"
+            info = registry.by_kind(entry.kind)
+            if subject not in to_reindex or info is None:
+                continue
+            identity = _identity_or_none(store, entry.digest)
+            if identity is None:
+                continue
+            spec = identity["spec"]
+            transaction.reindex(Change(entry._replace(columns=column_values(info, spec)), sorted(references_of(info, spec))))
+            repaired.extend(
+                Finding(f.check, f.subject, "rebuilt from its name and object", f.path)
+                for f in report.problems
+                if f.subject == subject and f.check in ("label-index", "reference-index", "cached-columns")
+            )
     return repaired
 
 
@@ -356,8 +349,16 @@ def _identity_or_none(store: Store, digest: str) -> dict | None:
         return None
 
 
-def _move_to_lost_and_found(store: Store, digest: str) -> str:
-    folder = store.root / "lost+found"
+def _keep_in_lost_and_found(store: Store, digest: str) -> str | None:
+    """Copy a damaged object's bytes to ``lost+found/`` in a folder store; None elsewhere."""
+    folder = Path(store.location)
+    if not folder.is_dir():
+        return None
+    try:
+        data = store.objects.read(digest)
+    except FileNotFoundError:
+        return None
+    folder = folder / "lost+found"
     folder.mkdir(exist_ok=True)
     hexdigest = digest.partition(":")[2]
     target = folder / hexdigest
@@ -365,8 +366,8 @@ def _move_to_lost_and_found(store: Store, digest: str) -> str:
     while target.exists():
         number += 1
         target = folder / f"{hexdigest}.{number}"
-    os.replace(store.objects.path_of(digest), target)
-    return os.path.relpath(target, store.root)
+    target.write_bytes(data)
+    return os.path.relpath(target, store.location)
 
 
 __all__ = ["Finding", "FsckReport", "NOTE_CHECKS", "PROBLEM_CHECKS", "fsck", "kept_digests", "references_of"]

@@ -22,7 +22,7 @@ from kidx.store.store import Store
 
 @dataclass(slots=True)
 class Removal:
-    path: Path
+    where: str  # the object's file (or other place), or a temporary file's path
     digest: str | None  # None for a temporary file
     size: int
 
@@ -35,50 +35,43 @@ class GcReport:
 
 def gc(store: Store, registry: KindRegistry, dry_run: bool = False) -> GcReport:
     report = GcReport()
-    if not store.root.exists():
-        return report
-    if not store.catalog_path.exists():
-        if any(True for _ in store.objects.digests()):
+    stored = list(store.objects.digests())
+    if not store.exists():
+        if stored:
             raise StoreError(
-                f"the catalog {store.catalog_path} is missing: every object would look unused, so gc "
-                "removes nothing (see 'kidx fsck')"
+                f"the store at {store.location} has objects but no catalog: every object would look unused, "
+                "so gc removes nothing (see 'kidx fsck')"
             )
         return report
-    catalog = store.catalog(write=True)
-    catalog.begin_write()  # writers wait; readers do not
-    try:
-        entries = list(catalog.all_entries())
-        revisions = list(catalog.all_revisions())
+    with store.write() as transaction:  # the write lock: writers wait, readers do not
+        catalog = transaction.catalog
+        entries, revisions = list(catalog.all_entries()), list(catalog.all_revisions())
+        stored = list(store.objects.digests())  # again, now that no writer is in flight
         identities: dict[str, dict] = {}
-        stored = list(store.objects.digests())
         for digest in stored:
             try:
                 data = store.objects.read(digest)
                 if digest_bytes(data) == digest:
                     identities[digest] = json.loads(data)
             except (OSError, ValueError):
-                continue
+                continue  # damaged: kept if anything needs it, reported by fsck
         kept = kept_digests(entries, revisions, identities, registry)
         for digest in stored:
             if digest in kept:
                 report.kept += 1
-                continue
-            report.removed.append(Removal(store.objects.path_of(digest), digest, store.objects.size_of(digest) or 0))
+            else:
+                report.removed.append(Removal(store.objects.where(digest), digest, store.objects.size(digest) or 0))
         for leftover in store.objects.leftovers():
             if leftover.temporary:
-                report.removed.append(Removal(leftover.path, None, leftover.size))
+                report.removed.append(Removal(str(leftover.path), None, leftover.size))
         if not dry_run:
             for position, removal in enumerate(report.removed):
                 if removal.digest is not None:
-                    store.objects.remove(removal.digest)
+                    transaction.remove_object(removal.digest)
                 else:
-                    removal.path.unlink(missing_ok=True)
+                    Path(removal.where).unlink(missing_ok=True)
                 if position == 0:
                     crash_point("objects")
-        catalog.rollback()  # nothing in the catalog changed
-    except BaseException:
-        catalog.rollback()
-        raise
     if not dry_run:
         crash_point("after-commit")
     return report

@@ -1,48 +1,116 @@
-"""The object database: immutable files named by the digest of their content.
+"""The object database: immutable objects named by the digest of their content.
 
-``objects/sha256/ab/cdef…`` holds the exact canonical bytes of ``{apiVersion, kind,
-spec}``; re-hashing a file gives its name. A file is written once, to a temporary name in
-the same folder and renamed into place, so a reader never sees a partial object and a
-crash leaves at most a stray temporary file (never listed as an object).
+``ObjectDB(backend)`` is what the rest of kidx uses: it checks digests, reads, writes,
+lists and verifies objects. Where the bytes live is the backend's business, injected as
+dvc-objects injects a filesystem into ``ObjectDB(fs, path)``:
+
+- ``FileObjectBackend(root)``: one file per object, ``root/ab/cdef…`` holding the exact
+  canonical bytes of ``{apiVersion, kind, spec}``; re-hashing a file gives its name. A
+  file is written once, to a temporary name in the same folder and renamed into place, so
+  a reader never sees a partial object and a crash leaves at most a stray temporary file
+  (never listed as an object).
+- a database table (another backend), written in the catalog's own transaction.
+
+An ``ObjectBackend`` implements ``read``/``write``/``exists``/``hexdigests``/``flush``
+on 64-digit hex names; ``read`` raises FileNotFoundError for a missing object.
+``flush`` makes every object written so far durable; the store calls it before the
+catalog commits any name that points at them. For fsck, gc and export it also provides
+``remove`` (gc only: objects are otherwise immutable), ``where`` (for messages) and,
+where it can have them, ``leftovers`` (files that are not objects).
+
+``write`` checks what is already stored under the name (size, then content, then hash)
+and replaces a damaged object: writing an object is also how a hand-edited, truncated
+or emptied one is repaired. It answers WRITTEN, PRESENT or REPLACED.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
-from collections.abc import Iterator
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
-
-from kidx.store.faults import crash_point
 
 _HEX = re.compile(r"^[0-9a-f]{64}$")
 _FAN = re.compile(r"^[0-9a-f]{2}$")
 TEMPORARY_PREFIX = ".tmp-"
 
 # what ``write`` did
-WRITTEN = "written"  # there was no file: written
-PRESENT = "present"  # the file was there, intact: nothing to do
-REPLACED = "replaced"  # the file was there but damaged (wrong size or content): replaced
+WRITTEN = "written"  # nothing was stored under the name: written
+PRESENT = "present"  # stored and intact: nothing to do
+REPLACED = "replaced"  # stored but damaged (wrong size or content): replaced
 
 
 class Leftover(NamedTuple):
-    """A file under objects/ that is not an object: a crashed writer's temporary file, or
+    """A file among the objects that is not one: a crashed writer's temporary file, or
     something kidx did not write."""
 
     path: Path
     temporary: bool
     size: int
-    modified: float  # seconds since the epoch
 
 
-class ObjectStore:
-    def __init__(self, root: Path):
-        self.root = Path(root) / "objects" / "sha256"
-        self._root_text = str(self.root)
-        self._folders: set[str] = set()  # fan-out folders known to exist
-        self._temporary_prefix = f"{TEMPORARY_PREFIX}{os.getpid()}-{os.urandom(4).hex()}-"
-        self._written = 0
+class ObjectBackend(ABC):
+    location: str  # for messages
+
+    @abstractmethod
+    def read(self, hexdigest: str) -> bytes: ...
+
+    @abstractmethod
+    def write(self, hexdigest: str, data: bytes) -> str:
+        """Store ``data``: WRITTEN, PRESENT (already there, intact) or REPLACED (there but
+        damaged: replaced atomically)."""
+
+    @abstractmethod
+    def exists(self, hexdigest: str) -> bool: ...
+
+    @abstractmethod
+    def hexdigests(self) -> Iterator[str]:
+        """Every complete object, sorted."""
+
+    @abstractmethod
+    def flush(self) -> None: ...
+
+    @abstractmethod
+    def remove(self, hexdigest: str) -> None:
+        """Delete an object (garbage collection only); a missing one is not an error."""
+
+    @abstractmethod
+    def where(self, hexdigest: str) -> str:
+        """Where the object is kept, for messages (a file path, a table row)."""
+
+    def size(self, hexdigest: str) -> int | None:
+        try:
+            return len(self.read(hexdigest))
+        except FileNotFoundError:
+            return None
+
+    def leftovers(self) -> Iterator[Leftover]:
+        """What is kept among the objects but is not one; a database has none."""
+        return iter(())
+
+    def read_many(self, hexdigests: Iterable[str]) -> dict[str, bytes]:
+        """Many objects at once (missing ones left out); a database answers in one query."""
+        found = {}
+        for hexdigest in hexdigests:
+            try:
+                found[hexdigest] = self.read(hexdigest)
+            except FileNotFoundError:
+                pass
+        return found
+
+
+class ObjectDB:
+    """Objects by ``sha256:…`` digest, over an injected backend."""
+
+    def __init__(self, backend: ObjectBackend):
+        self.backend = backend
+
+    @property
+    def location(self) -> str:
+        return self.backend.location
 
     @staticmethod
     def _hex(digest: str) -> str:
@@ -51,15 +119,64 @@ class ObjectStore:
             raise ValueError(f"not a sha256 digest: {digest!r}")
         return hexdigest
 
-    def path_of(self, digest: str) -> Path:
-        hexdigest = self._hex(digest)
-        return self.root / hexdigest[:2] / hexdigest[2:]
+    def read(self, digest: str) -> bytes:
+        return self.backend.read(self._hex(digest))
+
+    def read_many(self, digests: Iterable[str]) -> dict[str, bytes]:
+        found = self.backend.read_many(self._hex(digest) for digest in digests)
+        return {"sha256:" + hexdigest: data for hexdigest, data in found.items()}
+
+    def write(self, digest: str, data: bytes) -> str:
+        """WRITTEN, PRESENT or REPLACED (see the module docstring)."""
+        return self.backend.write(self._hex(digest), data)
+
+    def remove(self, digest: str) -> None:
+        self.backend.remove(self._hex(digest))
+
+    def where(self, digest: str) -> str:
+        return self.backend.where(self._hex(digest))
+
+    def size(self, digest: str) -> int | None:
+        return self.backend.size(self._hex(digest))
+
+    def leftovers(self) -> Iterator[Leftover]:
+        return self.backend.leftovers()
 
     def exists(self, digest: str) -> bool:
-        return self.path_of(digest).is_file()
+        return self.backend.exists(self._hex(digest))
 
-    def read(self, digest: str) -> bytes:
-        hexdigest = self._hex(digest)  # plain os calls: get reads one file per listed object
+    def flush(self) -> None:
+        self.backend.flush()
+
+    def digests(self) -> Iterator[str]:
+        for hexdigest in self.backend.hexdigests():
+            yield "sha256:" + hexdigest
+
+    def verify(self, digest: str) -> bool:
+        return "sha256:" + hashlib.sha256(self.read(digest)).hexdigest() == digest
+
+
+class FileObjectBackend(ObjectBackend):
+    """One file per object under ``root`` (a store's ``objects/sha256``), fanned out by
+    the first two hex digits."""
+
+    def __init__(self, root: Path | str):
+        self.root = Path(root)
+        self.location = str(self.root)
+        self._root_text = str(self.root)
+        self._folders: set[str] = set()  # fan-out folders known to exist
+        self._temporary_prefix = f"{TEMPORARY_PREFIX}{os.getpid()}-{os.urandom(4).hex()}-"
+        self._written = 0
+
+    def path_of(self, digest: str) -> Path:
+        hexdigest = ObjectDB._hex(digest)
+        return self.root / hexdigest[:2] / hexdigest[2:]
+
+    def exists(self, hexdigest: str) -> bool:
+        return os.path.isfile(f"{self._root_text}/{hexdigest[:2]}/{hexdigest[2:]}")
+
+    def read(self, hexdigest: str) -> bytes:
+        # plain os calls: get reads one file per listed object
         descriptor = os.open(f"{self._root_text}/{hexdigest[:2]}/{hexdigest[2:]}", os.O_RDONLY)
         try:
             chunks = []
@@ -69,15 +186,10 @@ class ObjectStore:
         finally:
             os.close(descriptor)
 
-    def write(self, digest: str, data: bytes) -> str:
-        """Store ``data`` under ``digest``: WRITTEN, PRESENT or REPLACED.
-
-        A file already at the path is checked, size first, then content (a same-size edit
-        is caught too), and a damaged one is replaced atomically: writing an object is how
-        a hand-edited, truncated or emptied file gets repaired. Plain ``os`` calls on
-        strings: this runs once per object in a bulk apply.
-        """
-        hexdigest = self._hex(digest)
+    def write(self, hexdigest: str, data: bytes) -> str:
+        """A file already at the path is checked, size first, then content (a same-size
+        edit is caught too); one that is not this digest's is replaced atomically. Plain
+        ``os`` calls on strings: this runs once per object in a bulk apply."""
         folder = f"{self._root_text}/{hexdigest[:2]}"
         path = f"{folder}/{hexdigest[2:]}"
         outcome = WRITTEN
@@ -86,10 +198,10 @@ class ObjectStore:
         except FileNotFoundError:
             pass
         else:
-            if size == len(data) and self._content_is(path, data):
+            if size == len(data) and _content_is(path, data):
                 return PRESENT
-            if self._hashes_to(path, hexdigest):
-                return PRESENT  # intact; the bytes given are not this digest's: keep the file
+            if _hashes_to(path, hexdigest):
+                return PRESENT  # intact: the bytes given are not this digest's, keep the file
             outcome = REPLACED
         if folder not in self._folders:
             os.makedirs(folder, exist_ok=True)
@@ -111,58 +223,34 @@ class ObjectStore:
             except OSError:
                 pass
             raise
-        if self._written == 1:
-            crash_point("objects")
         return outcome
 
-    @staticmethod
-    def _content_is(path: str, data: bytes) -> bool:
+    def remove(self, hexdigest: str) -> None:
         try:
-            with open(path, "rb") as stream:
-                return stream.read(len(data) + 1) == data
-        except OSError:
-            return False
-
-    @staticmethod
-    def _hashes_to(path: str, hexdigest: str) -> bool:
-        import hashlib
-
-        try:
-            with open(path, "rb") as stream:
-                return hashlib.file_digest(stream, "sha256").hexdigest() == hexdigest
-        except OSError:
-            return False
-
-    def size_of(self, digest: str) -> int | None:
-        try:
-            return os.stat(self.path_of(digest)).st_size
-        except FileNotFoundError:
-            return None
-
-    def remove(self, digest: str) -> None:
-        """Delete an object file (garbage collection only: objects are otherwise immutable)."""
-        try:
-            os.unlink(self.path_of(digest))
+            os.unlink(f"{self._root_text}/{hexdigest[:2]}/{hexdigest[2:]}")
         except FileNotFoundError:
             pass
 
+    def where(self, hexdigest: str) -> str:
+        return f"{self._root_text}/{hexdigest[:2]}/{hexdigest[2:]}"
+
+    def size(self, hexdigest: str) -> int | None:
+        try:
+            return os.stat(f"{self._root_text}/{hexdigest[:2]}/{hexdigest[2:]}").st_size
+        except FileNotFoundError:
+            return None
+
     def leftovers(self) -> Iterator[Leftover]:
-        """Files under objects/ that are not objects, temporary files first marked as such."""
         if not self.root.is_dir():
             return
         for fan in sorted(self.root.iterdir()):
             if not (_FAN.match(fan.name) and fan.is_dir()):
-                yield self._leftover(fan, temporary=False)
+                yield _leftover(fan, temporary=False)
                 continue
             for entry in sorted(fan.iterdir()):
                 if _HEX.match(fan.name + entry.name) and entry.is_file():
                     continue
-                yield self._leftover(entry, temporary=entry.name.startswith(TEMPORARY_PREFIX))
-
-    @staticmethod
-    def _leftover(path: Path, temporary: bool) -> Leftover:
-        status = path.lstat()
-        return Leftover(path, temporary, status.st_size, status.st_mtime)
+                yield _leftover(entry, temporary=entry.name.startswith(TEMPORARY_PREFIX))
 
     def flush(self) -> None:
         """Make every written object durable before the catalog refers to it."""
@@ -182,7 +270,7 @@ class ObjectStore:
             pass
         os.sync()
 
-    def digests(self) -> Iterator[str]:
+    def hexdigests(self) -> Iterator[str]:
         """Every well-formed object file; temporary files and strays are skipped."""
         if not self.root.is_dir():
             return
@@ -192,9 +280,24 @@ class ObjectStore:
             for entry in sorted(fan.iterdir()):
                 hexdigest = fan.name + entry.name
                 if _HEX.match(hexdigest) and entry.is_file():
-                    yield "sha256:" + hexdigest
+                    yield hexdigest
 
-    def verify(self, digest: str) -> bool:
-        import hashlib
 
-        return "sha256:" + hashlib.sha256(self.read(digest)).hexdigest() == digest
+def _content_is(path: str, data: bytes) -> bool:
+    try:
+        with open(path, "rb") as stream:
+            return stream.read(len(data) + 1) == data
+    except OSError:
+        return False
+
+
+def _hashes_to(path: str, hexdigest: str) -> bool:
+    try:
+        with open(path, "rb") as stream:
+            return hashlib.file_digest(stream, "sha256").hexdigest() == hexdigest
+    except OSError:
+        return False
+
+
+def _leftover(path: Path, temporary: bool) -> Leftover:
+    return Leftover(path, temporary, path.lstat().st_size)

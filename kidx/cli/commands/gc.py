@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import typer
 
 from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store, output, parse_dry_run
@@ -22,6 +20,7 @@ def gc(dry_run: DryRunOption = "none", store: StoreOption = None) -> None:
     Deleted names keep their objects (their history still shows them); gc removes what a
     crashed or interrupted write left behind. Safe while other kidx commands run.
     """
+    from kidx.operations.fsck import shown_path
     from kidx.operations.gc import gc as collect
 
     suffix = parse_dry_run(dry_run)
@@ -30,7 +29,7 @@ def gc(dry_run: DryRunOption = "none", store: StoreOption = None) -> None:
     out = output()
     tail = f" {suffix}" if suffix else ""
     out.data("".join(
-        f"{os.path.relpath(removal.path, the_store.root)} removed{tail}\n" for removal in report.removed
+        f"{shown_path(the_store, removal.where)} removed{tail}\n" for removal in report.removed
     ))
     objects = sum(1 for removal in report.removed if removal.digest is not None)
     temporary = len(report.removed) - objects
