@@ -1,7 +1,7 @@
 """Delete: remove names from the catalog; their revisions and object files stay.
 
 A deleted name's history remains in ``revisions`` (a deletion is recorded as one), and its
-object file stays until a garbage collector removes unreferenced objects.
+object file stays: the revisions keep it, so gc does not remove it.
 """
 
 from __future__ import annotations

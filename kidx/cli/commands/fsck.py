@@ -63,8 +63,8 @@ def fsck(
 
 
 def _line(finding) -> str:
-    where = f" ({finding.path})" if finding.path and finding.path != finding.subject else ""
-    return f"{finding.check} {finding.subject}{where}: {finding.message}"
+    """``check subject: message``; an object is named by its file (its digest is in the path)."""
+    return f"{finding.check} {finding.path or finding.subject}: {finding.message}"
 
 
 def _counts(word: str, findings) -> str:
@@ -87,7 +87,7 @@ def _advice(problems, repaired: bool) -> str:
                       "to restore missing or damaged objects")
     if "catalog-missing" in checks:
         advice.append("'kidx import bundle FILE' into an empty store restores names and history from a bundle")
-    return "; ".join(advice) or "these problems cannot be repaired automatically (see docs/store.md#fsck)"
+    return "; ".join(advice) or "these problems cannot be repaired automatically (see 'Checking the store: fsck' in docs/store.md)"
 
 
 def register(app: typer.Typer) -> None:

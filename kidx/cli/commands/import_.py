@@ -14,7 +14,7 @@ LARGE_INPUT_ROWS = 500
 
 import_app = typer.Typer(
     name="import",
-    help="Import benchmark results from other tools' formats.",
+    help="Import benchmark results from other tools' formats, or restore a kidx bundle.",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
