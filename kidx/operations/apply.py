@@ -369,22 +369,28 @@ def _write(
     referenced_kinds: frozenset[str],
     progress: Progress | None = None,
 ) -> None:
-    """Write every object (an intact file already there is left alone; a missing or
-    damaged one, even of an unchanged name, is written again), then the catalog."""
+    """Write the new objects, check those the store should hold already (a missing or
+    damaged one, even of an unchanged name, is written again), then record the names."""
     from kidx.store.objects import PRESENT, REPLACED
 
     changed = [(item, outcome) for item, outcome in zip(items, report.outcomes) if outcome.action != "unchanged"]
-    for position, item in enumerate(items):
-        if progress is not None and position % PROGRESS_STEP == 0:
-            progress("storing", position, len(items))
-        written = transaction.add_object(item.digest, item.data)
-        if written == PRESENT:
-            continue
+    # objects the store should hold already (the name keeps its digest): checked, and
+    # written again only when missing or damaged
+    kept: dict[str, _Item] = {}
+    for item in items:
         live = current.get((item.info.kind, item.name))
-        if written == REPLACED or (live is not None and live.digest == item.digest):
-            report.warnings.append(_repair_warning(transaction, item, written == REPLACED))
+        if live is not None and live.digest == item.digest:
+            kept[item.digest] = item
+    for position, (item, _) in enumerate(changed):
+        if progress is not None and position % PROGRESS_STEP == 0:
+            progress("storing", position, len(changed))
+        if item.digest not in kept and transaction.add_object(item.digest, item.data) == REPLACED:
+            report.warnings.append(_repair_warning(transaction, item, True))
     if progress is not None:
-        progress("storing", len(items), len(items))
+        progress("storing", len(changed), len(changed))
+    for digest, done in transaction.ensure_objects({d: item.data for d, item in kept.items()}).items():
+        if done != PRESENT:
+            report.warnings.append(_repair_warning(transaction, kept[digest], done == REPLACED))
     if not changed:
         return
     now = utc_now()

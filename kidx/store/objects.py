@@ -59,9 +59,9 @@ class ObjectBackend(ABC):
     def read(self, hexdigest: str) -> bytes: ...
 
     @abstractmethod
-    def write(self, hexdigest: str, data: bytes) -> str:
+    def write(self, hexdigest: str, data: bytes) -> str | bool:
         """Store ``data``: WRITTEN, PRESENT (already there, intact) or REPLACED (there but
-        damaged: replaced atomically)."""
+        damaged: replaced atomically). True/False are read as WRITTEN/PRESENT."""
 
     @abstractmethod
     def exists(self, hexdigest: str) -> bool: ...
@@ -73,13 +73,24 @@ class ObjectBackend(ABC):
     @abstractmethod
     def flush(self) -> None: ...
 
-    @abstractmethod
+    def ensure_many(self, objects: dict[str, bytes]) -> dict[str, str]:
+        """Make sure each object is stored intact, writing those that are not: hexdigest ->
+        WRITTEN, PRESENT or REPLACED. For objects whose names are ``unchanged``, where a
+        plain write would be wasted; a backend may answer with one query."""
+        done = {}
+        for hexdigest, data in objects.items():
+            done[hexdigest] = PRESENT if self.exists(hexdigest) else _outcome(self.write(hexdigest, data))
+        return done
+
     def remove(self, hexdigest: str) -> None:
         """Delete an object (garbage collection only); a missing one is not an error."""
+        from kidx.errors import StoreError
 
-    @abstractmethod
+        raise StoreError(f"this store's backend cannot remove objects ({self.location})")
+
     def where(self, hexdigest: str) -> str:
         """Where the object is kept, for messages (a file path, a table row)."""
+        return f"sha256:{hexdigest} in {self.location}"
 
     def size(self, hexdigest: str) -> int | None:
         try:
@@ -128,7 +139,12 @@ class ObjectDB:
 
     def write(self, digest: str, data: bytes) -> str:
         """WRITTEN, PRESENT or REPLACED (see the module docstring)."""
-        return self.backend.write(self._hex(digest), data)
+        return _outcome(self.backend.write(self._hex(digest), data))
+
+    def ensure_many(self, objects: dict[str, bytes]) -> dict[str, str]:
+        """Each object stored intact afterwards: digest -> WRITTEN, PRESENT or REPLACED."""
+        done = self.backend.ensure_many({self._hex(digest): data for digest, data in objects.items()})
+        return {"sha256:" + hexdigest: outcome for hexdigest, outcome in done.items()}
 
     def remove(self, digest: str) -> None:
         self.backend.remove(self._hex(digest))
@@ -225,6 +241,9 @@ class FileObjectBackend(ObjectBackend):
             raise
         return outcome
 
+    def ensure_many(self, objects: dict[str, bytes]) -> dict[str, str]:
+        return {hexdigest: self.write(hexdigest, data) for hexdigest, data in objects.items()}
+
     def remove(self, hexdigest: str) -> None:
         try:
             os.unlink(f"{self._root_text}/{hexdigest[:2]}/{hexdigest[2:]}")
@@ -281,6 +300,12 @@ class FileObjectBackend(ObjectBackend):
                 hexdigest = fan.name + entry.name
                 if _HEX.match(hexdigest) and entry.is_file():
                     yield hexdigest
+
+
+def _outcome(written: str | bool) -> str:
+    if isinstance(written, str):
+        return written
+    return WRITTEN if written else PRESENT
 
 
 def _content_is(path: str, data: bytes) -> bool:

@@ -85,7 +85,17 @@ class WriteTransaction:
     def add_object(self, digest: str, data: bytes) -> str:
         """Store an object's canonical bytes, durable before the commit: WRITTEN, PRESENT, or
         REPLACED when what was stored under the digest was damaged (kidx.store.objects)."""
-        written = self._objects.write(digest, data)
+        return self._added(self._objects.write(digest, data))
+
+    def ensure_objects(self, objects: dict[str, bytes]) -> dict[str, str]:
+        """Objects that should be stored already (their names are unchanged): each is
+        checked, and written again when missing or damaged. digest -> what was done."""
+        done = self._objects.ensure_many(objects)
+        for outcome in done.values():
+            self._added(outcome)
+        return done
+
+    def _added(self, written: str) -> str:
         if written != PRESENT:
             if not self.objects_added:
                 crash_point("objects")
