@@ -137,9 +137,16 @@ class ObjectDB:
         found = self.backend.read_many(self._hex(digest) for digest in digests)
         return {"sha256:" + hexdigest: data for hexdigest, data in found.items()}
 
-    def write(self, digest: str, data: bytes) -> str:
-        """WRITTEN, PRESENT or REPLACED (see the module docstring)."""
-        return _outcome(self.backend.write(self._hex(digest), data))
+    def write(self, digest: str, data: bytes, verify: bool = False) -> str:
+        """Store ``data`` under ``digest``: WRITTEN, PRESENT or REPLACED (see the module
+        docstring). With ``verify`` (bytes from elsewhere, such as another store), refuse
+        bytes that do not hash to it."""
+        hexdigest = self._hex(digest)
+        if verify and hashlib.sha256(data).hexdigest() != hexdigest:
+            from kidx.errors import StoreError
+
+            raise StoreError(f"object {digest}: its bytes do not hash to its digest")
+        return _outcome(self.backend.write(hexdigest, data))
 
     def ensure_many(self, objects: dict[str, bytes]) -> dict[str, str]:
         """Each object stored intact afterwards: digest -> WRITTEN, PRESENT or REPLACED."""
