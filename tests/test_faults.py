@@ -1,5 +1,6 @@
-"""Fault injection: kidx killed (SIGKILL) at each stage of apply, import, delete, gc and
-export leaves a store that fsck finds consistent, holding all of the command or none of it.
+"""Fault injection: kidx killed (SIGKILL) at each stage of apply, import liger, delete, gc,
+export and import bundle leaves a store that fsck finds consistent, holding all of the
+command or none of it.
 
 ``KIDX_TEST_CRASH_AT=STAGE`` (kidx/store/faults.py) makes kidx kill itself at a named
 point: ``objects`` (first object file written or removed), ``catalog`` (changes made,
@@ -90,9 +91,22 @@ def template(tmp_path_factory) -> Path:
     return store
 
 
-def commands(folder: Path) -> dict[str, list[str]]:
+@pytest.fixture(scope="module")
+def bundle(template) -> Path:
+    """An export of the template after an import of the cuteDSL CSV: restoring it into the
+    template leaves the seed's names unchanged and restores the rest."""
+    store = template.parent / "bundle-source"
+    shutil.copytree(template, store)
+    assert kidx_process(store, "import", "liger", CUTEDSL).returncode == 0
+    path = template.parent / "cutedsl.kidx.json"
+    assert kidx_process(store, "export", "-o", str(path)).returncode == 0
+    return path
+
+
+def commands(folder: Path, bundle: Path) -> dict[str, list[str]]:
     folder.mkdir(exist_ok=True)
     return {
+        "import-bundle": ["import", "bundle", str(bundle)],
         "apply": ["apply", "-f", str(batch_file(folder))],
         "import": ["import", "liger", CUTEDSL],
         "delete": ["delete", f"run/{SEED_RUN_NAME}", "env/liger-bench-nvidia-h100-80gb-hbm3"],
@@ -104,23 +118,23 @@ def commands(folder: Path) -> dict[str, list[str]]:
 _uninterrupted: dict[str, tuple[Path, subprocess.CompletedProcess]] = {}
 
 
-def uninterrupted(command: str, template: Path) -> tuple[Path, subprocess.CompletedProcess]:
+def uninterrupted(command: str, template: Path, bundle: Path) -> tuple[Path, subprocess.CompletedProcess]:
     """The store after the command ran undisturbed on a copy of the template, and its output
     (once per command)."""
     if command not in _uninterrupted:
         folder = template.parent / f"reference-{command}"
         shutil.copytree(template, folder / "store")
-        completed = kidx_process(folder / "store", *commands(folder)[command])
+        completed = kidx_process(folder / "store", *commands(folder, bundle)[command])
         assert completed.returncode == 0, completed.stderr
         _uninterrupted[command] = (folder / "store", completed)
     return _uninterrupted[command]
 
 
 @pytest.mark.parametrize("stage", STAGES)
-@pytest.mark.parametrize("command", ["apply", "import", "delete", "gc", "export"])
-def test_killed_at_each_stage(command, stage, template, tmp_path):
-    arguments = commands(tmp_path / "crash")[command]
-    reference, completed = uninterrupted(command, template)
+@pytest.mark.parametrize("command", ["apply", "import", "delete", "gc", "export", "import-bundle"])
+def test_killed_at_each_stage(command, stage, template, bundle, tmp_path):
+    arguments = commands(tmp_path / "crash", bundle)[command]
+    reference, completed = uninterrupted(command, template, bundle)
     before_store = tmp_path / "store"
     shutil.copytree(template, before_store)
     before = state(before_store)
@@ -148,12 +162,12 @@ def test_killed_at_each_stage(command, stage, template, tmp_path):
             assert json.loads(bundle.read_bytes())["counts"]["names"] == 3
     # running the command again reports what the store now holds, and ends in the same state
     committed = crashed.returncode == 0 or stage in ("commit", "after-commit")
-    again = kidx_process(before_store, *commands(tmp_path / "again")[command])
-    if command in ("apply", "import") and committed:
+    again = kidx_process(before_store, *commands(tmp_path / "again", bundle)[command])
+    if command in ("apply", "import", "import-bundle") and committed:
         assert again.stdout.splitlines() == [f"{line.rsplit(' ', 1)[0]} unchanged" for line in completed.stdout.splitlines()]
     elif command == "delete" and committed:
         assert again.returncode == 1 and again.stdout == "" and again.stderr.count("(NotFound)") == 2
-    elif command in ("apply", "import", "delete"):
+    elif command in ("apply", "import", "import-bundle", "delete"):
         assert (again.returncode, again.stdout) == (0, completed.stdout)
     assert again.returncode == 0 or command == "delete", again.stderr
     assert state(before_store) == state(reference)
