@@ -94,10 +94,10 @@ def test_hand_edited_object_is_found_refused_on_read_and_repaired_by_apply(kidx,
     assert result.code == 1 and result.out == ""
     assert result.err == (f"error: object {SEED_PROTOCOL_DIGEST} is damaged: {path} does not hash to its name "
                           "(run 'kidx fsck')\n")
-    # applying the original rewrites the file, and says so
+    # applying the original rewrites the file, and says so: the name is as it was, the store is not
     result = kidx("apply", "-f", str(SEED_BUNDLE))
     assert result.code == 0
-    assert f"benchmarkprotocol.kernelindex.dev/{PROTOCOL} unchanged" in result.out.splitlines()
+    assert f"benchmarkprotocol.kernelindex.dev/{PROTOCOL} repaired" in result.out.splitlines()
     assert (f"Warning: benchmarkprotocol.kernelindex.dev/{PROTOCOL}: object {path} was damaged "
             "(it did not hash to its name); written again") in result.err.splitlines()
     assert fsck_lines(kidx)[0] == 0
@@ -123,10 +123,10 @@ def test_missing_or_empty_object_file(kidx, seeded, damage):
     assert code == 1 and lines[0] == expected and lines[-2] == f"1 problem: {problem} 1"
     result = kidx("describe", "env", ENVIRONMENT)
     assert result.code == 1 and "(run 'kidx fsck')" in result.err
-    # apply of the original writes the object again and reports it; the name was unchanged
+    # apply of the original writes the object again and reports it: "repaired", not "unchanged"
     result = kidx("apply", "-f", str(SEED_BUNDLE))
     assert result.code == 0
-    assert f"executionenvironment.kernelindex.dev/{ENVIRONMENT} unchanged" in result.out.splitlines()
+    assert f"executionenvironment.kernelindex.dev/{ENVIRONMENT} repaired" in result.out.splitlines()
     what = "was missing" if damage == "missing" else "was damaged (it did not hash to its name)"
     assert f"object {path} {what}; written again" in result.err
     assert path.read_bytes() == original
@@ -141,7 +141,10 @@ def test_an_empty_file_at_a_new_objects_path_is_replaced_on_create(kidx, store, 
     path.write_bytes(b"")
     result = kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle["protocol"]))
     assert result.out == f"benchmarkprotocol.kernelindex.dev/{PROTOCOL} created\n"
-    assert kidx("get", "protocol", PROTOCOL, "-o", "name").code == 0
+    assert result.err == (f"Warning: benchmarkprotocol.kernelindex.dev/{PROTOCOL}: object {path} was damaged "
+                          "(it did not hash to its name); written again\n")
+    shown = kidx("get", "protocol", PROTOCOL, "-o", "json")
+    assert shown.code == 0 and json.loads(shown.out)["spec"] == seed_bundle["protocol"]["spec"]
     assert fsck_lines(kidx)[0] == 0
 
 

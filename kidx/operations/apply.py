@@ -34,7 +34,7 @@ Progress = Callable[[str, int, int], None]
 class Outcome:
     info: KindInfo
     name: str
-    action: str  # created | configured | unchanged
+    action: str  # created | configured | unchanged | repaired (unchanged, but its object was written again)
     digest: str
 
 
@@ -401,9 +401,14 @@ def _write(
             report.warnings.append(_repair_warning(transaction, item, True))
     if progress is not None:
         progress("storing", len(changed), len(changed))
+    repaired = set()
     for digest, done in transaction.ensure_objects({d: item.data for d, item in kept.items()}).items():
         if done != PRESENT:
+            repaired.add(digest)
             report.warnings.append(_repair_warning(transaction, kept[digest], done == REPLACED))
+    for outcome in report.outcomes:  # the name is as it was, but the store is not: say so
+        if outcome.action == "unchanged" and outcome.digest in repaired:
+            outcome.action = "repaired"
     objects_written = time.perf_counter()
     report.timings["objects"] = objects_written - started
     if not changed:

@@ -116,7 +116,7 @@ def _summarise(out, converted, report, files: int) -> None:
     if report is not None:
         counts = Counter((o.info.kind, o.action) for o in report.outcomes)
         for kind in dict.fromkeys(o.info.kind for o in report.outcomes):
-            actions = ", ".join(f"{counts[(kind, a)]} {a}" for a in ("created", "configured", "unchanged") if counts[(kind, a)])
+            actions = ", ".join(f"{counts[(kind, a)]} {a}" for a in ("created", "configured", "unchanged", "repaired") if counts[(kind, a)])
             parts.append(f"{kind} {actions}")
     else:
         kinds = Counter(document.body["kind"] for document in converted.documents)
