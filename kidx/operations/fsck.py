@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -97,7 +97,9 @@ class _Scan:
         self.store = store
         self.registry = registry
         self.report = FsckReport()
-        self.identities: dict[str, dict] = {}  # intact objects, parsed
+        # intact objects: their reference pairs and printer-column values, not the whole
+        # object, so that a large store is checked in little memory
+        self.intact: dict[str, tuple[frozenset, str | None]] = {}
         self.damaged: set[str] = set()
         self.entries: list[Entry] = []
         self.revisions: list[Revision] = []
@@ -124,9 +126,9 @@ class _Scan:
                 self.add("catalog-integrity", "catalog", f"cannot be read: {exc}")
                 self.entries, self.revisions, indexed, stray_labels, stray_references = [], [], {}, 0, 0
         self._objects()
-        if not catalog_exists and self.identities:
+        if not catalog_exists and self.intact:
             self.add("catalog-missing", "catalog",
-                     f"{len(self.identities)} object files but no catalog: names and history can only be "
+                     f"{len(self.intact)} object files but no catalog: names and history can only be "
                      "restored from a bundle (kidx import bundle FILE)")
         self._needed_objects()
         self._names_match_history()
@@ -134,7 +136,7 @@ class _Scan:
         self._orphans_and_dangling()
         self._leftovers()
         self.report.checked = {
-            "objects": len(self.identities) + len(self.damaged),
+            "objects": len(self.intact) + len(self.damaged),
             "names": len(self.entries),
             "revisions": len(self.revisions),
         }
@@ -164,7 +166,12 @@ class _Scan:
                 self.damaged.add(digest)
                 self.add("damaged-object", digest, "not a kidx object ({apiVersion, kind, spec})", self.relative(path))
                 continue
-            self.identities[digest] = identity
+            info = self.registry.by_kind(identity.get("kind", ""))
+            if info is None:
+                self.intact[digest] = (frozenset(), None)
+            else:
+                self.intact[digest] = (frozenset(references_of(info, identity["spec"])),
+                                       column_values(info, identity["spec"]))
 
     def _needed_objects(self) -> None:
         holders: dict[str, list[str]] = {}
@@ -176,7 +183,7 @@ class _Scan:
                     f"{revision.kind}/{revision.name} revision {revision.revision}"
                 )
         for digest, names in holders.items():
-            if digest in self.identities or digest in self.damaged:
+            if digest in self.intact or digest in self.damaged:
                 continue
             shown = ", ".join(dict.fromkeys(names[:MAX_HOLDERS]))
             more = f" and {len(names) - MAX_HOLDERS} more" if len(names) > MAX_HOLDERS else ""
@@ -211,14 +218,14 @@ class _Scan:
             if info is None:
                 self.add("unknown-kind", subject, f"no CRD declares kind {entry.kind}")
                 continue
-            identity = self.identities.get(entry.digest)
-            if identity is None:
+            summary = self.intact.get(entry.digest)
+            if summary is None:
                 continue  # missing or damaged: reported already
-            expected = references_of(info, identity["spec"])
+            expected, columns = summary
             if references != expected:
                 self.add("reference-index", subject,
                          f"reference rows {_pairs(references)} differ from its object's {_pairs(expected)}")
-            if entry.columns != column_values(info, identity["spec"]):
+            if entry.columns != columns:
                 self.add("cached-columns", subject, "cached printer-column values differ from its object")
         if stray_labels:
             self.add("label-index", "(no name)", f"{stray_labels} label rows belong to no name")
@@ -226,17 +233,16 @@ class _Scan:
             self.add("reference-index", "(no name)", f"{stray_references} reference rows belong to no name")
 
     def _orphans_and_dangling(self) -> None:
-        kept = kept_digests(self.entries, self.revisions, self.identities, self.registry)
-        for digest in sorted(self.identities.keys() - kept):
+        kept = kept_digests(self.entries, self.revisions, {digest: refs for digest, (refs, _) in self.intact.items()})
+        for digest in sorted(self.intact.keys() - kept):
             self.add("orphaned-object", digest, "no name, revision or reference keeps it (kidx gc removes it)",
                      self.relative(self.store.objects.where(digest)))
-        stored = self.identities.keys() | self.damaged
+        stored = self.intact.keys() | self.damaged
         for entry in self.entries:
-            info = self.registry.by_kind(entry.kind)
-            identity = self.identities.get(entry.digest)
-            if info is None or identity is None:
+            summary = self.intact.get(entry.digest)
+            if summary is None:
                 continue
-            for field_name, target in sorted(references_of(info, identity["spec"])):
+            for field_name, target in sorted(summary[0]):
                 if target not in stored:
                     self.add("dangling-reference", f"{entry.kind}/{entry.name}", f"{field_name} {target} is not in the store")
 
@@ -259,20 +265,15 @@ def _pairs(pairs: set) -> str:
 
 
 def kept_digests(
-    entries: Iterable[Entry], revisions: Iterable[Revision], identities: dict[str, dict], registry: KindRegistry
+    entries: Iterable[Entry], revisions: Iterable[Revision], references: Mapping[str, Iterable[tuple[str, str]]]
 ) -> set[str]:
-    """Digests that a name, a revision, or a reference from a kept object keeps."""
+    """Digests that a name, a revision, or a reference from a kept object keeps;
+    ``references``: the (field, target) pairs of each stored object."""
     kept = {entry.digest for entry in entries}
     kept |= {revision.digest for revision in revisions if revision.digest is not None}
     pending = list(kept)
     while pending:
-        identity = identities.get(pending.pop())
-        if identity is None:
-            continue
-        info = registry.by_kind(identity.get("kind", ""))
-        if info is None:
-            continue
-        for _, target in references_of(info, identity["spec"]):
+        for _, target in references.get(pending.pop(), ()):
             if target not in kept:
                 kept.add(target)
                 pending.append(target)

@@ -15,7 +15,7 @@ from pathlib import Path
 from kidx.errors import StoreError
 from kidx.identity.canonical import digest_bytes
 from kidx.kinds.registry import KindRegistry
-from kidx.operations.fsck import kept_digests
+from kidx.operations.fsck import kept_digests, references_of
 from kidx.store.faults import crash_point
 from kidx.store.store import Store
 
@@ -47,15 +47,17 @@ def gc(store: Store, registry: KindRegistry, dry_run: bool = False) -> GcReport:
         catalog = transaction.catalog
         entries, revisions = list(catalog.all_entries()), list(catalog.all_revisions())
         stored = list(store.objects.digests())  # again, now that no writer is in flight
-        identities: dict[str, dict] = {}
+        references: dict[str, set] = {}  # of each intact object: what it keeps
         for digest in stored:
             try:
                 data = store.objects.read(digest)
                 if digest_bytes(data) == digest:
-                    identities[digest] = json.loads(data)
-            except (OSError, ValueError):
+                    identity = json.loads(data)
+                    info = registry.by_kind(identity.get("kind", ""))
+                    references[digest] = references_of(info, identity["spec"]) if info else set()
+            except (OSError, ValueError, KeyError, TypeError):
                 continue  # damaged: kept if anything needs it, reported by fsck
-        kept = kept_digests(entries, revisions, identities, registry)
+        kept = kept_digests(entries, revisions, references)
         for digest in stored:
             if digest in kept:
                 report.kept += 1
