@@ -1,0 +1,108 @@
+"""The runs an analysis command works on: selected as ``get runs`` selects them, each with
+its headline figure and the objects it refers to (by name and spec, looked up once per
+distinct digest), so compare, series and plot never read an object file per reference."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from kidx.analysis.measures import Measure, measure_of
+from kidx.kinds.registry import KindRegistry
+from kidx.store.store import Store
+
+REFERENCE_FIELDS = {  # run spec field → (kind, what analyses call it)
+    "protocolDigest": ("BenchmarkProtocol", "protocol"),
+    "workloadDigest": ("Workload", "workload"),
+    "environmentDigest": ("ExecutionEnvironment", "environment"),
+    "implementationDigest": ("Implementation", "implementation"),
+}
+
+
+class Referenced(NamedTuple):
+    """An object a run refers to: its name when it is in the store, else None."""
+
+    digest: str | None
+    name: str | None
+    spec: dict | None
+
+    @property
+    def label(self) -> str:
+        """How to show it: the name, else a short digest, else ``<none>``."""
+        if self.name is not None:
+            return self.name
+        return self.digest[:19] if self.digest else "<none>"
+
+
+class AnalysedRun(NamedTuple):
+    name: str
+    labels: dict
+    observed: str  # spec.observedAt, "" when absent
+    status: str
+    measure: Measure | None
+    protocol: Referenced
+    workload: Referenced
+    environment: Referenced
+    implementation: Referenced
+    manifest: dict
+
+    def reference(self, role: str) -> Referenced:
+        return getattr(self, role)
+
+
+class Selection(NamedTuple):
+    runs: list[AnalysedRun]
+    missing: list[str]
+
+
+class ReferenceResolver:
+    """Name and spec of referenced objects, one catalog look-up per distinct digest."""
+
+    def __init__(self, store: Store):
+        self._store = store
+        self._known: dict[tuple[str, str], Referenced] = {}
+
+    def resolve(self, kind: str, digest) -> Referenced:
+        if not isinstance(digest, str):
+            return Referenced(None, None, None)
+        key = (kind, digest)
+        if key not in self._known:
+            entries = [e for e in self._store.catalog().by_digest(digest) if e.kind == kind]
+            if entries:
+                spec = self._store.identity(digest).get("spec")
+                self._known[key] = Referenced(digest, entries[0].name, spec)
+            else:
+                self._known[key] = Referenced(digest, None, None)
+        return self._known[key]
+
+
+def select_runs(
+    store: Store, registry: KindRegistry, names: list[str], selector=None, field_selector=None,
+    references: tuple = (),
+) -> Selection:
+    from kidx.operations.get import Query, find_objects
+
+    query = Query(
+        arguments=["benchmarkruns", *names],
+        selector=selector,
+        field_selector=field_selector,
+        references=tuple(references),
+    )
+    result = find_objects(store, registry, query)
+    resolver = ReferenceResolver(store)
+    runs = [analysed(manifest, resolver) for _, manifests in result.groups for manifest in manifests]
+    return Selection(runs, result.missing)
+
+
+def analysed(manifest: dict, resolver: ReferenceResolver) -> AnalysedRun:
+    spec = manifest.get("spec") or {}
+    refs = {role: resolver.resolve(kind, spec.get(field)) for field, (kind, role) in REFERENCE_FIELDS.items()}
+    measure = measure_of(spec, refs["protocol"].spec) if spec.get("status") == "passed" else None
+    return AnalysedRun(
+        name=manifest["metadata"]["name"],
+        labels=manifest["metadata"].get("labels") or {},
+        observed=spec.get("observedAt") or "",
+        status=spec.get("status") or "",
+        measure=measure,
+        manifest=manifest,
+        **refs,
+    )
