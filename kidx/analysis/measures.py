@@ -104,3 +104,14 @@ def _samples(spec: dict, metric: str, statistics: dict) -> tuple[float, ...] | N
 
 def _numbers(value) -> bool:
     return isinstance(value, list) and len(value) > 1 and all(_is_number(v) for v in value)
+
+
+def observed_moment(text: str):
+    """``observedAt`` as a datetime (naive times read as UTC), or None when unreadable."""
+    from datetime import datetime, timezone
+
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
