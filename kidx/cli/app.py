@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "completion": "kidx.cli.commands.completion",
     "compare": "kidx.cli.commands.compare",
     "series": "kidx.cli.commands.series",
+    "plot": "kidx.cli.commands.plot",
 }
 INTERRUPTED = 130  # 128 + SIGINT, the shell's convention
 # kubectl diff reports errors with 2, since 1 means "differences found"
