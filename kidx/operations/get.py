@@ -19,6 +19,9 @@ class Query(NamedTuple):
     limit: int | None = None
     need_manifests: bool = True
     table_only: bool = False  # only table columns are shown: cached column values suffice
+    # referenced objects to attach to each manifest under the reference field's name
+    # without "Digest" (``workload``), for columns and sort keys such as workload.spec.parameters.seq
+    reference_roles: frozenset = frozenset()
 
 
 class QueryResult(NamedTuple):
@@ -45,7 +48,7 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
         selection = select(catalog, targets, query.selector, extra)
         groups: list[tuple[KindInfo, list[dict]]] = []
         for info, entries in selection.groups:
-            full = query.field_selector is not None or query.sort_keys
+            full = query.field_selector is not None or query.sort_keys or query.reference_roles
             if query.table_only and not full:
                 manifests = [store.table_manifest(entry, info) for entry in entries]
             elif query.need_manifests or full:
@@ -54,6 +57,8 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
                 manifests = [_name_only(entry) for entry in entries]
             if query.field_selector is not None:
                 manifests = [m for m in manifests if query.field_selector.matches(m)]
+            if query.reference_roles:
+                manifests = with_referenced(store, info, manifests, query.reference_roles)
             groups.append((info, manifests))
     finally:
         catalog.rollback()
@@ -70,6 +75,40 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
         groups = _limited(groups, query.limit)
     single = len(targets) == 1 and targets[0].names is not None and len(targets[0].names) == 1
     return QueryResult(groups, selection.missing, single)
+
+
+def with_referenced(store: Store, info: KindInfo, manifests: list[dict], roles) -> list[dict]:
+    """Copies of the manifests, each with the objects its reference fields point at, under
+    the field's name without ``Digest``; one catalog look-up per distinct digest."""
+    from kidx.query.reference_paths import reference_role
+
+    fields = [(reference_role(ref.field), ref) for ref in info.references if reference_role(ref.field) in roles]
+    if not fields:
+        return manifests
+    known: dict[tuple[str, str], dict | None] = {}
+
+    def referenced(kind: str, digest: str) -> dict | None:
+        if (kind, digest) not in known:
+            entries = [e for e in store.catalog().by_digest(digest) if e.kind == kind]
+            known[kind, digest] = store.manifest(entries[0]) if entries else None
+        return known[kind, digest]
+
+    views = []
+    for manifest in manifests:
+        view = dict(manifest)
+        spec = manifest.get("spec") or {}
+        for role, ref in fields:
+            digest = spec.get(ref.field)
+            target = referenced(ref.target_kind, digest) if isinstance(digest, str) else None
+            if target is not None:
+                view[role] = target
+        views.append(view)
+    return views
+
+
+def without_referenced(manifests: list[dict], roles) -> list[dict]:
+    """The manifests as stored, for printing whole objects."""
+    return [{k: v for k, v in m.items() if k not in roles} for m in manifests]
 
 
 def _name_only(entry) -> dict:

@@ -8,6 +8,7 @@ is a path into the run itself (``spec.observedAt``).
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from kidx.errors import UsageError
@@ -63,3 +64,17 @@ def without(document: dict, keys: tuple[str, ...]) -> dict:
     else:
         del copy[head]
     return copy
+
+
+def reference_role(field: str) -> str:
+    """``workloadDigest`` → ``workload``: how a path names the object a field refers to."""
+    return field[: -len("Digest")] if field.endswith("Digest") else field
+
+
+_ROLE_IN_TEXT = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(REFERENCE_ROLES) + r")\.(?:spec|metadata)(?![A-Za-z0-9_])")
+
+
+def roles_mentioned(*texts: str | None) -> frozenset[str]:
+    """The referenced objects that custom columns, a JSONPath template or sort keys reach
+    into (``workload.spec.parameters.seq`` → ``workload``)."""
+    return frozenset(match for text in texts if text for match in _ROLE_IN_TEXT.findall(text))

@@ -75,6 +75,9 @@ def get(
         from kidx.output.sorting import parse_sort_keys
 
         sort_keys = parse_sort_keys(sort_by)
+    from kidx.query.reference_paths import roles_mentioned
+
+    roles = roles_mentioned(fmt.argument, sort_by)
     query = Query(
         arguments=arguments,
         selector=parse_selector(selector),
@@ -84,6 +87,7 @@ def get(
         references=tuple(references or ()),
         need_manifests=fmt.kind != "name",
         table_only=fmt.is_table or (fmt.is_delimited and not fmt.argument),
+        reference_roles=roles,
     )
     the_store = open_store(store)
     result = find_objects(the_store, kind_registry(), query)
@@ -97,6 +101,10 @@ def get(
     elif fmt.kind == "name":
         out.data(listing.render_names([(i, [m["metadata"]["name"] for m in ms]) for i, ms in result.groups]))
     elif fmt.kind in ("yaml", "json"):
+        if roles:
+            from kidx.operations.get import without_referenced
+
+            result = result._replace(groups=[(i, without_referenced(ms, roles)) for i, ms in result.groups])
         if result.count or not result.missing:
             out.data(listing.render_documents(result.groups, fmt, result.single))
     elif fmt.kind == "jsonpath":
