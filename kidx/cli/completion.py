@@ -24,9 +24,17 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "import": ["--dry-run", "--output", "-o", "--store"],
     "api-resources": ["--output", "-o", "--no-headers", "--sort-by"],
     "completion": [],
+    "compare": ["--selector", "-l", "--field-selector", "--references", "--by", "--baseline", "--threshold",
+                "--fail-on-regression", "--force", "--output", "-o", "--store"],
+    "series": ["--selector", "-l", "--field-selector", "--references", "--label", "--baseline", "--threshold",
+               "--fail-on-regression", "--output", "-o", "--store"],
+    "plot": ["--x", "--output", "-o", "--selector", "-l", "--field-selector", "--references", "--by", "--title",
+             "--store"],
 }
 OUTPUT_VALUES: dict[str, list[str]] = {
-    "get": ["custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name", "wide", "yaml"],
+    "get": ["csv", "csv=", "custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name",
+            "tsv", "tsv=", "wide", "yaml"],
+    "compare": ["csv", "json", "table", "tsv", "yaml"], "series": ["csv", "json", "table", "tsv", "yaml"],
     "apply": ["name"], "delete": ["name"], "import": ["json", "name", "yaml"],
     "history": ["json", "yaml"], "api-resources": ["json", "name", "wide", "yaml"],
 }
@@ -102,6 +110,8 @@ def candidates(words: list[str], current: str) -> list[str]:
     command, previous = words[0], words[-1]
     if previous in FILE_FLAGS:
         return [FILES]
+    if previous in ("-o", "--output") and command == "plot":
+        return [FILES]
     if previous in ("-o", "--output"):
         return [v for v in OUTPUT_VALUES.get(command, []) if v.startswith(current)]
     if previous in ("-l", "--selector"):
@@ -112,6 +122,8 @@ def candidates(words: list[str], current: str) -> list[str]:
         return [shell for shell in SHELLS if shell.startswith(current)]
     if command == "import":
         return ["liger"] if len(words) == 1 else [FILES]
+    if command in ("compare", "series", "plot"):
+        return [] if previous in _VALUED else _names("runs", current)
     if command in TYPED_COMMANDS:
         positional = [w for i, w in enumerate(words[1:], 1) if not w.startswith("-") and words[i - 1] not in _VALUED]
         if command == "explain" or not positional:
@@ -124,7 +136,8 @@ def candidates(words: list[str], current: str) -> list[str]:
 
 
 _VALUED = {"-o", "--output", "-l", "--selector", "-f", "--filename", "--store", "--field-selector", "-L",
-           "--label-columns", "--sort-by", "--references", "--limit", "--dry-run", "--revision", "--max-depth"}
+           "--label-columns", "--sort-by", "--references", "--limit", "--dry-run", "--revision", "--max-depth",
+           "--by", "--baseline", "--threshold", "--label", "--x", "--title"}
 
 
 def complete(arguments: list[str]) -> str:
