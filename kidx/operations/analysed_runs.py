@@ -55,24 +55,32 @@ class Selection(NamedTuple):
 
 
 class ReferenceResolver:
-    """Name and spec of referenced objects, one catalog look-up per distinct digest."""
+    """Name and spec of referenced objects: fetched in one batch per kind, then cached."""
 
     def __init__(self, store: Store):
         self._store = store
         self._known: dict[tuple[str, str], Referenced] = {}
 
+    def prefetch(self, kind: str, digests) -> None:
+        wanted = {d for d in digests if isinstance(d, str) and (kind, d) not in self._known}
+        if not wanted:
+            return
+        found = self._store.catalog().by_digests(wanted, kind)
+        identities = self._store.identities(found)
+        for digest in wanted:
+            entries = found.get(digest)
+            if entries:
+                spec = (identities.get(digest) or {}).get("spec")
+                self._known[kind, digest] = Referenced(digest, entries[0].name, spec)
+            else:
+                self._known[kind, digest] = Referenced(digest, None, None)
+
     def resolve(self, kind: str, digest) -> Referenced:
         if not isinstance(digest, str):
             return Referenced(None, None, None)
-        key = (kind, digest)
-        if key not in self._known:
-            entries = [e for e in self._store.catalog().by_digest(digest) if e.kind == kind]
-            if entries:
-                spec = self._store.identity(digest).get("spec")
-                self._known[key] = Referenced(digest, entries[0].name, spec)
-            else:
-                self._known[key] = Referenced(digest, None, None)
-        return self._known[key]
+        if (kind, digest) not in self._known:
+            self.prefetch(kind, [digest])
+        return self._known[kind, digest]
 
 
 def select_runs(
@@ -89,6 +97,9 @@ def select_runs(
     )
     result = find_objects(store, registry, query)
     resolver = ReferenceResolver(store)
+    manifests = [manifest for _, group in result.groups for manifest in group]
+    for field, (kind, _) in REFERENCE_FIELDS.items():
+        resolver.prefetch(kind, [(m.get("spec") or {}).get(field) for m in manifests])
     runs = [analysed(manifest, resolver) for _, manifests in result.groups for manifest in manifests]
     return Selection(runs, result.missing)
 

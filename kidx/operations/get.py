@@ -7,7 +7,8 @@ from typing import NamedTuple
 from kidx.kinds.registry import KindInfo, KindRegistry
 from kidx.query.selection import select
 from kidx.query.targets import parse_targets, selection_rules
-from kidx.store.store import Store
+from kidx.store.catalog import CatalogQuery
+from kidx.store.store import Store, manifest_of
 
 
 class Query(NamedTuple):
@@ -37,15 +38,8 @@ class QueryResult(NamedTuple):
 def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str = "get") -> QueryResult:
     selection_rules(query.arguments, query.selector)
     targets = parse_targets(query.arguments, registry, verb)
-    catalog = store.catalog()
-    catalog.begin_read()  # one consistent snapshot for the whole command
-    try:
-        extra = ()
-        if query.references:
-            from kidx.query.references import reference_clauses
-
-            extra = reference_clauses(list(query.references), registry, catalog)
-        selection = select(catalog, targets, query.selector, extra)
+    with store.reading() as catalog:  # one consistent snapshot for the whole command
+        selection = select(catalog, targets, query.selector, _conditions(query, registry, catalog), store)
         groups: list[tuple[KindInfo, list[dict]]] = []
         for info, entries in selection.groups:
             full = query.field_selector is not None or query.sort_keys or query.reference_roles
@@ -58,10 +52,8 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
             if query.field_selector is not None:
                 manifests = [m for m in manifests if query.field_selector.matches(m)]
             if query.reference_roles:
-                manifests = with_referenced(store, info, manifests, query.reference_roles)
+                manifests = with_referenced(store, info, manifests, query.reference_roles, catalog)
             groups.append((info, manifests))
-    finally:
-        catalog.rollback()
     if query.sort_keys:
         from kidx.output.sorting import sort_objects
 
@@ -77,29 +69,29 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
     return QueryResult(groups, selection.missing, single)
 
 
-def with_referenced(store: Store, info: KindInfo, manifests: list[dict], roles) -> list[dict]:
+def with_referenced(store: Store, info: KindInfo, manifests: list[dict], roles, catalog=None) -> list[dict]:
     """Copies of the manifests, each with the objects its reference fields point at, under
-    the field's name without ``Digest``; one catalog look-up per distinct digest."""
+    the field's name without ``Digest``: one batch look-up per referenced kind."""
     from kidx.query.reference_paths import reference_role
 
     fields = [(reference_role(ref.field), ref) for ref in info.references if reference_role(ref.field) in roles]
     if not fields:
         return manifests
-    known: dict[tuple[str, str], dict | None] = {}
-
-    def referenced(kind: str, digest: str) -> dict | None:
-        if (kind, digest) not in known:
-            entries = [e for e in store.catalog().by_digest(digest) if e.kind == kind]
-            known[kind, digest] = store.manifest(entries[0]) if entries else None
-        return known[kind, digest]
-
+    catalog = catalog or store.catalog()
+    targets: dict[tuple[str, str], dict] = {}
+    for _, ref in fields:
+        digests = {m["spec"].get(ref.field) for m in manifests if isinstance((m.get("spec") or {}).get(ref.field), str)}
+        found = catalog.by_digests(digests, ref.target_kind)
+        identities = store.identities(found)
+        for digest, entries in found.items():
+            if digest in identities:
+                targets[ref.target_kind, digest] = manifest_of(entries[0], identities[digest])
     views = []
     for manifest in manifests:
         view = dict(manifest)
         spec = manifest.get("spec") or {}
         for role, ref in fields:
-            digest = spec.get(ref.field)
-            target = referenced(ref.target_kind, digest) if isinstance(digest, str) else None
+            target = targets.get((ref.target_kind, spec.get(ref.field)))
             if target is not None:
                 view[role] = target
         views.append(view)
@@ -109,6 +101,26 @@ def with_referenced(store: Store, info: KindInfo, manifests: list[dict], roles) 
 def without_referenced(manifests: list[dict], roles) -> list[dict]:
     """The manifests as stored, for printing whole objects."""
     return [{k: v for k, v in m.items() if k not in roles} for m in manifests]
+
+
+def _conditions(query: Query, registry: KindRegistry, catalog) -> CatalogQuery:
+    """The typed conditions the store can narrow the listing with; the field selector is
+    still checked on each manifest (objects named explicitly are not narrowed)."""
+    references = ()
+    if query.references:
+        from kidx.query.references import reference_conditions
+
+        references = tuple(reference_conditions(list(query.references), registry, catalog))
+    fields = ()
+    if query.field_selector is not None:
+        from kidx.query.field_selector import split_path
+        from kidx.store.catalog import FieldCondition
+
+        fields = tuple(
+            FieldCondition(tuple(split_path(r.field)), r.operator, r.value) for r in query.field_selector.requirements
+        )
+    limit = query.limit if not query.sort_keys else None  # sorting needs every match first
+    return CatalogQuery(fields=fields, references=references, limit=limit)
 
 
 def _name_only(entry) -> dict:
