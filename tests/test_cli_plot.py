@@ -78,6 +78,18 @@ def test_lines_per_release_label(kidx, history_store, tmp_path):
     assert {"panel1-line-0.3.0", "panel1-line-0.3.1"} <= ids
 
 
+def test_lines_per_release_never_mix_implementations(kidx, history_store, tmp_path):
+    path = tmp_path / "jsd.csv"
+    code, out, err = kidx("plot", "--x", "workload.spec.parameters.vocab", "-l", "liger_version in (0.3.0,0.3.1)",
+                          "--by", "label=liger_version", "--field-selector", "spec.sourceNative.benchmark=jsd/forward",
+                          "-o", str(path), store_path=history_store)
+    assert code == 0, err
+    assert err == f"wrote {path}: 2 panels, 4 lines, 24 points\n"
+    rows = list(csv.DictReader(io.StringIO(path.read_text())))
+    assert {(r["panel"], r["implementation"]) for r in rows} == {
+        ("1", "liger-jsd-liger-triton"), ("2", "liger-jsd-torch-eager")}
+
+
 def test_too_many_groups_are_refused_not_mixed(kidx, head_store, tmp_path):
     code, _, err = kidx("plot", "--x", "workload.spec.parameters.seq", "-o", str(tmp_path / "all.svg"),
                         store_path=head_store)

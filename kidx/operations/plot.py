@@ -3,7 +3,7 @@ implementation (or label value), one panel per comparable group.
 
 A panel's runs share protocol and environment, and their workloads are equal except for
 the swept field (``--x workload.spec.parameters.seq``): that is a comparable group with
-one parameter set free. A line holds one point per x value; a point measured more than
+one parameter set free. With lines per label value, a panel also holds one implementation. A line holds one point per x value; a point measured more than
 once is drawn from its latest observation.
 """
 
@@ -48,6 +48,7 @@ class Panel(NamedTuple):
     workload: Referenced  # one of the panel's workloads, for its title
     fixed: dict  # the workload parameters shared by every point
     lines: list[Line]
+    implementation: Referenced | None = None  # the panel's one implementation, with --by label
 
 
 class PlotData(NamedTuple):
@@ -71,6 +72,8 @@ def plot_data(store, registry, request: PlotRequest) -> PlotData:
             left_out.append(run.name)
             continue
         key = _panel_key(run, request.x)
+        if request.label_key:  # lines are label values: one implementation per panel
+            key += (run.implementation.digest,)
         firsts.setdefault(key, run)
         points = panels.setdefault(key, {}).setdefault(line, {})
         if x in points:
@@ -94,8 +97,10 @@ def plot_data(store, registry, request: PlotRequest) -> PlotData:
         fixed = {}
         if request.x.role == "workload" and first.workload.spec:
             fixed = without(first.workload.spec, request.x.keys[1:]).get("parameters") or {}
-        result.append(Panel(first.protocol, first.environment, first.workload, fixed, drawn))
-    result.sort(key=lambda panel: (panel.protocol.label, panel.environment.label, panel.workload.label))
+        implementation = first.implementation if request.label_key else None
+        result.append(Panel(first.protocol, first.environment, first.workload, fixed, drawn, implementation))
+    result.sort(key=lambda panel: (panel.protocol.label, panel.environment.label, panel.workload.label,
+                                   panel.implementation.label if panel.implementation else ""))
     return PlotData(request.x, result, repeated, left_out)
 
 

@@ -13,7 +13,7 @@ from kidx.output.columns import raw_text
 
 MISSING = "kidx plot needs matplotlib: pip install 'kidx[plot]'"
 SCALES = {"ns": (1e6, "ms"), "B": (2**20, "MiB")}
-POINT_FIELDS = ("panel", "protocol", "environment", "workload", "line", "x", "value", "unit", "low", "high", "run")
+POINT_FIELDS = ("panel", "protocol", "environment", "workload", "implementation", "line", "x", "value", "unit", "low", "high", "run")
 
 
 def panel_title(panel) -> str:
@@ -21,6 +21,8 @@ def panel_title(panel) -> str:
     what = " ".join(str(spec[k]) for k in ("operation", "dtype") if k in spec)
     fixed = ", ".join(f"{k}={v}" for k, v in sorted(panel.fixed.items()))
     lines = [f"{panel.protocol.label} · {panel.environment.label}"]
+    if panel.implementation is not None:
+        lines.append(panel.implementation.label)
     if what or fixed:
         lines.append(": ".join(part for part in (what, fixed) if part))
     return "\n".join(lines)
@@ -82,7 +84,8 @@ def point_rows(data) -> list[list[str]]:
         for line in panel.lines:
             for point in line.points:
                 measure = point.run.measure
-                cells = [number, panel.protocol.name, panel.environment.name, point.run.workload.name, line.label,
-                         point.x, measure.value, measure.unit, measure.low, measure.high, point.run.name]
+                cells = [number, panel.protocol.name, panel.environment.name, point.run.workload.name,
+                         point.run.implementation.name, line.label, point.x, measure.value, measure.unit,
+                         measure.low, measure.high, point.run.name]
                 rows.append(["" if cell is None else raw_text(cell) for cell in cells])
     return rows
