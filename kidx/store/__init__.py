@@ -1,4 +1,4 @@
-"""The store: objects + catalog behind one boundary (kidx.store.catalog says what a backend is)."""
+"""The store: objects + catalog behind one boundary (docs/design.md §3; kidx.store.catalog says what a backend is)."""
 
 from kidx.store.store import Store, default_store_location, default_store_path
 
