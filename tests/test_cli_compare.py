@@ -183,3 +183,25 @@ def test_release_regression_table_names_the_release(kidx, history_store):
     assert first[2].split()[:6] == ["0.3.0", "77.74ms", "77.74ms-77.74ms", "1.000", "1.00x", "baseline"]
     assert first[3].split()[:6] == ["0.3.1", "87.04ms", "87.04ms-87.04ms", "1.120", "0.89x", "slower"]
     assert "comparable groups with a single run: nothing to compare with" in err
+
+
+def test_only_slower_lists_the_regressions_with_their_baselines(kidx, history_store):
+    code, out, err = kidx("compare", "-l", "liger_version in (0.3.0,0.3.1)", "--by", "label=liger_version",
+                          "--baseline", "0.3.0", "--only", "slower", "--fail-on-regression", "-o", "json",
+                          store_path=history_store)
+    assert code == 1
+    groups = json.loads(out)["groups"]
+    assert len(groups) == 20
+    assert all([row["verdict"] for row in group["rows"]] == ["baseline", "slower"] for group in groups)
+    assert {group["implementation"] for group in groups} == {"liger-jsd-liger-triton", "liger-jsd-torch-eager"}
+    code, out, err = kidx("compare", "-l", "liger_version in (0.3.0,0.3.1)", "--by", "label=liger_version",
+                          "--baseline", "0.3.0", "--only", "faster", store_path=history_store)
+    assert code == 0
+    assert out.splitlines()[0] == ("protocol liger-bench-do-bench-full, workload liger-jsd-batch4-seq2048-vocab4096, "
+                                   "environment liger-bench-nvidia-h100-pcie, implementation liger-jsd-liger-triton")
+    assert [line.split()[5] for line in out.splitlines()[2:4]] == ["baseline", "faster"]
+
+
+def test_only_rejects_unknown_verdicts(kidx, head_store):
+    code, _, err = kidx("compare", SEED_RUN, "--only", "worse", store_path=head_store)
+    assert code == 2 and 'invalid --only value "worse"' in err

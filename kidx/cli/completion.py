@@ -25,7 +25,7 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "api-resources": ["--output", "-o", "--no-headers", "--sort-by"],
     "completion": [],
     "compare": ["--selector", "-l", "--field-selector", "--references", "--by", "--baseline", "--threshold",
-                "--fail-on-regression", "--force", "--output", "-o", "--store"],
+                "--fail-on-regression", "--only", "--force", "--output", "-o", "--store"],
     "series": ["--selector", "-l", "--field-selector", "--references", "--label", "--baseline", "--threshold",
                "--fail-on-regression", "--output", "-o", "--store"],
     "plot": ["--x", "--output", "-o", "--selector", "-l", "--field-selector", "--references", "--by", "--title",
@@ -130,7 +130,7 @@ def candidates(words: list[str], current: str) -> list[str]:
 
 _VALUED = {"-o", "--output", "-l", "--selector", "-f", "--filename", "--store", "--field-selector", "-L",
            "--label-columns", "--sort-by", "--references", "--limit", "--dry-run", "--revision", "--max-depth",
-           "--by", "--baseline", "--threshold", "--label", "--x", "--title"}
+           "--by", "--baseline", "--threshold", "--label", "--x", "--title", "--only"}
 
 
 def complete(arguments: list[str]) -> str:

@@ -29,6 +29,7 @@ class CompareRequest(NamedTuple):
     baseline: str | None = None
     threshold: float = DEFAULT_THRESHOLD
     force: bool = False
+    only: frozenset = frozenset()  # show only groups with rows of these verdicts (and only those rows)
 
 
 class ComparedRow(NamedTuple):
@@ -96,7 +97,15 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
             buckets.setdefault(key, []).append(run)
     groups = [_group(members, request, forced) for members in buckets.values() if members]
     groups.sort(key=_group_order)
+    if request.only:
+        groups = [_only(group, request.only) for group in groups if group.compared
+                  and any(row.verdict in request.only for row in group.rows)]
     return Comparison(groups, rule_text(request.threshold), request.threshold, request.label_key, unmeasured, unlabelled)
+
+
+def _only(group: ComparedGroup, verdicts: frozenset) -> ComparedGroup:
+    """The baseline row and the rows with one of the verdicts."""
+    return group._replace(rows=[row for row in group.rows if row.verdict == "baseline" or row.verdict in verdicts])
 
 
 def _incomparable(runs: list[AnalysedRun], force: bool) -> str | None:

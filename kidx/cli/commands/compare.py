@@ -18,7 +18,7 @@ Examples:
       --baseline transformers
   kidx compare RUN-A RUN-B
   kidx compare -l 'liger_version in (0.3.0,0.3.1)' --by label=liger_version --baseline 0.3.0 \\
-      --fail-on-regression
+      --only slower --fail-on-regression
 """
 
 
@@ -30,6 +30,16 @@ def parse_by(value: str) -> str | None:
     if name == "label" and equals and key:
         return key
     raise UsageError(f'invalid --by value "{value}": use "implementation" or "label=KEY"')
+
+
+def parse_only(value: str | None) -> frozenset:
+    if value is None:
+        return frozenset()
+    verdicts = frozenset(v.strip() for v in value.split(",") if v.strip())
+    unknown = sorted(verdicts - {"faster", "slower", "same"})
+    if unknown or not verdicts:
+        raise UsageError(f'invalid --only value "{value}": use faster, slower or same (comma-separated)')
+    return verdicts
 
 
 def parse_threshold(value: float) -> float:
@@ -47,6 +57,7 @@ def compare(
     baseline: Annotated[Optional[str], typer.Option("--baseline", help="The baseline: an implementation (name or library), or a label value with --by label=KEY. Default: the earliest observed run of each group.")] = None,
     threshold: Annotated[float, typer.Option("--threshold", help="Smallest change, in percent, that can count as faster or slower.")] = 5.0,
     fail_on_regression: Annotated[bool, typer.Option("--fail-on-regression", help="Exit 1 when any run is slower than its baseline.")] = False,
+    only: Annotated[Optional[str], typer.Option("--only", help="Show only rows with these verdicts (faster, slower, same; comma-separated), each with its baseline.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Compare named runs even when protocol, workload or environment differ (every row says so).")] = False,
     output_format: Annotated[Optional[str], typer.Option("--output", "-o", help="table, json, yaml, csv or tsv.")] = None,
     store: StoreOption = None,
@@ -74,6 +85,7 @@ def compare(
             baseline=baseline,
             threshold=parse_threshold(threshold),
             force=force,
+            only=parse_only(only),
         )
         comparison = run_compare(open_store(store), kind_registry(), request)
     except KidxError as exc:
