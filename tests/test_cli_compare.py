@@ -205,3 +205,41 @@ def test_only_slower_lists_the_regressions_with_their_baselines(kidx, history_st
 def test_only_rejects_unknown_verdicts(kidx, head_store):
     code, _, err = kidx("compare", SEED_RUN, "--only", "worse", store_path=head_store)
     assert code == 2 and 'invalid --only value "worse"' in err
+
+
+def _sampled_run(name, implementation, values):
+    measurements = "".join(
+        f"\n    - {{metric: latency, statistic: sample, unit: us, value: {v}}}" for v in values)
+    return f"""apiVersion: kernelindex.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {{name: {name}}}
+spec:
+  status: passed
+  observedAt: "2026-01-0{len(name) % 9 + 1}T00:00:00Z"
+  timing: {{latencyNs: {{median: {sorted(values)[len(values) // 2] * 1000}}}, primaryStatistic: median}}
+  protocolDigest: sha256:{"1" * 64}
+  workloadDigest: sha256:{"2" * 64}
+  environmentDigest: sha256:{"3" * 64}
+  implementationDigest: sha256:{implementation * 64}
+  measurements:{measurements}
+"""
+
+
+def test_runs_with_samples_are_judged_by_mann_whitney(kidx):
+    manifests = "---\n".join([
+        _sampled_run("base", "a", [100, 101, 102, 103, 104, 105, 106, 107]),
+        _sampled_run("new", "b", [120, 121, 122, 123, 124, 125, 126, 127]),
+        _sampled_run("noisy", "c", [90, 125, 95, 130, 100, 128, 104, 131]),
+    ])
+    assert kidx("apply", "-f", "-", stdin=manifests).code == 0
+    code, out, err = kidx("compare", "base", "new", "noisy", "--baseline", "sha256:" + "a" * 64, "-o", "json")
+    assert code == 0, err
+    rows = {row["run"]: row for row in json.loads(out)["groups"][0]["rows"]}
+    assert rows["base"]["verdict"] == "baseline" and rows["base"]["samples"] == 8
+    assert (rows["new"]["test"], rows["new"]["verdict"]) == ("mann-whitney", "slower")
+    assert rows["new"]["pValue"] < 0.001
+    # a median 20% higher, but the samples overlap too much to call it
+    assert (rows["noisy"]["test"], rows["noisy"]["verdict"]) == ("mann-whitney", "same")
+    assert rows["noisy"]["implementation"] is None  # the implementation is not in the store
+    code, out, _ = kidx("compare", "base", "new", "noisy", "--baseline", "sha256:" + "a" * 64)
+    assert out.splitlines()[2].startswith("sha256:aaaaaaaaaaaa   ")  # shown as a short digest

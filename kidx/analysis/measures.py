@@ -83,9 +83,16 @@ def _measurement(spec: dict, metric: str, statistics: tuple[str, ...]) -> float 
 
 
 def _samples(spec: dict, metric: str, statistics: dict) -> tuple[float, ...] | None:
-    """Raw samples: a list beside the statistics (``latencyNs.samples``), a measurement
-    entry holding a list (``{statistic: samples, unit: ns, samples: […]}``), or one
-    measurement entry per sample (``statistic: sample``)."""
+    """Raw samples: ``spec.samples`` (``{metric: latency, unit: ns, values: […]}``), a list
+    beside the statistics (``latencyNs.samples``), a measurement entry holding a list
+    (``{statistic: samples, unit: ns, samples: […]}``), or one measurement entry per sample
+    (``statistic: sample``)."""
+    recorded = spec.get("samples")
+    if isinstance(recorded, dict) and _metric_matches(recorded, metric):
+        scale = _TO_BASE.get(recorded.get("unit"), 1)
+        for key in _SAMPLE_KEYS:
+            if _numbers(recorded.get(key)):
+                return tuple(v * scale for v in recorded[key])
     for key in _SAMPLE_KEYS:
         if _numbers(statistics.get(key)):
             return tuple(statistics[key])
