@@ -243,3 +243,17 @@ def test_runs_with_samples_are_judged_by_mann_whitney(kidx):
     assert rows["noisy"]["implementation"] is None  # the implementation is not in the store
     code, out, _ = kidx("compare", "base", "new", "noisy", "--baseline", "sha256:" + "a" * 64)
     assert out.splitlines()[2].startswith("sha256:aaaaaaaaaaaa   ")  # shown as a short digest
+
+
+def test_speedup_in_one_command_selecting_through_references(kidx, head_store):
+    code, out, err = kidx(
+        "compare", "--field-selector",
+        "workload.spec.operation=llama4_rope,workload.spec.parameters.seq=16384,"
+        "protocol.metadata.name=liger-bench-do-bench-backward,environment.metadata.name=liger-bench-nvidia-h100-80gb-hbm3",
+        "--baseline", "transformers", "-o", "csv", store_path=head_store)
+    assert (code, err) == (0, "")
+    rows = [line.split(",") for line in out.splitlines()[1:]]
+    assert [(row[3], row[8], row[14], row[15]) for row in rows] == [
+        ("liger-llama4-rope-transformers-eager", "1482272", "1", "baseline"),
+        ("liger-llama4-rope-liger-triton", "417536", "3.5500459840588596", "faster"),
+    ]

@@ -58,3 +58,48 @@ def test_yaml_after_sorting_by_a_reference_shows_the_run_as_stored(kidx, head_st
 def test_a_reference_path_no_run_has_is_reported(kidx, head_store):
     code, _, err = kidx("get", "runs", *SELECT, "--sort-by", "workload.spec.parameters.nope", store_path=head_store)
     assert code == 1 and "workload.spec.parameters.nope" in err
+
+
+def test_field_selector_through_references(kidx, head_store):
+    code, out, err = kidx("get", "runs", "--field-selector",
+                          "workload.spec.parameters.seq=16384,implementation.spec.library=transformers,"
+                          "environment.metadata.name=liger-bench-nvidia-h100-80gb-hbm3", "-o", "name",
+                          store_path=head_store)
+    assert (code, err) == (0, "")
+    assert out == (
+        "benchmarkrun.kernelindex.dev/liger-llama4-rope-backward-huggingface-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads-7a1c5fe285\n"
+        "benchmarkrun.kernelindex.dev/liger-llama4-rope-forward-huggingface-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads3-38c88cb623\n"
+        "benchmarkrun.kernelindex.dev/liger-llama4-rope-full-huggingface-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-s-2567260ec5\n"
+        "benchmarkrun.kernelindex.dev/liger-llama4-rope-full-memory-huggingface-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-he-e3dc0d28bd\n"
+    )
+
+
+def test_field_selector_through_references_with_not_equal_and_names(kidx, head_store):
+    seed = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-seq16384-bf16-"
+    # a named run is checked against the selector too (it is not narrowed by the store)
+    code, out, _ = kidx("get", "run", seed, "--field-selector", "workload.spec.parameters.seq!=16384", "-o", "name",
+                        store_path=head_store)
+    assert (code, out) == (0, "")
+    code, out, _ = kidx("get", "run", seed, "--field-selector", "protocol.metadata.name=liger-bench-do-bench-backward",
+                        "-o", "name", store_path=head_store)
+    assert out == f"benchmarkrun.kernelindex.dev/{seed}\n"
+
+
+def test_yaml_after_selecting_through_references_shows_the_run_as_stored(kidx, head_store):
+    code, out, _ = kidx("get", "runs", "--field-selector", "workload.spec.parameters.seq=16384,"
+                        "implementation.spec.library=transformers,protocol.metadata.name=liger-bench-do-bench-backward,"
+                        "environment.metadata.name=liger-bench-nvidia-h100-80gb-hbm3", "-o", "json", store_path=head_store)
+    assert code == 0
+    import json
+
+    [run] = json.loads(out)["items"]
+    assert sorted(run) == ["apiVersion", "kind", "metadata", "spec"]
+
+
+def test_references_a_kind_does_not_have_are_refused(kidx, head_store):
+    for args in (["runs,envs", "--field-selector", "workload.spec.parameters.seq=16384"],
+                 ["runs", "--field-selector", "nope.spec.x=1"],
+                 ["runs", "--field-selector", "workload.foo=1"]):
+        code, out, err = kidx("get", *args, store_path=head_store)
+        field = args[-1].split("=")[0]
+        assert (code, out, err) == (1, "", f"error: field label not supported: {field}\n")

@@ -39,20 +39,25 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
     selection_rules(query.arguments, query.selector)
     targets = parse_targets(query.arguments, registry, verb)
     with store.reading() as catalog:  # one consistent snapshot for the whole command
-        selection = select(catalog, targets, query.selector, _conditions(query, registry, catalog), store)
+        selection = select(catalog, targets, query.selector, _conditions(query, registry, catalog, targets), store)
+        # referenced objects the field selector reads, attached for the check on each manifest
+        selected_through = query.field_selector.references if query.field_selector is not None else frozenset()
+        attached = query.reference_roles | selected_through
         groups: list[tuple[KindInfo, list[dict]]] = []
         for info, entries in selection.groups:
-            full = query.field_selector is not None or query.sort_keys or query.reference_roles
+            full = query.field_selector is not None or query.sort_keys or attached
             if query.table_only and not full:
                 manifests = [store.table_manifest(entry, info) for entry in entries]
             elif query.need_manifests or full:
                 manifests = [store.manifest(entry) for entry in entries]
             else:
                 manifests = [_name_only(entry) for entry in entries]
+            if attached:
+                manifests = with_referenced(store, info, manifests, attached, catalog)
             if query.field_selector is not None:
                 manifests = [m for m in manifests if query.field_selector.matches(m)]
-            if query.reference_roles:
-                manifests = with_referenced(store, info, manifests, query.reference_roles, catalog)
+            if selected_through - query.reference_roles:
+                manifests = without_referenced(manifests, selected_through - query.reference_roles)
             groups.append((info, manifests))
     if query.sort_keys:
         from kidx.output.sorting import sort_objects
@@ -103,7 +108,7 @@ def without_referenced(manifests: list[dict], roles) -> list[dict]:
     return [{k: v for k, v in m.items() if k not in roles} for m in manifests]
 
 
-def _conditions(query: Query, registry: KindRegistry, catalog) -> CatalogQuery:
+def _conditions(query: Query, registry: KindRegistry, catalog, targets) -> CatalogQuery:
     """The typed conditions the store can narrow the listing with; the field selector is
     still checked on each manifest (objects named explicitly are not narrowed)."""
     references = ()
@@ -111,16 +116,25 @@ def _conditions(query: Query, registry: KindRegistry, catalog) -> CatalogQuery:
         from kidx.query.references import reference_conditions
 
         references = tuple(reference_conditions(list(query.references), registry, catalog))
-    fields = ()
+    fields, referenced = [], []
     if query.field_selector is not None:
-        from kidx.query.field_selector import split_path
+        from kidx.query.field_selector import FieldSelectorError
+        from kidx.query.references import reference_prefixes, referenced_field_condition
         from kidx.store.catalog import FieldCondition
 
-        fields = tuple(
-            FieldCondition(tuple(split_path(r.field)), r.operator, r.value) for r in query.field_selector.requirements
-        )
+        for requirement in query.field_selector.requirements:
+            if requirement.reference is None:
+                fields.append(FieldCondition(tuple(requirement.field.split(".")), requirement.operator,
+                                             requirement.value))
+                continue
+            for target in targets:  # every kind asked for must have the reference
+                if requirement.reference not in reference_prefixes(target.info):
+                    raise FieldSelectorError(f"field label not supported: {requirement.field}")
+            referenced.append(referenced_field_condition(
+                targets[0].info, requirement.field, requirement.operator, requirement.value))
     limit = query.limit if not query.sort_keys else None  # sorting needs every match first
-    return CatalogQuery(fields=fields, references=references, limit=limit)
+    return CatalogQuery(fields=tuple(fields), references=references, referenced_fields=tuple(referenced),
+                        limit=limit)
 
 
 def _name_only(entry) -> dict:

@@ -55,6 +55,23 @@ def split_path(field: str) -> list[str]:
     raise FieldSelectorError(f"field label not supported: {field}")
 
 
+def split_selectable(field: str) -> tuple[str | None, list[str]]:
+    """``(reference, segments)``: ``(None, [spec, status])`` for a field of the object itself;
+    ``("workload", [workload, spec, parameters, seq])`` for a field of the object a
+    reference points at (the reference field's name without ``Digest``, then a path as
+    above). Whether the kind has that reference is checked where the kind is known."""
+    try:
+        return None, split_path(field)
+    except FieldSelectorError:
+        head, dot, rest = field.partition(".")
+        if not dot or head in ("spec", "metadata") or not _is_identifier(head):
+            raise
+        try:
+            return head, [head, *split_path(rest)]
+        except FieldSelectorError:
+            raise FieldSelectorError(f"field label not supported: {field}") from None
+
+
 @dataclass(frozen=True)
 class FieldRequirement:
     """``field = value`` or ``field != value``; the value is already unescaped."""
@@ -63,11 +80,16 @@ class FieldRequirement:
     operator: str
     value: str
     _segments: tuple[str, ...] = dataclasses.field(init=False, repr=False, compare=False)
+    # the reference a path reaches through (``workload`` in workload.spec.parameters.seq);
+    # matches() then reads the referenced object attached to the manifest under that name
+    reference: str | None = dataclasses.field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.operator not in ("=", "!="):
             raise ValueError(f"unknown field selector operator {self.operator!r}")
-        object.__setattr__(self, "_segments", tuple(split_path(self.field)))
+        reference, segments = split_selectable(self.field)
+        object.__setattr__(self, "_segments", tuple(segments))
+        object.__setattr__(self, "reference", reference)
 
     def matches(self, obj: Mapping) -> bool:
         equal = _field_text(obj, self._segments) == self.value
@@ -169,6 +191,11 @@ class FieldSelector:
     @property
     def is_empty(self) -> bool:
         return not self.requirements
+
+    @property
+    def references(self) -> frozenset[str]:
+        """The references its fields reach through (``workload``…)."""
+        return frozenset(r.reference for r in self.requirements if r.reference is not None)
 
     def matches(self, obj: Mapping) -> bool:
         for test in self._tests:
