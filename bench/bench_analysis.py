@@ -62,6 +62,12 @@ def main() -> int:
                 *kidx, "get", "runs", *selector, "--sort-by", "workload.spec.parameters.seq,metadata.name",
                 "-o", "custom-columns=NAME:.metadata.name,SEQ:workload.spec.parameters.seq,"
                       "LIBRARY:implementation.spec.library,GPU:environment.spec.hardware.product", *store],
+            "get runs --field-selector through references": [
+                *kidx, "get", "runs", "--field-selector",
+                "workload.spec.parameters.seq=16384,environment.spec.hardware.product=NVIDIA H100", "-o", "name", *store],
+            "get runs -l, --field-selector through references": [
+                *kidx, "get", "runs", *selector, "--field-selector",
+                "workload.spec.parameters.seq=16384,environment.spec.hardware.product=NVIDIA H100", *store],
             "compare -l -o json": [*kidx, "compare", *selector, "-o", "json", *store],
         }
         env = {**os.environ, "PYTHONPYCACHEPREFIX": str(work / "pycache")}

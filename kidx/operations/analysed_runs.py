@@ -10,12 +10,10 @@ from kidx.analysis.measures import Measure, measure_of
 from kidx.kinds.registry import KindRegistry
 from kidx.store.store import Store
 
-REFERENCE_FIELDS = {  # run spec field → (kind, what analyses call it)
-    "protocolDigest": ("BenchmarkProtocol", "protocol"),
-    "workloadDigest": ("Workload", "workload"),
-    "environmentDigest": ("ExecutionEnvironment", "environment"),
-    "implementationDigest": ("Implementation", "implementation"),
-}
+RUN_KIND = "benchmarkruns"
+# what comparability rests on (protocol, workload, environment) and what is compared
+# (implementation): the run's reference fields by name, as its CRD declares them
+ROLES = ("protocol", "workload", "environment", "implementation")
 
 
 class Referenced(NamedTuple):
@@ -96,17 +94,28 @@ def select_runs(
         references=tuple(references),
     )
     result = find_objects(store, registry, query)
+    fields = run_reference_fields(registry)
     resolver = ReferenceResolver(store)
     manifests = [manifest for _, group in result.groups for manifest in group]
-    for field, (kind, _) in REFERENCE_FIELDS.items():
+    for role, (field, kind) in fields.items():
         resolver.prefetch(kind, [(m.get("spec") or {}).get(field) for m in manifests])
-    runs = [analysed(manifest, resolver) for _, manifests in result.groups for manifest in manifests]
+    runs = [analysed(manifest, resolver, fields) for manifest in manifests]
     return Selection(runs, result.missing)
 
 
-def analysed(manifest: dict, resolver: ReferenceResolver) -> AnalysedRun:
+def run_reference_fields(registry: KindRegistry) -> dict[str, tuple[str, str]]:
+    """``{"workload": ("workloadDigest", "Workload"), …}`` from the run kind's CRD."""
+    from kidx.query.reference_paths import reference_role
+
+    references = registry.resolve(RUN_KIND).references
+    return {reference_role(ref.field): (ref.field, ref.target_kind) for ref in references
+            if reference_role(ref.field) in ROLES}
+
+
+def analysed(manifest: dict, resolver: ReferenceResolver, fields: dict[str, tuple[str, str]]) -> AnalysedRun:
     spec = manifest.get("spec") or {}
-    refs = {role: resolver.resolve(kind, spec.get(field)) for field, (kind, role) in REFERENCE_FIELDS.items()}
+    refs = {role: Referenced(None, None, None) for role in ROLES}
+    refs.update({role: resolver.resolve(kind, spec.get(field)) for role, (field, kind) in fields.items()})
     measure = measure_of(spec, refs["protocol"].spec) if spec.get("status") == "passed" else None
     return AnalysedRun(
         name=manifest["metadata"]["name"],

@@ -79,6 +79,7 @@ def with_referenced(store: Store, info: KindInfo, manifests: list[dict], roles, 
     the field's name without ``Digest``: one batch look-up per referenced kind."""
     from kidx.query.reference_paths import reference_role
 
+    # only the kind's own reference fields; a name that is none of them attaches nothing
     fields = [(reference_role(ref.field), ref) for ref in info.references if reference_role(ref.field) in roles]
     if not fields:
         return manifests

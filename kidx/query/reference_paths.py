@@ -1,28 +1,24 @@
-"""Paths that reach through a run's references: ``workload.spec.parameters.seq``.
+"""Paths that reach through an object's references: ``workload.spec.parameters.seq``.
 
-The first segment names a reference field of the run without its ``Digest`` suffix
-(``protocol``, ``workload``, ``environment``, ``implementation``); the rest is a path into
-the referenced object (``spec…`` or ``metadata.name``/``metadata.title``). Any other path
-is a path into the run itself (``spec.observedAt``).
+The first segment names a reference field of the kind (``x-kidx-reference`` in its CRD)
+without its ``Digest`` suffix (a run's ``protocol``, ``workload``, ``environment``,
+``implementation``); the rest is a path into the referenced object (``spec…`` or
+``metadata.…``). Any other path is a path into the object itself (``spec.observedAt``).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from kidx.errors import UsageError
 
-REFERENCE_ROLES = {
-    "protocol": "protocolDigest",
-    "workload": "workloadDigest",
-    "environment": "environmentDigest",
-    "implementation": "implementationDigest",
-}
+_MANIFEST_KEYS = ("apiVersion", "kind", "metadata", "spec")
 
 
 class FieldPath(NamedTuple):
-    role: str | None  # None: a field of the run itself
+    role: str | None  # None: a field of the object itself
     keys: tuple[str, ...]  # the path inside that object
 
     @property
@@ -30,16 +26,30 @@ class FieldPath(NamedTuple):
         return ".".join(((self.role,) if self.role else ()) + self.keys)
 
 
-def parse_field_path(text: str) -> FieldPath:
+def reference_role(field: str) -> str:
+    """``workloadDigest`` → ``workload``: how a path names the object a field refers to."""
+    return field[: -len("Digest")] if field.endswith("Digest") else field
+
+
+def reference_roles(info) -> dict[str, str]:
+    """``{"workload": "Workload", …}``: the reference names a kind's paths may start with,
+    and the kinds they point at."""
+    return {reference_role(ref.field): ref.target_kind for ref in info.references}
+
+
+def parse_field_path(text: str, roles: Iterable[str]) -> FieldPath:
+    """A dotted path, either into the object or, after one of ``roles``, into a referenced one."""
+    roles = tuple(roles)
     segments = text.strip().lstrip(".").split(".")
     if not all(segments):
         raise UsageError(f'invalid field path "{text}": empty segment')
-    role = segments[0] if segments[0] in REFERENCE_ROLES else None
+    role = segments[0] if segments[0] in roles else None
     keys = tuple(segments[1:] if role else segments)
     if not keys or keys[0] not in ("spec", "metadata"):
-        where = f"a {role}'s" if role else "a run's"
+        where = f"a {role}'s" if role else "the run's"
+        prefixes = ", ".join(f"{r}." for r in roles)
         raise UsageError(f'invalid field path "{text}": expected {where} spec.… or metadata.… field'
-                         + ("" if role else " (or protocol., workload., environment., implementation. and a path)"))
+                         + ("" if role else f" (or one of {prefixes} and a path)"))
     return FieldPath(role, keys)
 
 
@@ -66,15 +76,12 @@ def without(document: dict, keys: tuple[str, ...]) -> dict:
     return copy
 
 
-def reference_role(field: str) -> str:
-    """``workloadDigest`` → ``workload``: how a path names the object a field refers to."""
-    return field[: -len("Digest")] if field.endswith("Digest") else field
-
-
-_ROLE_IN_TEXT = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(REFERENCE_ROLES) + r")\.(?:spec|metadata)(?![A-Za-z0-9_])")
+_ROLE_IN_TEXT = re.compile(r"(?<![A-Za-z0-9_.])\.?([A-Za-z_][A-Za-z0-9_]*)\.(?:spec|metadata)(?![A-Za-z0-9_])")
 
 
 def roles_mentioned(*texts: str | None) -> frozenset[str]:
-    """The referenced objects that custom columns, a JSONPath template or sort keys reach
-    into (``workload.spec.parameters.seq`` → ``workload``)."""
-    return frozenset(match for text in texts if text for match in _ROLE_IN_TEXT.findall(text))
+    """Names that custom columns, a JSONPath template or sort keys may use for referenced
+    objects (``workload.spec.parameters.seq`` → ``workload``). Only those a kind has as
+    references are attached (``with_referenced``); the manifest's own keys never count."""
+    found = {match for text in texts if text for match in _ROLE_IN_TEXT.findall(text)}
+    return frozenset(found - set(_MANIFEST_KEYS) - {"items"})

@@ -7,10 +7,9 @@ from typing import Annotated, Optional
 import typer
 
 from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output, parse_field_selector, parse_selector
+from kidx.cli.analysis_options import ANALYSIS_ERROR_EXIT, FORMATS, parse_by, parse_only, parse_threshold
 from kidx.errors import KidxError, UsageError
 
-COMPARE_ERROR_EXIT = 2  # as kidx diff: 1 is kept for "a regression was found"
-FORMATS = ("table", "json", "yaml", "csv", "tsv")
 
 EXAMPLES = """\b
 Examples:
@@ -20,32 +19,6 @@ Examples:
   kidx compare -l 'liger_version in (0.3.0,0.3.1)' --by label=liger_version --baseline 0.3.0 \\
       --only slower --fail-on-regression
 """
-
-
-def parse_by(value: str) -> str | None:
-    """``implementation`` → None; ``label=KEY`` → KEY."""
-    if value == "implementation":
-        return None
-    name, equals, key = value.partition("=")
-    if name == "label" and equals and key:
-        return key
-    raise UsageError(f'invalid --by value "{value}": use "implementation" or "label=KEY"')
-
-
-def parse_only(value: str | None) -> frozenset:
-    if value is None:
-        return frozenset()
-    verdicts = frozenset(v.strip() for v in value.split(",") if v.strip())
-    unknown = sorted(verdicts - {"faster", "slower", "same"})
-    if unknown or not verdicts:
-        raise UsageError(f'invalid --only value "{value}": use faster, slower or same (comma-separated)')
-    return verdicts
-
-
-def parse_threshold(value: float) -> float:
-    if not 0 <= value < 1000:
-        raise UsageError(f"invalid --threshold {value:g}: a percentage from 0 up")
-    return value / 100
 
 
 def compare(
@@ -89,7 +62,7 @@ def compare(
         )
         comparison = run_compare(open_store(store), kind_registry(), request)
     except KidxError as exc:
-        exc.exit_code = COMPARE_ERROR_EXIT
+        exc.exit_code = ANALYSIS_ERROR_EXIT
         raise
     _print(comparison, fmt)
     return 1 if fail_on_regression and comparison.regressions else 0

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from kidx.cli.commands.compare import parse_by
+from kidx.cli.analysis_options import parse_by
 from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output, parse_field_selector, parse_selector
 from kidx.errors import UsageError
 
@@ -38,21 +38,22 @@ def plot(
     groups are never mixed in one panel.
     """
     from kidx.operations.plot import PlotRequest, plot_data
-    from kidx.query.reference_paths import parse_field_path
+    from kidx.query.reference_paths import parse_field_path, reference_roles
 
     if not x:
         raise UsageError("--x is required: the swept field, e.g. --x workload.spec.parameters.seq")
     if not output_file or not output_file.lower().endswith(SUFFIXES):
         raise UsageError("-o FILE is required, ending in .svg, .png or .csv")
+    registry = kind_registry()
     request = PlotRequest(
-        x=parse_field_path(x),
+        x=parse_field_path(x, reference_roles(registry.resolve("benchmarkruns"))),
         names=list(names or ()),
         selector=parse_selector(selector),
         field_selector=parse_field_selector(field_selector),
         references=tuple(references or ()),
         label_key=parse_by(by),
     )
-    data = plot_data(open_store(store), kind_registry(), request)
+    data = plot_data(open_store(store), registry, request)
     out = output()
     if not data.panels:
         raise UsageError(f"nothing to plot: no selected run has a figure and a value at {request.x.text}")

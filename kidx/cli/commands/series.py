@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from kidx.cli.commands.compare import COMPARE_ERROR_EXIT, FORMATS, parse_threshold
+from kidx.cli.analysis_options import ANALYSIS_ERROR_EXIT, FORMATS, parse_threshold
 from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output, parse_field_selector, parse_selector
 from kidx.errors import KidxError, UsageError
 
@@ -56,7 +56,7 @@ def series(
         )
         result = build_series(open_store(store), kind_registry(), request)
     except KidxError as exc:
-        exc.exit_code = COMPARE_ERROR_EXIT
+        exc.exit_code = ANALYSIS_ERROR_EXIT
         raise
     _print(result, fmt)
     return 1 if fail_on_regression and result.regressions else 0
