@@ -40,12 +40,15 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
     targets = parse_targets(query.arguments, registry, verb)
     with store.reading() as catalog:  # one consistent snapshot for the whole command
         selection = select(catalog, targets, query.selector, _conditions(query, registry, catalog, targets), store)
-        # referenced objects the field selector reads, attached for the check on each manifest
         selected_through = query.field_selector.references if query.field_selector is not None else frozenset()
-        attached = query.reference_roles | selected_through
         groups: list[tuple[KindInfo, list[dict]]] = []
-        for info, entries in selection.groups:
-            full = query.field_selector is not None or query.sort_keys or attached
+        for target, (info, entries) in zip(targets, selection.groups):
+            # the store answered the field selector for listed kinds; objects asked for by
+            # name are not narrowed there, so they are checked here, with the referenced
+            # objects the selector reads attached
+            check = query.field_selector is not None and target.names is not None
+            attached = query.reference_roles | (selected_through if check else frozenset())
+            full = check or query.sort_keys or attached
             if query.table_only and not full:
                 manifests = [store.table_manifest(entry, info) for entry in entries]
             elif query.need_manifests or full:
@@ -54,10 +57,10 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
                 manifests = [_name_only(entry) for entry in entries]
             if attached:
                 manifests = with_referenced(store, info, manifests, attached, catalog)
-            if query.field_selector is not None:
+            if check:
                 manifests = [m for m in manifests if query.field_selector.matches(m)]
-            if selected_through - query.reference_roles:
-                manifests = without_referenced(manifests, selected_through - query.reference_roles)
+                if selected_through - query.reference_roles:
+                    manifests = without_referenced(manifests, selected_through - query.reference_roles)
             groups.append((info, manifests))
     if query.sort_keys:
         from kidx.output.sorting import sort_objects
