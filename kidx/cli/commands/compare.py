@@ -13,7 +13,7 @@ from kidx.errors import KidxError, UsageError
 
 EXAMPLES = """\b
 Examples:
-  kidx compare -l kernel=llama4_rope --field-selector workload.spec.parameters.seq=16384 \\
+  kidx compare --field-selector workload.spec.operation=llama4_rope,workload.spec.parameters.seq=16384 \\
       --baseline transformers
   kidx compare RUN-A RUN-B
   kidx compare -l 'liger_version in (0.3.0,0.3.1)' --by label=liger_version --baseline 0.3.0 \\
