@@ -42,6 +42,7 @@ def test_primary_statistic_falls_back_to_the_protocol_then_median():
 def test_no_figure_is_none():
     assert measure_of({"status": "failed"}) is None
     assert measure_of({"status": "passed", "timing": {"latencyNs": {"mean": 4}}}) is None
+    assert measure_of({"status": "passed", "timing": {"latencyNs": {"median": 0}}}) is None  # no ratio to 0
 
 
 @pytest.mark.parametrize("extra, expected", [

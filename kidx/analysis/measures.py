@@ -47,7 +47,7 @@ def measure_of(spec: dict, protocol_spec: dict | None = None) -> Measure | None:
         metric = declared if declared != "throughput" else metric  # a run's own unit wins for throughput
     primary = primary or ((protocol_spec or {}).get("measurement") or {}).get("primaryStatistic") or "median"
     value = statistics.get(primary)
-    if not _is_number(value):
+    if not _is_number(value) or value <= 0:  # nothing to divide by: no ratio, no speedup
         return None
     low = _measurement(spec, metric, _LOW_STATISTICS)
     high = _measurement(spec, metric, _HIGH_STATISTICS)
