@@ -219,6 +219,18 @@ def test_many_objects_by_digest(queried):
     }
 
 
+def test_referenced_manifests(queried, kidx):
+    catalog = queried.catalog()
+    big, small = catalog.get("Workload", "wl-big"), catalog.get("Workload", "wl-small")
+    assert kidx("delete", "workload", "wl-small")[0] == 0
+    found = queried.referenced_manifests([big.digest, small.digest, "sha256:" + "1" * 64], "Workload")
+    assert sorted(found) == sorted([big.digest, small.digest])
+    assert found[big.digest]["metadata"]["name"] == "wl-big"
+    assert found[big.digest]["spec"]["parameters"] == {"seq": 16384}
+    assert found[small.digest]["metadata"] == {"digest": small.digest}  # no name points at it now
+    assert found[small.digest]["spec"]["parameters"] == {"seq": 1024}
+
+
 # --- the write context -------------------------------------------------------------------
 
 

@@ -63,15 +63,13 @@ class ReferenceResolver:
         wanted = {d for d in digests if isinstance(d, str) and (kind, d) not in self._known}
         if not wanted:
             return
-        found = self._store.catalog().by_digests(wanted, kind)
-        identities = self._store.identities(found)
+        found = self._store.referenced_manifests(wanted, kind)
         for digest in wanted:
-            entries = found.get(digest)
-            if entries:
-                spec = (identities.get(digest) or {}).get("spec")
-                self._known[kind, digest] = Referenced(digest, entries[0].name, spec)
-            else:
+            manifest = found.get(digest)
+            if manifest is None:  # not in the store
                 self._known[kind, digest] = Referenced(digest, None, None)
+            else:
+                self._known[kind, digest] = Referenced(digest, manifest["metadata"].get("name"), manifest.get("spec"))
 
     def resolve(self, kind: str, digest) -> Referenced:
         if not isinstance(digest, str):

@@ -8,7 +8,7 @@ from kidx.kinds.registry import KindInfo, KindRegistry
 from kidx.query.selection import select
 from kidx.query.targets import parse_targets, selection_rules
 from kidx.store.catalog import CatalogQuery
-from kidx.store.store import Store, manifest_of
+from kidx.store.store import Store
 
 
 class Query(NamedTuple):
@@ -86,15 +86,11 @@ def with_referenced(store: Store, info: KindInfo, manifests: list[dict], roles, 
     fields = [(reference_role(ref.field), ref) for ref in info.references if reference_role(ref.field) in roles]
     if not fields:
         return manifests
-    catalog = catalog or store.catalog()
     targets: dict[tuple[str, str], dict] = {}
     for _, ref in fields:
         digests = {m["spec"].get(ref.field) for m in manifests if isinstance((m.get("spec") or {}).get(ref.field), str)}
-        found = catalog.by_digests(digests, ref.target_kind)
-        identities = store.identities(found)
-        for digest, entries in found.items():
-            if digest in identities:
-                targets[ref.target_kind, digest] = manifest_of(entries[0], identities[digest])
+        for digest, manifest in store.referenced_manifests(digests, ref.target_kind, catalog).items():
+            targets[ref.target_kind, digest] = manifest
     views = []
     for manifest in manifests:
         view = dict(manifest)

@@ -41,8 +41,9 @@ and never rewritten. ``generation`` and ``created`` are decided by the caller.
 
 Durability order: ``Store.write()`` flushes the object backend (``ObjectDB.flush``)
 before ``Catalog.commit``, so a committed name never points at an object that a crash
-could lose. A backend whose objects live in the catalog's own transaction may make
-``flush`` a no-op.
+could lose. A backend whose objects live in the catalog's own database writes them in
+the catalog's transaction (its ``open_catalog`` hands the connection to its object
+backend) and may make ``flush`` a no-op.
 
 Errors: every method raises only ``kidx.errors`` types: ``StoreBusy`` when the write
 lock (or a lock needed to open the store) could not be had within the backend's
