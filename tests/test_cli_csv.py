@@ -73,3 +73,12 @@ def test_empty_selection_still_prints_the_header(kidx, head_store):
 def test_csv_equals_nothing_is_a_usage_error(kidx, head_store):
     code, _, err = kidx("get", "envs", "-o", "csv=", store_path=head_store)
     assert code == 1 and "csv format specified with '=' but no custom columns given" in err
+
+
+def test_delimited_quoting_and_escapes():
+    from kidx.output.delimited import render_delimited
+
+    rows = [["a,b", 'say "hi"', "two\nlines", "tab\there", "back\\slash", ""]]
+    assert render_delimited("csv", ["H1", "H2", "H3", "H4", "H5", "H6"], rows) == (
+        'H1,H2,H3,H4,H5,H6\n"a,b","say ""hi""","two\nlines",tab\there,back\\slash,\n')
+    assert render_delimited("tsv", None, rows) == 'a,b\tsay "hi"\ttwo\\nlines\ttab\\there\tback\\\\slash\t\n'

@@ -80,8 +80,7 @@ def comparison_notes(comparison) -> list[str]:
             by_reason.setdefault(group.note, []).append(group)
     for reason, groups in by_reason.items():
         noun = "group" if len(groups) == 1 else "groups"
-        notes.append(f"{len(groups)} comparable {noun} with {reason}" if reason.startswith("no run")
-                     else f"{len(groups)} comparable {noun} with {reason}")
+        notes.append(f"{len(groups)} comparable {noun} with {reason}")
         if len(groups) <= NOTE_LIST_LIMIT:
             notes.extend(f"  {group_heading(group)}" for group in groups)
     if comparison.unmeasured:
