@@ -58,12 +58,12 @@ def test_samples_in_each_form(extra, expected):
 
 def test_band_rule_needs_the_threshold_and_apart_bands():
     base = _latency(1000, 990, 1010)
-    assert judge(_latency(1100, 1090, 1110), base).verdict(True) == "slower"  # +10%, apart
-    assert judge(_latency(1040, 1030, 1050), base).verdict(True) == "same"  # +4%: below 5%
-    assert judge(_latency(1100, 1000, 1200), base).verdict(True) == "same"  # +10% but bands overlap
-    assert judge(_latency(1040, 1030, 1050), base, threshold=0.02).verdict(True) == "slower"
+    assert judge(_latency(1100, 1090, 1110), base).verdict == "slower"  # +10%, apart
+    assert judge(_latency(1040, 1030, 1050), base).verdict == "same"  # +4%: below 5%
+    assert judge(_latency(1100, 1000, 1200), base).verdict == "same"  # +10% but bands overlap
+    assert judge(_latency(1040, 1030, 1050), base, threshold=0.02).verdict == "slower"
     faster = judge(_latency(500, 490, 510), base)
-    assert (faster.verdict(True), faster.ratio, faster.speedup, faster.test) == ("faster", 0.5, 2.0, "bands")
+    assert (faster.verdict, faster.ratio, faster.speedup, faster.test) == ("faster", 0.5, 2.0, "bands")
 
 
 def test_without_spread_the_threshold_alone_decides():
@@ -80,10 +80,10 @@ def test_samples_use_mann_whitney():
     base = _sampled([100, 101, 102, 103, 104, 105, 106, 107])
     shifted = _sampled([120, 121, 122, 123, 124, 125, 126, 127])
     judgement = judge(shifted, base)
-    assert (judgement.test, judgement.verdict(True)) == ("mann-whitney", "slower")
+    assert (judgement.test, judgement.verdict) == ("mann-whitney", "slower")
     assert judgement.p_value == pytest.approx(2 / math.comb(16, 8))  # exact: only one arrangement is as extreme
     mixed = _sampled([100, 120, 102, 122, 104, 124, 106, 126])
-    assert judge(mixed, base).verdict(True) == "same"
+    assert judge(mixed, base).verdict == "same"
 
 
 def test_mann_whitney_exact_small_samples():

@@ -28,7 +28,9 @@ class Judgement(NamedTuple):
     test: str  # "mann-whitney", "bands" or "threshold"
     p_value: float | None = None
 
-    def verdict(self, lower_is_better: bool) -> str:
+    @property
+    def verdict(self) -> str:
+        """faster, slower or same; the speedup already knows which direction is better."""
         if not self.significant:
             return "same"
         return "faster" if self.speedup > 1 else "slower"

@@ -162,7 +162,7 @@ def _group(members: list[AnalysedRun], request: CompareRequest, forced: str | No
         if run is baseline:
             continue
         judgement = judge(run.measure, baseline.measure, request.threshold)
-        verdict = judgement.verdict(run.measure.lower_is_better)
+        verdict = judgement.verdict
         rows.append(ComparedRow(run, _label_of(run, request), judgement, verdict))
     return ComparedGroup(rows=rows, **refs)
 

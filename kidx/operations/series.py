@@ -125,7 +125,7 @@ def _series(members: list[AnalysedRun], request: SeriesRequest, sessions: dict) 
         change = verdict = speedup_change = None
         if previous is not None:
             change = judge(run.measure, previous.run.measure, request.threshold)
-            verdict = change.verdict(run.measure.lower_is_better)
+            verdict = change.verdict
             if speedup is not None and previous.speedup:
                 speedup_change = speedup / previous.speedup - 1
         point = Point(run, label, change, verdict, baseline, speedup, speedup_change)
