@@ -38,9 +38,13 @@ class QueryResult(NamedTuple):
 def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str = "get") -> QueryResult:
     selection_rules(query.arguments, query.selector)
     targets = parse_targets(query.arguments, registry, verb)
+    selected_through: frozenset = frozenset()  # references the field selector reads through
+    if query.field_selector is not None:
+        from kidx.query.field_selector import check_fields
+
+        selected_through = check_fields(query.field_selector, registry, [target.info for target in targets])
     with store.reading() as catalog:  # one consistent snapshot for the whole command
         selection = select(catalog, targets, query.selector, _conditions(query, registry, catalog, targets), store)
-        selected_through = query.field_selector.references if query.field_selector is not None else frozenset()
         groups: list[tuple[KindInfo, list[dict]]] = []
         for target, (info, entries) in zip(targets, selection.groups):
             # the store answered the field selector for listed kinds; objects asked for by
@@ -109,8 +113,9 @@ def without_referenced(manifests: list[dict], roles) -> list[dict]:
 
 
 def _conditions(query: Query, registry: KindRegistry, catalog, targets) -> CatalogQuery:
-    """The typed conditions the store can narrow the listing with; the field selector is
-    still checked on each manifest (objects named explicitly are not narrowed)."""
+    """The typed conditions the store narrows listed kinds with, the field selector's
+    included (also through references); objects named explicitly are not narrowed, and
+    find_objects checks them against each manifest instead."""
     references = ()
     if query.references:
         from kidx.query.references import reference_conditions
@@ -118,20 +123,19 @@ def _conditions(query: Query, registry: KindRegistry, catalog, targets) -> Catal
         references = tuple(reference_conditions(list(query.references), registry, catalog))
     fields, referenced = [], []
     if query.field_selector is not None:
-        from kidx.query.field_selector import FieldSelectorError
-        from kidx.query.references import reference_prefixes, referenced_field_condition
+        from kidx.query.field_selector import split_path
+        from kidx.query.references import referenced_field_condition
         from kidx.store.catalog import FieldCondition
 
         for requirement in query.field_selector.requirements:
-            if requirement.reference is None:
-                fields.append(FieldCondition(tuple(requirement.field.split(".")), requirement.operator,
+            # check_fields made sure every kind asked for has the field (or the reference)
+            through = referenced_field_condition(
+                targets[0].info, requirement.field, requirement.operator, requirement.value)
+            if through is not None:
+                referenced.append(through)
+            else:
+                fields.append(FieldCondition(tuple(split_path(requirement.field)), requirement.operator,
                                              requirement.value))
-                continue
-            for target in targets:  # every kind asked for must have the reference
-                if requirement.reference not in reference_prefixes(target.info):
-                    raise FieldSelectorError(f"field label not supported: {requirement.field}")
-            referenced.append(referenced_field_condition(
-                targets[0].info, requirement.field, requirement.operator, requirement.value))
     limit = query.limit if not query.sort_keys else None  # sorting needs every match first
     return CatalogQuery(fields=tuple(fields), references=references, referenced_fields=tuple(referenced),
                         limit=limit)

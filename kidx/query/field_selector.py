@@ -5,8 +5,9 @@ The syntax and its error texts follow apimachinery's ``pkg/fields/selector.go``
 ``=``, ``==``, ``!=``, the first operator in a term splitting it, and ``\\,`` ``\\=``
 ``\\\\`` as the only escapes in a value. Which fields exist is a server decision in
 kubernetes; kidx has no server, so it accepts ``metadata.name``, ``metadata.title`` and
-any dotted path into ``spec`` (the common wish, kubernetes/kubectl#1202), and answers
-anything else as a server would: ``field label not supported: <field>``.
+any path into ``spec`` that the kind's schema has (the common wish,
+kubernetes/kubectl#1202; see ``kidx.kinds.field_paths``), and answers anything else as
+a server would: ``field label not supported: <field>``.
 
 Matching resolves the path in the manifest dict. As with kubernetes' field sets, an
 absent field reads as ""; a field that holds a mapping or a list equals no value.
@@ -42,34 +43,34 @@ def _is_identifier(segment: str) -> bool:
 
 
 def split_path(field: str) -> list[str]:
-    """Split a selectable field path into its segments.
-
-    Raises FieldSelectorError for paths kidx does not select on, so every user of a
-    field path gets the same policy and the same message.
-    """
+    """Split a field path into its segments, checking only its form: names joined by
+    dots (``spec.sourceNative.benchmark``). Whether a kind has the field is for
+    :func:`check_fields`, which knows the kinds."""
     segments = field.split(".")
-    if field in _METADATA_FIELDS:
-        return segments
-    if len(segments) > 1 and segments[0] == "spec" and all(map(_is_identifier, segments[1:])):
+    if len(segments) > 1 and all(map(_is_identifier, segments)):
         return segments
     raise FieldSelectorError(f"field label not supported: {field}")
 
 
-def split_selectable(field: str) -> tuple[str | None, list[str]]:
-    """``(reference, segments)``: ``(None, [spec, status])`` for a field of the object itself;
-    ``("workload", [workload, spec, parameters, seq])`` for a field of the object a
-    reference points at (the reference field's name without ``Digest``, then a path as
-    above). Whether the kind has that reference is checked where the kind is known."""
-    try:
-        return None, split_path(field)
-    except FieldSelectorError:
-        head, dot, rest = field.partition(".")
-        if not dot or head in ("spec", "metadata") or not _is_identifier(head):
-            raise
-        try:
-            return head, [head, *split_path(rest)]
-        except FieldSelectorError:
-            raise FieldSelectorError(f"field label not supported: {field}") from None
+def check_fields(selector: "FieldSelector", registry, kinds) -> frozenset[str]:
+    """Refuse a field that one of ``kinds`` does not have, as kubectl's server does
+    ("field label not supported"), naming the path and, when only the case of a name
+    is wrong, the path meant. Returns the references the fields reach through
+    (``workload`` for ``workload.spec.parameters.seq``)."""
+    from kidx.kinds.field_paths import resolve_field_path, suggest_field_path
+
+    through: set[str] = set()
+    for info in kinds:
+        for requirement in selector.requirements:
+            found = resolve_field_path(registry, info, requirement.field)
+            if found is None:
+                meant = suggest_field_path(registry, info, requirement.field)
+                hint = (f" (did you mean {meant}?)" if meant
+                        else f" ({info.plural} have no such field)" if len(kinds) > 1 else "")
+                raise FieldSelectorError(f"field label not supported: {requirement.field}{hint}")
+            if found.reference is not None:
+                through.add(requirement.field.split(".", 1)[0])
+    return frozenset(through)
 
 
 @dataclass(frozen=True)
@@ -80,16 +81,11 @@ class FieldRequirement:
     operator: str
     value: str
     _segments: tuple[str, ...] = dataclasses.field(init=False, repr=False, compare=False)
-    # the reference a path reaches through (``workload`` in workload.spec.parameters.seq);
-    # matches() then reads the referenced object attached to the manifest under that name
-    reference: str | None = dataclasses.field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.operator not in ("=", "!="):
             raise ValueError(f"unknown field selector operator {self.operator!r}")
-        reference, segments = split_selectable(self.field)
-        object.__setattr__(self, "_segments", tuple(segments))
-        object.__setattr__(self, "reference", reference)
+        object.__setattr__(self, "_segments", tuple(split_path(self.field)))
 
     def matches(self, obj: Mapping) -> bool:
         equal = _field_text(obj, self._segments) == self.value
@@ -191,11 +187,6 @@ class FieldSelector:
     @property
     def is_empty(self) -> bool:
         return not self.requirements
-
-    @property
-    def references(self) -> frozenset[str]:
-        """The references its fields reach through (``workload``…)."""
-        return frozenset(r.reference for r in self.requirements if r.reference is not None)
 
     def matches(self, obj: Mapping) -> bool:
         for test in self._tests:
