@@ -97,9 +97,13 @@ def test_yaml_after_selecting_through_references_shows_the_run_as_stored(kidx, h
 
 
 def test_references_a_kind_does_not_have_are_refused(kidx, head_store):
-    for args in (["runs,envs", "--field-selector", "workload.spec.parameters.seq=16384"],
-                 ["runs", "--field-selector", "nope.spec.x=1"],
-                 ["runs", "--field-selector", "workload.foo=1"]):
+    for args, message in (
+        (["runs,envs", "--field-selector", "workload.spec.parameters.seq=16384"],
+         "workload.spec.parameters.seq (executionenvironments have no such field)"),
+        (["runs", "--field-selector", "nope.spec.x=1"], "nope.spec.x"),
+        (["runs", "--field-selector", "workload.foo=1"], "workload.foo"),
+        (["runs", "--field-selector", "Workload.spec.parameters.seq=1"],
+         "Workload.spec.parameters.seq (did you mean workload.spec.parameters.seq?)"),
+    ):
         code, out, err = kidx("get", *args, store_path=head_store)
-        field = args[-1].split("=")[0]
-        assert (code, out, err) == (1, "", f"error: field label not supported: {field}\n")
+        assert (code, out, err) == (1, "", f"error: field label not supported: {message}\n")
