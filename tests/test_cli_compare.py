@@ -257,3 +257,14 @@ def test_speedup_in_one_command_selecting_through_references(kidx, head_store):
         ("liger-llama4-rope-transformers-eager", "1482272", "1", "baseline"),
         ("liger-llama4-rope-liger-triton", "417536", "3.5500459840588596", "faster"),
     ]
+
+
+def test_speedup_selecting_by_the_importers_labels(kidx, head_store):
+    code, out, err = kidx("compare", "-l", "kernel=llama4_rope,operation=backward,gpu=nvidia-h100-80gb-hbm3",
+                          "--field-selector", "workload.spec.parameters.seq=16384", "--baseline", "transformers",
+                          store_path=head_store)
+    assert (code, err) == (0, "")
+    assert [line.split()[:6] for line in out.splitlines()[2:4]] == [
+        ["liger-llama4-rope-transformers-eager", "1.482ms", "1.481ms-1.483ms", "1.000", "1.00x", "baseline"],
+        ["liger-llama4-rope-liger-triton", "417.5µs", "417.1µs-418.1µs", "0.282", "3.55x", "faster"],
+    ]

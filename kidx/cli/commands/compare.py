@@ -13,8 +13,8 @@ from kidx.errors import KidxError, UsageError
 
 EXAMPLES = """\b
 Examples:
-  kidx compare --field-selector workload.spec.operation=llama4_rope,workload.spec.parameters.seq=16384 \\
-      --baseline transformers
+  kidx compare -l kernel=llama4_rope,operation=backward,gpu=nvidia-h100-80gb-hbm3 \\
+      --field-selector workload.spec.parameters.seq=16384 --baseline transformers
   kidx compare RUN-A RUN-B
   kidx compare -l 'liger_version in (0.3.0,0.3.1)' --by label=liger_version --baseline 0.3.0 \\
       --only slower --fail-on-regression
