@@ -23,6 +23,9 @@ class Query(NamedTuple):
     # referenced objects to attach to each manifest under the reference field's name
     # without "Digest" (``workload``), for columns and sort keys such as workload.spec.parameters.seq
     reference_roles: frozenset = frozenset()
+    # False when columns and sort keys read only metadata and referenced objects: the
+    # catalog's cached column values (the reference digests among them) then suffice
+    own_spec_needed: bool = True
 
 
 class QueryResult(NamedTuple):
@@ -52,8 +55,8 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
             # objects the selector reads attached
             check = query.field_selector is not None and target.names is not None
             attached = query.reference_roles | (selected_through if check else frozenset())
-            full = check or query.sort_keys or attached
-            if query.table_only and not full:
+            full = check or ((query.sort_keys or attached) and query.own_spec_needed)
+            if (query.table_only or not query.own_spec_needed) and not full and query.need_manifests:
                 manifests = [store.table_manifest(entry, info) for entry in entries]
             elif query.need_manifests or full:
                 manifests = [store.manifest(entry) for entry in entries]

@@ -85,3 +85,22 @@ def roles_mentioned(*texts: str | None) -> frozenset[str]:
     references are attached (``with_referenced``); the manifest's own keys never count."""
     found = {match for text in texts if text for match in _ROLE_IN_TEXT.findall(text)}
     return frozenset(found - set(_MANIFEST_KEYS) - {"items"})
+
+
+_SPEC = re.compile(r"(?<![A-Za-z0-9_])spec(?![A-Za-z0-9_])")
+_PREFIXED_SPEC = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)\.spec(?![A-Za-z0-9_])")
+
+
+def mentions_own_spec(*texts: str | None) -> bool:
+    """Whether columns, a template or sort keys may read the object's own ``spec`` (so the
+    whole object must be read), rather than only its metadata and referenced objects.
+    Recursive descent (``..``) and wildcards count as reading everything."""
+    for text in texts:
+        if not text:
+            continue
+        if ".." in text or "*" in text:
+            return True
+        prefixed = sum(1 for m in _PREFIXED_SPEC.finditer(text) if m.group(1) not in _MANIFEST_KEYS + ("items",))
+        if len(_SPEC.findall(text)) > prefixed:
+            return True
+    return False

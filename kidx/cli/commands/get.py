@@ -76,9 +76,11 @@ def get(
         from kidx.output.sorting import parse_sort_keys
 
         sort_keys = parse_sort_keys(sort_by)
-    from kidx.query.reference_paths import roles_mentioned
+    from kidx.query.reference_paths import mentions_own_spec, roles_mentioned
 
     roles = roles_mentioned(fmt.argument, sort_by)
+    # yaml, json and name print (or need) nothing from cached columns
+    reads_columns = fmt.is_table or fmt.is_delimited or fmt.kind.startswith("custom-columns")
     query = Query(
         arguments=arguments,
         selector=parse_selector(selector),
@@ -89,6 +91,7 @@ def get(
         need_manifests=fmt.kind != "name",
         table_only=fmt.is_table or (fmt.is_delimited and not fmt.argument),
         reference_roles=roles,
+        own_spec_needed=not reads_columns or mentions_own_spec(fmt.argument, sort_by),
     )
     the_store = open_store(store)
     result = find_objects(the_store, kind_registry(), query)
