@@ -107,3 +107,28 @@ def test_references_a_kind_does_not_have_are_refused(kidx, head_store):
     ):
         code, out, err = kidx("get", *args, store_path=head_store)
         assert (code, out, err) == (1, "", f"error: field label not supported: {message}\n")
+
+
+def test_which_paths_read_the_runs_own_spec():
+    from kidx.query.reference_paths import mentions_own_spec, roles_mentioned
+
+    assert not mentions_own_spec("NAME:.metadata.name,SEQ:workload.spec.parameters.seq", "implementation.metadata.name")
+    assert not mentions_own_spec("X:{.workload.spec.a}", None)
+    assert mentions_own_spec("SEQ:workload.spec.parameters.seq,M:.spec.timing.latencyNs.median")
+    assert mentions_own_spec(None, "-.spec.timing.latencyNs.median")
+    assert mentions_own_spec("{..median}") and mentions_own_spec("{.items[*].metadata.name}")
+    assert roles_mentioned("SEQ:workload.spec.parameters.seq,N:.metadata.name", "-implementation.metadata.name") == {
+        "workload", "implementation"}
+    assert roles_mentioned("{.items[*].spec.x}") == frozenset()
+
+
+def test_columns_of_metadata_and_references_match_a_full_read(kidx, head_store):
+    columns = "custom-columns=NAME:.metadata.name,LIB:implementation.spec.library,SEQ:workload.spec.parameters.seq"
+    fast = kidx("get", "runs", *SELECT, "--sort-by", "workload.spec.parameters.seq,metadata.name", "-o", columns,
+                store_path=head_store)
+    # a column of the run's own spec makes kidx read each run in full
+    full = kidx("get", "runs", *SELECT, "--sort-by", "workload.spec.parameters.seq,metadata.name", "-o",
+                columns + ",S:.spec.status", store_path=head_store)
+    assert fast.code == full.code == 0
+    assert [line.rsplit(None, 1)[0] for line in full.out.splitlines()] == [line.rstrip() for line in fast.out.splitlines()]
+    assert len(fast.out.splitlines()) == 17
