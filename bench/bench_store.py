@@ -585,8 +585,11 @@ class Report:
         self.data["tables"].append({"section": self.section, "header": header,
                                     "rows": [[str(c) for c in r] for r in rows]})
         widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-        fmt = lambda r: "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
-                                  for i, (c, w) in enumerate(zip(r, widths)))
+
+        def fmt(r: list) -> str:
+            return "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
+                             for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+
         self.say(fmt(header))
         self.say("  ".join("-" * w for w in widths))
         for row in rows:
@@ -932,8 +935,8 @@ def main() -> int:
         SUBPROCESS_ENV.pop("PYTHONDONTWRITEBYTECODE", None)
         SUBPROCESS_ENV["PYTHONPYCACHEPREFIX"] = str(args.out / "pycache")
 
-    from ruamel.yaml import YAML
     import ruamel.yaml
+    from ruamel.yaml import YAML
 
     probe = YAML(typ="safe", pure=False)
     c_parser = "clib" in probe.Parser.__module__ or probe.Parser.__name__.startswith("C")

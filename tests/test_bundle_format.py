@@ -6,8 +6,8 @@ import io
 import json
 
 import pytest
-
 from conftest import SEED_BUNDLE, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST
+
 from kidx.errors import InvalidInputError
 from kidx.identity import canonical_json, digest_of, identity_of
 from kidx.operations.bundle import FORMAT, Bundle, BundleName, BundleRevision, is_bundle, parse_bundle, write_bundle

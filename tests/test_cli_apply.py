@@ -8,10 +8,15 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import (
-    REPO, SEED_BUNDLE, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_DIGEST, SEED_RUN_NAME,
+    REPO,
+    SEED_BUNDLE,
+    SEED_ENVIRONMENT_DIGEST,
+    SEED_PROTOCOL_DIGEST,
+    SEED_RUN_DIGEST,
+    SEED_RUN_NAME,
 )
+
 from kidx.identity import canonical_json, digest_of
 
 API = "kernelindex.dev/v1alpha1"

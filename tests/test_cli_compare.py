@@ -6,8 +6,6 @@ import json
 
 import pytest
 
-from liger_stores import head_store, history_store  # noqa: F401  (session fixtures)
-
 SEED_RUN = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-seq16384-bf16-"
 HF_RUN = "liger-llama4-rope-backward-huggingface-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads-7a1c5fe285"
 SEQ8192_RUN = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-seq-06a5f9125d"

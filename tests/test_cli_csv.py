@@ -5,8 +5,6 @@ from __future__ import annotations
 import csv
 import io
 
-from liger_stores import head_store  # noqa: F401  (session fixture)
-
 SEED_RUN = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-seq16384-bf16-"
 WIDE_HEADER = ["NAME", "BENCHMARK", "STATUS", "MEDIAN", "OBSERVED", "AGE", "PEAK-MEMORY", "PROTOCOL",
                "ENVIRONMENT", "IMPLEMENTATION", "WORKLOAD"]
@@ -17,7 +15,7 @@ def test_csv_has_the_wide_columns_with_raw_values(kidx, head_store):
     assert (code, err) == (0, "")
     header, row = list(csv.reader(io.StringIO(out)))
     assert header == [*WIDE_HEADER, "LIGER_VERSION"]
-    record = dict(zip(header, row))
+    record = dict(zip(header, row, strict=True))
     assert record["MEDIAN"] == "417536"  # nanoseconds, not 417.5µs
     assert record["OBSERVED"] == "2025-08-07T21:42:15.000Z"
     assert record["AGE"].endswith("Z")  # the timestamp as written, not an age

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import SEED_BUNDLE, SEED_PROTOCOL_DIGEST, SEED_RUN_DIGEST, SEED_RUN_NAME
+
 from kidx.identity import digest_of
 
 API = "kernelindex.dev/v1alpha1"

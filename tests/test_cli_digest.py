@@ -5,8 +5,13 @@ from __future__ import annotations
 import json
 
 from conftest import (
-    SEED_BUNDLE, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_DIGEST, SEED_RUN_NAME,
+    SEED_BUNDLE,
+    SEED_ENVIRONMENT_DIGEST,
+    SEED_PROTOCOL_DIGEST,
+    SEED_RUN_DIGEST,
+    SEED_RUN_NAME,
 )
+
 from kidx.identity import digest_of
 
 API = "kernelindex.dev/v1alpha1"

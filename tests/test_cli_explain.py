@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from ruamel.yaml import YAML
-
 from conftest import REPO
+from ruamel.yaml import YAML
 
 HEADER = "GROUP:      kernelindex.dev\nKIND:       BenchmarkRun\nVERSION:    v1alpha1\n\n"
 

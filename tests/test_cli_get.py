@@ -6,10 +6,14 @@ import json
 import sqlite3
 
 import pytest
-
 from conftest import (
-    SEED_BUNDLE, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_DIGEST, SEED_RUN_NAME,
+    SEED_BUNDLE,
+    SEED_ENVIRONMENT_DIGEST,
+    SEED_PROTOCOL_DIGEST,
+    SEED_RUN_DIGEST,
+    SEED_RUN_NAME,
 )
+
 from kidx.identity import digest_of
 
 API = "kernelindex.dev/v1alpha1"

@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from conftest import REPO, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_NAME, LIGER_DATA
+from conftest import LIGER_DATA, REPO, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_NAME
 
 DATA = LIGER_DATA
 MAIN = DATA / "all_benchmark_data.csv"

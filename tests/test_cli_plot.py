@@ -11,8 +11,6 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
-from liger_stores import head_store, history_store  # noqa: F401  (session fixtures)
-
 pytest.importorskip("matplotlib", reason="the test extra installs matplotlib (kidx[plot])")
 
 H100 = "environment/liger-bench-nvidia-h100-80gb-hbm3"

@@ -11,9 +11,12 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import (
-    REPO, SEED_BUNDLE, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_NAME,
+    REPO,
+    SEED_BUNDLE,
+    SEED_ENVIRONMENT_DIGEST,
+    SEED_PROTOCOL_DIGEST,
+    SEED_RUN_NAME,
 )
 
 SMALL = """\

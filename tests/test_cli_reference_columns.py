@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from liger_stores import head_store  # noqa: F401  (session fixture)
-
 SELECT = ("--references", "environment/liger-bench-nvidia-h100-80gb-hbm3",
           "--field-selector", "spec.sourceNative.benchmark=llama4_rope/backward")
 

@@ -7,8 +7,6 @@ import csv
 import io
 import json
 
-from liger_stores import head_store, history_store  # noqa: F401  (session fixtures)
-
 KTO_B16 = "liger-kto-loss-batch16-beta0-1-biastrue-hidden1024-ignore-index42-modeforward-seq512-vocab128256-bf16"
 
 

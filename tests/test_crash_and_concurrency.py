@@ -306,7 +306,7 @@ def test_sigkill_during_apply_leaves_a_usable_all_or_nothing_store(tmp_path, see
         assert_consistent(store)
 
     print(f"apply of {BIG} runs: {duration:.2f}s; kills at", ", ".join(
-        f"{delay:.2f}s:{'all' if whole else 'none'}+{orphan}" for delay, whole, orphan in zip(delays, outcomes, orphans)))
+        f"{delay:.2f}s:{'all' if whole else 'none'}+{orphan}" for delay, whole, orphan in zip(delays, outcomes, orphans, strict=True)))
     assert not all(outcomes), f"no kill landed before the commit (delays {delays}, apply {duration:.2f}s)"
     assert time.monotonic() - started < 90
 

@@ -8,7 +8,6 @@ import json
 import os
 import stat
 import sys
-from pathlib import Path
 
 import pytest
 

@@ -21,7 +21,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import LIGER_DATA, REPO, SEED_BUNDLE, SEED_RUN_NAME
 
 SEED = json.loads(SEED_BUNDLE.read_text(encoding="utf-8"))

@@ -9,9 +9,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from conftest import (
-    SEED_BUNDLE, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_DIGEST, SEED_RUN_NAME,
+    SEED_BUNDLE,
+    SEED_ENVIRONMENT_DIGEST,
+    SEED_PROTOCOL_DIGEST,
+    SEED_RUN_DIGEST,
+    SEED_RUN_NAME,
 )
 
 PROTOCOL = "liger-bench-do-bench-backward"

@@ -12,9 +12,14 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import (
-    LIGER_DATA, REPO, SEED_BUNDLE, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_DIGEST, SEED_RUN_NAME,
+    LIGER_DATA,
+    REPO,
+    SEED_BUNDLE,
+    SEED_ENVIRONMENT_DIGEST,
+    SEED_PROTOCOL_DIGEST,
+    SEED_RUN_DIGEST,
+    SEED_RUN_NAME,
 )
 
 ENVIRONMENT = "liger-bench-nvidia-h100-80gb-hbm3"

@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from conftest import SEED_ENVIRONMENT_DIGEST, SEED_RUN_NAME, REPO
+from conftest import REPO, SEED_ENVIRONMENT_DIGEST, SEED_RUN_NAME
 
 H200 = REPO / "tests" / "data" / "h200"
 CSV = H200 / "all_benchmark_data.csv"

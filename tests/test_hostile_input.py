@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import REPO, SEED_BUNDLE, SEED_RUN_NAME
 
 
@@ -205,4 +204,4 @@ def test_paths_in_errors_are_escaped(kidx, store, tmp_path):
     result = kidx("apply", "-f", str(path))
     assert result.code == 1
     assert "\x1b" not in result.err and result.err.count("\n") == 1
-    assert f"bad^[[2J\\n.yaml" in result.err
+    assert "bad^[[2J\\n.yaml" in result.err

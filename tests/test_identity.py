@@ -8,10 +8,14 @@ import json
 import math
 
 import pytest
-
 from conftest import (
-    SEED_BUNDLE, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_DIGEST, SEED_RUN_NAME,
+    SEED_BUNDLE,
+    SEED_ENVIRONMENT_DIGEST,
+    SEED_PROTOCOL_DIGEST,
+    SEED_RUN_DIGEST,
+    SEED_RUN_NAME,
 )
+
 from kidx.identity import CanonicalError, canonical_json, digest_of, identity_of
 
 SEED_RUN_YAML = f"""\

@@ -11,7 +11,12 @@ from hypothesis import strategies as st
 
 from kidx.errors import UsageError
 from kidx.output.jsonpath import (
-    JSONPath, JSONPathError, JSONPathEvaluationError, JSONPathTemplate, evaluate, format_value,
+    JSONPath,
+    JSONPathError,
+    JSONPathEvaluationError,
+    JSONPathTemplate,
+    evaluate,
+    format_value,
 )
 
 ALPHA = {

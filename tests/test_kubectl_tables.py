@@ -8,10 +8,10 @@ import copy
 import json
 
 import pytest
+from kubectl_tables import jsonpath_cases as jp
 
 from kidx.errors import KidxError
 from kidx.output.jsonpath import JSONPathTemplate
-from kubectl_tables import jsonpath_cases as jp
 
 
 def _render(template: str, data) -> str:
@@ -69,8 +69,9 @@ def test_every_jsonpath_divergence_names_a_case_and_a_reason():
 
 # ------------------------------------------------------------------ label selectors
 
-from kidx.query.label_selector import LabelSelector, Requirement, SelectorError  # noqa: E402
 from kubectl_tables import label_selector_cases as ls  # noqa: E402
+
+from kidx.query.label_selector import LabelSelector, Requirement, SelectorError  # noqa: E402
 
 
 def _requirements(selector: LabelSelector) -> list[tuple[str, str, list[str]]]:
@@ -123,8 +124,9 @@ def test_label_set_selector_parser(text, requirements, valid):
 
 # ------------------------------------------------------------------ field selectors
 
-from kidx.query import field_selector as fs  # noqa: E402
 from kubectl_tables import field_selector_cases as fc  # noqa: E402
+
+from kidx.query import field_selector as fs  # noqa: E402
 
 
 def _in_spec(text: str) -> str:
@@ -177,9 +179,10 @@ def test_field_selector_matches(text, fields, matches):
 
 # ------------------------------------------------------------------ custom columns
 
+from kubectl_tables import custom_columns_cases as ccc  # noqa: E402
+
 from kidx.output import custom_columns as cc  # noqa: E402
 from kidx.output.table import render_table  # noqa: E402
-from kubectl_tables import custom_columns_cases as ccc  # noqa: E402
 
 
 @pytest.mark.parametrize(("text", "normalised"), ccc.RELAXED)
@@ -227,8 +230,9 @@ def test_custom_columns_slices(spec, output):
 
 # ------------------------------------------------------------------------ sorting
 
-from kidx.output.sorting import SortError, sort_objects  # noqa: E402
 from kubectl_tables import sorter_cases as sc  # noqa: E402
+
+from kidx.output.sorting import SortError, sort_objects  # noqa: E402
 
 
 @pytest.mark.parametrize(("name", "field", "objects", "expected"), sc.CASES, ids=[c[0] for c in sc.CASES])

@@ -10,8 +10,8 @@ import io
 import json
 
 import pytest
-
 from conftest import SEED_ENVIRONMENT_DIGEST, SEED_RUN_DIGEST, SEED_RUN_NAME
+
 from kidx.identity import digest_of
 from kidx.importers.liger import convert_text
 

@@ -9,7 +9,6 @@ import shutil
 import struct
 
 import pytest
-
 from conftest import REPO
 
 H200 = REPO / "tests" / "data" / "h200"

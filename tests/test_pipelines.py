@@ -12,8 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from conftest import REPO, SEED_BUNDLE, SEED_RUN_NAME, LIGER_DATA
+from conftest import LIGER_DATA, REPO, SEED_BUNDLE, SEED_RUN_NAME
 
 BIN = Path(sys.executable).parent
 LIGER = LIGER_DATA / "all_benchmark_data.csv"

@@ -10,6 +10,7 @@ import time
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_label_selector import keys, selector_texts, values
 
 from kidx.errors import KidxError, Problem, UsageError
 from kidx.identity.canonical import canonical_json, digest_of
@@ -20,7 +21,6 @@ from kidx.query.field_selector import FieldSelector, escape_value
 from kidx.query.label_selector import LabelSelector
 from kidx.store.catalog import CatalogQuery, Change, Entry
 from kidx.store.sqlite_catalog import SQLiteCatalog
-from test_label_selector import keys, selector_texts, values
 
 SLOW = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -169,7 +169,7 @@ def _same(a, b) -> bool:
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return a == b
 
 

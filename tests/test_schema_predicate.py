@@ -7,12 +7,11 @@ import json
 import random
 
 import pytest
+from conftest import SEED_BUNDLE
 
 from kidx.kinds.crd_files import load_crds
 from kidx.kinds.registry import KindRegistry
 from kidx.kinds.schema import compile_predicate, compile_schema
-
-from conftest import SEED_BUNDLE
 
 REGISTRY = KindRegistry.from_crds(load_crds())
 ODD_VALUES = [None, True, False, 0, -1, 1.5, 5.0, "", "x", "sha256:" + "0" * 64, "passed", [], [1], {}, {"name": "a"},

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 
 SCANNED = ("kidx", "tests", "bench", "docs", ".ci", "README.md", "pyproject.toml")

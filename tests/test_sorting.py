@@ -13,7 +13,6 @@ from kidx.errors import UsageError
 from kidx.output.jsonpath import JSONPathError
 from kidx.output.sorting import SortError, SortKey, natural_key, parse_sort_keys, sort_objects
 
-
 _UNSET = object()
 
 

@@ -9,10 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import (
-    SEED_BUNDLE, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_DIGEST, SEED_RUN_NAME,
+    SEED_BUNDLE,
+    SEED_ENVIRONMENT_DIGEST,
+    SEED_PROTOCOL_DIGEST,
+    SEED_RUN_DIGEST,
+    SEED_RUN_NAME,
 )
+
 from kidx.identity import canonical_json, identity_of
 from kidx.store.catalog import CatalogQuery
 from kidx.store.objects import FileObjectBackend, ObjectDB

@@ -11,11 +11,16 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from conftest import SEED_BUNDLE, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_DIGEST, SEED_RUN_NAME
+
 from kidx.identity.canonical import canonical_json, digest_bytes
 from kidx.store.catalog import (
-    CatalogQuery, Change, Entry, FieldCondition, ReferenceCondition, ReferencedFieldCondition,
+    CatalogQuery,
+    Change,
+    Entry,
+    FieldCondition,
+    ReferenceCondition,
+    ReferencedFieldCondition,
 )
 from kidx.store.store import Store, utc_now
 

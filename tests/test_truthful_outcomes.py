@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, SEED_BUNDLE, SEED_RUN_NAME, Result
 
 RUN = f"benchmarkrun.kernelindex.dev/{SEED_RUN_NAME}"

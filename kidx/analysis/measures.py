@@ -115,10 +115,10 @@ def _numbers(value) -> bool:
 
 def observed_moment(text: str):
     """``observedAt`` as a datetime (naive times read as UTC), or None when unreadable."""
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
 
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except (AttributeError, TypeError, ValueError):
         return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

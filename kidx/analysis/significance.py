@@ -100,7 +100,7 @@ def _exact_cdf(u: int, n1: int, n2: int) -> float:
     """P(U <= u) under the null hypothesis, by counting the arrangements (no ties)."""
     # counts[i][j][k]: arrangements of i and j items with U = k, rolled over one dimension
     previous = [[1] + [0] * (n1 * n2) for _ in range(n2 + 1)]
-    for i in range(1, n1 + 1):
+    for _ in range(1, n1 + 1):
         current = [[0] * (n1 * n2 + 1) for _ in range(n2 + 1)]
         current[0][0] = 1
         for j in range(1, n2 + 1):

@@ -43,7 +43,7 @@ def environment_manifest(facts: Facts, name: str | None = None, now: datetime.da
     body["metadata"] = {
         "name": name or _name(spec, digest_of(body)),
         "title": _title(spec, facts),
-        "annotations": _annotations(facts, now or datetime.datetime.now(datetime.timezone.utc)),
+        "annotations": _annotations(facts, now or datetime.datetime.now(datetime.UTC)),
     }
     return body
 

@@ -7,6 +7,7 @@ NVML (``nvidia-ml-py``), else ``nvidia-smi``, else torch, the first that answers
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import importlib.util
 import os
@@ -103,8 +104,8 @@ def _from_nvml(facts: Facts) -> bool:
                 memory_bytes=int(pynvml.nvmlDeviceGetMemoryInfo(handle).total),
                 compute_capability=f"{major}.{minor}",
                 uuid=_text(pynvml.nvmlDeviceGetUUID(handle)),
-                sm_clock_mhz=_optional(lambda: pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM)),
-                memory_clock_mhz=_optional(lambda: pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_MEM)),
+                sm_clock_mhz=_optional(functools.partial(pynvml.nvmlDeviceGetClockInfo, handle, pynvml.NVML_CLOCK_SM)),
+                memory_clock_mhz=_optional(functools.partial(pynvml.nvmlDeviceGetClockInfo, handle, pynvml.NVML_CLOCK_MEM)),
             ))
     except Exception as exc:
         facts.notes.append(f"NVML: {_nvml_text(exc)}")

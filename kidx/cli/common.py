@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -10,7 +10,7 @@ from kidx.errors import UsageError
 from kidx.output.gateway import Output
 
 StoreOption = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--store",
         help="The store: a folder (default: $KIDX_STORE, else the user data folder).",
@@ -18,14 +18,14 @@ StoreOption = Annotated[
     ),
 ]
 FilenameOption = Annotated[
-    Optional[list[str]],
+    list[str] | None,
     typer.Option("--filename", "-f", help="File, folder or '-' (stdin); repeatable, comma-separated."),
 ]
 RecursiveOption = Annotated[
     bool, typer.Option("--recursive", "-R", help="Also read sub-folders of the folders given with -f.")
 ]
 SelectorOption = Annotated[
-    Optional[str],
+    str | None,
     typer.Option("--selector", "-l", help="Label selector, e.g. -l 'liger_version=0.6.1,gpu in (h100,b200)'."),
 ]
 DryRunOption = Annotated[
@@ -34,7 +34,7 @@ DryRunOption = Annotated[
 ]
 
 
-def open_store(location: Optional[str]):
+def open_store(location: str | None):
     from kidx.store.store import Store, default_store_location
 
     return Store(location if location is not None else default_store_location())
@@ -61,7 +61,7 @@ def parse_dry_run(value: str) -> str | None:
     raise UsageError(f'Invalid dry-run value ({value}). Must be "none", "server", or "client".')
 
 
-def parse_selector(text: Optional[str]):
+def parse_selector(text: str | None):
     if text is None:
         return None
     from kidx.query.label_selector import LabelSelector, SelectorError
@@ -72,7 +72,7 @@ def parse_selector(text: Optional[str]):
         raise UsageError(f'the provided selector "{text}" is not valid: {exc}') from None
 
 
-def parse_field_selector(text: Optional[str]):
+def parse_field_selector(text: str | None):
     if text is None:
         return None
     from kidx.query.field_selector import FieldSelector

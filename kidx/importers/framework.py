@@ -13,8 +13,9 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from kidx.errors import InvalidInputError, Location, Problem
 from kidx.identity import digest_of

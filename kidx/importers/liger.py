@@ -62,8 +62,17 @@ from typing import Any
 
 from kidx.errors import InvalidInputError, Location, Problem
 from kidx.importers.framework import (
-    ANNOTATION_FILE, ANNOTATION_LINE, API_VERSION, Conversion, SharedObjects, SkippedRecord, gpu_mismatches,
-    hashed_name, read_text, slug, valid_labels,
+    ANNOTATION_FILE,
+    ANNOTATION_LINE,
+    API_VERSION,
+    Conversion,
+    SharedObjects,
+    SkippedRecord,
+    gpu_mismatches,
+    hashed_name,
+    read_text,
+    slug,
+    valid_labels,
 )
 from kidx.importers.gpus import canonical_gpu_name, describe_gpu
 from kidx.kinds.metadata import label_value_error
@@ -516,7 +525,7 @@ class _Converter:
         if len(fields) != len(HEADER):
             detail = f"found {len(fields)} columns"
         else:
-            i = next(i for i, (a, b) in enumerate(zip(fields, HEADER)) if a != b)
+            i = next(i for i, (a, b) in enumerate(zip(fields, HEADER, strict=True)) if a != b)
             detail = f"column {i + 1} is {fields[i]!r}, expected {HEADER[i]!r}"
         self._problem(source, line, None, f"not a Liger benchmark CSV header ({detail}); expected {expected}")
         return False
@@ -574,7 +583,7 @@ class _Converter:
             if first_fields == f:
                 self.skipped.append(SkippedRow(source, line, f"duplicate of {where}"))
                 return
-            differing = ", ".join(HEADER[i] for i, (a, b) in enumerate(zip(first_fields, f)) if a != b)
+            differing = ", ".join(HEADER[i] for i, (a, b) in enumerate(zip(first_fields, f, strict=True)) if a != b)
             raise _RowProblems([(None, (
                 f"externalId {external_id} was already read from {where} "
                 f"with different values ({differing})"

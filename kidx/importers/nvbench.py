@@ -32,8 +32,20 @@ from typing import Any
 
 from kidx.errors import Problem
 from kidx.importers.framework import (
-    ANNOTATION_FILE, ANNOTATION_LINE, Conversion, LineFinder, SharedObjects, SkippedRecord, gpu_mismatches,
-    hashed_name, manifest, problem, raise_if_problems, read_json, slug, valid_labels,
+    ANNOTATION_FILE,
+    ANNOTATION_LINE,
+    Conversion,
+    LineFinder,
+    SharedObjects,
+    SkippedRecord,
+    gpu_mismatches,
+    hashed_name,
+    manifest,
+    problem,
+    raise_if_problems,
+    read_json,
+    slug,
+    valid_labels,
 )
 from kidx.importers.gpus import canonical_gpu_name, describe_gpu
 from kidx.manifests.document import Document

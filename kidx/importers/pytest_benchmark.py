@@ -30,8 +30,19 @@ from typing import Any
 
 from kidx.errors import Problem
 from kidx.importers.framework import (
-    ANNOTATION_FILE, ANNOTATION_LINE, Conversion, LineFinder, SharedObjects, SkippedRecord, hashed_name,
-    manifest, problem, raise_if_problems, read_json, slug, valid_labels,
+    ANNOTATION_FILE,
+    ANNOTATION_LINE,
+    Conversion,
+    LineFinder,
+    SharedObjects,
+    SkippedRecord,
+    hashed_name,
+    manifest,
+    problem,
+    raise_if_problems,
+    read_json,
+    slug,
+    valid_labels,
 )
 from kidx.manifests.document import Document
 

@@ -33,7 +33,7 @@ def load_crds(folder: Path | None = None) -> list[dict]:
     files = sorted(p for p in folder.iterdir() if p.name.endswith(CRD_SUFFIXES))
     contents = [p.read_bytes() for p in files]
     # the cache key changes with any byte of any CRD (crc32 is enough to notice edits)
-    joined = b"\0".join(p.name.encode() + b"\0" + c for p, c in zip(files, contents))
+    joined = b"\0".join(p.name.encode() + b"\0" + c for p, c in zip(files, contents, strict=True))
     fingerprint = f"{zlib.crc32(joined):08x}{len(joined):08x}"
     cache = _cache_path(fingerprint)
     if cache is not None:
@@ -41,7 +41,7 @@ def load_crds(folder: Path | None = None) -> list[dict]:
             return json.loads(cache.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             pass
-    definitions = [_parse(path, content) for path, content in zip(files, contents)]
+    definitions = [_parse(path, content) for path, content in zip(files, contents, strict=True)]
     if cache is not None:
         _write_cache(cache, definitions)
     return definitions

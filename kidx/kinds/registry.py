@@ -138,7 +138,7 @@ class KindRegistry:
                 self._by_spelling[spelling] = info
 
     @classmethod
-    def from_crds(cls, crds: list[dict]) -> "KindRegistry":
+    def from_crds(cls, crds: list[dict]) -> KindRegistry:
         return cls([_kind_from_crd(crd) for crd in crds])
 
     def by_kind(self, kind: str) -> KindInfo | None:

@@ -19,8 +19,8 @@ from typing import BinaryIO
 
 from kidx.errors import Location, Problem, UsageError
 from kidx.manifests.document import Document
-from kidx.manifests.parsing import ParseError, looks_like_json, parse_json_stream, parse_yaml_stream
 from kidx.manifests.locate import LOCATE_LIMIT
+from kidx.manifests.parsing import ParseError, looks_like_json, parse_json_stream, parse_yaml_stream
 from kidx.manifests.values import MAX_NODES, DataError, check_json_data
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")

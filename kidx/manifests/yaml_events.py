@@ -129,8 +129,13 @@ def build_documents(text: str) -> list[ParsedDocument]:
     """Every non-empty document of a YAML stream, with where each starts."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
     from ruamel.yaml.events import (
-        AliasEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent, ScalarEvent,
-        SequenceEndEvent, SequenceStartEvent,
+        AliasEvent,
+        DocumentStartEvent,
+        MappingEndEvent,
+        MappingStartEvent,
+        ScalarEvent,
+        SequenceEndEvent,
+        SequenceStartEvent,
     )
 
     documents: list[ParsedDocument] = []

@@ -95,7 +95,7 @@ def select_runs(
     fields = run_reference_fields(registry)
     resolver = ReferenceResolver(store)
     manifests = [manifest for _, group in result.groups for manifest in group]
-    for role, (field, kind) in fields.items():
+    for field, kind in fields.values():
         resolver.prefetch(kind, [(m.get("spec") or {}).get(field) for m in manifests])
     runs = [analysed(manifest, resolver, fields) for manifest in manifests]
     return Selection(runs, result.missing)

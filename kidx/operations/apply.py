@@ -192,7 +192,7 @@ class Plan:
 
         now = utc_now()
         planned = []
-        for item, outcome in zip(self.items, self.report.outcomes):
+        for item, outcome in zip(self.items, self.report.outcomes, strict=True):
             live = self.current.get((item.info.kind, item.name))
             entry = _entry_for(item, live, now) if outcome.action != "unchanged" else live
             identity = {"apiVersion": item.info.api_version, "kind": item.info.kind, "spec": item.spec}
@@ -387,7 +387,7 @@ def _write(
     damaged one, even of an unchanged name, is written again), then record the names."""
     from kidx.store.objects import PRESENT, REPLACED
 
-    changed = [(item, outcome) for item, outcome in zip(items, report.outcomes) if outcome.action != "unchanged"]
+    changed = [(item, outcome) for item, outcome in zip(items, report.outcomes, strict=True) if outcome.action != "unchanged"]
     # objects the store should hold already (the name keeps its digest): checked, and
     # written again only when missing or damaged
     kept: dict[str, _Item] = {}

@@ -49,7 +49,7 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
     with store.reading() as catalog:  # one consistent snapshot for the whole command
         selection = select(catalog, targets, query.selector, _conditions(query, registry, catalog, targets), store)
         groups: list[tuple[KindInfo, list[dict]]] = []
-        for target, (info, entries) in zip(targets, selection.groups):
+        for target, (info, entries) in zip(targets, selection.groups, strict=True):
             # the store answered the field selector for listed kinds; objects asked for by
             # name are not narrowed there, so they are checked here, with the referenced
             # objects the selector reads attached

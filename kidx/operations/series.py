@@ -19,7 +19,6 @@ from kidx.analysis.significance import DEFAULT_THRESHOLD, Judgement, judge, rule
 from kidx.errors import KidxError
 from kidx.operations.analysed_runs import AnalysedRun, Referenced, select_runs
 
-
 SESSION_WINDOW = timedelta(hours=1)
 SERIES_ROLES = ("protocol", "workload", "environment", "implementation")
 

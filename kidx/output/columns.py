@@ -72,13 +72,13 @@ class ColumnSet:
         return [column.name.upper() for column in self.columns]
 
     def cells(self, manifest: dict) -> list[str]:
-        return [self._cell(column, get(manifest)) for column, get in zip(self.columns, self._getters)]
+        return [self._cell(column, get(manifest)) for column, get in zip(self.columns, self._getters, strict=True)]
 
     def raw_cells(self, manifest: dict) -> list[str]:
         """The same columns for ``-o csv``/``tsv``: numbers as numbers (nanoseconds, bytes),
         timestamps as written, references by name (the digest when not in the store),
         nothing for a missing value."""
-        return [self._raw_cell(column, get(manifest)) for column, get in zip(self.columns, self._getters)]
+        return [self._raw_cell(column, get(manifest)) for column, get in zip(self.columns, self._getters, strict=True)]
 
     def _raw_cell(self, column: PrinterColumn, value) -> str:
         if value is None:

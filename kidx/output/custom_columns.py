@@ -21,8 +21,9 @@ ignored (kubectl would make it part of the header).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 from kidx.errors import UsageError
 from kidx.output.jsonpath import JSONPath, format_value
@@ -147,7 +148,7 @@ def parse_custom_columns_file(text: str) -> list[tuple[str, str]]:
     if len(headers) != len(specs):
         raise CustomColumnsError(
             f"number of headers ({len(headers)}) and field specifications ({len(specs)}) don't match")
-    return [_column(header, spec) for header, spec in zip(headers, specs)]
+    return [_column(header, spec) for header, spec in zip(headers, specs, strict=True)]
 
 
 def custom_column_cells(columns: Sequence[tuple[str, str]], obj: Any) -> list[str]:

@@ -67,10 +67,11 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from kidx.errors import KidxError, UsageError
 
@@ -531,7 +532,7 @@ def _equal(a: Any, b: Any) -> bool:
     if kind == "object":
         return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
     if kind == "list":
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
     return a == b
 
 
@@ -560,7 +561,7 @@ class _Compare:
     def test(self, current: Any) -> bool:
         compare = _COMPARISONS[self.op]
         rights = self.right.values(current)
-        return any(compare(l, r) for l in self.left.values(current) for r in rights)
+        return any(compare(left, right) for left in self.left.values(current) for right in rights)
 
 
 @dataclass(frozen=True, slots=True)

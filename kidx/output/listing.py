@@ -71,7 +71,9 @@ def render_jsonpath(groups: Groups, template: str, single: bool) -> str:
 
 def render_custom_columns(groups: Groups, fmt: OutputFormat, no_headers: bool) -> str:
     from kidx.output.custom_columns import (
-        custom_column_cells, parse_custom_columns, parse_custom_columns_file,
+        custom_column_cells,
+        parse_custom_columns,
+        parse_custom_columns_file,
     )
 
     if fmt.kind == "custom-columns-file":

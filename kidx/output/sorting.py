@@ -28,12 +28,16 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from kidx.errors import UsageError
 from kidx.output.custom_columns import (
-    CustomColumnsError, compile_relaxed, relaxed_path, split_outside_brackets,
+    CustomColumnsError,
+    compile_relaxed,
+    relaxed_path,
+    split_outside_brackets,
 )
 from kidx.output.jsonpath import format_value
 
@@ -136,6 +140,6 @@ def sort_objects(objects: Sequence[dict], keys: Sequence[SortKey] | str, *, requ
     order = list(range(len(items)))
     # Stable sorts from the last key to the first give the multi-key order; Python keeps
     # equal elements in input order even with reverse=True.
-    for key, column in reversed(list(zip(keys, columns))):
+    for key, column in reversed(list(zip(keys, columns, strict=True))):
         order.sort(key=column.__getitem__, reverse=key.descending)
     return [items[i] for i in order]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 def human_duration(seconds: float) -> str:
@@ -63,7 +63,7 @@ _NOW: list = []
 
 def _process_now() -> datetime:
     if not _NOW:
-        _NOW.append(datetime.now(timezone.utc))
+        _NOW.append(datetime.now(UTC))
     return _NOW[0]
 
 
@@ -72,7 +72,7 @@ def _age(timestamp: str | None, now: datetime) -> str:
     if moment is None:
         return "<unknown>"
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return human_duration((now - moment).total_seconds())
 
 

@@ -52,7 +52,7 @@ def split_path(field: str) -> list[str]:
     raise FieldSelectorError(f"field label not supported: {field}")
 
 
-def check_fields(selector: "FieldSelector", registry, kinds) -> frozenset[str]:
+def check_fields(selector: FieldSelector, registry, kinds) -> frozenset[str]:
     """Refuse a field that one of ``kinds`` does not have, as kubectl's server does
     ("field label not supported"), naming the path and, when only the case of a name
     is wrong, the path meant. Returns the references the fields reach through

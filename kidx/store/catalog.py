@@ -355,7 +355,7 @@ class Catalog(ABC):
         """What the database's own consistency check reports; [] when sound."""
         return []
 
-    def rebuild_indexes(self) -> None:
+    def rebuild_indexes(self) -> None:  # noqa: B027  (an optional hook: a no-op where the database has no indexes)
         """Rebuild the database's own indexes from its tables (repair)."""
 
     def reindex(self, change: Change) -> None:
@@ -420,5 +420,5 @@ class StoreBackend(ABC):
         answer ("No resources found") would hide the loss."""
         return None
 
-    def close(self) -> None:  # connections are closed through the catalog
+    def close(self) -> None:  # noqa: B027  (an optional hook: connections are closed through the catalog)
         pass

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from functools import lru_cache
+from functools import cache
 
 from kidx.kinds.registry import KindInfo
 
@@ -23,7 +23,7 @@ def _spec_paths(info: KindInfo) -> tuple[tuple[str, ...], ...] | None:
     return _paths_of(info.columns)
 
 
-@lru_cache(maxsize=None)  # once per kind and process: this runs for every row
+@cache  # once per kind and process: this runs for every row
 def _paths_of(columns) -> tuple[tuple[str, ...], ...] | None:
     """The spec paths of the kind's columns, or None when one cannot be cached."""
     paths = []
@@ -40,7 +40,7 @@ def fingerprint(info: KindInfo) -> str | None:
     return _fingerprint_of(info.columns)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fingerprint_of(columns) -> str | None:
     paths = _paths_of(columns)
     if paths is None:
@@ -67,7 +67,7 @@ def spec_stub(info: KindInfo, cached: str | None, expected: str | None) -> dict 
     if not cached or expected is None or not cached.startswith(expected + ":"):
         return None
     stub: dict = {}
-    for path, value in zip(_spec_paths(info) or (), json.loads(cached[len(expected) + 1:])):
+    for path, value in zip(_spec_paths(info) or (), json.loads(cached[len(expected) + 1:]), strict=False):
         if value is None:
             continue
         node = stub

@@ -28,8 +28,18 @@ from pathlib import Path
 
 from kidx.errors import StoreBusy, StoreError, StoreReadOnly
 from kidx.store.catalog import (
-    Catalog, CatalogQuery, Change, Entry, ReferenceCondition, ReferencedFieldCondition, Revision, StoreBackend,
-    condition_holds, field_text, label_holds, scalar_leaves,
+    Catalog,
+    CatalogQuery,
+    Change,
+    Entry,
+    ReferenceCondition,
+    ReferencedFieldCondition,
+    Revision,
+    StoreBackend,
+    condition_holds,
+    field_text,
+    label_holds,
+    scalar_leaves,
 )
 from kidx.store.objects import FileObjectBackend, ObjectDB
 
@@ -437,11 +447,11 @@ class SQLiteCatalog(Catalog):
                 narrowed = narrowed or narrowing
 
         if query.names is not None:
-            add((f"name IN (SELECT value FROM json_each(?))", [json.dumps(list(query.names))]), True)
+            add(("name IN (SELECT value FROM json_each(?))", [json.dumps(list(query.names))]), True)
         if query.name_prefix is not None:
             add(("name >= ? AND name < ?", [query.name_prefix, query.name_prefix + "\uffff"]))
         if query.digests is not None:
-            add((f"digest IN (SELECT value FROM json_each(?))", [json.dumps(list(query.digests))]), True)
+            add(("digest IN (SELECT value FROM json_each(?))", [json.dumps(list(query.digests))]), True)
         if query.digest_prefix is not None:
             low = "sha256:" + query.digest_prefix
             add(("digest >= ? AND digest < ?", [low, low + "\uffff"]), True)

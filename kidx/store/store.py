@@ -31,7 +31,14 @@ from pathlib import Path
 from kidx.errors import StoreError
 from kidx.identity.canonical import digest_bytes
 from kidx.store.catalog import (
-    Catalog, CatalogQuery, Change, Entry, Revision, StoreBackend, condition_holds, field_text,
+    Catalog,
+    CatalogQuery,
+    Change,
+    Entry,
+    Revision,
+    StoreBackend,
+    condition_holds,
+    field_text,
 )
 from kidx.store.column_cache import fingerprint, spec_stub
 from kidx.store.faults import crash_point
@@ -67,9 +74,9 @@ def backend_for(location: str | Path) -> StoreBackend:
 
 
 def utc_now() -> str:
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
 
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class WriteTransaction:

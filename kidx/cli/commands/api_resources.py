@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -13,9 +13,9 @@ VERBS = "apply,delete,describe,diff,explain,get"
 
 
 def api_resources(
-    output_format: Annotated[Optional[str], typer.Option("--output", "-o", help="wide, name, json or yaml.")] = None,
+    output_format: Annotated[str | None, typer.Option("--output", "-o", help="wide, name, json or yaml.")] = None,
     no_headers: Annotated[bool, typer.Option("--no-headers", help="Omit the header row.")] = False,
-    sort_by: Annotated[Optional[str], typer.Option("--sort-by", help="name or kind.")] = None,
+    sort_by: Annotated[str | None, typer.Option("--sort-by", help="name or kind.")] = None,
 ) -> None:
     """List the resource types (kinds) with their short names and API version."""
     from kidx.output.serialize import to_json, to_yaml
@@ -50,7 +50,7 @@ def api_resources(
     rows = [[k.plural, ",".join(k.short_names), k.api_version, str(k.scope == "Namespaced").lower(), k.kind] for k in kinds]
     if output_format == "wide":
         headers += ["VERBS", "CATEGORIES"]
-        rows = [row + [VERBS, ",".join(k.categories)] for row, k in zip(rows, kinds)]
+        rows = [row + [VERBS, ",".join(k.categories)] for row, k in zip(rows, kinds, strict=True)]
     out.data(render_table(None if no_headers else headers, rows))
 
 

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from kidx.cli.common import (
-    DryRunOption, FilenameOption, RecursiveOption, StoreOption, kind_registry, open_store, output,
+    DryRunOption,
+    FilenameOption,
+    RecursiveOption,
+    StoreOption,
+    kind_registry,
+    open_store,
+    output,
     parse_dry_run,
 )
 from kidx.errors import InvalidInputError, UsageError
-
 
 EXAMPLES = """\b
 Examples:
@@ -25,7 +30,7 @@ def apply(
     filename: FilenameOption = None,
     recursive: RecursiveOption = False,
     dry_run: DryRunOption = "none",
-    output_format: Annotated[Optional[str], typer.Option("--output", "-o", help="Only 'name': print object names without the verb.")] = None,
+    output_format: Annotated[str | None, typer.Option("--output", "-o", help="Only 'name': print object names without the verb.")] = None,
     store: StoreOption = None,
 ) -> None:
     """Create or update objects from manifests, all or nothing.
@@ -77,7 +82,7 @@ def _refuse_bundles(documents) -> None:
         raise InvalidInputError(problems)
 
 
-def print_outcomes(report, output_format: Optional[str], suffix: Optional[str]) -> None:
+def print_outcomes(report, output_format: str | None, suffix: str | None) -> None:
     """The apply result lines; shared with commands that apply what they produce."""
     out = output()
     for warning in report.warnings:

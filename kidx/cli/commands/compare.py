@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output, parse_field_selector, parse_selector
 from kidx.cli.analysis_options import ANALYSIS_ERROR_EXIT, FORMATS, parse_by, parse_only, parse_threshold
+from kidx.cli.common import (
+    SelectorOption,
+    StoreOption,
+    kind_registry,
+    open_store,
+    output,
+    parse_field_selector,
+    parse_selector,
+)
 from kidx.errors import KidxError, UsageError
-
 
 EXAMPLES = """\b
 Examples:
@@ -22,17 +29,17 @@ Examples:
 
 
 def compare(
-    names: Annotated[Optional[list[str]], typer.Argument(help="Runs to compare (names or digests); else every run the selectors select.", show_default=False)] = None,
+    names: Annotated[list[str] | None, typer.Argument(help="Runs to compare (names or digests); else every run the selectors select.", show_default=False)] = None,
     selector: SelectorOption = None,
-    field_selector: Annotated[Optional[str], typer.Option("--field-selector", help="Field selector, also through references: workload.spec.parameters.seq=16384.")] = None,
-    references: Annotated[Optional[list[str]], typer.Option("--references", help="Only runs that refer to TYPE/NAME, a digest, or TYPE:SELECTOR (repeatable).")] = None,
+    field_selector: Annotated[str | None, typer.Option("--field-selector", help="Field selector, also through references: workload.spec.parameters.seq=16384.")] = None,
+    references: Annotated[list[str] | None, typer.Option("--references", help="Only runs that refer to TYPE/NAME, a digest, or TYPE:SELECTOR (repeatable).")] = None,
     by: Annotated[str, typer.Option("--by", help="implementation: compare implementations within each group; label=KEY: compare the values of a label for each implementation.")] = "implementation",
-    baseline: Annotated[Optional[str], typer.Option("--baseline", help="The baseline: an implementation (name or library), or a label value with --by label=KEY. Default: the earliest observed run of each group.")] = None,
+    baseline: Annotated[str | None, typer.Option("--baseline", help="The baseline: an implementation (name or library), or a label value with --by label=KEY. Default: the earliest observed run of each group.")] = None,
     threshold: Annotated[float, typer.Option("--threshold", help="Smallest change, in percent, that can count as faster or slower.")] = 5.0,
     fail_on_regression: Annotated[bool, typer.Option("--fail-on-regression", help="Exit 1 when any run is slower than its baseline.")] = False,
-    only: Annotated[Optional[str], typer.Option("--only", help="Show only rows with these verdicts (faster, slower, same; comma-separated), each with its baseline.")] = None,
+    only: Annotated[str | None, typer.Option("--only", help="Show only rows with these verdicts (faster, slower, same; comma-separated), each with its baseline.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Compare named runs even when protocol, workload or environment differ (every row says so).")] = False,
-    output_format: Annotated[Optional[str], typer.Option("--output", "-o", help="table, json, yaml, csv or tsv.")] = None,
+    output_format: Annotated[str | None, typer.Option("--output", "-o", help="table, json, yaml, csv or tsv.")] = None,
     store: StoreOption = None,
 ) -> int:
     """Compare runs against a baseline, only within comparable groups.

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from kidx.cli.common import (
-    DryRunOption, FilenameOption, RecursiveOption, SelectorOption, StoreOption, kind_registry, open_store,
-    output, parse_dry_run, parse_selector, report_missing,
+    DryRunOption,
+    FilenameOption,
+    RecursiveOption,
+    SelectorOption,
+    StoreOption,
+    kind_registry,
+    open_store,
+    output,
+    parse_dry_run,
+    parse_selector,
+    report_missing,
 )
 from kidx.errors import InvalidInputError, Problem, UsageError
-
 
 EXAMPLES = """\b
 Examples:
@@ -22,14 +30,14 @@ Examples:
 
 
 def delete(
-    arguments: Annotated[Optional[list[str]], typer.Argument(help="TYPE NAME…, TYPE/NAME… or TYPE with -l/--all.", show_default=False)] = None,
+    arguments: Annotated[list[str] | None, typer.Argument(help="TYPE NAME…, TYPE/NAME… or TYPE with -l/--all.", show_default=False)] = None,
     filename: FilenameOption = None,
     recursive: RecursiveOption = False,
     selector: SelectorOption = None,
     all_objects: Annotated[bool, typer.Option("--all", help="Delete every object of the given types.")] = False,
-    ignore_not_found: Annotated[Optional[bool], typer.Option("--ignore-not-found", help="Named objects that do not exist are not an error (default with --all and -l).")] = None,
+    ignore_not_found: Annotated[bool | None, typer.Option("--ignore-not-found", help="Named objects that do not exist are not an error (default with --all and -l).")] = None,
     dry_run: DryRunOption = "none",
-    output_format: Annotated[Optional[str], typer.Option("--output", "-o", help="Only 'name'.")] = None,
+    output_format: Annotated[str | None, typer.Option("--output", "-o", help="Only 'name'.")] = None,
     store: StoreOption = None,
 ) -> int:
     """Delete objects by name, from files, by label selector, or all of a type.

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output, parse_selector, report_missing
-
+from kidx.cli.common import (
+    SelectorOption,
+    StoreOption,
+    kind_registry,
+    open_store,
+    output,
+    parse_selector,
+    report_missing,
+)
 
 EXAMPLES = """\b
 Examples:
@@ -17,7 +24,7 @@ Examples:
 
 
 def describe(
-    arguments: Annotated[Optional[list[str]], typer.Argument(help="TYPE [NAME…] or TYPE/NAME…", show_default=False)] = None,
+    arguments: Annotated[list[str] | None, typer.Argument(help="TYPE [NAME…] or TYPE/NAME…", show_default=False)] = None,
     selector: SelectorOption = None,
     store: StoreOption = None,
 ) -> int:

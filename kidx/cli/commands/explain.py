@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -11,9 +11,9 @@ from kidx.errors import UsageError
 
 
 def explain(
-    resource: Annotated[Optional[str], typer.Argument(help="TYPE or TYPE.field.field, e.g. runs.spec.timing", show_default=False)] = None,
+    resource: Annotated[str | None, typer.Argument(help="TYPE or TYPE.field.field, e.g. runs.spec.timing", show_default=False)] = None,
     recursive: Annotated[bool, typer.Option("--recursive", help="Print the whole field tree (names and types).")] = False,
-    max_depth: Annotated[Optional[int], typer.Option("--max-depth", help="With --recursive: how many levels to show.", min=1)] = None,
+    max_depth: Annotated[int | None, typer.Option("--max-depth", help="With --recursive: how many levels to show.", min=1)] = None,
 ) -> None:
     """Describe a kind and its fields, from the descriptions in its CRD schema."""
     from kidx.kinds.registry import UnknownTypeError

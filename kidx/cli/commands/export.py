@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -18,8 +18,8 @@ Examples:
 
 
 def export(
-    arguments: Annotated[Optional[list[str]], typer.Argument(help="What to export: TYPE [NAME…], TYPE/NAME… or TYPE -l SEL; nothing: the whole store.", show_default=False)] = None,
-    output_file: Annotated[Optional[str], typer.Option("--output", "-o", help="The bundle file to write ('-': standard output).")] = None,
+    arguments: Annotated[list[str] | None, typer.Argument(help="What to export: TYPE [NAME…], TYPE/NAME… or TYPE -l SEL; nothing: the whole store.", show_default=False)] = None,
+    output_file: Annotated[str | None, typer.Option("--output", "-o", help="The bundle file to write ('-': standard output).")] = None,
     selector: SelectorOption = None,
     store: StoreOption = None,
 ) -> int:

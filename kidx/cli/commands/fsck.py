@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -19,8 +19,8 @@ Examples:
 
 def fsck(
     repair: Annotated[bool, typer.Option("--repair", help="Rebuild indexes and cached columns from the objects; with --from-bundle, also restore missing or damaged objects.")] = False,
-    from_bundle: Annotated[Optional[str], typer.Option("--from-bundle", help="A bundle (kidx export) to restore missing or damaged objects from; needs --repair.")] = None,
-    output_format: Annotated[Optional[str], typer.Option("--output", "-o", help="json: the report as JSON.")] = None,
+    from_bundle: Annotated[str | None, typer.Option("--from-bundle", help="A bundle (kidx export) to restore missing or damaged objects from; needs --repair.")] = None,
+    output_format: Annotated[str | None, typer.Option("--output", "-o", help="json: the report as JSON.")] = None,
     store: StoreOption = None,
 ) -> int:
     """Check the store: every object file against its digest, every name, revision and

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from kidx.cli.common import (
-    SelectorOption, StoreOption, kind_registry, open_store, output, parse_field_selector, parse_selector,
+    SelectorOption,
+    StoreOption,
+    kind_registry,
+    open_store,
+    output,
+    parse_field_selector,
+    parse_selector,
     report_missing,
 )
 from kidx.errors import UsageError
 
 OutputOption = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--output", "-o",
         help="wide, name, yaml, json, csv, tsv, csv=SPEC, tsv=SPEC, jsonpath=TEMPLATE, "
@@ -36,18 +42,18 @@ Examples:
 
 
 def get(
-    arguments: Annotated[Optional[list[str]], typer.Argument(help="TYPE [NAME…], TYPE/NAME…, T1,T2 or all.", show_default=False)] = None,
+    arguments: Annotated[list[str] | None, typer.Argument(help="TYPE [NAME…], TYPE/NAME…, T1,T2 or all.", show_default=False)] = None,
     output_format: OutputOption = None,
     selector: SelectorOption = None,
-    field_selector: Annotated[Optional[str], typer.Option("--field-selector", help="Field selector: metadata.name=x,spec.status!=passed.")] = None,
+    field_selector: Annotated[str | None, typer.Option("--field-selector", help="Field selector: metadata.name=x,spec.status!=passed.")] = None,
     show_labels: Annotated[bool, typer.Option("--show-labels", help="Add a LABELS column.")] = False,
-    label_columns: Annotated[Optional[list[str]], typer.Option("--label-columns", "-L", help="Add a column per label key (repeatable, comma-separated).")] = None,
+    label_columns: Annotated[list[str] | None, typer.Option("--label-columns", "-L", help="Add a column per label key (repeatable, comma-separated).")] = None,
     no_headers: Annotated[bool, typer.Option("--no-headers", help="Omit the header row.")] = False,
     show_kind: Annotated[bool, typer.Option("--show-kind", help="Prefix names with their kind.")] = False,
-    sort_by: Annotated[Optional[str], typer.Option("--sort-by", help="Sort by a field path; '-path' for descending; comma-separated keys.")] = None,
+    sort_by: Annotated[str | None, typer.Option("--sort-by", help="Sort by a field path; '-path' for descending; comma-separated keys.")] = None,
     ignore_not_found: Annotated[bool, typer.Option("--ignore-not-found", help="Named objects that do not exist are not an error.")] = False,
-    references: Annotated[Optional[list[str]], typer.Option("--references", help="Only objects that refer to TYPE/NAME, a digest, or TYPE:SELECTOR (repeatable: all must hold).")] = None,
-    limit: Annotated[Optional[int], typer.Option("--limit", help="Print at most N objects.", min=0)] = None,
+    references: Annotated[list[str] | None, typer.Option("--references", help="Only objects that refer to TYPE/NAME, a digest, or TYPE:SELECTOR (repeatable: all must hold).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="Print at most N objects.", min=0)] = None,
     store: StoreOption = None,
 ) -> int:
     """Display one or many objects.

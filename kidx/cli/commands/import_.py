@@ -8,7 +8,7 @@ progress bar, ``--dry-run``, ``-o`` and attaching an environment are the same fo
 from __future__ import annotations
 
 from collections import Counter
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -62,14 +62,14 @@ _COMMON_DOC = """
     """
 
 EnvironmentOption = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--environment",
         help="ExecutionEnvironment the runs ran in: a stored name, or a manifest file (kidx env capture > FILE).",
     ),
 ]
 OutputOption = Annotated[
-    Optional[str],
+    str | None,
     typer.Option("--output", "-o", help="name: names only; yaml or json: print the manifests instead of storing them."),
 ]
 
@@ -105,7 +105,7 @@ Examples:
 def bundle(
     file: Annotated[str, typer.Argument(help="A bundle written by 'kidx export'.")],
     dry_run: DryRunOption = "none",
-    output_format: Annotated[Optional[str], typer.Option("--output", "-o", help="Only 'name': print object names without the verb.")] = None,
+    output_format: Annotated[str | None, typer.Option("--output", "-o", help="Only 'name': print object names without the verb.")] = None,
     store: StoreOption = None,
 ) -> None:
     """Restore a bundle written by 'kidx export': its objects, names and complete history,
@@ -137,8 +137,8 @@ def bundle(
     )
 
 
-def _import(format_name: str, files: list[str], environment: Optional[str], dry_run: str,
-            output_format: Optional[str], store) -> None:
+def _import(format_name: str, files: list[str], environment: str | None, dry_run: str,
+            output_format: str | None, store) -> None:
     from kidx.importers.framework import importer
 
     suffix = parse_dry_run(dry_run)
@@ -215,7 +215,7 @@ def _environment_from_file(path: str) -> dict:
     return environments[0]
 
 
-def _summarise(out, format_name: str, converted, report, files: int, attached: Optional[str]) -> None:
+def _summarise(out, format_name: str, converted, report, files: int, attached: str | None) -> None:
     """One line on stderr: records read and skipped, and what happened per kind.
 
     ``files`` counts the files read, also those that gave no objects (header only)."""

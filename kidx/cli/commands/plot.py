@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from kidx.cli.analysis_options import parse_by
-from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output, parse_field_selector, parse_selector
+from kidx.cli.common import (
+    SelectorOption,
+    StoreOption,
+    kind_registry,
+    open_store,
+    output,
+    parse_field_selector,
+    parse_selector,
+)
 from kidx.errors import UsageError
 
 SUFFIXES = (".svg", ".png", ".csv")
@@ -21,14 +29,14 @@ Examples:
 
 
 def plot(
-    names: Annotated[Optional[list[str]], typer.Argument(help="Runs (names or digests); else every run the selectors select.", show_default=False)] = None,
-    x: Annotated[Optional[str], typer.Option("--x", help="The swept field, e.g. workload.spec.parameters.seq.")] = None,
-    output_file: Annotated[Optional[str], typer.Option("--output", "-o", help="FILE.svg or FILE.png (needs kidx[plot]), or FILE.csv for the points.")] = None,
+    names: Annotated[list[str] | None, typer.Argument(help="Runs (names or digests); else every run the selectors select.", show_default=False)] = None,
+    x: Annotated[str | None, typer.Option("--x", help="The swept field, e.g. workload.spec.parameters.seq.")] = None,
+    output_file: Annotated[str | None, typer.Option("--output", "-o", help="FILE.svg or FILE.png (needs kidx[plot]), or FILE.csv for the points.")] = None,
     selector: SelectorOption = None,
-    field_selector: Annotated[Optional[str], typer.Option("--field-selector", help="Field selector, also through references.")] = None,
-    references: Annotated[Optional[list[str]], typer.Option("--references", help="Only runs that refer to TYPE/NAME, a digest, or TYPE:SELECTOR (repeatable).")] = None,
+    field_selector: Annotated[str | None, typer.Option("--field-selector", help="Field selector, also through references.")] = None,
+    references: Annotated[list[str] | None, typer.Option("--references", help="Only runs that refer to TYPE/NAME, a digest, or TYPE:SELECTOR (repeatable).")] = None,
     by: Annotated[str, typer.Option("--by", help="implementation: a line per implementation; label=KEY: a line per value of a label.")] = "implementation",
-    title: Annotated[Optional[str], typer.Option("--title", help="A title over the whole figure.")] = None,
+    title: Annotated[str | None, typer.Option("--title", help="A title over the whole figure.")] = None,
     store: StoreOption = None,
 ) -> None:
     """Draw the primary statistic against a swept parameter, as Liger's visualizer does.

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from kidx.cli.analysis_options import ANALYSIS_ERROR_EXIT, FORMATS, parse_threshold
-from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output, parse_field_selector, parse_selector
+from kidx.cli.common import (
+    SelectorOption,
+    StoreOption,
+    kind_registry,
+    open_store,
+    output,
+    parse_field_selector,
+    parse_selector,
+)
 from kidx.errors import KidxError, UsageError
 
 EXAMPLES = """\b
@@ -19,15 +27,15 @@ Examples:
 
 
 def series(
-    names: Annotated[Optional[list[str]], typer.Argument(help="Runs (names or digests); else every run the selectors select.", show_default=False)] = None,
+    names: Annotated[list[str] | None, typer.Argument(help="Runs (names or digests); else every run the selectors select.", show_default=False)] = None,
     selector: SelectorOption = None,
-    field_selector: Annotated[Optional[str], typer.Option("--field-selector", help="Field selector, also through references.")] = None,
-    references: Annotated[Optional[list[str]], typer.Option("--references", help="Only runs that refer to TYPE/NAME, a digest, or TYPE:SELECTOR (repeatable).")] = None,
-    label: Annotated[Optional[str], typer.Option("--label", help="The release label to show at each point, e.g. liger_version.")] = None,
-    baseline: Annotated[Optional[str], typer.Option("--baseline", help="An implementation (name or library) measured in the same sessions: show the speedup over it and its change.")] = None,
+    field_selector: Annotated[str | None, typer.Option("--field-selector", help="Field selector, also through references.")] = None,
+    references: Annotated[list[str] | None, typer.Option("--references", help="Only runs that refer to TYPE/NAME, a digest, or TYPE:SELECTOR (repeatable).")] = None,
+    label: Annotated[str | None, typer.Option("--label", help="The release label to show at each point, e.g. liger_version.")] = None,
+    baseline: Annotated[str | None, typer.Option("--baseline", help="An implementation (name or library) measured in the same sessions: show the speedup over it and its change.")] = None,
     threshold: Annotated[float, typer.Option("--threshold", help="Smallest change, in percent, that can count as faster or slower.")] = 5.0,
     fail_on_regression: Annotated[bool, typer.Option("--fail-on-regression", help="Exit 1 when any point is slower than the one before.")] = False,
-    output_format: Annotated[Optional[str], typer.Option("--output", "-o", help="table, json, yaml, csv or tsv.")] = None,
+    output_format: Annotated[str | None, typer.Option("--output", "-o", help="table, json, yaml, csv or tsv.")] = None,
     store: StoreOption = None,
 ) -> int:
     """Follow each (protocol, workload, environment, implementation) over time.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -17,7 +17,7 @@ def version_text() -> str:
 
 
 def version(
-    output_format: Annotated[Optional[str], typer.Option("--output", "-o", help="json or yaml.")] = None,
+    output_format: Annotated[str | None, typer.Option("--output", "-o", help="json or yaml.")] = None,
 ) -> None:
     """Print the version of kidx (and of the Python running it, with -o json|yaml)."""
     import platform

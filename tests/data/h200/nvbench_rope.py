@@ -5,10 +5,9 @@ import sys
 
 sys.path.insert(0, os.getcwd())  # Liger's scripts folder: the harness imports its siblings
 
+import benchmark_llama4_rope as script
 import cuda.bench as bench
 import torch
-
-import benchmark_llama4_rope as script
 from utils import SingleBenchmarkRunInput
 
 CONFIG = {"hidden_size": 8192, "num_attention_heads": 32, "num_key_value_heads": 8, "dtype": torch.bfloat16}

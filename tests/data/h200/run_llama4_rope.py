@@ -6,9 +6,8 @@ import sys
 
 sys.path.insert(0, os.getcwd())  # Liger's scripts folder: the harness imports its siblings
 
-import torch
-
 import benchmark_llama4_rope as script
+import torch
 from utils import build_memory_bench_fn, build_speed_bench_fn, run_benchmarks
 
 config = {"hidden_size": 8192, "num_attention_heads": 32, "num_key_value_heads": 8, "dtype": torch.bfloat16}
