@@ -121,7 +121,7 @@ def test_seed_run_matches_the_seed_field_by_field(imported, seed):
         "kernelindex.dev/source-line": "1488",
         "liger.kernelindex.dev/row": SEED_ROW,
     }
-    assert (run.source, run.index, run.line, run.member) == (MAIN, 1487, 1488, None)
+    assert (run.source, run.number, run.line, run.member) == (MAIN, 1487, 1488, None)
 
 
 def test_seed_protocol_and_environment_are_the_seed_objects(imported, seed):
@@ -226,7 +226,7 @@ def test_run_documents_point_at_their_rows(imported):
     lines = {path: Path(path).read_bytes().decode("utf-8").split("\r\n") for path in ALL_FILES}
     for d in runs_of(imported):
         annotations = d.body["metadata"]["annotations"]
-        assert d.index == d.line - 1
+        assert d.number == d.line - 1
         assert annotations["kernelindex.dev/source-file"] == Path(d.source).name
         assert annotations["kernelindex.dev/source-line"] == str(d.line)
         assert annotations["liger.kernelindex.dev/row"] == lines[d.source][d.line - 1]

@@ -9,12 +9,13 @@ run's own metric), never from a guess.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 LOWER_IS_BETTER = {"latency": True, "peak_memory": True, "throughput": False}
 UNITS = {"latency": "ns", "peak_memory": "B"}
 # measurements may be written in other units of the same quantity
-_TO_BASE = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9, "bytes": 1}
+# keyed by unit names; any value read from a document may be looked up
+_TO_BASE: dict[Any, float] = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9, "bytes": 1}
 _LOW_STATISTICS = ("p20",)
 _HIGH_STATISTICS = ("p80",)
 _SAMPLE_KEYS = ("samples", "values")

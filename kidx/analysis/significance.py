@@ -46,7 +46,7 @@ def judge(value: Measure, baseline: Measure, threshold: float = DEFAULT_THRESHOL
     if value.samples and baseline.samples:
         p = mann_whitney_u(value.samples, baseline.samples)
         return Judgement(ratio, speedup, beyond and p < ALPHA, "mann-whitney", p)
-    if None not in (value.low, value.high, baseline.low, baseline.high):
+    if value.low is not None and value.high is not None and baseline.low is not None and baseline.high is not None:
         apart = value.low > baseline.high or value.high < baseline.low
         return Judgement(ratio, speedup, beyond and apart, "bands")
     return Judgement(ratio, speedup, beyond, "threshold")

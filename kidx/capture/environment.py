@@ -27,7 +27,7 @@ from typing import Any
 
 from kidx.capture.probes import Facts
 from kidx.identity import digest_of
-from kidx.importers.gpus import describe_gpu, slug
+from kidx.importers.gpus import gpu_hardware, slug
 
 API_VERSION = "kernelindex.dev/v1alpha1"
 ANNOTATION_PREFIX = "kernelindex.dev/"
@@ -51,20 +51,14 @@ def environment_manifest(facts: Facts, name: str | None = None, now: datetime.da
 def _hardware(facts: Facts) -> dict:
     if not facts.gpus:
         model = facts.cpu or platform.processor() or "unknown CPU"
-        first = model.split()[0].lower().split("(")[0] if model.split() else ""
-        hardware = {"vendor": _CPU_VENDORS.get(first, slug(first) or "unknown"), "product": model}
+        word = model.split()[0].lower().split("(")[0] if model.split() else ""
+        cpu: dict[str, Any] = {"vendor": _CPU_VENDORS.get(word, slug(word) or "unknown"), "product": model}
         if platform.machine():
-            hardware["architecture"] = platform.machine()
-        return hardware
+            cpu["architecture"] = platform.machine()
+        return cpu
     first = facts.gpus[0]
-    vendor, product, form_factor, architecture = describe_gpu(first.name)
-    if first.compute_capability:
-        architecture = "sm_" + first.compute_capability.replace(".", "")
-    hardware: dict[str, Any] = {"vendor": vendor, "product": product}
-    if form_factor:
-        hardware["formFactor"] = form_factor
-    if architecture:
-        hardware["architecture"] = architecture
+    capability = first.compute_capability
+    hardware = gpu_hardware(first.name, "sm_" + capability.replace(".", "") if capability else None)
     hardware["count"] = sum(1 for gpu in facts.gpus if gpu.name == first.name)
     if first.memory_bytes:
         hardware["memoryBytes"] = first.memory_bytes

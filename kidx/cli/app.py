@@ -36,7 +36,7 @@ COMMANDS: dict[str, str] = {
 }
 INTERRUPTED = 130  # 128 + SIGINT, the shell's convention
 # kubectl diff reports errors with 2, since 1 means "differences found"
-USAGE_ERROR_EXIT = {"diff": 2, "compare": 2, "series": 2}
+USAGE_ERROR_EXIT: dict[str | None, int] = {"diff": 2, "compare": 2, "series": 2}  # by command name
 
 HELP = """kidx records and queries GPU-kernel benchmark results, the way kubectl handles manifests.
 

@@ -9,6 +9,7 @@ known product gives one hardware description, whichever file or machine it came 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 # canonical gpu name -> (product, formFactor, architecture)
 KNOWN_GPUS: dict[str, tuple[str, str | None, str | None]] = {
@@ -62,6 +63,20 @@ def describe_gpu(name: str) -> tuple[str, str, str | None, str | None]:
     first = words[0] if words else name
     vendor = VENDOR_WORDS.get(first.lower(), slug(first) or "unknown")
     return vendor, name, None, None
+
+
+def gpu_hardware(name: str, architecture: str | None = None) -> dict[str, Any]:
+    """``spec.hardware`` of an environment with GPU ``name``: vendor and product, and
+    formFactor and architecture when known; ``architecture`` read from the device itself
+    takes the place of the table's."""
+    vendor, product, form_factor, known_architecture = describe_gpu(name)
+    architecture = architecture or known_architecture
+    hardware: dict[str, Any] = {"vendor": vendor, "product": product}
+    if form_factor:
+        hardware["formFactor"] = form_factor
+    if architecture:
+        hardware["architecture"] = architecture
+    return hardware
 
 
 def vendor_of(name: str) -> str:

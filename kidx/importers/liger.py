@@ -74,7 +74,7 @@ from kidx.importers.framework import (
     slug,
     valid_labels,
 )
-from kidx.importers.gpus import canonical_gpu_name, describe_gpu
+from kidx.importers.gpus import KNOWN_GPUS, canonical_gpu_name, gpu_hardware
 from kidx.kinds.metadata import label_value_error
 from kidx.manifests.document import Document
 
@@ -154,17 +154,14 @@ KERNEL_TITLES = {
 }
 
 # gpu_name -> (product, formFactor, architecture) of the GPUs in the published files
-# (docs/liger-data.md §3.4). Lookups go through kidx.importers.gpus, which knows these and
-# more, in any spelling.
+# (docs/liger-data.md §3.4), as kidx.importers.gpus describes them. Lookups go through
+# that module, which knows these and more, in any spelling.
 GPUS: dict[str, tuple[str, str | None, str | None]] = {
-    "NVIDIA H100 80GB HBM3": ("NVIDIA H100", "80GB HBM3", "sm_90"),
-    "NVIDIA H100 PCIe": ("NVIDIA H100", "PCIe", "sm_90"),
-    "NVIDIA H100 NVL": ("NVIDIA H100", "NVL", "sm_90"),
-    "NVIDIA A100-SXM4-80GB": ("NVIDIA A100", "SXM4 80GB", "sm_80"),
-    "NVIDIA A100-SXM4-40GB": ("NVIDIA A100", "SXM4 40GB", "sm_80"),
-    "NVIDIA B200": ("NVIDIA B200", None, "sm_100"),
-    "NVIDIA GeForce RTX 3090": ("NVIDIA GeForce RTX 3090", None, "sm_86"),
-    "NVIDIA GeForce RTX 4090": ("NVIDIA GeForce RTX 4090", None, "sm_89"),
+    name: KNOWN_GPUS[name]
+    for name in (
+        "NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe", "NVIDIA H100 NVL", "NVIDIA A100-SXM4-80GB",
+        "NVIDIA A100-SXM4-40GB", "NVIDIA B200", "NVIDIA GeForce RTX 3090", "NVIDIA GeForce RTX 4090",
+    )
 }
 
 # Parameter-name aliases (docs/liger-data.md §2.2). The x axis claims its name first.
@@ -373,12 +370,7 @@ def _environment_manifest(gpu: str) -> tuple[str, dict]:
     spellings apart and a name shared by two specs would make each import of one
     spelling reconfigure the other's environment. Either way the name depends on the row
     alone, never on which other files were imported with it."""
-    vendor, product, form_factor, architecture = describe_gpu(gpu)
-    hardware: dict[str, Any] = {"vendor": vendor, "product": product}
-    if form_factor:
-        hardware["formFactor"] = form_factor
-    if architecture:
-        hardware["architecture"] = architecture
+    hardware = gpu_hardware(gpu)
     canonical = canonical_gpu_name(gpu)
     if canonical is not None:
         name = "liger-bench-" + slug(canonical)
@@ -479,7 +471,7 @@ class _Converter:
             except StopIteration:
                 break
             except csv.Error as exc:
-                fields, error = None, f"malformed CSV record: {exc}"
+                fields, error = [], f"malformed CSV record: {exc}"
             raw = _LINE_END.sub("", "".join(lines[start - 1 : reader.line_num]))
             if header_done:
                 data_row += 1
@@ -569,6 +561,7 @@ class _Converter:
             bad.append(("liger_version", f"{version!r} is not a valid label value"))
         if bad:
             raise _RowProblems(bad)
+        assert shape is not None  # _shape adds a problem whenever it gives None
 
         parameters, dtype, key, signature = shape
         benchmark = f"{kernel}/{mode}" + ("/memory" if metric == "memory" else "")
@@ -590,14 +583,14 @@ class _Converter:
             ))])
         self._seen[external_id] = (source, line, f)
 
-        where = (source, data_row, line)
-        protocol = self.shared.add("BenchmarkProtocol", (metric, mode), where,
+        origin = (source, data_row, line)
+        protocol = self.shared.add("BenchmarkProtocol", (metric, mode), origin,
                                 lambda: _protocol_manifest(metric, mode))
-        environment = self.shared.add("ExecutionEnvironment", (gpu,), where,
+        environment = self.shared.add("ExecutionEnvironment", (gpu,), origin,
                                    lambda: _environment_manifest(gpu))
-        implementation = self.shared.add("Implementation", (kernel, provider), where,
+        implementation = self.shared.add("Implementation", (kernel, provider), origin,
                                       lambda: _implementation_manifest(kernel, provider))
-        workload = self.shared.add("Workload", (kernel, signature), where,
+        workload = self.shared.add("Workload", (kernel, signature), origin,
                                 lambda: _workload_manifest(kernel, parameters, dtype, key))
 
         spec: dict[str, Any] = {}
@@ -614,7 +607,7 @@ class _Converter:
         spec["observedAt"] = observed
         spec["measurements"] = [
             {"metric": measured, "statistic": stat, "unit": scale,
-             "value": None if ys[col] is None else ys[col][0]}
+             "value": None if (y := ys[col]) is None else y[0]}
             for stat, col in (("p20", _Y20), ("p80", _Y80))
         ]
         if missing:
@@ -627,7 +620,7 @@ class _Converter:
         spec["sourceNative"] = {
             "source": SOURCE_NAME,
             "metrics": {
-                f"{unit}_{q}": (None if ys[col] is None else ys[col][1])
+                f"{unit}_{q}": (None if (y := ys[col]) is None else y[1])
                 for q, col in (("20", _Y20), ("50", _Y50), ("80", _Y80))
             },
             "benchmark": benchmark,
@@ -657,8 +650,9 @@ class _Converter:
         body = {"apiVersion": API_VERSION, "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
         self.runs.append(Document(body, source, data_row, line))
 
-    def _shape(self, x_name: str, x_label: str, x_text: str, extra: str, bad: list) -> tuple:
-        """(parameters, dtype, key, signature) of a row's workload; cached per distinct input."""
+    def _shape(self, x_name: str, x_label: str, x_text: str, extra: str, bad: list) -> tuple | None:
+        """(parameters, dtype, key, signature) of a row's workload; cached per distinct input.
+        None only with a problem added to ``bad``."""
         inputs = (x_name, x_label, x_text, extra)
         shape = self._shapes.get(inputs)
         if shape is not None:

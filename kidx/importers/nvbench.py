@@ -47,7 +47,7 @@ from kidx.importers.framework import (
     slug,
     valid_labels,
 )
-from kidx.importers.gpus import canonical_gpu_name, describe_gpu
+from kidx.importers.gpus import canonical_gpu_name, gpu_hardware
 from kidx.manifests.document import Document
 
 SOURCE_NAME = "nvbench"
@@ -260,7 +260,8 @@ def _parameters(axis_values: list) -> dict[str, Any]:
     for item in axis_values:
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
             raise _StateProblem("axis_values", "an axis value needs a name")
-        kind, value = item.get("type"), item.get("value")
+        kind = item.get("type")
+        value: Any = item.get("value")
         try:
             if kind == "int64":
                 value = int(value)
@@ -308,15 +309,8 @@ def _protocol(version: str) -> tuple[str, dict]:
 
 def _environment(device: dict) -> tuple[str, dict]:
     gpu = device["name"]
-    vendor, product, form_factor, architecture = describe_gpu(gpu)
     sm = device.get("sm_version")
-    if isinstance(sm, int) and sm > 0:
-        architecture = f"sm_{sm // 10}"
-    hardware: dict[str, Any] = {"vendor": vendor, "product": product}
-    if form_factor:
-        hardware["formFactor"] = form_factor
-    if architecture:
-        hardware["architecture"] = architecture
+    hardware = gpu_hardware(gpu, f"sm_{sm // 10}" if isinstance(sm, int) and sm > 0 else None)
     canonical = canonical_gpu_name(gpu)
     name = "nvbench-" + slug(canonical) if canonical else hashed_name("nvbench-" + slug(gpu), gpu, 100)
     return name, manifest("ExecutionEnvironment", name, f"NVBench host · {gpu}", {"hardware": hardware, "software": {}})

@@ -259,13 +259,17 @@ def _protocol(version: str, options: dict) -> tuple[str, dict]:
 
 
 def _machine_key(machine: dict) -> tuple:
-    cpu = machine.get("cpu") if isinstance(machine.get("cpu"), dict) else {}
+    cpu = machine.get("cpu")
+    if not isinstance(cpu, dict):
+        cpu = {}
     return (cpu.get("brand_raw"), cpu.get("vendor_id_raw"), machine.get("machine"), machine.get("python_version"),
             machine.get("python_implementation"), machine.get("system"), machine.get("node"), machine.get("release"))
 
 
 def _environment(machine: dict, version: str) -> tuple[str, dict]:
-    cpu = machine.get("cpu") if isinstance(machine.get("cpu"), dict) else {}
+    cpu = machine.get("cpu")
+    if not isinstance(cpu, dict):
+        cpu = {}
     model = str(cpu.get("brand_raw") or machine.get("processor") or "unknown CPU")
     vendor = _CPU_VENDORS.get(str(cpu.get("vendor_id_raw") or "").lower()) or slug(model.split()[0]) or "unknown"
     hardware: dict[str, Any] = {"vendor": vendor, "product": model}

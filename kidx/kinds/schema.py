@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from typing import Any
 
 FieldError = tuple[str, str]  # (field path, message)
@@ -112,6 +112,7 @@ def compile_schema(schema: dict) -> Checker:
     checks: list[Checker] = []
     nullable = bool(schema.get("nullable"))
     type_name = schema.get("type")
+    check_type: Callable[..., bool] | None = None
     if type_name is not None:
         if not isinstance(type_name, str) or type_name not in _TYPE_TESTS:
             raise SchemaCompileError(f"unsupported schema type: {type_name!r}")
@@ -122,8 +123,6 @@ def compile_schema(schema: dict) -> Checker:
                 errors.append((path, f"Invalid value: {show(value)}: must be of type {_type}"))
                 return False
             return True
-    else:
-        check_type = None
     if "enum" in schema:
         allowed = tuple(schema["enum"])
         listed = ", ".join(show(v) for v in allowed)
@@ -238,6 +237,13 @@ def _compile_object(schema: dict) -> Checker:
 Predicate = Callable[[Any], bool]
 
 
+def _length_test(measure: type[Sized], bound: int, at_least: bool) -> Predicate:
+    """minLength/maxLength (``measure`` str) or minItems/maxItems (list)."""
+    if at_least:
+        return lambda v: type(v) is not measure or len(v) >= bound
+    return lambda v: type(v) is not measure or len(v) <= bound
+
+
 def compile_predicate(schema: dict) -> Predicate:
     """The same rules as ``compile_schema``, answering only valid or not.
 
@@ -247,7 +253,8 @@ def compile_predicate(schema: dict) -> Predicate:
     """
     tests: list[Predicate] = []
     nullable = bool(schema.get("nullable"))
-    type_test = _TYPE_TESTS.get(schema.get("type")) if schema.get("type") is not None else None
+    type_name = schema.get("type")
+    type_test = _TYPE_TESTS.get(type_name) if isinstance(type_name, str) else None
     if "enum" in schema:
         allowed = tuple(schema["enum"])
         tests.append(lambda v: v in allowed and not (type(v) is bool and not any(a is v for a in allowed)))
@@ -265,10 +272,7 @@ def compile_predicate(schema: dict) -> Predicate:
     ):
         if keyword in schema:
             bound = schema[keyword]
-            if at_least:
-                tests.append(lambda v, _t=measure, _b=bound: type(v) is not _t or len(v) >= _b)
-            else:
-                tests.append(lambda v, _t=measure, _b=bound: type(v) is not _t or len(v) <= _b)
+            tests.append(_length_test(measure, bound, at_least))
     if "properties" in schema or "additionalProperties" in schema or "required" in schema:
         tests.append(_object_predicate(schema))
     if "items" in schema:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 MAX_DEPTH = 64
 MAX_NODES = 200_000  # per document, counting every visit, so alias bombs are caught
@@ -40,8 +41,10 @@ def check_json_data(document: object, limit: int = MAX_NODES) -> int:
     return limit - left
 
 
-def _plain(value: object, depth: int, left: int) -> int:
+def _plain(value: Any, depth: int, left: int) -> int:
     """Budget left after ``value``, or -1 when it is not plain, bounded JSON data."""
+    # Any: dispatch is on the exact type (subclasses such as bool are not int here), kept
+    # in one local for speed, which the type checker cannot follow
     left -= 1
     kind = type(value)
     if kind is str:
@@ -77,7 +80,7 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _check(value: object, path: str, depth: int, budget: list[int], limit: int) -> None:
+def _check(value: Any, path: str, depth: int, budget: list[int], limit: int) -> None:
     budget[0] -= 1
     if budget[0] < 0:
         raise DataError(path, f"document has more than {limit} values (YAML aliases expand to copies)")

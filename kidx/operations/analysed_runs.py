@@ -46,6 +46,13 @@ class AnalysedRun(NamedTuple):
     def reference(self, role: str) -> Referenced:
         return getattr(self, role)
 
+    @property
+    def known_measure(self) -> Measure:
+        """The measure of a run that has one: compare, series and plot keep only those."""
+        if self.measure is None:
+            raise ValueError(f"run {self.name} has no measure")
+        return self.measure
+
 
 class Selection(NamedTuple):
     runs: list[AnalysedRun]

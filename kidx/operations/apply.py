@@ -87,7 +87,7 @@ class BatchProblems:
         text = self.texts.get(document.source)
         if path and text is not None:
             raw_path = f"{document.member}.{path}" if document.member else path
-            line = locate_line(text, document.index, raw_path)
+            line = locate_line(text, document.number, raw_path)
         self.problems.append(Problem(document.location(path, line), message))
 
     def extend(self, problems: list[Problem]) -> None:
@@ -194,7 +194,7 @@ class Plan:
         planned = []
         for item, outcome in zip(self.items, self.report.outcomes, strict=True):
             live = self.current.get((item.info.kind, item.name))
-            entry = _entry_for(item, live, now) if outcome.action != "unchanged" else live
+            entry = live if outcome.action == "unchanged" and live is not None else _entry_for(item, live, now)
             identity = {"apiVersion": item.info.api_version, "kind": item.info.kind, "spec": item.spec}
             planned.append((outcome, manifest_of(entry, identity), live))
         return planned
@@ -331,8 +331,8 @@ def _plan(
     for item in items:
         by_kind.setdefault(item.info.kind, []).append(item.name)
     for kind, names in by_kind.items():
-        for name, entry in catalog.get_many(kind, names).items():
-            current[(kind, name)] = entry
+        for name, found in catalog.get_many(kind, names).items():
+            current[(kind, name)] = found
     for item in items:
         digest = _digest(item)
         entry = current.get((item.info.kind, item.name))

@@ -301,7 +301,7 @@ def parse_bundle(data: bytes, source: str, known_kinds: Iterable[str] = ()) -> B
             check.add(f"{where}.digest", f"{item['digest']} is not among the bundle's objects")
             continue
         bundle.revisions.append(BundleRevision(
-            kind=item["kind"], name=item["name"], event=event, digest=item.get("digest"), title=item.get("title"),
+            kind=item["kind"], name=item["name"], event=item["event"], digest=item.get("digest"), title=item.get("title"),
             labels=dict(item.get("labels") or {}), annotations=dict(item.get("annotations") or {}),
             generation=item.get("generation"), recorded=item["recorded"],
         ))
@@ -324,8 +324,8 @@ def _kind_ok(check: _Checker, value, path: str, kinds: set[str]) -> bool:
 def _check_names_match_history(check: _Checker, bundle: Bundle) -> None:
     """Every name's current state is its last revision; a name without one is refused."""
     last: dict[tuple[str, str], BundleRevision] = {}
-    for revision in bundle.revisions:
-        last[(revision.kind, revision.name)] = revision
+    for recorded in bundle.revisions:
+        last[(recorded.kind, recorded.name)] = recorded
     for position, name in enumerate(bundle.names):
         revision = last.get((name.kind, name.name))
         if (

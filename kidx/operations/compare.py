@@ -40,7 +40,7 @@ class ComparedRow(NamedTuple):
 
     @property
     def measure(self) -> Measure:
-        return self.run.measure
+        return self.run.known_measure
 
 
 class ComparedGroup(NamedTuple):
@@ -87,7 +87,7 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
     if request.names and len(runs) > 1:
         forced = _incomparable(runs, request.force)
     if forced is not None:
-        buckets = {(): measured}
+        buckets: dict[tuple[str | None, ...], list[AnalysedRun]] = {(): measured}
     else:
         buckets = {}
         for run in measured:
@@ -144,16 +144,18 @@ def _matches_baseline(run: AnalysedRun, request: CompareRequest) -> bool:
 def _group(members: list[AnalysedRun], request: CompareRequest, forced: str | None) -> ComparedGroup:
     first = members[0]
     implementation = first.implementation if request.label_key is not None and forced is None else None
-    refs = dict(protocol=first.protocol, workload=first.workload, environment=first.environment,
-                implementation=implementation, forced=forced)
+
+    def group(rows: list[ComparedRow], note: str | None = None) -> ComparedGroup:
+        return ComparedGroup(first.protocol, first.workload, first.environment, implementation, rows, note, forced)
+
     if len(members) == 1:
         row = ComparedRow(first, _label_of(first, request), None, None)
-        return ComparedGroup(rows=[row], note="a single run: nothing to compare with", **refs)
+        return group([row], "a single run: nothing to compare with")
     if request.baseline is not None:
         candidates = [run for run in members if _matches_baseline(run, request)]
         if not candidates:
             rows = [ComparedRow(run, _label_of(run, request), None, None) for run in _ordered(members, request)]
-            return ComparedGroup(rows=rows, note=f"no run of baseline {request.baseline}", **refs)
+            return group(rows, f"no run of baseline {request.baseline}")
         baseline = max(candidates, key=lambda run: (run.observed, run.name))
     else:
         baseline = min(members, key=lambda run: (run.observed, run.name))
@@ -161,10 +163,10 @@ def _group(members: list[AnalysedRun], request: CompareRequest, forced: str | No
     for run in _ordered(members, request):
         if run is baseline:
             continue
-        judgement = judge(run.measure, baseline.measure, request.threshold)
+        judgement = judge(run.known_measure, baseline.known_measure, request.threshold)
         verdict = judgement.verdict
         rows.append(ComparedRow(run, _label_of(run, request), judgement, verdict))
-    return ComparedGroup(rows=rows, **refs)
+    return group(rows)
 
 
 def _ordered(members: list[AnalysedRun], request: CompareRequest) -> list[AnalysedRun]:

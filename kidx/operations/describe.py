@@ -21,7 +21,7 @@ class ReferenceLine(NamedTuple):
 
 class ReferrerLine(NamedTuple):
     kind: str
-    count: int
+    referrers: int  # how many objects of this kind refer (not ``count``: that would hide tuple.count)
     names: list[str]
 
 

@@ -188,6 +188,7 @@ def restore(store: Store, registry: KindRegistry, bundle: Bundle, source: str, d
             if name is None:
                 continue  # deleted: history only
             info = registry.by_kind(name.kind)
+            assert info is not None  # the bundle was read with the registry's kinds only
             spec = json.loads(bundle.objects[name.digest])["spec"]
             changes.append(Change(
                 Entry(kind=name.kind, name=name.name, digest=name.digest, title=name.title, labels=name.labels,
@@ -232,7 +233,9 @@ def _plan_restore(catalog, registry: KindRegistry, bundle: Bundle, source: str) 
                 f"({len(existing)} revisions here, {len(revisions)} in the bundle)",
             ))
             continue
-        report.outcomes.append(RestoreOutcome(registry.by_kind(key[0]), key[1], action))
+        info = registry.by_kind(key[0])
+        assert info is not None  # the bundle was read with the registry's kinds only
+        report.outcomes.append(RestoreOutcome(info, key[1], action))
     if conflicts:
         conflicts.append(Problem(Location(source), "a bundle restores into an empty store, or over its own "
                                  "earlier restore; nothing was changed"))

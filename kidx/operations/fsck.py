@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -192,10 +192,10 @@ class _Scan:
 
     def _names_match_history(self) -> None:
         last: dict[tuple[str, str], Revision] = {}
-        for revision in self.revisions:
-            last[(revision.kind, revision.name)] = revision
+        for recorded in self.revisions:
+            last[(recorded.kind, recorded.name)] = recorded
         for entry in self.entries:
-            revision = last.pop((entry.kind, entry.name), None)
+            revision: Revision | None = last.pop((entry.kind, entry.name), None)
             if revision is None:
                 self.add("name-revision", f"{entry.kind}/{entry.name}", "has no revision")
             elif revision.event != "applied" or (
@@ -260,7 +260,7 @@ def _mapping(mapping: dict) -> str:
     return json.dumps(mapping, sort_keys=True, ensure_ascii=False)
 
 
-def _pairs(pairs: set) -> str:
+def _pairs(pairs: Set) -> str:
     return "{" + ", ".join(f"{field_name}={target[:19]}…" for field_name, target in sorted(pairs)) + "}"
 
 

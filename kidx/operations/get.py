@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from kidx.kinds.registry import KindInfo, KindRegistry
 from kidx.query.selection import select
@@ -10,12 +11,18 @@ from kidx.query.targets import parse_targets, selection_rules
 from kidx.store.catalog import CatalogQuery
 from kidx.store.store import Store
 
+if TYPE_CHECKING:
+    from kidx.output.sorting import SortKey
+    from kidx.query.field_selector import FieldSelector
+    from kidx.query.label_selector import LabelSelector
+    from kidx.store.catalog import ReferenceCondition
+
 
 class Query(NamedTuple):
     arguments: list[str]
-    selector: object = None  # LabelSelector
-    field_selector: object = None  # FieldSelector
-    sort_keys: tuple = ()
+    selector: LabelSelector | None = None
+    field_selector: FieldSelector | None = None
+    sort_keys: Sequence[SortKey] = ()
     references: tuple = ()  # --references values
     limit: int | None = None
     need_manifests: bool = True
@@ -34,7 +41,7 @@ class QueryResult(NamedTuple):
     single: bool  # exactly one object was named: printed bare in yaml/json
 
     @property
-    def count(self) -> int:
+    def total(self) -> int:  # not ``count``: that would hide tuple.count
         return sum(len(items) for _, items in self.groups)
 
 
@@ -53,7 +60,8 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
             # the store answered the field selector for listed kinds; objects asked for by
             # name are not narrowed there, so they are checked here, with the referenced
             # objects the selector reads attached
-            check = query.field_selector is not None and target.names is not None
+            named_check = query.field_selector if target.names is not None else None
+            check = named_check is not None
             attached = query.reference_roles | (selected_through if check else frozenset())
             full = check or ((query.sort_keys or attached) and query.own_spec_needed)
             if (query.table_only or not query.own_spec_needed) and not full and query.need_manifests:
@@ -64,8 +72,8 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
                 manifests = [_name_only(entry) for entry in entries]
             if attached:
                 manifests = with_referenced(store, info, manifests, attached, catalog)
-            if check:
-                manifests = [m for m in manifests if query.field_selector.matches(m)]
+            if named_check is not None:
+                manifests = [m for m in manifests if named_check.matches(m)]
                 if selected_through - query.reference_roles:
                     manifests = without_referenced(manifests, selected_through - query.reference_roles)
             groups.append((info, manifests))
@@ -93,7 +101,7 @@ def with_referenced(store: Store, info: KindInfo, manifests: list[dict], roles, 
     fields = [(reference_role(ref.field), ref) for ref in info.references if reference_role(ref.field) in roles]
     if not fields:
         return manifests
-    targets: dict[tuple[str, str], dict] = {}
+    targets: dict[tuple[str, object], dict] = {}  # (kind, digest); a spec's value may be anything
     for _, ref in fields:
         digests = {m["spec"].get(ref.field) for m in manifests if isinstance((m.get("spec") or {}).get(ref.field), str)}
         for digest, manifest in store.referenced_manifests(digests, ref.target_kind, catalog).items():
@@ -119,7 +127,7 @@ def _conditions(query: Query, registry: KindRegistry, catalog, targets) -> Catal
     """The typed conditions the store narrows listed kinds with, the field selector's
     included (also through references); objects named explicitly are not narrowed, and
     find_objects checks them against each manifest instead."""
-    references = ()
+    references: tuple[ReferenceCondition, ...] = ()
     if query.references:
         from kidx.query.references import reference_conditions
 

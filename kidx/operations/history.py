@@ -55,14 +55,16 @@ def revision_manifest(store: Store, info: KindInfo, name: str, number: int) -> d
     chosen = revisions.get(number)
     if chosen is None:
         raise NotFoundError(f'revision {number} of {info.resource} "{name}" not found (it has 1 to {max(revisions)})')
+    if chosen.digest is None:  # a deletion restored from a bundle that did not record the object
+        raise NotFoundError(f'revision {number} of {info.resource} "{name}" records no object')
     # creationTimestamp: when this incarnation was created (a re-create after a delete is new)
-    created, previous = None, None
+    created, previous = "", None
     for key in sorted(r for r in revisions if r <= number):
         if previous is None or previous.event == "deleted":
             created = revisions[key].recorded
         previous = revisions[key]
     entry = Entry(
         kind=info.kind, name=name, digest=chosen.digest, title=chosen.title, labels=chosen.labels,
-        annotations=chosen.annotations, created=created, generation=chosen.generation,
+        annotations=chosen.annotations, created=created, generation=chosen.generation or 0,
     )
     return manifest_of(entry, store.identity(chosen.digest))

@@ -90,11 +90,11 @@ def plot_data(store, registry, request: PlotRequest) -> PlotData:
     result = []
     for key, lines in panels.items():
         first = firsts[key]
-        units = {run.measure.unit for points in lines.values() for run in points.values()}
+        units = {run.known_measure.unit for points in lines.values() for run in points.values()}
         if len(units) > 1:
             raise UsageError(f"panel {first.protocol.label} mixes units {sorted(units)}")
         drawn = [Line(label, [PlotPoint(x, points[x]) for x in sorted(points)]) for label, points in sorted(lines.items())]
-        fixed = {}
+        fixed: dict = {}
         if request.x.role == "workload" and first.workload.spec:
             fixed = without(first.workload.spec, request.x.keys[1:]).get("parameters") or {}
         implementation = first.implementation if request.label_key else None
@@ -123,7 +123,7 @@ def _x_value(run: AnalysedRun, x: FieldPath) -> float | None:
 
 
 def _panel_key(run: AnalysedRun, x: FieldPath) -> tuple:
-    key = []
+    key: list[str | None] = []
     for role in ROLES:
         referenced = run.reference(role)
         if role == x.role and referenced.spec is not None and x.keys[0] == "spec":

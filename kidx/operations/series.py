@@ -119,11 +119,11 @@ def _series(members: list[AnalysedRun], request: SeriesRequest, sessions: dict) 
         label = run.labels.get(request.label_key) if request.label_key else None
         baseline = _same_session(run, sessions, request.label_key) if request.baseline else None
         speedup = None
-        if baseline is not None and run.measure.value:
-            speedup = judge(run.measure, baseline.measure, request.threshold).speedup
+        if baseline is not None and run.known_measure.value:
+            speedup = judge(run.known_measure, baseline.known_measure, request.threshold).speedup
         change = verdict = speedup_change = None
         if previous is not None:
-            change = judge(run.measure, previous.run.measure, request.threshold)
+            change = judge(run.known_measure, previous.run.known_measure, request.threshold)
             verdict = change.verdict
             if speedup is not None and previous.speedup:
                 speedup_change = speedup / previous.speedup - 1

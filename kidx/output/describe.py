@@ -122,12 +122,12 @@ def describe_text(description: Description) -> str:
             writer.pair(humanize(line.field), f"{shown}  {line.digest[:19]}", 2)
     if referrers:
         writer.header("Referenced By")
-        for line in referrers:
-            listed = ", ".join(line.names)
-            more = line.count - len(line.names)
+        for referrer in referrers:
+            listed = ", ".join(referrer.names)
+            more = referrer.referrers - len(referrer.names)
             if more > 0:
                 listed += f", … ({more} more)"
-            writer.pair(line.kind, f"{line.count}  {listed}", 2)
+            writer.pair(referrer.kind, f"{referrer.referrers}  {listed}", 2)
     else:
         writer.pair("Referenced By", NONE)
     return writer.render()

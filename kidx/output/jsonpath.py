@@ -885,6 +885,7 @@ def _shortest_digits(value: float) -> tuple[str, int]:
     """Shortest round-trip digits of ``abs(value)`` (as Python's repr and Go agree) and
     the decimal exponent of the first digit."""
     sign, digits, exponent = Decimal(repr(abs(value))).as_tuple()
+    assert isinstance(exponent, int), value  # finite numbers only: NaN and infinities print elsewhere
     text = "".join(map(str, digits)).lstrip("0") or "0"
     stripped = text.rstrip("0") or "0"
     exponent += len(text) - len(stripped)

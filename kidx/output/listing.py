@@ -106,14 +106,14 @@ def render_delimited_listing(
     if not shown and len(groups) != 1:
         return ""
     info, manifests = shown[0] if shown else groups[0]
-    columns = ColumnSet(info, True, namer)
-    headers = ["NAME", *columns.headers, *(label_column_header(k) for k in options.label_columns)]
+    column_set = ColumnSet(info, True, namer)
+    headers = ["NAME", *column_set.headers, *(label_column_header(k) for k in options.label_columns)]
     if options.show_labels:
         headers.append("LABELS")
     rows = []
     for manifest in manifests:
         labels = manifest["metadata"].get("labels") or {}
-        row = [manifest["metadata"]["name"], *columns.raw_cells(manifest)]
+        row = [manifest["metadata"]["name"], *column_set.raw_cells(manifest)]
         row.extend(labels.get(key, "") for key in options.label_columns)
         if options.show_labels:
             row.append(",".join(f"{key}={labels[key]}" for key in sorted(labels)))

@@ -94,7 +94,7 @@ _CHUNKS = re.compile(r"[0-9]+|[^0-9]+")
 
 def natural_key(text: str) -> tuple[tuple[Any, ...], ...]:
     """A sort key giving sortorder.NaturalLess order: equal keys only for equal strings."""
-    key = []
+    key: list[tuple[Any, ...]] = []
     for chunk in _CHUNKS.findall(text):
         if "0" <= chunk[0] <= "9":
             zeros = len(chunk) - len(chunk.lstrip("0"))

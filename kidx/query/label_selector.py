@@ -370,7 +370,7 @@ class _Tok:
 
 
 class _Token(NamedTuple):
-    kind: _Tok
+    kind: str  # one of the _Tok values
     text: str
 
 
@@ -446,7 +446,7 @@ class _Parser:
 
     def parse(self) -> list[Requirement]:
         """selector := requirement ( "," requirement )*  |  nothing."""
-        requirements = []
+        requirements: list[Requirement] = []
         while True:
             token = self._peek()
             if token.kind is _Tok.END:

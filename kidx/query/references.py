@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from kidx.errors import NotFoundError, UsageError
-from kidx.kinds.registry import KindInfo, KindRegistry
+from kidx.kinds.registry import KindInfo, KindRegistry, ReferenceField
 from kidx.query.selection import find_entry, not_found_message
 from kidx.store.catalog import Catalog, ReferenceCondition, ReferencedFieldCondition
 
@@ -60,7 +60,7 @@ def reference_conditions(values: list[str], registry: KindRegistry, catalog: Cat
     return [reference_condition(value, registry, catalog) for value in values]
 
 
-def reference_prefixes(info: KindInfo) -> dict[str, object]:
+def reference_prefixes(info: KindInfo) -> dict[str, ReferenceField]:
     """``workload`` -> the ReferenceField ``workloadDigest`` (the prefixes a path may use)."""
     return {
         reference.field[: -len(_DIGEST_SUFFIX)]: reference

@@ -19,6 +19,8 @@ are refused, as are ``\\p{…}`` classes.
 
 from __future__ import annotations
 
+from enum import Enum
+
 MAX_NESTING = 100  # groups inside groups: parsing and compiling recurse per level
 MAX_REPEAT = 1000  # RE2's limit on {n,m}
 MAX_PROGRAM = 10_000  # NFA instructions after expanding repetitions
@@ -438,7 +440,13 @@ def _holds(kind: str, before: int, after: int) -> bool:
     return boundary if kind == "word" else not boundary
 
 
-_UNKNOWN = object()
+class _Unknown(Enum):
+    """A transition not computed yet (None is a known one: the match ends)."""
+
+    UNKNOWN = 0
+
+
+_UNKNOWN = _Unknown.UNKNOWN
 
 
 class _State:

@@ -61,7 +61,7 @@ def _resource_name_pairs(arguments: list[str], registry: KindRegistry) -> list[T
 def add_named(targets: list[Target], info: KindInfo, name: str) -> None:
     """Add one named object, grouping names of one kind into one target (first-seen order)."""
     for target in targets:
-        if target.info is info:
+        if target.info is info and target.names is not None:  # named targets only reach here
             target.names.append(name)
             return
     targets.append(Target(info, [name]))

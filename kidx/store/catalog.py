@@ -53,13 +53,17 @@ refused). Driver exceptions never escape.
 
 from __future__ import annotations
 
+import builtins
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from kidx.errors import StoreError
+
+if TYPE_CHECKING:
+    from kidx.store.objects import ObjectDB
 
 
 class Entry(NamedTuple):
@@ -309,23 +313,23 @@ class Catalog(ABC):
         """Which of ``digests`` some current name has."""
 
     @abstractmethod
-    def referrer_counts(self, digest: str) -> list[tuple[str, int]]:
+    def referrer_counts(self, digest: str) -> builtins.list[tuple[str, int]]:
         """(kind, number of current objects referring to ``digest``), by kind."""
 
     @abstractmethod
-    def referrer_names(self, digest: str, kind: str, limit: int) -> list[str]:
+    def referrer_names(self, digest: str, kind: str, limit: int) -> builtins.list[str]:
         """The first ``limit`` names (in name order) of ``kind`` referring to ``digest``."""
 
     @abstractmethod
-    def revisions(self, kind: str, name: str) -> list[Revision]:
+    def revisions(self, kind: str, name: str) -> builtins.list[Revision]:
         """Every revision of a name, oldest first, numbered from 1; [] if it never existed."""
 
     @abstractmethod
-    def label_keys(self, prefix: str = "") -> list[str]:
+    def label_keys(self, prefix: str = "") -> builtins.list[str]:
         """Distinct label keys of current objects starting with ``prefix``, sorted."""
 
     @abstractmethod
-    def label_values(self, key: str, prefix: str = "") -> list[str]:
+    def label_values(self, key: str, prefix: str = "") -> builtins.list[str]:
         """Distinct values of label ``key`` starting with ``prefix``, sorted."""
 
     # writes (between begin_write and commit)
@@ -351,7 +355,7 @@ class Catalog(ABC):
         no current name."""
         raise self._unsupported("checking indexes")
 
-    def integrity_problems(self) -> list[str]:
+    def integrity_problems(self) -> builtins.list[str]:
         """What the database's own consistency check reports; [] when sound."""
         return []
 
@@ -377,10 +381,10 @@ class Catalog(ABC):
         return StoreError(f"this store's backend does not support {what}")
 
     # derived reads, in terms of list(); a backend may answer them faster
-    def by_digest(self, digest: str) -> list[Entry]:
+    def by_digest(self, digest: str) -> builtins.list[Entry]:
         return self.list(CatalogQuery(digests=(digest,), order="kind,name"))
 
-    def by_digests(self, digests: Iterable[str], kind: str | None = None) -> dict[str, list[Entry]]:
+    def by_digests(self, digests: Iterable[str], kind: str | None = None) -> dict[str, builtins.list[Entry]]:
         """Current names of many digests at once (custom columns through references)."""
         found: dict[str, list[Entry]] = {}
         wanted = tuple(dict.fromkeys(digests))
@@ -389,11 +393,11 @@ class Catalog(ABC):
                 found.setdefault(entry.digest, []).append(entry)
         return found
 
-    def by_digest_prefix(self, prefix: str, kind: str | None = None) -> list[Entry]:
+    def by_digest_prefix(self, prefix: str, kind: str | None = None) -> builtins.list[Entry]:
         """Current objects whose digest starts with ``sha256:<prefix>``."""
         return self.list(CatalogQuery(kind=kind, digest_prefix=prefix, order="kind,name"))
 
-    def with_name_prefix(self, kind: str, prefix: str) -> list[Entry]:
+    def with_name_prefix(self, kind: str, prefix: str) -> builtins.list[Entry]:
         return self.list(CatalogQuery(kind=kind, name_prefix=prefix))
 
 
@@ -402,8 +406,8 @@ class StoreBackend(ABC):
 
     #: where the store is, as shown in messages (a folder, a URL without its password)
     location: str
-    #: the object database (kidx.store.objects.ObjectDB)
-    objects: object
+    #: the object database
+    objects: ObjectDB
 
     @abstractmethod
     def exists(self) -> bool:

@@ -50,16 +50,16 @@ def _fingerprint_of(columns) -> str | None:
 
 def column_values(info: KindInfo, spec: dict) -> str | None:
     """``fingerprint:[values…]`` for the catalog row; None when the kind cannot be cached."""
-    paths = _spec_paths(info)
-    if paths is None:
+    paths, key = _spec_paths(info), fingerprint(info)
+    if paths is None or key is None:
         return None
-    values = []
+    values: list = []
     for path in paths:
-        value = spec
+        value: object = spec
         for key in path:
             value = value.get(key) if isinstance(value, dict) else None
         values.append(value if not isinstance(value, (dict, list)) else None)
-    return fingerprint(info) + ":" + json.dumps(values, separators=(",", ":"), ensure_ascii=False)
+    return key + ":" + json.dumps(values, separators=(",", ":"), ensure_ascii=False)
 
 
 def spec_stub(info: KindInfo, cached: str | None, expected: str | None) -> dict | None:

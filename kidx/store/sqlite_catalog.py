@@ -18,6 +18,7 @@ Queries (``kidx.store.catalog.CatalogQuery``) are compiled to SQL here and nowhe
 
 from __future__ import annotations
 
+import builtins
 import functools
 import json
 import os
@@ -116,6 +117,10 @@ _INSERT_REVISION = (
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _ENTRY_COLUMNS = "id, kind, name, digest, title, labels, annotations, created, generation, columns"
+# the metadata fields of a referenced object that a selector may name, as catalog columns
+_REFERENCED_METADATA_COLUMNS: dict[tuple[str, ...], str] = {
+    ("metadata", "name"): "name", ("metadata", "title"): "COALESCE(title, '')",
+}
 
 
 def _entry(row) -> Entry:
@@ -130,7 +135,7 @@ def _chunks(items: Sequence, size: int = _SQL_VARIABLES) -> Iterator[Sequence]:
         yield items[start : start + size]
 
 
-def _is_lock(exc: sqlite3.Error) -> bool:
+def _is_lock(exc: sqlite3.Error | ValueError) -> bool:
     text = str(exc)
     return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
 
@@ -324,7 +329,8 @@ class SQLiteCatalog(Catalog):
         missing = [digest for digest in wanted if digest not in indexed]
         to_read = [digest for digest in missing if specs[digest] is None]
         read = self.objects.read_many(to_read) if to_read and self.objects is not None else {}
-        leaves, done = [], []
+        leaves: list[tuple] = []  # (path, value, digest)
+        done: list[tuple[str]] = []
         for digest in missing:
             spec = specs[digest]
             if spec is None:
@@ -433,7 +439,7 @@ class SQLiteCatalog(Catalog):
                 entries = entries[: query.limit]
         return entries
 
-    def compile(self, query: CatalogQuery) -> tuple[str, list, bool]:
+    def compile(self, query: CatalogQuery) -> tuple[str, builtins.list, bool]:
         """The SELECT for a query, its parameters, and whether rows need checking after."""
         where: list[str] = []
         parameters: list = []
@@ -460,10 +466,10 @@ class SQLiteCatalog(Catalog):
             add(clause, clause is not None and " NOT IN " not in clause[0])
         for condition in query.fields:
             add(self._field_clause(condition))
-        for condition in query.references:
-            add(self._reference_clause(condition), True)
-        for condition in query.referenced_fields:
-            clause = self._referenced_field_clause(condition)
+        for reference in query.references:
+            add(self._reference_clause(reference), True)
+        for through in query.referenced_fields:
+            clause = self._referenced_field_clause(through)
             add(clause, " NOT IN " not in clause[0])
         if query.kind is not None:
             # With a narrowing clause (id IN …), start from its index and sort the few rows
@@ -480,7 +486,7 @@ class SQLiteCatalog(Catalog):
             parameters.append(query.limit)
         return sql, parameters, check_rows
 
-    def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, list]:
+    def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, builtins.list]:
         """Answered from the (target, object_id) primary key of ``refs``."""
         field_sql, field_parameters = ("", []) if condition.field is None else (" AND field=?", [condition.field])
         if condition.digest_prefix is not None:
@@ -517,7 +523,7 @@ class SQLiteCatalog(Catalog):
         return all(label_holds(requirement, entry.labels) for requirement in query.labels)
 
     @staticmethod
-    def _field_clause(condition) -> tuple[str, list]:
+    def _field_clause(condition) -> tuple[str, builtins.list]:
         path = tuple(condition.path)
         columns = {("metadata", "name"): "name", ("metadata", "title"): "COALESCE(title, '')"}
         if path not in columns:
@@ -525,7 +531,7 @@ class SQLiteCatalog(Catalog):
         operator = "=" if condition.operator == "=" else "!="
         return f"{columns[path]} {operator} ?", [condition.value]
 
-    def _referenced_field_clause(self, condition: ReferencedFieldCondition) -> tuple[str, list]:
+    def _referenced_field_clause(self, condition: ReferencedFieldCondition) -> tuple[str, builtins.list]:
         """Objects whose ``field`` points at a target where the condition holds.
 
         The targets are found first (through the objects table for metadata, the
@@ -538,8 +544,7 @@ class SQLiteCatalog(Catalog):
         negation = "NOT " if absent_holds else ""
         value_test, values = ("!= ''", []) if condition.value == "" else ("= ?", [condition.value])
         if condition.path[:1] == ("metadata",):
-            column = {("metadata", "name"): "name", ("metadata", "title"): "COALESCE(title, '')"}.get(
-                tuple(condition.path))
+            column = _REFERENCED_METADATA_COLUMNS.get(tuple(condition.path))
             if column is None:
                 raise StoreError(f"the catalog cannot select on {'.'.join(condition.path)} of a referenced object")
             targets, parameters = f"SELECT digest FROM objects WHERE kind=? AND {column} {value_test}", [
@@ -591,7 +596,7 @@ class SQLiteCatalog(Catalog):
         return present
 
     @_translating
-    def referrer_counts(self, digest: str) -> list[tuple[str, int]]:
+    def referrer_counts(self, digest: str) -> builtins.list[tuple[str, int]]:
         return list(
             self.connection.execute(
                 "SELECT o.kind, COUNT(DISTINCT o.id) FROM refs r JOIN objects o ON o.id = r.object_id "
@@ -601,7 +606,7 @@ class SQLiteCatalog(Catalog):
         )
 
     @_translating
-    def referrer_names(self, digest: str, kind: str, limit: int) -> list[str]:
+    def referrer_names(self, digest: str, kind: str, limit: int) -> builtins.list[str]:
         return [
             row[0]
             for row in self.connection.execute(
@@ -612,7 +617,7 @@ class SQLiteCatalog(Catalog):
         ]
 
     @_translating
-    def revisions(self, kind: str, name: str) -> list[Revision]:
+    def revisions(self, kind: str, name: str) -> builtins.list[Revision]:
         return [
             Revision(
                 kind=row[0], name=row[1], revision=number, event=row[3], digest=row[4], title=row[5],
@@ -630,7 +635,7 @@ class SQLiteCatalog(Catalog):
         ]
 
     @_translating
-    def label_keys(self, prefix: str = "") -> list[str]:
+    def label_keys(self, prefix: str = "") -> builtins.list[str]:
         return [
             row[0]
             for row in self.connection.execute(
@@ -639,7 +644,7 @@ class SQLiteCatalog(Catalog):
         ]
 
     @_translating
-    def label_values(self, key: str, prefix: str = "") -> list[str]:
+    def label_values(self, key: str, prefix: str = "") -> builtins.list[str]:
         return [
             row[0]
             for row in self.connection.execute(
@@ -651,11 +656,11 @@ class SQLiteCatalog(Catalog):
     # --- maintenance (fsck, gc, export, restore) -----------------------------------------
 
     @_translating
-    def all_entries(self) -> list[Entry]:
+    def all_entries(self) -> builtins.list[Entry]:
         return [_entry(row) for row in self.connection.execute(f"SELECT {_ENTRY_COLUMNS} FROM objects ORDER BY kind, name")]
 
     @_translating
-    def all_revisions(self) -> list[Revision]:
+    def all_revisions(self) -> builtins.list[Revision]:
         numbers: dict[tuple[str, str], int] = {}
         found = []
         for row in self.connection.execute(
@@ -690,7 +695,7 @@ class SQLiteCatalog(Catalog):
                 indexed[owner][1].add((field_name, target))
         return indexed, stray_labels, stray_references
 
-    def integrity_problems(self) -> list[str]:
+    def integrity_problems(self) -> builtins.list[str]:
         if self.path is None:
             return []
         try:
@@ -726,7 +731,9 @@ class SQLiteCatalog(Catalog):
     @_translating
     def restore(self, changes: Sequence[Change], revisions: Sequence[Revision]) -> None:
         (highest,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM objects").fetchone()
-        rows, label_rows, ref_rows = [], [], []
+        rows: list[tuple] = []
+        label_rows: list[tuple] = []
+        ref_rows: list[tuple] = []
         for change in changes:
             entry = change.entry
             highest += 1
@@ -766,7 +773,11 @@ class SQLiteCatalog(Catalog):
                     specs[change[0].digest] = change[2]
             self._index_specs(specs)
         (highest,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM objects").fetchone()
-        rows, updates, label_rows, ref_rows, revision_rows = [], [], [], [], []
+        rows: list[tuple] = []
+        updates: list[tuple] = []
+        label_rows: list[tuple] = []
+        ref_rows: list[tuple] = []
+        revision_rows: list[tuple] = []
         for change in changes:
             entry, references = change[0], change[1]
             labels_json, annotations_json = _dumps(entry.labels), _dumps(entry.annotations)

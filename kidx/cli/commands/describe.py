@@ -51,7 +51,7 @@ def describe(
         if missing and len(targets) == 1 and len(targets[0].names or ()) == 1 and "/" not in (arguments or [""])[0]:
             by_prefix = [
                 (targets[0].info, entry)
-                for name in targets[0].names
+                for name in targets[0].names or ()
                 for entry in catalog.with_name_prefix(targets[0].info.kind, name)
                 if (targets[0].info, entry) not in found
             ]

@@ -115,14 +115,14 @@ def get(
             from kidx.operations.get import without_referenced
 
             result = result._replace(groups=[(i, without_referenced(ms, roles)) for i, ms in result.groups])
-        if result.count or not result.missing:
+        if result.total or not result.missing:
             out.data(listing.render_documents(result.groups, fmt, result.single))
     elif fmt.kind == "jsonpath":
-        if result.count or not result.missing:
+        if result.total or not result.missing:
             out.data(listing.render_jsonpath(result.groups, fmt.argument or "", result.single))
-    elif result.count:
+    elif result.total:
         out.data(listing.render_custom_columns(result.groups, fmt, no_headers))
-    if not result.count and not result.missing and (fmt.is_table or fmt.is_delimited or fmt.kind.startswith("custom-columns")):
+    if not result.total and not result.missing and (fmt.is_table or fmt.is_delimited or fmt.kind.startswith("custom-columns")):
         out.notice("No resources found")
     return report_missing(out, result.missing, ignore_not_found)
 

@@ -8,13 +8,16 @@ progress bar, ``--dry-run``, ``-o`` and attaching an environment are the same fo
 from __future__ import annotations
 
 from collections import Counter
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store, output, parse_dry_run
 from kidx.errors import InvalidInputError, Location, Problem, UsageError
 from kidx.importers.framework import IMPORTERS
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 LARGE_INPUT_RECORDS = 500
 
@@ -248,25 +251,25 @@ class _progress:
 
     def __init__(self, out, enabled: bool):
         self.out, self.enabled = out, enabled
-        self._bar = None
+        self._bar: Progress | None = None
 
     def __enter__(self):
         if not self.enabled:
             return None
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
-        self._bar = Progress(
+        bar = self._bar = Progress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
             console=Console(file=self.out.stderr), transient=True,
         )
-        self._bar.start()
-        tasks: dict[str, int] = {}
+        bar.start()
+        tasks: dict[str, TaskID] = {}
 
         def advance(phase: str, done: int, total: int) -> None:
             if phase not in tasks:
-                tasks[phase] = self._bar.add_task(phase, total=total)
-            self._bar.update(tasks[phase], completed=done)
+                tasks[phase] = bar.add_task(phase, total=total)
+            bar.update(tasks[phase], completed=done)
 
         return advance
 
