@@ -2,10 +2,77 @@
 
 from __future__ import annotations
 
-from kidx.errors import UsageError
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Annotated
+
+import typer
+
+from kidx.cli.common import output
+from kidx.errors import KidxError, UsageError
 
 ANALYSIS_ERROR_EXIT = 2  # as kidx diff: 1 is kept for "a regression was found"
 FORMATS = ("table", "json", "yaml", "csv", "tsv")
+
+RunsArgument = Annotated[
+    list[str] | None,
+    typer.Argument(help="Runs (names or digests); else every run the selectors select.", show_default=False),
+]
+FieldSelectorOption = Annotated[
+    str | None, typer.Option("--field-selector", help="Field selector, also through references.")
+]
+ReferencesOption = Annotated[
+    list[str] | None,
+    typer.Option("--references", help="Only runs that refer to TYPE/NAME, a digest, or TYPE:SELECTOR (repeatable)."),
+]
+ThresholdOption = Annotated[
+    float, typer.Option("--threshold", help="Smallest change, in percent, that can count as faster or slower.")
+]
+FormatOption = Annotated[str | None, typer.Option("--output", "-o", help="table, json, yaml, csv or tsv.")]
+
+
+def parse_format(value: str | None, command: str) -> str:
+    fmt = value or "table"
+    if fmt not in FORMATS:
+        raise UsageError(f'unknown output format "{fmt}" for {command}: use {", ".join(FORMATS)}')
+    return fmt
+
+
+@contextmanager
+def analysis_errors() -> Iterator[None]:
+    """Errors exit with ANALYSIS_ERROR_EXIT, so that 1 can only mean a regression."""
+    try:
+        yield
+    except KidxError as exc:
+        exc.exit_code = ANALYSIS_ERROR_EXIT
+        raise
+
+
+def print_analysis(
+    fmt: str,
+    table: Callable[[], str],
+    notices: Callable[[str], list[str]],
+    document: Callable[[], dict],
+    fields: Sequence[str],
+    rows: Callable[[], list],
+) -> None:
+    """The table with its notices (given the table's text) on stderr, or the document as
+    json or yaml, or the rows as csv or tsv."""
+    out = output()
+    if fmt == "table":
+        text = table()
+        out.data(text)
+        for note in notices(text):
+            out.notice(note)
+    elif fmt in ("json", "yaml"):
+        from kidx.output.serialize import to_json, to_yaml
+
+        printed = document()
+        out.data(to_json(printed) if fmt == "json" else to_yaml(printed))
+    else:
+        from kidx.output.delimited import render_delimited
+
+        out.data(render_delimited(fmt, fields, rows()))
 
 
 def parse_by(value: str) -> str | None:

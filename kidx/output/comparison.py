@@ -7,7 +7,7 @@ carry raw numbers (nanoseconds, bytes) for scripts and CI gates.
 
 from __future__ import annotations
 
-from kidx.output.columns import raw_text
+from kidx.output.columns import label_column_header, raw_text
 from kidx.output.table import render_table
 from kidx.output.units import byte_size, nanoseconds
 
@@ -31,6 +31,29 @@ def statistic_header(measure) -> str:
     return prefix + measure.statistic.upper()
 
 
+def gain_header(measure) -> str:
+    return "REDUCTION" if measure.metric == "peak_memory" else "SPEEDUP"
+
+
+def with_rule(blocks: list[str], rule: str) -> str:
+    """The tables one after another, the significance rule under them; "" without any."""
+    if not blocks:
+        return ""
+    return "\n".join(blocks) + f"\nrule: {rule}\n"
+
+
+def measure_fields(measure) -> dict:
+    """A measure's figures for json, yaml and csv records: raw numbers."""
+    return {
+        "statistic": measure.statistic,
+        "value": measure.value,
+        "unit": measure.unit,
+        "low": measure.low,
+        "high": measure.high,
+        "samples": len(measure.samples) if measure.samples else None,
+    }
+
+
 def group_heading(group) -> str:
     parts = [f"protocol {group.protocol.label}", f"workload {group.workload.label}",
              f"environment {group.environment.label}"]
@@ -45,9 +68,8 @@ def render_comparison_table(comparison) -> str:
         if not group.compared:
             continue
         first = group.rows[0].measure
-        by = (comparison.label_key.rsplit("/", 1)[-1].upper() if comparison.label_key else "IMPLEMENTATION")
-        gain = "REDUCTION" if first.metric == "peak_memory" else "SPEEDUP"
-        headers = [by, statistic_header(first), "P20-P80", "RATIO", gain, "VERDICT", "RUN"]
+        by = label_column_header(comparison.label_key) if comparison.label_key else "IMPLEMENTATION"
+        headers = [by, statistic_header(first), "P20-P80", "RATIO", gain_header(first), "VERDICT", "RUN"]
         if group.forced:
             headers.insert(6, "NOTE")
         rows = []
@@ -66,9 +88,7 @@ def render_comparison_table(comparison) -> str:
                 cells.insert(6, group.forced)
             rows.append(cells)
         blocks.append(group_heading(group) + "\n" + render_table(headers, rows))
-    if not blocks:
-        return ""
-    return "\n".join(blocks) + f"\nrule: {comparison.rule}\n"
+    return with_rule(blocks, comparison.rule)
 
 
 def comparison_notes(comparison) -> list[str]:
@@ -98,12 +118,7 @@ def row_record(row, group) -> dict:
         "implementation": row.run.implementation.name,
         "label": row.label,
         "observedAt": row.run.observed or None,
-        "statistic": measure.statistic,
-        "value": measure.value,
-        "unit": measure.unit,
-        "low": measure.low,
-        "high": measure.high,
-        "samples": len(measure.samples) if measure.samples else None,
+        **measure_fields(measure),
         "ratio": 1.0 if baseline_row else (judgement.ratio if judgement else None),
         "speedup": 1.0 if baseline_row else (judgement.speedup if judgement else None),
         "verdict": row.verdict,

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from kidx.output.columns import raw_text
-from kidx.output.comparison import band_text, quantity, statistic_header
+from kidx.output.columns import label_column_header, raw_text
+from kidx.output.comparison import (
+    band_text,
+    gain_header,
+    measure_fields,
+    quantity,
+    statistic_header,
+    with_rule,
+)
 from kidx.output.table import render_table
 
 
@@ -22,10 +29,10 @@ def render_series_table(result) -> str:
         first = series.points[0].run.measure
         headers = ["OBSERVED"]
         if result.label_key:
-            headers.append(result.label_key.rsplit("/", 1)[-1].upper())
+            headers.append(label_column_header(result.label_key))
         headers += [statistic_header(first), "P20-P80", "CHANGE", "VERDICT"]
         if result.baseline:
-            gain = "REDUCTION" if first.metric == "peak_memory" else "SPEEDUP"
+            gain = gain_header(first)
             headers += [f"{gain}-VS-{result.baseline}".upper(), f"{gain}-CHANGE"]
         headers.append("RUN")
         rows = []
@@ -41,9 +48,7 @@ def render_series_table(result) -> str:
             cells.append(point.run.name)
             rows.append(cells)
         blocks.append(series_heading(series) + "\n" + render_table(headers, rows))
-    if not blocks:
-        return ""
-    return "\n".join(blocks) + f"\nrule: {result.rule}\n"
+    return with_rule(blocks, result.rule)
 
 
 def series_notes(result) -> list[str]:
@@ -61,12 +66,7 @@ def point_record(point) -> dict:
         "run": point.run.name,
         "observedAt": point.run.observed or None,
         "label": point.label,
-        "statistic": measure.statistic,
-        "value": measure.value,
-        "unit": measure.unit,
-        "low": measure.low,
-        "high": measure.high,
-        "samples": len(measure.samples) if measure.samples else None,
+        **measure_fields(measure),
         "change": None if change is None else change.ratio - 1,
         "verdict": point.verdict,
         "test": change.test if change else None,

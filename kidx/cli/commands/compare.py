@@ -6,17 +6,18 @@ from typing import Annotated
 
 import typer
 
-from kidx.cli.analysis_options import ANALYSIS_ERROR_EXIT, FORMATS, parse_by, parse_only, parse_threshold
-from kidx.cli.common import (
-    SelectorOption,
-    StoreOption,
-    kind_registry,
-    open_store,
-    output,
-    parse_field_selector,
-    parse_selector,
+from kidx.cli.analysis_options import (
+    FormatOption,
+    ReferencesOption,
+    ThresholdOption,
+    analysis_errors,
+    parse_by,
+    parse_format,
+    parse_only,
+    parse_threshold,
+    print_analysis,
 )
-from kidx.errors import KidxError, UsageError
+from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, parse_field_selector, parse_selector
 
 EXAMPLES = """\b
 Examples:
@@ -29,17 +30,43 @@ Examples:
 
 
 def compare(
-    names: Annotated[list[str] | None, typer.Argument(help="Runs to compare (names or digests); else every run the selectors select.", show_default=False)] = None,
+    names: Annotated[
+        list[str] | None,
+        typer.Argument(help="Runs to compare (names or digests); else every run the selectors select.",
+                       show_default=False),
+    ] = None,
     selector: SelectorOption = None,
-    field_selector: Annotated[str | None, typer.Option("--field-selector", help="Field selector, also through references: workload.spec.parameters.seq=16384.")] = None,
-    references: Annotated[list[str] | None, typer.Option("--references", help="Only runs that refer to TYPE/NAME, a digest, or TYPE:SELECTOR (repeatable).")] = None,
-    by: Annotated[str, typer.Option("--by", help="implementation: compare implementations within each group; label=KEY: compare the values of a label for each implementation.")] = "implementation",
-    baseline: Annotated[str | None, typer.Option("--baseline", help="The baseline: an implementation (name or library), or a label value with --by label=KEY. Default: the earliest observed run of each group.")] = None,
-    threshold: Annotated[float, typer.Option("--threshold", help="Smallest change, in percent, that can count as faster or slower.")] = 5.0,
-    fail_on_regression: Annotated[bool, typer.Option("--fail-on-regression", help="Exit 1 when any run is slower than its baseline.")] = False,
-    only: Annotated[str | None, typer.Option("--only", help="Show only rows with these verdicts (faster, slower, same; comma-separated), each with its baseline.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Compare named runs even when protocol, workload or environment differ (every row says so).")] = False,
-    output_format: Annotated[str | None, typer.Option("--output", "-o", help="table, json, yaml, csv or tsv.")] = None,
+    field_selector: Annotated[
+        str | None,
+        typer.Option("--field-selector",
+                     help="Field selector, also through references: workload.spec.parameters.seq=16384."),
+    ] = None,
+    references: ReferencesOption = None,
+    by: Annotated[
+        str,
+        typer.Option("--by", help="implementation: compare implementations within each group; "
+                                  "label=KEY: compare the values of a label for each implementation."),
+    ] = "implementation",
+    baseline: Annotated[
+        str | None,
+        typer.Option("--baseline", help="The baseline: an implementation (name or library), or a label value "
+                                        "with --by label=KEY. Default: the earliest observed run of each group."),
+    ] = None,
+    threshold: ThresholdOption = 5.0,
+    fail_on_regression: Annotated[
+        bool, typer.Option("--fail-on-regression", help="Exit 1 when any run is slower than its baseline.")
+    ] = False,
+    only: Annotated[
+        str | None,
+        typer.Option("--only", help="Show only rows with these verdicts (faster, slower, same; comma-separated), "
+                                    "each with its baseline."),
+    ] = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Compare named runs even when protocol, workload or environment differ "
+                                     "(every row says so)."),
+    ] = False,
+    output_format: FormatOption = None,
     store: StoreOption = None,
 ) -> int:
     """Compare runs against a baseline, only within comparable groups.
@@ -49,13 +76,11 @@ def compare(
     speedup, and a verdict (baseline, faster, slower, same) by the rule printed with it.
     Exit status: 0 done; 1 with --fail-on-regression when a row is slower; 2 an error.
     """
-    try:
+    with analysis_errors():
         from kidx.operations.compare import CompareRequest
         from kidx.operations.compare import compare as run_compare
 
-        fmt = output_format or "table"
-        if fmt not in FORMATS:
-            raise UsageError(f'unknown output format "{fmt}" for compare: use {", ".join(FORMATS)}')
+        fmt = parse_format(output_format, "compare")
         request = CompareRequest(
             names=list(names or ()),
             selector=parse_selector(selector),
@@ -68,9 +93,6 @@ def compare(
             only=parse_only(only),
         )
         comparison = run_compare(open_store(store), kind_registry(), request)
-    except KidxError as exc:
-        exc.exit_code = ANALYSIS_ERROR_EXIT
-        raise
     _print(comparison, fmt)
     return 1 if fail_on_regression and comparison.regressions else 0
 
@@ -78,25 +100,15 @@ def compare(
 def _print(comparison, fmt: str) -> None:
     from kidx.output import comparison as printed
 
-    out = output()
-    if fmt == "table":
-        text = printed.render_comparison_table(comparison)
-        out.data(text)
-        for note in printed.comparison_notes(comparison):
-            out.notice(note)
-        if not comparison.groups:
-            out.notice("No runs found")
-        elif not text:
-            out.notice("Nothing compared")
-    elif fmt in ("json", "yaml"):
-        from kidx.output.serialize import to_json, to_yaml
+    def notices(text: str) -> list[str]:
+        nothing = "No runs found" if not comparison.groups else None if text else "Nothing compared"
+        return [*printed.comparison_notes(comparison), *([nothing] if nothing else [])]
 
-        document = printed.comparison_document(comparison)
-        out.data(to_json(document) if fmt == "json" else to_yaml(document))
-    else:
-        from kidx.output.delimited import render_delimited
-
-        out.data(render_delimited(fmt, printed.CSV_FIELDS, printed.comparison_rows(comparison)))
+    print_analysis(
+        fmt, lambda: printed.render_comparison_table(comparison), notices,
+        lambda: printed.comparison_document(comparison), printed.CSV_FIELDS,
+        lambda: printed.comparison_rows(comparison),
+    )
 
 
 def register(app: typer.Typer) -> None:

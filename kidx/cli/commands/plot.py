@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from kidx.cli.analysis_options import parse_by
+from kidx.cli.analysis_options import FieldSelectorOption, ReferencesOption, RunsArgument, parse_by
 from kidx.cli.common import (
     SelectorOption,
     StoreOption,
@@ -29,13 +29,19 @@ Examples:
 
 
 def plot(
-    names: Annotated[list[str] | None, typer.Argument(help="Runs (names or digests); else every run the selectors select.", show_default=False)] = None,
+    names: RunsArgument = None,
     x: Annotated[str | None, typer.Option("--x", help="The swept field, e.g. workload.spec.parameters.seq.")] = None,
-    output_file: Annotated[str | None, typer.Option("--output", "-o", help="FILE.svg or FILE.png (needs kidx[plot]), or FILE.csv for the points.")] = None,
+    output_file: Annotated[
+        str | None,
+        typer.Option("--output", "-o", help="FILE.svg or FILE.png (needs kidx[plot]), or FILE.csv for the points."),
+    ] = None,
     selector: SelectorOption = None,
-    field_selector: Annotated[str | None, typer.Option("--field-selector", help="Field selector, also through references.")] = None,
-    references: Annotated[list[str] | None, typer.Option("--references", help="Only runs that refer to TYPE/NAME, a digest, or TYPE:SELECTOR (repeatable).")] = None,
-    by: Annotated[str, typer.Option("--by", help="implementation: a line per implementation; label=KEY: a line per value of a label.")] = "implementation",
+    field_selector: FieldSelectorOption = None,
+    references: ReferencesOption = None,
+    by: Annotated[
+        str,
+        typer.Option("--by", help="implementation: a line per implementation; label=KEY: a line per value of a label."),
+    ] = "implementation",
     title: Annotated[str | None, typer.Option("--title", help="A title over the whole figure.")] = None,
     store: StoreOption = None,
 ) -> None:

@@ -6,17 +6,18 @@ from typing import Annotated
 
 import typer
 
-from kidx.cli.analysis_options import ANALYSIS_ERROR_EXIT, FORMATS, parse_threshold
-from kidx.cli.common import (
-    SelectorOption,
-    StoreOption,
-    kind_registry,
-    open_store,
-    output,
-    parse_field_selector,
-    parse_selector,
+from kidx.cli.analysis_options import (
+    FieldSelectorOption,
+    FormatOption,
+    ReferencesOption,
+    RunsArgument,
+    ThresholdOption,
+    analysis_errors,
+    parse_format,
+    parse_threshold,
+    print_analysis,
 )
-from kidx.errors import KidxError, UsageError
+from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, parse_field_selector, parse_selector
 
 EXAMPLES = """\b
 Examples:
@@ -27,15 +28,23 @@ Examples:
 
 
 def series(
-    names: Annotated[list[str] | None, typer.Argument(help="Runs (names or digests); else every run the selectors select.", show_default=False)] = None,
+    names: RunsArgument = None,
     selector: SelectorOption = None,
-    field_selector: Annotated[str | None, typer.Option("--field-selector", help="Field selector, also through references.")] = None,
-    references: Annotated[list[str] | None, typer.Option("--references", help="Only runs that refer to TYPE/NAME, a digest, or TYPE:SELECTOR (repeatable).")] = None,
-    label: Annotated[str | None, typer.Option("--label", help="The release label to show at each point, e.g. liger_version.")] = None,
-    baseline: Annotated[str | None, typer.Option("--baseline", help="An implementation (name or library) measured in the same sessions: show the speedup over it and its change.")] = None,
-    threshold: Annotated[float, typer.Option("--threshold", help="Smallest change, in percent, that can count as faster or slower.")] = 5.0,
-    fail_on_regression: Annotated[bool, typer.Option("--fail-on-regression", help="Exit 1 when any point is slower than the one before.")] = False,
-    output_format: Annotated[str | None, typer.Option("--output", "-o", help="table, json, yaml, csv or tsv.")] = None,
+    field_selector: FieldSelectorOption = None,
+    references: ReferencesOption = None,
+    label: Annotated[
+        str | None, typer.Option("--label", help="The release label to show at each point, e.g. liger_version.")
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option("--baseline", help="An implementation (name or library) measured in the same sessions: "
+                                        "show the speedup over it and its change."),
+    ] = None,
+    threshold: ThresholdOption = 5.0,
+    fail_on_regression: Annotated[
+        bool, typer.Option("--fail-on-regression", help="Exit 1 when any point is slower than the one before.")
+    ] = False,
+    output_format: FormatOption = None,
     store: StoreOption = None,
 ) -> int:
     """Follow each (protocol, workload, environment, implementation) over time.
@@ -47,12 +56,10 @@ def series(
     point are counted, not shown. Exit status: 0 done; 1 with --fail-on-regression when a
     point is slower than the one before; 2 an error.
     """
-    try:
+    with analysis_errors():
         from kidx.operations.series import SeriesRequest, build_series
 
-        fmt = output_format or "table"
-        if fmt not in FORMATS:
-            raise UsageError(f'unknown output format "{fmt}" for series: use {", ".join(FORMATS)}')
+        fmt = parse_format(output_format, "series")
         request = SeriesRequest(
             names=list(names or ()),
             selector=parse_selector(selector),
@@ -63,9 +70,6 @@ def series(
             threshold=parse_threshold(threshold),
         )
         result = build_series(open_store(store), kind_registry(), request)
-    except KidxError as exc:
-        exc.exit_code = ANALYSIS_ERROR_EXIT
-        raise
     _print(result, fmt)
     return 1 if fail_on_regression and result.regressions else 0
 
@@ -73,23 +77,13 @@ def series(
 def _print(result, fmt: str) -> None:
     from kidx.output import series as printed
 
-    out = output()
-    if fmt == "table":
-        text = printed.render_series_table(result)
-        out.data(text)
-        for note in printed.series_notes(result):
-            out.notice(note)
-        if not text:
-            out.notice("No series of two or more points found")
-    elif fmt in ("json", "yaml"):
-        from kidx.output.serialize import to_json, to_yaml
+    def notices(text: str) -> list[str]:
+        return [*printed.series_notes(result), *([] if text else ["No series of two or more points found"])]
 
-        document = printed.series_document(result)
-        out.data(to_json(document) if fmt == "json" else to_yaml(document))
-    else:
-        from kidx.output.delimited import render_delimited
-
-        out.data(render_delimited(fmt, printed.CSV_FIELDS, printed.series_rows(result)))
+    print_analysis(
+        fmt, lambda: printed.render_series_table(result), notices, lambda: printed.series_document(result),
+        printed.CSV_FIELDS, lambda: printed.series_rows(result),
+    )
 
 
 def register(app: typer.Typer) -> None:
