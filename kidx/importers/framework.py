@@ -240,6 +240,45 @@ def raise_if_problems(problems: list[Problem]) -> None:
         raise InvalidInputError(problems)
 
 
+class JsonConverter:
+    """Collects the runs of JSON result files (one ``add`` per file), the shared objects
+    they refer to, skipped duplicates, problems and notes; ``convert`` reads the files."""
+
+    what = "a results file"  # for "not <what>: …"
+    noun = "records"  # the unit of Conversion.rows_read
+    fallback_name = "import"  # the base of a shared object's name when it has none
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+        self.notes: list[str] = []
+        self.skipped: list[SkippedRecord] = []
+        self.runs: list[Document] = []
+        self.read = 0
+        self.shared = SharedObjects(self.fallback_name)
+        self._seen: dict[str, tuple[str, int]] = {}  # externalId -> (path, line) where first read
+
+    def add(self, path: str, data: Any, text: str) -> None:
+        raise NotImplementedError
+
+    def first_sighting(self, external_id: str, path: str, line: int) -> bool:
+        """True the first time a record is read; later ones are skipped as duplicates."""
+        first = self._seen.get(external_id)
+        if first is not None:
+            self.skipped.append(SkippedRecord(path, line, f"duplicate of {first[0]} line {first[1]}"))
+            return False
+        self._seen[external_id] = (path, line)
+        return True
+
+    def convert(self, paths: list[str]) -> Conversion:
+        for path in paths:
+            loaded = read_json(path, self.problems, self.what)
+            if loaded is not None:
+                self.add(path, *loaded)
+        raise_if_problems(self.problems)
+        return Conversion([*self.shared.documents(), *self.runs], self.read, self.skipped, noun=self.noun,
+                          notes=self.notes)
+
+
 # --- attaching an environment ----------------------------------------------------------
 
 def attach_environment(conversion: Conversion, environment: dict, digest: str, include: bool,

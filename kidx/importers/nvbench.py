@@ -30,20 +30,16 @@ import os
 import struct
 from typing import Any
 
-from kidx.errors import Problem
 from kidx.importers.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,
+    JsonConverter,
     LineFinder,
-    SharedObjects,
-    SkippedRecord,
     gpu_mismatches,
     hashed_name,
     manifest,
     problem,
-    raise_if_problems,
-    read_json,
     slug,
     valid_labels,
 )
@@ -78,25 +74,11 @@ check_environment = gpu_mismatches
 
 
 def convert_files(paths: list[str]) -> Conversion:
-    converter = _Converter()
-    for path in paths:
-        loaded = read_json(path, converter.problems, WHAT)
-        if loaded is not None:
-            converter.add(path, *loaded)
-    raise_if_problems(converter.problems)
-    return Conversion([*converter.shared.documents(), *converter.runs], converter.read, converter.skipped,
-                      noun="states", notes=converter.notes)
+    return _Converter().convert(paths)
 
 
-class _Converter:
-    def __init__(self) -> None:
-        self.problems: list[Problem] = []
-        self.notes: list[str] = []
-        self.skipped: list = []
-        self.runs: list[Document] = []
-        self.read = 0
-        self.shared = SharedObjects("nvbench")
-        self._seen: dict[str, tuple[str, int]] = {}
+class _Converter(JsonConverter):
+    what, noun, fallback_name = WHAT, "states", "nvbench"
 
     def add(self, path: str, data: Any, text: str) -> None:
         if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
@@ -139,11 +121,8 @@ class _Converter:
             json.dumps(state.get("summaries"), sort_keys=True).encode("utf-8")).hexdigest()[:12]
         state_key = " ".join(f"{name}={_shown(value)}" for name, value in parameters.items())
         external_id = "/".join([bench_name, state_key or "default", slug(gpu), fingerprint])
-        if external_id in self._seen:
-            first_path, first_line = self._seen[external_id]
-            self.skipped.append(_skip(path, line, f"duplicate of {first_path} line {first_line}"))
+        if not self.first_sighting(external_id, path, line):
             return
-        self._seen[external_id] = (path, line)
         position = (path, 1, line)
         protocol = self.shared.add("BenchmarkProtocol", (nvbench_version,), position,
                                    lambda: _protocol(nvbench_version))
@@ -225,10 +204,6 @@ class _Converter:
 class _StateProblem(Exception):
     def __init__(self, field: str | None, message: str):
         self.field, self.message = field, message
-
-
-def _skip(path, line, reason):
-    return SkippedRecord(path, line, reason)
 
 
 def _get(data: Any, *keys: str) -> Any:

@@ -28,19 +28,15 @@ import os
 import re
 from typing import Any
 
-from kidx.errors import Problem
 from kidx.importers.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,
+    JsonConverter,
     LineFinder,
-    SharedObjects,
-    SkippedRecord,
     hashed_name,
     manifest,
     problem,
-    raise_if_problems,
-    read_json,
     slug,
     valid_labels,
 )
@@ -64,24 +60,11 @@ _DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{
 
 
 def convert_files(paths: list[str]) -> Conversion:
-    converter = _Converter()
-    for path in paths:
-        loaded = read_json(path, converter.problems, WHAT)
-        if loaded is not None:
-            converter.add(path, *loaded)
-    raise_if_problems(converter.problems)
-    return Conversion([*converter.shared.documents(), *converter.runs], converter.read, converter.skipped,
-                      noun="benchmarks")
+    return _Converter().convert(paths)
 
 
-class _Converter:
-    def __init__(self) -> None:
-        self.problems: list[Problem] = []
-        self.skipped: list[SkippedRecord] = []
-        self.runs: list[Document] = []
-        self.read = 0
-        self.shared = SharedObjects("pytest-benchmark")
-        self._seen: dict[str, tuple[str, int]] = {}
+class _Converter(JsonConverter):
+    what, noun, fallback_name = WHAT, "benchmarks", "pytest-benchmark"
 
     def add(self, path: str, data: Any, text: str) -> None:
         if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list) \
@@ -107,11 +90,8 @@ class _Converter:
                     problem(self.problems, path, line, f"{where}.{field}" if field else where, message)
                 continue
             external_id = f"{fullname}/{data['datetime']}"
-            if external_id in self._seen:
-                first_path, first_line = self._seen[external_id]
-                self.skipped.append(SkippedRecord(path, line, f"duplicate of {first_path} line {first_line}"))
+            if not self.first_sighting(external_id, path, line):
                 continue
-            self._seen[external_id] = (path, line)
             self._benchmark(path, line, benchmark, external_id, observed, version, machine, commit)
 
     def _benchmark(self, path, line, benchmark, external_id, observed, version, machine, commit) -> None:
