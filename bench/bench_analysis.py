@@ -64,7 +64,8 @@ def main() -> int:
                       "LIBRARY:implementation.spec.library,GPU:environment.spec.hardware.product", *store],
             "get runs --field-selector through references": [
                 *kidx, "get", "runs", "--field-selector",
-                "workload.spec.parameters.seq=16384,environment.spec.hardware.product=NVIDIA H100", "-o", "name", *store],
+                "workload.spec.parameters.seq=16384,environment.spec.hardware.product=NVIDIA H100",
+                "-o", "name", *store],
             "get runs -l, --field-selector through references": [
                 *kidx, "get", "runs", *selector, "--field-selector",
                 "workload.spec.parameters.seq=16384,environment.spec.hardware.product=NVIDIA H100", *store],

@@ -192,7 +192,8 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
             chunks += 1
             grown += count
             say(f"  {backend.name}: applied runs up to {grown:,} ({count / elapsed:,.0f} runs/s)")
-        rows.append([f"{size:,}", f"{chunks}", f"{applied_s:.0f} s", f"{(size - (sizes[sizes.index(size) - 1] if sizes.index(size) else 0)) / applied_s:,.0f} runs/s"])
+        previous = sizes[sizes.index(size) - 1] if sizes.index(size) else 0
+        rows.append([f"{size:,}", f"{chunks}", f"{applied_s:.0f} s", f"{(size - previous) / applied_s:,.0f} runs/s"])
 
         select = ["get", "runs", "--field-selector", f"workload.metadata.name={workload}", "--store", backend.store]
         proc = subprocess.run([*kidx, *select], capture_output=True, text=True)

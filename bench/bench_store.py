@@ -815,7 +815,8 @@ def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_tar
     report.table(["command", "median", "min", "max", "x python"], rows)
     describe = median(times["kidx describe run NAME"]) / base
     get = median(times[f"kidx get runs -l {SELECTOR}"]) / base
-    report.check(f"describe run, {tag}", f"{describe:.2f}x python ({median(times['kidx describe run NAME']) * 1000:.0f} ms)",
+    report.check(f"describe run, {tag}",
+                 f"{describe:.2f}x python ({median(times['kidx describe run NAME']) * 1000:.0f} ms)",
                  "<= 8x", describe <= 8 if is_target_size else None)
     report.check(f"get runs -l (1%), {tag}",
                  f"{get:.2f}x python ({median(times[f'kidx get runs -l {SELECTOR}']) * 1000:.0f} ms)",

@@ -105,7 +105,9 @@ def _from_nvml(facts: Facts) -> bool:
                 compute_capability=f"{major}.{minor}",
                 uuid=_text(pynvml.nvmlDeviceGetUUID(handle)),
                 sm_clock_mhz=_optional(functools.partial(pynvml.nvmlDeviceGetClockInfo, handle, pynvml.NVML_CLOCK_SM)),
-                memory_clock_mhz=_optional(functools.partial(pynvml.nvmlDeviceGetClockInfo, handle, pynvml.NVML_CLOCK_MEM)),
+                memory_clock_mhz=_optional(
+                    functools.partial(pynvml.nvmlDeviceGetClockInfo, handle, pynvml.NVML_CLOCK_MEM)
+                ),
             ))
     except Exception as exc:
         facts.notes.append(f"NVML: {_nvml_text(exc)}")

@@ -134,7 +134,8 @@ def candidates(words: list[str], current: str) -> list[str]:
     if not words:
         return [c for c in sorted(COMMANDS) if c.startswith(current)]
     command, previous = words[0], words[-1]
-    if previous in FILE_FLAGS or (command, previous) in (("export", "-o"), ("export", "--output"), ("fsck", "--from-bundle")):
+    file_options = (("export", "-o"), ("export", "--output"), ("fsck", "--from-bundle"))
+    if previous in FILE_FLAGS or (command, previous) in file_options:
         return [FILES]
     if previous in ("-o", "--output") and command == "plot":
         return [FILES]

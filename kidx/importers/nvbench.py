@@ -105,7 +105,8 @@ class _Converter(JsonConverter):
                 try:
                     self._state(path, line or 1, state_where, benchmark, state, devices, nvbench_version)
                 except _StateProblem as exc:
-                    problem(self.problems, path, line, state_where + (f".{exc.field}" if exc.field else ""), exc.message)
+                    field_path = state_where + (f".{exc.field}" if exc.field else "")
+                    problem(self.problems, path, line, field_path, exc.message)
 
     def _state(self, path, line, where, benchmark, state, devices, nvbench_version) -> None:
         if not isinstance(state, dict) or not isinstance(state.get("name"), str):
@@ -180,7 +181,8 @@ class _Converter(JsonConverter):
         for summary in raw_summaries:
             if not isinstance(summary, dict) or summary.get("hint") != _SAMPLE_TIMES:
                 continue
-            values = {item.get("name"): item.get("value") for item in summary.get("data") or [] if isinstance(item, dict)}
+            values = {item.get("name"): item.get("value")
+                      for item in summary.get("data") or [] if isinstance(item, dict)}
             filename = values.get("filename")
             if not isinstance(filename, str):
                 return None
@@ -225,7 +227,8 @@ def _summaries(raw: list) -> dict[str, float]:
                 try:
                     number = int(item["value"]) if item["type"] == "int64" else float(item["value"])
                 except (TypeError, ValueError):
-                    raise _StateProblem("summaries", f"{summary['tag']}: {item.get('value')!r} is not a number") from None
+                    message = f"{summary['tag']}: {item.get('value')!r} is not a number"
+                    raise _StateProblem("summaries", message) from None
                 result[summary["tag"]] = number
     return result
 

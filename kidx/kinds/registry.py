@@ -126,7 +126,8 @@ class KindRegistry:
                 raise ValueError(f"two CRDs declare kind {info.kind}")
             self._by_kind[info.kind] = info
             spellings = {info.plural, info.singular, info.kind.lower(), *info.short_names}
-            spellings |= {f"{s}.{info.group}" for s in (info.plural, info.singular, info.kind.lower(), *info.short_names)}
+            spellings |= {f"{s}.{info.group}"
+                          for s in (info.plural, info.singular, info.kind.lower(), *info.short_names)}
             spellings |= {
                 f"{s}.{info.version}.{info.group}"
                 for s in (info.plural, info.singular, info.kind.lower(), *info.short_names)

@@ -91,7 +91,8 @@ def _tagged(tag: str, text: str):
         return float(value)
     if short in ("null", "bool", "int", "float"):
         raise ValueError(f"{text!r} is not a valid value for !!{short}")
-    raise ValueError(f"tag {_shown(tag)} is not supported (kidx reads plain JSON data: strings, numbers, booleans, null, maps, lists)")
+    raise ValueError(f"tag {_shown(tag)} is not supported "
+                     "(kidx reads plain JSON data: strings, numbers, booleans, null, maps, lists)")
 
 
 def _shown(tag: str) -> str:

@@ -4,7 +4,7 @@ distinct digest), so compare, series and plot never read an object file per refe
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from kidx.analysis.measures import Measure, measure_of
 from kidx.kinds.registry import KindRegistry
@@ -86,17 +86,27 @@ class ReferenceResolver:
         return self._known[kind, digest]
 
 
-def select_runs(
-    store: Store, registry: KindRegistry, names: list[str], selector=None, field_selector=None,
-    references: tuple = (),
-) -> Selection:
+class RunsRequest(Protocol):
+    """What compare, series and plot requests say about which runs to read."""
+
+    @property
+    def names(self) -> list[str]: ...
+    @property
+    def selector(self) -> Any: ...
+    @property
+    def field_selector(self) -> Any: ...
+    @property
+    def references(self) -> tuple: ...
+
+
+def select_runs(store: Store, registry: KindRegistry, request: RunsRequest) -> Selection:
     from kidx.operations.get import Query, find_objects
 
     query = Query(
-        arguments=["benchmarkruns", *names],
-        selector=selector,
-        field_selector=field_selector,
-        references=tuple(references),
+        arguments=["benchmarkruns", *request.names],
+        selector=request.selector,
+        field_selector=request.field_selector,
+        references=tuple(request.references),
     )
     result = find_objects(store, registry, query)
     fields = run_reference_fields(registry)

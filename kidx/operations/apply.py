@@ -168,7 +168,8 @@ def _unsatisfiable_references(
             if reference.name_field is None or reference.name_field not in item.spec:
                 continue
             target_name = item.spec[reference.name_field]["name"]
-            if (reference.target_kind, target_name) not in named and catalog.get(reference.target_kind, target_name) is None:
+            if (reference.target_kind, target_name) not in named \
+                    and catalog.get(reference.target_kind, target_name) is None:
                 problems.add(item.document, f"spec.{reference.name_field}.name", _not_found(reference, target_name))
 
 
@@ -387,7 +388,8 @@ def _write(
     damaged one, even of an unchanged name, is written again), then record the names."""
     from kidx.store.objects import PRESENT, REPLACED
 
-    changed = [(item, outcome) for item, outcome in zip(items, report.outcomes, strict=True) if outcome.action != "unchanged"]
+    changed = [(item, outcome) for item, outcome in zip(items, report.outcomes, strict=True)
+               if outcome.action != "unchanged"]
     # objects the store should hold already (the name keeps its digest): checked, and
     # written again only when missing or damaged
     kept: dict[str, _Item] = {}

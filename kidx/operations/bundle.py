@@ -301,7 +301,8 @@ def parse_bundle(data: bytes, source: str, known_kinds: Iterable[str] = ()) -> B
             check.add(f"{where}.digest", f"{item['digest']} is not among the bundle's objects")
             continue
         bundle.revisions.append(BundleRevision(
-            kind=item["kind"], name=item["name"], event=item["event"], digest=item.get("digest"), title=item.get("title"),
+            kind=item["kind"], name=item["name"], event=item["event"], digest=item.get("digest"),
+            title=item.get("title"),
             labels=dict(item.get("labels") or {}), annotations=dict(item.get("annotations") or {}),
             generation=item.get("generation"), recorded=item["recorded"],
         ))

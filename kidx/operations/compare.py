@@ -73,7 +73,7 @@ class Comparison(NamedTuple):
 def compare(store, registry, request: CompareRequest) -> Comparison:
     if request.force and len(request.names) < 2:
         raise UsageError("--force compares named runs that are not comparable: name at least two runs")
-    selection = select_runs(store, registry, request.names, request.selector, request.field_selector, request.references)
+    selection = select_runs(store, registry, request)
     if selection.missing:
         raise KidxError("; ".join(selection.missing))
     runs = selection.runs
@@ -100,7 +100,8 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
     if request.only:
         groups = [_only(group, request.only) for group in groups if group.compared
                   and any(row.verdict in request.only for row in group.rows)]
-    return Comparison(groups, rule_text(request.threshold), request.threshold, request.label_key, unmeasured, unlabelled)
+    return Comparison(groups, rule_text(request.threshold), request.threshold, request.label_key, unmeasured,
+                      unlabelled)
 
 
 def _only(group: ComparedGroup, verdicts: frozenset) -> ComparedGroup:

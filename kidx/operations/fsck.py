@@ -213,7 +213,8 @@ class _Scan:
             subject = f"{entry.kind}/{entry.name}"
             labels, references = indexed.get((entry.kind, entry.name), ({}, set()))
             if labels != entry.labels:
-                self.add("label-index", subject, f"label rows {_mapping(labels)} differ from its labels {_mapping(entry.labels)}")
+                self.add("label-index", subject,
+                         f"label rows {_mapping(labels)} differ from its labels {_mapping(entry.labels)}")
             info = self.registry.by_kind(entry.kind)
             if info is None:
                 self.add("unknown-kind", subject, f"no CRD declares kind {entry.kind}")
@@ -244,7 +245,8 @@ class _Scan:
                 continue
             for field_name, target in sorted(summary[0]):
                 if target not in stored:
-                    self.add("dangling-reference", f"{entry.kind}/{entry.name}", f"{field_name} {target} is not in the store")
+                    self.add("dangling-reference", f"{entry.kind}/{entry.name}",
+                             f"{field_name} {target} is not in the store")
 
     def _leftovers(self) -> None:
         for leftover in self.store.objects.leftovers():
@@ -321,10 +323,12 @@ def _repair(store: Store, registry: KindRegistry, report: FsckReport, bundle_pat
                 message += f"; the damaged file was moved to {kept}"
             transaction.add_object(finding.subject, bundle_objects[finding.subject])
             repaired.append(Finding(finding.check, finding.subject, message, finding.path))
-        to_reindex = {f.subject for f in report.problems if f.check in ("label-index", "reference-index", "cached-columns")}
+        to_reindex = {f.subject for f in report.problems
+                      if f.check in ("label-index", "reference-index", "cached-columns")}
         if "(no name)" in to_reindex:
             transaction.drop_stray_index_rows()
-            repaired.extend(Finding(f.check, f.subject, "removed", f.path) for f in report.problems if f.subject == "(no name)")
+            repaired.extend(Finding(f.check, f.subject, "removed", f.path)
+                            for f in report.problems if f.subject == "(no name)")
         for entry in transaction.catalog.all_entries() if to_reindex else ():
             subject = f"{entry.kind}/{entry.name}"
             info = registry.by_kind(entry.kind)
@@ -334,7 +338,8 @@ def _repair(store: Store, registry: KindRegistry, report: FsckReport, bundle_pat
             if identity is None:
                 continue
             spec = identity["spec"]
-            transaction.reindex(Change(entry._replace(columns=column_values(info, spec)), sorted(references_of(info, spec))))
+            columns = column_values(info, spec)
+            transaction.reindex(Change(entry._replace(columns=columns), sorted(references_of(info, spec))))
             repaired.extend(
                 Finding(f.check, f.subject, "rebuilt from its name and object", f.path)
                 for f in report.problems

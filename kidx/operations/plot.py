@@ -3,8 +3,9 @@ implementation (or label value), one panel per comparable group.
 
 A panel's runs share protocol and environment, and their workloads are equal except for
 the swept field (``--x workload.spec.parameters.seq``): that is a comparable group with
-one parameter set free. With lines per label value, a panel also holds one implementation. A line holds one point per x value; a point measured more than
-once is drawn from its latest observation.
+one parameter set free. With lines per label value, a panel also holds one implementation.
+A line holds one point per x value; a point measured more than once is drawn from its
+latest observation.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ class PlotData(NamedTuple):
 
 
 def plot_data(store, registry, request: PlotRequest) -> PlotData:
-    selection = select_runs(store, registry, request.names, request.selector, request.field_selector, request.references)
+    selection = select_runs(store, registry, request)
     if selection.missing:
         raise KidxError("; ".join(selection.missing))
     panels: dict[tuple, dict[str, dict[float, AnalysedRun]]] = {}
@@ -93,7 +94,8 @@ def plot_data(store, registry, request: PlotRequest) -> PlotData:
         units = {run.known_measure.unit for points in lines.values() for run in points.values()}
         if len(units) > 1:
             raise UsageError(f"panel {first.protocol.label} mixes units {sorted(units)}")
-        drawn = [Line(label, [PlotPoint(x, points[x]) for x in sorted(points)]) for label, points in sorted(lines.items())]
+        drawn = [Line(label, [PlotPoint(x, points[x]) for x in sorted(points)])
+                 for label, points in sorted(lines.items())]
         fixed: dict = {}
         if request.x.role == "workload" and first.workload.spec:
             fixed = without(first.workload.spec, request.x.keys[1:]).get("parameters") or {}

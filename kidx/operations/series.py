@@ -66,7 +66,7 @@ class SeriesResult(NamedTuple):
 
 
 def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
-    selection = select_runs(store, registry, request.names, request.selector, request.field_selector, request.references)
+    selection = select_runs(store, registry, request)
     if selection.missing:
         raise KidxError("; ".join(selection.missing))
     measured = [run for run in selection.runs if run.measure is not None]

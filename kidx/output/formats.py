@@ -41,7 +41,8 @@ def parse_output_format(value: str | None) -> OutputFormat:
             raise UsageError(f"{name} format specified with '=' but no custom columns given")
         if not argument:
             what = "template" if name == "jsonpath" else "custom columns"
-            raise UsageError(f"{'template format' if name == 'jsonpath' else 'custom-columns format'} specified but no {what} given")
+            format_name = "template format" if name == "jsonpath" else "custom-columns format"
+            raise UsageError(f"{format_name} specified but no {what} given")
         return OutputFormat(name, argument)
     raise UsageError(
         f'unable to match a printer suitable for the output format "{value}", allowed formats are: '

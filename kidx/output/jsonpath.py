@@ -46,8 +46,9 @@ Indexes, as kubectl
 Where kidx is more lenient than kubectl, for predictability
     A missing key is never an error (kubectl's ``--allow-missing-template-keys=true``),
     nor is a field of a non-object, or a path inside a filter that cannot be followed.
-    ``[*]`` also lists an object's values (as ``.*`` does). ``['a.b']`` is the key ``a.b`` (kubectl splits it at the dot). ``.`` not
-    followed by a name is a no-op, so ``{.}`` is the whole object and ``.['k']`` works.
+    ``[*]`` also lists an object's values (as ``.*`` does). ``['a.b']`` is the key ``a.b``
+    (kubectl splits it at the dot). ``.`` not followed by a name is a no-op, so ``{.}`` is
+    the whole object and ``.['k']`` works.
     Wildcards and ``..`` visit object keys in sorted order (kubectl: Go map order, random).
     In quoted strings ``\\n \\t \\r \\\\ \\" \\' \\uXXXX`` are escapes and any other
     backslash is kept as written, so regular expressions like ``"\\d+\\.rope"`` need no

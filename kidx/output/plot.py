@@ -13,7 +13,8 @@ from kidx.output.columns import raw_text
 
 MISSING = "kidx plot needs matplotlib: pip install 'kidx[plot]'"
 SCALES = {"ns": (1e6, "ms"), "B": (2**20, "MiB")}
-POINT_FIELDS = ("panel", "protocol", "environment", "workload", "implementation", "line", "x", "value", "unit", "low", "high", "run")
+POINT_FIELDS = ("panel", "protocol", "environment", "workload", "implementation", "line", "x", "value", "unit", "low",
+                "high", "run")
 
 
 def panel_title(panel) -> str:

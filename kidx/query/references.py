@@ -69,7 +69,9 @@ def reference_prefixes(info: KindInfo) -> dict[str, ReferenceField]:
     }
 
 
-def referenced_field_condition(info: KindInfo, dotted: str, operator: str, value: str) -> ReferencedFieldCondition | None:
+def referenced_field_condition(
+    info: KindInfo, dotted: str, operator: str, value: str
+) -> ReferencedFieldCondition | None:
     """``workload.spec.parameters.seq`` (on a kind with ``workloadDigest``) as a typed
     condition; None when ``dotted`` does not start with one of the kind's reference
     names. The path after it must be ``metadata.name``, ``metadata.title`` or into ``spec``."""

@@ -375,7 +375,9 @@ class _Compiler:
 
     def emit(self, instruction: list) -> int:
         if len(self.program) >= MAX_PROGRAM:
-            raise RegexError(f"regular expression is too large (more than {MAX_PROGRAM} steps once repetitions are expanded)")
+            raise RegexError(
+                f"regular expression is too large (more than {MAX_PROGRAM} steps once repetitions are expanded)"
+            )
         self.program.append(instruction)
         return len(self.program) - 1
 

@@ -657,7 +657,8 @@ class SQLiteCatalog(Catalog):
 
     @_translating
     def all_entries(self) -> builtins.list[Entry]:
-        return [_entry(row) for row in self.connection.execute(f"SELECT {_ENTRY_COLUMNS} FROM objects ORDER BY kind, name")]
+        rows = self.connection.execute(f"SELECT {_ENTRY_COLUMNS} FROM objects ORDER BY kind, name")
+        return [_entry(row) for row in rows]
 
     @_translating
     def all_revisions(self) -> builtins.list[Revision]:

@@ -255,7 +255,9 @@ class Store:
             for digest, data in self.objects.read_many(dict.fromkeys(digests)).items()
         }
 
-    def referenced_manifests(self, digests: Iterable[str], kind: str, catalog: Catalog | None = None) -> dict[str, dict]:
+    def referenced_manifests(
+        self, digests: Iterable[str], kind: str, catalog: Catalog | None = None
+    ) -> dict[str, dict]:
         """The manifests of many referenced objects at once, by digest, for columns and
         sort keys that follow a reference (``workload.spec.parameters.seq``): the object
         with the metadata of its first current name of ``kind`` (by name), or with only

@@ -24,7 +24,8 @@ def api_resources(
     if sort_by not in (None, "name", "kind"):
         raise UsageError("--sort-by accepts only name or kind")
     if output_format not in (None, "wide", "name", "json", "yaml"):
-        raise UsageError(f'unable to match a printer suitable for the output format "{output_format}", allowed formats are: json,name,wide,yaml')
+        raise UsageError(f'unable to match a printer suitable for the output format "{output_format}", '
+                         "allowed formats are: json,name,wide,yaml")
     kinds = sorted(kind_registry().kinds, key=lambda k: (k.group, k.kind if sort_by == "kind" else k.plural))
     out = output()
     if output_format == "name":
@@ -47,7 +48,8 @@ def api_resources(
         out.data(to_json(listing) if output_format == "json" else to_yaml(listing))
         return
     headers = ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]
-    rows = [[k.plural, ",".join(k.short_names), k.api_version, str(k.scope == "Namespaced").lower(), k.kind] for k in kinds]
+    rows = [[k.plural, ",".join(k.short_names), k.api_version, str(k.scope == "Namespaced").lower(), k.kind]
+            for k in kinds]
     if output_format == "wide":
         headers += ["VERBS", "CATEGORIES"]
         rows = [row + [VERBS, ",".join(k.categories)] for row, k in zip(rows, kinds, strict=True)]

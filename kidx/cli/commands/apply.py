@@ -30,7 +30,10 @@ def apply(
     filename: FilenameOption = None,
     recursive: RecursiveOption = False,
     dry_run: DryRunOption = "none",
-    output_format: Annotated[str | None, typer.Option("--output", "-o", help="Only 'name': print object names without the verb.")] = None,
+    output_format: Annotated[
+        str | None,
+        typer.Option("--output", "-o", help="Only 'name': print object names without the verb."),
+    ] = None,
     store: StoreOption = None,
 ) -> None:
     """Create or update objects from manifests, all or nothing.

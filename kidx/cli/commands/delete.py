@@ -30,12 +30,21 @@ Examples:
 
 
 def delete(
-    arguments: Annotated[list[str] | None, typer.Argument(help="TYPE NAME…, TYPE/NAME… or TYPE with -l/--all.", show_default=False)] = None,
+    arguments: Annotated[
+        list[str] | None,
+        typer.Argument(help="TYPE NAME…, TYPE/NAME… or TYPE with -l/--all.", show_default=False),
+    ] = None,
     filename: FilenameOption = None,
     recursive: RecursiveOption = False,
     selector: SelectorOption = None,
     all_objects: Annotated[bool, typer.Option("--all", help="Delete every object of the given types.")] = False,
-    ignore_not_found: Annotated[bool | None, typer.Option("--ignore-not-found", help="Named objects that do not exist are not an error (default with --all and -l).")] = None,
+    ignore_not_found: Annotated[
+        bool | None,
+        typer.Option(
+            "--ignore-not-found",
+            help="Named objects that do not exist are not an error (default with --all and -l).",
+        ),
+    ] = None,
     dry_run: DryRunOption = "none",
     output_format: Annotated[str | None, typer.Option("--output", "-o", help="Only 'name'.")] = None,
     store: StoreOption = None,

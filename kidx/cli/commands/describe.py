@@ -24,7 +24,10 @@ Examples:
 
 
 def describe(
-    arguments: Annotated[list[str] | None, typer.Argument(help="TYPE [NAME…] or TYPE/NAME…", show_default=False)] = None,
+    arguments: Annotated[
+        list[str] | None,
+        typer.Argument(help="TYPE [NAME…] or TYPE/NAME…", show_default=False),
+    ] = None,
     selector: SelectorOption = None,
     store: StoreOption = None,
 ) -> int:

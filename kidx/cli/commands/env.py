@@ -27,9 +27,15 @@ Examples:
 """,
 )
 def capture(
-    output_format: Annotated[str | None, typer.Option("--output", "-o", help="yaml (default) or json: the format of the printed manifest.")] = None,
+    output_format: Annotated[
+        str | None,
+        typer.Option("--output", "-o", help="yaml (default) or json: the format of the printed manifest."),
+    ] = None,
     apply: Annotated[bool, typer.Option("--apply", help="Store the environment instead of printing it.")] = False,
-    name: Annotated[str | None, typer.Option("--name", help="metadata.name to use instead of the one derived from the spec.")] = None,
+    name: Annotated[
+        str | None,
+        typer.Option("--name", help="metadata.name to use instead of the one derived from the spec."),
+    ] = None,
     dry_run: DryRunOption = "none",
     store: StoreOption = None,
 ) -> None:

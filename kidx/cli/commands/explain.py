@@ -11,9 +11,18 @@ from kidx.errors import UsageError
 
 
 def explain(
-    resource: Annotated[str | None, typer.Argument(help="TYPE or TYPE.field.field, e.g. runs.spec.timing", show_default=False)] = None,
-    recursive: Annotated[bool, typer.Option("--recursive", help="Print the whole field tree (names and types).")] = False,
-    max_depth: Annotated[int | None, typer.Option("--max-depth", help="With --recursive: how many levels to show.", min=1)] = None,
+    resource: Annotated[
+        str | None,
+        typer.Argument(help="TYPE or TYPE.field.field, e.g. runs.spec.timing", show_default=False),
+    ] = None,
+    recursive: Annotated[
+        bool,
+        typer.Option("--recursive", help="Print the whole field tree (names and types)."),
+    ] = False,
+    max_depth: Annotated[
+        int | None,
+        typer.Option("--max-depth", help="With --recursive: how many levels to show.", min=1),
+    ] = None,
 ) -> None:
     """Describe a kind and its fields, from the descriptions in its CRD schema."""
     from kidx.kinds.registry import UnknownTypeError

@@ -18,8 +18,17 @@ Examples:
 
 
 def export(
-    arguments: Annotated[list[str] | None, typer.Argument(help="What to export: TYPE [NAME…], TYPE/NAME… or TYPE -l SEL; nothing: the whole store.", show_default=False)] = None,
-    output_file: Annotated[str | None, typer.Option("--output", "-o", help="The bundle file to write ('-': standard output).")] = None,
+    arguments: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="What to export: TYPE [NAME…], TYPE/NAME… or TYPE -l SEL; nothing: the whole store.",
+            show_default=False,
+        ),
+    ] = None,
+    output_file: Annotated[
+        str | None,
+        typer.Option("--output", "-o", help="The bundle file to write ('-': standard output)."),
+    ] = None,
     selector: SelectorOption = None,
     store: StoreOption = None,
 ) -> int:

@@ -18,8 +18,23 @@ Examples:
 
 
 def fsck(
-    repair: Annotated[bool, typer.Option("--repair", help="Rebuild indexes and cached columns from the objects; with --from-bundle, also restore missing or damaged objects.")] = False,
-    from_bundle: Annotated[str | None, typer.Option("--from-bundle", help="A bundle (kidx export) to restore missing or damaged objects from; needs --repair.")] = None,
+    repair: Annotated[
+        bool,
+        typer.Option(
+            "--repair",
+            help=(
+                "Rebuild indexes and cached columns from the objects; with --from-bundle, also restore missing or "
+                "damaged objects."
+            ),
+        ),
+    ] = False,
+    from_bundle: Annotated[
+        str | None,
+        typer.Option(
+            "--from-bundle",
+            help="A bundle (kidx export) to restore missing or damaged objects from; needs --repair.",
+        ),
+    ] = None,
     output_format: Annotated[str | None, typer.Option("--output", "-o", help="json: the report as JSON.")] = None,
     store: StoreOption = None,
 ) -> int:
@@ -52,7 +67,8 @@ def fsck(
         lines = [f"repaired {_line(finding)}" for finding in report.repaired]
         lines += [_line(finding) for finding in report.problems + report.notes]
         checked = report.checked
-        lines.append(f"checked {checked['objects']} objects, {checked['names']} names, {checked['revisions']} revisions")
+        lines.append(f"checked {checked['objects']} objects, {checked['names']} names, "
+                     f"{checked['revisions']} revisions")
         lines.append(_counts("problem", report.problems) if report.problems else "no problems found")
         if report.notes:
             lines.append(_counts("note", report.notes))
@@ -87,7 +103,9 @@ def _advice(problems, repaired: bool) -> str:
                       "to restore missing or damaged objects")
     if "catalog-missing" in checks:
         advice.append("'kidx import bundle FILE' into an empty store restores names and history from a bundle")
-    return "; ".join(advice) or "these problems cannot be repaired automatically (see 'Checking the store: fsck' in docs/store.md)"
+    return "; ".join(advice) or (
+        "these problems cannot be repaired automatically (see 'Checking the store: fsck' in docs/store.md)"
+    )
 
 
 def register(app: typer.Typer) -> None:

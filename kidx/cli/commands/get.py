@@ -42,17 +42,38 @@ Examples:
 
 
 def get(
-    arguments: Annotated[list[str] | None, typer.Argument(help="TYPE [NAME…], TYPE/NAME…, T1,T2 or all.", show_default=False)] = None,
+    arguments: Annotated[
+        list[str] | None,
+        typer.Argument(help="TYPE [NAME…], TYPE/NAME…, T1,T2 or all.", show_default=False),
+    ] = None,
     output_format: OutputOption = None,
     selector: SelectorOption = None,
-    field_selector: Annotated[str | None, typer.Option("--field-selector", help="Field selector: metadata.name=x,spec.status!=passed.")] = None,
+    field_selector: Annotated[
+        str | None,
+        typer.Option("--field-selector", help="Field selector: metadata.name=x,spec.status!=passed."),
+    ] = None,
     show_labels: Annotated[bool, typer.Option("--show-labels", help="Add a LABELS column.")] = False,
-    label_columns: Annotated[list[str] | None, typer.Option("--label-columns", "-L", help="Add a column per label key (repeatable, comma-separated).")] = None,
+    label_columns: Annotated[
+        list[str] | None,
+        typer.Option("--label-columns", "-L", help="Add a column per label key (repeatable, comma-separated)."),
+    ] = None,
     no_headers: Annotated[bool, typer.Option("--no-headers", help="Omit the header row.")] = False,
     show_kind: Annotated[bool, typer.Option("--show-kind", help="Prefix names with their kind.")] = False,
-    sort_by: Annotated[str | None, typer.Option("--sort-by", help="Sort by a field path; '-path' for descending; comma-separated keys.")] = None,
-    ignore_not_found: Annotated[bool, typer.Option("--ignore-not-found", help="Named objects that do not exist are not an error.")] = False,
-    references: Annotated[list[str] | None, typer.Option("--references", help="Only objects that refer to TYPE/NAME, a digest, or TYPE:SELECTOR (repeatable: all must hold).")] = None,
+    sort_by: Annotated[
+        str | None,
+        typer.Option("--sort-by", help="Sort by a field path; '-path' for descending; comma-separated keys."),
+    ] = None,
+    ignore_not_found: Annotated[
+        bool,
+        typer.Option("--ignore-not-found", help="Named objects that do not exist are not an error."),
+    ] = False,
+    references: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--references",
+            help="Only objects that refer to TYPE/NAME, a digest, or TYPE:SELECTOR (repeatable: all must hold).",
+        ),
+    ] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="Print at most N objects.", min=0)] = None,
     store: StoreOption = None,
 ) -> int:
@@ -122,7 +143,8 @@ def get(
             out.data(listing.render_jsonpath(result.groups, fmt.argument or "", result.single))
     elif result.total:
         out.data(listing.render_custom_columns(result.groups, fmt, no_headers))
-    if not result.total and not result.missing and (fmt.is_table or fmt.is_delimited or fmt.kind.startswith("custom-columns")):
+    tabular = fmt.is_table or fmt.is_delimited or fmt.kind.startswith("custom-columns")
+    if not result.total and not result.missing and tabular:
         out.notice("No resources found")
     return report_missing(out, result.missing, ignore_not_found)
 

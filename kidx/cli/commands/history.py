@@ -12,8 +12,14 @@ from kidx.errors import UsageError
 
 def history(
     arguments: Annotated[list[str], typer.Argument(help="TYPE NAME or TYPE/NAME", show_default=False)],
-    revision: Annotated[int | None, typer.Option("--revision", help="Print this revision's manifest instead of the list.", min=1)] = None,
-    output_format: Annotated[str | None, typer.Option("--output", "-o", help="With --revision: yaml (default) or json.")] = None,
+    revision: Annotated[
+        int | None,
+        typer.Option("--revision", help="Print this revision's manifest instead of the list.", min=1),
+    ] = None,
+    output_format: Annotated[
+        str | None,
+        typer.Option("--output", "-o", help="With --revision: yaml (default) or json."),
+    ] = None,
     no_headers: Annotated[bool, typer.Option("--no-headers", help="Omit the header row.")] = False,
     store: StoreOption = None,
 ) -> None:

@@ -108,7 +108,10 @@ Examples:
 def bundle(
     file: Annotated[str, typer.Argument(help="A bundle written by 'kidx export'.")],
     dry_run: DryRunOption = "none",
-    output_format: Annotated[str | None, typer.Option("--output", "-o", help="Only 'name': print object names without the verb.")] = None,
+    output_format: Annotated[
+        str | None,
+        typer.Option("--output", "-o", help="Only 'name': print object names without the verb."),
+    ] = None,
     store: StoreOption = None,
 ) -> None:
     """Restore a bundle written by 'kidx export': its objects, names and complete history,
@@ -227,7 +230,8 @@ def _summarise(out, format_name: str, converted, report, files: int, attached: s
     if report is not None:
         counts = Counter((o.info.kind, o.action) for o in report.outcomes)
         for kind in dict.fromkeys(o.info.kind for o in report.outcomes):
-            actions = ", ".join(f"{counts[(kind, a)]} {a}" for a in ("created", "configured", "unchanged", "repaired") if counts[(kind, a)])
+            actions = ", ".join(f"{counts[(kind, a)]} {a}" for a in ("created", "configured", "unchanged", "repaired")
+                                if counts[(kind, a)])
             parts.append(f"{kind} {actions}")
     else:
         kinds = Counter(document.body["kind"] for document in converted.documents)
