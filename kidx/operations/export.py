@@ -212,10 +212,10 @@ def _plan_restore(catalog, registry: KindRegistry, bundle: Bundle, source: str) 
     for revision in bundle.revisions:
         history.setdefault((revision.kind, revision.name), []).append(revision)
     stored: dict[tuple[str, str], list[Revision]] = {}
-    for revision in catalog.all_revisions():
-        key = (revision.kind, revision.name)
+    for recorded in catalog.all_revisions():
+        key = (recorded.kind, recorded.name)
         if key in history:
-            stored.setdefault(key, []).append(revision)
+            stored.setdefault(key, []).append(recorded)
     report = RestoreReport()
     restored: set[tuple[str, str]] = set()
     conflicts: list[Problem] = []
