@@ -95,6 +95,21 @@ def _is_a(exc: BaseException, name: str) -> bool:
 
 
 def run(argv: list[str]) -> int:
+    import warnings
+
+    with warnings.catch_warnings():
+        # a warning from below (a missing C parser, say) reaches the user as kubectl's do
+        warnings.showwarning = _show_warning
+        return _run(argv)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    from kidx.output.gateway import Output
+
+    Output().warning(str(message))
+
+
+def _run(argv: list[str]) -> int:
     if argv[:1] == ["__complete"]:
         from kidx.cli.completion import complete
 
