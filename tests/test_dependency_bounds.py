@@ -79,6 +79,19 @@ def test_kidx_runs_with_the_declared_lower_bounds(tmp_path):
     listing = _run([kidx, "get", "runs", "--store", store], "kidx get runs", cwd=tmp_path, env=environment)
     assert listing.stdout.splitlines()[0].startswith("NAME"), listing.stdout
     assert listing.stdout.splitlines()[1].startswith(SEED_RUN_NAME), listing.stdout
+    # YAML through ruamel.yaml's C parser (no warning), and a document jsonschema explains
+    as_yaml = _run([kidx, "get", "runs", "-o", "yaml", "--store", store], "kidx get -o yaml", cwd=tmp_path, env=environment)
+    (tmp_path / "runs.yaml").write_text(as_yaml.stdout, encoding="utf-8")
+    reapplied = _run([kidx, "apply", "-f", "runs.yaml", "--store", store], "kidx apply -f runs.yaml", cwd=tmp_path,
+                     env=environment)
+    assert reapplied.stdout.endswith(" unchanged\n") and "C parser" not in reapplied.stderr, reapplied
+    (tmp_path / "bad.yaml").write_text(
+        re.sub(r"observedAt: .*", "observedAt: 2025-13-99T99:99:99Z", as_yaml.stdout), encoding="utf-8"
+    )
+    refused = subprocess.run([kidx, "apply", "-f", "bad.yaml", "--store", store], capture_output=True, text=True,
+                             timeout=60, cwd=tmp_path, env=environment)
+    assert refused.returncode == 1, refused
+    assert """spec.observedAt: Invalid value: "2025-13-99T99:99:99Z" is not a 'date-time'""" in refused.stderr
     # the parser's own errors go through typer's classes, which differ between typer versions
     wrong = subprocess.run([kidx, "get", "runs", "--no-such-flag", "--store", store], capture_output=True,
                            text=True, timeout=60, cwd=tmp_path, env=environment)
