@@ -57,10 +57,12 @@ from kidx.importers.liger import GPUS as LIGER_GPUS  # noqa: E402
 from kidx.importers.liger import KERNEL_TITLES  # noqa: E402
 
 API_VERSION = "kernelindex.dev/v1alpha1"
-GENERATOR_VERSION = "3"  # bump when the generated data changes shape (part of the cache key)
+GENERATOR_VERSION = "4"  # bump when the generated data changes shape (part of the cache key)
 SELECTOR_KEY = "suite"
 SELECTOR_BUCKETS = 100  # suite=s000..s099, assigned round-robin: each matches exactly 1%
 SELECTOR = f"{SELECTOR_KEY}=s042"
+PAGE_KEY = "page"  # page=p0042: runs 42,000..42,999, exactly 1,000 at any size past 43,000
+PAGE_SIZE = 1000
 
 # --- realistic vocabulary (modelled on kidx/importers/liger.py and the seed) -------------
 
@@ -104,8 +106,8 @@ KERNELS = {name: KERNEL_TITLES[name] for name in (
 
 # gpu_name -> (product, formFactor, architecture): the 8 environments the importer knows
 GPUS = LIGER_GPUS
-# the shared data folder that sits beside the repository (as on CI)
-DEFAULT_LIGER_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "liger"
+# Liger-Kernel's published CSVs, kept in the repository as test data
+DEFAULT_LIGER_DIR = Path(__file__).resolve().parents[1] / "tests" / "data" / "liger"
 
 # (provider, library, backend, variant)
 PROVIDERS = [
@@ -202,7 +204,9 @@ class Dataset:
         return self.shared + self.runs
 
 
-def generate(n_runs: int, seed: int, n_workloads: int = 300, n_impls: int = 100) -> Dataset:
+def generate(n_runs: int, seed: int, n_workloads: int = 300, n_impls: int = 100, first: int = 0) -> Dataset:
+    """The shared objects (the same for every `first`) and runs number first .. first+n_runs-1,
+    so that a large store can be generated and applied in chunks."""
     rng = random.Random(seed)
     kernels = list(KERNELS)
 
@@ -289,7 +293,8 @@ def generate(n_runs: int, seed: int, n_workloads: int = 300, n_impls: int = 100)
     base = 1_700_000_000  # 2023-11-14
     runs: list[dict] = []
     selector_matches = 0
-    for i in range(n_runs):
+    rng = random.Random(seed * 1_000_003 + first)  # runs of one chunk do not depend on earlier chunks
+    for i in range(first, first + n_runs):
         impl_digest, kernel, provider = impls[rng.randrange(len(impls))]
         wl_digest, key, parameters, dtype = rng.choice(workloads_by_kernel[kernel])
         env_digest, gpu, gpu_slug = environments[rng.randrange(len(environments))]
@@ -349,7 +354,7 @@ def generate(n_runs: int, seed: int, n_workloads: int = 300, n_impls: int = 100)
         runs.append(manifest(
             "BenchmarkRun", hashed_name(slug("liger/" + external_id), external_id), title, spec,
             labels={"liger_version": version, "gpu": gpu_slug, "kernel": kernel.replace("_", "-"),
-                    SELECTOR_KEY: suite},
+                    SELECTOR_KEY: suite, PAGE_KEY: f"p{i // PAGE_SIZE:04d}"},
             annotations={"kernelindex.dev/source-file": "all_benchmark_data.csv",
                          "kernelindex.dev/source-line": str(i + 2),
                          "liger.kernelindex.dev/row": row},
@@ -434,7 +439,8 @@ def timed_run(argv: list[str], stdout=subprocess.DEVNULL, timeout: float | None 
 
 def file_baseline(folder: Path, count: int) -> float:
     """Seconds to write `count` 1.8 KB files as kidx writes objects (256 fan-out folders,
-    temporary name, rename), in plain Python: what this disk charges for file creation now."""
+    temporary name, rename) and then make them durable with one syncfs(), as kidx does
+    before its catalog commit: what this disk charges for durable file creation now."""
     root = folder / "file-baseline"
     shutil.rmtree(root, ignore_errors=True)
     settle()
@@ -449,9 +455,27 @@ def file_baseline(folder: Path, count: int) -> float:
         os.write(descriptor, payload)
         os.close(descriptor)
         os.replace(temporary, f"{root}/{name[:2]}/{name[2:]}")
+    syncfs(root)
     elapsed = time.perf_counter() - start
     shutil.rmtree(root, ignore_errors=True)
     return elapsed
+
+
+def syncfs(path: Path) -> None:
+    """One syncfs(2) of the file system holding `path` (os.sync where it is missing)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        descriptor = os.open(path, os.O_RDONLY)
+        try:
+            if libc.syncfs(descriptor) == 0:
+                return
+        finally:
+            os.close(descriptor)
+    except (OSError, AttributeError):
+        pass
+    os.sync()
 
 
 def settle() -> None:
@@ -516,13 +540,16 @@ class Report:
         self.lines: list[str] = []
         self.path = path
         self.summary: list[tuple[str, str, str, str]] = []
-        self.data: dict = {}
+        self.data: dict = {"tables": []}
+        self.section = ""
 
     def say(self, text: str = "") -> None:
         print(text, flush=True)
         self.lines.append(text)
 
     def table(self, header: list[str], rows: list[list[str]]) -> None:
+        self.data["tables"].append({"section": self.section, "header": header,
+                                    "rows": [[str(c) for c in r] for r in rows]})
         widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
         fmt = lambda r: "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)
                                   for i, (c, w) in enumerate(zip(r, widths)))
@@ -541,6 +568,7 @@ class Report:
 def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_target_size: bool) -> None:
     say = report.say
     say(f"\n=== {n:,} runs " + "=" * 60)
+    report.section = f"{n:,} runs"
     t0 = time.perf_counter()
     data = generate(n, args.seed)
     gen_s = time.perf_counter() - t0
@@ -746,6 +774,7 @@ def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_tar
 def bench_liger(args, report: Report, work: Path, kidx: list[str]) -> None:
     say = report.say
     say("\n=== Liger import " + "=" * 60)
+    report.section = "Liger import"
     files = sorted(glob.glob(str(Path(args.liger_dir) / "*.csv")))
     if not files:
         say(f"skipped: no Liger CSVs in {args.liger_dir} (use --liger-dir)")
@@ -890,6 +919,7 @@ def main() -> int:
             report.say(f"stores kept in {work}")
 
     report.say("\n=== summary " + "=" * 60)
+    report.section = "summary"
     report.say("(targets on describe / get -l apply at 100,000 runs; smaller sizes are info)")
     report.table(["metric", "measured", "target", "result"], [list(r) for r in report.summary])
     fails = sum(1 for r in report.summary if r[3] == "FAIL")
@@ -897,6 +927,12 @@ def main() -> int:
                f"total {time.perf_counter() - started:.0f} s; load {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
                f"code at the end: {code_version()}")
     report.save()
+    report.data["summary"] = [list(r) for r in report.summary]
+    report.data["meta"] = {
+        "date": time.strftime("%Y-%m-%d"), "cpus": os.cpu_count(), "python": platform.python_version(),
+        "code": code_version(), "sizes": sorted(args.runs), "repeats": args.repeats,
+        "total_s": round(time.perf_counter() - started),
+    }
     (args.out / f"bench_store-{stamp}.json").write_text(json.dumps(report.data, indent=1, default=str))
     print(f"report saved to {report.path}")
     return 0

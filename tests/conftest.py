@@ -13,7 +13,8 @@ from typing import NamedTuple
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+LIGER_DATA = REPO / "tests" / "data" / "liger"
+LIGER_HISTORY = LIGER_DATA / "history"
 SEED_BUNDLE = REPO / "docs" / "examples" / "seed-bundle.json"
 SEED_RUN_NAME = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-seq16384-bf16-"
 SEED_PROTOCOL_DIGEST = "sha256:080e6e66e4ec75a131aa0c9121c74b8e8eed64e7b6d621d567c6a28f79548be8"

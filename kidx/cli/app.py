@@ -167,10 +167,7 @@ def _run(argv: list[str]) -> int:
     except Exception as exc:  # never a traceback: say what failed, and how to see more
         if os.environ.get("KIDX_DEBUG"):
             raise
-        if type(exc).__module__ == "sqlite3":
-            output.error(f"the store's catalog cannot be used: {exc} (is another kidx writing? try again)")
-        else:
-            output.error(f"unexpected {type(exc).__name__}: {exc} (set KIDX_DEBUG=1 to see where)")
+        output.error(f"unexpected {type(exc).__name__}: {exc} (set KIDX_DEBUG=1 to see where)")
         return 1
 
 
