@@ -260,10 +260,15 @@ def to_json_schema(schema: dict) -> dict:
     return converted
 
 
+def json_schema_validator(schema: dict):
+    """jsonschema's validator for a CRD schema: Draft 2020-12 with the readings of the
+    module docstring. Imports jsonschema, so it is made only when a document needs it."""
+    validator_class, format_checker = _jsonschema_kind()
+    return validator_class(to_json_schema(schema), format_checker=format_checker)
+
+
 @functools.lru_cache(maxsize=1)
-def json_schema_validator_class():
-    """A maker of Draft 2020-12 validators with the readings of the module docstring. Imports
-    jsonschema, so it is called only when a document needs its errors."""
+def _jsonschema_kind():
     from jsonschema import Draft202012Validator, FormatChecker, validators
     from jsonschema.exceptions import ValidationError
 
@@ -275,9 +280,8 @@ def json_schema_validator_class():
     checker = FormatChecker(formats=())
     for name, test in CHECKED_FORMATS.items():
         checker.checks(name)(test)
-    kind = validators.extend(Draft202012Validator, {"pattern": pattern}, type_checker=type_checker)
-    # format is only an annotation in Draft 2020-12 unless a checker is passed in
-    return lambda schema: kind(schema, format_checker=checker)
+    # (format is only an annotation in Draft 2020-12 unless a checker is passed in)
+    return validators.extend(Draft202012Validator, {"pattern": pattern}, type_checker=type_checker), checker
 
 
 _REASONS = {
@@ -344,7 +348,7 @@ class SchemaValidator:
         """jsonschema's verdict, each error at the field it is about: a missing required
         field and an unknown field at themselves, not at the object holding them."""
         if self._jsonschema is None:
-            self._jsonschema = json_schema_validator_class()(to_json_schema(self.schema))
+            self._jsonschema = json_schema_validator(self.schema)
         found: dict[tuple, tuple[tuple, str, str]] = {}  # path parts -> (order, validator, message)
         for error in self._jsonschema.iter_errors(document):
             base = list(error.absolute_path)
