@@ -439,6 +439,9 @@ DOCUMENTS = {kind: instances(schema) for kind, schema in SCHEMAS.items()}
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_generated_documents_and_their_mutations_agree(kind, data):
+    """The property: on documents hypothesis generates from each CRD and on mutations of
+    them, the fast path accepts exactly what jsonschema (kidx's validator of record) accepts,
+    and both agree with the stock oracle (see ``assert_agree``)."""
     document = data.draw(DOCUMENTS[kind], label="document")
     assert ORACLES[kind].is_valid(document), "the generator made an invalid document"
     assert assert_agree(kind, document)
