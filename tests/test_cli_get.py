@@ -321,8 +321,8 @@ def _traced_label_queries(kidx, store, monkeypatch, *args):
     statements: list[str] = []
     original_init = catalog_module.SQLiteCatalog.__init__
 
-    def traced_init(self, *args):
-        original_init(self, *args)
+    def traced_init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
         self.connection.set_trace_callback(statements.append)
 
     monkeypatch.setattr(catalog_module.SQLiteCatalog, "__init__", traced_init)

@@ -183,6 +183,18 @@ def test_write_and_read_a_new_object(tmp_path):
     assert all_files(tmp_path / "s") == [f"objects/sha256/{digest[7:9]}/{digest[9:]}"]
 
 
+def test_a_verified_write_refuses_bytes_that_do_not_hash_to_the_digest(tmp_path):
+    from kidx.errors import StoreError
+    from kidx.identity.canonical import digest_bytes
+
+    objects = object_db(tmp_path / "s")
+    data = canonical_json({"apiVersion": "v", "kind": "K", "spec": {}})
+    with pytest.raises(StoreError, match="do not hash to its digest"):
+        objects.write(digest_bytes(data), data + b" ", verify=True)
+    assert list(objects.digests()) == []
+    assert objects.write(digest_bytes(data), data, verify=True) is True
+
+
 @pytest.mark.parametrize("bad", ["sha256:abc", "md5:" + "0" * 64, "0" * 64, "sha256:" + "G" * 64, "sha256:../../x"])
 def test_path_of_refuses_non_digests(tmp_path, bad):
     with pytest.raises(ValueError):

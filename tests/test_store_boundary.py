@@ -117,6 +117,16 @@ def test_reference_conditions(queried):
     assert names(queried, kind="BenchmarkRun", references=(ReferenceCondition(),)) == []
 
 
+def _make_index_stale(store_path: Path) -> None:
+    """What a write by an older kidx leaves: a revision the spec index does not know of."""
+    connection = sqlite3.connect(store_path / "catalog.sqlite", isolation_level=None)
+    connection.execute(
+        "INSERT INTO revisions (kind, name, event, digest, title, labels, annotations, generation, recorded) "
+        "VALUES ('Workload', 'gone', 'deleted', NULL, NULL, '{}', '{}', 1, '2026-01-01T00:00:00Z')")
+    connection.close()
+
+
+@pytest.mark.parametrize("source", ["index", "objects"])
 @pytest.mark.parametrize("path, operator, value, expected", [
     (("spec", "parameters", "seq"), "=", "16384", ["r-b", "r-c"]),
     (("spec", "parameters", "seq"), "!=", "16384", ["r-a", "r-d"]),
@@ -126,9 +136,48 @@ def test_reference_conditions(queried):
     (("metadata", "name"), "=", "wl-small", ["r-a"]),
     (("metadata", "name"), "!=", "wl-small", ["r-b", "r-c", "r-d"]),
 ])
-def test_reference_following_conditions(queried, path, operator, value, expected):
+def test_reference_following_conditions(queried, store, source, path, operator, value, expected):
+    if source == "objects":
+        _make_index_stale(store)
     condition = ReferencedFieldCondition("workloadDigest", "Workload", path, operator, value)
-    assert names(queried, kind="BenchmarkRun", referenced_fields=(condition,)) == expected
+    query = CatalogQuery(kind="BenchmarkRun", referenced_fields=(condition,))
+    catalog = queried.catalog()
+    assert [e.name for e in catalog.list(query)] == expected
+    sql, _, _ = catalog.compile(query)
+    assert ("spec_leaves" in sql) == (source == "index" and path[0] == "spec")
+
+
+def test_reference_following_uses_the_indexes(queried):
+    catalog = queried.catalog()
+    for condition in (
+        ReferencedFieldCondition("workloadDigest", "Workload", ("spec", "parameters", "seq"), "=", "16384"),
+        ReferencedFieldCondition("workloadDigest", "Workload", ("spec", "parameters", "seq"), "!=", "16384"),
+        ReferencedFieldCondition("protocolDigest", "BenchmarkProtocol", ("metadata", "name"), "=", "p"),
+    ):
+        sql, parameters, _ = catalog.compile(CatalogQuery(kind="BenchmarkRun", referenced_fields=(condition,)))
+        plan = [row[-1] for row in catalog.connection.execute("EXPLAIN QUERY PLAN " + sql, parameters)]
+        assert not any(step.startswith(("SCAN refs", "SCAN spec_leaves")) for step in plan), plan
+        assert any(step.startswith("SEARCH refs USING PRIMARY KEY") for step in plan), plan
+        if condition.path[0] == "spec":
+            assert any(step.startswith("SEARCH spec_leaves USING PRIMARY KEY (path=? AND value=?)")
+                       for step in plan), plan
+        else:
+            assert any("SEARCH objects USING INDEX sqlite_autoindex_objects_1 (kind=? AND name=?)" in step
+                       for step in plan), plan
+
+
+def test_a_stale_index_is_read_around_and_caught_up_by_the_next_write(kidx, queried, store):
+    _make_index_stale(store)
+    before = (store / "catalog.sqlite").read_bytes()
+    condition = ReferencedFieldCondition("workloadDigest", "Workload", ("spec", "parameters", "seq"), "=", "1024")
+    assert names(queried, kind="BenchmarkRun", referenced_fields=(condition,)) == ["r-a"]
+    queried.close()
+    assert (store / "catalog.sqlite").read_bytes() == before  # a read never writes
+    assert kidx("apply", "-f", "-", stdin=json.dumps(workload("wl-new", 77)))[0] == 0
+    fresh = Store(store)
+    assert fresh.catalog()._spec_index_fresh()
+    assert names(fresh, kind="BenchmarkRun", referenced_fields=(condition,)) == ["r-a"]
+    fresh.close()
 
 
 def test_reference_following_protocol_name(queried):
@@ -168,6 +217,18 @@ def test_many_objects_by_digest(queried):
         SEED_PROTOCOL_DIGEST: ["liger-bench-do-bench-backward"],
         SEED_ENVIRONMENT_DIGEST: ["liger-bench-nvidia-h100-80gb-hbm3"],
     }
+
+
+def test_referenced_manifests(queried, kidx):
+    catalog = queried.catalog()
+    big, small = catalog.get("Workload", "wl-big"), catalog.get("Workload", "wl-small")
+    assert kidx("delete", "workload", "wl-small")[0] == 0
+    found = queried.referenced_manifests([big.digest, small.digest, "sha256:" + "1" * 64], "Workload")
+    assert sorted(found) == sorted([big.digest, small.digest])
+    assert found[big.digest]["metadata"]["name"] == "wl-big"
+    assert found[big.digest]["spec"]["parameters"] == {"seq": 16384}
+    assert found[small.digest]["metadata"] == {"digest": small.digest}  # no name points at it now
+    assert found[small.digest]["spec"]["parameters"] == {"seq": 1024}
 
 
 # --- the write context -------------------------------------------------------------------
@@ -322,6 +383,18 @@ def test_a_store_written_before_the_boundary_reads_identically(kidx, tmp_path):
     assert kidx("apply", "-f", "-", stdin=SEED_BUNDLE.read_text().replace("0.6.1", "0.6.2"), store_path=old)[0] == 0
     code, out, _ = kidx("history", "run", SEED_RUN_NAME, store_path=old)
     assert code == 0 and len(out.splitlines()) == 3, out
+    # that write added the spec index, filled from the objects the runs refer to
+    migrated = Store(old)
+    catalog = migrated.catalog()
+    assert catalog._spec_index_fresh()
+    product = ReferencedFieldCondition("environmentDigest", "ExecutionEnvironment", ("spec", "hardware", "product"),
+                                       "=", "NVIDIA H100")
+    query = CatalogQuery(kind="BenchmarkRun", referenced_fields=(product,))
+    assert "spec_leaves" in catalog.compile(query)[0]
+    assert [e.name for e in catalog.list(query)] == [SEED_RUN_NAME]
+    indexed = {row[0] for row in catalog.connection.execute("SELECT digest FROM spec_indexed")}
+    assert indexed == {SEED_PROTOCOL_DIGEST, SEED_ENVIRONMENT_DIGEST}  # the workload is not in the store
+    migrated.close()
 
 
 # --- one boundary ----------------------------------------------------------------------

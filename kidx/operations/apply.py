@@ -10,6 +10,7 @@ reported.
 from __future__ import annotations
 
 import gc
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -40,6 +41,9 @@ class Outcome:
 class ApplyReport:
     outcomes: list[Outcome] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # seconds spent in each stage (validate, digest, objects, catalog, flush, commit): read
+    # by bench/bench_store.py, which times kidx's own stages rather than guessing them
+    timings: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -230,7 +234,9 @@ def apply_documents(
     """Validate and store a batch; ``progress(phase, done, total)`` is told how far it got."""
     if dry_run:
         return plan_documents(store, documents, registry, texts, progress).report
+    started = time.perf_counter()
     items = _validated(documents, registry, texts or {}, progress, store.catalog)
+    validated = time.perf_counter()
     if not store.exists():
         # no store yet: a by-name reference nothing can satisfy must fail before the write
         # creates one (pinning from the batch now is what the locked pass would do too)
@@ -240,6 +246,8 @@ def apply_documents(
     with store.write() as transaction:  # decisions and writes under one lock: no interleaving writer
         report, current = _plan(transaction.catalog, items, texts or {})
         _write(transaction, items, report, current, _referenced_kinds(registry), progress)
+    report.timings["validate"] = validated - started
+    report.timings.update(transaction.timings)
     return report
 
 
@@ -310,6 +318,10 @@ def _plan(
     _pin_references(catalog, items, problems)
     problems.raise_if_any()
     report = ApplyReport()
+    started = time.perf_counter()
+    for item in items:
+        _digest(item)
+    report.timings["digest"] = time.perf_counter() - started
     current: dict[tuple[str, str], Entry] = {}
     by_kind: dict[str, list[str]] = {}
     for item in items:
@@ -370,12 +382,15 @@ def _write(
     changed = [(item, outcome) for item, outcome in zip(items, report.outcomes) if outcome.action != "unchanged"]
     if not changed:
         return
+    started = time.perf_counter()
     for position, (item, _) in enumerate(changed):
         if progress is not None and position % PROGRESS_STEP == 0:
             progress("storing", position, len(changed))
         transaction.add_object(item.digest, item.data)
     if progress is not None:
         progress("storing", len(changed), len(changed))
+    objects_written = time.perf_counter()
+    report.timings["objects"] = objects_written - started
     now = utc_now()
     transaction.put(
         [
@@ -392,6 +407,7 @@ def _write(
         ],
         now,
     )
+    report.timings["catalog"] = time.perf_counter() - objects_written
 
 
 __all__ = ["ApplyReport", "Outcome", "Plan", "apply_documents", "plan_documents", "validate_batch"]

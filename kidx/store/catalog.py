@@ -16,8 +16,8 @@ location's URL scheme (``postgresql://…``) to the module providing another one
 Contract of a catalog
 ---------------------
 Reads (``get``, ``get_many``, ``list``, ``kinds_present``, ``digests_present``,
-``referrer_counts``, ``referrer_names``, ``revisions``, ``label_keys``, ``label_values``,
-``referenced_leaves``) may be called at any time; between ``begin_read()`` and
+``referrer_counts``, ``referrer_names``, ``revisions``, ``label_keys``, ``label_values``)
+may be called at any time; between ``begin_read()`` and
 ``rollback()`` they all see one consistent snapshot. A catalog opened for reading never
 writes anything (no schema creation, no migration); a store that does not exist reads as
 empty.
@@ -41,8 +41,9 @@ and never rewritten. ``generation`` and ``created`` are decided by the caller.
 
 Durability order: ``Store.write()`` flushes the object backend (``ObjectDB.flush``)
 before ``Catalog.commit``, so a committed name never points at an object that a crash
-could lose. A backend whose objects live in the catalog's own transaction may make
-``flush`` a no-op.
+could lose. A backend whose objects live in the catalog's own database writes them in
+the catalog's transaction (its ``open_catalog`` hands the connection to its object
+backend) and may make ``flush`` a no-op.
 
 Errors: every method raises only ``kidx.errors`` types: ``StoreBusy`` when the write
 lock (or a lock needed to open the store) could not be had within the backend's
@@ -158,8 +159,13 @@ class ReferencedFieldCondition:
     ``field`` is the reference field (``workloadDigest``), ``target_kind`` the kind it
     points at (``Workload``), ``path`` a path in that object's manifest:
     ``("spec", "parameters", "seq")`` or ``("metadata", "name")`` (any current name of
-    the target digest). Read as FieldCondition reads; an object without the reference, or
-    whose target is not in the store, reads the field as "".
+    the target digest). Read as FieldCondition reads, except that a mapping or list reads
+    as absent; an object without the reference, or whose target is not in the store,
+    reads the field as "". ``spec`` fields are those of the object stored under the
+    target digest, whether or not a name points at it now; ``metadata`` fields are
+    those of its current names of ``target_kind`` (``=`` holds when any name matches).
+    A backend should index what this needs (SQLite: ``spec_leaves``) rather than read
+    objects per row; ``Change.spec`` hands it the specs of the kinds references point at.
     """
 
     field: str

@@ -84,8 +84,15 @@ class ObjectDB:
         found = self.backend.read_many(self._hex(digest) for digest in digests)
         return {"sha256:" + hexdigest: data for hexdigest, data in found.items()}
 
-    def write(self, digest: str, data: bytes) -> bool:
-        return self.backend.write(self._hex(digest), data)
+    def write(self, digest: str, data: bytes, verify: bool = False) -> bool:
+        """Store ``data`` under ``digest``; False when it was already there. With ``verify``
+        (bytes from elsewhere, such as another store), refuse bytes that do not hash to it."""
+        hexdigest = self._hex(digest)
+        if verify and hashlib.sha256(data).hexdigest() != hexdigest:
+            from kidx.errors import StoreError
+
+            raise StoreError(f"object {digest}: its bytes do not hash to its digest")
+        return self.backend.write(hexdigest, data)
 
     def exists(self, digest: str) -> bool:
         return self.backend.exists(self._hex(digest))

@@ -5,7 +5,12 @@ One SQLite database (WAL) holds:
 - ``labels``: one row per label, indexed by (key, value) for selectors;
 - ``refs``: one row per reference field, indexed by target digest for reverse look-ups;
 - ``revisions``: every state a name has had, appended and never rewritten, so nothing
-  applied is ever lost (a deletion is a revision too).
+  applied is ever lost (a deletion is a revision too);
+- ``spec_leaves`` / ``spec_indexed``: the scalar spec fields of the objects references
+  point at (workloads, environments, …: few), by digest, so that selection can follow a
+  reference without reading object files. Stores made before these tables existed get
+  them (filled from the objects) on their first write; until then, and whenever the
+  index is behind the revisions (a write by an older kidx), reads use the objects.
 Writers take the database's write lock first (``BEGIN IMMEDIATE``), so two kidx processes
 serialise instead of interleaving; a waiting writer gives up cleanly after a timeout.
 Queries (``kidx.store.catalog.CatalogQuery``) are compiled to SQL here and nowhere else.
@@ -23,7 +28,7 @@ from pathlib import Path
 from kidx.errors import StoreBusy, StoreError
 from kidx.store.catalog import (
     Catalog, CatalogQuery, Change, Entry, ReferenceCondition, ReferencedFieldCondition, Revision, StoreBackend,
-    condition_holds, field_text, label_holds,
+    condition_holds, field_text, label_holds, scalar_leaves,
 )
 from kidx.store.objects import FileObjectBackend, ObjectDB
 
@@ -77,6 +82,18 @@ CREATE TABLE IF NOT EXISTS revisions (
 -- a name's revisions are its rows in id order: numbered when read, so appending costs no look-up
 CREATE INDEX IF NOT EXISTS revisions_by_name ON revisions (kind, name, id);
 """
+# Added after schema 1 (same schema number: older kidx ignores them, see the docstring).
+_SPEC_INDEX_SCHEMA = """
+CREATE TABLE IF NOT EXISTS spec_leaves (
+    path TEXT NOT NULL,  -- "spec.parameters.seq"
+    value TEXT NOT NULL,  -- its text, as field selectors read it
+    digest TEXT NOT NULL,
+    PRIMARY KEY (path, value, digest)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS spec_indexed (digest TEXT PRIMARY KEY) WITHOUT ROWID;
+"""
+# info key: the last revision id the spec index is known to be complete for
+_SPEC_INDEX_MARK = "spec_index_revision"
 
 
 def _dumps(mapping: dict) -> str:
@@ -156,11 +173,12 @@ def _needs_row_check(query: CatalogQuery) -> bool:
 
 
 class SQLiteCatalog(Catalog):
-    def __init__(self, path: Path | None, objects: ObjectDB | None = None):
+    def __init__(self, path: Path | None, objects: ObjectDB | None = None, write: bool = True):
         """Open the catalog at ``path``; None gives an empty, in-memory one (no store yet).
 
         ``objects`` is the object database of the same store, read when a query needs a
-        referenced object's fields that the catalog does not index.
+        referenced object's fields that the catalog does not index. Opened for writing,
+        a catalog made before the spec index gets its tables (filled on the first write).
         """
         target = ":memory:" if path is None else str(path)
         self.objects = objects
@@ -170,6 +188,8 @@ class SQLiteCatalog(Catalog):
             self._retrying(lambda: self.connection.execute("PRAGMA journal_mode=WAL").fetchall())
             self.connection.execute("PRAGMA synchronous=FULL")
         self._retrying(self._ensure_schema)
+        if write:
+            self._retrying(self._ensure_spec_index)
 
     def _retrying(self, action) -> None:
         """Run ``action``, waiting out locks SQLite reports at once instead of waiting for.
@@ -207,6 +227,70 @@ class SQLiteCatalog(Catalog):
             + _SCHEMA
             + f"INSERT OR IGNORE INTO info (key, value) VALUES ('schema', '{SCHEMA_VERSION}');"
             + "COMMIT;"
+        )
+
+    def _has_table(self, name: str) -> bool:
+        return self.connection.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)
+        ).fetchone() is not None
+
+    def _ensure_spec_index(self) -> None:
+        if not self._has_table("spec_indexed"):
+            self.connection.executescript("BEGIN IMMEDIATE;" + _SPEC_INDEX_SCHEMA + "COMMIT;")
+
+    def _spec_index_fresh(self) -> bool:
+        """The index exists and every revision so far was written by code that keeps it."""
+        if not self._has_table("spec_indexed"):
+            return False
+        mark = self.connection.execute("SELECT value FROM info WHERE key=?", (_SPEC_INDEX_MARK,)).fetchone()
+        (last,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM revisions").fetchone()
+        return mark is not None and mark[0] == str(last)
+
+    def _index_specs(self, specs: dict[str, dict | None]) -> None:
+        """Index the scalar leaves of objects not indexed yet; a None spec is read from the
+        object database (skipped when the object is not there)."""
+        wanted = list(specs)
+        indexed: set[str] = set()
+        for chunk in _chunks(wanted):
+            indexed.update(
+                row[0] for row in self.connection.execute(
+                    f"SELECT digest FROM spec_indexed WHERE digest IN ({_marks(len(chunk))})", chunk
+                )
+            )
+        missing = [digest for digest in wanted if digest not in indexed]
+        to_read = [digest for digest in missing if specs[digest] is None]
+        read = self.objects.read_many(to_read) if to_read and self.objects is not None else {}
+        leaves, done = [], []
+        for digest in missing:
+            spec = specs[digest]
+            if spec is None:
+                data = read.get(digest)
+                if data is None:
+                    continue  # not in the store: reads as absent, indexed once it arrives
+                spec = json.loads(data).get("spec")
+                if not isinstance(spec, dict):
+                    continue
+            leaves.extend((path, value, digest) for path, value in scalar_leaves(spec))
+            done.append((digest,))
+        self.connection.executemany("INSERT OR IGNORE INTO spec_leaves (path, value, digest) VALUES (?, ?, ?)", leaves)
+        self.connection.executemany("INSERT OR IGNORE INTO spec_indexed (digest) VALUES (?)", done)
+
+    def _catch_up_spec_index(self) -> None:
+        """Before a write: when revisions were added by code that did not keep the index
+        (or it is new), index every reference target it lacks."""
+        if self._spec_index_fresh():
+            return
+        targets = [
+            row[0] for row in self.connection.execute(
+                "SELECT DISTINCT target FROM refs WHERE target NOT IN (SELECT digest FROM spec_indexed)"
+            )
+        ]
+        self._index_specs(dict.fromkeys(targets))
+
+    def _mark_spec_index(self) -> None:
+        (last,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM revisions").fetchone()
+        self.connection.execute(
+            "INSERT OR REPLACE INTO info (key, value) VALUES (?, ?)", (_SPEC_INDEX_MARK, str(last))
         )
 
     @_translating
@@ -365,51 +449,49 @@ class SQLiteCatalog(Catalog):
     def _referenced_field_clause(self, condition: ReferencedFieldCondition) -> tuple[str, list]:
         """Objects whose ``field`` points at a target where the condition holds.
 
-        The targets are found first (few: workloads, environments, …), then the referrers
-        through the refs index. ``!=`` and conditions that an absent field satisfies are
-        the complement of the targets where the condition fails."""
+        The targets are found first (through the objects table for metadata, the
+        ``(path, value)`` key of ``spec_leaves`` for spec fields), then the referrers
+        through the ``(target, …)`` key of ``refs``. Conditions that an absent field
+        satisfies (``!= v``, ``= ''``) are the complement of the targets where they fail.
+        Either way the targets are those where the field is non-empty (when the value is
+        "") or equals the value."""
         absent_holds = condition_holds(condition, "")
-        matching = self._targets_where(condition, want=not absent_holds)
         negation = "NOT " if absent_holds else ""
+        value_test, values = ("!= ''", []) if condition.value == "" else ("= ?", [condition.value])
+        if condition.path[:1] == ("metadata",):
+            column = {("metadata", "name"): "name", ("metadata", "title"): "COALESCE(title, '')"}.get(
+                tuple(condition.path))
+            if column is None:
+                raise StoreError(f"the catalog cannot select on {'.'.join(condition.path)} of a referenced object")
+            targets, parameters = f"SELECT digest FROM objects WHERE kind=? AND {column} {value_test}", [
+                condition.target_kind, *values]
+        elif self._spec_index_fresh():
+            targets, parameters = f"SELECT digest FROM spec_leaves WHERE path=? AND value {value_test}", [
+                ".".join(condition.path), *values]
+        else:  # no index yet (a store not written since it was made by older kidx): read the targets
+            targets, parameters = "SELECT value FROM json_each(?)", [
+                json.dumps(sorted(self._spec_targets_where(condition, want=not absent_holds)))]
         return (
-            f"id {negation}IN (SELECT object_id FROM refs WHERE field=? AND target IN "
-            "(SELECT value FROM json_each(?)))",
-            [condition.field, json.dumps(sorted(matching))],
+            f"id {negation}IN (SELECT object_id FROM refs WHERE field=? AND target IN ({targets}))",
+            [condition.field, *parameters],
         )
 
-    def _targets_where(self, condition: ReferencedFieldCondition, want: bool) -> set[str]:
-        """Digests referenced through ``condition.field`` for which the condition holds
-        (``want``) or fails (not ``want``)."""
+    def _spec_targets_where(self, condition: ReferencedFieldCondition, want: bool) -> set[str]:
+        """Digests referenced through ``condition.field`` whose object satisfies the spec
+        condition (``want``) or fails it (not ``want``), reading the objects."""
         targets = [
             row[0]
             for row in self.connection.execute("SELECT DISTINCT target FROM refs WHERE field=?", (condition.field,))
         ]
-        if not targets:
-            return set()
-        if tuple(condition.path) == ("metadata", "name"):
-            names: dict[str, list[str]] = {}
-            for chunk in _chunks(targets):
-                for digest, name in self.connection.execute(
-                    f"SELECT digest, name FROM objects WHERE kind=? AND digest IN ({_marks(len(chunk))})",
-                    (condition.target_kind, *chunk),
-                ):
-                    names.setdefault(digest, []).append(name)
-            found = set()
-            for digest in targets:
-                # "=" holds when any current name of the target equals the value
-                candidates = names.get(digest) or [""]
-                equal = condition.value in candidates
-                if (equal if condition.operator == "=" else not equal) == want:
-                    found.add(digest)
-            return found
-        if self.objects is None:
+        if not targets or self.objects is None:
             return set()
         identities = self.objects.read_many(targets)
         found = set()
         for digest in targets:
             data = identities.get(digest)
             text = field_text(json.loads(data), condition.path) if data is not None else ""
-            if condition_holds(condition, text) == want:
+            # a mapping or list reads as absent, as in the index of scalar leaves
+            if condition_holds(condition, "" if text is None else text) == want:
                 found.add(digest)
         return found
 
@@ -495,6 +577,16 @@ class SQLiteCatalog(Catalog):
 
         New names get ids allocated here, which is safe because writers hold the write lock.
         """
+        keeps_index = self._has_table("spec_indexed")
+        if keeps_index:
+            self._catch_up_spec_index()
+            specs: dict[str, dict | None] = {}
+            for change in changes:
+                for _, target in change[1]:
+                    specs.setdefault(target, None)
+                if len(change) > 2 and change[2] is not None:
+                    specs[change[0].digest] = change[2]
+            self._index_specs(specs)
         (highest,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM objects").fetchone()
         rows, updates, label_rows, ref_rows, revision_rows = [], [], [], [], []
         for change in changes:
@@ -529,9 +621,14 @@ class SQLiteCatalog(Catalog):
         execute_many("INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)", label_rows)
         execute_many("INSERT OR IGNORE INTO refs (object_id, field, target) VALUES (?, ?, ?)", ref_rows)
         execute_many(_INSERT_REVISION, revision_rows)
+        if keeps_index:
+            self._mark_spec_index()
 
     @_translating
     def delete(self, entry: Entry, now: str) -> None:
+        keeps_index = self._has_table("spec_indexed")
+        if keeps_index:
+            self._catch_up_spec_index()
         self.connection.execute("DELETE FROM labels WHERE object_id=?", (entry.id,))
         self.connection.execute("DELETE FROM refs WHERE object_id=?", (entry.id,))
         self.connection.execute("DELETE FROM objects WHERE id=?", (entry.id,))
@@ -540,6 +637,8 @@ class SQLiteCatalog(Catalog):
             (entry.kind, entry.name, "deleted", entry.digest, entry.title, _dumps(entry.labels),
              _dumps(entry.annotations), entry.generation, now),
         )
+        if keeps_index:
+            self._mark_spec_index()
 
 
 class SQLiteBackend(StoreBackend):
@@ -561,8 +660,8 @@ class SQLiteBackend(StoreBackend):
         try:
             if write:
                 self.root.mkdir(parents=True, exist_ok=True)
-                return SQLiteCatalog(self.catalog_path, self.objects)
-            return SQLiteCatalog(self.catalog_path if self.catalog_path.exists() else None, self.objects)
+                return SQLiteCatalog(self.catalog_path, self.objects, write=True)
+            return SQLiteCatalog(self.catalog_path if self.catalog_path.exists() else None, self.objects, write=False)
         except OSError as exc:
             raise StoreError(f"cannot open the store at {self.root}: {exc.strerror or exc}") from None
         except sqlite3.Error as exc:

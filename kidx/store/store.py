@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -75,6 +76,7 @@ class WriteTransaction:
         self.catalog = catalog
         self._objects = objects
         self.objects_added = False
+        self.timings: dict[str, float] = {}  # seconds of the flush and of the commit
 
     def add_object(self, digest: str, data: bytes) -> bool:
         """Store an object's canonical bytes; durable before the commit. False when present."""
@@ -132,9 +134,13 @@ class Store:
         transaction = WriteTransaction(catalog, self.objects)
         try:
             yield transaction
+            started = time.perf_counter()
             if transaction.objects_added:
                 self.objects.flush()
+            flushed = time.perf_counter()
             catalog.commit()
+            transaction.timings["flush"] = flushed - started
+            transaction.timings["commit"] = time.perf_counter() - flushed
         except BaseException:
             catalog.rollback()
             raise
@@ -182,6 +188,23 @@ class Store:
                 found[digest] = json.loads(data)
             except ValueError:
                 raise StoreError(f"object {digest} in {self.objects.location} is corrupt") from None
+        return found
+
+    def referenced_manifests(self, digests: Iterable[str], kind: str, catalog: Catalog | None = None) -> dict[str, dict]:
+        """The manifests of many referenced objects at once, by digest, for columns and
+        sort keys that follow a reference (``workload.spec.parameters.seq``): the object
+        with the metadata of its first current name of ``kind`` (by name), or with only
+        ``metadata.digest`` when no name points at it. Digests not in the store are left out."""
+        wanted = list(dict.fromkeys(digests))
+        names = (catalog if catalog is not None else self.catalog()).by_digests(wanted, kind)
+        found = {}
+        for digest, identity in self.identities(wanted).items():
+            entries = names.get(digest)
+            if entries:
+                found[digest] = manifest_of(entries[0], identity)
+            else:
+                found[digest] = {"apiVersion": identity.get("apiVersion"), "kind": identity.get("kind"),
+                                 "metadata": {"digest": digest}, "spec": identity.get("spec")}
         return found
 
     def manifest(self, entry: Entry) -> dict:
