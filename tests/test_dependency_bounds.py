@@ -2,7 +2,7 @@
 
 A fresh virtual environment gets kidx with every runtime dependency pinned to its declared
 lower bound (``name>=X`` becomes the constraint ``name==X``), and the installed ``kidx``
-command then applies the seed bundle, lists it, and reports a usage error the way the
+command then prints its version, applies the seed bundle, lists it, reads and refuses YAML, and reports a usage error the way the
 parser of the oldest supported typer raises it. Needs PyPI (or the configured index);
 pip's own cache keeps repeated runs cheap.
 """
@@ -74,6 +74,8 @@ def test_kidx_runs_with_the_declared_lower_bounds(tmp_path):
     kidx = str(bin_dir / "kidx")
     store = str(tmp_path / "store")
     environment = {**environment, "KIDX_NO_CACHE": "1", "NO_COLOR": "1"}
+    version = _run([kidx, "version"], "kidx version", cwd=tmp_path, env=environment)
+    assert version.stdout.startswith("kidx ") and version.stderr == "", version
     applied = _run([kidx, "apply", "-f", str(SEED_BUNDLE), "--store", store], "kidx apply", cwd=tmp_path, env=environment)
     assert applied.stdout.count(" created\n") == 3, applied.stdout
     listing = _run([kidx, "get", "runs", "--store", store], "kidx get runs", cwd=tmp_path, env=environment)

@@ -656,7 +656,16 @@ class SQLiteBackend(StoreBackend):
     def exists(self) -> bool:
         return self.catalog_path.exists()
 
+    def _check_folder(self) -> None:
+        """A store path that is (or lies under) a file is a mistake, not an empty store."""
+        for path in (self.root, *self.root.parents):
+            if path.exists():
+                if not path.is_dir():
+                    raise StoreError(f"cannot open the store at {self.root}: {path} is a file, not a folder")
+                return
+
     def open_catalog(self, write: bool) -> SQLiteCatalog:
+        self._check_folder()
         try:
             if write:
                 self.root.mkdir(parents=True, exist_ok=True)
