@@ -2,8 +2,9 @@
 
 A fresh virtual environment gets kidx with every runtime dependency pinned to its declared
 lower bound (``name>=X`` becomes the constraint ``name==X``), and the installed ``kidx``
-command then prints its version, applies the seed bundle, lists it, reads and refuses YAML, and reports a usage error the way the
-parser of the oldest supported typer raises it. Needs PyPI (or the configured index);
+command then prints its version, applies the seed bundle, lists it, reads YAML, refuses an
+invalid document, and reports a usage error the way the parser of the oldest supported
+typer raises it. Needs PyPI (or the configured index);
 pip's own cache keeps repeated runs cheap.
 """
 

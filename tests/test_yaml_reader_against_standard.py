@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime
 import io
 import math
+import os
 import re
 from pathlib import Path
 
@@ -194,35 +195,58 @@ def documents(draw):
     return value
 
 
-def styled(value, draw, seen: dict, depth: int = 0):
+def _flow_unsafe(value) -> bool:
+    """Whether some text inside holds ':' or '?', which libyaml refuses inside a plain
+    scalar in a flow collection (``{a:b: 1}``, ``{a?b: 1}``), valid YAML 1.2."""
+    if type(value) is str:
+        return ":" in value or "?" in value
+    if type(value) is dict:
+        return any(_flow_unsafe(k) or _flow_unsafe(v) for k, v in value.items())
+    if type(value) is list:
+        return any(_flow_unsafe(item) for item in value)
+    return False
+
+
+def styled(value, draw, seen: dict, depth: int = 0, in_flow: bool = False):
     """The value in ruamel's round-trip types: strings with line breaks as literal or folded
-    block scalars, maps with end-of-line comments, lists in block or flow style. A container
-    met again stays the same object, so that the dumper writes an alias."""
+    block scalars, maps with end-of-line comments, maps and lists in block or flow style. A
+    container met again stays the same object, so that the dumper writes an alias.
+
+    Flow collections hold no text with ':' or '?': the dumper may write it as a plain
+    scalar, which libyaml refuses there while ruamel's pure-Python parser reads it (valid
+    YAML 1.2; kidx reports it as invalid YAML, see test_libyaml_refusals)."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
     from ruamel.yaml.scalarstring import FoldedScalarString, LiteralScalarString
 
     if id(value) in seen:
         return seen[id(value)]
     if type(value) is str:
-        if depth and _BLOCK_SCALAR_TEXT.match(value) and draw(st.booleans()):
+        if depth and not in_flow and _BLOCK_SCALAR_TEXT.match(value) and draw(st.booleans()):
             return (LiteralScalarString if draw(st.booleans()) else FoldedScalarString)(value)
         return value
+    if type(value) not in (dict, list):
+        return value
+    flow = in_flow or (draw(st.integers(0, 3)) == 0 and not _flow_unsafe(value))
     if type(value) is dict:
         styled_map = seen[id(value)] = CommentedMap()
         for key, item in value.items():
-            styled_map[key] = styled(item, draw, seen, depth + 1)
-            if draw(st.integers(0, 3)) == 0 and type(styled_map[key]) not in (LiteralScalarString, FoldedScalarString):
+            styled_map[key] = styled(item, draw, seen, depth + 1, flow)
+            if draw(st.integers(0, 3)) == 0 and type(styled_map[key]) not in (
+                LiteralScalarString, FoldedScalarString
+            ):
                 styled_map.yaml_add_eol_comment("a comment, ünïcødé", key)
-        if draw(st.integers(0, 3)) == 0:
+        if flow:
             styled_map.fa.set_flow_style()
+        else:
+            styled_map.fa.set_block_style()
         return styled_map
-    if type(value) is list:
-        styled_list = seen[id(value)] = CommentedSeq()
-        styled_list.extend(styled(item, draw, seen, depth + 1) for item in value)
-        if draw(st.integers(0, 3)) == 0:
-            styled_list.fa.set_flow_style()
-        return styled_list
-    return value
+    styled_list = seen[id(value)] = CommentedSeq()
+    styled_list.extend(styled(item, draw, seen, depth + 1, flow) for item in value)
+    if flow:
+        styled_list.fa.set_flow_style()
+    else:
+        styled_list.fa.set_block_style()
+    return styled_list
 
 
 @st.composite
@@ -243,11 +267,29 @@ def yaml_streams(draw) -> str:
     return "".join(parts)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# KIDX_YAML_EXAMPLES=5000 searches longer (300 keeps the suite quick)
+@settings(max_examples=int(os.environ.get("KIDX_YAML_EXAMPLES", "300")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_generated_yaml_reads_like_the_standard(data):
     text = data.draw(yaml_streams(), label="text")
     assert_reads_like_the_standard(text)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("{a:b: 1}\n", "invalid YAML: while scanning a plain scalar found unexpected ':'"),
+        ("{a: 1, f?~: 2}\n", "invalid YAML: while parsing a flow mapping did not find expected ',' or '}'"),
+    ],
+)
+def test_libyaml_refusals(text, message):
+    """Where libyaml is stricter than ruamel's pure-Python parser, kidx refuses the text
+    with a located error instead of reading something else."""
+    assert standard(text)
+    with pytest.raises(ParseError) as refused:
+        kidx_read(text)
+    assert refused.value.message.startswith(message) and refused.value.line == 1
 
 
 # --- the parser is ruamel's public API, with libyaml underneath -------------------------------
