@@ -343,7 +343,7 @@ def test_empty_index_is_the_first_element_and_null_is_nothing():
     ("{end}", "not in range, nothing to end"),
     ("{range .items[*]}{.x}", "{range} without a matching {end}"),
     ("{.a .b 'c'}", "unexpected \"'c'\", expected \"}\""),
-    ('{.a[?(@.b=~"(")]}', 'invalid regular expression "(": missing ), unterminated subpattern at position 0'),
+    ('{.a[?(@.b=~"(")]}', 'invalid regular expression "(": missing ) at offset 0'),
     ("{.a[?(@.b=~@.c)]}", "=~ needs a quoted regular expression on its right"),
     ("{.a\\", "unfinished escape at the end of a field name"),
     ("{.a@}", 'unexpected "@", expected "}"'),

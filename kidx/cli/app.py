@@ -26,6 +26,9 @@ COMMANDS: dict[str, str] = {
     "diff": "kidx.cli.commands.diff",
     "history": "kidx.cli.commands.history",
     "completion": "kidx.cli.commands.completion",
+    "fsck": "kidx.cli.commands.fsck",
+    "gc": "kidx.cli.commands.gc",
+    "export": "kidx.cli.commands.export",
     "version": "kidx.cli.commands.version",
 }
 INTERRUPTED = 130  # 128 + SIGINT, the shell's convention

@@ -26,13 +26,17 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "api-resources": ["--output", "-o", "--no-headers", "--sort-by"],
     "completion": [],
     "version": ["--output", "-o"],
+    "fsck": ["--repair", "--from-bundle", "--output", "-o", "--store"],
+    "gc": ["--dry-run", "--store"],
+    "export": ["--output", "-o", "--selector", "-l", "--store"],
 }
 OUTPUT_VALUES: dict[str, list[str]] = {
     "get": ["custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name", "wide", "yaml"],
     "apply": ["name"], "delete": ["name"], "import": ["json", "name", "yaml"], "env": ["json", "name", "yaml"],
     "history": ["json", "yaml"], "api-resources": ["json", "name", "wide", "yaml"], "version": ["json", "yaml"],
+    "fsck": ["json"],
 }
-TYPED_COMMANDS = ("get", "describe", "delete", "history", "explain")
+TYPED_COMMANDS = ("get", "describe", "delete", "history", "explain", "export")
 FILE_FLAGS = ("-f", "--filename", "--store", "--environment")
 SHELLS = ("bash", "zsh", "fish")
 FILES = "__files__"  # tells the script to fall back to file-name completion
@@ -122,7 +126,7 @@ def candidates(words: list[str], current: str) -> list[str]:
     if not words:
         return [c for c in sorted(COMMANDS) if c.startswith(current)]
     command, previous = words[0], words[-1]
-    if previous in FILE_FLAGS:
+    if previous in FILE_FLAGS or (command, previous) in (("export", "-o"), ("export", "--output"), ("fsck", "--from-bundle")):
         return [FILES]
     if previous in ("-o", "--output"):
         return [v for v in OUTPUT_VALUES.get(command, []) if v.startswith(current)]
@@ -147,7 +151,8 @@ def candidates(words: list[str], current: str) -> list[str]:
     if command == "import":
         from kidx.importers.framework import IMPORTERS
 
-        return [f for f in IMPORTERS if f.startswith(current)] if len(words) == 1 else [FILES]
+        formats = [*IMPORTERS, "bundle"]
+        return [f for f in formats if f.startswith(current)] if len(words) == 1 else [FILES]
     if command == "env":
         return ["capture"] if len(words) == 1 and "capture".startswith(current) else []
     if command in TYPED_COMMANDS:

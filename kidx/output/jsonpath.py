@@ -29,8 +29,9 @@ kubectl#1341)
       the test or comparison after it (``!@.a==1`` is ``!(@.a==1)``, ``!@.a`` is "has no
       ``a``"); ``&&`` binds tighter than ``||``. A filter need not be parenthesised as a
       whole: ``[?(@.a) || (@.b)]`` and ``[?@.a]`` work too.
-    * ``=~`` regular-expression match with Python ``re.search`` semantics against a quoted
-      pattern: ``[?(@.metadata.name =~ "^liger-.*rope")]``; non-string values never match.
+    * ``=~`` regular-expression search against a quoted pattern in RE2 syntax (Go's, as
+      kubectl would use), matched in linear time (``kidx.query.regex``):
+      ``[?(@.metadata.name =~ "^liger-.*rope")]``; non-string values never match.
     * Comparisons never abort: a path yielding several values matches when any value
       satisfies the comparison (kubectl: "can only compare one element at a time");
       values of different types are simply unequal and unordered (kubectl: "incompatible
@@ -66,7 +67,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
@@ -82,6 +82,11 @@ __all__ = [
     "evaluate",
     "format_value",
 ]
+
+
+# Parsing and evaluating recurse once per level of {range}, filter, parenthesis and !;
+# real templates use a handful, and this keeps far from Python's recursion limit.
+MAX_NESTING = 64
 
 
 class JSONPathError(UsageError):
@@ -561,10 +566,10 @@ class _Compare:
 @dataclass(frozen=True, slots=True)
 class _Match:
     left: Any
-    pattern: re.Pattern[str]
+    pattern: Any  # kidx.query.regex.Regex
 
     def test(self, current: Any) -> bool:
-        return any(isinstance(v, str) and self.pattern.search(v) is not None
+        return any(isinstance(v, str) and self.pattern.search(v)
                    for v in self.left.values(current))
 
 
@@ -642,6 +647,13 @@ class _Parser:
     def __init__(self, source: str, *, template: bool):
         self.lexer = _Lexer(source, template=template)
         self.tok = self.lexer.next()
+        self.depth = 0  # open {range}s, filters, parentheses and !s around the current token
+
+    def enter(self, what: str) -> None:
+        """One level deeper; parsing and evaluating recurse, so the depth is bounded."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise _SyntaxError(f"{what} nested more than {MAX_NESTING} levels deep (kidx's limit)")
 
     def advance(self) -> _Token:
         token = self.tok
@@ -671,9 +683,11 @@ class _Parser:
             keyword = self.tok.value if self.tok.kind == IDENT else None
             if keyword == "range":
                 self.advance()
+                self.enter("{range}")
                 path = self.path()
                 self._close_action()
                 parts.append(_Range(path, self._parts(in_range=True)))
+                self.depth -= 1
             elif keyword == "end":
                 self.advance()
                 self._close_action()
@@ -738,8 +752,10 @@ class _Parser:
         self.advance()  # "["
         if self.tok.kind == QUESTION:
             self.advance()
+            self.enter("filters")
             condition = self._or()
             self._close_bracket("unterminated filter")
+            self.depth -= 1
             return _Filter(condition)
         items = [self._item()]
         while self.tok.kind == COMMA:
@@ -808,10 +824,15 @@ class _Parser:
     def _not(self) -> Any:
         if self.tok.kind == NOT:
             self.advance()
-            return _Not(self._not())
+            self.enter("! and parentheses")
+            negated = _Not(self._not())
+            self.depth -= 1
+            return negated
         if self.tok.kind == LPAREN:
             self.advance()
+            self.enter("parentheses")
             inner = self._or()
+            self.depth -= 1
             if self.tok.kind in (EOF, RBRACE):
                 raise _SyntaxError("unterminated filter")
             if self.tok.kind != RPAREN:
@@ -830,9 +851,11 @@ class _Parser:
             return _Compare(op, left, right)
         if not (isinstance(right, _Literal) and isinstance(right.value, str)):
             raise _SyntaxError("=~ needs a quoted regular expression on its right")
+        from kidx.query.regex import RegexError, compile_regex
+
         try:
-            return _Match(left, re.compile(right.value))
-        except re.error as exc:
+            return _Match(left, compile_regex(right.value))
+        except RegexError as exc:
             raise _SyntaxError(
                 f"invalid regular expression {json.dumps(right.value, ensure_ascii=False)}: {exc}"
             ) from None
