@@ -55,8 +55,8 @@ metadata:
   labels: {app: api}
 spec: {status: passed}
 """
-COMMANDS = ["api-resources", "apply", "completion", "delete", "describe", "diff", "digest", "env", "explain",
-            "export", "fsck", "gc", "get", "history", "import", "version"]
+COMMANDS = ["api-resources", "apply", "compare", "completion", "delete", "describe", "diff", "digest", "env",
+            "explain", "export", "fsck", "gc", "get", "history", "import", "plot", "series", "version"]
 TYPE_WORDS = [
     "benchmarkprotocol", "benchmarkprotocols", "benchmarkrun", "benchmarkruns", "bp", "br", "ee", "env",
     "environment", "environments", "envs", "executionenvironment", "executionenvironments", "impl",
@@ -204,7 +204,11 @@ def test_names_come_from_the_store_named_on_the_line(complete, kidx, tmp_path):
 @pytest.mark.parametrize(
     "command, expected",
     [
-        ("get", ["custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name", "wide", "yaml"]),
+        ("get", ["csv", "csv=", "custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name",
+                 "tsv", "tsv=", "wide", "yaml"]),
+        ("compare", ["csv", "json", "table", "tsv", "yaml"]),
+        ("series", ["csv", "json", "table", "tsv", "yaml"]),
+        ("plot", ["__files__"]),
         ("apply", ["name"]),
         ("delete", ["name"]),
         ("import", ["json", "name", "yaml"]),

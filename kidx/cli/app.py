@@ -30,10 +30,13 @@ COMMANDS: dict[str, str] = {
     "gc": "kidx.cli.commands.gc",
     "export": "kidx.cli.commands.export",
     "version": "kidx.cli.commands.version",
+    "compare": "kidx.cli.commands.compare",
+    "series": "kidx.cli.commands.series",
+    "plot": "kidx.cli.commands.plot",
 }
 INTERRUPTED = 130  # 128 + SIGINT, the shell's convention
 # kubectl diff reports errors with 2, since 1 means "differences found"
-USAGE_ERROR_EXIT = {"diff": 2}
+USAGE_ERROR_EXIT = {"diff": 2, "compare": 2, "series": 2}
 
 HELP = """kidx records and queries GPU-kernel benchmark results, the way kubectl handles manifests.
 

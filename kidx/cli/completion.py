@@ -29,9 +29,17 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "fsck": ["--repair", "--from-bundle", "--output", "-o", "--store"],
     "gc": ["--dry-run", "--store"],
     "export": ["--output", "-o", "--selector", "-l", "--store"],
+    "compare": ["--selector", "-l", "--field-selector", "--references", "--by", "--baseline", "--threshold",
+                "--fail-on-regression", "--only", "--force", "--output", "-o", "--store"],
+    "series": ["--selector", "-l", "--field-selector", "--references", "--label", "--baseline", "--threshold",
+               "--fail-on-regression", "--output", "-o", "--store"],
+    "plot": ["--x", "--output", "-o", "--selector", "-l", "--field-selector", "--references", "--by", "--title",
+             "--store"],
 }
 OUTPUT_VALUES: dict[str, list[str]] = {
-    "get": ["custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name", "wide", "yaml"],
+    "get": ["csv", "csv=", "custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name",
+            "tsv", "tsv=", "wide", "yaml"],
+    "compare": ["csv", "json", "table", "tsv", "yaml"], "series": ["csv", "json", "table", "tsv", "yaml"],
     "apply": ["name"], "delete": ["name"], "import": ["json", "name", "yaml"], "env": ["json", "name", "yaml"],
     "history": ["json", "yaml"], "api-resources": ["json", "name", "wide", "yaml"], "version": ["json", "yaml"],
     "fsck": ["json"],
@@ -128,6 +136,8 @@ def candidates(words: list[str], current: str) -> list[str]:
     command, previous = words[0], words[-1]
     if previous in FILE_FLAGS or (command, previous) in (("export", "-o"), ("export", "--output"), ("fsck", "--from-bundle")):
         return [FILES]
+    if previous in ("-o", "--output") and command == "plot":
+        return [FILES]
     if previous in ("-o", "--output"):
         return [v for v in OUTPUT_VALUES.get(command, []) if v.startswith(current)]
     if previous in ("-l", "--selector"):
@@ -155,6 +165,8 @@ def candidates(words: list[str], current: str) -> list[str]:
         return [f for f in formats if f.startswith(current)] if len(words) == 1 else [FILES]
     if command == "env":
         return ["capture"] if len(words) == 1 and "capture".startswith(current) else []
+    if command in ("compare", "series", "plot"):
+        return [] if previous in _VALUED else _names("runs", current)
     if command in TYPED_COMMANDS:
         positional = [w for i, w in enumerate(words[1:], 1) if not w.startswith("-") and words[i - 1] not in _VALUED]
         if command == "explain" or not positional:
@@ -168,7 +180,7 @@ def candidates(words: list[str], current: str) -> list[str]:
 
 _VALUED = {"-o", "--output", "-l", "--selector", "-f", "--filename", "--store", "--field-selector", "-L",
            "--label-columns", "--sort-by", "--references", "--limit", "--dry-run", "--revision", "--max-depth",
-           "--environment", "--name"}
+           "--environment", "--name", "--by", "--baseline", "--threshold", "--label", "--x", "--title", "--only"}
 
 
 def complete(arguments: list[str]) -> str:

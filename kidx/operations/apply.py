@@ -236,13 +236,15 @@ def apply_documents(
     if dry_run:
         return plan_documents(store, documents, registry, texts, progress).report
     started = time.perf_counter()
-    items = _validated(documents, registry, texts or {}, progress, store.catalog)
+    # a write may start over a store whose catalog was lost (objects without names): the
+    # read-only refusal of such a store is for reads
+    items = _validated(documents, registry, texts or {}, progress, lambda: store.catalog(lost_ok=True))
     validated = time.perf_counter()
     if not store.exists():
         # no store yet: a by-name reference nothing can satisfy must fail before the write
         # creates one (pinning from the batch now is what the locked pass would do too)
         problems = BatchProblems(texts or {})
-        _pin_references(store.catalog(), items, problems)
+        _pin_references(store.catalog(lost_ok=True), items, problems)
         problems.raise_if_any()
     with store.write() as transaction:  # decisions and writes under one lock: no interleaving writer
         report, current = _plan(transaction.catalog, items, texts or {})

@@ -112,7 +112,7 @@ class _Scan:
 
     def run(self) -> FsckReport:
         catalog_exists = self.store.exists()
-        with self.store.reading() as catalog:
+        with self.store.reading(lost_ok=True) as catalog:  # fsck reports a lost catalog itself
             if catalog_exists:
                 for message in catalog.integrity_problems():
                     self.add("catalog-integrity", "catalog", message)

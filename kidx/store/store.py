@@ -169,9 +169,9 @@ class Store:
         return self._catalog
 
     @contextmanager
-    def reading(self) -> Iterator[Catalog]:
-        """Several reads that see one consistent snapshot."""
-        catalog = self.catalog()
+    def reading(self, lost_ok: bool = False) -> Iterator[Catalog]:
+        """Several reads that see one consistent snapshot (``lost_ok``: as for ``catalog``)."""
+        catalog = self.catalog(lost_ok=lost_ok)
         catalog.begin_read()
         try:
             yield catalog
