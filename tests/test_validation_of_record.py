@@ -8,10 +8,9 @@ import subprocess
 import sys
 
 import pytest
+from conftest import REPO, SEED_BUNDLE
 
 from kidx.kinds.schema import is_date_time
-
-from conftest import REPO, SEED_BUNDLE
 
 
 def run_with_observed_at(value: str) -> str:

@@ -23,17 +23,15 @@ import io
 import math
 import os
 import re
-from pathlib import Path
 
 import pytest
+from conftest import REPO, SEED_BUNDLE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from kidx.manifests.parsing import ParseError
 from kidx.manifests.yaml_events import build_documents
-
-from conftest import REPO, SEED_BUNDLE
 
 _CORE_SCHEMA_STRINGS = re.compile(r"[-+]?(?:0b[01_]+|[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?)\Z")
 
@@ -60,7 +58,7 @@ def assert_same(found, expected, where: str = "") -> None:
             assert_same(found[key], expected[key], f"{where}.{key}")
     elif isinstance(expected, list):
         assert type(found) is list and len(found) == len(expected), f"{where}: {found!r} vs {expected!r}"
-        for index, (a, b) in enumerate(zip(found, expected)):
+        for index, (a, b) in enumerate(zip(found, expected, strict=True)):
             assert_same(a, b, f"{where}[{index}]")
     elif isinstance(expected, float) and math.isnan(expected):
         assert type(found) is float and math.isnan(found), where
@@ -77,7 +75,7 @@ def assert_reads_like_the_standard(text: str) -> None:
         return expected_error_check(exc)
     found = kidx_read(text)
     assert len(found) == len(expected), (found, expected)
-    for index, (a, b) in enumerate(zip(found, expected)):
+    for index, (a, b) in enumerate(zip(found, expected, strict=True)):
         assert_same(a, b, f"document {index + 1}")
 
 

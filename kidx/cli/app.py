@@ -12,6 +12,10 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 COMMANDS: dict[str, str] = {
     "apply": "kidx.cli.commands.apply",
@@ -100,7 +104,7 @@ def build_app(names):
     return app
 
 
-def _parser_errors(typer) -> tuple[type, type]:
+def _parser_errors(typer) -> tuple[Any, Any]:  # classes found at run time: no static type
     """click's ``UsageError`` and ``ClickException``, reached through typer's public
     ``BadParameter`` (a ``UsageError``): typer up to 0.25 raises the ``click`` package's
     classes, typer 0.26 on those of a private copy of click, so neither ``import click`` nor

@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from typing import Any
 
 FieldError = tuple[str, str]  # (field path, message)
@@ -100,7 +100,7 @@ def _end_anchored(pattern: str) -> str:
     return "".join(out)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def pattern_regex(pattern: str) -> re.Pattern:
     """A CRD pattern compiled to match as RE2 does (see the module docstring)."""
     return re.compile(_end_anchored(pattern), re.ASCII)
@@ -144,6 +144,13 @@ CHECKED_FORMATS = {"date-time": is_date_time}  # any other format is an annotati
 Predicate = Callable[[Any], bool]
 
 
+def _length_test(measure: type[Sized], bound: int, at_least: bool) -> Predicate:
+    """minLength/maxLength (``measure`` str) or minItems/maxItems (list)."""
+    if at_least:
+        return lambda v: type(v) is not measure or len(v) >= bound
+    return lambda v: type(v) is not measure or len(v) <= bound
+
+
 def compile_predicate(schema: dict) -> Predicate:
     """The fast path: whether a value satisfies ``schema``, nothing more. Must accept
     exactly what jsonschema accepts (see the module docstring)."""
@@ -155,7 +162,7 @@ def compile_predicate(schema: dict) -> Predicate:
         raise SchemaCompileError(f"unsupported schema type: {type_name!r}")
     tests: list[Predicate] = []
     nullable = bool(schema.get("nullable"))
-    type_test = _TYPE_TESTS.get(schema.get("type")) if schema.get("type") is not None else None
+    type_test = _TYPE_TESTS.get(type_name) if type_name is not None else None  # a known type, checked above
     if "enum" in schema:
         allowed = tuple(schema["enum"])
         tests.append(lambda v: v in allowed and not (type(v) is bool and not any(a is v for a in allowed)))
@@ -175,10 +182,7 @@ def compile_predicate(schema: dict) -> Predicate:
     ):
         if keyword in schema:
             bound = schema[keyword]
-            if at_least:
-                tests.append(lambda v, _t=measure, _b=bound: type(v) is not _t or len(v) >= _b)
-            else:
-                tests.append(lambda v, _t=measure, _b=bound: type(v) is not _t or len(v) <= _b)
+            tests.append(_length_test(measure, bound, at_least))
     if "properties" in schema or "additionalProperties" in schema or "required" in schema:
         tests.append(_object_predicate(schema))
     if "items" in schema:
@@ -337,7 +341,7 @@ class SchemaValidator:
     def __init__(self, schema: dict):
         self.schema = schema
         self._valid = compile_predicate(schema)
-        self._jsonschema = None
+        self._jsonschema: Any = None  # jsonschema's validator, made on first need
 
     def errors(self, document: Any) -> list[FieldError]:
         if self._valid(document):
