@@ -58,6 +58,7 @@ sys.path.insert(0, str(REPO))
 from kidx.identity import digest_of  # noqa: E402
 from kidx.importers.liger import GPUS as LIGER_GPUS  # noqa: E402
 from kidx.importers.liger import KERNEL_TITLES  # noqa: E402
+from kidx.store.objects import syncfs  # noqa: E402
 
 API_VERSION = "kernelindex.dev/v1alpha1"
 GENERATOR_VERSION = "4"  # bump when the generated data changes shape (part of the cache key)
@@ -462,23 +463,6 @@ def file_baseline(folder: Path, count: int) -> float:
     elapsed = time.perf_counter() - start
     shutil.rmtree(root, ignore_errors=True)
     return elapsed
-
-
-def syncfs(path: Path) -> None:
-    """One syncfs(2) of the file system holding `path` (os.sync where it is missing)."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        descriptor = os.open(path, os.O_RDONLY)
-        try:
-            if libc.syncfs(descriptor) == 0:
-                return
-        finally:
-            os.close(descriptor)
-    except (OSError, AttributeError):
-        pass
-    os.sync()
 
 
 def settle() -> None:

@@ -32,6 +32,9 @@ DryRunOption = Annotated[
     str,
     typer.Option("--dry-run", help='"none", "client" or "server": with client or server, only show what would happen.'),
 ]
+NameOutputOption = Annotated[
+    str | None, typer.Option("--output", "-o", help="Only 'name': print object names without the verb.")
+]
 
 
 def open_store(location: str | None):

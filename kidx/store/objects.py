@@ -179,6 +179,24 @@ class ObjectDB:
         return "sha256:" + hashlib.sha256(self.read(digest)).hexdigest() == digest
 
 
+def syncfs(path: Path | str) -> None:
+    """One syncfs(2) of the file system holding ``path``: every file written there is
+    durable, at the cost of one call (os.sync where syncfs is missing)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        descriptor = os.open(path, os.O_RDONLY)
+        try:
+            if libc.syncfs(descriptor) == 0:
+                return
+        finally:
+            os.close(descriptor)
+    except (OSError, AttributeError):
+        pass
+    os.sync()
+
+
 class FileObjectBackend(ObjectBackend):
     """One file per object under ``root`` (a store's ``objects/sha256``), fanned out by
     the first two hex digits."""
@@ -280,21 +298,8 @@ class FileObjectBackend(ObjectBackend):
 
     def flush(self) -> None:
         """Make every written object durable before the catalog refers to it."""
-        if not self.root.exists():
-            return
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            descriptor = os.open(self.root, os.O_RDONLY)
-            try:
-                if libc.syncfs(descriptor) == 0:
-                    return
-            finally:
-                os.close(descriptor)
-        except (OSError, AttributeError):
-            pass
-        os.sync()
+        if self.root.exists():
+            syncfs(self.root)
 
     def hexdigests(self) -> Iterator[str]:
         """Every well-formed object file; temporary files and strays are skipped."""

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import typer
 
 from kidx.cli.common import (
     DryRunOption,
     FilenameOption,
+    NameOutputOption,
     RecursiveOption,
     StoreOption,
     kind_registry,
@@ -30,10 +29,7 @@ def apply(
     filename: FilenameOption = None,
     recursive: RecursiveOption = False,
     dry_run: DryRunOption = "none",
-    output_format: Annotated[
-        str | None,
-        typer.Option("--output", "-o", help="Only 'name': print object names without the verb."),
-    ] = None,
+    output_format: NameOutputOption = None,
     store: StoreOption = None,
 ) -> None:
     """Create or update objects from manifests, all or nothing.

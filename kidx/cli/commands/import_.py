@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store, output, parse_dry_run
+from kidx.cli.common import (
+    DryRunOption,
+    NameOutputOption,
+    StoreOption,
+    kind_registry,
+    open_store,
+    output,
+    parse_dry_run,
+)
 from kidx.errors import InvalidInputError, Location, Problem, UsageError
 from kidx.importers.framework import IMPORTERS
 
@@ -108,10 +116,7 @@ Examples:
 def bundle(
     file: Annotated[str, typer.Argument(help="A bundle written by 'kidx export'.")],
     dry_run: DryRunOption = "none",
-    output_format: Annotated[
-        str | None,
-        typer.Option("--output", "-o", help="Only 'name': print object names without the verb."),
-    ] = None,
+    output_format: NameOutputOption = None,
     store: StoreOption = None,
 ) -> None:
     """Restore a bundle written by 'kidx export': its objects, names and complete history,
