@@ -126,7 +126,7 @@ class _Parser:
             branches.append(self.concatenation(flags))
         return branches[0] if len(branches) == 1 else ("alt", branches)
 
-    def concatenation(self, flags):
+    def concatenation(self, flags) -> tuple:
         items: list = []
         while True:
             char = self.peek()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,6 +20,10 @@ from kidx.cli.common import (
     report_missing,
 )
 from kidx.errors import InvalidInputError, Problem, UsageError
+
+if TYPE_CHECKING:
+    from kidx.kinds.registry import KindRegistry
+    from kidx.query.targets import Target
 
 EXAMPLES = """\b
 Examples:
@@ -96,9 +100,9 @@ def delete(
     return report_missing(out, missing, ignore_not_found)
 
 
-def _targets_from_files(filename, recursive, registry):
+def _targets_from_files(filename: list[str], recursive: bool, registry: KindRegistry) -> list[Target]:
     from kidx.manifests.reader import expand_sources, read_sources
-    from kidx.query.targets import Target, add_named
+    from kidx.query.targets import add_named
 
     result = read_sources(expand_sources(filename, recursive))
     if result.problems:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -17,6 +18,9 @@ from kidx.cli.common import (
     report_missing,
 )
 from kidx.errors import UsageError
+
+if TYPE_CHECKING:
+    from kidx.store.store import Store
 
 OutputOption = Annotated[
     str | None,
@@ -149,7 +153,7 @@ def get(
     return report_missing(out, result.missing, ignore_not_found)
 
 
-def _reference_namer(store):
+def _reference_namer(store: Store) -> Callable[[str], str | None]:
     names: dict[str, str | None] = {}
 
     def namer(digest: str) -> str | None:

@@ -25,6 +25,8 @@ from kidx.errors import InvalidInputError, Location, Problem, UsageError
 from kidx.importers.framework import IMPORTERS
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.progress import Progress
 
 LARGE_INPUT_RECORDS = 500
@@ -262,7 +264,7 @@ class _progress:
         self.out, self.enabled = out, enabled
         self._bar: Progress | None = None
 
-    def __enter__(self):
+    def __enter__(self) -> Callable[[str, int, int], None] | None:
         if not self.enabled:
             return None
         from rich.console import Console
