@@ -35,9 +35,79 @@ def _isolated_environment(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("KIDX_STORE", raising=False)
 
 
+BACKENDS = ("sqlite", "postgresql")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "both_backends: run each test on a folder store and on a PostgreSQL store")
+    config.addinivalue_line("markers", "sqlite_only: a test of the folder store's files, in a both_backends module")
+
+
+def pytest_generate_tests(metafunc):
+    """Tests of a ``both_backends`` module that use ``store`` run once per backend."""
+    if "store" not in metafunc.fixturenames or metafunc.definition.get_closest_marker("both_backends") is None:
+        return
+    if metafunc.definition.get_closest_marker("sqlite_only") is not None:
+        return
+    metafunc.parametrize("store", BACKENDS, indirect=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A throwaway PostgreSQL cluster for the whole session (tests/pg_server.py)."""
+    from pg_server import PostgresServer, server_binaries
+
+    binaries = server_binaries()
+    if binaries is None:
+        pytest.skip("no PostgreSQL server binaries (initdb, pg_ctl) on PATH or in /usr/lib/postgresql/*/bin")
+    server = PostgresServer(binaries)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+class PostgresStore:
+    """A PostgreSQL store for one test: a fresh, empty database on the session's server.
+
+    ``str()`` is its URL (what ``--store`` takes); ``exists()`` says whether kidx has
+    created its tables there, as a folder store's ``exists()`` says whether it was created.
+    """
+
+    backend = "postgresql"
+
+    def __init__(self, server, database: str):
+        self.server, self.database = server, database
+        self.url = server.create_database(database)
+
+    def __str__(self) -> str:
+        return self.url
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({self.url!r})"
+
+    def exists(self) -> bool:
+        import psycopg
+
+        with psycopg.connect(self.url) as connection:
+            (found,) = connection.execute("SELECT to_regnamespace('kidx') IS NOT NULL").fetchone()
+        return found
+
+
+_databases = iter(range(1, 1 << 30))
+
+
 @pytest.fixture
-def store(tmp_path) -> Path:
-    return tmp_path / "store"
+def store(request, tmp_path):
+    """The test's store, empty: a folder (Path) that does not exist yet, or a PostgreSQL database."""
+    if getattr(request, "param", "sqlite") == "sqlite":
+        yield tmp_path / "store"
+        return
+    server = request.getfixturevalue("postgres_server")
+    location = PostgresStore(server, f"kidx_test_{next(_databases)}")
+    yield location
+    server.drop_database(location.database)
 
 
 @pytest.fixture
