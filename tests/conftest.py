@@ -104,7 +104,16 @@ def store(request, tmp_path):
     if getattr(request, "param", "sqlite") == "sqlite":
         yield tmp_path / "store"
         return
-    server = request.getfixturevalue("postgres_server")
+    yield from _postgres_store(request.getfixturevalue("postgres_server"))
+
+
+@pytest.fixture
+def postgres_store(postgres_server):
+    """An empty PostgreSQL store (a fresh database), for tests of that backend alone."""
+    yield from _postgres_store(postgres_server)
+
+
+def _postgres_store(server):
     location = PostgresStore(server, f"kidx_test_{next(_databases)}")
     yield location
     server.drop_database(location.database)
