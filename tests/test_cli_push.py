@@ -18,7 +18,7 @@ LIGER = SHARED / "data" / "liger"
 LIGER_FILES = [LIGER / "all_benchmark_data.csv", LIGER / "all_benchmark_data_cutedsl.csv",
                LIGER / "all_benchmark_data_cutile.csv"]
 P, E, R = "benchmarkprotocol.kernelindex.dev", "executionenvironment.kernelindex.dev", "benchmarkrun.kernelindex.dev"
-SEED_PROTOCOL, SEED_ENVIRONMENT = "liger-kernel-benchmark-v1", "nvidia-h100-80gb-hbm3"
+SEED_PROTOCOL, SEED_ENVIRONMENT = "liger-bench-do-bench-backward", "liger-bench-nvidia-h100-80gb-hbm3"
 
 
 @pytest.fixture(params=["folder", "postgresql"])
@@ -77,7 +77,7 @@ def state(store) -> dict:
     return {"entries": entries, "revisions": revisions, "objects": objects}
 
 
-SEED_CREATED = f"{P}/{SEED_PROTOCOL} created\n{E}/{SEED_ENVIRONMENT} created\n{R}/{SEED_RUN_NAME} created\n"
+SEED_CREATED = f"{P}/{SEED_PROTOCOL} created\n{R}/{SEED_RUN_NAME} created\n{E}/{SEED_ENVIRONMENT} created\n"
 SEED_UNCHANGED = SEED_CREATED.replace(" created", " unchanged")
 
 
@@ -125,7 +125,7 @@ def test_changes_fast_forward_with_their_revisions(kidx, seeded, remote):
     assert kidx("delete", "environment", SEED_ENVIRONMENT, store_path=seeded)[0] == 0
     assert kidx("push", str(remote), store_path=seeded) == (
         0,
-        f"{P}/{SEED_PROTOCOL} unchanged\n{E}/{SEED_ENVIRONMENT} deleted\n{R}/{SEED_RUN_NAME} configured\n",
+        f"{P}/{SEED_PROTOCOL} unchanged\n{R}/{SEED_RUN_NAME} configured\n{E}/{SEED_ENVIRONMENT} deleted\n",
         f"{remote}: copied 1 objects; 2 names changed, 1 unchanged\n",
     )
     assert state(remote) == state(seeded)
@@ -148,8 +148,8 @@ def test_a_name_changed_on_both_sides_is_a_conflict(kidx, seeded, remote):
     )
     assert state(remote) == before
     assert kidx("push", str(remote), "--force", "--dry-run", store_path=seeded)[1] == (
-        f"{P}/{SEED_PROTOCOL} unchanged (dry run)\n{E}/{SEED_ENVIRONMENT} unchanged (dry run)\n"
-        f"{R}/{SEED_RUN_NAME} forced (dry run)\n"
+        f"{P}/{SEED_PROTOCOL} unchanged (dry run)\n{R}/{SEED_RUN_NAME} forced (dry run)\n"
+        f"{E}/{SEED_ENVIRONMENT} unchanged (dry run)\n"
     )
     assert state(remote) == before
     assert kidx("push", str(remote), "--force", store_path=seeded)[0] == 0

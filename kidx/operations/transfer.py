@@ -160,7 +160,9 @@ def plan_transfer(
                     needed.add(plan.forced.digest)
     if report.conflicts and not force:
         raise ConflictError(report.conflicts)
+    # objects neither store has (a reference applied with a warning) are not copied
     missing = _missing_objects(destination, needed)
+    missing -= _missing_objects(source, missing)
     report.objects_copied = len(missing)
     return report, plans, missing
 

@@ -189,7 +189,11 @@ class Connection:
         return StoreError(f"the store at {self.location} cannot be used: {self.message(exc)}")
 
     def _schema_present(self) -> bool:
-        (namespace,) = self.connection.execute("SELECT to_regnamespace('kidx') IS NOT NULL").fetchone()
+        # a scan of pg_namespace, not to_regnamespace(): its cache may not yet know of a
+        # schema another writer has just committed
+        (namespace,) = self.connection.execute(
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'kidx')"
+        ).fetchone()
         if not namespace:
             return False
         row = self.connection.execute("SELECT value FROM kidx.info WHERE key='schema'").fetchone()
@@ -661,6 +665,17 @@ class PostgresCatalog(Catalog):
                     (kind, name),
                 ),
                 start=1,
+            )
+        ]
+
+    @_translating
+    def names_with_history(self, kind: str) -> list[str]:
+        if not self._present:
+            return []
+        return [
+            row[0]
+            for row in self.connection.execute(
+                "SELECT DISTINCT name FROM kidx.revisions WHERE kind = %s ORDER BY name", (kind,)
             )
         ]
 
