@@ -27,6 +27,10 @@ class StoreError(KidxError):
     """The store cannot be opened, read or written."""
 
 
+class StoreBusy(StoreError):
+    """The store's write lock (or a lock needed to open it) was not had in time."""
+
+
 class Location(NamedTuple):
     """Where in the input a problem is: file, document number, line, field path."""
 

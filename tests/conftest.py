@@ -13,7 +13,8 @@ from typing import NamedTuple
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+LIGER_DATA = REPO / "tests" / "data" / "liger"
+LIGER_HISTORY = LIGER_DATA / "history"
 SEED_BUNDLE = REPO / "docs" / "examples" / "seed-bundle.json"
 SEED_RUN_NAME = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-seq16384-bf16-"
 SEED_PROTOCOL_DIGEST = "sha256:080e6e66e4ec75a131aa0c9121c74b8e8eed64e7b6d621d567c6a28f79548be8"
@@ -45,11 +46,20 @@ def pytest_configure(config):
 
 def pytest_generate_tests(metafunc):
     """Tests of a ``both_backends`` module that use ``store`` run once per backend."""
-    if "store" not in metafunc.fixturenames or metafunc.definition.get_closest_marker("both_backends") is None:
-        return
-    if metafunc.definition.get_closest_marker("sqlite_only") is not None:
-        return
-    metafunc.parametrize("store", BACKENDS, indirect=True)
+    if "store" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_backends") is not None:
+        metafunc.parametrize("store", BACKENDS, indirect=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    """``sqlite_only`` tests (or parameter sets) of a ``both_backends`` module: the folder store only."""
+    kept, dropped = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        on_postgres = callspec is not None and callspec.params.get("store") == "postgresql"
+        (dropped if on_postgres and item.get_closest_marker("sqlite_only") else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 @pytest.fixture(scope="session")

@@ -319,16 +319,16 @@ def test_selector_with_names_is_refused(populated):
 
 def _traced_label_queries(kidx, store, monkeypatch, *args):
     """Run ``kidx get`` and return the SQL statements it sent that read labels."""
-    import kidx.store.catalog as catalog_module
+    import kidx.store.sqlite_catalog as catalog_module
 
     statements: list[str] = []
-    original_init = catalog_module.Catalog.__init__
+    original_init = catalog_module.SQLiteCatalog.__init__
 
-    def traced_init(self, path):
-        original_init(self, path)
+    def traced_init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
         self.connection.set_trace_callback(statements.append)
 
-    monkeypatch.setattr(catalog_module.Catalog, "__init__", traced_init)
+    monkeypatch.setattr(catalog_module.SQLiteCatalog, "__init__", traced_init)
     code, out, err = kidx("get", *args)
     assert code == 0, err
     return out, [s for s in statements if "labels" in s and s.lstrip().upper().startswith("SELECT")]

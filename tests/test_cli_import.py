@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_NAME, SHARED
+from conftest import REPO, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_NAME, LIGER_DATA
 
 # every test here runs on a folder store and on a PostgreSQL store (conftest.py)
 pytestmark = pytest.mark.both_backends
 
-DATA = SHARED / "data" / "liger"
+DATA = LIGER_DATA
 MAIN = DATA / "all_benchmark_data.csv"
 FILES = [MAIN, DATA / "all_benchmark_data_cutedsl.csv", DATA / "all_benchmark_data_cutile.csv"]
 CRLF = "\r\n"
@@ -97,7 +97,7 @@ def write(tmp_path):
 
 def without_unpublished(spec: dict) -> dict:
     """The seed's Workload and Implementation were never published, only their digests, and
-    their specs are kidx's to define (design.md §1): the importer cannot reproduce those two
+    their specs are kidx's to define (docs/design.md §1): the importer cannot reproduce those two
     digests. Everything else in the run's spec must be the seed's."""
     assert set(spec) >= {"workloadDigest", "implementationDigest"}
     return {key: value for key, value in spec.items() if key not in ("workloadDigest", "implementationDigest")}
@@ -436,7 +436,7 @@ def test_progress_bar_on_a_terminal_reaches_the_end(tmp_path):
     script = _shutil.which("script")
     if script is None:
         pytest.skip("util-linux script(1) is needed to give kidx a terminal")
-    csv_path = SHARED / "data" / "liger" / "all_benchmark_data.csv"
+    csv_path = LIGER_DATA / "all_benchmark_data.csv"
     store = tmp_path / "store"
     transcript = tmp_path / "typescript"
     command = f"{sys.executable} -m kidx import liger {csv_path} --store {store} -o name > {tmp_path / 'names.txt'}"

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_DIGEST, SEED_RUN_NAME, SHARED
+from conftest import LIGER_DATA, REPO, SEED_RUN_NAME
 
-LIGER = SHARED / "data" / "liger"
+LIGER = LIGER_DATA
 LIGER_FILES = [LIGER / "all_benchmark_data.csv", LIGER / "all_benchmark_data_cutedsl.csv",
                LIGER / "all_benchmark_data_cutile.csv"]
 P, E, R = "benchmarkprotocol.kernelindex.dev", "executionenvironment.kernelindex.dev", "benchmarkrun.kernelindex.dev"

@@ -297,39 +297,19 @@ def test_references_bad_values(q, value, message):
 
 
 def test_references_are_answered_from_the_refs_primary_key(small_store):
-    """The SQL that Catalog.list runs for --references searches refs by its key."""
+    """The SQL the SQLite catalog compiles for --references searches refs by its key."""
     from kidx.kinds.registry import registry
-    from kidx.query.references import reference_clause
+    from kidx.query.references import reference_condition
+    from kidx.store.catalog import CatalogQuery
     from kidx.store.store import Store
 
     catalog = Store(small_store).catalog()
-    real = catalog.connection
-
-    class Recording:
-        def __init__(self):
-            self.queries = []
-
-        def execute(self, sql, parameters=()):
-            self.queries.append((sql, list(parameters)))
-            return real.execute(sql, parameters)
-
-        def __getattr__(self, name):
-            return getattr(real, name)
-
-    digest_prefix = catalog.get("BenchmarkProtocol", "proto-a").digest[7:17]
-    for value in ("protocol/proto-a", "env:vendor=nvidia", digest_prefix,
-                  catalog.get("BenchmarkProtocol", "proto-a").digest):
-        clause = reference_clause(value, registry(), catalog)
-        recording = Recording()
-        catalog.connection = recording
-        try:
-            found = catalog.list("BenchmarkRun", [clause])
-        finally:
-            catalog.connection = real
-        assert found, value
-        (sql, parameters), = [(s, p) for s, p in recording.queries if "FROM objects" in s]
-        assert clause[0] in sql
-        plan = [row[-1] for row in real.execute("EXPLAIN QUERY PLAN " + sql, parameters)]
+    digest = catalog.get("BenchmarkProtocol", "proto-a").digest
+    for value in ("protocol/proto-a", "env:vendor=nvidia", digest[7:17], digest):
+        query = CatalogQuery(kind="BenchmarkRun", references=(reference_condition(value, registry(), catalog),))
+        assert catalog.list(query), value
+        sql, parameters, _ = catalog.compile(query)
+        plan = [row[-1] for row in catalog.connection.execute("EXPLAIN QUERY PLAN " + sql, parameters)]
         refs_steps = [step for step in plan if " refs " in f" {step} "]
         assert refs_steps, plan
         assert all("PRIMARY KEY" in step for step in refs_steps), plan

@@ -1,4 +1,4 @@
-"""The store under concurrent writers and under SIGKILL (design.md §3).
+"""The store under concurrent writers and under SIGKILL (docs/design.md §3).
 
 - Two ``kidx apply`` processes writing at once must both succeed, or one must fail cleanly
   having written nothing.
@@ -130,7 +130,7 @@ def assert_consistent(store_path: Path) -> None:
         assert store.objects.exists(digest), f"catalog refers to a missing object {digest}"
         assert store.objects.verify(digest), f"object {digest} does not hash to its name"
     assert referenced <= listed
-    files = [path for path in store.objects.root.rglob("*") if path.is_file()]
+    files = [path for path in store.objects.backend.root.rglob("*") if path.is_file()]
     for path in files:
         if TEMPORARY.match(path.name):
             continue  # a killed writer's leftover: never a digest, never listed

@@ -64,8 +64,8 @@ SCALAR_TYPES = {"string", "integer", "number", "boolean"}
 ALLOWED_TYPES = SCALAR_TYPES | {"object", "array"}
 COLUMN_TYPES = {"string", "integer", "number", "boolean", "date"}
 
-# The founding example (design.md §1), verbatim from fixtures/seed-bundle.json, so
-# that this test does not depend on files outside the repository.
+# The founding example (docs/design.md, "The record and its kinds"), verbatim from
+# docs/examples/seed-bundle.json, so that a damaged example file cannot hide a change.
 SEED_BUNDLE = json.loads(
     r"""
 {
@@ -140,7 +140,8 @@ SEED_BUNDLE = json.loads(
 }
 """
 )
-SHARED_SEED = REPO_ROOT.parent / "shared" / "fixtures" / "seed-bundle.json"
+SEED_BUNDLE_FILE = REPO_ROOT / "docs" / "examples" / "seed-bundle.json"
+SEED_RECORD_FILE = REPO_ROOT / "docs" / "examples" / "seed-record.txt"
 
 
 # --- helpers -----------------------------------------------------------------
@@ -416,10 +417,10 @@ def test_run_printer_columns():
 # --- validation: the seed and other good manifests ---------------------------
 
 
-def test_embedded_seed_matches_the_shared_fixture():
-    if not SHARED_SEED.is_file():
-        pytest.skip("shared fixtures not present next to the repository")
-    assert json.loads(SHARED_SEED.read_text(encoding="utf-8")) == SEED_BUNDLE
+def test_embedded_seed_matches_the_bundled_examples():
+    assert json.loads(SEED_BUNDLE_FILE.read_text(encoding="utf-8")) == SEED_BUNDLE
+    record = SEED_RECORD_FILE.read_text(encoding="utf-8")
+    assert json.loads(record[record.index("{"):]) == SEED_BUNDLE
 
 
 @pytest.mark.parametrize("part", ["run", "protocol", "environment"])
@@ -429,7 +430,7 @@ def test_seed_manifests_validate(part):
 
 
 GOOD_MANIFESTS = [
-    {  # liger-data.md §3.1
+    {  # docs/liger-data.md §3.1
         "apiVersion": API_VERSION,
         "kind": "Workload",
         "metadata": {"name": "liger-llama4-rope-hidden8192-kv-heads8-q-heads32-seq16384-bf16"},
@@ -441,13 +442,13 @@ GOOD_MANIFESTS = [
             "key": "hidden8192-kv_heads8-q_heads32-seq16384-bf16",
         },
     },
-    {  # liger-data.md §3.2
+    {  # docs/liger-data.md §3.2
         "apiVersion": API_VERSION,
         "kind": "Implementation",
         "metadata": {"name": "liger-llama4-rope-liger-triton", "annotations": {"liger.providers": "liger, liger_triton"}},
         "spec": {"operation": "llama4_rope", "library": "liger-kernel", "backend": "triton", "repository": "https://github.com/linkedin/Liger-Kernel"},
     },
-    {  # a memory run (liger-data.md §3.3), by-name references, a failed measurement
+    {  # a memory run (docs/liger-data.md §3.3), by-name references, a failed measurement
         "apiVersion": API_VERSION,
         "kind": "BenchmarkRun",
         "metadata": {"name": "hand-written-run", "digest": "sha256:" + "0" * 64, "generation": 2},

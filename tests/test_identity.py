@@ -1,4 +1,4 @@
-"""Identity: canonical JSON and digests (design.md §2), checked against the seed."""
+"""Identity: canonical JSON and digests (docs/design.md §2), checked against the seed."""
 
 from __future__ import annotations
 

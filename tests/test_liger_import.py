@@ -16,8 +16,8 @@ from kidx.identity import digest_of
 from kidx.importers import liger
 from kidx.importers.liger import LigerImport, SkippedRow, convert_files, convert_text
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-DATA = SHARED / "data" / "liger"
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "tests" / "data" / "liger"
 MAIN = str(DATA / "all_benchmark_data.csv")
 CUTEDSL = str(DATA / "all_benchmark_data_cutedsl.csv")
 CUTILE = str(DATA / "all_benchmark_data_cutile.csv")
@@ -76,7 +76,7 @@ def problems_of(text: str, source: str = "t.csv") -> list[str]:
 
 @pytest.fixture(scope="module")
 def seed() -> dict:
-    return json.loads((SHARED / "fixtures" / "seed-bundle.json").read_text(encoding="utf-8"))
+    return json.loads((REPO / "docs" / "examples" / "seed-bundle.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")

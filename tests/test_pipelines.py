@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SEED_BUNDLE, SEED_RUN_NAME, SHARED
+from conftest import REPO, SEED_BUNDLE, SEED_RUN_NAME, LIGER_DATA
 
 BIN = Path(sys.executable).parent
-LIGER = SHARED / "data" / "liger" / "all_benchmark_data.csv"
+LIGER = LIGER_DATA / "all_benchmark_data.csv"
 ANSI = re.compile(r"\x1b|\x9b")
 
 MANIFESTS = """\

@@ -1,4 +1,4 @@
-"""Hostile and malformed input to ``kidx apply -f FILE`` (design.md §2, §3, §6).
+"""Hostile and malformed input to ``kidx apply -f FILE`` (docs/design.md §2, §3, §6).
 
 Every case must: exit 1; print only ``error: …`` lines on stderr that name the file (and the
 document, line and field where they apply); print nothing on stdout; never show a Python

@@ -14,11 +14,23 @@ from conftest import (
     SEED_BUNDLE, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_DIGEST, SEED_RUN_NAME,
 )
 from kidx.identity import canonical_json, identity_of
-from kidx.store.objects import ObjectStore
+from kidx.store.catalog import CatalogQuery
+from kidx.store.objects import FileObjectBackend, ObjectDB
 from kidx.store.store import Store, default_store_path
 
 SEED_DIGESTS = {SEED_RUN_DIGEST, SEED_PROTOCOL_DIGEST, SEED_ENVIRONMENT_DIGEST}
 RUN_LINE = f"benchmarkrun.kernelindex.dev/{SEED_RUN_NAME}"
+
+
+def object_files(store_root: Path) -> FileObjectBackend:
+    return FileObjectBackend(Path(store_root) / "objects" / "sha256")
+
+
+def object_db(store_root: Path) -> ObjectDB:
+    """The object database of a folder store, as the SQLite backend builds it."""
+    return ObjectDB(object_files(store_root))
+
+
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG paths are Linux's")
 
 
@@ -51,7 +63,7 @@ def test_default_location_follows_xdg_data_home(monkeypatch, capsys, tmp_path):
     assert code == 0
     assert out.splitlines()[0] == RUN_LINE
     assert (expected / "catalog.sqlite").is_file()
-    assert set(ObjectStore(expected).digests()) == SEED_DIGESTS
+    assert set(object_db(expected).digests()) == SEED_DIGESTS
     assert not (tmp_path / "home").exists()
     assert run_cli(capsys, "get", "runs", "-o", "name") == (0, RUN_LINE + "\n", "")
 
@@ -109,7 +121,7 @@ def test_store_option_beats_kidx_store(monkeypatch, capsys, tmp_path):
 
 def test_object_files_are_named_by_digest_and_rehash_to_their_names(kidx, store, seed_bundle):
     assert kidx("apply", "-f", str(SEED_BUNDLE))[0] == 0
-    objects = ObjectStore(store)
+    objects = object_db(store)
     assert set(objects.digests()) == SEED_DIGESTS
     for manifest in seed_bundle.values():
         identity = identity_of(manifest)
@@ -117,7 +129,7 @@ def test_object_files_are_named_by_digest_and_rehash_to_their_names(kidx, store,
                   "ExecutionEnvironment": SEED_ENVIRONMENT_DIGEST}[manifest["kind"]]
         hexdigest = digest.split(":")[1]
         path = store / "objects" / "sha256" / hexdigest[:2] / hexdigest[2:]
-        assert objects.path_of(digest) == path
+        assert object_files(store).path_of(digest) == path
         assert path.read_bytes() == canonical_json(identity)
         assert objects.verify(digest)
     assert sorted(all_files(store / "objects")) == sorted(
@@ -137,8 +149,8 @@ def test_store_layout_and_names_are_not_paths(kidx, store):
 
 def test_objects_are_written_once(kidx, store):
     kidx("apply", "-f", str(SEED_BUNDLE))
-    objects = ObjectStore(store)
-    path = objects.path_of(SEED_RUN_DIGEST)
+    objects = object_db(store)
+    path = object_files(store).path_of(SEED_RUN_DIGEST)
     os.utime(path, (1_000_000_000, 1_000_000_000))
     assert objects.write(SEED_RUN_DIGEST, b"something else") is False
     kidx("apply", "-f", str(SEED_BUNDLE))
@@ -149,8 +161,8 @@ def test_objects_are_written_once(kidx, store):
 
 def test_verify_detects_a_corrupt_object(kidx, store):
     kidx("apply", "-f", str(SEED_BUNDLE))
-    objects = ObjectStore(store)
-    path = objects.path_of(SEED_PROTOCOL_DIGEST)
+    objects = object_db(store)
+    path = object_files(store).path_of(SEED_PROTOCOL_DIGEST)
     path.chmod(0o644)
     path.write_bytes(path.read_bytes() + b" ")
     assert objects.verify(SEED_PROTOCOL_DIGEST) is False
@@ -160,7 +172,7 @@ def test_verify_detects_a_corrupt_object(kidx, store):
 def test_write_and_read_a_new_object(tmp_path):
     from kidx.identity.canonical import digest_bytes
 
-    objects = ObjectStore(tmp_path / "s")
+    objects = object_db(tmp_path / "s")
     data = canonical_json({"apiVersion": "v", "kind": "K", "spec": {"é": 1}})
     digest = digest_bytes(data)
     assert objects.write(digest, data) is True
@@ -171,10 +183,22 @@ def test_write_and_read_a_new_object(tmp_path):
     assert all_files(tmp_path / "s") == [f"objects/sha256/{digest[7:9]}/{digest[9:]}"]
 
 
+def test_a_verified_write_refuses_bytes_that_do_not_hash_to_the_digest(tmp_path):
+    from kidx.errors import StoreError
+    from kidx.identity.canonical import digest_bytes
+
+    objects = object_db(tmp_path / "s")
+    data = canonical_json({"apiVersion": "v", "kind": "K", "spec": {}})
+    with pytest.raises(StoreError, match="do not hash to its digest"):
+        objects.write(digest_bytes(data), data + b" ", verify=True)
+    assert list(objects.digests()) == []
+    assert objects.write(digest_bytes(data), data, verify=True) is True
+
+
 @pytest.mark.parametrize("bad", ["sha256:abc", "md5:" + "0" * 64, "0" * 64, "sha256:" + "G" * 64, "sha256:../../x"])
 def test_path_of_refuses_non_digests(tmp_path, bad):
     with pytest.raises(ValueError):
-        ObjectStore(tmp_path).path_of(bad)
+        object_files(tmp_path).path_of(bad)
 
 
 def test_stray_files_are_not_objects(kidx, store):
@@ -182,14 +206,14 @@ def test_stray_files_are_not_objects(kidx, store):
     fan = store / "objects" / "sha256" / SEED_RUN_DIGEST[7:9]
     (fan / ".tmp-leftover").write_bytes(b"partial")
     (store / "objects" / "sha256" / "zz").mkdir()
-    assert set(ObjectStore(store).digests()) == SEED_DIGESTS
+    assert set(object_db(store).digests()) == SEED_DIGESTS
 
 
 def test_missing_object_is_a_store_error(kidx, store):
     from kidx.errors import StoreError
 
     kidx("apply", "-f", str(SEED_BUNDLE))
-    path = ObjectStore(store).path_of(SEED_PROTOCOL_DIGEST)
+    path = object_files(store).path_of(SEED_PROTOCOL_DIGEST)
     path.unlink()
     with pytest.raises(StoreError):
         Store(store).identity(SEED_PROTOCOL_DIGEST)
@@ -240,18 +264,18 @@ def test_reading_a_store_that_does_not_exist_creates_nothing(kidx, tmp_path, dee
 def test_opening_a_missing_store_for_reading_creates_nothing(deep_store, tmp_path):
     store = Store(deep_store)
     catalog = store.catalog()
-    assert catalog.list("BenchmarkRun") == []
+    assert catalog.list(CatalogQuery(kind="BenchmarkRun")) == []
     assert catalog.get("BenchmarkRun", "x") is None
     assert catalog.revisions("BenchmarkRun", "x") == []
     store.close()
-    assert list(ObjectStore(deep_store).digests()) == []
+    assert list(object_db(deep_store).digests()) == []
     assert not (tmp_path / "not").exists()
 
 
 def test_first_write_creates_the_store(kidx, tmp_path, deep_store):
     assert kidx("apply", "-f", str(SEED_BUNDLE), store_path=deep_store)[0] == 0
     assert (deep_store / "catalog.sqlite").is_file()
-    assert set(ObjectStore(deep_store).digests()) == SEED_DIGESTS
+    assert set(object_db(deep_store).digests()) == SEED_DIGESTS
 
 
 def test_catalog_opening_waits_out_locks_sqlite_reports_at_once(tmp_path, monkeypatch):
@@ -259,7 +283,7 @@ def test_catalog_opening_waits_out_locks_sqlite_reports_at_once(tmp_path, monkey
     locked' without SQLite waiting; the catalog retries until the lock is gone."""
     import sqlite3
 
-    from kidx.store import catalog as catalog_module
+    from kidx.store import sqlite_catalog as catalog_module
 
     real_connect = sqlite3.connect
     failures = {"left": 2}
@@ -278,7 +302,7 @@ def test_catalog_opening_waits_out_locks_sqlite_reports_at_once(tmp_path, monkey
             return getattr(self._connection, name)
 
     monkeypatch.setattr(catalog_module.sqlite3, "connect", lambda *a, **k: FlakyConnection(real_connect(*a, **k)))
-    catalog = catalog_module.Catalog(tmp_path / "catalog.sqlite")
+    catalog = catalog_module.SQLiteCatalog(tmp_path / "catalog.sqlite")
     assert failures["left"] == 0
     assert catalog.connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert catalog.list("BenchmarkRun") == []
+    assert catalog.list(CatalogQuery(kind="BenchmarkRun")) == []

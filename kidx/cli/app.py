@@ -25,6 +25,8 @@ COMMANDS: dict[str, str] = {
     "diff": "kidx.cli.commands.diff",
     "history": "kidx.cli.commands.history",
     "completion": "kidx.cli.commands.completion",
+    "push": "kidx.cli.commands.push",
+    "pull": "kidx.cli.commands.pull",
 }
 INTERRUPTED = 130  # 128 + SIGINT, the shell's convention
 # kubectl diff reports errors with 2, since 1 means "differences found"
@@ -90,6 +92,9 @@ def run(argv: list[str]) -> int:
     from kidx.output.gateway import Output
 
     output = Output()
+    from kidx.store import notices
+
+    notices.listen(output.notice)  # the store says when it waits for another writer
     name = _command_name(argv)
     names = [name] if name in COMMANDS else list(COMMANDS)
     import typer
@@ -138,10 +143,7 @@ def run(argv: list[str]) -> int:
     except Exception as exc:  # never a traceback: say what failed, and how to see more
         if os.environ.get("KIDX_DEBUG"):
             raise
-        if type(exc).__module__ == "sqlite3":
-            output.error(f"the store's catalog cannot be used: {exc} (is another kidx writing? try again)")
-        else:
-            output.error(f"unexpected {type(exc).__name__}: {exc} (set KIDX_DEBUG=1 to see where)")
+        output.error(f"unexpected {type(exc).__name__}: {exc} (set KIDX_DEBUG=1 to see where)")
         return 1
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -11,10 +10,10 @@ from kidx.errors import UsageError
 from kidx.output.gateway import Output
 
 StoreOption = Annotated[
-    Optional[Path],
+    Optional[str],
     typer.Option(
         "--store",
-        help="The store folder (default: $KIDX_STORE, else the user data folder).",
+        help="The store: a folder (default: $KIDX_STORE, else the user data folder).",
         show_default=False,
     ),
 ]
@@ -35,10 +34,10 @@ DryRunOption = Annotated[
 ]
 
 
-def open_store(path: Optional[Path]):
-    from kidx.store.store import Store, default_store_path
+def open_store(location: Optional[str]):
+    from kidx.store.store import Store, default_store_location
 
-    return Store(path if path is not None else default_store_path())
+    return Store(location if location is not None else default_store_location())
 
 
 def kind_registry():

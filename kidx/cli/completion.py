@@ -37,9 +37,9 @@ FILES = "__files__"  # tells the script to fall back to file-name completion
 
 
 def _store():
-    from kidx.store.store import Store, default_store_path
+    from kidx.store.store import Store, default_store_location
 
-    return Store(default_store_path())
+    return Store(default_store_location())
 
 
 def _store_argument(words: list[str]) -> None:
@@ -74,20 +74,13 @@ def _names(type_word: str, prefix: str) -> list[str]:
 def _label_candidates(current: str) -> list[str]:
     head, _, last = current.rpartition(",")
     head = head + "," if head else ""
-    connection = _store().catalog().connection
+    catalog = _store().catalog()
     if "=" in last:
         key, _, value = last.partition("=")
         key = key.rstrip("!")
-        rows = connection.execute(
-            "SELECT DISTINCT value FROM labels WHERE key=? AND value >= ? AND value < ? ORDER BY value",
-            (key, value, value + "\uffff"),
-        )
         operator = last[: len(last) - len(value)]
-        return [f"{head}{operator}{row[0]}" for row in rows]
-    rows = connection.execute(
-        "SELECT DISTINCT key FROM labels WHERE key >= ? AND key < ? ORDER BY key", (last, last + "\uffff")
-    )
-    return [f"{head}{row[0]}=" for row in rows]
+        return [f"{head}{operator}{found}" for found in catalog.label_values(key, value)]
+    return [f"{head}{key}=" for key in catalog.label_keys(last)]
 
 
 def candidates(words: list[str], current: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""Identity: canonical JSON and content digests (design.md section 2)."""
+"""Identity: canonical JSON and content digests (docs/design.md §2)."""
 
 from kidx.identity.canonical import CanonicalError, canonical_json, digest_of, identity_of
 

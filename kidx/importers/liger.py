@@ -1,7 +1,7 @@
 """Convert Liger-Kernel benchmark CSVs into kidx manifests (a pure converter).
 
 Input: ``benchmark/data/all_benchmark_data*.csv`` from linkedin/Liger-Kernel (15 fixed
-columns, see ``docs/liger-data.md`` in the shared docs). Output: one BenchmarkRun per
+columns, see ``docs/liger-data.md``). Output: one BenchmarkRun per
 data row plus the BenchmarkProtocol, ExecutionEnvironment, Implementation and Workload
 objects the runs refer to, each shared object exactly once. Nothing here touches a
 store or prints; input that cannot be imported faithfully raises InvalidInputError with
@@ -10,7 +10,7 @@ one Problem per bad row (file, line, column).
 Identity of a row: its externalId, ``{kernel}/{mode}[/memory]/{provider}/{slug(gpu)}/
 {workloadKey}/{timestamp}``. Speed rows keep the seed's form exactly; memory rows get
 a ``/memory`` segment, because a speed row and a memory row of one configuration are
-often stamped in the same second (liger-data.md section 3.3 finds no collision over the
+often stamped in the same second (docs/liger-data.md §2.2 finds no collision over the
 three files or the 40 historical versions). Two rows with one externalId are one
 observation: identical rows give one run (the later one is skipped as a duplicate),
 rows that differ are an error.
@@ -145,7 +145,7 @@ KERNEL_TITLES = {
     "tvd": "Total variation distance",
 }
 
-# gpu_name -> (product, formFactor, architecture); liger-data.md section 3.4.
+# gpu_name -> (product, formFactor, architecture); docs/liger-data.md §3.4.
 GPUS: dict[str, tuple[str, str | None, str | None]] = {
     "NVIDIA H100 80GB HBM3": ("NVIDIA H100", "80GB HBM3", "sm_90"),
     "NVIDIA H100 PCIe": ("NVIDIA H100", "PCIe", "sm_90"),
@@ -162,7 +162,7 @@ _VENDOR_WORDS = {
     "amd": "amd", "radeon": "amd", "instinct": "amd",
 }
 
-# Parameter-name aliases (liger-data.md section 2.2). The x axis claims its name first.
+# Parameter-name aliases (docs/liger-data.md §2.2). The x axis claims its name first.
 _ALIASES = {
     "T": "seq", "seq_len": "seq",
     "hidden_size": "hidden", "H": "hidden",
@@ -176,7 +176,7 @@ _ALIASES = {
 }
 _DTYPES = {"bfloat16": "bf16", "float32": "fp32", "float16": "fp16"}
 
-# Provider normalisation (liger-data.md section 3.2): provider -> (library, backend, variant).
+# Provider normalisation (docs/liger-data.md §3.2): provider -> (library, backend, variant).
 _PROVIDERS: dict[str, tuple[str, str | None, str | None]] = {
     "torch": ("torch", "eager", None),
     "torch_compile": ("torch", "inductor", None),
@@ -847,7 +847,7 @@ def _x_parameter_name(x_name: str, x_label: str) -> str:
 
 
 def _parameters(x_name: str, x_label: str, x_text: str, config: dict) -> tuple[dict, str | None]:
-    """Typed workload parameters and the short dtype (liger-data.md section 2.2).
+    """Typed workload parameters and the short dtype (docs/liger-data.md §2.2).
 
     The x axis claims its canonical name first; config keys follow in sorted order (so
     key-order variants of one config give one workload); a key whose canonical name is

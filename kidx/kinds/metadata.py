@@ -1,4 +1,4 @@
-"""Rules for metadata: object names, label and annotation keys and values (design.md §4).
+"""Rules for metadata: object names, label and annotation keys and values (docs/design.md §4).
 
 Names are never used as paths, but they are still refused when they are not plain
 identifiers: ``1–253`` characters of ``a-z 0-9 - . _`` starting with a letter or digit.

@@ -1,6 +1,6 @@
 """Parsing text into documents: YAML 1.2 (multi-document) and JSON (one or concatenated).
 
-YAML rules (design.md section 2): YAML 1.2, timestamps stay strings exactly as written,
+YAML rules (docs/design.md §2): YAML 1.2, timestamps stay strings exactly as written,
 duplicate keys are errors; see ``yaml_events``. ruamel.yaml is imported only when YAML is
 actually read.
 """

@@ -9,7 +9,7 @@ in one iterative pass:
 - the YAML 1.2 core schema, and nothing else: ``null``/``~``/empty, ``true``/``false``,
   decimal, ``0o`` and ``0x`` integers, floats with ``.inf``/``.nan``; every other plain
   scalar is a string, so ``1_000``, ``yes``, ``0b101`` and timestamps stay exactly as
-  written (design.md §2: a digest must not depend on the YAML dialect);
+  written (docs/design.md §2: a digest must not depend on the YAML dialect);
 - explicit tags for those types (``!!str``, ``!!int``, …) and ``!!timestamp`` (kept as
   its text); any other tag is refused, since it has no JSON form;
 - duplicate mapping keys are errors; aliases share the anchored value (the value checks

@@ -14,15 +14,9 @@ from kidx.store.store import Store, utc_now
 def delete_entries(store: Store, entries: list[tuple[KindInfo, Entry]], dry_run: bool = False) -> None:
     if dry_run or not entries:
         return
-    catalog = store.catalog(write=True)
-    catalog.begin_write()
-    try:
+    with store.write() as transaction:  # all the names or none
         now = utc_now()
         for info, entry in entries:
-            current = catalog.get(info.kind, entry.name)
+            current = transaction.catalog.get(info.kind, entry.name)
             if current is not None:  # another process may have deleted it meanwhile
-                catalog.delete(current, now)
-        catalog.commit()
-    except BaseException:
-        catalog.rollback()
-        raise
+                transaction.delete(current, now)

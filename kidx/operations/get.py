@@ -7,6 +7,7 @@ from typing import NamedTuple
 from kidx.kinds.registry import KindInfo, KindRegistry
 from kidx.query.selection import select
 from kidx.query.targets import parse_targets, selection_rules
+from kidx.store.catalog import CatalogQuery
 from kidx.store.store import Store
 
 
@@ -34,15 +35,8 @@ class QueryResult(NamedTuple):
 def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str = "get") -> QueryResult:
     selection_rules(query.arguments, query.selector)
     targets = parse_targets(query.arguments, registry, verb)
-    catalog = store.catalog()
-    catalog.begin_read()  # one consistent snapshot for the whole command
-    try:
-        extra = ()
-        if query.references:
-            from kidx.query.references import reference_clauses
-
-            extra = reference_clauses(list(query.references), registry, catalog)
-        selection = select(catalog, targets, query.selector, extra)
+    with store.reading() as catalog:  # one consistent snapshot for the whole command
+        selection = select(catalog, targets, query.selector, _conditions(query, registry, catalog), store)
         groups: list[tuple[KindInfo, list[dict]]] = []
         for info, entries in selection.groups:
             full = query.field_selector is not None or query.sort_keys
@@ -55,8 +49,6 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
             if query.field_selector is not None:
                 manifests = [m for m in manifests if query.field_selector.matches(m)]
             groups.append((info, manifests))
-    finally:
-        catalog.rollback()
     if query.sort_keys:
         from kidx.output.sorting import sort_objects
 
@@ -70,6 +62,26 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
         groups = _limited(groups, query.limit)
     single = len(targets) == 1 and targets[0].names is not None and len(targets[0].names) == 1
     return QueryResult(groups, selection.missing, single)
+
+
+def _conditions(query: Query, registry: KindRegistry, catalog) -> CatalogQuery:
+    """The typed conditions the store can narrow the listing with; the field selector is
+    still checked on each manifest (objects named explicitly are not narrowed)."""
+    references = ()
+    if query.references:
+        from kidx.query.references import reference_conditions
+
+        references = tuple(reference_conditions(list(query.references), registry, catalog))
+    fields = ()
+    if query.field_selector is not None:
+        from kidx.query.field_selector import split_path
+        from kidx.store.catalog import FieldCondition
+
+        fields = tuple(
+            FieldCondition(tuple(split_path(r.field)), r.operator, r.value) for r in query.field_selector.requirements
+        )
+    limit = query.limit if not query.sort_keys else None  # sorting needs every match first
+    return CatalogQuery(fields=fields, references=references, limit=limit)
 
 
 def _name_only(entry) -> dict:

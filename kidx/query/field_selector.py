@@ -1,7 +1,7 @@
 """Field selectors (``--field-selector``): kubectl's grammar, kidx's choice of fields.
 
 The syntax and its error texts follow apimachinery's ``pkg/fields/selector.go``
-(docs/kubectl-conventions.md §2): comma-separated ``FIELD OP VALUE`` terms, OP one of
+(docs/design.md §6): comma-separated ``FIELD OP VALUE`` terms, OP one of
 ``=``, ``==``, ``!=``, the first operator in a term splitting it, and ``\\,`` ``\\=``
 ``\\\\`` as the only escapes in a value. Which fields exist is a server decision in
 kubernetes; kidx has no server, so it accepts ``metadata.name``, ``metadata.title`` and
@@ -15,12 +15,12 @@ absent field reads as ""; a field that holds a mapping or a list equals no value
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from kidx.errors import UsageError
 from kidx.query.label_selector import trim_space
+from kidx.store.catalog import field_text as _field_text
 
 
 class FieldSelectorError(UsageError):
@@ -53,29 +53,6 @@ def split_path(field: str) -> list[str]:
     if len(segments) > 1 and segments[0] == "spec" and all(map(_is_identifier, segments[1:])):
         return segments
     raise FieldSelectorError(f"field label not supported: {field}")
-
-
-def _scalar_text(value: object) -> str | None:
-    """A field's text for comparison; None for mappings and lists, which equal nothing."""
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return ""
-    if isinstance(value, (bool, int, float)):
-        return json.dumps(value)  # true / 3 / 0.5, as in the stored JSON
-    return None
-
-
-def _field_text(obj: Mapping, segments: tuple[str, ...]) -> str | None:
-    """Follow ``segments`` into ``obj``; a path that cannot be followed reads as ""."""
-    node: object = obj
-    for segment in segments:
-        if not isinstance(node, dict):  # dict, not the Mapping ABC: a far cheaper check
-            return ""
-        node = node.get(segment)
-        if node is None:
-            return ""
-    return _scalar_text(node)
 
 
 @dataclass(frozen=True)

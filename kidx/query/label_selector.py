@@ -1,7 +1,7 @@
 """Label selectors (``-l`` / ``--selector``), parsed and matched exactly as kubectl does.
 
 kidx users bring kubectl habits and scripts, so the grammar, the matching rules and the
-error texts follow apimachinery's ``pkg/labels/selector.go`` (docs/kubectl-conventions.md
+error texts follow apimachinery's ``pkg/labels/selector.go`` (docs/design.md §6
 §1). The parser is a small tokenizer plus a recursive-descent parser shaped like the Go
 one on purpose: the *order* in which problems are detected decides which message a user
 sees, and that order is part of the behaviour we copy (e.g. a bad key is reported before

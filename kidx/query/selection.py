@@ -7,11 +7,12 @@ eight hex digits; an exact name always wins over a digest reading.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from kidx.errors import KidxError
 from kidx.kinds.registry import KindInfo
 from kidx.query.targets import Target
-from kidx.store.catalog import Catalog, Entry
+from kidx.store.catalog import Catalog, CatalogQuery, Entry
 
 _DIGEST_PREFIX = re.compile(r"^(?:sha256:)?([0-9a-f]{8,64})$")
 
@@ -58,21 +59,22 @@ def find_entry(catalog: Catalog, info: KindInfo, name: str) -> Entry | None:
     return candidates[0] if candidates else None
 
 
-def select(catalog: Catalog, targets: list[Target], label_selector=None, extra_clauses=()) -> Selection:
+def select(catalog: Catalog, targets: list[Target], label_selector=None, conditions: CatalogQuery | None = None,
+           store=None) -> Selection:
     """Entries for targets; names that match nothing are reported, not raised.
 
-    ``extra_clauses`` are further SQL conditions over ``objects.id`` (``--references``);
-    they apply to listed types, not to objects asked for by name.
+    ``conditions`` carries further typed conditions (references, fields, reference-following
+    fields) for listed types; objects asked for by name are not filtered by them. With
+    ``store``, conditions on the objects' own spec are checked too (``Store.select``).
     """
-    from kidx.query.label_sql import label_clauses
-
     selection = Selection()
-    clauses = [*(label_clauses(label_selector) if label_selector is not None else ()), *extra_clauses]
+    base = conditions if conditions is not None else CatalogQuery()
+    if label_selector is not None:
+        base = replace(base, labels=tuple(label_selector.requirements))
     for target in targets:
         if target.names is None:
-            entries = catalog.list(target.info.kind, clauses)
-            if label_selector is not None:
-                entries = [entry for entry in entries if label_selector.matches(entry.labels)]
+            query = replace(base, kind=target.info.kind)
+            entries = store.select(query, catalog) if store is not None else catalog.list(query)
         else:
             entries = []
             for name in target.names:

@@ -1,73 +1,63 @@
-"""The catalog: which object each (kind, name) currently is, with its metadata.
+"""The storage boundary: what every store backend implements, and the typed queries it answers.
 
-One SQLite database (WAL) holds:
-- ``objects``: the current digest and metadata of every name;
-- ``labels``: one row per label, indexed by (key, value) for selectors;
-- ``refs``: one row per reference field, indexed by target digest for reverse look-ups;
-- ``revisions``: every state a name has had, appended and never rewritten, so nothing
-  applied is ever lost (a deletion is a revision too).
-Writers take the database's write lock first (``BEGIN IMMEDIATE``), so two kidx processes
-serialise instead of interleaving; a waiting writer gives up cleanly after a timeout.
+Everything above ``kidx/store/`` talks to a store through ``kidx.store.store.Store`` and
+the types defined here; no SQL, driver or file layout leaks out. A backend is two parts:
+
+- a **catalog** (``Catalog`` below): which object each (kind, name) currently is, with
+  its metadata, labels, references and every revision it has had;
+- an **object backend** (``kidx.store.objects.ObjectBackend``): the immutable canonical
+  bytes of each object, keyed by digest. ``ObjectDB`` wraps one (digest checks,
+  verification), as dvc-objects' ``ObjectDB(fs, path)`` wraps a filesystem.
+
+``StoreBackend`` (below) bundles the two for ``Store``. Backends today: SQLite + object
+files (``kidx.store.sqlite_catalog``, a folder). ``kidx.store.store.BACKENDS`` maps a
+location's URL scheme (``postgresql://…``) to the module providing another one.
+
+Contract of a catalog
+---------------------
+Reads (``get``, ``get_many``, ``list``, ``kinds_present``, ``digests_present``,
+``referrer_counts``, ``referrer_names``, ``revisions``, ``label_keys``, ``label_values``)
+may be called at any time; between ``begin_read()`` and
+``rollback()`` they all see one consistent snapshot. A catalog opened for reading never
+writes anything (no schema creation, no migration); a store that does not exist reads as
+empty.
+
+``list(query)`` answers a ``CatalogQuery`` exactly, compiled by the backend itself:
+kind, exact names/digests, name and digest prefixes, label requirements (kubernetes
+semantics: ``!=``/``notin``/``!`` also match objects without the key; ``gt``/``lt`` only
+values that parse as int64), ``metadata.name``/``metadata.title`` field conditions,
+reference conditions and reference-following conditions, ordered by name (``order``)
+and cut at ``limit``. Conditions on the object's own ``spec`` are answered only by a
+backend whose ``answers_spec_fields`` is True; otherwise ``Store.select`` removes them
+from the query and checks them on the objects themselves.
+
+Writes happen only inside ``begin_write()`` … ``commit()`` (or ``rollback()``), which
+``Store.write()`` drives; operations never call these directly. ``begin_write`` takes the
+store-wide write lock (writers serialise; readers never wait for them); ``commit`` makes
+everything since ``begin_write`` durable at once, ``rollback`` (or a crash) discards it
+all. ``put_many`` creates or replaces names and appends one ``applied`` revision each;
+``delete`` removes a name and appends a ``deleted`` revision. Revisions are append-only
+and never rewritten. ``generation`` and ``created`` are decided by the caller.
+
+Durability order: ``Store.write()`` flushes the object backend (``ObjectDB.flush``)
+before ``Catalog.commit``, so a committed name never points at an object that a crash
+could lose. A backend whose objects live in the catalog's own database writes them in
+the catalog's transaction (its ``open_catalog`` hands the connection to its object
+backend) and may make ``flush`` a no-op.
+
+Errors: every method raises only ``kidx.errors`` types: ``StoreBusy`` when the write
+lock (or a lock needed to open the store) could not be had within the backend's
+timeout, ``StoreError`` for anything else wrong with the store (unreachable, corrupt,
+refused). Driver exceptions never escape.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
-import time
-from collections.abc import Iterable, Iterator, Sequence
-from typing import NamedTuple
-from pathlib import Path
-
-SCHEMA_VERSION = "1"
-BUSY_TIMEOUT_S = 60.0
-_SQL_VARIABLES = 500  # stay far below SQLite's limit on bound parameters
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS objects (
-    id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL,
-    name TEXT NOT NULL,
-    digest TEXT NOT NULL,
-    title TEXT,
-    labels TEXT NOT NULL,
-    annotations TEXT NOT NULL,
-    created TEXT NOT NULL,
-    generation INTEGER NOT NULL,
-    columns TEXT,  -- printer-column values, see kidx.store.column_cache
-    UNIQUE (kind, name)
-);
-CREATE INDEX IF NOT EXISTS objects_by_digest ON objects (digest);
-CREATE TABLE IF NOT EXISTS labels (
-    object_id INTEGER NOT NULL,
-    key TEXT NOT NULL,
-    value TEXT NOT NULL,
-    PRIMARY KEY (key, value, object_id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS labels_by_object ON labels (object_id);
-CREATE TABLE IF NOT EXISTS refs (
-    object_id INTEGER NOT NULL,
-    field TEXT NOT NULL,
-    target TEXT NOT NULL,
-    PRIMARY KEY (target, object_id, field)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS refs_by_object ON refs (object_id);
-CREATE TABLE IF NOT EXISTS revisions (
-    id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL,
-    name TEXT NOT NULL,
-    event TEXT NOT NULL,
-    digest TEXT,
-    title TEXT,
-    labels TEXT,
-    annotations TEXT,
-    generation INTEGER,
-    recorded TEXT NOT NULL
-);
--- a name's revisions are its rows in id order: numbered when read, so appending costs no look-up
-CREATE INDEX IF NOT EXISTS revisions_by_name ON revisions (kind, name, id);
-"""
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple, Protocol
 
 
 class Entry(NamedTuple):
@@ -81,7 +71,7 @@ class Entry(NamedTuple):
     annotations: dict[str, str]
     created: str
     generation: int
-    id: int | None = None
+    id: int | None = None  # the backend's key for the row; None for a name not stored yet
     columns: str | None = None  # cached printer-column values (kidx.store.column_cache)
 
     def same_metadata(self, title, labels, annotations) -> bool:
@@ -91,7 +81,7 @@ class Entry(NamedTuple):
 class Revision(NamedTuple):
     kind: str
     name: str
-    revision: int
+    revision: int  # 1, 2, … in the order recorded
     event: str  # "applied" or "deleted"
     digest: str | None
     title: str | None
@@ -101,274 +91,289 @@ class Revision(NamedTuple):
     recorded: str = ""
 
 
-def _dumps(mapping: dict) -> str:
-    return json.dumps(mapping, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+class Change(NamedTuple):
+    """One name to create or replace in ``put_many``.
+
+    ``references``: (field, target digest) of each reference field the spec holds.
+    ``spec``: the object's spec when its kind is one that references point at (Workload,
+    Implementation, …), so the backend can index its scalar leaves for reference-following
+    selection; None for other kinds.
+    """
+
+    entry: Entry
+    references: Sequence[tuple[str, str]]
+    spec: dict | None = None
 
 
-_INSERT_REVISION = (
-    "INSERT INTO revisions (kind, name, event, digest, title, labels, annotations, generation, recorded) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_ENTRY_COLUMNS = "id, kind, name, digest, title, labels, annotations, created, generation, columns"
+# --- typed queries ----------------------------------------------------------------------
 
 
-def _entry(row) -> Entry:
-    return Entry(
-        kind=row[1], name=row[2], digest=row[3], title=row[4], labels=json.loads(row[5]),
-        annotations=json.loads(row[6]), created=row[7], generation=row[8], id=row[0], columns=row[9],
-    )
+class LabelRequirement(Protocol):
+    """One label requirement; ``kidx.query.label_selector.Requirement`` is one.
+
+    ``operator`` is one of ``=``, ``!=``, ``in``, ``notin``, ``exists``, ``!``, ``gt``,
+    ``lt``; ``values`` holds one value for ``=``/``!=``/``gt``/``lt``, none for
+    ``exists``/``!``.
+    """
+
+    key: str
+    operator: str
+    values: tuple[str, ...]
 
 
-def _chunks(items: Sequence, size: int = _SQL_VARIABLES) -> Iterator[Sequence]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
+@dataclass(frozen=True, slots=True)
+class FieldCondition:
+    """``path = value`` or ``path != value`` on the object's own manifest.
+
+    ``path`` starts with ``metadata`` (``name``, ``title``) or ``spec``. As with kubernetes
+    field selectors, an absent field reads as ""; a mapping or list equals no value;
+    numbers and booleans read as their JSON text (``16384``, ``true``).
+    """
+
+    path: tuple[str, ...]
+    operator: str  # "=" or "!="
+    value: str
 
 
-class Catalog:
-    def __init__(self, path: Path | None):
-        """Open the catalog at ``path``; None gives an empty, in-memory one (no store yet)."""
-        target = ":memory:" if path is None else str(path)
-        self.connection = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-        self._writing = False
-        if path is not None:
-            self._retrying(lambda: self.connection.execute("PRAGMA journal_mode=WAL").fetchall())
-            self.connection.execute("PRAGMA synchronous=FULL")
-        self._retrying(self._ensure_schema)
+@dataclass(frozen=True, slots=True)
+class ReferenceCondition:
+    """The object refers (through ``field``, or any reference field when None) to
 
-    def _retrying(self, action) -> None:
-        """Run ``action``, waiting out locks SQLite reports at once instead of waiting for.
+    - one of ``digests``; or
+    - a digest starting with ``sha256:`` + ``digest_prefix``; or
+    - a current object of ``target_kind`` whose labels satisfy ``target_labels``.
+    Exactly one of the three forms is given.
+    """
 
-        Switching a new database to WAL needs an exclusive lock, and SQLite does not call
-        its busy handler for it: two processes creating one store at the same moment
-        would otherwise see "database is locked".
-        """
-        deadline = time.monotonic() + BUSY_TIMEOUT_S
-        delay = 0.005
-        while True:
-            try:
-                action()
-                return
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
-                    raise
-                if self.connection.in_transaction:
-                    self.connection.execute("ROLLBACK")
-                time.sleep(delay)
-                delay = min(delay * 2, 0.25)
+    digests: tuple[str, ...] = ()
+    digest_prefix: str | None = None
+    target_kind: str | None = None
+    target_labels: tuple = ()  # LabelRequirement…
+    field: str | None = None
 
-    def _ensure_schema(self) -> None:
-        try:
-            row = self.connection.execute("SELECT value FROM info WHERE key='schema'").fetchone()
-        except sqlite3.OperationalError as exc:
-            if "no such table" not in str(exc):
-                raise
-            row = None
-        if row is not None:
-            return
-        # one script, one transaction: two processes creating the store at once both succeed
-        self.connection.executescript(
-            "BEGIN IMMEDIATE;"
-            + _SCHEMA
-            + f"INSERT OR IGNORE INTO info (key, value) VALUES ('schema', '{SCHEMA_VERSION}');"
-            + "COMMIT;"
-        )
 
-    def close(self) -> None:
-        self.connection.close()
+@dataclass(frozen=True, slots=True)
+class ReferencedFieldCondition:
+    """A condition on a field of the object a reference field points at.
 
-    # --- transactions -------------------------------------------------------------------
+    ``field`` is the reference field (``workloadDigest``), ``target_kind`` the kind it
+    points at (``Workload``), ``path`` a path in that object's manifest:
+    ``("spec", "parameters", "seq")`` or ``("metadata", "name")`` (any current name of
+    the target digest). Read as FieldCondition reads, except that a mapping or list reads
+    as absent; an object without the reference, or whose target is not in the store,
+    reads the field as "". ``spec`` fields are those of the object stored under the
+    target digest, whether or not a name points at it now; ``metadata`` fields are
+    those of its current names of ``target_kind`` (``=`` holds when any name matches).
+    A backend should index what this needs (SQLite: ``spec_leaves``) rather than read
+    objects per row; ``Change.spec`` hands it the specs of the kinds references point at.
+    """
 
-    def begin_write(self) -> None:
-        self.connection.execute("BEGIN IMMEDIATE")
-        self._writing = True
+    field: str
+    target_kind: str
+    path: tuple[str, ...]
+    operator: str  # "=" or "!="
+    value: str
 
-    def begin_read(self) -> None:
-        self.connection.execute("BEGIN")
 
-    def commit(self) -> None:
-        self.connection.execute("COMMIT")
-        if self._writing:
-            # Fold the write-ahead log into the database and empty it now: otherwise the
-            # next process to open the catalog re-reads the whole log (37 MB after a
-            # 10,000-run apply, 15 ms on every later command). Busy readers just make this
-            # a partial checkpoint; it never fails the command.
-            self._writing = False
-            self.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+@dataclass(frozen=True, slots=True)
+class CatalogQuery:
+    """What ``Catalog.list`` selects; every given part must hold (AND)."""
 
-    def rollback(self) -> None:
-        self._writing = False
-        if self.connection.in_transaction:
-            self.connection.execute("ROLLBACK")
+    kind: str | None = None  # None: every kind
+    names: tuple[str, ...] | None = None
+    name_prefix: str | None = None
+    digests: tuple[str, ...] | None = None
+    digest_prefix: str | None = None  # hex digits after "sha256:"
+    labels: tuple = ()  # LabelRequirement…
+    fields: tuple[FieldCondition, ...] = ()
+    references: tuple[ReferenceCondition, ...] = ()
+    referenced_fields: tuple[ReferencedFieldCondition, ...] = ()
+    order: str = "name"  # "name", or "kind,name" (kind first)
+    limit: int | None = None
 
-    # --- reads --------------------------------------------------------------------------
 
-    def get(self, kind: str, name: str) -> Entry | None:
-        row = self.connection.execute(
-            f"SELECT {_ENTRY_COLUMNS} FROM objects WHERE kind=? AND name=?", (kind, name)
-        ).fetchone()
-        return _entry(row) if row else None
+# --- shared semantics, so every backend reads values alike ------------------------------
 
-    def get_many(self, kind: str, names: Iterable[str]) -> dict[str, Entry]:
-        found: dict[str, Entry] = {}
-        for chunk in _chunks(list(dict.fromkeys(names))):
-            marks = ",".join("?" * len(chunk))
-            for row in self.connection.execute(
-                f"SELECT {_ENTRY_COLUMNS} FROM objects WHERE kind=? AND name IN ({marks})", (kind, *chunk)
-            ):
-                found[row[2]] = _entry(row)
+
+def scalar_text(value: object) -> str | None:
+    """A field's text for comparison; None for mappings and lists, which equal nothing."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, (bool, int, float)):
+        return json.dumps(value)  # true / 3 / 0.5, as in the stored JSON
+    return None
+
+
+def field_text(obj: Mapping, path: Sequence[str]) -> str | None:
+    """Follow ``path`` into a manifest; a path that cannot be followed reads as ""."""
+    node: object = obj
+    for segment in path:
+        if not isinstance(node, dict):
+            return ""
+        node = node.get(segment)
+        if node is None:
+            return ""
+    return scalar_text(node)
+
+
+def condition_holds(condition, text: str | None) -> bool:
+    equal = text == condition.value
+    return equal if condition.operator == "=" else not equal
+
+
+def scalar_leaves(spec: Mapping, prefix: str = "spec") -> Iterable[tuple[str, str]]:
+    """(dotted path, text) of every scalar reachable through mappings: what a backend
+    indexes for reference-following selection (lists are not descended into)."""
+    for key, value in spec.items():
+        path = f"{prefix}.{key}"
+        if isinstance(value, dict):
+            yield from scalar_leaves(value, path)
+        elif not isinstance(value, list):
+            text = scalar_text(value)
+            if text is not None:
+                yield path, text
+
+
+def _int64(text: str) -> int | None:
+    try:
+        number = int(text, 10)
+    except ValueError:
+        return None
+    if text.strip() != text or not -(2**63) <= number <= 2**63 - 1:
+        return None
+    return number
+
+
+def label_holds(requirement: LabelRequirement, labels: Mapping[str, str]) -> bool:
+    """Kubernetes label-selector semantics for one requirement."""
+    operator, value = requirement.operator, labels.get(requirement.key)
+    if operator in ("=", "in"):
+        return value is not None and value in requirement.values
+    if operator in ("!=", "notin"):
+        return value is None or value not in requirement.values
+    if operator == "exists":
+        return value is not None
+    if operator == "!":
+        return value is None
+    bound = _int64(requirement.values[0]) if len(requirement.values) == 1 else None
+    number = None if value is None else _int64(value)
+    if bound is None or number is None:
+        return False
+    return number > bound if operator == "gt" else number < bound
+
+
+# --- the interfaces ---------------------------------------------------------------------
+
+
+class Catalog(ABC):
+    """The catalog half of a backend; see the module docstring for the contract."""
+
+    #: True when ``list`` answers FieldConditions on ``spec`` itself (else Store does).
+    answers_spec_fields: bool = False
+
+    # transactions (driven by Store only)
+    @abstractmethod
+    def begin_read(self) -> None: ...
+
+    @abstractmethod
+    def begin_write(self) -> None: ...
+
+    @abstractmethod
+    def commit(self) -> None: ...
+
+    @abstractmethod
+    def rollback(self) -> None: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    # reads
+    @abstractmethod
+    def get(self, kind: str, name: str) -> Entry | None: ...
+
+    @abstractmethod
+    def get_many(self, kind: str, names: Iterable[str]) -> dict[str, Entry]: ...
+
+    @abstractmethod
+    def list(self, query: CatalogQuery) -> list[Entry]: ...
+
+    @abstractmethod
+    def kinds_present(self) -> set[str]: ...
+
+    @abstractmethod
+    def digests_present(self, digests: Iterable[str]) -> set[str]:
+        """Which of ``digests`` some current name has."""
+
+    @abstractmethod
+    def referrer_counts(self, digest: str) -> list[tuple[str, int]]:
+        """(kind, number of current objects referring to ``digest``), by kind."""
+
+    @abstractmethod
+    def referrer_names(self, digest: str, kind: str, limit: int) -> list[str]:
+        """The first ``limit`` names (in name order) of ``kind`` referring to ``digest``."""
+
+    @abstractmethod
+    def revisions(self, kind: str, name: str) -> list[Revision]:
+        """Every revision of a name, oldest first, numbered from 1; [] if it never existed."""
+
+    @abstractmethod
+    def names_with_history(self, kind: str) -> list[str]:
+        """Every name of ``kind`` that has revisions (deleted ones too), sorted."""
+
+    @abstractmethod
+    def label_keys(self, prefix: str = "") -> list[str]:
+        """Distinct label keys of current objects starting with ``prefix``, sorted."""
+
+    @abstractmethod
+    def label_values(self, key: str, prefix: str = "") -> list[str]:
+        """Distinct values of label ``key`` starting with ``prefix``, sorted."""
+
+    # writes (between begin_write and commit)
+    @abstractmethod
+    def put_many(self, changes: Sequence[Change], now: str) -> None: ...
+
+    @abstractmethod
+    def delete(self, entry: Entry, now: str) -> None: ...
+
+    # derived reads, in terms of list(); a backend may answer them faster
+    def by_digest(self, digest: str) -> list[Entry]:
+        return self.list(CatalogQuery(digests=(digest,), order="kind,name"))
+
+    def by_digests(self, digests: Iterable[str], kind: str | None = None) -> dict[str, list[Entry]]:
+        """Current names of many digests at once (custom columns through references)."""
+        found: dict[str, list[Entry]] = {}
+        wanted = tuple(dict.fromkeys(digests))
+        if wanted:
+            for entry in self.list(CatalogQuery(kind=kind, digests=wanted, order="kind,name")):
+                found.setdefault(entry.digest, []).append(entry)
         return found
 
-    def list(self, kind: str, clauses: Sequence[tuple[str, Sequence]] = ()) -> list[Entry]:
-        """Entries of one kind, sorted by name, filtered by SQL clauses.
-
-        Each clause is ``(sql, parameters)`` over ``objects.id``, as produced by
-        ``kidx.query.label_sql`` (answered from the (key, value) index of ``labels``) and
-        ``kidx.query.references`` (from the (target, object_id) key of ``refs``).
-        """
-        # With a narrowing clause (id IN …), start from its index and sort the few rows
-        # found; "+kind" stops SQLite from walking every row of the kind in name order.
-        narrowed = any(" NOT IN " not in sql and sql.startswith("id IN") for sql, _ in clauses)
-        where = ["+kind=?" if narrowed else "kind=?"]
-        parameters: list = [kind]
-        for sql, values in clauses:
-            where.append(sql)
-            parameters.extend(values)
-        query = f"SELECT {_ENTRY_COLUMNS} FROM objects WHERE {' AND '.join(where)} ORDER BY name"
-        return [_entry(row) for row in self.connection.execute(query, parameters)]
+    def by_digest_prefix(self, prefix: str, kind: str | None = None) -> list[Entry]:
+        """Current objects whose digest starts with ``sha256:<prefix>``."""
+        return self.list(CatalogQuery(kind=kind, digest_prefix=prefix, order="kind,name"))
 
     def with_name_prefix(self, kind: str, prefix: str) -> list[Entry]:
-        return [
-            _entry(row)
-            for row in self.connection.execute(
-                f"SELECT {_ENTRY_COLUMNS} FROM objects WHERE kind=? AND name >= ? AND name < ? ORDER BY name",
-                (kind, prefix, prefix + "\uffff"),
-            )
-        ]
+        return self.list(CatalogQuery(kind=kind, name_prefix=prefix))
 
-    def kinds_present(self) -> set[str]:
-        return {row[0] for row in self.connection.execute("SELECT DISTINCT kind FROM objects")}
 
-    def by_digest(self, digest: str) -> list[Entry]:
-        return [
-            _entry(row)
-            for row in self.connection.execute(
-                f"SELECT {_ENTRY_COLUMNS} FROM objects WHERE digest=? ORDER BY kind, name", (digest,)
-            )
-        ]
+class StoreBackend(ABC):
+    """A catalog and an object database that live together (one location)."""
 
-    def by_digest_prefix(self, prefix: str, kind: str | None = None) -> list[Entry]:
-        """Current objects whose digest starts with ``sha256:<prefix>`` (index range scan)."""
-        low = "sha256:" + prefix
-        high = low + "\uffff"
-        query = f"SELECT {_ENTRY_COLUMNS} FROM objects WHERE digest >= ? AND digest < ?"
-        parameters: list = [low, high]
-        if kind is not None:
-            query += " AND kind=?"
-            parameters.append(kind)
-        return [_entry(row) for row in self.connection.execute(query + " ORDER BY kind, name", parameters)]
+    #: where the store is, as shown in messages (a folder, a URL without its password)
+    location: str
+    #: the object database (kidx.store.objects.ObjectDB)
+    objects: object
 
-    def digests_present(self, digests: Iterable[str]) -> set[str]:
-        present: set[str] = set()
-        for chunk in _chunks(list(set(digests))):
-            marks = ",".join("?" * len(chunk))
-            present.update(
-                row[0]
-                for row in self.connection.execute(
-                    f"SELECT DISTINCT digest FROM objects WHERE digest IN ({marks})", chunk
-                )
-            )
-        return present
+    @abstractmethod
+    def exists(self) -> bool:
+        """Whether the store has been created (a first write creates it)."""
 
-    def referrer_counts(self, digest: str) -> list[tuple[str, int]]:
-        """(kind, count) of current objects referring to ``digest``, by kind."""
-        return list(
-            self.connection.execute(
-                "SELECT o.kind, COUNT(DISTINCT o.id) FROM refs r JOIN objects o ON o.id = r.object_id "
-                "WHERE r.target=? GROUP BY o.kind ORDER BY o.kind",
-                (digest,),
-            )
-        )
+    @abstractmethod
+    def open_catalog(self, write: bool) -> Catalog:
+        """A catalog connection. ``write``: create the store (and migrate it) if needed.
+        Not ``write``: never create or change anything; an absent store reads as empty."""
 
-    def referrer_names(self, digest: str, kind: str, limit: int) -> list[str]:
-        return [
-            row[0]
-            for row in self.connection.execute(
-                "SELECT DISTINCT o.name FROM refs r JOIN objects o ON o.id = r.object_id "
-                "WHERE r.target=? AND o.kind=? ORDER BY o.name LIMIT ?",
-                (digest, kind, limit),
-            )
-        ]
-
-    def revisions(self, kind: str, name: str) -> list[Revision]:
-        return [
-            Revision(
-                kind=row[0], name=row[1], revision=number, event=row[3], digest=row[4], title=row[5],
-                labels=json.loads(row[6] or "{}"), annotations=json.loads(row[7] or "{}"),
-                generation=row[8], recorded=row[9],
-            )
-            for number, row in enumerate(
-                self.connection.execute(
-                    "SELECT kind, name, id, event, digest, title, labels, annotations, generation, recorded "
-                    "FROM revisions WHERE kind=? AND name=? ORDER BY id",
-                    (kind, name),
-                ),
-                start=1,
-            )
-        ]
-
-    # --- writes (inside begin_write … commit) -------------------------------------------
-
-    def put(self, entry: Entry, references: Iterable[tuple[str, str]], now: str) -> None:
-        """Create or replace one name's current state and append it as a revision."""
-        self.put_many([(entry, list(references))], now)
-
-    def put_many(self, changes: Sequence[tuple[Entry, Sequence[tuple[str, str]]]], now: str) -> None:
-        """Create or replace many names at once: a handful of statements, not a few per name.
-
-        New names get ids allocated here, which is safe because writers hold the write lock.
-        """
-        (highest,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM objects").fetchone()
-        rows, updates, label_rows, ref_rows, revision_rows = [], [], [], [], []
-        for entry, references in changes:
-            labels_json, annotations_json = _dumps(entry.labels), _dumps(entry.annotations)
-            if entry.id is None:
-                highest += 1
-                object_id = highest
-                rows.append((object_id, entry.kind, entry.name, entry.digest, entry.title, labels_json,
-                             annotations_json, entry.created, entry.generation, entry.columns))
-            else:
-                object_id = entry.id
-                updates.append((entry.digest, entry.title, labels_json, annotations_json, entry.generation,
-                                entry.columns, object_id))
-            label_rows.extend((object_id, key, value) for key, value in entry.labels.items())
-            ref_rows.extend((object_id, field_name, target) for field_name, target in references)
-            revision_rows.append((entry.kind, entry.name, "applied", entry.digest, entry.title,
-                                  labels_json, annotations_json, entry.generation, now))
-        execute_many = self.connection.executemany
-        if updates:
-            execute_many("DELETE FROM labels WHERE object_id=?", [(u[-1],) for u in updates])
-            execute_many("DELETE FROM refs WHERE object_id=?", [(u[-1],) for u in updates])
-            execute_many(
-                "UPDATE objects SET digest=?, title=?, labels=?, annotations=?, generation=?, columns=? WHERE id=?",
-                updates,
-            )
-        execute_many(
-            "INSERT INTO objects (id, kind, name, digest, title, labels, annotations, created, generation, columns) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
-        )
-        execute_many("INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)", label_rows)
-        execute_many("INSERT OR IGNORE INTO refs (object_id, field, target) VALUES (?, ?, ?)", ref_rows)
-        execute_many(_INSERT_REVISION, revision_rows)
-
-    def _record_revision(self, kind, name, event, digest, title, labels, annotations, generation, now) -> None:
-        self.connection.execute(
-            _INSERT_REVISION, (kind, name, event, digest, title, labels, annotations, generation, now)
-        )
-
-    def delete(self, entry: Entry, now: str) -> None:
-        self.connection.execute("DELETE FROM labels WHERE object_id=?", (entry.id,))
-        self.connection.execute("DELETE FROM refs WHERE object_id=?", (entry.id,))
-        self.connection.execute("DELETE FROM objects WHERE id=?", (entry.id,))
-        self._record_revision(entry.kind, entry.name, "deleted", entry.digest, entry.title,
-                              _dumps(entry.labels), _dumps(entry.annotations), entry.generation, now)
+    def close(self) -> None:  # connections are closed through the catalog
+        pass

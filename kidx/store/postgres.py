@@ -7,7 +7,10 @@ Everything lives in the schema ``kidx`` of the database the URL names:
 - ``entries``: the current digest and metadata of every name (SQLite's ``objects``);
 - ``labels`` and ``refs``: one row per label / reference field, keyed for selectors and
   reverse look-ups, as in SQLite;
-- ``revisions``: every state a name has had, appended and never rewritten.
+- ``revisions``: every state a name has had, appended and never rewritten;
+- ``spec_leaves`` / ``spec_indexed``: the scalar spec fields of the objects references
+  point at (workloads, environments, …), so selection can follow a reference without
+  reading objects (kept from the first write on: no older PostgreSQL store lacks them).
 Names, kinds, label keys and values use the "C" collation, so ordering and prefix ranges
 are byte order, as in the SQLite catalog, whatever the database's locale.
 
@@ -34,7 +37,7 @@ from kidx.errors import StoreBusy, StoreError
 from kidx.store import notices
 from kidx.store.catalog import (
     Catalog, CatalogQuery, Change, Entry, ReferenceCondition, ReferencedFieldCondition, Revision, StoreBackend,
-    condition_holds, field_text, label_holds,
+    condition_holds, label_holds, scalar_leaves,
 )
 from kidx.store.objects import ObjectBackend, ObjectDB
 from kidx.store.postgres_url import INSTALL_HINT, masked, scrubbed
@@ -97,6 +100,13 @@ CREATE TABLE kidx.revisions (
     recorded text NOT NULL
 );
 CREATE INDEX revisions_by_name ON kidx.revisions (kind, name, id);
+CREATE TABLE kidx.spec_leaves (
+    path text COLLATE "C" NOT NULL,
+    value text COLLATE "C" NOT NULL,
+    digest bytea NOT NULL,
+    PRIMARY KEY (path, value, digest)
+);
+CREATE TABLE kidx.spec_indexed (digest bytea PRIMARY KEY);
 """
 
 _ENTRY_COLUMNS = "e.id, e.kind, e.name, e.digest, e.title, e.labels, e.annotations, e.created, e.generation, e.columns"
@@ -555,54 +565,28 @@ class PostgresCatalog(Catalog):
     def _referenced_field_clause(self, condition: ReferencedFieldCondition) -> tuple[str, list]:
         """Objects whose ``field`` points at a target where the condition holds.
 
-        The targets are found first (few: workloads, environments, …), then the referrers
-        through the refs index. ``!=`` and conditions that an absent field satisfies are
-        the complement of the targets where the condition fails."""
+        The targets come from ``entries`` (metadata) or the ``(path, value)`` key of
+        ``spec_leaves`` (spec fields), the referrers from ``refs``. Conditions that an
+        absent field satisfies (``!= v``, ``= ''``) are the complement of the targets
+        where they fail."""
         absent_holds = condition_holds(condition, "")
-        matching = self._targets_where(condition, want=not absent_holds)
         negation = "NOT " if absent_holds else ""
+        value_test, values = ("<> ''", []) if condition.value == "" else ("= %s", [condition.value])
+        if condition.path[:1] == ("metadata",):
+            column = {("metadata", "name"): "t.name", ("metadata", "title"): "COALESCE(t.title, '')"}.get(
+                tuple(condition.path))
+            if column is None:
+                raise StoreError(f"the catalog cannot select on {'.'.join(condition.path)} of a referenced object")
+            targets = f"SELECT t.digest FROM kidx.entries t WHERE t.kind = %s AND {column} {value_test}"
+            parameters = [condition.target_kind, *values]
+        else:
+            targets = f"SELECT t.digest FROM kidx.spec_leaves t WHERE t.path = %s AND t.value {value_test}"
+            parameters = [".".join(condition.path), *values]
         return (
             f"{negation}EXISTS (SELECT 1 FROM kidx.refs r WHERE r.object_id = e.id AND r.field = %s "
-            "AND r.target = ANY(%s))",
-            [condition.field, sorted(matching)],
+            f"AND r.target IN ({targets}))",
+            [condition.field, *parameters],
         )
-
-    def _targets_where(self, condition: ReferencedFieldCondition, want: bool) -> set[bytes]:
-        targets = [
-            bytes(row[0])
-            for row in self.connection.execute(
-                "SELECT DISTINCT target FROM kidx.refs WHERE field = %s", (condition.field,)
-            )
-        ]
-        if not targets:
-            return set()
-        if tuple(condition.path) == ("metadata", "name"):
-            names: dict[bytes, list[str]] = {}
-            for digest, name in self.connection.execute(
-                "SELECT digest, name FROM kidx.entries WHERE kind = %s AND digest = ANY(%s)",
-                (condition.target_kind, targets),
-            ):
-                names.setdefault(bytes(digest), []).append(name)
-            found = set()
-            for digest in targets:
-                # "=" holds when any current name of the target equals the value
-                equal = condition.value in (names.get(digest) or [""])
-                if (equal if condition.operator == "=" else not equal) == want:
-                    found.add(digest)
-            return found
-        contents = {
-            bytes(digest): bytes(content)
-            for digest, content in self.connection.execute(
-                "SELECT digest, content FROM kidx.objects WHERE digest = ANY(%s)", (targets,)
-            )
-        }
-        found = set()
-        for digest in targets:
-            data = contents.get(digest)
-            value = field_text(json.loads(data), condition.path) if data is not None else ""
-            if condition_holds(condition, value) == want:
-                found.add(digest)
-        return found
 
     @_translating
     def kinds_present(self) -> set[str]:
@@ -708,6 +692,13 @@ class PostgresCatalog(Catalog):
     @_translating
     def put_many(self, changes: Sequence[Change], now: str) -> None:
         """Create or replace many names; ids are allocated here, under the writers' lock."""
+        specs: dict[bytes, dict | None] = {}
+        for change in changes:
+            for _, target in change[1]:
+                specs.setdefault(raw(target), None)
+            if len(change) > 2 and change[2] is not None:
+                specs[raw(change[0].digest)] = change[2]
+        self._index_specs(specs)
         (highest,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM kidx.entries").fetchone()
         rows, updates, label_rows, ref_rows, revision_rows = [], [], [], [], []
         for change in changes:
@@ -745,6 +736,39 @@ class PostgresCatalog(Catalog):
         many("INSERT INTO kidx.labels (object_id, key, value) VALUES (%s, %s, %s)", label_rows)
         many("INSERT INTO kidx.refs (object_id, field, target) VALUES (%s, %s, %s)", ref_rows)
         many(_INSERT_REVISION, revision_rows)
+
+    def _index_specs(self, specs: dict[bytes, dict | None]) -> None:
+        """Index the scalar spec fields of objects not indexed yet; a None spec is read from
+        the objects table (skipped when the object is not there: indexed once it arrives)."""
+        if not specs:
+            return
+        self.backend.object_backend.flush()  # objects of this write first: they may be read here
+        execute = self.connection.execute
+        indexed = {bytes(row[0]) for row in execute(
+            "SELECT digest FROM kidx.spec_indexed WHERE digest = ANY(%s)", (list(specs),))}
+        missing = [digest for digest in specs if digest not in indexed]
+        to_read = [digest for digest in missing if specs[digest] is None]
+        read = {
+            bytes(digest): bytes(content)
+            for digest, content in execute(
+                "SELECT digest, content FROM kidx.objects WHERE digest = ANY(%s)", (to_read,))
+        } if to_read else {}
+        leaves, done = set(), []
+        for digest in missing:
+            spec = specs[digest]
+            if spec is None:
+                if digest not in read:
+                    continue
+                spec = json.loads(read[digest]).get("spec")
+                if not isinstance(spec, dict):
+                    continue
+            leaves.update((path, value, digest) for path, value in scalar_leaves(spec))
+            done.append((digest,))
+        self.connection.executemany(
+            "INSERT INTO kidx.spec_leaves (path, value, digest) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+            sorted(leaves))
+        self.connection.executemany(
+            "INSERT INTO kidx.spec_indexed (digest) VALUES (%s) ON CONFLICT DO NOTHING", done)
 
     @_translating
     def delete(self, entry: Entry, now: str) -> None:

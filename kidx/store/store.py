@@ -1,31 +1,63 @@
-"""The store facade: where the store lives, and objects + catalog together.
+"""The store facade: where the store lives, and objects + catalog together, whatever the backend.
 
 Reading never creates anything: a store that does not exist yet reads as empty. The
-first write creates the folder, the object database and the catalog.
+first write creates it. Operations use only this facade:
+
+- ``store.catalog()`` for reads, ``with store.reading() as catalog:`` for several reads
+  that must see one snapshot;
+- ``with store.write() as tx:`` for a write: all or nothing under the store's write
+  lock; on leaving the block the objects are made durable first, then the catalog
+  commits, so no committed name ever points at an object a crash could lose;
+- ``store.select(query)`` for a ``CatalogQuery`` (the backend compiles it);
+- ``store.identity``/``store.manifest``/``store.identities`` for object contents.
+
+The backend comes from the location: a folder is the SQLite backend
+(``kidx.store.sqlite_catalog``); a URL whose scheme is in ``BACKENDS`` names the module
+of another one (it must define ``backend(location) -> StoreBackend``).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from kidx.errors import StoreError
-from kidx.store.catalog import Catalog, Entry
+from kidx.store.catalog import Catalog, CatalogQuery, Change, Entry, StoreBackend, condition_holds, field_text
 from kidx.store.column_cache import fingerprint, spec_stub
-from kidx.store.objects import ObjectStore
 
 STORE_ENV = "KIDX_STORE"
-CATALOG_FILE = "catalog.sqlite"
+#: URL scheme -> module defining ``backend(location) -> StoreBackend``
+BACKENDS: dict[str, str] = {"postgresql": "kidx.store.postgres", "postgres": "kidx.store.postgres"}
+
+
+def default_store_location() -> str:
+    configured = os.environ.get(STORE_ENV)
+    if configured:
+        return configured
+    from platformdirs import user_data_dir
+
+    return user_data_dir("kidx")
 
 
 def default_store_path() -> Path:
-    configured = os.environ.get(STORE_ENV)
-    if configured:
-        return Path(configured)
-    from platformdirs import user_data_dir
+    """The default location as a folder (for the SQLite backend)."""
+    return Path(default_store_location())
 
-    return Path(user_data_dir("kidx"))
+
+def backend_for(location: str | Path) -> StoreBackend:
+    text = str(location)
+    scheme, separator, _ = text.partition("://")
+    if separator and scheme in BACKENDS:
+        return importlib.import_module(BACKENDS[scheme]).backend(text)
+    from kidx.store.sqlite_catalog import SQLiteBackend
+
+    return SQLiteBackend(Path(location))
 
 
 def utc_now() -> str:
@@ -34,16 +66,44 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+class WriteTransaction:
+    """What a write may do; obtained from ``Store.write()`` only.
+
+    ``catalog`` reads see the store as it is under the write lock (so decisions made from
+    them cannot be overtaken by another writer)."""
+
+    def __init__(self, catalog: Catalog, objects):
+        self.catalog = catalog
+        self._objects = objects
+        self.objects_added = False
+        self.timings: dict[str, float] = {}  # seconds of the flush and of the commit
+
+    def add_object(self, digest: str, data: bytes) -> bool:
+        """Store an object's canonical bytes; durable before the commit. False when present."""
+        self.objects_added = True
+        return self._objects.write(digest, data)
+
+    def put(self, changes: Sequence[Change], now: str) -> None:
+        """Create or replace names; each gets an ``applied`` revision."""
+        if changes:
+            self.catalog.put_many(changes, now)
+
+    def delete(self, entry: Entry, now: str) -> None:
+        """Remove a name; it gets a ``deleted`` revision."""
+        self.catalog.delete(entry, now)
+
+
 class Store:
-    def __init__(self, root: Path | str):
-        self.root = Path(root)
-        self.objects = ObjectStore(self.root)
+    def __init__(self, location: str | Path, backend: StoreBackend | None = None):
+        self.backend = backend if backend is not None else backend_for(location)
+        self.location = self.backend.location
+        self.objects = self.backend.objects
         self._catalog: Catalog | None = None
         self._writable = False
+        self._kept: dict[str, dict] = {}  # identities read by select(), handed to the next reader
 
-    @property
-    def catalog_path(self) -> Path:
-        return self.root / CATALOG_FILE
+    def exists(self) -> bool:
+        return self.backend.exists()
 
     def catalog(self, write: bool = False) -> Catalog:
         """The catalog; for reading, an empty one when the store does not exist yet."""
@@ -51,32 +111,101 @@ class Store:
             return self._catalog
         if self._catalog is not None:
             self._catalog.close()
-        try:
-            if write:
-                self.root.mkdir(parents=True, exist_ok=True)
-                self._catalog = Catalog(self.catalog_path)
-            else:
-                self._catalog = Catalog(self.catalog_path if self.catalog_path.exists() else None)
-        except OSError as exc:
-            raise StoreError(f"cannot open the store at {self.root}: {exc.strerror or exc}") from None
-        except Exception as exc:  # sqlite3.Error and friends, without importing sqlite3 here
-            raise StoreError(f"cannot open the store at {self.root}: {exc}") from None
+            self._catalog = None
+        self._catalog = self.backend.open_catalog(write)
         self._writable = write
         return self._catalog
+
+    @contextmanager
+    def reading(self) -> Iterator[Catalog]:
+        """Several reads that see one consistent snapshot."""
+        catalog = self.catalog()
+        catalog.begin_read()
+        try:
+            yield catalog
+        finally:
+            catalog.rollback()
+
+    @contextmanager
+    def write(self) -> Iterator[WriteTransaction]:
+        """One write, all or nothing: objects made durable, then the catalog committed."""
+        catalog = self.catalog(write=True)
+        catalog.begin_write()
+        transaction = WriteTransaction(catalog, self.objects)
+        try:
+            yield transaction
+            started = time.perf_counter()
+            if transaction.objects_added:
+                self.objects.flush()
+            flushed = time.perf_counter()
+            catalog.commit()
+            transaction.timings["flush"] = flushed - started
+            transaction.timings["commit"] = time.perf_counter() - flushed
+        except BaseException:
+            catalog.rollback()
+            raise
 
     def close(self) -> None:
         if self._catalog is not None:
             self._catalog.close()
             self._catalog = None
 
+    def select(self, query: CatalogQuery, catalog: Catalog | None = None) -> list[Entry]:
+        """``catalog.list(query)``, with conditions on the objects' own spec checked here
+        when the backend does not answer them (reading each candidate's object)."""
+        catalog = catalog if catalog is not None else self.catalog()
+        own_spec = [c for c in query.fields if c.path[:1] == ("spec",)]
+        if not own_spec or catalog.answers_spec_fields:
+            return catalog.list(query)
+        narrowed = replace(query, fields=tuple(c for c in query.fields if c.path[:1] != ("spec",)), limit=None)
+        found = []
+        for entry in catalog.list(narrowed):
+            identity = self.identity(entry.digest)
+            if all(condition_holds(c, field_text(identity, c.path)) for c in own_spec):
+                self._kept[entry.digest] = identity  # the caller reads it next: no second read
+                found.append(entry)
+                if query.limit is not None and len(found) >= query.limit:
+                    break
+        return found
+
     def identity(self, digest: str) -> dict:
         """The stored ``{apiVersion, kind, spec}`` of a digest."""
+        kept = self._kept.pop(digest, None)
+        if kept is not None:
+            return kept
         try:
             return json.loads(self.objects.read(digest))
         except FileNotFoundError:
-            raise StoreError(f"object {digest} is missing from {self.objects.root}") from None
+            raise StoreError(f"object {digest} is missing from {self.objects.location}") from None
         except ValueError:
-            raise StoreError(f"object {digest} in {self.objects.root} is corrupt") from None
+            raise StoreError(f"object {digest} in {self.objects.location} is corrupt") from None
+
+    def identities(self, digests: Iterable[str]) -> dict[str, dict]:
+        """Many objects at once, by digest (those missing from the store are left out)."""
+        found = {}
+        for digest, data in self.objects.read_many(dict.fromkeys(digests)).items():
+            try:
+                found[digest] = json.loads(data)
+            except ValueError:
+                raise StoreError(f"object {digest} in {self.objects.location} is corrupt") from None
+        return found
+
+    def referenced_manifests(self, digests: Iterable[str], kind: str, catalog: Catalog | None = None) -> dict[str, dict]:
+        """The manifests of many referenced objects at once, by digest, for columns and
+        sort keys that follow a reference (``workload.spec.parameters.seq``): the object
+        with the metadata of its first current name of ``kind`` (by name), or with only
+        ``metadata.digest`` when no name points at it. Digests not in the store are left out."""
+        wanted = list(dict.fromkeys(digests))
+        names = (catalog if catalog is not None else self.catalog()).by_digests(wanted, kind)
+        found = {}
+        for digest, identity in self.identities(wanted).items():
+            entries = names.get(digest)
+            if entries:
+                found[digest] = manifest_of(entries[0], identity)
+            else:
+                found[digest] = {"apiVersion": identity.get("apiVersion"), "kind": identity.get("kind"),
+                                 "metadata": {"digest": digest}, "spec": identity.get("spec")}
+        return found
 
     def manifest(self, entry: Entry) -> dict:
         return manifest_of(entry, self.identity(entry.digest))

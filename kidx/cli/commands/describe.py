@@ -35,9 +35,7 @@ def describe(
     selection_rules(arguments or [], label_selector)
     targets = parse_targets(arguments or [], kind_registry(), "describe")
     the_store = open_store(store)
-    catalog = the_store.catalog()
-    catalog.begin_read()
-    try:
+    with the_store.reading() as catalog:
         selection = select(catalog, targets, label_selector)
         found = selection.entries
         separator = "\n\n"
@@ -53,8 +51,6 @@ def describe(
             if by_prefix:
                 found, missing, separator = found + by_prefix, [], "\n"
         texts = [describe_text(describe_entry(the_store, info, entry)) for info, entry in found]
-    finally:
-        catalog.rollback()
     out = output()
     out.data(separator.join(texts))
     if not found and not missing:
