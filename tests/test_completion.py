@@ -56,7 +56,7 @@ metadata:
 spec: {status: passed}
 """
 COMMANDS = ["api-resources", "apply", "completion", "delete", "describe", "diff", "digest", "explain", "get",
-            "history", "import"]
+            "history", "import", "pull", "push"]
 TYPE_WORDS = [
     "benchmarkprotocol", "benchmarkprotocols", "benchmarkrun", "benchmarkruns", "bp", "br", "ee", "env",
     "environment", "environments", "envs", "executionenvironment", "executionenvironments", "impl",

@@ -35,7 +35,8 @@ USAGE_ERROR_EXIT = {"diff": 2}
 HELP = """kidx records and queries GPU-kernel benchmark results, the way kubectl handles manifests.
 
 Objects (BenchmarkRun, BenchmarkProtocol, ExecutionEnvironment, Workload, Implementation)
-live in a local content-addressed store: --store PATH or KIDX_STORE, else the user data folder."""
+live in a content-addressed store: a folder or a PostgreSQL database (--store PATH|postgresql://…
+or KIDX_STORE, else the user data folder); push and pull copy between stores."""
 
 
 def _command_name(argv: list[str]) -> str | None:

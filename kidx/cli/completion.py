@@ -24,6 +24,8 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "import": ["--dry-run", "--output", "-o", "--store"],
     "api-resources": ["--output", "-o", "--no-headers", "--sort-by"],
     "completion": [],
+    "push": ["--selector", "-l", "--force", "--dry-run", "--store"],
+    "pull": ["--selector", "-l", "--force", "--dry-run", "--store"],
 }
 OUTPUT_VALUES: dict[str, list[str]] = {
     "get": ["custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name", "wide", "yaml"],
