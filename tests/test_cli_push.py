@@ -126,7 +126,7 @@ def test_changes_fast_forward_with_their_revisions(kidx, seeded, remote):
     assert kidx("push", str(remote), store_path=seeded) == (
         0,
         f"{P}/{SEED_PROTOCOL} unchanged\n{R}/{SEED_RUN_NAME} configured\n{E}/{SEED_ENVIRONMENT} deleted\n",
-        f"{remote}: copied 1 objects; 2 names changed, 1 unchanged\n",
+        f"{remote}: copied 1 object; 2 names changed, 1 unchanged\n",
     )
     assert state(remote) == state(seeded)
     assert kidx("history", "run", SEED_RUN_NAME, store_path=remote) == kidx(
@@ -144,7 +144,7 @@ def test_a_name_changed_on_both_sides_is_a_conflict(kidx, seeded, remote):
         "",
         f"error: {R}/{SEED_RUN_NAME} changed in both stores since they last agreed: "
         f"{seeded} has {ours}, {remote} has {theirs}\n"
-        f"error: 1 conflicts; nothing was copied (--force gives {remote} the state from {seeded})\n",
+        f"error: 1 name changed in both stores; nothing was copied (--force gives {remote} the state from {seeded})\n",
     )
     assert state(remote) == before
     assert kidx("push", str(remote), "--force", "--dry-run", store_path=seeded)[1] == (

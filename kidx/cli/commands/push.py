@@ -67,8 +67,9 @@ def run_transfer(source, destination, arguments, selector, force, dry_run) -> in
     except ConflictError as exc:
         for line in conflict_lines(exc.conflicts, source.location, destination.location):
             out.error(line)
-        out.error(f"{len(exc.conflicts)} conflicts; nothing was copied (--force gives {destination.location} "
-                  f"the state from {source.location})")
+        count = len(exc.conflicts)
+        out.error(f"{_counted(count, 'name')} changed in both stores; nothing was copied (--force gives "
+                  f"{destination.location} the state from {source.location})")
         return 1
     finally:
         source.close()
@@ -81,10 +82,14 @@ def run_transfer(source, destination, arguments, selector, force, dry_run) -> in
     changed = len(report.outcomes) - report.count("unchanged")
     verb = "would copy" if suffix else "copied"
     out.notice(
-        f"{destination.location}: {verb} {report.objects_copied} objects; {changed} names changed, "
-        f"{report.count('unchanged')} unchanged"
+        f"{destination.location}: {verb} {_counted(report.objects_copied, 'object')}; "
+        f"{_counted(changed, 'name')} changed, {report.count('unchanged')} unchanged"
     )
     return 0
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def register(app: typer.Typer) -> None:
