@@ -157,6 +157,28 @@ def test_a_name_changed_on_both_sides_is_a_conflict(kidx, seeded, remote):
     events = [line.split()[1:3] for line in kidx("history", "run", SEED_RUN_NAME, store_path=remote)[1].splitlines()[1:]]
     assert events == [["applied", "1"], ["applied", "2"], ["applied", "3"]]  # its own change is kept
     assert kidx("push", str(remote), store_path=seeded)[1] == SEED_UNCHANGED
+    # they agree again: a later change on one side is no conflict
+    with_median(kidx, seeded, 444)
+    assert kidx("push", str(remote), store_path=seeded) == (
+        0, SEED_UNCHANGED.replace(f"{SEED_RUN_NAME} unchanged", f"{SEED_RUN_NAME} configured"),
+        f"{remote}: copied 1 object; 1 name changed, 2 unchanged\n",
+    )
+    assert digest_of_run(kidx, remote) == digest_of_run(kidx, seeded)
+    assert kidx("delete", "run", SEED_RUN_NAME, store_path=seeded)[0] == 0
+    assert kidx("push", str(remote), "run", SEED_RUN_NAME, store_path=seeded) == (
+        0, f"{R}/{SEED_RUN_NAME} deleted\n", f"{remote}: copied 0 objects; 1 name changed, 0 unchanged\n",
+    )
+    assert [line.split()[1] for line in kidx("history", "run", SEED_RUN_NAME, store_path=remote)[1].splitlines()[1:]] == [
+        "applied", "applied", "applied", "applied", "deleted"]
+
+
+def test_the_same_objects_applied_to_both_stores_agree(kidx, seeded, remote, seed_bundle, tmp_path):
+    path = tmp_path / "seed.json"
+    path.write_text(json.dumps(seed_bundle), encoding="utf-8")
+    assert kidx("apply", "-f", str(path), store_path=remote)[0] == 0
+    assert kidx("push", str(remote), store_path=seeded) == (
+        0, SEED_UNCHANGED, f"{remote}: copied 0 objects; 0 names changed, 3 unchanged\n",
+    )
 
 
 def test_a_newer_destination_is_left_alone(kidx, seeded, remote):

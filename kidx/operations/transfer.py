@@ -5,11 +5,14 @@ For every selected name the two stores' revision lists are compared:
 - the destination's is a beginning of the source's: the missing revisions are replayed
   onto the destination exactly (event, digest, metadata, generation, time recorded), so
   both stores end with the same history;
-- the source's is a beginning of the destination's: the destination is newer; unchanged;
-- otherwise both changed since they last agreed: a conflict, reported with both current
+- otherwise the histories diverged (each store recorded something of its own, such as
+  the same seed applied to both, or an earlier ``--force``). They last agreed at the
+  latest source revision whose state (event, digest, title, labels, annotations) the
+  destination also had. Changed since only in the destination, or ending in the same
+  state: unchanged. Changed only in the source: its current state becomes one new
+  revision in the destination. Changed in both: a conflict, reported with both current
   digests; with ``force`` the destination gets the source's current state as a new
-  revision (its own revisions stay: nothing applied is lost). Two histories that differ
-  but end in the same state agree, and are left as they are.
+  revision, recorded now (its own revisions stay: nothing applied is lost).
 Objects go first: every object a copied revision names, and every object the selected
 objects refer to (with the names of the protocols, workloads, … they refer to, which
 travel with them), each re-hashed on the way. Then one write on the destination records
@@ -89,7 +92,8 @@ class _Plan:
     name: str
     action: str
     replay: list[Revision]  # revisions to append, oldest first (fast-forward)
-    forced: Revision | None = None  # the source's last revision, for --force
+    state: Revision | None = None  # diverged histories: the source's last revision, applied as one new one
+    recorded: str | None = None  # its time in the destination (None: now)
 
 
 def _names(catalog, targets: list[Target], label_selector) -> list[tuple[KindInfo, str]]:
@@ -156,8 +160,8 @@ def plan_transfer(
             if plan.action != "unchanged":
                 plans.append(plan)
                 needed.update(r.digest for r in plan.replay if r.digest)
-                if plan.forced is not None and plan.forced.digest:
-                    needed.add(plan.forced.digest)
+                if plan.state is not None and plan.state.digest:
+                    needed.add(plan.state.digest)
     if report.conflicts and not force:
         raise ConflictError(report.conflicts)
     # objects neither store has (a reference applied with a warning) are not copied
@@ -184,13 +188,42 @@ def _decide(info: KindInfo, name: str, theirs: list[Revision], ours: list[Revisi
         else:
             action = "configured"
         return _Plan(info, name, action, replay)
-    if our_states[: len(their_states)] == their_states:
-        return _Plan(info, name, "unchanged", [])  # the destination is ahead
-    if _current(theirs) == _current(ours):
-        return _Plan(info, name, "unchanged", [])  # different paths to the same state
-    if not force:
+    # The histories diverged (each store recorded something of its own). They last agreed
+    # at the latest revision of the source whose state the destination also had.
+    agreed = _last_agreement(theirs, ours)
+    source_changed = agreed is None or agreed[0] < len(theirs) - 1
+    destination_changed = agreed is None or agreed[1] < len(ours) - 1
+    if not source_changed or _current(theirs) == _current(ours):
+        return _Plan(info, name, "unchanged", [])  # the destination is newer, or they agree now
+    if destination_changed and not force:
         return _Plan(info, name, "conflict", [])
-    return _Plan(info, name, "forced", [], theirs[-1])
+    last = theirs[-1]
+    if last.event == "deleted":
+        action = "deleted"
+    elif destination_changed:
+        action = "forced"
+    else:
+        action = "created" if _current(ours) is None else "configured"
+    # one new revision with the source's state; forced ones are recorded now
+    return _Plan(info, name, action, [], last, None if action == "forced" else last.recorded)
+
+
+def _last_agreement(theirs: list[Revision], ours: list[Revision]) -> tuple[int, int] | None:
+    """(i, j): the latest source revision i whose state the destination's revision j also
+    had (the latest such j); None when they never agreed."""
+    positions: dict[tuple | None, int] = {}
+    for position, revision in enumerate(ours):
+        positions[_state_of(revision)] = position
+    for position in range(len(theirs) - 1, -1, -1):
+        found = positions.get(_state_of(theirs[position]))
+        if found is not None:
+            return position, found
+    return None
+
+
+def _state_of(revision: Revision) -> tuple | None:
+    """What a revision leaves the name as: None when deleted."""
+    return _current([revision])
 
 
 def _referenced_digests(store: Store, registry: KindRegistry, digests: Iterable[str]) -> set[str]:
@@ -253,7 +286,7 @@ def transfer(
 
 
 def _revisions_of(plan: _Plan) -> list[Revision]:
-    return plan.replay + ([plan.forced] if plan.forced is not None else [])
+    return plan.replay + ([plan.state] if plan.state is not None else [])
 
 
 def _record(transaction, registry: KindRegistry, plans: list[_Plan], identities: dict[str, dict]) -> None:
@@ -264,8 +297,10 @@ def _record(transaction, registry: KindRegistry, plans: list[_Plan], identities:
     now = utc_now()
     steps: list[list[tuple[_Plan, Revision, str]]] = []
     for plan in plans:
-        if plan.forced is not None:
-            steps.append([(plan, plan.forced, now)])
+        if plan.state is not None:
+            if not steps:
+                steps.append([])
+            steps[0].append((plan, plan.state, plan.recorded or now))
             continue
         for position, revision in enumerate(plan.replay):
             while len(steps) <= position:
@@ -294,7 +329,7 @@ def _record(transaction, registry: KindRegistry, plans: list[_Plan], identities:
                 previous = current.get((plan.info.kind, plan.name))
                 spec = identities[revision.digest]["spec"]
                 generation = revision.generation
-                if plan.forced is not None:
+                if plan.state is not None:
                     generation = previous.generation + 1 if previous else 1
                 entry = Entry(
                     kind=plan.info.kind, name=plan.name, digest=revision.digest, title=revision.title,
