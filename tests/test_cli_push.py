@@ -256,3 +256,30 @@ def test_a_killed_push_leaves_both_stores_usable_and_a_rerun_completes_it(liger_
     completed = subprocess.run(command, capture_output=True, text=True, cwd=REPO, env=environment)
     assert completed.returncode == 0, completed.stderr
     assert state(postgres_store) == state(liger_store)
+
+
+def test_objects_that_earlier_revisions_refer_to_come_too(kidx, local, remote, seed_bundle):
+    def workload(dtype: str) -> dict:
+        return {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload", "metadata": {"name": "w"},
+                "spec": {"operation": "rope", "dtype": dtype}}
+
+    run = json.loads(json.dumps(seed_bundle["run"]))
+    run["metadata"] = {"name": "r"}
+    run["spec"].pop("workloadDigest")
+    run["spec"]["workloadRef"] = {"name": "w"}
+    digests = []
+    for dtype in ("bf16", "fp16"):
+        documents = [seed_bundle["protocol"], seed_bundle["environment"], workload(dtype), run]
+        code, _, err = kidx("apply", "-f", "-", stdin="".join(json.dumps(d) for d in documents), store_path=local)
+        assert code == 0, err
+        digests.append(json.loads(kidx("get", "workload", "w", "-o", "json", store_path=local)[1])["metadata"]["digest"])
+    assert kidx("push", str(remote), "run/r", store_path=local)[0] == 0
+    from kidx.store.store import Store
+
+    the_store = Store(str(remote))
+    try:
+        assert all(the_store.objects.exists(digest) for digest in digests)
+    finally:
+        the_store.close()
+    assert kidx("history", "run", "r", "--revision", "1", "-o", "json", store_path=remote) == kidx(
+        "history", "run", "r", "--revision", "1", "-o", "json", store_path=local)

@@ -364,6 +364,7 @@ def _fingerprint(root: Path) -> dict[str, str]:
     return found
 
 
+@pytest.mark.sqlite_only  # a folder store written by older kidx
 def test_a_store_written_before_the_boundary_reads_identically(kidx, tmp_path):
     old, new = tmp_path / "old", tmp_path / "new"
     _write_pre_boundary_store(old)

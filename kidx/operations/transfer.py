@@ -164,6 +164,10 @@ def plan_transfer(
                     needed.add(plan.state.digest)
     if report.conflicts and not force:
         raise ConflictError(report.conflicts)
+    # earlier revisions may refer to earlier objects: those come too, so that
+    # ``history --revision N`` reads the same in both stores
+    copied = {r.digest for plan in plans for r in _revisions_of(plan) if r.digest}
+    needed.update(_referenced_digests(source, registry, copied - current_digests))
     # objects neither store has (a reference applied with a warning) are not copied
     missing = _missing_objects(destination, needed)
     missing -= _missing_objects(source, missing)
