@@ -273,6 +273,7 @@ def test_objects_that_earlier_revisions_refer_to_come_too(kidx, local, remote, s
         code, _, err = kidx("apply", "-f", "-", stdin="".join(json.dumps(d) for d in documents), store_path=local)
         assert code == 0, err
         digests.append(json.loads(kidx("get", "workload", "w", "-o", "json", store_path=local)[1])["metadata"]["digest"])
+    assert kidx("delete", "workload", "w", store_path=local)[0] == 0  # no name brings its history along
     assert kidx("push", str(remote), "run/r", store_path=local)[0] == 0
     from kidx.store.store import Store
 
