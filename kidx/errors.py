@@ -31,6 +31,10 @@ class StoreBusy(StoreError):
     """The store's write lock (or a lock needed to open it) was not had in time."""
 
 
+class StoreReadOnly(StoreError):
+    """The store cannot be written (permissions, a read-only file system); it can be read."""
+
+
 class Location(NamedTuple):
     """Where in the input a problem is: file, document number, line, field path."""
 

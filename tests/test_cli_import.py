@@ -103,6 +103,11 @@ def without_unpublished(spec: dict) -> dict:
     return {key: value for key, value in spec.items() if key not in ("workloadDigest", "implementationDigest")}
 
 
+SEED_RUN_NEW_LABELS = {
+    "kernel": "llama4_rope", "operation": "backward", "provider": "liger", "metric": "speed",
+    "gpu": "nvidia-h100-80gb-hbm3",
+}
+
 # ------------------------------------------------------------------ the three published files
 
 
@@ -146,7 +151,8 @@ def test_full_import_has_the_seed_objects(full, seed_bundle):
     run = json.loads(out)
     seed = seed_bundle["run"]
     assert without_unpublished(run["spec"]) == without_unpublished(seed["spec"])
-    assert run["metadata"]["labels"] == seed["metadata"]["labels"]
+    # the seed's published labels, and what the importer adds for selection
+    assert run["metadata"]["labels"] == {**seed["metadata"]["labels"], **SEED_RUN_NEW_LABELS}
     assert run["metadata"]["title"] == seed["metadata"]["title"]
     assert in_full(full, "get", "protocol", "liger-bench-do-bench-backward", "-o", "jsonpath={.metadata.digest}") == (
         0, SEED_PROTOCOL_DIGEST, "")
@@ -220,7 +226,7 @@ def test_small_import_of_the_seed_row_matches_the_seed(kidx, write, seed_bundle)
     run = json.loads(kidx("get", "run", SEED_RUN_NAME, "-o", "json").out)
     assert without_unpublished(run["spec"]) == without_unpublished(seed_bundle["run"]["spec"])
     assert run["metadata"]["title"] == seed_bundle["run"]["metadata"]["title"]
-    assert run["metadata"]["labels"] == seed_bundle["run"]["metadata"]["labels"]
+    assert run["metadata"]["labels"] == {**seed_bundle["run"]["metadata"]["labels"], **SEED_RUN_NEW_LABELS}
     annotations = run["metadata"]["annotations"]
     assert annotations["kernelindex.dev/source-line"] == "2"
     assert annotations["liger.kernelindex.dev/row"] == SEED_ROW

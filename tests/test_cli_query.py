@@ -610,3 +610,16 @@ def test_a_table_without_age_is_stable(q):
 
     assert first.code == 0
     assert without_age(first.out) == without_age(second.out)
+
+
+def test_field_selector_path_the_kind_lacks_is_an_error(kidx, seed_bundle):
+    import json as _json
+
+    kidx("apply", "-f", "-", stdin=_json.dumps(seed_bundle))
+    result = kidx("get", "runs", "--field-selector", "spec.sourcenative.benchmark=llama4_rope/backward")
+    assert result == (1, "", "error: field label not supported: spec.sourcenative.benchmark "
+                             "(did you mean spec.sourceNative.benchmark?)\n")
+    result = kidx("get", "runs,workloads", "--field-selector", "spec.status=passed")
+    assert result == (1, "", "error: field label not supported: spec.status (workloads have no such field)\n")
+    result = kidx("get", "runs", "--field-selector", "spec.sourceNative.benchmark=llama4_rope/backward", "-o", "name")
+    assert result.code == 0 and result.out.count("\n") == 1

@@ -55,8 +55,8 @@ metadata:
   labels: {app: api}
 spec: {status: passed}
 """
-COMMANDS = ["api-resources", "apply", "completion", "delete", "describe", "diff", "digest", "explain", "get",
-            "history", "import", "pull", "push"]
+COMMANDS = ["api-resources", "apply", "completion", "delete", "describe", "diff", "digest", "env", "explain", "get",
+            "history", "import", "pull", "push", "version"]
 TYPE_WORDS = [
     "benchmarkprotocol", "benchmarkprotocols", "benchmarkrun", "benchmarkruns", "bp", "br", "ee", "env",
     "environment", "environments", "envs", "executionenvironment", "executionenvironments", "impl",
@@ -258,7 +258,11 @@ def test_files(complete):
 def test_other_positions(complete):
     assert complete("completion", "") == ["bash", "zsh", "fish"]
     assert complete("completion", "z") == ["zsh"]
-    assert complete("import", "") == ["liger"]
+    assert complete("import", "") == ["liger", "pytest-benchmark", "nvbench"]
+    assert complete("import", "n") == ["nvbench"]
+    assert complete("import", "liger", "f.csv", "--environment", "") == ["__files__"]
+    assert complete("env", "") == ["capture"]
+    assert complete("env", "capture", "--ap") == ["--apply"]
     assert complete("apply", "") == []
 
 
@@ -319,7 +323,9 @@ def test_bash_round_trip(filled):
         ("kidx get runs -l ti", ["kidx", "get", "runs", "-l", "ti"], ["tier="]),
         # bash cuts words at '=' (COMP_WORDBREAKS): the reply replaces only the part after it
         ("kidx get runs -l app=w", ["kidx", "get", "runs", "-l", "app", "=", "w"], ["web"]),
-        ("kidx get runs -l app=", ["kidx", "get", "runs", "-l", "app", "="], ["=api", "=web"]),
+        # readline replaces the text after the '=', even when COMP_WORDS's current word is "="
+        ("kidx get runs -l app=", ["kidx", "get", "runs", "-l", "app", "="], ["api", "web"]),
+        ("kidx get runs -l tier=", ["kidx", "get", "runs", "-l", "tier", "="], ["be", "fe"]),
         ("kidx get runs -l app=web,tier=f", ["kidx", "get", "runs", "-l", "app", "=", "web,tier", "=", "f"], ["fe"]),
         ("kidx get runs -l tier!=b", ["kidx", "get", "runs", "-l", "tier!", "=", "b"], ["be"]),
     ],
@@ -347,3 +353,79 @@ def test_store_given_before_the_command_is_honoured(kidx_process, store, seed_bu
     assert kidx_process("apply", "-f", str(bundle), "--store", str(other)).code == 0
     result = kidx_process("__complete", "--store", str(other), "get", "env", "liger-bench-nvidia-h1")
     assert result.out == "liger-bench-nvidia-h100-80gb-hbm3\n"
+
+
+def test_values_of_flags_that_are_not_names(complete):
+    assert complete("get", "runs", "--sort-by", ".spec.timing.latencyNs.m") == [
+        ".spec.timing.latencyNs.median", ".spec.timing.latencyNs.mean",
+        ".spec.timing.latencyNs.min", ".spec.timing.latencyNs.max"]
+    assert complete("get", "runs", "--sort-by", "-.spec.st") == ["-.spec.status"]
+    assert complete("get", "runs", "--sort-by", ".metadata.name,.spec.stat") == [".metadata.name,.spec.status"]
+    assert complete("get", "runs", "--field-selector", "spec.st") == ["spec.status="]
+    assert complete("get", "runs", "--field-selector", "spec.status=passed,metadata.n") == [
+        "spec.status=passed,metadata.name="]
+    assert complete("get", "runs", "--field-selector", "spec.status=") == []
+    assert complete("get", "environments", "--field-selector", "spec.hardware.p") == ["spec.hardware.product="]
+    assert complete("get", "runs", "-L", "") == ["app", "team", "tier", "vendor"]  # keys in the store
+    assert complete("get", "runs", "--label-columns", "app,ti") == ["app,tier"]
+    assert complete("get", "runs", "-L", "app=") == []
+    assert complete("get", "--sort-by", "") == []  # no type yet: nothing to offer, and no names
+    for flag in ("--limit", "--references", "--revision"):
+        assert complete("get", "runs", flag, "") == []
+    assert complete("delete", "runs", "--dry-run", "s") == ["server"]
+
+
+def test_bash_in_a_terminal_inserts_label_values_once(filled):
+    """Through a real interactive bash and readline, where `-l key=` once became `key==value`."""
+    import pty
+    import select
+    import time
+
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("no bash")
+
+    def typed(text: str) -> str:
+        pid, fd = pty.fork()
+        if pid == 0:  # the child: an interactive bash with kidx completion loaded
+            os.environ.update({"PS1": "$ ", "KIDX_STORE": str(filled), "NO_COLOR": "1",
+                               "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"})
+            os.execv(bash, [bash, "--norc", "--noprofile", "-i"])
+
+        def read(seconds: float, until: bytes = b"") -> bytes:
+            out, end = b"", time.time() + seconds
+            while time.time() < end and not (until and until in out):
+                if select.select([fd], [], [], 0.05)[0]:
+                    try:
+                        out += os.read(fd, 4096)
+                    except OSError:
+                        break
+            return out
+
+        try:
+            read(5, b"$ ")
+            os.write(fd, b"source <(kidx completion bash); echo loaded\n")
+            read(10, b"loaded")
+            read(1, b"$ ")
+            os.write(fd, text.encode() + b"\t")
+            shown = read(3)
+            os.write(fd, b"\x15exit\n")
+            read(2)
+        finally:
+            os.close(fd)
+            os.waitpid(pid, 0)
+        return shown.decode(errors="replace")
+
+    assert "-l tier=" in typed("kidx get runs -l ti")
+    echoed = typed("kidx get protocols -l team=")  # one value in the store: readline inserts it
+    assert "team=alpha" in echoed and "==" not in echoed
+
+
+def test_values_written_after_an_equals_sign(complete):
+    assert complete("get", "runs", "-o=j") == ["-o=json", "-o=jsonpath=", "-o=jsonpath-file="]
+    assert complete("get", "runs", "-l=app=w") == ["-l=app=web"]
+    assert complete("get", "runs", "--selector=ti") == ["--selector=tier="]
+    assert complete("get", "runs", "--sort-by=-.spec.st") == ["--sort-by=-.spec.status"]
+    assert complete("get", "runs", "--field-selector=spec.st") == ["--field-selector=spec.status="]
+    assert complete("apply", "-f=ma") == ["__files__"]
+    assert complete("get", "runs", "--no-headers=x") == []

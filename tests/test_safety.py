@@ -314,12 +314,14 @@ def store_files(store: Path) -> dict[str, str]:
     In-process commands leave their SQLite connection to the garbage collector; closing the
     last connection checkpoints the WAL into catalog.sqlite (same data, other bytes), so
     every connection is closed first: what is compared is what a new process would find.
+    The -shm file is an index SQLite rebuilds, and an empty -wal is the same as none: a
+    read-only connection leaves both behind, the last read-write one removes them.
     """
     gc.collect()
     return {
         path.relative_to(store).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
         for path in sorted(store.rglob("*"))
-        if path.is_file()
+        if path.is_file() and not path.name.endswith("-shm") and not (path.name.endswith("-wal") and not path.stat().st_size)
     }
 
 

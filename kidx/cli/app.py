@@ -20,11 +20,13 @@ COMMANDS: dict[str, str] = {
     "delete": "kidx.cli.commands.delete",
     "digest": "kidx.cli.commands.digest",
     "import": "kidx.cli.commands.import_",
+    "env": "kidx.cli.commands.env",
     "explain": "kidx.cli.commands.explain",
     "api-resources": "kidx.cli.commands.api_resources",
     "diff": "kidx.cli.commands.diff",
     "history": "kidx.cli.commands.history",
     "completion": "kidx.cli.commands.completion",
+    "version": "kidx.cli.commands.version",
     "push": "kidx.cli.commands.push",
     "pull": "kidx.cli.commands.pull",
 }
@@ -48,10 +50,22 @@ def _command_name(argv: list[str]) -> str | None:
     return None
 
 
+# Short options that take a value: kubectl (pflag) also reads them written ``-o=json``.
+_VALUED_SHORT = frozenset({"-o", "-l", "-f", "-L"})
+
+
 def _normalise(argv: list[str]) -> list[str]:
-    """kubectl's habits the parser does not have: a bare ``--dry-run`` means client, and
+    """kubectl's habits the parser does not have: a bare ``--dry-run`` means client,
+    ``-o=json`` means ``-o json`` (the parser would read the value as ``=json``), and
     the global ``--store`` may come before the command (``kidx --store S get runs``)."""
-    arguments = ["--dry-run=client" if argument == "--dry-run" else argument for argument in argv]
+    arguments: list[str] = []
+    for argument in argv:
+        if argument == "--dry-run":
+            arguments.append("--dry-run=client")
+        elif argument[:2] in _VALUED_SHORT and argument[2:3] == "=":
+            arguments += [argument[:2], argument[3:]]
+        else:
+            arguments.append(argument)
     leading: list[str] = []
     while arguments and arguments[0].startswith("--store"):
         take = 1 if "=" in arguments[0] else 2
@@ -84,6 +98,11 @@ def build_app(names):
 
 
 def run(argv: list[str]) -> int:
+    if argv[:1] == ["--version"]:
+        from kidx.cli.commands.version import version_text
+
+        sys.stdout.write(version_text())
+        return 0
     if argv[:1] == ["__complete"]:
         from kidx.cli.completion import complete
 
@@ -115,7 +134,10 @@ def run(argv: list[str]) -> int:
         if isinstance(exc, click.exceptions.NoSuchOption):
             message = f"unknown flag: {exc.option_name}"  # kubectl's wording
         output.error(message)
-        where = f"kidx {name} --help" if name in COMMANDS else "kidx --help"
+        if exc.ctx is not None and exc.ctx.command_path.startswith("kidx "):  # the sub-command too
+            where = f"{exc.ctx.command_path} --help"
+        else:
+            where = f"kidx {name} --help" if name in COMMANDS else "kidx --help"
         output.notice(f"See '{where}' for usage.")
         return USAGE_ERROR_EXIT.get(name, 1)
     except typer.Exit as exc:

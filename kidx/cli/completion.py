@@ -21,19 +21,21 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "digest": ["--filename", "-f", "--recursive", "-R", "--store"],
     "explain": ["--recursive", "--max-depth"],
     "history": ["--revision", "--output", "-o", "--no-headers", "--store"],
-    "import": ["--dry-run", "--output", "-o", "--store"],
+    "import": ["--environment", "--dry-run", "--output", "-o", "--store"],
+    "env": ["--output", "-o", "--apply", "--name", "--dry-run", "--store"],
     "api-resources": ["--output", "-o", "--no-headers", "--sort-by"],
     "completion": [],
+    "version": ["--output", "-o"],
     "push": ["--selector", "-l", "--force", "--dry-run", "--store"],
     "pull": ["--selector", "-l", "--force", "--dry-run", "--store"],
 }
 OUTPUT_VALUES: dict[str, list[str]] = {
     "get": ["custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name", "wide", "yaml"],
-    "apply": ["name"], "delete": ["name"], "import": ["json", "name", "yaml"],
-    "history": ["json", "yaml"], "api-resources": ["json", "name", "wide", "yaml"],
+    "apply": ["name"], "delete": ["name"], "import": ["json", "name", "yaml"], "env": ["json", "name", "yaml"],
+    "history": ["json", "yaml"], "api-resources": ["json", "name", "wide", "yaml"], "version": ["json", "yaml"],
 }
 TYPED_COMMANDS = ("get", "describe", "delete", "history", "explain")
-FILE_FLAGS = ("-f", "--filename", "--store")
+FILE_FLAGS = ("-f", "--filename", "--store", "--environment")
 SHELLS = ("bash", "zsh", "fish")
 FILES = "__files__"  # tells the script to fall back to file-name completion
 
@@ -85,6 +87,33 @@ def _label_candidates(current: str) -> list[str]:
     return [f"{head}{key}=" for key in catalog.label_keys(last)]
 
 
+def _path_candidates(words: list[str], current: str, flag: str) -> list[str]:
+    """Field paths of the kinds named on the line: ``spec.status=`` for
+    ``--field-selector`` (terms comma-separated), ``.spec.status`` for ``--sort-by``."""
+    from kidx.kinds.field_paths import scalar_paths
+    from kidx.kinds.registry import registry
+
+    positional = [w for i, w in enumerate(words[1:], 1) if not w.startswith("-") and words[i - 1] not in _VALUED]
+    if not positional:
+        return []
+    paths: list[str] = []
+    for part in positional[0].split("/")[0].split(","):
+        try:
+            info = registry().resolve(part)
+        except Exception:
+            continue
+        paths += [path for path in scalar_paths(info) if path not in paths]
+    head, comma, last = current.rpartition(",")
+    head += comma
+    if flag == "--sort-by":
+        descending = "-" if last.startswith("-") else ""
+        last = last[len(descending):]
+        return [f"{head}{descending}.{p}" for p in paths if f".{p}".startswith(last) or p.startswith(last)]
+    if "=" in last:
+        return []
+    return [f"{head}{p}=" for p in paths if p.startswith(last)]
+
+
 def candidates(words: list[str], current: str) -> list[str]:
     """What may come next, given the words before the cursor and the word being typed."""
     from kidx.cli.app import COMMANDS
@@ -101,12 +130,28 @@ def candidates(words: list[str], current: str) -> list[str]:
         return [v for v in OUTPUT_VALUES.get(command, []) if v.startswith(current)]
     if previous in ("-l", "--selector"):
         return _label_candidates(current)
+    if previous in ("-L", "--label-columns"):  # label keys, comma-separated
+        return [] if "=" in current else [c.removesuffix("=") for c in _label_candidates(current)]
+    if previous in ("--field-selector", "--sort-by"):
+        return _path_candidates(words, current, previous)
+    if previous == "--dry-run":
+        return [value for value in ("none", "client", "server") if value.startswith(current)]
+    if previous in _VALUED:  # a value nothing can be offered for (--limit, --revision, …)
+        return []
+    flag, equals, value = current.partition("=")
+    if equals and flag in _VALUED:  # -o=json, -l=app=web, --sort-by=.spec.x
+        found = candidates([*words, flag], value)
+        return found if found == [FILES] else [f"{flag}={candidate}" for candidate in found]
     if current.startswith("-"):
         return [flag for flag in COMMAND_FLAGS.get(command, []) if flag.startswith(current)]
     if command == "completion":
         return [shell for shell in SHELLS if shell.startswith(current)]
     if command == "import":
-        return ["liger"] if len(words) == 1 else [FILES]
+        from kidx.importers.framework import IMPORTERS
+
+        return [f for f in IMPORTERS if f.startswith(current)] if len(words) == 1 else [FILES]
+    if command == "env":
+        return ["capture"] if len(words) == 1 and "capture".startswith(current) else []
     if command in TYPED_COMMANDS:
         positional = [w for i, w in enumerate(words[1:], 1) if not w.startswith("-") and words[i - 1] not in _VALUED]
         if command == "explain" or not positional:
@@ -119,7 +164,8 @@ def candidates(words: list[str], current: str) -> list[str]:
 
 
 _VALUED = {"-o", "--output", "-l", "--selector", "-f", "--filename", "--store", "--field-selector", "-L",
-           "--label-columns", "--sort-by", "--references", "--limit", "--dry-run", "--revision", "--max-depth"}
+           "--label-columns", "--sort-by", "--references", "--limit", "--dry-run", "--revision", "--max-depth",
+           "--environment", "--name"}
 
 
 def complete(arguments: list[str]) -> str:
@@ -150,9 +196,10 @@ _kidx() {
         COMPREPLY=($(compgen -f -- "${COMP_WORDS[COMP_CWORD]}"))
         return
     fi
-    # bash replaces only its own current word: drop what comes before it (up to an = or :)
+    # readline replaces only the text after the last word break (= or :) of the word
+    # being typed, even when COMP_WORDS[COMP_CWORD] is that "=" itself: drop the rest
     local current="${words[${#words[@]}-1]}"
-    local before="${current%"${COMP_WORDS[COMP_CWORD]}"}"
+    local before="${current%"${current##*[=:]}"}"
     COMPREPLY=("${candidates[@]#"$before"}")
     [[ "${candidates[0]}" == *= ]] && compopt -o nospace 2>/dev/null
 }

@@ -54,20 +54,21 @@ from __future__ import annotations
 import csv
 import datetime
 import decimal
-import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from kidx.errors import InvalidInputError, Location, Problem
-from kidx.identity import digest_of
-from kidx.kinds.metadata import label_value_error, name_error
+from kidx.importers.framework import (
+    ANNOTATION_FILE, ANNOTATION_LINE, API_VERSION, Conversion, SharedObjects, SkippedRecord, gpu_mismatches,
+    hashed_name, read_text, slug, valid_labels,
+)
+from kidx.importers.gpus import canonical_gpu_name, describe_gpu
+from kidx.kinds.metadata import label_value_error
 from kidx.manifests.document import Document
 
-API_VERSION = "kernelindex.dev/v1alpha1"
 FAMILY = "liger_kernel_bench"
 SOURCE_NAME = "liger-kernel-bench"
 LIGER_REPOSITORY = "https://github.com/linkedin/Liger-Kernel"
@@ -94,8 +95,6 @@ HEADER = (
     _Y50, _Y20, _Y80, _EXTRA, _GPU, _TIMESTAMP, _VERSION,
 ) = range(len(HEADER))
 
-ANNOTATION_FILE = "kernelindex.dev/source-file"
-ANNOTATION_LINE = "kernelindex.dev/source-line"
 ANNOTATION_ROW = "liger.kernelindex.dev/row"
 
 # Names published before this importer existed (see the module docstring).
@@ -145,7 +144,9 @@ KERNEL_TITLES = {
     "tvd": "Total variation distance",
 }
 
-# gpu_name -> (product, formFactor, architecture); docs/liger-data.md §3.4.
+# gpu_name -> (product, formFactor, architecture) of the GPUs in the published files
+# (docs/liger-data.md §3.4). Lookups go through kidx.importers.gpus, which knows these and
+# more, in any spelling.
 GPUS: dict[str, tuple[str, str | None, str | None]] = {
     "NVIDIA H100 80GB HBM3": ("NVIDIA H100", "80GB HBM3", "sm_90"),
     "NVIDIA H100 PCIe": ("NVIDIA H100", "PCIe", "sm_90"),
@@ -155,11 +156,6 @@ GPUS: dict[str, tuple[str, str | None, str | None]] = {
     "NVIDIA B200": ("NVIDIA B200", None, "sm_100"),
     "NVIDIA GeForce RTX 3090": ("NVIDIA GeForce RTX 3090", None, "sm_86"),
     "NVIDIA GeForce RTX 4090": ("NVIDIA GeForce RTX 4090", None, "sm_89"),
-}
-# First word of an unknown gpu_name -> vendor (older NVIDIA parts say "Tesla", ...).
-_VENDOR_WORDS = {
-    "nvidia": "nvidia", "tesla": "nvidia", "quadro": "nvidia", "geforce": "nvidia",
-    "amd": "amd", "radeon": "amd", "instinct": "amd",
 }
 
 # Parameter-name aliases (docs/liger-data.md §2.2). The x axis claims its name first.
@@ -241,7 +237,6 @@ _MEMORY_PASSES = {
     ),
 }
 
-_MAX_NAME = 253
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\Z")
 _INTEGER = re.compile(r"[+-]?\d+\Z")
 _TIME_TEXT = re.compile(r"(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})\Z")
@@ -253,52 +248,18 @@ _WIDE = decimal.Context(prec=1000)
 _MIB = 1 << 20
 
 
-@dataclass
-class SkippedRow:
-    """A CSV record that produced no run, and why."""
-
-    source: str
-    line: int
-    reason: str
-
-
-@dataclass
-class LigerImport:
-    """The result of a conversion: manifests in dependency order, and what was read.
-
-    ``rows_read`` counts every record after the header (blank and skipped ones too);
-    ``rows_read == runs + len(skipped)``.
-    """
-
-    documents: list[Document]
-    rows_read: int
-    skipped: list[SkippedRow] = field(default_factory=list)
+# The framework's result types, under the names this module has always used.
+SkippedRow = SkippedRecord
+LigerImport = Conversion
 
 
 def convert_files(paths: list[str]) -> LigerImport:
     """Convert Liger CSV files (raw bytes, UTF-8, optional BOM) into manifests."""
     converter = _Converter()
     for path in paths:
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError as exc:
-            converter.problems.append(
-                Problem(Location(path), f"cannot read file: {exc.strerror or exc}")
-            )
-            continue
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = data.count(b"\n", 0, exc.start) + 1
-            converter.problems.append(
-                Problem(
-                    Location(path, line=line),
-                    f"not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}",
-                )
-            )
-            continue
-        converter.add_text(text, path)
+        text = read_text(path, converter.problems)
+        if text is not None:
+            converter.add_text(text, path)
     return converter.finish()
 
 
@@ -311,25 +272,12 @@ def convert_text(text: str, source: str) -> LigerImport:
 
 # --- names and small helpers -----------------------------------------------------------
 
-_SLUG = re.compile(r"[^a-z0-9]+")
-
-
-def slug(text: str) -> str:
-    """Lower-case; each run of characters outside [a-z0-9] becomes one ``-``; trimmed."""
-    return _SLUG.sub("-", text.lower()).strip("-")
-
-
 def run_name(external_id: str) -> str:
     """The run's metadata.name: a function of its externalId alone."""
     legacy = LEGACY_RUN_NAMES.get(external_id)
     if legacy is not None:
         return legacy
-    return _hashed_name(slug("liger/" + external_id), external_id, 100)
-
-
-def _hashed_name(base: str, seed: str, limit: int) -> str:
-    suffix = hashlib.sha256(seed.encode("utf-8")).hexdigest()[:10]
-    return base[: limit - 11].rstrip("-._") + "-" + suffix
+    return hashed_name(slug("liger/" + external_id), external_id, 100)
 
 
 def _render(value: Any) -> str:
@@ -361,18 +309,6 @@ def _strip_vendor(gpu: str) -> str:
 
 
 # --- shared objects --------------------------------------------------------------------
-
-@dataclass
-class _Shared:
-    """One shared object: its manifest (name assigned at the end) and where it was first needed."""
-
-    body: dict
-    base_name: str
-    digest: str
-    source: str
-    index: int
-    line: int
-
 
 def _protocol_manifest(metric: str, mode: str) -> tuple[str, dict]:
     if metric == "speed":
@@ -420,22 +356,34 @@ def _unknown_pass(mode: str) -> tuple[str, str]:
 
 
 def _environment_manifest(gpu: str) -> tuple[str, dict]:
-    known = GPUS.get(gpu)
-    if known is not None:
-        product, form_factor, architecture = known
-        vendor = "nvidia"
-    else:
-        first = gpu.split()[0] if gpu.split() else gpu
-        vendor = _VENDOR_WORDS.get(first.lower(), slug(first) or "unknown")
-        product, form_factor, architecture = gpu, None, None
+    """The GPU-name-only environment of a row.
+
+    A known GPU in any spelling ("NVIDIA A100 SXM4 80GB" for "NVIDIA A100-SXM4-80GB") is
+    the table's GPU: one spec, one name. An unknown one keeps its text as the product,
+    and its name carries 10 hex digits of that text, because the slug cannot tell
+    spellings apart and a name shared by two specs would make each import of one
+    spelling reconfigure the other's environment. Either way the name depends on the row
+    alone, never on which other files were imported with it."""
+    vendor, product, form_factor, architecture = describe_gpu(gpu)
     hardware: dict[str, Any] = {"vendor": vendor, "product": product}
     if form_factor:
         hardware["formFactor"] = form_factor
     if architecture:
         hardware["architecture"] = architecture
-    name = "liger-bench-" + slug(gpu)
-    title = f"Liger benchmark host · {_strip_vendor(gpu)}"
+    canonical = canonical_gpu_name(gpu)
+    if canonical is not None:
+        name = "liger-bench-" + slug(canonical)
+        shown = canonical
+    else:
+        name = hashed_name("liger-bench-" + slug(gpu), gpu, 100)
+        shown = gpu
+    title = f"Liger benchmark host · {_strip_vendor(shown)}"
     return name, _manifest("ExecutionEnvironment", name, title, {"hardware": hardware, "software": {}})
+
+
+def gpu_label(gpu: str) -> str:
+    """The ``gpu`` label of a row: the slug of the GPU's name (its table spelling if known)."""
+    return slug(canonical_gpu_name(gpu) or gpu)
 
 
 def normalise_provider(provider: str) -> tuple[str, str | None, str | None]:
@@ -499,18 +447,14 @@ class _Converter:
         self.skipped: list[SkippedRow] = []
         self.rows_read = 0
         self.runs: list[Document] = []
-        # kind -> {digest: _Shared}, insertion order = first need
-        self.shared: dict[str, dict[str, _Shared]] = {
-            "BenchmarkProtocol": {}, "ExecutionEnvironment": {}, "Implementation": {}, "Workload": {},
-        }
-        self._cache: dict[tuple, str] = {}  # (kind, inputs) -> digest
+        self.shared = SharedObjects("liger")
         self._seen: dict[str, tuple[str, int, list[str]]] = {}  # externalId -> (source, line, fields)
         self._shapes: dict[tuple, tuple] = {}  # (x_name, x_label, x_value, extra) -> workload facts
 
     # reading ---------------------------------------------------------------------------
     def add_text(self, text: str, source: str) -> None:
         if text.startswith("\ufeff"):
-            text = text[1:]
+            text = text[1:]  # convert_text gets text that read_text did not see
         lines = _LINE.findall(text)
         if not lines:
             self._problem(source, 1, None, "the file is empty; expected the Liger benchmark CSV header")
@@ -638,13 +582,13 @@ class _Converter:
         self._seen[external_id] = (source, line, f)
 
         where = (source, data_row, line)
-        protocol = self._shared("BenchmarkProtocol", (metric, mode), where,
+        protocol = self.shared.add("BenchmarkProtocol", (metric, mode), where,
                                 lambda: _protocol_manifest(metric, mode))
-        environment = self._shared("ExecutionEnvironment", (gpu,), where,
+        environment = self.shared.add("ExecutionEnvironment", (gpu,), where,
                                    lambda: _environment_manifest(gpu))
-        implementation = self._shared("Implementation", (kernel, provider), where,
+        implementation = self.shared.add("Implementation", (kernel, provider), where,
                                       lambda: _implementation_manifest(kernel, provider))
-        workload = self._shared("Workload", (kernel, signature), where,
+        workload = self.shared.add("Workload", (kernel, signature), where,
                                 lambda: _workload_manifest(kernel, parameters, dtype, key))
 
         spec: dict[str, Any] = {}
@@ -689,8 +633,13 @@ class _Converter:
         if metric == "memory":
             title += " · peak memory"
         metadata: dict[str, Any] = {"name": run_name(external_id), "title": title}
-        if version:
-            metadata["labels"] = {"liger_version": version}
+        # what people select by; metadata, so the digest is the same with or without them
+        labels = valid_labels({
+            "liger_version": version, "kernel": kernel, "operation": mode, "provider": provider,
+            "metric": metric, "gpu": gpu_label(gpu),
+        })
+        if labels:
+            metadata["labels"] = labels
         metadata["annotations"] = {
             ANNOTATION_FILE: os.path.basename(source),
             ANNOTATION_LINE: str(line),
@@ -769,35 +718,11 @@ class _Converter:
                 return None
         return value
 
-    def _shared(self, kind: str, inputs: tuple, where: tuple[str, int, int], build) -> str:
-        cache_key = (kind, *inputs)
-        digest = self._cache.get(cache_key)
-        if digest is None:
-            base_name, body = build()
-            digest = digest_of(body)
-            self._cache[cache_key] = digest
-            table = self.shared[kind]
-            if digest not in table:
-                table[digest] = _Shared(body, base_name, digest, *where)
-        return digest
-
     # result ----------------------------------------------------------------------------
     def finish(self) -> LigerImport:
         if self.problems:
             raise InvalidInputError(self.problems)
-        documents: list[Document] = []
-        for kind, table in self.shared.items():
-            counts: dict[str, int] = {}
-            for item in table.values():
-                counts[item.base_name] = counts.get(item.base_name, 0) + 1
-            for item in table.values():
-                name = item.base_name
-                if counts[name] > 1 or name_error(name) is not None:
-                    name = _hashed_name(name or "liger", item.digest, _MAX_NAME)
-                item.body["metadata"]["name"] = name
-                documents.append(Document(item.body, item.source, item.index, item.line))
-        documents.extend(self.runs)
-        return LigerImport(documents, self.rows_read, self.skipped)
+        return LigerImport([*self.shared.documents(), *self.runs], self.rows_read, self.skipped)
 
 
 class _ConfigError(Exception):
@@ -878,3 +803,8 @@ def _parameters(x_name: str, x_label: str, x_text: str, config: dict) -> tuple[d
             )
         parameters[name] = value
     return parameters, dtype
+
+
+
+# runs must have run on the GPU an attached environment describes
+check_environment = gpu_mismatches

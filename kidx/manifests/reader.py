@@ -9,7 +9,9 @@ document is flattened: a ``List`` yields its items, a bundle (a document without
 
 from __future__ import annotations
 
+import errno
 import os
+import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -23,6 +25,11 @@ from kidx.manifests.values import MAX_NODES, DataError, check_json_data
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "STDIN"
+MAX_INPUT_ENV = "KIDX_MAX_INPUT_SIZE"
+# far above a real batch, yet bounded: parsing needs several times the text's size in memory
+DEFAULT_MAX_INPUT_SIZE = 256 << 20
+_SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+_CHUNK = 1 << 20
 
 
 @dataclass(slots=True)
@@ -65,20 +72,69 @@ def _folder_files(folder: str, recursive: bool) -> list[str]:
 
 def read_sources(files: list[str], stdin: BinaryIO | None = None) -> ReadResult:
     result = ReadResult()
+    limit = max_input_size()
     for path in files:
         source = STDIN if path == "-" else path
         try:
-            raw = (stdin or sys.stdin.buffer).read() if path == "-" else _read_file(path)
+            if path == "-":
+                raw = _read_limited(stdin or _stdin(), limit)
+            else:
+                with open(path, "rb") as handle:
+                    raw = _read_limited(handle, limit)
         except OSError as exc:
-            result.problems.append(Problem(Location(source), f"cannot read: {exc.strerror}"))
+            result.problems.append(Problem(Location(source), f"cannot read: {exc.strerror or exc}"))
+            continue
+        if raw is None:
+            result.problems.append(Problem(Location(source), _too_large(limit)))
             continue
         read_text(_decode(raw, source, result), source, result, is_json=path.endswith(".json"))
     return result
 
 
-def _read_file(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
+def _stdin() -> BinaryIO:
+    # a closed standard input (``kidx apply -f - <&-``) leaves sys.stdin None
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise OSError(errno.EBADF, "standard input is closed")
+    return stream
+
+
+def max_input_size() -> int:
+    """The most bytes one source may hold: KIDX_MAX_INPUT_SIZE, else 256 MiB."""
+    configured = os.environ.get(MAX_INPUT_ENV)
+    if not configured:
+        return DEFAULT_MAX_INPUT_SIZE
+    match = re.fullmatch(r"\s*(\d+)\s*([KMG]i?)?\s*", configured)
+    if match is None:
+        raise UsageError(
+            f'{MAX_INPUT_ENV}="{configured}" is not a size: give bytes, or a number with Ki, Mi or Gi (e.g. 512Mi)'
+        )
+    return int(match.group(1)) * _SIZE_UNITS[(match.group(2) or "")[:1]]
+
+
+def _read_limited(stream: BinaryIO, limit: int) -> bytes | None:
+    """All of ``stream``, or None once it passes ``limit`` bytes (``/dev/zero`` never ends)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = stream.read(min(_CHUNK, limit + 1 - size))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            return None
+
+
+def _too_large(limit: int) -> str:
+    return f"input is larger than {_size_text(limit)}, the limit for one source (set {MAX_INPUT_ENV} to change it)"
+
+
+def _size_text(size: int) -> str:
+    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= factor and size % factor == 0:
+            return f"{size // factor} {unit}"
+    return f"{size} bytes"
 
 
 def _decode(raw: bytes, source: str, result: ReadResult) -> str | None:

@@ -11,12 +11,21 @@ from kidx.store.catalog import Entry
 from kidx.store.store import Store, utc_now
 
 
-def delete_entries(store: Store, entries: list[tuple[KindInfo, Entry]], dry_run: bool = False) -> None:
+def delete_entries(
+    store: Store, entries: list[tuple[KindInfo, Entry]], dry_run: bool = False
+) -> tuple[list[tuple[KindInfo, Entry]], list[tuple[KindInfo, Entry]]]:
+    """Delete the selected names; returns (deleted, gone): those this command deleted, and
+    those another process deleted between the selection and the write lock."""
     if dry_run or not entries:
-        return
+        return list(entries), []
+    deleted, gone = [], []
     with store.write() as transaction:  # all the names or none
         now = utc_now()
         for info, entry in entries:
             current = transaction.catalog.get(info.kind, entry.name)
-            if current is not None:  # another process may have deleted it meanwhile
+            if current is None:
+                gone.append((info, entry))
+            else:
                 transaction.delete(current, now)
+                deleted.append((info, current))
+    return deleted, gone

@@ -35,6 +35,10 @@ class QueryResult(NamedTuple):
 def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str = "get") -> QueryResult:
     selection_rules(query.arguments, query.selector)
     targets = parse_targets(query.arguments, registry, verb)
+    if query.field_selector is not None:
+        from kidx.query.field_selector import check_fields
+
+        check_fields(query.field_selector, registry, [target.info for target in targets])
     with store.reading() as catalog:  # one consistent snapshot for the whole command
         selection = select(catalog, targets, query.selector, _conditions(query, registry, catalog), store)
         groups: list[tuple[KindInfo, list[dict]]] = []

@@ -4,7 +4,11 @@ SPEC is ``HEADER:PATH[,HEADER:PATH…]``; each PATH is "relaxed" (``metadata.nam
 ``.metadata.name``, ``{metadata.name}`` and ``{.metadata.name}`` all mean
 ``{.metadata.name}``) and is then a JSONPath (see ``kidx.output.jsonpath``). A cell shows
 every value the path finds, printed as ``-o jsonpath`` prints values, joined by ``,``;
-``<none>`` when nothing is found. Error texts are kubectl's.
+``<none>`` when nothing is found. As in kubectl, ESC in a value shows as ``^[`` and a
+carriage return as ``\\r``; a value that cannot be followed (``[5]`` of a shorter list)
+is an error. Error texts are kubectl's. One deliberate difference: text after a line
+feed becomes ``...`` (kubectl prints the raw line break), so every object stays on one
+line for ``wc -l``, ``grep`` and ``awk``.
 
 Where kidx does better than kubectl (kubectl splits SPEC at every comma, so a path can
 never contain one, kubernetes/kubernetes#82950 and §11 of the conventions): commas inside
@@ -151,5 +155,13 @@ def custom_column_cells(columns: Sequence[tuple[str, str]], obj: Any) -> list[st
     for _, path in columns:
         compiled = compile_relaxed(path)
         values = compiled.find(obj) if compiled is not None else []
-        cells.append(",".join(format_value(v) for v in values) if values else NONE_CELL)
+        cells.append(",".join(escape_terminal(format_value(v)) for v in values) if values else NONE_CELL)
     return cells
+
+
+def escape_terminal(text: str) -> str:
+    """kubectl's escaping of custom-column values: ESC shows as ``^[`` and a carriage
+    return as ``\\r``, so a value can neither drive the terminal nor overwrite its row."""
+    if text.isprintable():
+        return text
+    return text.replace("\x1b", "^[").replace("\r", "\\r")

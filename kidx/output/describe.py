@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from kidx.operations.describe import Description
+from kidx.output.terminal import escape_control
 
 NONE = "<none>"
 _ACRONYMS = {"api": "API", "url": "URL", "uid": "UID", "guid": "GUID", "id": "ID"}
@@ -74,12 +75,12 @@ class DescribeWriter:
                 out.extend((label.ljust(width) + value).rstrip() for label, value in run)
                 run.clear()
 
-        for label, value in self.lines:
+        for label, value in self.lines:  # every label and value may come from a manifest
             if value is None:
                 flush()
-                out.append(label)
+                out.append(escape_control(label))
             else:
-                run.append((label, value))
+                run.append((escape_control(label), escape_control(value)))
         flush()
         return "\n".join(out) + "\n"
 

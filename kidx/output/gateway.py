@@ -12,6 +12,8 @@ import os
 import sys
 from typing import TextIO
 
+from kidx.output.terminal import escape_control
+
 
 class Output:
     def __init__(self, stdout: TextIO | None = None, stderr: TextIO | None = None, environ=None):
@@ -42,20 +44,22 @@ class Output:
         self.stdout.flush()
         self.stderr.flush()
 
-    # diagnostics --------------------------------------------------------------------------
+    # diagnostics: one line each, control characters escaped (names, paths and values in
+    # messages come from users and must not reach the terminal raw) ---------------------
     def error(self, message: str) -> None:
+        message = escape_control(message)
         self.stderr.write(message if message.startswith("error: ") else f"error: {message}")
         self.stderr.write("\n")
 
     def reason_error(self, reason: str, message: str) -> None:
         """kubectl's API-status form, without a server: ``Error (NotFound): …``."""
-        self.stderr.write(f"Error ({reason}): {message}\n")
+        self.stderr.write(f"Error ({reason}): {escape_control(message)}\n")
 
     def warning(self, message: str) -> None:
         prefix = "Warning:"
         if self.colour_allowed(self.stderr):
             prefix = "\x1b[1;33mWarning:\x1b[0m"
-        self.stderr.write(f"{prefix} {message}\n")
+        self.stderr.write(f"{prefix} {escape_control(message)}\n")
 
     def notice(self, message: str) -> None:
-        self.stderr.write(message + "\n")
+        self.stderr.write(escape_control(message) + "\n")

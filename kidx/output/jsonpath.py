@@ -29,18 +29,24 @@ kubectl#1341)
       the test or comparison after it (``!@.a==1`` is ``!(@.a==1)``, ``!@.a`` is "has no
       ``a``"); ``&&`` binds tighter than ``||``. A filter need not be parenthesised as a
       whole: ``[?(@.a) || (@.b)]`` and ``[?@.a]`` work too.
-    * ``=~`` regular-expression match with Python ``re.search`` semantics against a quoted
-      pattern: ``[?(@.metadata.name =~ "^liger-.*rope")]``; non-string values never match.
+    * ``=~`` regular-expression search against a quoted pattern in RE2 syntax (Go's, as
+      kubectl would use), matched in linear time (``kidx.query.regex``):
+      ``[?(@.metadata.name =~ "^liger-.*rope")]``; non-string values never match.
     * Comparisons never abort: a path yielding several values matches when any value
       satisfies the comparison (kubectl: "can only compare one element at a time");
       values of different types are simply unequal and unordered (kubectl: "incompatible
       types for comparison"); ints and floats compare numerically.
 
+Indexes, as kubectl
+    ``[i]`` is ``[i:i+1]`` and ``[]`` is ``[0]``; an index outside the list, a start
+    after the end, and an index or filter applied to a non-list (null aside) are
+    execution errors (JSONPathEvaluationError, kubectl's texts); a request for no
+    elements (``[2:2]``) is empty. Union alternatives apply in turn to all values.
+
 Where kidx is more lenient than kubectl, for predictability
-    Missing data is never an error (kubectl's ``--allow-missing-template-keys=true``,
-    extended): an index out of range, an index or filter applied to a non-list, a field
-    of a non-object all yield nothing. ``[*]`` also lists an object's values (as ``.*``
-    does). ``['a.b']`` is the key ``a.b`` (kubectl splits it at the dot). ``.`` not
+    A missing key is never an error (kubectl's ``--allow-missing-template-keys=true``),
+    nor is a field of a non-object, or a path inside a filter that cannot be followed.
+    ``[*]`` also lists an object's values (as ``.*`` does). ``['a.b']`` is the key ``a.b`` (kubectl splits it at the dot). ``.`` not
     followed by a name is a no-op, so ``{.}`` is the whole object and ``.['k']`` works.
     Wildcards and ``..`` visit object keys in sorted order (kubectl: Go map order, random).
     In quoted strings ``\\n \\t \\r \\\\ \\" \\' \\uXXXX`` are escapes and any other
@@ -61,21 +67,26 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Iterator
 
-from kidx.errors import UsageError
+from kidx.errors import KidxError, UsageError
 
 __all__ = [
     "JSONPath",
     "JSONPathError",
+    "JSONPathEvaluationError",
     "JSONPathTemplate",
     "evaluate",
     "format_value",
 ]
+
+
+# Parsing and evaluating recurse once per level of {range}, filter, parenthesis and !;
+# real templates use a handful, and this keeps far from Python's recursion limit.
+MAX_NESTING = 64
 
 
 class JSONPathError(UsageError):
@@ -89,6 +100,15 @@ class JSONPathError(UsageError):
 
 class _SyntaxError(Exception):
     """Raised inside the lexer and parser; the public entry points add the template."""
+
+
+class JSONPathEvaluationError(KidxError):
+    """A path that parses but cannot be followed in the data (kubectl's execution
+    errors: an index out of range, an index or filter applied to a non-list)."""
+
+
+class _EvaluationError(Exception):
+    """Raised while walking the data; the public entry points turn it into the above."""
 
 
 # ----------------------------------------------------------------------------- lexer
@@ -347,26 +367,70 @@ class _Wildcard:
         return _children(value)
 
 
+def _go_type(value: Any) -> str:
+    """The Go type kubectl names in evaluation errors, for a decoded JSON value."""
+    if isinstance(value, dict):
+        return "map[string]interface {}"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int64"
+    if isinstance(value, float):
+        return "float64"
+    if isinstance(value, str):
+        return "string"
+    return type(value).__name__
+
+
+def _go_value(value: Any) -> str:
+    """Go's ``%v`` of a decoded JSON value (``map[a:1 b:[x y]]``), for error texts."""
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{key}:{_go_value(value[key])}" for key in sorted(value, key=str)) + "]"
+    if isinstance(value, list):
+        return "[" + " ".join(_go_value(item) for item in value) + "]"
+    if value is None:
+        return "<nil>"
+    return format_value(value)
+
+
 @dataclass(frozen=True, slots=True)
-class _Index:
-    index: int
+class _Array:
+    """``[i]``, ``[i:j]``, ``[i:j:k]`` with kubectl's rules: ``[i]`` is ``[i:i+1]``
+    (``[]`` is ``[0]``), negative bounds count from the end, a request for no elements
+    (``[2:2]``) is empty, and any other bound outside the list, or a start after the
+    end, is an error, as is indexing something that is not a list (null gives nothing)."""
 
-    def select(self, value: Any) -> Iterable[Any]:
-        if isinstance(value, list) and -len(value) <= self.index < len(value):
-            return (value[self.index],)
-        return ()
-
-
-@dataclass(frozen=True, slots=True)
-class _Slice:
     start: int | None
     stop: int | None
     step: int | None
+    single: bool = False  # [i]: the end is derived from the start
 
     def select(self, value: Any) -> Iterable[Any]:
-        if isinstance(value, list):
-            return value[self.start:self.stop:self.step]
-        return ()
+        if value is None:
+            return ()
+        if not isinstance(value, list):
+            raise _EvaluationError(f"{_go_type(value)} is not array or slice")
+        length = len(value)
+        start = 0 if self.start is None else self.start
+        if start < 0:
+            start += length
+        if self.single:
+            stop = (self.start or 0) + 1
+            if stop <= 0:
+                stop += length
+        else:
+            stop = length if self.stop is None else self.stop
+            if stop < 0:
+                stop += length
+        if stop == start:  # asking for no elements is allowed anywhere
+            return ()
+        if start >= length or start < 0:
+            raise _EvaluationError(f"array index out of bounds: index {start}, length {length}")
+        if stop > length or stop < 0:
+            raise _EvaluationError(f"array index out of bounds: index {stop - 1}, length {length}")
+        if start > stop:
+            raise _EvaluationError(f"starting index {start} is greater than ending index {stop}")
+        return value[start:stop:self.step or 1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -397,7 +461,9 @@ class _Filter:
     def select(self, value: Any) -> Iterable[Any]:
         if isinstance(value, list):
             return [item for item in value if self.condition.test(item)]
-        return ()
+        if value is None:
+            return ()
+        raise _EvaluationError(f"{_go_value(value)} is not array or slice and cannot be filtered")
 
 
 @dataclass(frozen=True, slots=True)
@@ -407,7 +473,10 @@ class _Path:
     def find(self, value: Any) -> list[Any]:
         current = [value]
         for selector in self.selectors:
-            current = [out for item in current for out in selector.select(item)]
+            if isinstance(selector, _Union):  # kubectl: each alternative over all values, in turn
+                current = [out for part in selector.items for item in current for out in part.select(item)]
+            else:
+                current = [out for item in current for out in selector.select(item)]
         return current
 
 
@@ -424,7 +493,10 @@ class _PathOperand:
     path: _Path
 
     def values(self, current: Any) -> list[Any]:
-        return self.path.find(current)
+        try:
+            return self.path.find(current)
+        except _EvaluationError:  # inside a filter a path that cannot be followed finds nothing
+            return []
 
 
 @dataclass(frozen=True, slots=True)
@@ -494,10 +566,10 @@ class _Compare:
 @dataclass(frozen=True, slots=True)
 class _Match:
     left: Any
-    pattern: re.Pattern[str]
+    pattern: Any  # kidx.query.regex.Regex
 
     def test(self, current: Any) -> bool:
-        return any(isinstance(v, str) and self.pattern.search(v) is not None
+        return any(isinstance(v, str) and self.pattern.search(v)
                    for v in self.left.values(current))
 
 
@@ -575,6 +647,13 @@ class _Parser:
     def __init__(self, source: str, *, template: bool):
         self.lexer = _Lexer(source, template=template)
         self.tok = self.lexer.next()
+        self.depth = 0  # open {range}s, filters, parentheses and !s around the current token
+
+    def enter(self, what: str) -> None:
+        """One level deeper; parsing and evaluating recurse, so the depth is bounded."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise _SyntaxError(f"{what} nested more than {MAX_NESTING} levels deep (kidx's limit)")
 
     def advance(self) -> _Token:
         token = self.tok
@@ -604,9 +683,11 @@ class _Parser:
             keyword = self.tok.value if self.tok.kind == IDENT else None
             if keyword == "range":
                 self.advance()
+                self.enter("{range}")
                 path = self.path()
                 self._close_action()
                 parts.append(_Range(path, self._parts(in_range=True)))
+                self.depth -= 1
             elif keyword == "end":
                 self.advance()
                 self._close_action()
@@ -671,8 +752,10 @@ class _Parser:
         self.advance()  # "["
         if self.tok.kind == QUESTION:
             self.advance()
+            self.enter("filters")
             condition = self._or()
             self._close_bracket("unterminated filter")
+            self.depth -= 1
             return _Filter(condition)
         items = [self._item()]
         while self.tok.kind == COMMA:
@@ -702,16 +785,18 @@ class _Parser:
             bounds[colons] = self._int()
         if colons == 0:
             if bounds[0] is None:
-                if self.tok.kind in (RBRACKET, COMMA):
+                if self.tok.kind == RBRACKET:  # kubectl reads [] as [0]
+                    return _Array(None, None, None, single=True)
+                if self.tok.kind == COMMA:
                     raise _SyntaxError("empty array index")
                 if self.tok.kind in (EOF, RBRACE):
                     raise _SyntaxError("unterminated array")
                 raise _SyntaxError(f"invalid array index {self.tok.text}")
-            return _Index(bounds[0])
+            return _Array(bounds[0], None, None, single=True)
         start, stop, step = bounds
         if step is not None and step <= 0:
             raise _SyntaxError("step must be > 0")
-        return _Slice(start, stop, step)
+        return _Array(start, stop, step)
 
     def _int(self) -> int | None:
         if self.tok.kind != NUMBER:
@@ -739,10 +824,15 @@ class _Parser:
     def _not(self) -> Any:
         if self.tok.kind == NOT:
             self.advance()
-            return _Not(self._not())
+            self.enter("! and parentheses")
+            negated = _Not(self._not())
+            self.depth -= 1
+            return negated
         if self.tok.kind == LPAREN:
             self.advance()
+            self.enter("parentheses")
             inner = self._or()
+            self.depth -= 1
             if self.tok.kind in (EOF, RBRACE):
                 raise _SyntaxError("unterminated filter")
             if self.tok.kind != RPAREN:
@@ -761,9 +851,11 @@ class _Parser:
             return _Compare(op, left, right)
         if not (isinstance(right, _Literal) and isinstance(right.value, str)):
             raise _SyntaxError("=~ needs a quoted regular expression on its right")
+        from kidx.query.regex import RegexError, compile_regex
+
         try:
-            return _Match(left, re.compile(right.value))
-        except re.error as exc:
+            return _Match(left, compile_regex(right.value))
+        except RegexError as exc:
             raise _SyntaxError(
                 f"invalid regular expression {json.dumps(right.value, ensure_ascii=False)}: {exc}"
             ) from None
@@ -908,8 +1000,14 @@ class JSONPath:
             raise JSONPathError(expr if display is None else display, str(exc)) from None
 
     def find(self, data: Any) -> list[Any]:
-        """Every value the path reaches, in document order; missing data gives ``[]``."""
-        return self._path.find(data)
+        """Every value the path reaches, in document order; missing data gives ``[]``.
+
+        Raises JSONPathEvaluationError (its text is kubectl's reason) where kubectl
+        reports an execution error."""
+        try:
+            return self._path.find(data)
+        except _EvaluationError as exc:
+            raise JSONPathEvaluationError(str(exc)) from None
 
     def __repr__(self) -> str:
         return f"JSONPath({self.expr!r})"
@@ -935,7 +1033,12 @@ class JSONPathTemplate:
         """The values of each executed ``{…}`` and text piece, in output order (as
         client-go's ``FindResults``): a ``{range}`` body contributes once per item."""
         results: list[list[Any]] = []
-        self._run(self._parts, data, results)
+        try:
+            self._run(self._parts, data, results)
+        except _EvaluationError as exc:
+            raise JSONPathEvaluationError(
+                f"error executing jsonpath {json.dumps(self.text, ensure_ascii=False)}: "
+                f"Error executing template: {exc}") from None
         return results
 
     def _run(self, parts: tuple[Any, ...], current: Any, results: list[list[Any]]) -> None:
@@ -964,6 +1067,10 @@ def _compiled(expr: str) -> JSONPath:
 def evaluate(expr: str, data: Any) -> list[Any]:
     """Evaluate a bare path (``.metadata.name``, ``$.a[0]``, ``..name``) on ``data``.
 
-    Compiled paths are cached: table printers call this once per cell.
+    Compiled paths are cached: table printers call this once per cell. A path that
+    cannot be followed finds nothing here, as in kubernetes' printer columns.
     """
-    return _compiled(expr).find(data)
+    try:
+        return _compiled(expr)._path.find(data)
+    except _EvaluationError:
+        return []

@@ -2,12 +2,15 @@
 
 Every column but the last is padded to its widest cell plus three spaces (at least six
 characters in all); the last column is never padded. Cells are sanitised as kubectl
-does: text after a line break becomes ``...`` and ESC is shown as ``^[``.
+does: text after a line break becomes ``...`` and ESC is shown as ``^[``; any other
+control character is escaped too (``kidx.output.terminal``).
 """
 
 from __future__ import annotations
 
 import re
+
+from kidx.output.terminal import escape_control
 
 MIN_WIDTH = 6
 PADDING = 3
@@ -22,12 +25,12 @@ def sanitize(cell: str) -> str:
     found = _BREAKS.search(cell)
     if found is not None:
         cell = cell[: found.start()] + "..."
-    return cell.replace("\x1b", "^[")
+    return escape_control(cell)
 
 
 def render_table(headers: list[str] | None, rows: list[list[str]]) -> str:
     body = [[sanitize(cell) for cell in row] for row in rows]
-    lines = ([headers] if headers else []) + body
+    lines = ([[sanitize(header) for header in headers]] if headers else []) + body
     if not lines:
         return ""
     widths = [0] * max(len(line) for line in lines)

@@ -5,8 +5,9 @@ The syntax and its error texts follow apimachinery's ``pkg/fields/selector.go``
 ``=``, ``==``, ``!=``, the first operator in a term splitting it, and ``\\,`` ``\\=``
 ``\\\\`` as the only escapes in a value. Which fields exist is a server decision in
 kubernetes; kidx has no server, so it accepts ``metadata.name``, ``metadata.title`` and
-any dotted path into ``spec`` (the common wish, kubernetes/kubectl#1202), and answers
-anything else as a server would: ``field label not supported: <field>``.
+any path into ``spec`` that the kind's schema has (the common wish,
+kubernetes/kubectl#1202; see ``kidx.kinds.field_paths``), and answers anything else as
+a server would: ``field label not supported: <field>``.
 
 Matching resolves the path in the manifest dict. As with kubernetes' field sets, an
 absent field reads as ""; a field that holds a mapping or a list equals no value.
@@ -42,17 +43,33 @@ def _is_identifier(segment: str) -> bool:
 
 
 def split_path(field: str) -> list[str]:
-    """Split a selectable field path into its segments.
-
-    Raises FieldSelectorError for paths kidx does not select on, so every user of a
-    field path gets the same policy and the same message.
-    """
+    """Split a field path into its segments, checking only its form: names joined by
+    dots (``spec.sourceNative.benchmark``). Whether a kind has the field is for
+    :func:`check_fields`, which knows the kinds."""
     segments = field.split(".")
-    if field in _METADATA_FIELDS:
-        return segments
-    if len(segments) > 1 and segments[0] == "spec" and all(map(_is_identifier, segments[1:])):
+    if len(segments) > 1 and all(map(_is_identifier, segments)):
         return segments
     raise FieldSelectorError(f"field label not supported: {field}")
+
+
+def check_fields(selector: "FieldSelector", registry, kinds) -> None:
+    """Refuse a field that one of ``kinds`` does not have, as kubectl's server does
+    ("field label not supported"), naming the path and, when only the case of a name
+    is wrong, the path meant."""
+    from kidx.kinds.field_paths import resolve_field_path, suggest_field_path
+
+    for info in kinds:
+        for requirement in selector.requirements:
+            found = resolve_field_path(registry, info, requirement.field)
+            if found is None:
+                meant = suggest_field_path(registry, info, requirement.field)
+                hint = (f" (did you mean {meant}?)" if meant
+                        else f" ({info.plural} have no such field)" if len(kinds) > 1 else "")
+                raise FieldSelectorError(f"field label not supported: {requirement.field}{hint}")
+            if found.reference is not None:
+                raise FieldSelectorError(
+                    f"field label not supported: {requirement.field} "
+                    "(selecting on the fields of a referenced object is not supported)")
 
 
 @dataclass(frozen=True)

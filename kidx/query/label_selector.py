@@ -536,7 +536,7 @@ class _Parser:
         return values
 
     def _value_list(self) -> set[str]:
-        """Entries up to (not including) ')'; "(,a)", "(a,)", "(a,,b)" all add ""."""
+        """Entries up to (not including) ')'; "(,a)", "(a,)", "(a,,b)", "(a,,)" all add ""."""
         values: set[str] = set()
         while True:
             token = self._next()
@@ -556,8 +556,7 @@ class _Parser:
                 if following.kind is _Tok.CLOSE:
                     values.add("")
                     return values
-                if following.kind is _Tok.COMMA:
-                    self._next()
+                if following.kind is _Tok.COMMA:  # the next comma is read by the next turn
                     values.add("")
             else:
                 raise _RequirementError(f"found '{token.text}', expected: ',', or identifier")

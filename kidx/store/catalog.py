@@ -375,5 +375,11 @@ class StoreBackend(ABC):
         """A catalog connection. ``write``: create the store (and migrate it) if needed.
         Not ``write``: never create or change anything; an absent store reads as empty."""
 
+    def lost_catalog(self, catalog: Catalog) -> str | None:
+        """Why ``catalog`` (opened for reading and found empty) cannot stand for the
+        store although its objects exist, or None. Reads then refuse to answer: an empty
+        answer ("No resources found") would hide the loss."""
+        return None
+
     def close(self) -> None:  # connections are closed through the catalog
         pass

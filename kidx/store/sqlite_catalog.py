@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from kidx.errors import StoreBusy, StoreError
+from kidx.errors import StoreBusy, StoreError, StoreReadOnly
 from kidx.store.catalog import (
     Catalog, CatalogQuery, Change, Entry, ReferenceCondition, ReferencedFieldCondition, Revision, StoreBackend,
     condition_holds, field_text, label_holds, scalar_leaves,
@@ -124,20 +125,32 @@ def _is_lock(exc: sqlite3.Error) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
 
 
-def store_error(exc: sqlite3.Error) -> StoreError:
-    """kidx's own error for a SQLite one: nothing above the store sees sqlite3."""
+def store_error(exc: sqlite3.Error | ValueError, where: str | None = None) -> StoreError:
+    """kidx's own error for a SQLite one, one message per cause: nothing above the store
+    sees sqlite3, and no raw bytes from a damaged file reach the terminal."""
+    text = str(exc)
+    catalog = f"the store's catalog{f' {where}' if where else ''}"
     if _is_lock(exc):
         return StoreBusy(f"the store's catalog cannot be used: {exc} (is another kidx writing? try again)")
+    if isinstance(exc, ValueError) or "malformed" in text or "not a database" in text or "decode" in text:
+        # "Could not decode to UTF-8 column … with text '…'" quotes the damaged bytes
+        reason = "a text value is not UTF-8" if "decode" in text.lower() and "utf-8" in text.lower() else (
+            "a stored value is not JSON" if isinstance(exc, ValueError) else text)
+        return StoreError(f"{catalog} is damaged ({reason}); `kidx fsck` tells what is wrong")
+    if "readonly" in text or "read-only" in text:
+        return StoreReadOnly(f"{catalog} is read-only ({text}): nothing was changed; reading it still works")
+    if "disk is full" in text:
+        return StoreError(f"{catalog} cannot be written: the disk is full; nothing was changed")
     return StoreError(f"the store's catalog cannot be used: {exc}")
 
 
 def _translating(method):
     @functools.wraps(method)
-    def wrapper(*args, **kwargs):
+    def wrapper(self, *args, **kwargs):
         try:
-            return method(*args, **kwargs)
-        except sqlite3.Error as exc:
-            raise store_error(exc) from None
+            return method(self, *args, **kwargs)
+        except (sqlite3.Error, json.JSONDecodeError) as exc:
+            raise store_error(exc, self.location) from None
 
     return wrapper
 
@@ -168,6 +181,16 @@ def _label_clause(requirement, column: str = "id") -> tuple[str, list] | None:
     raise ValueError(f"unknown label operator {operator!r}")
 
 
+def _all_of(clauses: list[str]) -> str:
+    """``a AND b AND …`` as a balanced tree: SQLite parses a flat chain one level deeper per
+    clause and refuses 1,000 levels, while a selector may well have that many requirements.
+    The clauses keep their order, and so do their parameters."""
+    if len(clauses) <= 8:
+        return " AND ".join(clauses)
+    middle = len(clauses) // 2
+    return f"({_all_of(clauses[:middle])}) AND ({_all_of(clauses[middle:])})"
+
+
 def _needs_row_check(query: CatalogQuery) -> bool:
     return any(r.operator in ("gt", "lt") for r in query.labels)
 
@@ -179,11 +202,24 @@ class SQLiteCatalog(Catalog):
         ``objects`` is the object database of the same store, read when a query needs a
         referenced object's fields that the catalog does not index. Opened for writing,
         a catalog made before the spec index gets its tables (filled on the first write).
+        Opened for reading (``write=False``), the file is opened read-only: reading never
+        writes, not even the schema into an empty file that a crash during the very first
+        write left.
         """
-        target = ":memory:" if path is None else str(path)
         self.objects = objects
-        self.connection = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        self.location = None if path is None else str(path)
         self._writing = False
+        self.has_schema = True
+        if path is not None and not write:
+            self.connection = _connect_read_only(path)
+            if self._retrying(self._schema_version) is not None:
+                return
+            self.connection.close()  # an empty or schema-less file reads as an empty store
+            path = None
+        if path is None:
+            self.has_schema = False
+        target = ":memory:" if path is None else str(path)
+        self.connection = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         if path is not None:
             self._retrying(lambda: self.connection.execute("PRAGMA journal_mode=WAL").fetchall())
             self.connection.execute("PRAGMA synchronous=FULL")
@@ -191,7 +227,7 @@ class SQLiteCatalog(Catalog):
         if write:
             self._retrying(self._ensure_spec_index)
 
-    def _retrying(self, action) -> None:
+    def _retrying(self, action):
         """Run ``action``, waiting out locks SQLite reports at once instead of waiting for.
 
         Switching a new database to WAL needs an exclusive lock, and SQLite does not call
@@ -202,8 +238,7 @@ class SQLiteCatalog(Catalog):
         delay = 0.005
         while True:
             try:
-                action()
-                return
+                return action()
             except sqlite3.OperationalError as exc:
                 if not _is_lock(exc) or time.monotonic() > deadline:
                     raise
@@ -212,14 +247,32 @@ class SQLiteCatalog(Catalog):
                 time.sleep(delay)
                 delay = min(delay * 2, 0.25)
 
-    def _ensure_schema(self) -> None:
+    def _schema_version(self) -> str | None:
+        """The catalog's schema version (None: an empty database, no schema yet); refuses a
+        newer catalog, and one whose version cannot be read."""
         try:
             row = self.connection.execute("SELECT value FROM info WHERE key='schema'").fetchone()
         except sqlite3.OperationalError as exc:
             if "no such table" not in str(exc):
                 raise
             row = None
-        if row is not None:
+        if row is None:
+            # the schema and its version are written in one transaction: one without the
+            # other is damage, not a store still being created
+            if self.connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+                return None
+            raise StoreError(f"the store's catalog {self.location} is damaged (its schema version is missing); "
+                             "`kidx fsck` tells what is wrong")
+        if row[0] != SCHEMA_VERSION:
+            # a newer kidx may store things this one would misread or overwrite
+            raise StoreError(
+                f"the store's catalog {self.location} has schema version {row[0]!r}, but this kidx knows "
+                f"only version {SCHEMA_VERSION!r}: a newer kidx wrote it; use that one (nothing was changed)"
+            )
+        return row[0]
+
+    def _ensure_schema(self) -> None:
+        if self._schema_version() is not None:
             return
         # one script, one transaction: two processes creating the store at once both succeed
         self.connection.executescript(
@@ -312,12 +365,27 @@ class SQLiteCatalog(Catalog):
     def commit(self) -> None:
         self.connection.execute("COMMIT")
         if self._writing:
-            # Fold the write-ahead log into the database and empty it now: otherwise the
-            # next process to open the catalog re-reads the whole log (37 MB after a
-            # 10,000-run apply, 15 ms on every later command). Busy readers just make this
-            # a partial checkpoint; it never fails the command.
             self._writing = False
+            try:
+                self._checkpoint()
+            except (sqlite3.Error, KeyboardInterrupt):
+                # Committed is done: housekeeping that fails (a full disk) or is interrupted
+                # (Ctrl-C) must not turn the command's success into a reported failure.
+                pass
+
+    def _checkpoint(self) -> None:
+        """Fold the write-ahead log into the database and empty it, if nobody is in the way.
+
+        Otherwise the next process to open the catalog re-reads the whole log (37 MB after a
+        10,000-run apply, 15 ms on every later command). With the busy timeout at zero
+        SQLite does not wait: a reader in a transaction or another writer just leave the
+        log as it is, for a later write to empty.
+        """
+        self.connection.execute("PRAGMA busy_timeout=0")
+        try:
             self.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        finally:
+            self.connection.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
 
     @_translating
     def rollback(self) -> None:
@@ -393,7 +461,7 @@ class SQLiteCatalog(Catalog):
             parameters.insert(0, query.kind)
         sql = f"SELECT {_ENTRY_COLUMNS} FROM objects"
         if where:
-            sql += f" WHERE {' AND '.join(where)}"
+            sql += f" WHERE {_all_of(where)}"
         sql += " ORDER BY kind, name" if query.order == "kind,name" else " ORDER BY name"
         check_rows = _needs_row_check(query)
         if query.limit is not None and not check_rows:
@@ -648,6 +716,46 @@ class SQLiteCatalog(Catalog):
             self._mark_spec_index()
 
 
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection. In a folder nobody may write, SQLite cannot create the WAL's
+    shared-memory file that readers need; there nobody can be writing either, so the file
+    is read as immutable."""
+    uri = "file:" + str(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+    connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    try:
+        connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return connection
+    except sqlite3.OperationalError:
+        if os.access(path.parent, os.W_OK):
+            raise
+    connection.close()
+    return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+
+
+def _has_files(folder: Path) -> bool:
+    try:
+        with os.scandir(folder) as fan_out:
+            for entry in fan_out:
+                if entry.is_dir() and any(os.scandir(entry.path)):
+                    return True
+    except OSError:
+        pass
+    return False
+
+
+def _read_only_reason(root: Path) -> str | None:
+    """Why nothing in the store folder can be written, or None when it can."""
+    paths = [root, root / CATALOG_FILE, root / "objects" / "sha256"]
+    if all(not path.exists() or os.access(path, os.W_OK) for path in paths):
+        return None
+    try:
+        if os.statvfs(root).f_flag & os.ST_RDONLY:
+            return "a read-only file system"
+    except OSError:
+        pass
+    return "no permission to write"
+
+
 class SQLiteBackend(StoreBackend):
     """A store folder: ``catalog.sqlite`` beside ``objects/sha256/``."""
 
@@ -663,15 +771,41 @@ class SQLiteBackend(StoreBackend):
     def exists(self) -> bool:
         return self.catalog_path.exists()
 
+    def lost_catalog(self, catalog: Catalog) -> str | None:
+        if getattr(catalog, "has_schema", True) or not _has_files(self.root / "objects" / "sha256"):
+            return None
+        state = "is empty" if self.catalog_path.exists() else "is missing"
+        return (
+            f"the store at {self.root} has object files but its catalog ({CATALOG_FILE}) {state}, so its "
+            "names, labels and history cannot be read (nothing was changed); run `kidx fsck --repair` to "
+            "rebuild what can be rebuilt: names and history come back only from a bundle made by `kidx export`"
+        )
+
+    def _check_folder(self) -> None:
+        """A store path that is (or lies under) a file is a mistake, not an empty store."""
+        for path in (self.root, *self.root.parents):
+            if path.exists():
+                if not path.is_dir():
+                    raise StoreError(f"cannot open the store at {self.root}: {path} is a file, not a folder")
+                return
+
     def open_catalog(self, write: bool) -> SQLiteCatalog:
+        self._check_folder()
         try:
             if write:
+                reason = _read_only_reason(self.root) if self.root.exists() else None
+                if reason is not None:
+                    raise StoreReadOnly(
+                        f"the store at {self.root} is read-only ({reason}): nothing was changed; "
+                        "reading it still works"
+                    )
                 self.root.mkdir(parents=True, exist_ok=True)
                 return SQLiteCatalog(self.catalog_path, self.objects, write=True)
             return SQLiteCatalog(self.catalog_path if self.catalog_path.exists() else None, self.objects, write=False)
         except OSError as exc:
             raise StoreError(f"cannot open the store at {self.root}: {exc.strerror or exc}") from None
         except sqlite3.Error as exc:
-            if _is_lock(exc):
-                raise store_error(exc) from None
+            error = store_error(exc, str(self.catalog_path))
+            if type(error) is not StoreError or "cannot be used" not in str(error):
+                raise error from None  # busy, damaged, read-only, full: their own messages
             raise StoreError(f"cannot open the store at {self.root}: {exc}") from None

@@ -105,14 +105,23 @@ class Store:
     def exists(self) -> bool:
         return self.backend.exists()
 
-    def catalog(self, write: bool = False) -> Catalog:
-        """The catalog; for reading, an empty one when the store does not exist yet."""
+    def catalog(self, write: bool = False, lost_ok: bool = False) -> Catalog:
+        """The catalog; for reading, an empty one when the store does not exist yet.
+
+        A store whose objects exist but whose catalog is gone is refused for reading
+        (``lost_ok``: for a checker that reports it itself)."""
         if self._catalog is not None and (self._writable or not write):
             return self._catalog
         if self._catalog is not None:
             self._catalog.close()
             self._catalog = None
-        self._catalog = self.backend.open_catalog(write)
+        catalog = self.backend.open_catalog(write)
+        if not write and not lost_ok:
+            lost = self.backend.lost_catalog(catalog)
+            if lost is not None:
+                catalog.close()
+                raise StoreError(lost)
+        self._catalog = catalog
         self._writable = write
         return self._catalog
 

@@ -38,7 +38,7 @@ def delete(
     object file stays until garbage collection.
     """
     from kidx.operations.delete import delete_entries
-    from kidx.query.selection import Selection, select
+    from kidx.query.selection import Selection, not_found_message, select
     from kidx.query.targets import parse_targets
 
     suffix = parse_dry_run(dry_run)
@@ -63,8 +63,9 @@ def delete(
     the_store = open_store(store)
     catalog = the_store.catalog()
     selection: Selection = select(catalog, targets, label_selector)
-    entries = selection.entries
-    delete_entries(the_store, entries, dry_run=suffix is not None)
+    entries, gone = delete_entries(the_store, selection.entries, dry_run=suffix is not None)
+    # names deleted by another process meanwhile are not this command's: NotFound, as kubectl
+    missing = selection.missing + [not_found_message(info, entry.name) for info, entry in gone]
     out = output()
     lines = []
     for info, entry in entries:
@@ -73,9 +74,9 @@ def delete(
         else:
             lines.append(f'{info.qualified_name} "{entry.name}" deleted' + (f" {suffix}" if suffix else ""))
     out.data("".join(line + "\n" for line in lines))
-    if not entries and not selection.missing and (all_objects or label_selector is not None):
+    if not entries and (ignore_not_found or not missing) and (all_objects or label_selector is not None):
         out.line("No resources found")
-    return report_missing(out, selection.missing, ignore_not_found)
+    return report_missing(out, missing, ignore_not_found)
 
 
 def _targets_from_files(filename, recursive, registry):

@@ -28,7 +28,8 @@ Examples:
   kidx get runs --references environment/liger-bench-nvidia-h100-80gb-hbm3 -o name
   kidx get runs --field-selector spec.status=failed --sort-by=-.spec.timing.latencyNs.median
   kidx get runs -o jsonpath='{range .items[*]}{.metadata.name}{"\\t"}{.spec.timing.latencyNs.median}{"\\n"}{end}'
-  kidx get run 6e70abf2 -o yaml
+  kidx get runs -o custom-columns=NAME:.metadata.name,DIGEST:.metadata.digest
+  kidx get run DIGEST-PREFIX -o yaml    (a name, a digest, or its first 8+ hex digits)
 """
 
 

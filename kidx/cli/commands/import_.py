@@ -1,4 +1,9 @@
-"""kidx import liger FILE… [--dry-run] [-o name|yaml|json]"""
+"""kidx import FORMAT FILE… [--environment NAME|FILE] [--dry-run] [-o name|yaml|json]
+
+One command per format in kidx.importers.framework.IMPORTERS, all through ``_import``:
+the converter module is imported only when its format is used; the summary line, the
+progress bar, ``--dry-run``, ``-o`` and attaching an environment are the same for all.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +13,10 @@ from typing import Annotated, Optional
 import typer
 
 from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store, output, parse_dry_run
-from kidx.errors import UsageError
+from kidx.errors import InvalidInputError, Location, Problem, UsageError
+from kidx.importers.framework import IMPORTERS
 
-LARGE_INPUT_ROWS = 500
+LARGE_INPUT_RECORDS = 500
 
 import_app = typer.Typer(
     name="import",
@@ -19,58 +25,160 @@ import_app = typer.Typer(
     rich_markup_mode=None,
 )
 
-
-@import_app.command(
-    "liger",
-    epilog="""\b
+_EXAMPLES = {
+    "liger": """\b
 Examples:
   kidx import liger all_benchmark_data*.csv
   kidx import liger all_benchmark_data.csv -o yaml | kidx apply -f -
+  kidx env capture > environment.yaml
+  kidx import liger all_benchmark_data.csv --environment environment.yaml
 """,
-)
-def liger(
-    files: Annotated[list[str], typer.Argument(help="Liger-Kernel benchmark CSV files (all_benchmark_data*.csv).")],
-    dry_run: DryRunOption = "none",
-    output_format: Annotated[Optional[str], typer.Option("--output", "-o", help="name: names only; yaml or json: print the manifests instead of storing them.")] = None,
-    store: StoreOption = None,
-) -> None:
-    """Import Liger-Kernel's benchmark CSVs: one run per row, plus the protocols,
-    environments, workloads and implementations they refer to.
+    "pytest-benchmark": """\b
+Examples:
+  pytest bench/ --benchmark-json=results.json --benchmark-save-data
+  kidx import pytest-benchmark results.json
+""",
+    "nvbench": """\b
+Examples:
+  ./my_nvbench_binary --json results.json
+  kidx import nvbench results.json --environment environment.yaml
+""",
+}
+_DOCS = {
+    "liger": """Import Liger-Kernel's benchmark CSVs: one run per row, plus the protocols,
+    environments, workloads and implementations they refer to.""",
+    "pytest-benchmark": """Import pytest-benchmark JSON: one run per benchmark (min, max, mean,
+    stddev, median, iqr, rounds, and the raw samples when saved with --benchmark-save-data),
+    and an environment from its machine_info.""",
+    "nvbench": """Import NVIDIA NVBench JSON: one run per benchmark state (GPU time of the
+    CUDA-event timer, with its samples when recorded), and an environment per device.""",
+}
+_COMMON_DOC = """
 
     Goes through the same validation and all-or-nothing batch as apply. With -o yaml or
-    -o json nothing is stored: the output can be piped to 'kidx apply -f -'.
+    -o json nothing is stored: the output can be piped to 'kidx apply -f -'. With
+    --environment (a stored ExecutionEnvironment's name, or a file from 'kidx env
+    capture') the runs refer to that environment instead of the one the file implies.
     """
-    from kidx.importers.liger import convert_files
+
+EnvironmentOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--environment",
+        help="ExecutionEnvironment the runs ran in: a stored name, or a manifest file (kidx env capture > FILE).",
+    ),
+]
+OutputOption = Annotated[
+    Optional[str],
+    typer.Option("--output", "-o", help="name: names only; yaml or json: print the manifests instead of storing them."),
+]
+
+
+def _command(format_name: str):
+    def command(
+        files: list[str],
+        environment: EnvironmentOption = None,
+        dry_run: DryRunOption = "none",
+        output_format: OutputOption = None,
+        store: StoreOption = None,
+    ) -> None:
+        _import(format_name, files, environment, dry_run, output_format, store)
+
+    # (annotations are strings here; this one is built per format, so it is given as an object)
+    command.__annotations__["files"] = Annotated[list[str], typer.Argument(help=IMPORTERS[format_name].files)]
+    command.__name__ = format_name.replace("-", "_")
+    command.__doc__ = _DOCS[format_name] + _COMMON_DOC
+    return command
+
+
+for _name, _info in IMPORTERS.items():
+    import_app.command(_name, help=None, epilog=_EXAMPLES[_name])(_command(_name))
+
+
+def _import(format_name: str, files: list[str], environment: Optional[str], dry_run: str,
+            output_format: Optional[str], store) -> None:
+    from kidx.importers.framework import importer
 
     suffix = parse_dry_run(dry_run)
     if output_format not in (None, "name", "yaml", "json"):
         raise UsageError(f"unexpected -o output mode: {output_format}. Supported: name, yaml, json")
     out = output()
-    converted = convert_files(files)
+    module = importer(format_name)
+    converted = module.convert_files(files)
+    attached = None
+    if environment is not None:
+        converted, attached = _attach(module, converted, environment, store)
+    file_count = len(dict.fromkeys(files))
     if output_format in ("yaml", "json"):
         from kidx.output.serialize import as_list, to_json, to_yaml
 
         document = as_list([document.body for document in converted.documents])
         out.data(to_yaml(document) if output_format == "yaml" else to_json(document))
-        _summarise(out, converted, None, len(dict.fromkeys(files)))
+        _summarise(out, format_name, converted, None, file_count, attached)
         return
     from kidx.cli.commands.apply import print_outcomes
     from kidx.operations.apply import apply_documents
 
-    show_progress = out.stderr_is_terminal() and converted.rows_read >= LARGE_INPUT_ROWS
-    with _progress(out, show_progress, len(converted.documents)) as advance:
+    show_progress = out.stderr_is_terminal() and converted.rows_read >= LARGE_INPUT_RECORDS
+    with _progress(out, show_progress) as advance:
         report = apply_documents(
             open_store(store), converted.documents, kind_registry(), dry_run=suffix is not None, progress=advance
         )
     print_outcomes(report, output_format, suffix)
-    _summarise(out, converted, report, len(dict.fromkeys(files)))
+    _summarise(out, format_name, converted, report, file_count, attached)
 
 
-def _summarise(out, converted, report, files: int) -> None:
-    """One line on stderr: rows read and skipped, and what happened per kind.
+def _attach(module, converted, environment: str, store):
+    """The conversion with its runs pointed at ``environment`` (a file, else a stored name)."""
+    import os
+
+    from kidx.identity import digest_of
+    from kidx.importers.framework import attach_environment
+
+    if os.path.isfile(environment) or environment == "-" or os.sep in environment:
+        body, source = _environment_from_file(environment), environment
+        include = True
+    else:
+        entry = open_store(store).catalog().get("ExecutionEnvironment", environment)
+        if entry is None:
+            raise UsageError(
+                f'--environment {environment}: no such file, and no ExecutionEnvironment "{environment}" '
+                "in the store (kidx get environments lists them)"
+            )
+        body, source, include = open_store(store).manifest(entry), environment, False
+    digest = digest_of(body)
+    check = getattr(module, "check_environment", None)
+    if check is not None:
+        mismatches = check(converted, body)
+        if mismatches:
+            raise InvalidInputError([Problem(Location(source), message) for message in mismatches])
+    return attach_environment(converted, body, digest, include, source), body["metadata"]["name"]
+
+
+def _environment_from_file(path: str) -> dict:
+    from kidx.manifests.reader import read_sources
+
+    result = read_sources([path])
+    if result.problems:
+        raise InvalidInputError(result.problems)
+    environments = [d.body for d in result.documents if d.body.get("kind") == "ExecutionEnvironment"]
+    if len(environments) != 1:
+        raise InvalidInputError([Problem(
+            Location(path), f"expected one ExecutionEnvironment manifest, found {len(environments)}"
+        )])
+    from kidx.operations.apply import validate_batch
+
+    documents = [d for d in result.documents if d.body.get("kind") == "ExecutionEnvironment"]
+    validate_batch(documents, kind_registry(), result.texts)
+    return environments[0]
+
+
+def _summarise(out, format_name: str, converted, report, files: int, attached: Optional[str]) -> None:
+    """One line on stderr: records read and skipped, and what happened per kind.
 
     ``files`` counts the files read, also those that gave no objects (header only)."""
-    parts = [f"{converted.rows_read} rows read"]
+    noun = converted.noun
+    parts = [f"{converted.rows_read} {noun} read"]
     if report is not None:
         counts = Counter((o.info.kind, o.action) for o in report.outcomes)
         for kind in dict.fromkeys(o.info.kind for o in report.outcomes):
@@ -79,21 +187,25 @@ def _summarise(out, converted, report, files: int) -> None:
     else:
         kinds = Counter(document.body["kind"] for document in converted.documents)
         parts.extend(f"{kind} {count}" for kind, count in kinds.items())
-    reasons = Counter(row.reason.split(" of line")[0] for row in converted.skipped)
-    skipped = f"{len(converted.skipped)} rows skipped"
+    if attached is not None:
+        parts.append(f"runs refer to ExecutionEnvironment {attached}")
+    reasons = Counter(record.reason.split(" of line")[0] for record in converted.skipped)
+    skipped = f"{len(converted.skipped)} {noun} skipped"
     if reasons:
         skipped += " (" + ", ".join(f"{count} {reason}" for reason, count in reasons.items()) + ")"
     parts.append(skipped)
-    out.notice(f"import liger ({files} file{'s' if files != 1 else ''}): " + "; ".join(parts))
-    for row in converted.skipped:
-        out.notice(f"  skipped {row.source}, line {row.line}: {row.reason}")
+    out.notice(f"import {format_name} ({files} file{'s' if files != 1 else ''}): " + "; ".join(parts))
+    for record in converted.skipped:
+        out.notice(f"  skipped {record.source}, line {record.line}: {record.reason}")
+    for note in converted.notes:
+        out.warning(note)
 
 
 class _progress:
     """A rich progress bar on a terminal; otherwise nothing (and rich is not imported)."""
 
-    def __init__(self, out, enabled: bool, total: int):
-        self.out, self.enabled, self.total = out, enabled, total
+    def __init__(self, out, enabled: bool):
+        self.out, self.enabled = out, enabled
         self._bar = None
 
     def __enter__(self):

@@ -1,0 +1,1 @@
+"""Reading facts about the machine kidx runs on (``kidx env capture``)."""

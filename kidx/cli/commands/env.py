@@ -1,0 +1,75 @@
+"""kidx env capture [-o yaml|json] [--apply] [--name NAME]"""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store, output, parse_dry_run
+from kidx.errors import UsageError
+
+env_app = typer.Typer(
+    name="env",
+    help="Describe the machine kidx runs on as an ExecutionEnvironment.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+@env_app.command(
+    "capture",
+    epilog="""\b
+Examples:
+  kidx env capture > environment.yaml
+  kidx env capture --apply
+  kidx import liger all_benchmark_data.csv --environment environment.yaml
+""",
+)
+def capture(
+    output_format: Annotated[Optional[str], typer.Option("--output", "-o", help="yaml (default) or json: the format of the printed manifest.")] = None,
+    apply: Annotated[bool, typer.Option("--apply", help="Store the environment instead of printing it.")] = False,
+    name: Annotated[Optional[str], typer.Option("--name", help="metadata.name to use instead of the one derived from the spec.")] = None,
+    dry_run: DryRunOption = "none",
+    store: StoreOption = None,
+) -> None:
+    """Read this machine's GPUs, driver, CUDA, libraries, CPU and OS into an
+    ExecutionEnvironment, and print it or store it.
+
+    GPUs come from NVML (pip install 'kidx[nvml]'), else nvidia-smi, else torch. What
+    could not be read is listed on stderr and kept in an annotation. Only what makes
+    results comparable is in the spec (the digest); host name, GPU UUIDs and clocks are
+    annotations.
+    """
+    from kidx.capture.environment import environment_manifest
+    from kidx.capture.probes import gather
+
+    if output_format not in (None, "yaml", "json", "name"):
+        raise UsageError(f"unexpected -o output mode: {output_format}. Supported: yaml, json (and name with --apply)")
+    if output_format == "name" and not apply:
+        raise UsageError("-o name needs --apply")
+    suffix = parse_dry_run(dry_run)
+    if suffix is not None and not apply:
+        raise UsageError("--dry-run needs --apply")
+    out = output()
+    facts = gather()
+    manifest = environment_manifest(facts, name)
+    for note in facts.notes:
+        out.notice(f"note: {note}")
+    if not apply:
+        from kidx.output.serialize import to_json, to_yaml
+
+        out.data(to_json(manifest) if output_format == "json" else to_yaml(manifest))
+        return
+    from kidx.cli.commands.apply import print_outcomes
+    from kidx.manifests.document import Document
+    from kidx.operations.apply import apply_documents
+
+    report = apply_documents(
+        open_store(store), [Document(manifest, "<captured>", 1, None)], kind_registry(), dry_run=suffix is not None
+    )
+    print_outcomes(report, "name" if output_format == "name" else None, suffix)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(env_app, name="env")

@@ -1,0 +1,40 @@
+"""kidx version: the version of this kidx (``kidx --version`` says the same)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from kidx.cli.common import output
+from kidx.errors import UsageError
+
+
+def version_text() -> str:
+    from kidx import __version__
+
+    return f"kidx {__version__}\n"
+
+
+def version(
+    output_format: Annotated[Optional[str], typer.Option("--output", "-o", help="json or yaml.")] = None,
+) -> None:
+    """Print the version of kidx (and of the Python running it, with -o json|yaml)."""
+    import platform
+
+    from kidx import __version__
+
+    out = output()
+    if output_format is None:
+        out.data(version_text())
+        return
+    if output_format not in ("json", "yaml"):
+        raise UsageError(f'--output must be "json" or "yaml", not "{output_format}"')
+    from kidx.output.serialize import to_json, to_yaml
+
+    info = {"kidxVersion": __version__, "pythonVersion": platform.python_version()}
+    out.data(to_json(info) if output_format == "json" else to_yaml(info))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("version")(version)

@@ -1,0 +1,283 @@
+"""What every importer shares: the table of formats, reading files, records with their
+lines, problems at file:line, shared objects de-duplicated by digest, and naming.
+
+An importer is a module named in ``IMPORTERS`` with ``convert_files(paths) ->
+Conversion``: a pure converter that reads files and returns manifests in dependency
+order (shared objects first, then runs), or raises InvalidInputError with one Problem
+per bad record. Storing, printing, the summary, ``--dry-run``, ``-o`` and attaching a
+captured environment are the ``kidx import`` command's, the same for every format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from kidx.errors import InvalidInputError, Location, Problem
+from kidx.identity import digest_of
+from kidx.kinds.metadata import label_value_error, name_error
+from kidx.manifests.document import Document
+
+API_VERSION = "kernelindex.dev/v1alpha1"
+MAX_NAME = 253
+ANNOTATION_FILE = "kernelindex.dev/source-file"
+ANNOTATION_LINE = "kernelindex.dev/source-line"
+
+
+@dataclass(frozen=True)
+class ImporterInfo:
+    module: str
+    summary: str  # one line for --help
+    files: str  # what FILE… is
+
+
+# format -> importer; modules are imported only when their format is used.
+IMPORTERS: dict[str, ImporterInfo] = {
+    "liger": ImporterInfo(
+        "kidx.importers.liger", "Liger-Kernel benchmark CSVs (all_benchmark_data*.csv).",
+        "Liger-Kernel benchmark CSV files (all_benchmark_data*.csv).",
+    ),
+    "pytest-benchmark": ImporterInfo(
+        "kidx.importers.pytest_benchmark", "pytest-benchmark JSON (pytest --benchmark-json=FILE).",
+        "pytest-benchmark JSON files (--benchmark-json or .benchmarks/…/*.json).",
+    ),
+    "nvbench": ImporterInfo(
+        "kidx.importers.nvbench", "NVIDIA NVBench JSON (--json FILE).",
+        "NVBench JSON files (written with --json FILE).",
+    ),
+}
+
+
+def importer(format_name: str):
+    return importlib.import_module(IMPORTERS[format_name].module)
+
+
+# --- results ---------------------------------------------------------------------------
+
+@dataclass
+class SkippedRecord:
+    """A record that produced no run, and why."""
+
+    source: str
+    line: int
+    reason: str
+
+
+@dataclass
+class Conversion:
+    """The result of a conversion: manifests in dependency order, and what was read.
+
+    ``rows_read`` counts every record read (blank and skipped ones too), in units of
+    ``noun`` (rows of a CSV, benchmarks of a JSON file); ``rows_read == runs + skipped``.
+    """
+
+    documents: list[Document]
+    rows_read: int
+    skipped: list[SkippedRecord] = field(default_factory=list)
+    noun: str = "rows"
+    notes: list[str] = field(default_factory=list)  # what was read but could not be kept, and why
+
+
+# --- reading ---------------------------------------------------------------------------
+
+def read_text(path: str, problems: list[Problem]) -> str | None:
+    """A file's text (UTF-8, BOM dropped), or None with a Problem saying why not."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        problems.append(Problem(Location(path), f"cannot read file: {exc.strerror or exc}"))
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        problems.append(Problem(
+            Location(path, line=line), f"not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}"
+        ))
+        return None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def read_json(path: str, problems: list[Problem], what: str) -> tuple[Any, str] | None:
+    """(parsed JSON, its text), or None with a Problem at the line of the syntax error."""
+    text = read_text(path, problems)
+    if text is None:
+        return None
+    if not text.strip():
+        problems.append(Problem(Location(path, line=1), f"the file is empty; expected {what}"))
+        return None
+    try:
+        return json.loads(text, parse_constant=_keep_constant), text
+    except ValueError as exc:
+        line = getattr(exc, "lineno", None)
+        message = getattr(exc, "msg", str(exc))
+        problems.append(Problem(Location(path, line=line), f"not valid JSON ({message}); expected {what}"))
+        return None
+
+
+def _keep_constant(name: str) -> float:
+    # NaN and Infinity appear in benchmark JSON for failed measurements; callers decide
+    return float(name)
+
+
+class LineFinder:
+    """Line numbers of records in a JSON text, found in order by a key text they hold.
+
+    JSON parsers do not report positions, but each record of these formats starts with a
+    distinctive key ("fullname": …, "name": …), so the n-th record is at the n-th match
+    after the previous one."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.position = 0
+
+    def line_of(self, key: str, value: Any) -> int | None:
+        needle_variants = [f'"{key}": {json.dumps(value)}', f'"{key}":{json.dumps(value)}',
+                           f'"{key}": {json.dumps(value, ensure_ascii=False)}']
+        found = [self.text.find(n, self.position) for n in needle_variants]
+        found = [f for f in found if f >= 0]
+        if not found:
+            return None
+        self.position = min(found) + 1
+        return self.text.count("\n", 0, self.position) + 1
+
+
+def problem(problems: list[Problem], source: str, line: int | None, path: str | None, message: str) -> None:
+    problems.append(Problem(Location(source, line=line, path=path), message))
+
+
+# --- names -----------------------------------------------------------------------------
+
+def slug(text: str) -> str:
+    """Lower-case; each run of characters outside [a-z0-9] becomes one ``-``; trimmed."""
+    from kidx.importers.gpus import slug as gpu_slug
+
+    return gpu_slug(text)
+
+
+def hashed_name(base: str, seed: str, limit: int) -> str:
+    """``base`` cut to fit, then ``-`` and 10 hex digits of sha256(seed)."""
+    suffix = hashlib.sha256(seed.encode("utf-8")).hexdigest()[:10]
+    return base[: limit - 11].rstrip("-._") + "-" + suffix
+
+
+def valid_labels(labels: dict[str, str]) -> dict[str, str]:
+    """The labels whose values are valid label values (the rest say nothing new: every
+    label repeats something the spec or its references hold)."""
+    return {key: value for key, value in labels.items() if value and label_value_error(value) is None}
+
+
+def manifest(kind: str, name: str, title: str, spec: dict, **metadata: Any) -> dict:
+    return {
+        "apiVersion": API_VERSION, "kind": kind,
+        "metadata": {"name": name, "title": title, **metadata}, "spec": spec,
+    }
+
+
+# --- shared objects --------------------------------------------------------------------
+
+@dataclass
+class _Shared:
+    body: dict
+    base_name: str
+    digest: str
+    source: str
+    index: int
+    line: int
+
+
+SHARED_KINDS = ("BenchmarkProtocol", "ExecutionEnvironment", "Implementation", "Workload")
+
+
+class SharedObjects:
+    """The objects runs refer to, each once per digest, in order of first need.
+
+    Names are given at the end: an object keeps its base name unless two different
+    specs of one kind share it in the batch (or it is not a valid name); then each gets
+    ``-`` + 10 hex digits of its digest, so names stay unique and deterministic."""
+
+    def __init__(self, fallback_name: str):
+        self.fallback_name = fallback_name
+        self.tables: dict[str, dict[str, _Shared]] = {kind: {} for kind in SHARED_KINDS}
+        self._cache: dict[tuple, str] = {}
+
+    def add(self, kind: str, inputs: tuple, where: tuple[str, int, int],
+            build: Callable[[], tuple[str, dict]]) -> str:
+        """The digest of the object built from ``inputs`` (built once per distinct inputs)."""
+        cache_key = (kind, *inputs)
+        digest = self._cache.get(cache_key)
+        if digest is None:
+            base_name, body = build()
+            digest = digest_of(body)
+            self._cache[cache_key] = digest
+            table = self.tables[kind]
+            if digest not in table:
+                table[digest] = _Shared(body, base_name, digest, *where)
+        return digest
+
+    def documents(self) -> list[Document]:
+        documents: list[Document] = []
+        for table in self.tables.values():
+            counts: dict[str, int] = {}
+            for item in table.values():
+                counts[item.base_name] = counts.get(item.base_name, 0) + 1
+            for item in table.values():
+                name = item.base_name
+                if counts[name] > 1 or name_error(name) is not None:
+                    name = hashed_name(name or self.fallback_name, item.digest, MAX_NAME)
+                item.body["metadata"]["name"] = name
+                documents.append(Document(item.body, item.source, item.index, item.line))
+        return documents
+
+
+def raise_if_problems(problems: list[Problem]) -> None:
+    if problems:
+        raise InvalidInputError(problems)
+
+
+# --- attaching an environment ----------------------------------------------------------
+
+def attach_environment(conversion: Conversion, environment: dict, digest: str, include: bool,
+                       source: str = "<environment>") -> Conversion:
+    """Point every run at ``environment`` (by ``digest``) instead of the environments the
+    format implied; those are dropped unless another document still refers to them.
+    With ``include`` the environment's manifest joins the batch (a captured file)."""
+    implied = {
+        d.body["spec"].get("environmentDigest")
+        for d in conversion.documents if d.body["kind"] == "BenchmarkRun"
+    }
+    documents: list[Document] = []
+    for document in conversion.documents:
+        body = document.body
+        if body["kind"] == "ExecutionEnvironment" and digest_of(body) in implied:
+            continue
+        if body["kind"] == "BenchmarkRun" and "environmentDigest" in body["spec"]:
+            body = {**body, "spec": {**body["spec"], "environmentDigest": digest}}
+            document = document._replace(body=body)
+        documents.append(document)
+    if include:
+        documents.insert(0, Document(environment, source, 1, None))
+    return Conversion(documents, conversion.rows_read, conversion.skipped, conversion.noun, conversion.notes)
+
+
+def gpu_mismatches(conversion: Conversion, environment: dict) -> list[str]:
+    """Why the runs cannot have run in ``environment``: a GPU the input names that is not
+    the environment's product (form factors may be spelled differently; products may not)."""
+    hardware = environment.get("spec", {}).get("hardware", {})
+    wanted = slug(hardware.get("product", ""))
+    name = environment.get("metadata", {}).get("name")
+    messages = []
+    for document in conversion.documents:
+        if document.body["kind"] != "ExecutionEnvironment":
+            continue
+        product = document.body["spec"]["hardware"]["product"]
+        if slug(product) != wanted:
+            messages.append(
+                f"the runs in {document.source} (line {document.line}) ran on {product}, but environment "
+                f"{name} describes {hardware.get('product') or 'a machine without a GPU'}"
+            )
+    return messages

@@ -1,0 +1,319 @@
+"""Convert NVIDIA NVBench JSON (``--json FILE`` or ``--jsonbin FILE``) into kidx manifests.
+
+NVBench (the C++ library, and its Python package ``cuda-bench``) writes one JSON file per
+program run: ``meta`` (argv, versions), ``devices`` (what CUDA reports for each GPU) and
+``benchmarks``, each with its ``axes`` and one ``state`` per combination of axis values
+and device. A state's ``summaries`` hold the cold (isolated) measurement: GPU time from
+CUDA events (``nv/cold/time/gpu/{mean,min,max,median,q1,q3,stdev/absolute}``), CPU time,
+the sample count and, with ``--jsonbin``, the name of a side file of raw sample times
+(little-endian float32 seconds, relative to the JSON file's folder).
+
+Output, per state: one BenchmarkRun (GPU-time summaries in ns, mean as the headline,
+as NVBench reports it; the samples when the side file is there), a Workload (the
+benchmark and its axis values), an ExecutionEnvironment per device (the GPU only, as for
+Liger: pass ``--environment`` to point runs at a captured one) and one
+BenchmarkProtocol per NVBench version. NVBench knows no implementation, so runs have
+none; an axis that names one (a "Provider" axis, say) stays a workload parameter.
+
+Identity: NVBench records no time, so a state's externalId is
+``{benchmark}/{state name}/{gpu}/{12 hex of its summaries}``: the same file imported
+twice gives the same runs, a new measurement new ones. Skipped states become runs with
+status skipped and NVBench's reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import struct
+from typing import Any
+
+from kidx.errors import Problem
+from kidx.importers.framework import (
+    ANNOTATION_FILE, ANNOTATION_LINE, Conversion, LineFinder, SharedObjects, SkippedRecord, gpu_mismatches,
+    hashed_name, manifest, problem, raise_if_problems, read_json, slug, valid_labels,
+)
+from kidx.importers.gpus import canonical_gpu_name, describe_gpu
+from kidx.manifests.document import Document
+
+SOURCE_NAME = "nvbench"
+FAMILY = "nvbench"
+REPOSITORY = "https://github.com/NVIDIA/nvbench"
+WHAT = "NVBench JSON (written with --json FILE)"
+SUPPORTED_JSON_MAJOR = 1
+# summary tag -> latencyNs statistic
+_GPU_TIME = {
+    "nv/cold/time/gpu/mean": "mean", "nv/cold/time/gpu/min": "min", "nv/cold/time/gpu/max": "max",
+    "nv/cold/time/gpu/median": "median", "nv/cold/time/gpu/stdev/absolute": "stddev",
+}
+# summary tag -> (metric, statistic, unit, scale) for spec.measurements
+_MEASUREMENTS = {
+    "nv/cold/time/gpu/q1": ("latency", "p25", "ns", 1e9),
+    "nv/cold/time/gpu/q3": ("latency", "p75", "ns", 1e9),
+    "nv/cold/time/gpu/iqr/absolute": ("latency", "iqr", "ns", 1e9),
+    "nv/cold/time/cpu/mean": ("cpu_latency", "mean", "ns", 1e9),
+    "nv/cold/time/cpu/median": ("cpu_latency", "median", "ns", 1e9),
+    "nv/cold/sample_size": ("samples", "count", "count", 1),
+    "nv/cold/bw/global/bytes_per_second": ("global_memory_bandwidth", "mean", "bytes/s", 1),
+}
+_SAMPLE_TIMES = "file/sample_times"
+
+
+# runs must have run on the GPU an attached environment describes
+check_environment = gpu_mismatches
+
+
+def convert_files(paths: list[str]) -> Conversion:
+    converter = _Converter()
+    for path in paths:
+        loaded = read_json(path, converter.problems, WHAT)
+        if loaded is not None:
+            converter.add(path, *loaded)
+    raise_if_problems(converter.problems)
+    return Conversion([*converter.shared.documents(), *converter.runs], converter.read, converter.skipped,
+                      noun="states", notes=converter.notes)
+
+
+class _Converter:
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+        self.notes: list[str] = []
+        self.skipped: list = []
+        self.runs: list[Document] = []
+        self.read = 0
+        self.shared = SharedObjects("nvbench")
+        self._seen: dict[str, tuple[str, int]] = {}
+
+    def add(self, path: str, data: Any, text: str) -> None:
+        if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
+            problem(self.problems, path, 1, None, f"not {WHAT}: expected an object with a benchmarks list")
+            return
+        version = _get(data, "meta", "version", "json", "major")
+        if isinstance(version, int) and version != SUPPORTED_JSON_MAJOR:
+            problem(self.problems, path, 1, "meta.version.json",
+                    f"NVBench JSON format {version}.x is not supported (kidx reads {SUPPORTED_JSON_MAJOR}.x)")
+            return
+        devices = {d.get("id"): d for d in data.get("devices") or [] if isinstance(d, dict)}
+        nvbench_version = _get(data, "meta", "version", "nvbench", "string") or "unknown"
+        lines = LineFinder(text)
+        for b_index, benchmark in enumerate(data["benchmarks"]):
+            where = f"benchmarks[{b_index}]"
+            if not isinstance(benchmark, dict) or not isinstance(benchmark.get("name"), str):
+                problem(self.problems, path, None, where, "a benchmark needs a name")
+                continue
+            lines.line_of("name", benchmark["name"])
+            for s_index, state in enumerate(benchmark.get("states") or []):
+                self.read += 1
+                state_where = f"{where}.states[{s_index}]"
+                line = lines.line_of("name", state.get("name")) if isinstance(state, dict) else None
+                try:
+                    self._state(path, line or 1, state_where, benchmark, state, devices, nvbench_version)
+                except _StateProblem as exc:
+                    problem(self.problems, path, line, state_where + (f".{exc.field}" if exc.field else ""), exc.message)
+
+    def _state(self, path, line, where, benchmark, state, devices, nvbench_version) -> None:
+        if not isinstance(state, dict) or not isinstance(state.get("name"), str):
+            raise _StateProblem(None, "a state needs a name")
+        device = devices.get(state.get("device"))
+        if device is None or not isinstance(device.get("name"), str):
+            raise _StateProblem("device", f"device {state.get('device')!r} is not in the file's devices list")
+        summaries = _summaries(state.get("summaries") or [])
+        parameters = _parameters(state.get("axis_values") or [])
+        bench_name = benchmark["name"]
+        gpu = device["name"]
+        fingerprint = hashlib.sha256(
+            json.dumps(state.get("summaries"), sort_keys=True).encode("utf-8")).hexdigest()[:12]
+        state_key = " ".join(f"{name}={_shown(value)}" for name, value in parameters.items())
+        external_id = "/".join([bench_name, state_key or "default", slug(gpu), fingerprint])
+        if external_id in self._seen:
+            first_path, first_line = self._seen[external_id]
+            self.skipped.append(_skip(path, line, f"duplicate of {first_path} line {first_line}"))
+            return
+        self._seen[external_id] = (path, line)
+        position = (path, 1, line)
+        protocol = self.shared.add("BenchmarkProtocol", (nvbench_version,), position,
+                                   lambda: _protocol(nvbench_version))
+        environment = self.shared.add("ExecutionEnvironment", (gpu, device.get("sm_version")), position,
+                                      lambda: _environment(device))
+        workload = self.shared.add("Workload", (bench_name, json.dumps(parameters, sort_keys=True)), position,
+                                   lambda: _workload(bench_name, parameters, state_key))
+        spec: dict[str, Any] = {}
+        if state.get("is_skipped"):
+            spec["status"] = "skipped"
+            spec["failure"] = {"reason": "Skipped", "message": str(state.get("skip_reason") or "")}
+        else:
+            latency = {stat: _ns(summaries[tag], 1e9) for tag, stat in _GPU_TIME.items() if _finite(summaries.get(tag))}
+            if "mean" not in latency:
+                spec["status"] = "failed"
+                spec["failure"] = {"reason": "MissingMeasurement",
+                                   "message": "the state has no nv/cold/time/gpu/mean summary"}
+            else:
+                spec["status"] = "passed"
+                spec["timing"] = {"latencyNs": latency, "primaryStatistic": "mean"}
+            measurements = [
+                {"metric": metric, "statistic": statistic, "unit": unit, "value": _ns(summaries[tag], scale)}
+                for tag, (metric, statistic, unit, scale) in _MEASUREMENTS.items() if _finite(summaries.get(tag))
+            ]
+            if measurements:
+                spec["measurements"] = measurements
+            samples = self._samples(path, line, state.get("summaries") or [])
+            if samples is not None:
+                spec["samples"] = {"metric": "latency", "unit": "ns", "values": samples}
+        spec["sourceNative"] = {
+            "source": SOURCE_NAME,
+            "benchmark": bench_name,
+            "externalId": external_id,
+            "metrics": {tag: value for tag, value in summaries.items() if _finite(value)},
+            "state": state["name"],
+            "settings": {key: state[key] for key in (
+                "min_samples", "cold_warmup_runs", "cold_max_warmup_walltime", "batch_target_time",
+                "skip_time", "timeout") if key in state},
+        }
+        spec["protocolDigest"] = protocol
+        spec["workloadDigest"] = workload
+        spec["environmentDigest"] = environment
+        labels = valid_labels({"benchmark": bench_name, "gpu": slug(canonical_gpu_name(gpu) or gpu),
+                               "nvbench_version": nvbench_version})
+        metadata: dict[str, Any] = {
+            "name": hashed_name(slug("nvbench/" + external_id), external_id, 100),
+            "title": f"{bench_name} · {state_key or 'default'} · {gpu}",
+            "labels": labels,
+            "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(line)},
+        }
+        body = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
+        self.runs.append(Document(body, path, 1, line))
+
+    def _samples(self, path: str, line: int, raw_summaries: list) -> list[float] | None:
+        for summary in raw_summaries:
+            if not isinstance(summary, dict) or summary.get("hint") != _SAMPLE_TIMES:
+                continue
+            values = {item.get("name"): item.get("value") for item in summary.get("data") or [] if isinstance(item, dict)}
+            filename = values.get("filename")
+            if not isinstance(filename, str):
+                return None
+            side = os.path.join(os.path.dirname(path), filename)
+            try:
+                with open(side, "rb") as handle:
+                    data = handle.read()
+            except OSError as exc:
+                self.notes.append(f"{path}, line {line}: samples not imported: cannot read {side} "
+                                  f"({exc.strerror or exc})")
+                return None
+            if len(data) % 4:
+                raise _StateProblem("summaries", f"{side} is not a whole number of float32 samples ({len(data)} bytes)")
+            seconds = struct.unpack(f"<{len(data) // 4}f", data)
+            if any(not math.isfinite(s) or s < 0 for s in seconds):
+                raise _StateProblem("summaries", f"{side} holds a negative or non-finite sample time")
+            return [round(s * 1e9, 3) for s in seconds]
+        return None
+
+
+class _StateProblem(Exception):
+    def __init__(self, field: str | None, message: str):
+        self.field, self.message = field, message
+
+
+def _skip(path, line, reason):
+    return SkippedRecord(path, line, reason)
+
+
+def _get(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _summaries(raw: list) -> dict[str, float]:
+    """tag -> the summary's number (NVBench writes numbers as strings, to keep int64s exact)."""
+    result: dict[str, float] = {}
+    for summary in raw:
+        if not isinstance(summary, dict) or not isinstance(summary.get("tag"), str):
+            raise _StateProblem("summaries", "a summary needs a tag")
+        for item in summary.get("data") or []:
+            if isinstance(item, dict) and item.get("name") == "value" and item.get("type") in ("int64", "float64"):
+                try:
+                    number = int(item["value"]) if item["type"] == "int64" else float(item["value"])
+                except (TypeError, ValueError):
+                    raise _StateProblem("summaries", f"{summary['tag']}: {item.get('value')!r} is not a number") from None
+                result[summary["tag"]] = number
+    return result
+
+
+def _parameters(axis_values: list) -> dict[str, Any]:
+    parameters: dict[str, Any] = {}
+    for item in axis_values:
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise _StateProblem("axis_values", "an axis value needs a name")
+        kind, value = item.get("type"), item.get("value")
+        try:
+            if kind == "int64":
+                value = int(value)
+            elif kind == "float64":
+                value = float(value)
+            else:
+                value = str(value)
+        except (TypeError, ValueError):
+            raise _StateProblem("axis_values", f"axis {item['name']}: {value!r} is not a {kind}") from None
+        parameters[item["name"]] = value
+    return parameters
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value) and value >= 0
+
+
+def _ns(value: float, scale: float) -> float | int:
+    scaled = value * scale
+    return int(scaled) if isinstance(value, int) and scale == 1 else round(scaled, 3)
+
+
+def _shown(value: Any) -> str:
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _protocol(version: str) -> tuple[str, dict]:
+    name = "nvbench-cold-" + slug(version)
+    spec = {
+        "harness": {"name": "NVBench", "repository": REPOSITORY, "version": version},
+        "measurement": {
+            "metric": "latency", "timer": "cuda_events", "primaryStatistic": "mean",
+            "method": "cold: each sample one isolated launch, L2 flushed before it, timed with CUDA events",
+        },
+        "comparability": {
+            "family": FAMILY,
+            "notes": ("GPU time of isolated (cold) executions as NVBench measures them: samples are "
+                      "taken until the relative noise or the timeout criterion stops; the mean is "
+                      "the headline, as in NVBench's own tables. Comparable within one benchmark, "
+                      "axis values and GPU."),
+        },
+    }
+    return name, manifest("BenchmarkProtocol", name, f"NVBench {version} · cold GPU time", spec)
+
+
+def _environment(device: dict) -> tuple[str, dict]:
+    gpu = device["name"]
+    vendor, product, form_factor, architecture = describe_gpu(gpu)
+    sm = device.get("sm_version")
+    if isinstance(sm, int) and sm > 0:
+        architecture = f"sm_{sm // 10}"
+    hardware: dict[str, Any] = {"vendor": vendor, "product": product}
+    if form_factor:
+        hardware["formFactor"] = form_factor
+    if architecture:
+        hardware["architecture"] = architecture
+    canonical = canonical_gpu_name(gpu)
+    name = "nvbench-" + slug(canonical) if canonical else hashed_name("nvbench-" + slug(gpu), gpu, 100)
+    return name, manifest("ExecutionEnvironment", name, f"NVBench host · {gpu}", {"hardware": hardware, "software": {}})
+
+
+def _workload(benchmark: str, parameters: dict, key: str) -> tuple[str, dict]:
+    spec: dict[str, Any] = {"family": FAMILY, "operation": benchmark, "parameters": parameters}
+    if key:
+        spec["key"] = key
+    name = "nvbench-" + slug(benchmark + "-" + key)
+    title = " · ".join([benchmark, *(f"{k} {_shown(v)}" for k, v in parameters.items())])
+    return name, manifest("Workload", name, title, spec)

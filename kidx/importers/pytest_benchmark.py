@@ -1,0 +1,298 @@
+"""Convert pytest-benchmark JSON (``pytest --benchmark-json=FILE``, or the files that
+``--benchmark-autosave`` keeps under ``.benchmarks/``) into kidx manifests.
+
+One file is one pytest session: ``machine_info`` (host, CPU, Python), ``commit_info``,
+``datetime`` (when the session ran, UTC), ``version`` (of pytest-benchmark) and
+``benchmarks``, each with its test ``fullname``, ``params``, ``options`` and ``stats`` in
+seconds; ``stats.data`` holds every round's time (always in ``--benchmark-json``
+output; in autosaved files only with ``--benchmark-save-data``).
+
+Output, per benchmark: one BenchmarkRun (min, max, mean, stddev, median in ns, the
+median as headline; q1, q3, iqr, rounds, iterations, outliers as measurements; the raw
+round times as spec.samples), a Workload (group or test function, and its params), an
+Implementation (the test function of the project), a BenchmarkProtocol per set of timing
+options, and an ExecutionEnvironment from machine_info: the CPU (vendor, model,
+architecture) and Python, the operating system and pytest-benchmark as software; the
+host name is an annotation. pytest-benchmark times on the CPU's clock and records no
+GPU: for GPU code, capture the machine with ``kidx env capture`` and import with
+``--environment``.
+
+Identity: ``{fullname}/{datetime}`` is the externalId (one test, one session), so the
+same file imported twice gives the same runs and a new session new ones.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from typing import Any
+
+from kidx.errors import Problem
+from kidx.importers.framework import (
+    ANNOTATION_FILE, ANNOTATION_LINE, Conversion, LineFinder, SharedObjects, SkippedRecord, hashed_name,
+    manifest, problem, raise_if_problems, read_json, slug, valid_labels,
+)
+from kidx.manifests.document import Document
+
+SOURCE_NAME = "pytest-benchmark"
+FAMILY = "pytest_benchmark"
+REPOSITORY = "https://github.com/ionelmc/pytest-benchmark"
+WHAT = "pytest-benchmark JSON (pytest --benchmark-json=FILE)"
+_HEADLINE = ("min", "max", "mean", "stddev", "median")
+# stats key -> (metric, statistic, unit, seconds?)
+_MEASUREMENTS = {
+    "q1": ("latency", "p25", "ns", True),
+    "q3": ("latency", "p75", "ns", True),
+    "iqr": ("latency", "iqr", "ns", True),
+    "rounds": ("rounds", "count", "count", False),
+    "iterations": ("iterations", "count", "count", False),
+}
+_CPU_VENDORS = {"genuineintel": "intel", "authenticamd": "amd"}
+_DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?\Z")
+
+
+def convert_files(paths: list[str]) -> Conversion:
+    converter = _Converter()
+    for path in paths:
+        loaded = read_json(path, converter.problems, WHAT)
+        if loaded is not None:
+            converter.add(path, *loaded)
+    raise_if_problems(converter.problems)
+    return Conversion([*converter.shared.documents(), *converter.runs], converter.read, converter.skipped,
+                      noun="benchmarks")
+
+
+class _Converter:
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+        self.skipped: list[SkippedRecord] = []
+        self.runs: list[Document] = []
+        self.read = 0
+        self.shared = SharedObjects("pytest-benchmark")
+        self._seen: dict[str, tuple[str, int]] = {}
+
+    def add(self, path: str, data: Any, text: str) -> None:
+        if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list) \
+                or not isinstance(data.get("machine_info"), dict):
+            problem(self.problems, path, 1, None, f"not {WHAT}: expected an object with machine_info and benchmarks")
+            return
+        observed = _observed_at(data.get("datetime"))
+        if observed is None:
+            problem(self.problems, path, 1, "datetime", f"{data.get('datetime')!r} is not an ISO 8601 time")
+            return
+        version = str(data.get("version") or "unknown")
+        machine = data["machine_info"]
+        commit = data.get("commit_info") if isinstance(data.get("commit_info"), dict) else {}
+        lines = LineFinder(text)
+        for index, benchmark in enumerate(data["benchmarks"]):
+            self.read += 1
+            where = f"benchmarks[{index}]"
+            fullname = benchmark.get("fullname") if isinstance(benchmark, dict) else None
+            line = (lines.line_of("fullname", fullname) if isinstance(fullname, str) else None) or 1
+            bad = _problems_of(benchmark)
+            if bad:
+                for field, message in bad:
+                    problem(self.problems, path, line, f"{where}.{field}" if field else where, message)
+                continue
+            external_id = f"{fullname}/{data['datetime']}"
+            if external_id in self._seen:
+                first_path, first_line = self._seen[external_id]
+                self.skipped.append(SkippedRecord(path, line, f"duplicate of {first_path} line {first_line}"))
+                continue
+            self._seen[external_id] = (path, line)
+            self._benchmark(path, line, benchmark, external_id, observed, version, machine, commit)
+
+    def _benchmark(self, path, line, benchmark, external_id, observed, version, machine, commit) -> None:
+        position = (path, 1, line)
+        options = benchmark.get("options") if isinstance(benchmark.get("options"), dict) else {}
+        function = benchmark["name"].split("[", 1)[0]
+        operation = benchmark.get("group") or function
+        params = _scalar_params(benchmark.get("params"))
+        project = str(commit.get("project") or "") or None
+        protocol = self.shared.add("BenchmarkProtocol", (version, _options_key(options)), position,
+                                   lambda: _protocol(version, options))
+        environment = self.shared.add("ExecutionEnvironment", (_machine_key(machine), version), position,
+                                      lambda: _environment(machine, version))
+        implementation = self.shared.add("Implementation", (project, benchmark["fullname"].split("[", 1)[0]),
+                                         position, lambda: _implementation(project, benchmark["fullname"], function))
+        workload = self.shared.add("Workload", (operation, repr(sorted(params.items()))), position,
+                                   lambda: _workload(operation, params, benchmark.get("param")))
+        stats = benchmark["stats"]
+        spec: dict[str, Any] = {
+            "status": "passed",
+            "observedAt": observed,
+            "timing": {
+                "latencyNs": {stat: _ns(stats[stat]) for stat in _HEADLINE if _number(stats.get(stat))},
+                "primaryStatistic": "median",
+            },
+        }
+        measurements = [
+            {"metric": metric, "statistic": statistic, "unit": unit,
+             "value": _ns(stats[key]) if seconds else stats[key]}
+            for key, (metric, statistic, unit, seconds) in _MEASUREMENTS.items() if _number(stats.get(key))
+        ]
+        if measurements:
+            spec["measurements"] = measurements
+        data = stats.get("data")
+        if isinstance(data, list) and data:
+            spec["samples"] = {"metric": "latency", "unit": "ns", "values": [_ns(value) for value in data]}
+        spec["sourceNative"] = {
+            "source": SOURCE_NAME,
+            "benchmark": benchmark["fullname"],
+            "externalId": external_id,
+            "metrics": {key: value for key, value in stats.items() if key != "data" and _number(value)},
+            "options": options,
+            "extraInfo": benchmark.get("extra_info") or {},
+        }
+        spec["protocolDigest"] = protocol
+        spec["workloadDigest"] = workload
+        spec["environmentDigest"] = environment
+        spec["implementationDigest"] = implementation
+        labels = valid_labels({
+            "group": str(benchmark.get("group") or ""), "test": function, "project": project or "",
+            "commit": str(commit.get("id") or ""), "branch": str(commit.get("branch") or ""),
+            "pytest_benchmark_version": version,
+        })
+        metadata: dict[str, Any] = {
+            "name": hashed_name(slug("pytest/" + external_id), external_id, 100),
+            "title": f"{benchmark['name']} · pytest-benchmark",
+            "labels": labels,
+            "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(line)},
+        }
+        if commit.get("dirty"):
+            metadata["annotations"]["kernelindex.dev/commit-dirty"] = "true"
+        body = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
+        self.runs.append(Document(body, path, 1, line))
+
+
+def _problems_of(benchmark: Any) -> list[tuple[str | None, str]]:
+    if not isinstance(benchmark, dict):
+        return [(None, "a benchmark must be an object")]
+    bad: list[tuple[str | None, str]] = []
+    for key in ("name", "fullname"):
+        if not isinstance(benchmark.get(key), str) or not benchmark.get(key):
+            bad.append((key, "is missing or not a string"))
+    stats = benchmark.get("stats")
+    if not isinstance(stats, dict):
+        return bad + [("stats", "is missing")]
+    for key in (*_HEADLINE, "q1", "q3", "iqr"):
+        value = stats.get(key)
+        if value is not None and not _number(value):
+            bad.append((f"stats.{key}", f"{value!r} is not a non-negative number"))
+    if not _number(stats.get("median")):
+        bad.append(("stats.median", "is missing"))
+    data = stats.get("data")
+    if data is not None and (not isinstance(data, list) or not all(_number(v) for v in data)):
+        bad.append(("stats.data", "must be a list of non-negative numbers (seconds)"))
+    return bad
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+
+
+def _ns(seconds: float) -> float:
+    return round(seconds * 1e9, 3)
+
+
+def _observed_at(text: Any) -> str | None:
+    if not isinstance(text, str):
+        return None
+    match = _DATETIME.match(text)
+    if not match:
+        return None
+    zone = match.group(3)
+    if zone in (None, "+00:00"):
+        zone = "Z"  # pytest-benchmark writes UTC
+    return match.group(1) + (match.group(2) or "") + zone
+
+
+def _scalar_params(params: Any) -> dict[str, Any]:
+    """Params as workload parameters: JSON scalars as they are, anything else as its text."""
+    if not isinstance(params, dict):
+        return {}
+    return {
+        str(key): value if isinstance(value, (str, int, float, bool)) or value is None else str(value)
+        for key, value in params.items()
+        if value is not None
+    }
+
+
+def _options_key(options: dict) -> tuple:
+    return tuple(sorted((k, repr(v)) for k, v in options.items()))
+
+
+def _protocol(version: str, options: dict) -> tuple[str, dict]:
+    timer = str(options.get("timer") or "perf_counter")
+    measurement: dict[str, Any] = {
+        "metric": "latency", "timer": "wall_clock", "primaryStatistic": "median",
+        "method": (f"rounds of calls timed with {timer}"
+                   + (", garbage collection off" if options.get("disable_gc") else "")
+                   + (", warm-up on" if options.get("warmup") else "")),
+    }
+    if isinstance(options.get("min_rounds"), int):
+        measurement["repetitions"] = options["min_rounds"]
+    spec = {
+        "harness": {"name": "pytest-benchmark", "repository": REPOSITORY, "version": version},
+        "measurement": measurement,
+        "comparability": {
+            "family": FAMILY,
+            "notes": ("Wall-clock time of one call, per round (a round's time divided by its "
+                      "iterations), on the CPU's clock; the median over the rounds is the headline. "
+                      f"Options: {', '.join(f'{k}={v}' for k, v in sorted(options.items()))}."),
+        },
+    }
+    name = "pytest-benchmark-" + slug(timer) + ("-nogc" if options.get("disable_gc") else "")
+    return name, manifest("BenchmarkProtocol", name, f"pytest-benchmark {version} · {timer}", spec)
+
+
+def _machine_key(machine: dict) -> tuple:
+    cpu = machine.get("cpu") if isinstance(machine.get("cpu"), dict) else {}
+    return (cpu.get("brand_raw"), cpu.get("vendor_id_raw"), machine.get("machine"), machine.get("python_version"),
+            machine.get("python_implementation"), machine.get("system"), machine.get("node"), machine.get("release"))
+
+
+def _environment(machine: dict, version: str) -> tuple[str, dict]:
+    cpu = machine.get("cpu") if isinstance(machine.get("cpu"), dict) else {}
+    model = str(cpu.get("brand_raw") or machine.get("processor") or "unknown CPU")
+    vendor = _CPU_VENDORS.get(str(cpu.get("vendor_id_raw") or "").lower()) or slug(model.split()[0]) or "unknown"
+    hardware: dict[str, Any] = {"vendor": vendor, "product": model}
+    if machine.get("machine"):
+        hardware["architecture"] = str(machine["machine"])
+    software = {
+        "python": str(machine.get("python_version") or ""),
+        "python-implementation": str(machine.get("python_implementation") or ""),
+        "os": str(machine.get("system") or ""),  # the kernel release is an annotation, as in env capture
+        "pytest-benchmark": version,
+    }
+    spec = {"hardware": hardware, "software": {k: v for k, v in software.items() if v}}
+    base = "pytest-benchmark-" + slug(model)
+    from kidx.identity import digest_of
+
+    body = manifest("ExecutionEnvironment", base, f"pytest-benchmark host · {model}", spec)
+    # one model, many Python/OS combinations: the name carries the spec's digest
+    name = hashed_name(base, digest_of(body), 100)
+    body["metadata"]["name"] = name
+    annotations = {"kernelindex.dev/hostname": machine.get("node"), "kernelindex.dev/kernel": machine.get("release")}
+    annotations = {key: str(value) for key, value in annotations.items() if value}
+    if annotations:
+        body["metadata"]["annotations"] = annotations
+    return name, body
+
+
+def _implementation(project: str | None, fullname: str, function: str) -> tuple[str, dict]:
+    test = fullname.split("[", 1)[0]
+    spec: dict[str, Any] = {"library": project or test.split("::", 1)[0], "operation": function, "entryPoint": test}
+    name = "pytest-" + slug((project or "") + "-" + test)
+    return name, manifest("Implementation", name, f"{function} ({project or test.split('::', 1)[0]})", spec)
+
+
+def _workload(operation: str, params: dict, param_id: Any) -> tuple[str, dict]:
+    key = str(param_id) if param_id is not None else ""
+    spec: dict[str, Any] = {"family": FAMILY, "operation": operation, "parameters": params}
+    if key:
+        spec["key"] = key
+    name = "pytest-benchmark-" + slug(operation + ("-" + key if key else ""))
+    title = " · ".join([operation, *(f"{k} {v}" for k, v in sorted(params.items()))])
+    return name, manifest("Workload", name, title, spec)

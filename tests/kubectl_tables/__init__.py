@@ -1,0 +1,1 @@
+"""Test tables ported from kubectl's own tests (data only); see README.md."""
