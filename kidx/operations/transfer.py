@@ -245,11 +245,8 @@ def _referenced_digests(store: Store, registry: KindRegistry, digests: Iterable[
     return found
 
 
-def _missing_objects(destination: Store, digests: set[str]) -> set[str]:
-    missing = getattr(destination.objects, "missing", None)
-    if missing is not None:
-        return set(missing(digests))
-    return {digest for digest in digests if not destination.objects.exists(digest)}
+def _missing_objects(store: Store, digests: set[str]) -> set[str]:
+    return store.objects.missing(digests) if digests else set()
 
 
 def copy_objects(source: Store, destination: Store, digests: set[str]) -> int:

@@ -49,6 +49,10 @@ class ObjectBackend(ABC):
     @abstractmethod
     def flush(self) -> None: ...
 
+    def missing(self, hexdigests: Iterable[str]) -> set[str]:
+        """Which of ``hexdigests`` are not stored; a database answers in one query."""
+        return {hexdigest for hexdigest in hexdigests if not self.exists(hexdigest)}
+
     def read_many(self, hexdigests: Iterable[str]) -> dict[str, bytes]:
         """Many objects at once (missing ones left out); a database answers in one query."""
         found = {}
@@ -96,6 +100,10 @@ class ObjectDB:
 
     def exists(self, digest: str) -> bool:
         return self.backend.exists(self._hex(digest))
+
+    def missing(self, digests: Iterable[str]) -> set[str]:
+        """Which of ``digests`` are not stored (push and pull copy those)."""
+        return {"sha256:" + hexdigest for hexdigest in self.backend.missing({self._hex(d) for d in digests})}
 
     def flush(self) -> None:
         self.backend.flush()
