@@ -198,7 +198,7 @@ def test_a_store_cannot_be_pushed_to_itself(kidx, seeded):
 def test_an_unknown_name_is_not_found(kidx, seeded, remote):
     code, out, err = kidx("push", str(remote), "run", "nope", store_path=seeded)
     assert (code, out) == (1, "")
-    assert err == f'Error (NotFound): benchmarkruns.kernelindex.dev "nope" not found\n'
+    assert err == 'Error (NotFound): benchmarkruns.kernelindex.dev "nope" not found\n'
     assert not remote.exists()
 
 
