@@ -548,7 +548,7 @@ def test_unknown_output_format_lists_the_allowed_ones(q):
         1,
         "",
         'error: unable to match a printer suitable for the output format "foo", allowed formats are: '
-        "custom-columns,custom-columns-file,json,jsonpath,jsonpath-file,name,wide,yaml\n",
+        "csv,custom-columns,custom-columns-file,json,jsonpath,jsonpath-file,name,tsv,wide,yaml\n",
     )
 
 

@@ -55,8 +55,8 @@ metadata:
   labels: {app: api}
 spec: {status: passed}
 """
-COMMANDS = ["api-resources", "apply", "completion", "delete", "describe", "diff", "digest", "env", "explain", "get",
-            "history", "import", "pull", "push", "version"]
+COMMANDS = ["api-resources", "apply", "compare", "completion", "delete", "describe", "diff", "digest", "env",
+            "explain", "export", "fsck", "gc", "get", "history", "import", "plot", "pull", "push", "series", "version"]
 TYPE_WORDS = [
     "benchmarkprotocol", "benchmarkprotocols", "benchmarkrun", "benchmarkruns", "bp", "br", "ee", "env",
     "environment", "environments", "envs", "executionenvironment", "executionenvironments", "impl",
@@ -204,7 +204,11 @@ def test_names_come_from_the_store_named_on_the_line(complete, kidx, tmp_path):
 @pytest.mark.parametrize(
     "command, expected",
     [
-        ("get", ["custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name", "wide", "yaml"]),
+        ("get", ["csv", "csv=", "custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name",
+                 "tsv", "tsv=", "wide", "yaml"]),
+        ("compare", ["csv", "json", "table", "tsv", "yaml"]),
+        ("series", ["csv", "json", "table", "tsv", "yaml"]),
+        ("plot", ["__files__"]),
         ("apply", ["name"]),
         ("delete", ["name"]),
         ("import", ["json", "name", "yaml"]),
@@ -258,7 +262,7 @@ def test_files(complete):
 def test_other_positions(complete):
     assert complete("completion", "") == ["bash", "zsh", "fish"]
     assert complete("completion", "z") == ["zsh"]
-    assert complete("import", "") == ["liger", "pytest-benchmark", "nvbench"]
+    assert complete("import", "") == ["liger", "pytest-benchmark", "nvbench", "bundle"]
     assert complete("import", "n") == ["nvbench"]
     assert complete("import", "liger", "f.csv", "--environment", "") == ["__files__"]
     assert complete("env", "") == ["capture"]
@@ -308,7 +312,7 @@ def test_bash_round_trip(filled):
     done = bash_complete(filled, ["kidx", "get", "runs", "web"], 3)
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.splitlines() == ["web-10", "web-2"]
-    done = bash_complete(filled, ["kidx", "g"], 1)
+    done = bash_complete(filled, ["kidx", "ge"], 1)
     assert done.stdout.splitlines() == ["get"]
     done = bash_complete(filled, ["kidx", "get", "run/a"], 2)
     assert done.stdout.splitlines() == ["run/api-1"]

@@ -106,3 +106,37 @@ def test_without_an_environment_the_runs_get_the_gpu_name_only_one(kidx):
     assert "executionenvironment.kernelindex.dev/liger-bench-nvidia-h200 created\n" in out
     assert json.loads(kidx("get", "env", "liger-bench-nvidia-h200", "-o", "jsonpath={.spec}").out) == {
         "hardware": {"vendor": "nvidia", "product": "NVIDIA H200", "architecture": "sm_90"}, "software": {}}
+
+
+def test_compare_groups_the_h200_apart_from_the_seed_and_computes_its_own_speedup(kidx, imported, tmp_path):
+    """`kidx compare` puts the H200 runs and the seed's H100 run in different groups; the
+    liger-vs-huggingface speedup on the H200 is computed within the H200 group alone."""
+    seed_csv = tmp_path / "seed.csv"
+    seed_csv.write_text(SEED_ROW_CSV)
+    assert kidx("import", "liger", str(seed_csv))[0] == 0
+    code, out, err = kidx("compare", "--field-selector", "workload.spec.parameters.seq=16384",
+                          "-l", "operation=backward,metric=speed", "-o", "json")
+    assert code == 0, err
+    groups = {g["environment"]: g for g in json.loads(out)["groups"]}
+    assert set(groups) == {ENVIRONMENT, "liger-bench-nvidia-h100-80gb-hbm3"}
+    h100 = groups["liger-bench-nvidia-h100-80gb-hbm3"]
+    assert [r["run"] for r in h100["rows"]] == [SEED_RUN_NAME]
+    assert h100["note"] == "a single run: nothing to compare with"
+    rows = {r["run"]: r for r in groups[ENVIRONMENT]["rows"]}
+    assert set(rows) == {LIGER_BACKWARD_16K, HF_BACKWARD_16K}
+    assert rows[HF_BACKWARD_16K]["verdict"] == "baseline" and rows[HF_BACKWARD_16K]["value"] == 986304
+    liger = rows[LIGER_BACKWARD_16K]
+    assert (liger["value"], liger["verdict"], round(liger["speedup"], 3)) == (567744, "faster", 1.737)
+
+
+def test_comparing_the_h200_run_with_the_seed_h100_run_is_refused(kidx, imported, tmp_path):
+    seed_csv = tmp_path / "seed.csv"
+    seed_csv.write_text(SEED_ROW_CSV)
+    assert kidx("import", "liger", str(seed_csv))[0] == 0
+    code, out, err = kidx("compare", LIGER_BACKWARD_16K, SEED_RUN_NAME)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: runs {LIGER_BACKWARD_16K} and {SEED_RUN_NAME} are not comparable: they differ in environment "
+        f"{ENVIRONMENT} vs liger-bench-nvidia-h100-80gb-hbm3 (runs compare only under one protocol, workload "
+        "and environment; --force compares them anyway)\n"
+    )

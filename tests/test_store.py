@@ -152,7 +152,7 @@ def test_objects_are_written_once(kidx, store):
     objects = object_db(store)
     path = object_files(store).path_of(SEED_RUN_DIGEST)
     os.utime(path, (1_000_000_000, 1_000_000_000))
-    assert objects.write(SEED_RUN_DIGEST, b"something else") is False
+    assert objects.write(SEED_RUN_DIGEST, b"something else") == "present"  # the intact file is kept
     kidx("apply", "-f", str(SEED_BUNDLE))
     kidx("apply", "-f", "-", stdin=SEED_BUNDLE.read_text().replace("0.6.1", "0.6.2"))  # labels only
     assert path.stat().st_mtime == 1_000_000_000
@@ -175,7 +175,7 @@ def test_write_and_read_a_new_object(tmp_path):
     objects = object_db(tmp_path / "s")
     data = canonical_json({"apiVersion": "v", "kind": "K", "spec": {"é": 1}})
     digest = digest_bytes(data)
-    assert objects.write(digest, data) is True
+    assert objects.write(digest, data) == "written"
     assert objects.exists(digest)
     assert objects.read(digest) == data
     assert objects.verify(digest)
@@ -192,7 +192,7 @@ def test_a_verified_write_refuses_bytes_that_do_not_hash_to_the_digest(tmp_path)
     with pytest.raises(StoreError, match="do not hash to its digest"):
         objects.write(digest_bytes(data), data + b" ", verify=True)
     assert list(objects.digests()) == []
-    assert objects.write(digest_bytes(data), data, verify=True) is True
+    assert objects.write(digest_bytes(data), data, verify=True) == "written"
 
 
 @pytest.mark.parametrize("bad", ["sha256:abc", "md5:" + "0" * 64, "0" * 64, "sha256:" + "G" * 64, "sha256:../../x"])

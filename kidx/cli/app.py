@@ -26,13 +26,19 @@ COMMANDS: dict[str, str] = {
     "diff": "kidx.cli.commands.diff",
     "history": "kidx.cli.commands.history",
     "completion": "kidx.cli.commands.completion",
+    "fsck": "kidx.cli.commands.fsck",
+    "gc": "kidx.cli.commands.gc",
+    "export": "kidx.cli.commands.export",
     "version": "kidx.cli.commands.version",
+    "compare": "kidx.cli.commands.compare",
+    "series": "kidx.cli.commands.series",
+    "plot": "kidx.cli.commands.plot",
     "push": "kidx.cli.commands.push",
     "pull": "kidx.cli.commands.pull",
 }
 INTERRUPTED = 130  # 128 + SIGINT, the shell's convention
 # kubectl diff reports errors with 2, since 1 means "differences found"
-USAGE_ERROR_EXIT = {"diff": 2}
+USAGE_ERROR_EXIT = {"diff": 2, "compare": 2, "series": 2}
 
 HELP = """kidx records and queries GPU-kernel benchmark results, the way kubectl handles manifests.
 

@@ -26,15 +26,27 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "api-resources": ["--output", "-o", "--no-headers", "--sort-by"],
     "completion": [],
     "version": ["--output", "-o"],
+    "fsck": ["--repair", "--from-bundle", "--output", "-o", "--store"],
+    "gc": ["--dry-run", "--store"],
+    "export": ["--output", "-o", "--selector", "-l", "--store"],
+    "compare": ["--selector", "-l", "--field-selector", "--references", "--by", "--baseline", "--threshold",
+                "--fail-on-regression", "--only", "--force", "--output", "-o", "--store"],
+    "series": ["--selector", "-l", "--field-selector", "--references", "--label", "--baseline", "--threshold",
+               "--fail-on-regression", "--output", "-o", "--store"],
+    "plot": ["--x", "--output", "-o", "--selector", "-l", "--field-selector", "--references", "--by", "--title",
+             "--store"],
     "push": ["--selector", "-l", "--force", "--dry-run", "--store"],
     "pull": ["--selector", "-l", "--force", "--dry-run", "--store"],
 }
 OUTPUT_VALUES: dict[str, list[str]] = {
-    "get": ["custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name", "wide", "yaml"],
+    "get": ["csv", "csv=", "custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name",
+            "tsv", "tsv=", "wide", "yaml"],
+    "compare": ["csv", "json", "table", "tsv", "yaml"], "series": ["csv", "json", "table", "tsv", "yaml"],
     "apply": ["name"], "delete": ["name"], "import": ["json", "name", "yaml"], "env": ["json", "name", "yaml"],
     "history": ["json", "yaml"], "api-resources": ["json", "name", "wide", "yaml"], "version": ["json", "yaml"],
+    "fsck": ["json"],
 }
-TYPED_COMMANDS = ("get", "describe", "delete", "history", "explain")
+TYPED_COMMANDS = ("get", "describe", "delete", "history", "explain", "export")
 FILE_FLAGS = ("-f", "--filename", "--store", "--environment")
 SHELLS = ("bash", "zsh", "fish")
 FILES = "__files__"  # tells the script to fall back to file-name completion
@@ -124,7 +136,9 @@ def candidates(words: list[str], current: str) -> list[str]:
     if not words:
         return [c for c in sorted(COMMANDS) if c.startswith(current)]
     command, previous = words[0], words[-1]
-    if previous in FILE_FLAGS:
+    if previous in FILE_FLAGS or (command, previous) in (("export", "-o"), ("export", "--output"), ("fsck", "--from-bundle")):
+        return [FILES]
+    if previous in ("-o", "--output") and command == "plot":
         return [FILES]
     if previous in ("-o", "--output"):
         return [v for v in OUTPUT_VALUES.get(command, []) if v.startswith(current)]
@@ -149,9 +163,12 @@ def candidates(words: list[str], current: str) -> list[str]:
     if command == "import":
         from kidx.importers.framework import IMPORTERS
 
-        return [f for f in IMPORTERS if f.startswith(current)] if len(words) == 1 else [FILES]
+        formats = [*IMPORTERS, "bundle"]
+        return [f for f in formats if f.startswith(current)] if len(words) == 1 else [FILES]
     if command == "env":
         return ["capture"] if len(words) == 1 and "capture".startswith(current) else []
+    if command in ("compare", "series", "plot"):
+        return [] if previous in _VALUED else _names("runs", current)
     if command in TYPED_COMMANDS:
         positional = [w for i, w in enumerate(words[1:], 1) if not w.startswith("-") and words[i - 1] not in _VALUED]
         if command == "explain" or not positional:
@@ -165,7 +182,7 @@ def candidates(words: list[str], current: str) -> list[str]:
 
 _VALUED = {"-o", "--output", "-l", "--selector", "-f", "--filename", "--store", "--field-selector", "-L",
            "--label-columns", "--sort-by", "--references", "--limit", "--dry-run", "--revision", "--max-depth",
-           "--environment", "--name"}
+           "--environment", "--name", "--by", "--baseline", "--threshold", "--label", "--x", "--title", "--only"}
 
 
 def complete(arguments: list[str]) -> str:

@@ -22,6 +22,7 @@ from kidx.manifests.document import Document
 from kidx.manifests.locate import locate_line
 from kidx.store.catalog import Catalog, Change, Entry
 from kidx.store.column_cache import column_values
+from kidx.store.faults import crash_point
 from kidx.store.store import Store, WriteTransaction, utc_now
 
 MAX_WARNINGS = 20
@@ -33,7 +34,7 @@ Progress = Callable[[str, int, int], None]
 class Outcome:
     info: KindInfo
     name: str
-    action: str  # created | configured | unchanged
+    action: str  # created | configured | unchanged | repaired (unchanged, but its object was written again)
     digest: str
 
 
@@ -235,19 +236,22 @@ def apply_documents(
     if dry_run:
         return plan_documents(store, documents, registry, texts, progress).report
     started = time.perf_counter()
-    items = _validated(documents, registry, texts or {}, progress, store.catalog)
+    # a write may start over a store whose catalog was lost (objects without names): the
+    # read-only refusal of such a store is for reads
+    items = _validated(documents, registry, texts or {}, progress, lambda: store.catalog(lost_ok=True))
     validated = time.perf_counter()
     if not store.exists():
         # no store yet: a by-name reference nothing can satisfy must fail before the write
         # creates one (pinning from the batch now is what the locked pass would do too)
         problems = BatchProblems(texts or {})
-        _pin_references(store.catalog(), items, problems)
+        _pin_references(store.catalog(lost_ok=True), items, problems)
         problems.raise_if_any()
     with store.write() as transaction:  # decisions and writes under one lock: no interleaving writer
         report, current = _plan(transaction.catalog, items, texts or {})
         _write(transaction, items, report, current, _referenced_kinds(registry), progress)
     report.timings["validate"] = validated - started
     report.timings.update(transaction.timings)
+    crash_point("after-commit")
     return report
 
 
@@ -379,18 +383,38 @@ def _write(
     referenced_kinds: frozenset[str],
     progress: Progress | None = None,
 ) -> None:
+    """Write the new objects, check those the store should hold already (a missing or
+    damaged one, even of an unchanged name, is written again), then record the names."""
+    from kidx.store.objects import PRESENT, REPLACED
+
     changed = [(item, outcome) for item, outcome in zip(items, report.outcomes) if outcome.action != "unchanged"]
-    if not changed:
-        return
+    # objects the store should hold already (the name keeps its digest): checked, and
+    # written again only when missing or damaged
+    kept: dict[str, _Item] = {}
+    for item in items:
+        live = current.get((item.info.kind, item.name))
+        if live is not None and live.digest == item.digest:
+            kept[item.digest] = item
     started = time.perf_counter()
     for position, (item, _) in enumerate(changed):
         if progress is not None and position % PROGRESS_STEP == 0:
             progress("storing", position, len(changed))
-        transaction.add_object(item.digest, item.data)
+        if item.digest not in kept and transaction.add_object(item.digest, item.data) == REPLACED:
+            report.warnings.append(_repair_warning(transaction, item, True))
     if progress is not None:
         progress("storing", len(changed), len(changed))
+    repaired = set()
+    for digest, done in transaction.ensure_objects({d: item.data for d, item in kept.items()}).items():
+        if done != PRESENT:
+            repaired.add(digest)
+            report.warnings.append(_repair_warning(transaction, kept[digest], done == REPLACED))
+    for outcome in report.outcomes:  # the name is as it was, but the store is not: say so
+        if outcome.action == "unchanged" and outcome.digest in repaired:
+            outcome.action = "repaired"
     objects_written = time.perf_counter()
     report.timings["objects"] = objects_written - started
+    if not changed:
+        return
     now = utc_now()
     transaction.put(
         [
@@ -408,6 +432,11 @@ def _write(
         now,
     )
     report.timings["catalog"] = time.perf_counter() - objects_written
+
+
+def _repair_warning(transaction: WriteTransaction, item: _Item, damaged: bool) -> str:
+    what = "was damaged (it did not hash to its name)" if damaged else "was missing"
+    return f"{item.info.qualified_name}/{item.name}: object {transaction.where(item.digest)} {what}; written again"
 
 
 __all__ = ["ApplyReport", "Outcome", "Plan", "apply_documents", "plan_documents", "validate_batch"]

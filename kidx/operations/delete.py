@@ -1,13 +1,14 @@
 """Delete: remove names from the catalog; their revisions and object files stay.
 
 A deleted name's history remains in ``revisions`` (a deletion is recorded as one), and its
-object file stays until a garbage collector removes unreferenced objects.
+object file stays: the revisions keep it, so gc does not remove it.
 """
 
 from __future__ import annotations
 
 from kidx.kinds.registry import KindInfo
 from kidx.store.catalog import Entry
+from kidx.store.faults import crash_point
 from kidx.store.store import Store, utc_now
 
 
@@ -28,4 +29,5 @@ def delete_entries(
             else:
                 transaction.delete(current, now)
                 deleted.append((info, current))
+    crash_point("after-commit")
     return deleted, gone

@@ -20,6 +20,12 @@ class Query(NamedTuple):
     limit: int | None = None
     need_manifests: bool = True
     table_only: bool = False  # only table columns are shown: cached column values suffice
+    # referenced objects to attach to each manifest under the reference field's name
+    # without "Digest" (``workload``), for columns and sort keys such as workload.spec.parameters.seq
+    reference_roles: frozenset = frozenset()
+    # False when columns and sort keys read only metadata and referenced objects: the
+    # catalog's cached column values (the reference digests among them) then suffice
+    own_spec_needed: bool = True
 
 
 class QueryResult(NamedTuple):
@@ -35,23 +41,33 @@ class QueryResult(NamedTuple):
 def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str = "get") -> QueryResult:
     selection_rules(query.arguments, query.selector)
     targets = parse_targets(query.arguments, registry, verb)
+    selected_through: frozenset = frozenset()  # references the field selector reads through
     if query.field_selector is not None:
         from kidx.query.field_selector import check_fields
 
-        check_fields(query.field_selector, registry, [target.info for target in targets])
+        selected_through = check_fields(query.field_selector, registry, [target.info for target in targets])
     with store.reading() as catalog:  # one consistent snapshot for the whole command
-        selection = select(catalog, targets, query.selector, _conditions(query, registry, catalog), store)
+        selection = select(catalog, targets, query.selector, _conditions(query, registry, catalog, targets), store)
         groups: list[tuple[KindInfo, list[dict]]] = []
-        for info, entries in selection.groups:
-            full = query.field_selector is not None or query.sort_keys
-            if query.table_only and not full:
+        for target, (info, entries) in zip(targets, selection.groups):
+            # the store answered the field selector for listed kinds; objects asked for by
+            # name are not narrowed there, so they are checked here, with the referenced
+            # objects the selector reads attached
+            check = query.field_selector is not None and target.names is not None
+            attached = query.reference_roles | (selected_through if check else frozenset())
+            full = check or ((query.sort_keys or attached) and query.own_spec_needed)
+            if (query.table_only or not query.own_spec_needed) and not full and query.need_manifests:
                 manifests = [store.table_manifest(entry, info) for entry in entries]
             elif query.need_manifests or full:
                 manifests = [store.manifest(entry) for entry in entries]
             else:
                 manifests = [_name_only(entry) for entry in entries]
-            if query.field_selector is not None:
+            if attached:
+                manifests = with_referenced(store, info, manifests, attached, catalog)
+            if check:
                 manifests = [m for m in manifests if query.field_selector.matches(m)]
+                if selected_through - query.reference_roles:
+                    manifests = without_referenced(manifests, selected_through - query.reference_roles)
             groups.append((info, manifests))
     if query.sort_keys:
         from kidx.output.sorting import sort_objects
@@ -68,24 +84,64 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
     return QueryResult(groups, selection.missing, single)
 
 
-def _conditions(query: Query, registry: KindRegistry, catalog) -> CatalogQuery:
-    """The typed conditions the store can narrow the listing with; the field selector is
-    still checked on each manifest (objects named explicitly are not narrowed)."""
+def with_referenced(store: Store, info: KindInfo, manifests: list[dict], roles, catalog=None) -> list[dict]:
+    """Copies of the manifests, each with the objects its reference fields point at, under
+    the field's name without ``Digest``: one batch look-up per referenced kind."""
+    from kidx.query.reference_paths import reference_role
+
+    # only the kind's own reference fields; a name that is none of them attaches nothing
+    fields = [(reference_role(ref.field), ref) for ref in info.references if reference_role(ref.field) in roles]
+    if not fields:
+        return manifests
+    targets: dict[tuple[str, str], dict] = {}
+    for _, ref in fields:
+        digests = {m["spec"].get(ref.field) for m in manifests if isinstance((m.get("spec") or {}).get(ref.field), str)}
+        for digest, manifest in store.referenced_manifests(digests, ref.target_kind, catalog).items():
+            targets[ref.target_kind, digest] = manifest
+    views = []
+    for manifest in manifests:
+        view = dict(manifest)
+        spec = manifest.get("spec") or {}
+        for role, ref in fields:
+            target = targets.get((ref.target_kind, spec.get(ref.field)))
+            if target is not None:
+                view[role] = target
+        views.append(view)
+    return views
+
+
+def without_referenced(manifests: list[dict], roles) -> list[dict]:
+    """The manifests as stored, for printing whole objects."""
+    return [{k: v for k, v in m.items() if k not in roles} for m in manifests]
+
+
+def _conditions(query: Query, registry: KindRegistry, catalog, targets) -> CatalogQuery:
+    """The typed conditions the store narrows listed kinds with, the field selector's
+    included (also through references); objects named explicitly are not narrowed, and
+    find_objects checks them against each manifest instead."""
     references = ()
     if query.references:
         from kidx.query.references import reference_conditions
 
         references = tuple(reference_conditions(list(query.references), registry, catalog))
-    fields = ()
+    fields, referenced = [], []
     if query.field_selector is not None:
         from kidx.query.field_selector import split_path
+        from kidx.query.references import referenced_field_condition
         from kidx.store.catalog import FieldCondition
 
-        fields = tuple(
-            FieldCondition(tuple(split_path(r.field)), r.operator, r.value) for r in query.field_selector.requirements
-        )
+        for requirement in query.field_selector.requirements:
+            # check_fields made sure every kind asked for has the field (or the reference)
+            through = referenced_field_condition(
+                targets[0].info, requirement.field, requirement.operator, requirement.value)
+            if through is not None:
+                referenced.append(through)
+            else:
+                fields.append(FieldCondition(tuple(split_path(requirement.field)), requirement.operator,
+                                             requirement.value))
     limit = query.limit if not query.sort_keys else None  # sorting needs every match first
-    return CatalogQuery(fields=fields, references=references, limit=limit)
+    return CatalogQuery(fields=tuple(fields), references=references, referenced_fields=tuple(referenced),
+                        limit=limit)
 
 
 def _name_only(entry) -> dict:

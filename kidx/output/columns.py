@@ -52,6 +52,13 @@ def _scalar_text(value) -> str:
     return str(value)
 
 
+def raw_text(value) -> str:
+    """A value for a delimited file: floats in their shortest round-trip form."""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    return _scalar_text(value)
+
+
 class ColumnSet:
     """The columns of one kind's table, compiled once per command."""
 
@@ -66,6 +73,20 @@ class ColumnSet:
 
     def cells(self, manifest: dict) -> list[str]:
         return [self._cell(column, get(manifest)) for column, get in zip(self.columns, self._getters)]
+
+    def raw_cells(self, manifest: dict) -> list[str]:
+        """The same columns for ``-o csv``/``tsv``: numbers as numbers (nanoseconds, bytes),
+        timestamps as written, references by name (the digest when not in the store),
+        nothing for a missing value."""
+        return [self._raw_cell(column, get(manifest)) for column, get in zip(self.columns, self._getters)]
+
+    def _raw_cell(self, column: PrinterColumn, value) -> str:
+        if value is None:
+            return ""
+        if column.format == "reference" and isinstance(value, str):
+            name = self._namer(value) if self._namer else None
+            return name if name is not None else value
+        return raw_text(value)
 
     def _cell(self, column: PrinterColumn, value) -> str:
         if column.type == "date":

@@ -33,6 +33,7 @@ __all__ = [
     "custom_column_cells",
     "parse_custom_columns",
     "parse_custom_columns_file",
+    "raw_custom_column_cells",
     "relaxed_path",
     "split_outside_brackets",
 ]
@@ -156,6 +157,17 @@ def custom_column_cells(columns: Sequence[tuple[str, str]], obj: Any) -> list[st
         compiled = compile_relaxed(path)
         values = compiled.find(obj) if compiled is not None else []
         cells.append(",".join(escape_terminal(format_value(v)) for v in values) if values else NONE_CELL)
+    return cells
+
+
+def raw_custom_column_cells(columns: Sequence[tuple[str, str]], obj: Any) -> list[str]:
+    """One row for ``-o csv=SPEC``: as :func:`custom_column_cells`, but empty when nothing
+    is found (a delimited file has no ``<none>``)."""
+    cells = []
+    for _, path in columns:
+        compiled = compile_relaxed(path)
+        values = compiled.find(obj) if compiled is not None else []
+        cells.append(",".join(format_value(v) for v in values))
     return cells
 
 

@@ -81,3 +81,39 @@ def render_custom_columns(groups: Groups, fmt: OutputFormat, no_headers: bool) -
     rows = [custom_column_cells(columns, m) for _, group in groups for m in group]
     headers = None if no_headers else [header for header, _ in columns]
     return render_table(headers, rows)
+
+
+def render_delimited_listing(
+    groups: Groups, fmt: OutputFormat, options: TableOptions, namer: ReferenceNamer | None = None,
+) -> str:
+    """``-o csv|tsv``: the ``-o wide`` columns with raw values; ``-o csv=SPEC``: custom columns."""
+    from kidx.errors import UsageError
+    from kidx.output.delimited import render_delimited
+
+    shown = [(info, manifests) for info, manifests in groups if manifests]
+    if len(shown) > 1:
+        kinds = ", ".join(info.plural for info, _ in shown)
+        raise UsageError(f"-o {fmt.kind} prints one kind at a time (one header row); this selection holds {kinds}")
+    if fmt.argument:
+        from kidx.output.custom_columns import parse_custom_columns, raw_custom_column_cells
+
+        columns = parse_custom_columns(fmt.argument)
+        headers = [header for header, _ in columns]
+        rows = [raw_custom_column_cells(columns, m) for _, manifests in shown for m in manifests]
+        return render_delimited(fmt.kind, None if options.no_headers else headers, rows)
+    if not shown and len(groups) != 1:
+        return ""
+    info, manifests = shown[0] if shown else groups[0]
+    columns = ColumnSet(info, True, namer)
+    headers = ["NAME", *columns.headers, *(label_column_header(k) for k in options.label_columns)]
+    if options.show_labels:
+        headers.append("LABELS")
+    rows = []
+    for manifest in manifests:
+        labels = manifest["metadata"].get("labels") or {}
+        row = [manifest["metadata"]["name"], *columns.raw_cells(manifest)]
+        row.extend(labels.get(key, "") for key in options.label_columns)
+        if options.show_labels:
+            row.append(",".join(f"{key}={labels[key]}" for key in sorted(labels)))
+        rows.append(row)
+    return render_delimited(fmt.kind, None if options.no_headers else headers, rows)

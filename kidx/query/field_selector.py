@@ -52,12 +52,14 @@ def split_path(field: str) -> list[str]:
     raise FieldSelectorError(f"field label not supported: {field}")
 
 
-def check_fields(selector: "FieldSelector", registry, kinds) -> None:
+def check_fields(selector: "FieldSelector", registry, kinds) -> frozenset[str]:
     """Refuse a field that one of ``kinds`` does not have, as kubectl's server does
     ("field label not supported"), naming the path and, when only the case of a name
-    is wrong, the path meant."""
+    is wrong, the path meant. Returns the references the fields reach through
+    (``workload`` for ``workload.spec.parameters.seq``)."""
     from kidx.kinds.field_paths import resolve_field_path, suggest_field_path
 
+    through: set[str] = set()
     for info in kinds:
         for requirement in selector.requirements:
             found = resolve_field_path(registry, info, requirement.field)
@@ -67,9 +69,8 @@ def check_fields(selector: "FieldSelector", registry, kinds) -> None:
                         else f" ({info.plural} have no such field)" if len(kinds) > 1 else "")
                 raise FieldSelectorError(f"field label not supported: {requirement.field}{hint}")
             if found.reference is not None:
-                raise FieldSelectorError(
-                    f"field label not supported: {requirement.field} "
-                    "(selecting on the fields of a referenced object is not supported)")
+                through.add(requirement.field.split(".", 1)[0])
+    return frozenset(through)
 
 
 @dataclass(frozen=True)

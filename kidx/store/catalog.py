@@ -59,6 +59,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
+from kidx.errors import StoreError
+
 
 class Entry(NamedTuple):
     """A name's current state in the catalog."""
@@ -336,6 +338,47 @@ class Catalog(ABC):
 
     @abstractmethod
     def delete(self, entry: Entry, now: str) -> None: ...
+
+    # maintenance: fsck, gc, export and restore (kidx.operations.fsck/gc/export). A backend
+    # that does not provide one of these makes that command say so, nothing else.
+    def all_entries(self) -> Iterable[Entry]:
+        """Every current name, ordered by kind and name."""
+        return self.list(CatalogQuery(order="kind,name"))
+
+    def all_revisions(self) -> Iterable[Revision]:
+        """Every revision of every name in the order recorded, numbered per name."""
+        raise self._unsupported("reading every revision")
+
+    def index_rows(self) -> tuple[dict[tuple[str, str], tuple[dict[str, str], set[tuple[str, str]]]], int, int]:
+        """What the label and reference indexes hold: per current (kind, name) its indexed
+        labels and (field, target) pairs; then how many label and reference rows belong to
+        no current name."""
+        raise self._unsupported("checking indexes")
+
+    def integrity_problems(self) -> list[str]:
+        """What the database's own consistency check reports; [] when sound."""
+        return []
+
+    def rebuild_indexes(self) -> None:
+        """Rebuild the database's own indexes from its tables (repair)."""
+
+    def reindex(self, change: Change) -> None:
+        """Rewrite one existing name's label and reference rows and cached columns (repair:
+        no revision is recorded)."""
+        raise self._unsupported("repairing indexes")
+
+    def drop_stray_index_rows(self) -> None:
+        """Remove label and reference rows that belong to no current name (repair)."""
+        raise self._unsupported("repairing indexes")
+
+    def restore(self, changes: Sequence[Change], revisions: Sequence[Revision]) -> None:
+        """Insert names and revisions exactly as given (restore from a bundle): times,
+        generations and creation times are kept; ``Revision.revision`` is ignored, the
+        order given is the order recorded."""
+        raise self._unsupported("restoring a bundle")
+
+    def _unsupported(self, what: str) -> StoreError:
+        return StoreError(f"this store's backend does not support {what}")
 
     # derived reads, in terms of list(); a backend may answer them faster
     def by_digest(self, digest: str) -> list[Entry]:

@@ -14,7 +14,13 @@ dvc-objects injects a filesystem into ``ObjectDB(fs, path)``:
 An ``ObjectBackend`` implements ``read``/``write``/``exists``/``hexdigests``/``flush``
 on 64-digit hex names; ``read`` raises FileNotFoundError for a missing object.
 ``flush`` makes every object written so far durable; the store calls it before the
-catalog commits any name that points at them.
+catalog commits any name that points at them. For fsck, gc and export it also provides
+``remove`` (gc only: objects are otherwise immutable), ``where`` (for messages) and,
+where it can have them, ``leftovers`` (files that are not objects).
+
+``write`` checks what is already stored under the name (size, then content, then hash)
+and replaces a damaged object: writing an object is also how a hand-edited, truncated
+or emptied one is repaired. It answers WRITTEN, PRESENT or REPLACED.
 """
 
 from __future__ import annotations
@@ -25,8 +31,25 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 _HEX = re.compile(r"^[0-9a-f]{64}$")
+_FAN = re.compile(r"^[0-9a-f]{2}$")
+TEMPORARY_PREFIX = ".tmp-"
+
+# what ``write`` did
+WRITTEN = "written"  # nothing was stored under the name: written
+PRESENT = "present"  # stored and intact: nothing to do
+REPLACED = "replaced"  # stored but damaged (wrong size or content): replaced
+
+
+class Leftover(NamedTuple):
+    """A file among the objects that is not one: a crashed writer's temporary file, or
+    something kidx did not write."""
+
+    path: Path
+    temporary: bool
+    size: int
 
 
 class ObjectBackend(ABC):
@@ -36,8 +59,9 @@ class ObjectBackend(ABC):
     def read(self, hexdigest: str) -> bytes: ...
 
     @abstractmethod
-    def write(self, hexdigest: str, data: bytes) -> bool:
-        """Store ``data``; False when it was already there."""
+    def write(self, hexdigest: str, data: bytes) -> str | bool:
+        """Store ``data``: WRITTEN, PRESENT (already there, intact) or REPLACED (there but
+        damaged: replaced atomically). True/False are read as WRITTEN/PRESENT."""
 
     @abstractmethod
     def exists(self, hexdigest: str) -> bool: ...
@@ -52,6 +76,35 @@ class ObjectBackend(ABC):
     def missing(self, hexdigests: Iterable[str]) -> set[str]:
         """Which of ``hexdigests`` are not stored; a database answers in one query."""
         return {hexdigest for hexdigest in hexdigests if not self.exists(hexdigest)}
+
+    def ensure_many(self, objects: dict[str, bytes]) -> dict[str, str]:
+        """Make sure each object is stored intact, writing those that are not: hexdigest ->
+        WRITTEN, PRESENT or REPLACED. For objects whose names are ``unchanged``, where a
+        plain write would be wasted; a backend may answer with one query."""
+        done = {}
+        for hexdigest, data in objects.items():
+            done[hexdigest] = PRESENT if self.exists(hexdigest) else _outcome(self.write(hexdigest, data))
+        return done
+
+    def remove(self, hexdigest: str) -> None:
+        """Delete an object (garbage collection only); a missing one is not an error."""
+        from kidx.errors import StoreError
+
+        raise StoreError(f"this store's backend cannot remove objects ({self.location})")
+
+    def where(self, hexdigest: str) -> str:
+        """Where the object is kept, for messages (a file path, a table row)."""
+        return f"sha256:{hexdigest} in {self.location}"
+
+    def size(self, hexdigest: str) -> int | None:
+        try:
+            return len(self.read(hexdigest))
+        except FileNotFoundError:
+            return None
+
+    def leftovers(self) -> Iterator[Leftover]:
+        """What is kept among the objects but is not one; a database has none."""
+        return iter(())
 
     def read_many(self, hexdigests: Iterable[str]) -> dict[str, bytes]:
         """Many objects at once (missing ones left out); a database answers in one query."""
@@ -88,15 +141,33 @@ class ObjectDB:
         found = self.backend.read_many(self._hex(digest) for digest in digests)
         return {"sha256:" + hexdigest: data for hexdigest, data in found.items()}
 
-    def write(self, digest: str, data: bytes, verify: bool = False) -> bool:
-        """Store ``data`` under ``digest``; False when it was already there. With ``verify``
-        (bytes from elsewhere, such as another store), refuse bytes that do not hash to it."""
+    def write(self, digest: str, data: bytes, verify: bool = False) -> str:
+        """Store ``data`` under ``digest``: WRITTEN, PRESENT or REPLACED (see the module
+        docstring). With ``verify`` (bytes from elsewhere, such as another store), refuse
+        bytes that do not hash to it."""
         hexdigest = self._hex(digest)
         if verify and hashlib.sha256(data).hexdigest() != hexdigest:
             from kidx.errors import StoreError
 
             raise StoreError(f"object {digest}: its bytes do not hash to its digest")
-        return self.backend.write(hexdigest, data)
+        return _outcome(self.backend.write(hexdigest, data))
+
+    def ensure_many(self, objects: dict[str, bytes]) -> dict[str, str]:
+        """Each object stored intact afterwards: digest -> WRITTEN, PRESENT or REPLACED."""
+        done = self.backend.ensure_many({self._hex(digest): data for digest, data in objects.items()})
+        return {"sha256:" + hexdigest: outcome for hexdigest, outcome in done.items()}
+
+    def remove(self, digest: str) -> None:
+        self.backend.remove(self._hex(digest))
+
+    def where(self, digest: str) -> str:
+        return self.backend.where(self._hex(digest))
+
+    def size(self, digest: str) -> int | None:
+        return self.backend.size(self._hex(digest))
+
+    def leftovers(self) -> Iterator[Leftover]:
+        return self.backend.leftovers()
 
     def exists(self, digest: str) -> bool:
         return self.backend.exists(self._hex(digest))
@@ -125,7 +196,7 @@ class FileObjectBackend(ObjectBackend):
         self.location = str(self.root)
         self._root_text = str(self.root)
         self._folders: set[str] = set()  # fan-out folders known to exist
-        self._temporary_prefix = f".tmp-{os.getpid()}-{os.urandom(4).hex()}-"
+        self._temporary_prefix = f"{TEMPORARY_PREFIX}{os.getpid()}-{os.urandom(4).hex()}-"
         self._written = 0
 
     def path_of(self, digest: str) -> Path:
@@ -146,12 +217,23 @@ class FileObjectBackend(ObjectBackend):
         finally:
             os.close(descriptor)
 
-    def write(self, hexdigest: str, data: bytes) -> bool:
-        """Plain ``os`` calls on strings: this runs once per object in a bulk apply."""
+    def write(self, hexdigest: str, data: bytes) -> str:
+        """A file already at the path is checked, size first, then content (a same-size
+        edit is caught too); one that is not this digest's is replaced atomically. Plain
+        ``os`` calls on strings: this runs once per object in a bulk apply."""
         folder = f"{self._root_text}/{hexdigest[:2]}"
         path = f"{folder}/{hexdigest[2:]}"
-        if os.path.exists(path):
-            return False
+        outcome = WRITTEN
+        try:
+            size = os.stat(path).st_size
+        except FileNotFoundError:
+            pass
+        else:
+            if size == len(data) and _content_is(path, data):
+                return PRESENT
+            if _hashes_to(path, hexdigest):
+                return PRESENT  # intact: the bytes given are not this digest's, keep the file
+            outcome = REPLACED
         if folder not in self._folders:
             os.makedirs(folder, exist_ok=True)
             self._folders.add(folder)
@@ -172,7 +254,37 @@ class FileObjectBackend(ObjectBackend):
             except OSError:
                 pass
             raise
-        return True
+        return outcome
+
+    def ensure_many(self, objects: dict[str, bytes]) -> dict[str, str]:
+        return {hexdigest: self.write(hexdigest, data) for hexdigest, data in objects.items()}
+
+    def remove(self, hexdigest: str) -> None:
+        try:
+            os.unlink(f"{self._root_text}/{hexdigest[:2]}/{hexdigest[2:]}")
+        except FileNotFoundError:
+            pass
+
+    def where(self, hexdigest: str) -> str:
+        return f"{self._root_text}/{hexdigest[:2]}/{hexdigest[2:]}"
+
+    def size(self, hexdigest: str) -> int | None:
+        try:
+            return os.stat(f"{self._root_text}/{hexdigest[:2]}/{hexdigest[2:]}").st_size
+        except FileNotFoundError:
+            return None
+
+    def leftovers(self) -> Iterator[Leftover]:
+        if not self.root.is_dir():
+            return
+        for fan in sorted(self.root.iterdir()):
+            if not (_FAN.match(fan.name) and fan.is_dir()):
+                yield _leftover(fan, temporary=False)
+                continue
+            for entry in sorted(fan.iterdir()):
+                if _HEX.match(fan.name + entry.name) and entry.is_file():
+                    continue
+                yield _leftover(entry, temporary=entry.name.startswith(TEMPORARY_PREFIX))
 
     def flush(self) -> None:
         """Make every written object durable before the catalog refers to it."""
@@ -201,5 +313,31 @@ class FileObjectBackend(ObjectBackend):
                 continue
             for entry in sorted(fan.iterdir()):
                 hexdigest = fan.name + entry.name
-                if _HEX.match(hexdigest):
+                if _HEX.match(hexdigest) and entry.is_file():
                     yield hexdigest
+
+
+def _outcome(written: str | bool) -> str:
+    if isinstance(written, str):
+        return written
+    return WRITTEN if written else PRESENT
+
+
+def _content_is(path: str, data: bytes) -> bool:
+    try:
+        with open(path, "rb") as stream:
+            return stream.read(len(data) + 1) == data
+    except OSError:
+        return False
+
+
+def _hashes_to(path: str, hexdigest: str) -> bool:
+    try:
+        with open(path, "rb") as stream:
+            return hashlib.file_digest(stream, "sha256").hexdigest() == hexdigest
+    except OSError:
+        return False
+
+
+def _leftover(path: Path, temporary: bool) -> Leftover:
+    return Leftover(path, temporary, path.lstat().st_size)

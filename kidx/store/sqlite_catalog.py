@@ -206,6 +206,7 @@ class SQLiteCatalog(Catalog):
         writes, not even the schema into an empty file that a crash during the very first
         write left.
         """
+        self.path = path
         self.objects = objects
         self.location = None if path is None else str(path)
         self._writing = False
@@ -643,6 +644,105 @@ class SQLiteCatalog(Catalog):
                 (key, prefix, prefix + "\uffff"),
             )
         ]
+
+    # --- maintenance (fsck, gc, export, restore) -----------------------------------------
+
+    @_translating
+    def all_entries(self) -> list[Entry]:
+        return [_entry(row) for row in self.connection.execute(f"SELECT {_ENTRY_COLUMNS} FROM objects ORDER BY kind, name")]
+
+    @_translating
+    def all_revisions(self) -> list[Revision]:
+        numbers: dict[tuple[str, str], int] = {}
+        found = []
+        for row in self.connection.execute(
+            "SELECT kind, name, id, event, digest, title, labels, annotations, generation, recorded "
+            "FROM revisions ORDER BY id"
+        ):
+            key = (row[0], row[1])
+            numbers[key] = numbers.get(key, 0) + 1
+            found.append(Revision(
+                kind=row[0], name=row[1], revision=numbers[key], event=row[3], digest=row[4], title=row[5],
+                labels=json.loads(row[6] or "{}"), annotations=json.loads(row[7] or "{}"),
+                generation=row[8], recorded=row[9],
+            ))
+        return found
+
+    @_translating
+    def index_rows(self):
+        names = {row[0]: (row[1], row[2]) for row in self.connection.execute("SELECT id, kind, name FROM objects")}
+        indexed = {key: ({}, set()) for key in names.values()}
+        stray_labels = stray_references = 0
+        for object_id, key, value in self.connection.execute("SELECT object_id, key, value FROM labels"):
+            owner = names.get(object_id)
+            if owner is None:
+                stray_labels += 1
+            else:
+                indexed[owner][0][key] = value
+        for object_id, field_name, target in self.connection.execute("SELECT object_id, field, target FROM refs"):
+            owner = names.get(object_id)
+            if owner is None:
+                stray_references += 1
+            else:
+                indexed[owner][1].add((field_name, target))
+        return indexed, stray_labels, stray_references
+
+    def integrity_problems(self) -> list[str]:
+        if self.path is None:
+            return []
+        try:
+            rows = [row[0] for row in self.connection.execute("PRAGMA integrity_check")]
+        except sqlite3.Error as exc:
+            return [f"cannot be checked: {exc}"]
+        return [] if rows == ["ok"] else rows
+
+    @_translating
+    def rebuild_indexes(self) -> None:
+        self.connection.execute("REINDEX")
+
+    @_translating
+    def reindex(self, change: Change) -> None:
+        entry = change.entry
+        self.connection.execute("DELETE FROM labels WHERE object_id=?", (entry.id,))
+        self.connection.execute("DELETE FROM refs WHERE object_id=?", (entry.id,))
+        self.connection.executemany(
+            "INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)",
+            [(entry.id, key, value) for key, value in entry.labels.items()],
+        )
+        self.connection.executemany(
+            "INSERT OR IGNORE INTO refs (object_id, field, target) VALUES (?, ?, ?)",
+            [(entry.id, field_name, target) for field_name, target in change.references],
+        )
+        self.connection.execute("UPDATE objects SET columns=? WHERE id=?", (entry.columns, entry.id))
+
+    @_translating
+    def drop_stray_index_rows(self) -> None:
+        self.connection.execute("DELETE FROM labels WHERE object_id NOT IN (SELECT id FROM objects)")
+        self.connection.execute("DELETE FROM refs WHERE object_id NOT IN (SELECT id FROM objects)")
+
+    @_translating
+    def restore(self, changes: Sequence[Change], revisions: Sequence[Revision]) -> None:
+        (highest,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM objects").fetchone()
+        rows, label_rows, ref_rows = [], [], []
+        for change in changes:
+            entry = change.entry
+            highest += 1
+            rows.append((highest, entry.kind, entry.name, entry.digest, entry.title, _dumps(entry.labels),
+                         _dumps(entry.annotations), entry.created, entry.generation, entry.columns))
+            label_rows.extend((highest, key, value) for key, value in entry.labels.items())
+            ref_rows.extend((highest, field_name, target) for field_name, target in change.references)
+        self.connection.executemany(
+            "INSERT INTO objects (id, kind, name, digest, title, labels, annotations, created, generation, columns) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        self.connection.executemany("INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)", label_rows)
+        self.connection.executemany("INSERT OR IGNORE INTO refs (object_id, field, target) VALUES (?, ?, ?)", ref_rows)
+        self.connection.executemany(
+            _INSERT_REVISION,
+            [(r.kind, r.name, r.event, r.digest, r.title, _dumps(r.labels), _dumps(r.annotations), r.generation,
+              r.recorded) for r in revisions],
+        )
 
     # --- writes (inside begin_write … commit) -------------------------------------------
 

@@ -9,7 +9,8 @@ first write creates it. Operations use only this facade:
   lock; on leaving the block the objects are made durable first, then the catalog
   commits, so no committed name ever points at an object a crash could lose;
 - ``store.select(query)`` for a ``CatalogQuery`` (the backend compiles it);
-- ``store.identity``/``store.manifest``/``store.identities`` for object contents.
+- ``store.identity``/``store.manifest``/``store.identities`` for object contents, each
+  checked against its digest (damage is an error naming the object, never served).
 
 The backend comes from the location: a folder is the SQLite backend
 (``kidx.store.sqlite_catalog``); a URL whose scheme is in ``BACKENDS`` names the module
@@ -28,8 +29,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from kidx.errors import StoreError
-from kidx.store.catalog import Catalog, CatalogQuery, Change, Entry, StoreBackend, condition_holds, field_text
+from kidx.identity.canonical import digest_bytes
+from kidx.store.catalog import (
+    Catalog, CatalogQuery, Change, Entry, Revision, StoreBackend, condition_holds, field_text,
+)
 from kidx.store.column_cache import fingerprint, spec_stub
+from kidx.store.faults import crash_point
+from kidx.store.objects import PRESENT
 
 STORE_ENV = "KIDX_STORE"
 #: URL scheme -> module defining ``backend(location) -> StoreBackend``
@@ -78,10 +84,47 @@ class WriteTransaction:
         self.objects_added = False
         self.timings: dict[str, float] = {}  # seconds of the flush and of the commit
 
-    def add_object(self, digest: str, data: bytes) -> bool:
-        """Store an object's canonical bytes; durable before the commit. False when present."""
-        self.objects_added = True
-        return self._objects.write(digest, data)
+    def add_object(self, digest: str, data: bytes) -> str:
+        """Store an object's canonical bytes, durable before the commit: WRITTEN, PRESENT, or
+        REPLACED when what was stored under the digest was damaged (kidx.store.objects)."""
+        return self._added(self._objects.write(digest, data))
+
+    def ensure_objects(self, objects: dict[str, bytes]) -> dict[str, str]:
+        """Objects that should be stored already (their names are unchanged): each is
+        checked, and written again when missing or damaged. digest -> what was done."""
+        done = self._objects.ensure_many(objects)
+        for outcome in done.values():
+            self._added(outcome)
+        return done
+
+    def _added(self, written: str) -> str:
+        if written != PRESENT:
+            if not self.objects_added:
+                crash_point("objects")
+            self.objects_added = True
+        return written
+
+    def where(self, digest: str) -> str:
+        return self._objects.where(digest)
+
+    def remove_object(self, digest: str) -> None:
+        """Garbage collection: under the write lock, so no write in flight can need it."""
+        self._objects.remove(digest)
+
+    def reindex(self, change: Change) -> None:
+        """Repair: rewrite a name's label and reference rows and cached columns from
+        ``change``; no revision, nothing the user applied changes."""
+        self.catalog.reindex(change)
+
+    def drop_stray_index_rows(self) -> None:
+        self.catalog.drop_stray_index_rows()
+
+    def rebuild_catalog_indexes(self) -> None:
+        self.catalog.rebuild_indexes()
+
+    def restore(self, changes: Sequence[Change], revisions: Sequence[Revision]) -> None:
+        """Names and revisions exactly as recorded elsewhere (a bundle)."""
+        self.catalog.restore(changes, revisions)
 
     def put(self, changes: Sequence[Change], now: str) -> None:
         """Create or replace names; each gets an ``applied`` revision."""
@@ -126,9 +169,9 @@ class Store:
         return self._catalog
 
     @contextmanager
-    def reading(self) -> Iterator[Catalog]:
-        """Several reads that see one consistent snapshot."""
-        catalog = self.catalog()
+    def reading(self, lost_ok: bool = False) -> Iterator[Catalog]:
+        """Several reads that see one consistent snapshot (``lost_ok``: as for ``catalog``)."""
+        catalog = self.catalog(lost_ok=lost_ok)
         catalog.begin_read()
         try:
             yield catalog
@@ -147,12 +190,14 @@ class Store:
             if transaction.objects_added:
                 self.objects.flush()
             flushed = time.perf_counter()
+            crash_point("catalog")
             catalog.commit()
             transaction.timings["flush"] = flushed - started
             transaction.timings["commit"] = time.perf_counter() - flushed
         except BaseException:
             catalog.rollback()
             raise
+        crash_point("commit")
 
     def close(self) -> None:
         if self._catalog is not None:
@@ -178,26 +223,30 @@ class Store:
         return found
 
     def identity(self, digest: str) -> dict:
-        """The stored ``{apiVersion, kind, spec}`` of a digest."""
+        """The stored ``{apiVersion, kind, spec}`` of a digest, checked against its name."""
         kept = self._kept.pop(digest, None)
         if kept is not None:
             return kept
         try:
-            return json.loads(self.objects.read(digest))
+            data = self.objects.read(digest)
         except FileNotFoundError:
-            raise StoreError(f"object {digest} is missing from {self.objects.location}") from None
-        except ValueError:
-            raise StoreError(f"object {digest} in {self.objects.location} is corrupt") from None
+            raise StoreError(f"object {digest} is missing: {self.objects.where(digest)} (run 'kidx fsck')") from None
+        return self._checked(digest, data)
+
+    def _checked(self, digest: str, data: bytes) -> dict:
+        """Bytes that hash to their name, parsed; anything else is damage, named as such."""
+        if digest_bytes(data) != digest:
+            raise StoreError(
+                f"object {digest} is damaged: {self.objects.where(digest)} does not hash to its name (run 'kidx fsck')"
+            )
+        return json.loads(data)
 
     def identities(self, digests: Iterable[str]) -> dict[str, dict]:
         """Many objects at once, by digest (those missing from the store are left out)."""
-        found = {}
-        for digest, data in self.objects.read_many(dict.fromkeys(digests)).items():
-            try:
-                found[digest] = json.loads(data)
-            except ValueError:
-                raise StoreError(f"object {digest} in {self.objects.location} is corrupt") from None
-        return found
+        return {
+            digest: self._checked(digest, data)
+            for digest, data in self.objects.read_many(dict.fromkeys(digests)).items()
+        }
 
     def referenced_manifests(self, digests: Iterable[str], kind: str, catalog: Catalog | None = None) -> dict[str, dict]:
         """The manifests of many referenced objects at once, by digest, for columns and

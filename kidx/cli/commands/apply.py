@@ -43,6 +43,7 @@ def apply(
     if not filename:
         raise UsageError("must specify -f")
     result = read_sources(expand_sources(filename, recursive))
+    _refuse_bundles(result.documents)
     if result.problems:
         # every error at once: also validate the documents that could be read
         from kidx.operations.apply import validate_batch
@@ -59,6 +60,21 @@ def apply(
         open_store(store), result.documents, kind_registry(), result.texts, dry_run=suffix is not None
     )
     print_outcomes(report, output_format, suffix)
+
+
+def _refuse_bundles(documents) -> None:
+    """A bundle from 'kidx export' holds history, not manifests: point to its command."""
+    from kidx.errors import Problem
+    from kidx.operations.bundle import FORMAT_PREFIX
+
+    problems = [
+        Problem(document.location(), "a kidx bundle (from 'kidx export'), not manifests: restore it with "
+                f"'kidx import bundle {document.source}'")
+        for document in documents
+        if isinstance(document.body.get("format"), str) and document.body["format"].startswith(FORMAT_PREFIX)
+    ]
+    if problems:
+        raise InvalidInputError(problems)
 
 
 def print_outcomes(report, output_format: Optional[str], suffix: Optional[str]) -> None:

@@ -34,8 +34,8 @@ def delete(
 ) -> int:
     """Delete objects by name, from files, by label selector, or all of a type.
 
-    Deleting removes the name from the catalog; its revisions stay recorded and its
-    object file stays until garbage collection.
+    Deleting removes the name from the catalog; its revisions stay recorded, and so
+    does its object file, which they keep (kidx gc leaves it).
     """
     from kidx.operations.delete import delete_entries
     from kidx.query.selection import Selection, not_found_message, select

@@ -16,8 +16,8 @@ OutputOption = Annotated[
     Optional[str],
     typer.Option(
         "--output", "-o",
-        help="wide, name, yaml, json, jsonpath=TEMPLATE, jsonpath-file=FILE, "
-        "custom-columns=SPEC, custom-columns-file=FILE.",
+        help="wide, name, yaml, json, csv, tsv, csv=SPEC, tsv=SPEC, jsonpath=TEMPLATE, "
+        "jsonpath-file=FILE, custom-columns=SPEC, custom-columns-file=FILE.",
     ),
 ]
 
@@ -30,6 +30,8 @@ Examples:
   kidx get runs -o jsonpath='{range .items[*]}{.metadata.name}{"\\t"}{.spec.timing.latencyNs.median}{"\\n"}{end}'
   kidx get runs -o custom-columns=NAME:.metadata.name,DIGEST:.metadata.digest
   kidx get run DIGEST-PREFIX -o yaml    (a name, a digest, or its first 8+ hex digits)
+  kidx get runs -l liger_version=0.6.1 -o csv > runs.csv
+  kidx get runs -o csv='NAME:.metadata.name,MEDIAN_NS:.spec.timing.latencyNs.median'
 """
 
 
@@ -60,9 +62,9 @@ def get(
 
     fmt = parse_output_format(output_format)
     keys = [key for value in label_columns or [] for key in value.split(",") if key]
-    if show_labels and not fmt.is_table:
+    if show_labels and not (fmt.is_table or fmt.is_delimited):
         raise UsageError(f"--show-labels option cannot be used with {fmt.kind} printer")
-    if keys and fmt.kind.startswith("custom-columns"):
+    if keys and (fmt.kind.startswith("custom-columns") or (fmt.is_delimited and fmt.argument)):
         raise UsageError(f"--label-columns option cannot be used with {fmt.kind} printer")
     if not arguments:
         raise UsageError(
@@ -74,6 +76,11 @@ def get(
         from kidx.output.sorting import parse_sort_keys
 
         sort_keys = parse_sort_keys(sort_by)
+    from kidx.query.reference_paths import mentions_own_spec, roles_mentioned
+
+    roles = roles_mentioned(fmt.argument, sort_by)
+    # yaml, json and name print (or need) nothing from cached columns
+    reads_columns = fmt.is_table or fmt.is_delimited or fmt.kind.startswith("custom-columns")
     query = Query(
         arguments=arguments,
         selector=parse_selector(selector),
@@ -82,7 +89,9 @@ def get(
         limit=limit,
         references=tuple(references or ()),
         need_manifests=fmt.kind != "name",
-        table_only=fmt.is_table,
+        table_only=fmt.is_table or (fmt.is_delimited and not fmt.argument),
+        reference_roles=roles,
+        own_spec_needed=not reads_columns or mentions_own_spec(fmt.argument, sort_by),
     )
     the_store = open_store(store)
     result = find_objects(the_store, kind_registry(), query)
@@ -90,9 +99,16 @@ def get(
     if fmt.is_table:
         options = listing.TableOptions(fmt.kind == "wide", show_labels, keys, no_headers, show_kind)
         out.data(listing.render_tables(result.groups, options, _reference_namer(the_store)))
+    elif fmt.is_delimited:
+        options = listing.TableOptions(True, show_labels, keys, no_headers, False)
+        out.data(listing.render_delimited_listing(result.groups, fmt, options, _reference_namer(the_store)))
     elif fmt.kind == "name":
         out.data(listing.render_names([(i, [m["metadata"]["name"] for m in ms]) for i, ms in result.groups]))
     elif fmt.kind in ("yaml", "json"):
+        if roles:
+            from kidx.operations.get import without_referenced
+
+            result = result._replace(groups=[(i, without_referenced(ms, roles)) for i, ms in result.groups])
         if result.count or not result.missing:
             out.data(listing.render_documents(result.groups, fmt, result.single))
     elif fmt.kind == "jsonpath":
@@ -100,7 +116,7 @@ def get(
             out.data(listing.render_jsonpath(result.groups, fmt.argument or "", result.single))
     elif result.count:
         out.data(listing.render_custom_columns(result.groups, fmt, no_headers))
-    if not result.count and not result.missing and (fmt.is_table or fmt.kind.startswith("custom-columns")):
+    if not result.count and not result.missing and (fmt.is_table or fmt.is_delimited or fmt.kind.startswith("custom-columns")):
         out.notice("No resources found")
     return report_missing(out, result.missing, ignore_not_found)
 

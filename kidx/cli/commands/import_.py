@@ -20,7 +20,7 @@ LARGE_INPUT_RECORDS = 500
 
 import_app = typer.Typer(
     name="import",
-    help="Import benchmark results from other tools' formats.",
+    help="Import benchmark results from other tools' formats, or restore a kidx bundle.",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -93,6 +93,48 @@ def _command(format_name: str):
 
 for _name, _info in IMPORTERS.items():
     import_app.command(_name, help=None, epilog=_EXAMPLES[_name])(_command(_name))
+
+
+@import_app.command(
+    "bundle",
+    epilog="""\b
+Examples:
+  kidx import bundle backup.kidx.json --store /tmp/restored
+""",
+)
+def bundle(
+    file: Annotated[str, typer.Argument(help="A bundle written by 'kidx export'.")],
+    dry_run: DryRunOption = "none",
+    output_format: Annotated[Optional[str], typer.Option("--output", "-o", help="Only 'name': print object names without the verb.")] = None,
+    store: StoreOption = None,
+) -> None:
+    """Restore a bundle written by 'kidx export': its objects, names and complete history,
+    exactly as exported (same digests, times, generations).
+
+    A name the store already has must have the same history (it is then unchanged);
+    any other overlap is refused and nothing is written.
+    """
+    from kidx.operations.bundle import read_bundle
+    from kidx.operations.export import restore
+
+    suffix = parse_dry_run(dry_run)
+    if output_format not in (None, "name"):
+        raise UsageError(f"unexpected -o output mode: {output_format}. We only support '-o name'")
+    registry = kind_registry()
+    contents = read_bundle(file, [info.kind for info in registry.kinds])
+    report = restore(open_store(store), registry, contents, file, dry_run=suffix is not None)
+    out = output()
+    lines = []
+    for outcome in report.outcomes:
+        name = f"{outcome.info.qualified_name}/{outcome.name}"
+        lines.append(name if output_format == "name" else f"{name} {outcome.action}" + (f" {suffix}" if suffix else ""))
+    out.data("".join(line + "\n" for line in lines))
+    counts = Counter(outcome.action for outcome in report.outcomes)
+    out.notice(
+        f"import bundle: {len(contents.names):,} names, {len(contents.revisions):,} revisions, "
+        f"{len(contents.objects):,} objects; " + ", ".join(f"{count:,} {action}" for action, count in counts.items())
+        + (f" {suffix}" if suffix else "")
+    )
 
 
 def _import(format_name: str, files: list[str], environment: Optional[str], dry_run: str,
@@ -182,7 +224,7 @@ def _summarise(out, format_name: str, converted, report, files: int, attached: O
     if report is not None:
         counts = Counter((o.info.kind, o.action) for o in report.outcomes)
         for kind in dict.fromkeys(o.info.kind for o in report.outcomes):
-            actions = ", ".join(f"{counts[(kind, a)]} {a}" for a in ("created", "configured", "unchanged") if counts[(kind, a)])
+            actions = ", ".join(f"{counts[(kind, a)]} {a}" for a in ("created", "configured", "unchanged", "repaired") if counts[(kind, a)])
             parts.append(f"{kind} {actions}")
     else:
         kinds = Counter(document.body["kind"] for document in converted.documents)

@@ -1,0 +1,124 @@
+"""A run's headline figure: the primary statistic, its unit, its spread and any samples.
+
+Latency runs carry ``spec.timing.latencyNs`` (nanoseconds), memory runs
+``spec.memory.peakAllocatedBytes`` (bytes); ``spec.measurements`` may add the p20/p80
+quantiles around them and, where a harness kept them, the raw samples. Whether less is
+better comes from what was measured (the protocol's ``measurement.metric``, else the
+run's own metric), never from a guess.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+LOWER_IS_BETTER = {"latency": True, "peak_memory": True, "throughput": False}
+UNITS = {"latency": "ns", "peak_memory": "B"}
+# measurements may be written in other units of the same quantity
+_TO_BASE = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9, "bytes": 1}
+_LOW_STATISTICS = ("p20",)
+_HIGH_STATISTICS = ("p80",)
+_SAMPLE_KEYS = ("samples", "values")
+
+
+class Measure(NamedTuple):
+    metric: str  # latency, peak_memory
+    statistic: str  # the primary statistic: median, mean, min or max
+    value: float
+    unit: str  # "ns" or "B"
+    low: float | None = None  # p20, where the run has it
+    high: float | None = None  # p80
+    samples: tuple[float, ...] | None = None  # raw samples, where the run has them
+
+    @property
+    def lower_is_better(self) -> bool:
+        return LOWER_IS_BETTER.get(self.metric, True)
+
+
+def measure_of(spec: dict, protocol_spec: dict | None = None) -> Measure | None:
+    """The headline figure of a run spec, or None when it has none (a failed run)."""
+    if not isinstance(spec, dict):
+        return None
+    headline = _headline(spec)
+    if headline is None:
+        return None
+    metric, statistics, primary = headline
+    declared = ((protocol_spec or {}).get("measurement") or {}).get("metric")
+    if declared in LOWER_IS_BETTER:
+        metric = declared if declared != "throughput" else metric  # a run's own unit wins for throughput
+    primary = primary or ((protocol_spec or {}).get("measurement") or {}).get("primaryStatistic") or "median"
+    value = statistics.get(primary)
+    if not _is_number(value) or value <= 0:  # nothing to divide by: no ratio, no speedup
+        return None
+    low = _measurement(spec, metric, _LOW_STATISTICS)
+    high = _measurement(spec, metric, _HIGH_STATISTICS)
+    if low is None or high is None:
+        low = high = None
+    return Measure(metric, primary, value, UNITS[headline[0]], low, high, _samples(spec, metric, statistics))
+
+
+def _headline(spec: dict):
+    timing = spec.get("timing")
+    if isinstance(timing, dict) and isinstance(timing.get("latencyNs"), dict):
+        return "latency", timing["latencyNs"], timing.get("primaryStatistic")
+    memory = spec.get("memory")
+    if isinstance(memory, dict) and isinstance(memory.get("peakAllocatedBytes"), dict):
+        return "peak_memory", memory["peakAllocatedBytes"], memory.get("primaryStatistic")
+    return None
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+
+
+def _metric_matches(entry: dict, metric: str) -> bool:
+    return entry.get("metric") in (metric, None)
+
+
+def _measurement(spec: dict, metric: str, statistics: tuple[str, ...]) -> float | None:
+    for entry in spec.get("measurements") or ():
+        if (isinstance(entry, dict) and _metric_matches(entry, metric) and entry.get("statistic") in statistics
+                and _is_number(entry.get("value")) and entry.get("unit") in _TO_BASE):
+            return entry["value"] * _TO_BASE[entry["unit"]]
+    return None
+
+
+def _samples(spec: dict, metric: str, statistics: dict) -> tuple[float, ...] | None:
+    """Raw samples: ``spec.samples`` (``{metric: latency, unit: ns, values: […]}``), a list
+    beside the statistics (``latencyNs.samples``), a measurement entry holding a list
+    (``{statistic: samples, unit: ns, samples: […]}``), or one measurement entry per sample
+    (``statistic: sample``)."""
+    recorded = spec.get("samples")
+    if isinstance(recorded, dict) and _metric_matches(recorded, metric):
+        scale = _TO_BASE.get(recorded.get("unit"), 1)
+        for key in _SAMPLE_KEYS:
+            if _numbers(recorded.get(key)):
+                return tuple(v * scale for v in recorded[key])
+    for key in _SAMPLE_KEYS:
+        if _numbers(statistics.get(key)):
+            return tuple(statistics[key])
+    single = []
+    for entry in spec.get("measurements") or ():
+        if not isinstance(entry, dict) or not _metric_matches(entry, metric):
+            continue
+        scale = _TO_BASE.get(entry.get("unit"), 1)
+        for key in _SAMPLE_KEYS:
+            if _numbers(entry.get(key)):
+                return tuple(v * scale for v in entry[key])
+        if entry.get("statistic") == "sample" and _is_number(entry.get("value")):
+            single.append(entry["value"] * scale)
+    return tuple(single) if len(single) > 1 else None
+
+
+def _numbers(value) -> bool:
+    return isinstance(value, list) and len(value) > 1 and all(_is_number(v) for v in value)
+
+
+def observed_moment(text: str):
+    """``observedAt`` as a datetime (naive times read as UTC), or None when unreadable."""
+    from datetime import datetime, timezone
+
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)

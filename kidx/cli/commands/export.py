@@ -1,0 +1,77 @@
+"""kidx export [TYPE [NAME…] | TYPE/NAME… | TYPE -l SEL] -o FILE"""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output, parse_selector
+from kidx.errors import UsageError
+
+EXAMPLES = """\b
+Examples:
+  kidx export -o backup.kidx.json
+  kidx export runs -l liger_version=0.6.1 -o runs.kidx.json
+  kidx import bundle backup.kidx.json --store /tmp/restored
+"""
+
+
+def export(
+    arguments: Annotated[Optional[list[str]], typer.Argument(help="What to export: TYPE [NAME…], TYPE/NAME… or TYPE -l SEL; nothing: the whole store.", show_default=False)] = None,
+    output_file: Annotated[Optional[str], typer.Option("--output", "-o", help="The bundle file to write ('-': standard output).")] = None,
+    selector: SelectorOption = None,
+    store: StoreOption = None,
+) -> int:
+    """Write a portable bundle: the selected objects, every object they refer to, and
+    their names, metadata and complete history.
+
+    'kidx import bundle FILE' into an empty store reproduces the same digests, names and
+    revisions. With no selection the whole store is exported: a backup.
+    """
+    from pathlib import Path
+
+    from kidx.operations.export import export as write_export
+
+    if not output_file:
+        raise UsageError("must specify -o FILE (or -o - for standard output)")
+    label_selector = parse_selector(selector)
+    registry = kind_registry()
+    the_store = open_store(store)
+    selected = None
+    missing: list[str] = []
+    if arguments or label_selector is not None:
+        from kidx.query.selection import select
+        from kidx.query.targets import parse_targets, selection_rules
+
+        selection_rules(arguments or [], label_selector)
+        targets = parse_targets(arguments or [], registry, "export")
+        chosen = select(the_store.catalog(), targets, label_selector)
+        missing = chosen.missing
+        selected = [(info.kind, entry.name) for info, entry in chosen.entries]
+    description = " ".join([*(arguments or []), *(["-l", selector] if selector else [])]) or "all"
+    out = output()
+    if missing:
+        from kidx.cli.common import report_missing
+
+        return report_missing(out, missing, False)
+    if output_file == "-":
+        import io
+
+        buffer = io.BytesIO()
+        report = write_export(the_store, registry, selected, description, None, buffer)
+        out.data(buffer.getvalue().decode("utf-8"))
+        where = "standard output"
+    else:
+        report = write_export(the_store, registry, selected, description, Path(output_file))
+        where = f"{output_file} ({report.size:,} bytes)"
+    dangling = f"; {report.dangling:,} references to objects not in the store" if report.dangling else ""
+    out.notice(
+        f"exported {report.names:,} names, {report.revisions:,} revisions and {report.objects:,} objects "
+        f"to {where}{dangling}"
+    )
+    return 0
+
+
+def register(app: typer.Typer) -> None:
+    app.command("export", epilog=EXAMPLES)(export)

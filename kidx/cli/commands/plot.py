@@ -1,0 +1,80 @@
+"""kidx plot --x PATH -o FILE.svg|.png|.csv [NAME…] [-l SEL] [--field-selector SEL] [--by …]"""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from kidx.cli.analysis_options import parse_by
+from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output, parse_field_selector, parse_selector
+from kidx.errors import UsageError
+
+SUFFIXES = (".svg", ".png", ".csv")
+EXAMPLES = """\b
+Examples:
+  kidx plot --x workload.spec.parameters.seq --references environment/liger-bench-nvidia-h100-80gb-hbm3 \\
+      --field-selector spec.sourceNative.benchmark=llama4_rope/backward -o llama4_rope.svg
+  kidx plot --x workload.spec.parameters.vocab -l 'liger_version in (0.3.0,0.3.1)' \\
+      --by label=liger_version --references implementation/liger-jsd-liger-triton -o jsd.png
+"""
+
+
+def plot(
+    names: Annotated[Optional[list[str]], typer.Argument(help="Runs (names or digests); else every run the selectors select.", show_default=False)] = None,
+    x: Annotated[Optional[str], typer.Option("--x", help="The swept field, e.g. workload.spec.parameters.seq.")] = None,
+    output_file: Annotated[Optional[str], typer.Option("--output", "-o", help="FILE.svg or FILE.png (needs kidx[plot]), or FILE.csv for the points.")] = None,
+    selector: SelectorOption = None,
+    field_selector: Annotated[Optional[str], typer.Option("--field-selector", help="Field selector, also through references.")] = None,
+    references: Annotated[Optional[list[str]], typer.Option("--references", help="Only runs that refer to TYPE/NAME, a digest, or TYPE:SELECTOR (repeatable).")] = None,
+    by: Annotated[str, typer.Option("--by", help="implementation: a line per implementation; label=KEY: a line per value of a label.")] = "implementation",
+    title: Annotated[Optional[str], typer.Option("--title", help="A title over the whole figure.")] = None,
+    store: StoreOption = None,
+) -> None:
+    """Draw the primary statistic against a swept parameter, as Liger's visualizer does.
+
+    One line per implementation (or label value), the p20-p80 band shaded, one panel per
+    comparable group (same protocol and environment, workloads equal apart from --x);
+    groups are never mixed in one panel.
+    """
+    from kidx.operations.plot import PlotRequest, plot_data
+    from kidx.query.reference_paths import parse_field_path, reference_roles
+
+    if not x:
+        raise UsageError("--x is required: the swept field, e.g. --x workload.spec.parameters.seq")
+    if not output_file or not output_file.lower().endswith(SUFFIXES):
+        raise UsageError("-o FILE is required, ending in .svg, .png or .csv")
+    registry = kind_registry()
+    request = PlotRequest(
+        x=parse_field_path(x, reference_roles(registry.resolve("benchmarkruns"))),
+        names=list(names or ()),
+        selector=parse_selector(selector),
+        field_selector=parse_field_selector(field_selector),
+        references=tuple(references or ()),
+        label_key=parse_by(by),
+    )
+    data = plot_data(open_store(store), registry, request)
+    out = output()
+    if not data.panels:
+        raise UsageError(f"nothing to plot: no selected run has a figure and a value at {request.x.text}")
+    from kidx.output import plot as drawing
+
+    if output_file.lower().endswith(".csv"):
+        from kidx.output.delimited import render_delimited
+
+        with open(output_file, "w", encoding="utf-8", newline="") as handle:
+            handle.write(render_delimited("csv", drawing.POINT_FIELDS, drawing.point_rows(data)))
+    else:
+        drawing.write_plot(data, output_file, title)
+    lines = sum(len(panel.lines) for panel in data.panels)
+    points = sum(len(line.points) for panel in data.panels for line in panel.lines)
+    out.notice(f"wrote {output_file}: {len(data.panels)} panel{'s' if len(data.panels) != 1 else ''}, "
+               f"{lines} line{'s' if lines != 1 else ''}, {points} points")
+    if data.repeated:
+        out.notice(f"{data.repeated} points were measured more than once: the latest observation is drawn")
+    if data.left_out:
+        out.notice(f"{len(data.left_out)} runs left out: no figure, or no value at {request.x.text}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("plot", epilog=EXAMPLES)(plot)

@@ -1,0 +1,126 @@
+"""The runs an analysis command works on: selected as ``get runs`` selects them, each with
+its headline figure and the objects it refers to (by name and spec, looked up once per
+distinct digest), so compare, series and plot never read an object file per reference."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from kidx.analysis.measures import Measure, measure_of
+from kidx.kinds.registry import KindRegistry
+from kidx.store.store import Store
+
+RUN_KIND = "benchmarkruns"
+# what comparability rests on (protocol, workload, environment) and what is compared
+# (implementation): the run's reference fields by name, as its CRD declares them
+ROLES = ("protocol", "workload", "environment", "implementation")
+
+
+class Referenced(NamedTuple):
+    """An object a run refers to: its name when it is in the store, else None."""
+
+    digest: str | None
+    name: str | None
+    spec: dict | None
+
+    @property
+    def label(self) -> str:
+        """How to show it: the name, else a short digest, else ``<none>``."""
+        if self.name is not None:
+            return self.name
+        return self.digest[:19] if self.digest else "<none>"
+
+
+class AnalysedRun(NamedTuple):
+    name: str
+    labels: dict
+    observed: str  # spec.observedAt, "" when absent
+    status: str
+    measure: Measure | None
+    protocol: Referenced
+    workload: Referenced
+    environment: Referenced
+    implementation: Referenced
+    manifest: dict
+
+    def reference(self, role: str) -> Referenced:
+        return getattr(self, role)
+
+
+class Selection(NamedTuple):
+    runs: list[AnalysedRun]
+    missing: list[str]
+
+
+class ReferenceResolver:
+    """Name and spec of referenced objects: fetched in one batch per kind, then cached."""
+
+    def __init__(self, store: Store):
+        self._store = store
+        self._known: dict[tuple[str, str], Referenced] = {}
+
+    def prefetch(self, kind: str, digests) -> None:
+        wanted = {d for d in digests if isinstance(d, str) and (kind, d) not in self._known}
+        if not wanted:
+            return
+        found = self._store.referenced_manifests(wanted, kind)
+        for digest in wanted:
+            manifest = found.get(digest)
+            if manifest is None:  # not in the store
+                self._known[kind, digest] = Referenced(digest, None, None)
+            else:
+                self._known[kind, digest] = Referenced(digest, manifest["metadata"].get("name"), manifest.get("spec"))
+
+    def resolve(self, kind: str, digest) -> Referenced:
+        if not isinstance(digest, str):
+            return Referenced(None, None, None)
+        if (kind, digest) not in self._known:
+            self.prefetch(kind, [digest])
+        return self._known[kind, digest]
+
+
+def select_runs(
+    store: Store, registry: KindRegistry, names: list[str], selector=None, field_selector=None,
+    references: tuple = (),
+) -> Selection:
+    from kidx.operations.get import Query, find_objects
+
+    query = Query(
+        arguments=["benchmarkruns", *names],
+        selector=selector,
+        field_selector=field_selector,
+        references=tuple(references),
+    )
+    result = find_objects(store, registry, query)
+    fields = run_reference_fields(registry)
+    resolver = ReferenceResolver(store)
+    manifests = [manifest for _, group in result.groups for manifest in group]
+    for role, (field, kind) in fields.items():
+        resolver.prefetch(kind, [(m.get("spec") or {}).get(field) for m in manifests])
+    runs = [analysed(manifest, resolver, fields) for manifest in manifests]
+    return Selection(runs, result.missing)
+
+
+def run_reference_fields(registry: KindRegistry) -> dict[str, tuple[str, str]]:
+    """``{"workload": ("workloadDigest", "Workload"), …}`` from the run kind's CRD."""
+    from kidx.query.reference_paths import reference_role
+
+    references = registry.resolve(RUN_KIND).references
+    return {reference_role(ref.field): (ref.field, ref.target_kind) for ref in references
+            if reference_role(ref.field) in ROLES}
+
+
+def analysed(manifest: dict, resolver: ReferenceResolver, fields: dict[str, tuple[str, str]]) -> AnalysedRun:
+    spec = manifest.get("spec") or {}
+    refs = {role: Referenced(None, None, None) for role in ROLES}
+    refs.update({role: resolver.resolve(kind, spec.get(field)) for role, (field, kind) in fields.items()})
+    measure = measure_of(spec, refs["protocol"].spec) if spec.get("status") == "passed" else None
+    return AnalysedRun(
+        name=manifest["metadata"]["name"],
+        labels=manifest["metadata"].get("labels") or {},
+        observed=spec.get("observedAt") or "",
+        status=spec.get("status") or "",
+        measure=measure,
+        manifest=manifest,
+        **refs,
+    )

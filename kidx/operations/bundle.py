@@ -1,0 +1,347 @@
+"""The export bundle: a portable, versioned JSON file holding part or all of a store.
+
+Format ``kidx.bundle/v1`` (docs/store.md#export-and-restore) is one JSON object, written
+one entry per line so that it diffs and greps well::
+
+    {"format":"kidx.bundle/v1","exported":"2026-…Z","selection":"all",
+    "counts":{"objects":3,"names":3,"revisions":3},
+    "objects":{
+    "sha256:080e…":{"apiVersion":…,"kind":…,"spec":…},
+    …
+    },
+    "names":[
+    {"kind":"BenchmarkProtocol","name":…,"digest":…,"title":…,"labels":{…},"annotations":{…},"created":…,"generation":1},
+    …
+    ],
+    "revisions":[
+    {"kind":…,"name":…,"event":"applied","digest":…,"title":…,"labels":{…},"annotations":{…},"generation":1,"recorded":…},
+    …
+    ]}
+
+Each object is written as its exact stored (canonical) bytes, so re-hashing its
+canonical form on the way back in gives its digest again; a reader checks that. The
+revisions are in the order the store recorded them. Nothing here touches a store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from kidx.errors import InvalidInputError, Location, Problem
+from kidx.identity.canonical import DIGEST_PATTERN, CanonicalError, canonical_json, digest_bytes
+
+FORMAT = "kidx.bundle/v1"
+FORMAT_PREFIX = "kidx.bundle/"
+EVENTS = ("applied", "deleted")
+
+
+@dataclass(slots=True)
+class BundleName:
+    """A name's current state."""
+
+    kind: str
+    name: str
+    digest: str
+    title: str | None
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    created: str
+    generation: int
+
+
+@dataclass(slots=True)
+class BundleRevision:
+    kind: str
+    name: str
+    event: str  # "applied" or "deleted"
+    digest: str | None
+    title: str | None
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    generation: int | None
+    recorded: str
+
+
+@dataclass(slots=True)
+class Bundle:
+    objects: dict[str, bytes] = field(default_factory=dict)  # digest -> canonical bytes
+    names: list[BundleName] = field(default_factory=list)
+    revisions: list[BundleRevision] = field(default_factory=list)
+    exported: str = ""
+    selection: str = ""
+
+
+def _line(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+
+
+def write_bundle(stream: BinaryIO, bundle: Bundle, progress=None) -> None:
+    """Write ``bundle`` in format v1; objects are copied as stored, never re-encoded."""
+    header = {
+        "format": FORMAT,
+        "exported": bundle.exported,
+        "selection": bundle.selection,
+        "counts": {"objects": len(bundle.objects), "names": len(bundle.names), "revisions": len(bundle.revisions)},
+    }
+    stream.write(_line(header)[:-1] + b",\n")  # the header's fields open the one JSON object
+    stream.write(b'"objects":{')
+    for position, digest in enumerate(sorted(bundle.objects)):
+        stream.write(b"\n" if position == 0 else b",\n")
+        stream.write(_line(digest) + b":" + bundle.objects[digest])
+    stream.write(b'\n},\n"names":[')
+    for position, entry in enumerate(bundle.names):
+        stream.write(b"\n" if position == 0 else b",\n")
+        stream.write(_line({
+            "kind": entry.kind, "name": entry.name, "digest": entry.digest, "title": entry.title,
+            "labels": entry.labels, "annotations": entry.annotations, "created": entry.created,
+            "generation": entry.generation,
+        }))
+    stream.write(b'\n],\n"revisions":[')
+    for position, revision in enumerate(bundle.revisions):
+        stream.write(b"\n" if position == 0 else b",\n")
+        stream.write(_line({
+            "kind": revision.kind, "name": revision.name, "event": revision.event, "digest": revision.digest,
+            "title": revision.title, "labels": revision.labels, "annotations": revision.annotations,
+            "generation": revision.generation, "recorded": revision.recorded,
+        }))
+    stream.write(b"\n]}\n")
+
+
+def write_bundle_file(path: Path, bundle: Bundle, crash_point=None) -> int:
+    """Write the bundle to ``path`` through a temporary file renamed into place, so that
+    ``path`` is either the old file or the whole new bundle; returns its size in bytes."""
+    path = Path(path)
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with open(temporary, "wb") as stream:
+            write_bundle(stream, bundle)
+            if crash_point is not None:
+                crash_point("export-written")
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+    return path.stat().st_size
+
+
+def is_bundle(head: bytes) -> bool:
+    """Whether the first bytes of a file are a kidx bundle's header."""
+    return head.lstrip().startswith(b'{"format":"' + FORMAT_PREFIX.encode())
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+class _Checker:
+    def __init__(self, source: str):
+        self.source = source
+        self.problems: list[Problem] = []
+
+    def add(self, path: str, message: str) -> None:
+        self.problems.append(Problem(Location(self.source, path=path), message))
+
+    def text(self, value, path: str, optional: bool = False) -> bool:
+        if value is None and optional:
+            return True
+        if not isinstance(value, str):
+            self.add(path, f"must be a string{' or null' if optional else ''}")
+            return False
+        return True
+
+    def digest(self, value, path: str, optional: bool = False) -> bool:
+        if value is None and optional:
+            return True
+        if not isinstance(value, str) or not DIGEST_PATTERN.match(value):
+            self.add(path, "must be a sha256:<64 hex digits> digest")
+            return False
+        return True
+
+    def mapping(self, value, path: str) -> bool:
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            self.add(path, "must be a mapping of strings to strings")
+            return False
+        return True
+
+    def event(self, value, path: str) -> bool:
+        if value not in EVENTS:
+            self.add(path, 'must be "applied" or "deleted"')
+            return False
+        return True
+
+    def generation(self, value, path: str, optional: bool = False) -> bool:
+        if value is None and optional:
+            return True
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            self.add(path, "must be a positive integer")
+            return False
+        return True
+
+
+def read_bundle(path: Path | str, known_kinds: Iterable[str] = ()) -> Bundle:
+    """Read and check a bundle; InvalidInputError lists every problem found."""
+    source = str(path)
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read()
+    except OSError as exc:
+        raise InvalidInputError([Problem(Location(source), f"cannot read: {exc.strerror or exc}")]) from None
+    return parse_bundle(data, source, known_kinds)
+
+
+def parse_bundle(data: bytes, source: str, known_kinds: Iterable[str] = ()) -> Bundle:
+    check = _Checker(source)
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise InvalidInputError([Problem(Location(source), f"not a kidx bundle: invalid JSON: {exc}")]) from None
+    if not isinstance(document, dict) or not isinstance(document.get("format"), str):
+        raise InvalidInputError([Problem(Location(source), f'not a kidx bundle (no "format": "{FORMAT}")')])
+    if document["format"] != FORMAT:
+        raise InvalidInputError([Problem(
+            Location(source, path="format"),
+            f'unsupported bundle format "{document["format"]}" (this kidx reads {FORMAT})',
+        )])
+    kinds = set(known_kinds)
+    bundle = Bundle(exported=str(document.get("exported", "")), selection=str(document.get("selection", "")))
+    objects = document.get("objects")
+    if not isinstance(objects, dict):
+        check.add("objects", "must be a mapping of digests to objects")
+        objects = {}
+    for digest, content in objects.items():
+        where = f"objects[{digest}]"
+        if not check.digest(digest, where):
+            continue
+        if not isinstance(content, dict) or set(content) != {"apiVersion", "kind", "spec"}:
+            check.add(where, "must be an object with exactly apiVersion, kind and spec")
+            continue
+        try:
+            canonical = canonical_json(content)
+        except CanonicalError as exc:
+            check.add(where, str(exc))
+            continue
+        actual = digest_bytes(canonical)
+        if actual != digest:
+            check.add(where, f"content hashes to {actual}, not to its name")
+            continue
+        if kinds and content["kind"] not in kinds:
+            check.add(f"{where}.kind", f'unknown kind "{content["kind"]}"')
+            continue
+        bundle.objects[digest] = canonical
+    names = document.get("names")
+    if not isinstance(names, list):
+        check.add("names", "must be a list")
+        names = []
+    seen: set[tuple[str, str]] = set()
+    for position, item in enumerate(names):
+        where = f"names[{position}]"
+        if not isinstance(item, dict):
+            check.add(where, "must be an object")
+            continue
+        ok = all((
+            _kind_ok(check, item.get("kind"), f"{where}.kind", kinds),
+            check.text(item.get("name"), f"{where}.name"),
+            check.digest(item.get("digest"), f"{where}.digest"),
+            check.text(item.get("title"), f"{where}.title", optional=True),
+            check.mapping(item.get("labels", {}), f"{where}.labels"),
+            check.mapping(item.get("annotations", {}), f"{where}.annotations"),
+            check.text(item.get("created"), f"{where}.created"),
+            check.generation(item.get("generation"), f"{where}.generation"),
+        ))
+        if not ok:
+            continue
+        key = (item["kind"], item["name"])
+        if key in seen:
+            check.add(where, f'{item["kind"]} "{item["name"]}" is listed twice')
+            continue
+        seen.add(key)
+        if item["digest"] not in bundle.objects and item["digest"] in objects:
+            continue  # its object was refused above
+        if item["digest"] not in objects:
+            check.add(f"{where}.digest", f"{item['digest']} is not among the bundle's objects")
+            continue
+        bundle.names.append(BundleName(
+            kind=item["kind"], name=item["name"], digest=item["digest"], title=item.get("title"),
+            labels=dict(item.get("labels", {})), annotations=dict(item.get("annotations", {})),
+            created=item["created"], generation=item["generation"],
+        ))
+    revisions = document.get("revisions")
+    if not isinstance(revisions, list):
+        check.add("revisions", "must be a list")
+        revisions = []
+    for position, item in enumerate(revisions):
+        where = f"revisions[{position}]"
+        if not isinstance(item, dict):
+            check.add(where, "must be an object")
+            continue
+        event = item.get("event")
+        ok = all((
+            _kind_ok(check, item.get("kind"), f"{where}.kind", kinds),
+            check.text(item.get("name"), f"{where}.name"),
+            check.event(event, f"{where}.event"),
+            check.digest(item.get("digest"), f"{where}.digest", optional=event == "deleted"),
+            check.text(item.get("title"), f"{where}.title", optional=True),
+            check.mapping(item.get("labels") or {}, f"{where}.labels"),
+            check.mapping(item.get("annotations") or {}, f"{where}.annotations"),
+            check.generation(item.get("generation"), f"{where}.generation", optional=event == "deleted"),
+            check.text(item.get("recorded"), f"{where}.recorded"),
+        ))
+        if not ok:
+            continue
+        if event == "applied" and item["digest"] not in objects:
+            check.add(f"{where}.digest", f"{item['digest']} is not among the bundle's objects")
+            continue
+        bundle.revisions.append(BundleRevision(
+            kind=item["kind"], name=item["name"], event=event, digest=item.get("digest"), title=item.get("title"),
+            labels=dict(item.get("labels") or {}), annotations=dict(item.get("annotations") or {}),
+            generation=item.get("generation"), recorded=item["recorded"],
+        ))
+    if not check.problems:
+        _check_names_match_history(check, bundle)
+    if check.problems:
+        raise InvalidInputError(check.problems)
+    return bundle
+
+
+def _kind_ok(check: _Checker, value, path: str, kinds: set[str]) -> bool:
+    if not check.text(value, path):
+        return False
+    if kinds and value not in kinds:
+        check.add(path, f'unknown kind "{value}"')
+        return False
+    return True
+
+
+def _check_names_match_history(check: _Checker, bundle: Bundle) -> None:
+    """Every name's current state is its last revision; a name without one is refused."""
+    last: dict[tuple[str, str], BundleRevision] = {}
+    for revision in bundle.revisions:
+        last[(revision.kind, revision.name)] = revision
+    for position, name in enumerate(bundle.names):
+        revision = last.get((name.kind, name.name))
+        if (
+            revision is None
+            or revision.event != "applied"
+            or (revision.digest, revision.title, revision.labels, revision.annotations, revision.generation)
+            != (name.digest, name.title, name.labels, name.annotations, name.generation)
+        ):
+            check.add(f"names[{position}]", f'{name.kind} "{name.name}" does not match its last revision')
+    current = {(name.kind, name.name) for name in bundle.names}
+    for key, revision in last.items():
+        if revision.event == "applied" and key not in current:
+            check.add("revisions", f'{key[0]} "{key[1]}" was last applied but is not among the names')
+
+
+__all__ = [
+    "FORMAT", "Bundle", "BundleName", "BundleRevision", "is_bundle", "parse_bundle", "read_bundle",
+    "write_bundle", "write_bundle_file",
+]

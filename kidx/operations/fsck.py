@@ -1,0 +1,374 @@
+"""fsck: check that the store is what it claims to be, and repair what can be repaired.
+
+Problems (each makes fsck exit 1):
+
+- ``catalog-integrity``: the catalog database fails its own consistency check;
+- ``catalog-missing``: object files exist but the catalog does not;
+- ``damaged-object``: an object file does not hash to its name (edited, truncated, empty);
+- ``missing-object``: a name or revision refers to an object that is not stored;
+- ``name-revision``: a name's current state is not its last revision;
+- ``unknown-kind``: a name's kind has no CRD, so its indexes cannot be checked;
+- ``label-index``, ``reference-index``: the label or reference rows of a name disagree
+  with its labels or its object's reference fields (or belong to no name);
+- ``cached-columns``: the printer-column values cached with a name disagree with its object.
+
+Notes (reported, not problems):
+
+- ``orphaned-object``: an object no name, revision or reference keeps (``kidx gc``);
+- ``temporary-file``: left by an interrupted write (``kidx gc``);
+- ``stray-file``: a file under objects/ that kidx did not write (left alone);
+- ``dangling-reference``: a reference to a digest the store does not hold (allowed, as
+  ``apply`` warns).
+
+Repair rebuilds indexes and cached columns from the names and objects, and writes back
+missing or damaged objects found in a bundle (a damaged file is moved to ``lost+found/``
+first, never deleted). What cannot be rebuilt is reported, not guessed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kidx.errors import KidxError, StoreError
+from kidx.identity.canonical import digest_bytes
+from kidx.kinds.registry import KindInfo, KindRegistry
+from kidx.store.catalog import Change, Entry, Revision
+from kidx.store.column_cache import column_values
+from kidx.store.store import Store
+
+PROBLEM_CHECKS = (
+    "catalog-integrity", "catalog-missing", "damaged-object", "missing-object", "name-revision", "unknown-kind",
+    "label-index", "reference-index", "cached-columns",
+)
+NOTE_CHECKS = ("orphaned-object", "temporary-file", "stray-file", "dangling-reference")
+REPAIRABLE_FROM_OBJECTS = ("label-index", "reference-index", "cached-columns", "catalog-integrity")
+MAX_HOLDERS = 3  # names listed for a missing object
+
+
+@dataclass(slots=True)
+class Finding:
+    check: str
+    subject: str  # a digest, Kind/name, or a path relative to the store
+    message: str
+    path: str | None = None  # the file concerned, relative to the store
+
+    @property
+    def is_problem(self) -> bool:
+        return self.check in PROBLEM_CHECKS
+
+    def as_dict(self) -> dict:
+        found = {"check": self.check, "subject": self.subject, "message": self.message}
+        if self.path is not None:
+            found["path"] = self.path
+        return found
+
+
+@dataclass(slots=True)
+class FsckReport:
+    checked: dict[str, int] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    repaired: list[Finding] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[Finding]:
+        return [finding for finding in self.findings if finding.is_problem]
+
+    @property
+    def notes(self) -> list[Finding]:
+        return [finding for finding in self.findings if not finding.is_problem]
+
+
+def references_of(info: KindInfo, spec: dict) -> set[tuple[str, str]]:
+    return {
+        (reference.field, spec[reference.field])
+        for reference in info.references
+        if isinstance(spec.get(reference.field), str)
+    }
+
+
+class _Scan:
+    """One pass over the store: everything fsck needs, read once."""
+
+    def __init__(self, store: Store, registry: KindRegistry):
+        self.store = store
+        self.registry = registry
+        self.report = FsckReport()
+        # intact objects: their reference pairs and printer-column values, not the whole
+        # object, so that a large store is checked in little memory
+        self.intact: dict[str, tuple[frozenset, str | None]] = {}
+        self.damaged: set[str] = set()
+        self.entries: list[Entry] = []
+        self.revisions: list[Revision] = []
+
+    def add(self, check: str, subject: str, message: str, path: str | None = None) -> None:
+        self.report.findings.append(Finding(check, subject, message, path))
+
+    def relative(self, path: Path | str) -> str:
+        return shown_path(self.store, path)
+
+    def run(self) -> FsckReport:
+        catalog_exists = self.store.exists()
+        with self.store.reading(lost_ok=True) as catalog:  # fsck reports a lost catalog itself
+            if catalog_exists:
+                for message in catalog.integrity_problems():
+                    self.add("catalog-integrity", "catalog", message)
+            try:
+                self.entries = list(catalog.all_entries())
+                self.revisions = list(catalog.all_revisions())
+                indexed, stray_labels, stray_references = catalog.index_rows()
+            except Exception as exc:  # a damaged catalog: say so, check the objects anyway
+                if isinstance(exc, KidxError):
+                    raise
+                self.add("catalog-integrity", "catalog", f"cannot be read: {exc}")
+                self.entries, self.revisions, indexed, stray_labels, stray_references = [], [], {}, 0, 0
+        self._objects()
+        if not catalog_exists and self.intact:
+            self.add("catalog-missing", "catalog",
+                     f"{len(self.intact)} object files but no catalog: names and history can only be "
+                     "restored from a bundle (kidx import bundle FILE)")
+        self._needed_objects()
+        self._names_match_history()
+        self._indexes(indexed, stray_labels, stray_references)
+        self._orphans_and_dangling()
+        self._leftovers()
+        self.report.checked = {
+            "objects": len(self.intact) + len(self.damaged),
+            "names": len(self.entries),
+            "revisions": len(self.revisions),
+        }
+        return self.report
+
+    def _objects(self) -> None:
+        objects = self.store.objects
+        for digest in objects.digests():
+            path = objects.where(digest)
+            try:
+                data = objects.read(digest)
+            except OSError as exc:
+                self.damaged.add(digest)
+                self.add("damaged-object", digest, f"cannot be read: {exc.strerror or exc}", self.relative(path))
+                continue
+            actual = digest_bytes(data)
+            if actual != digest:
+                self.damaged.add(digest)
+                detail = "empty file" if not data else f"content hashes to {actual}, not to its name"
+                self.add("damaged-object", digest, detail, self.relative(path))
+                continue
+            try:
+                identity = json.loads(data)
+            except ValueError:
+                identity = None
+            if not isinstance(identity, dict) or not isinstance(identity.get("spec"), dict):
+                self.damaged.add(digest)
+                self.add("damaged-object", digest, "not a kidx object ({apiVersion, kind, spec})", self.relative(path))
+                continue
+            info = self.registry.by_kind(identity.get("kind", ""))
+            if info is None:
+                self.intact[digest] = (frozenset(), None)
+            else:
+                self.intact[digest] = (frozenset(references_of(info, identity["spec"])),
+                                       column_values(info, identity["spec"]))
+
+    def _needed_objects(self) -> None:
+        holders: dict[str, list[str]] = {}
+        for entry in self.entries:
+            holders.setdefault(entry.digest, []).append(f"{entry.kind}/{entry.name}")
+        for revision in self.revisions:
+            if revision.digest is not None:
+                holders.setdefault(revision.digest, []).append(
+                    f"{revision.kind}/{revision.name} revision {revision.revision}"
+                )
+        for digest, names in holders.items():
+            if digest in self.intact or digest in self.damaged:
+                continue
+            shown = ", ".join(dict.fromkeys(names[:MAX_HOLDERS]))
+            more = f" and {len(names) - MAX_HOLDERS} more" if len(names) > MAX_HOLDERS else ""
+            self.add("missing-object", digest, f"no object file; needed by {shown}{more}",
+                     self.relative(self.store.objects.where(digest)))
+
+    def _names_match_history(self) -> None:
+        last: dict[tuple[str, str], Revision] = {}
+        for revision in self.revisions:
+            last[(revision.kind, revision.name)] = revision
+        for entry in self.entries:
+            revision = last.pop((entry.kind, entry.name), None)
+            if revision is None:
+                self.add("name-revision", f"{entry.kind}/{entry.name}", "has no revision")
+            elif revision.event != "applied" or (
+                revision.digest, revision.title, revision.labels, revision.annotations, revision.generation
+            ) != (entry.digest, entry.title, entry.labels, entry.annotations, entry.generation):
+                self.add("name-revision", f"{entry.kind}/{entry.name}",
+                         f"current state differs from its last revision ({revision.revision}, {revision.event})")
+        for (kind, name), revision in last.items():
+            if revision.event == "applied":
+                self.add("name-revision", f"{kind}/{name}",
+                         f"revision {revision.revision} applied it, but the name is not in the catalog")
+
+    def _indexes(self, indexed, stray_labels: int, stray_references: int) -> None:
+        for entry in self.entries:
+            subject = f"{entry.kind}/{entry.name}"
+            labels, references = indexed.get((entry.kind, entry.name), ({}, set()))
+            if labels != entry.labels:
+                self.add("label-index", subject, f"label rows {_mapping(labels)} differ from its labels {_mapping(entry.labels)}")
+            info = self.registry.by_kind(entry.kind)
+            if info is None:
+                self.add("unknown-kind", subject, f"no CRD declares kind {entry.kind}")
+                continue
+            summary = self.intact.get(entry.digest)
+            if summary is None:
+                continue  # missing or damaged: reported already
+            expected, columns = summary
+            if references != expected:
+                self.add("reference-index", subject,
+                         f"reference rows {_pairs(references)} differ from its object's {_pairs(expected)}")
+            if entry.columns != columns:
+                self.add("cached-columns", subject, "cached printer-column values differ from its object")
+        if stray_labels:
+            self.add("label-index", "(no name)", f"{stray_labels} label rows belong to no name")
+        if stray_references:
+            self.add("reference-index", "(no name)", f"{stray_references} reference rows belong to no name")
+
+    def _orphans_and_dangling(self) -> None:
+        kept = kept_digests(self.entries, self.revisions, {digest: refs for digest, (refs, _) in self.intact.items()})
+        for digest in sorted(self.intact.keys() - kept):
+            self.add("orphaned-object", digest, "no name, revision or reference keeps it (kidx gc removes it)",
+                     self.relative(self.store.objects.where(digest)))
+        stored = self.intact.keys() | self.damaged
+        for entry in self.entries:
+            summary = self.intact.get(entry.digest)
+            if summary is None:
+                continue
+            for field_name, target in sorted(summary[0]):
+                if target not in stored:
+                    self.add("dangling-reference", f"{entry.kind}/{entry.name}", f"{field_name} {target} is not in the store")
+
+    def _leftovers(self) -> None:
+        for leftover in self.store.objects.leftovers():
+            if leftover.temporary:
+                self.add("temporary-file", self.relative(leftover.path),
+                         "left by an interrupted write (kidx gc removes it)", self.relative(leftover.path))
+            else:
+                self.add("stray-file", self.relative(leftover.path), "not written by kidx (left alone)",
+                         self.relative(leftover.path))
+
+
+def _mapping(mapping: dict) -> str:
+    return json.dumps(mapping, sort_keys=True, ensure_ascii=False)
+
+
+def _pairs(pairs: set) -> str:
+    return "{" + ", ".join(f"{field_name}={target[:19]}…" for field_name, target in sorted(pairs)) + "}"
+
+
+def kept_digests(
+    entries: Iterable[Entry], revisions: Iterable[Revision], references: Mapping[str, Iterable[tuple[str, str]]]
+) -> set[str]:
+    """Digests that a name, a revision, or a reference from a kept object keeps;
+    ``references``: the (field, target) pairs of each stored object."""
+    kept = {entry.digest for entry in entries}
+    kept |= {revision.digest for revision in revisions if revision.digest is not None}
+    pending = list(kept)
+    while pending:
+        for _, target in references.get(pending.pop(), ()):
+            if target not in kept:
+                kept.add(target)
+                pending.append(target)
+    return kept
+
+
+def shown_path(store: Store, path: Path | str) -> str:
+    """A path inside a folder store, relative to it (as fsck and gc print them)."""
+    text = str(path)
+    return os.path.relpath(text, store.location) if text.startswith(str(store.location) + os.sep) else text
+
+
+def fsck(store: Store, registry: KindRegistry, repair: bool = False, bundle_path: str | None = None) -> FsckReport:
+    if not store.exists() and next(iter(store.objects.digests()), None) is None:
+        raise StoreError(f"there is no store at {store.location}")
+    report = _Scan(store, registry).run()
+    if not repair or not report.problems or not store.exists():
+        return report  # without a catalog there is nothing to repair against: never create one here
+    repaired = _repair(store, registry, report, bundle_path)
+    report = _Scan(store, registry).run()
+    report.repaired = repaired
+    return report
+
+
+def _repair(store: Store, registry: KindRegistry, report: FsckReport, bundle_path: str | None) -> list[Finding]:
+    repaired: list[Finding] = []
+    bundle_objects: dict[str, bytes] = {}
+    if bundle_path is not None:
+        from kidx.operations.bundle import read_bundle
+
+        bundle_objects = read_bundle(bundle_path, [info.kind for info in registry.kinds]).objects
+    with store.write() as transaction:  # under the write lock: no apply changes what is being repaired
+        integrity = [f for f in report.problems if f.check == "catalog-integrity"]
+        if integrity:
+            transaction.rebuild_catalog_indexes()  # what a damaged index needs; what is left is reported
+            repaired.append(Finding("catalog-integrity", "catalog", "rebuilt the catalog's indexes from its tables"))
+        for finding in report.problems:
+            if finding.check not in ("damaged-object", "missing-object") or finding.subject not in bundle_objects:
+                continue
+            message = f"written from {bundle_path}"
+            if finding.check == "damaged-object":
+                kept = _keep_in_lost_and_found(store, finding.subject)
+                if kept is None:
+                    continue  # nowhere to keep the damaged copy: never replace it unseen
+                message += f"; the damaged file was moved to {kept}"
+            transaction.add_object(finding.subject, bundle_objects[finding.subject])
+            repaired.append(Finding(finding.check, finding.subject, message, finding.path))
+        to_reindex = {f.subject for f in report.problems if f.check in ("label-index", "reference-index", "cached-columns")}
+        if "(no name)" in to_reindex:
+            transaction.drop_stray_index_rows()
+            repaired.extend(Finding(f.check, f.subject, "removed", f.path) for f in report.problems if f.subject == "(no name)")
+        for entry in transaction.catalog.all_entries() if to_reindex else ():
+            subject = f"{entry.kind}/{entry.name}"
+            info = registry.by_kind(entry.kind)
+            if subject not in to_reindex or info is None:
+                continue
+            identity = _identity_or_none(store, entry.digest)
+            if identity is None:
+                continue
+            spec = identity["spec"]
+            transaction.reindex(Change(entry._replace(columns=column_values(info, spec)), sorted(references_of(info, spec))))
+            repaired.extend(
+                Finding(f.check, f.subject, "rebuilt from its name and object", f.path)
+                for f in report.problems
+                if f.subject == subject and f.check in ("label-index", "reference-index", "cached-columns")
+            )
+    return repaired
+
+
+def _identity_or_none(store: Store, digest: str) -> dict | None:
+    try:
+        return store.identity(digest)
+    except StoreError:
+        return None
+
+
+def _keep_in_lost_and_found(store: Store, digest: str) -> str | None:
+    """Copy a damaged object's bytes to ``lost+found/`` in a folder store; None elsewhere."""
+    folder = Path(store.location)
+    if not folder.is_dir():
+        return None
+    try:
+        data = store.objects.read(digest)
+    except FileNotFoundError:
+        return None
+    folder = folder / "lost+found"
+    folder.mkdir(exist_ok=True)
+    hexdigest = digest.partition(":")[2]
+    target = folder / hexdigest
+    number = 1
+    while target.exists():
+        number += 1
+        target = folder / f"{hexdigest}.{number}"
+    target.write_bytes(data)
+    return os.path.relpath(target, store.location)
+
+
+__all__ = ["Finding", "FsckReport", "NOTE_CHECKS", "PROBLEM_CHECKS", "fsck", "kept_digests", "references_of"]

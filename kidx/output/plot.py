@@ -1,0 +1,91 @@
+"""Drawing plot data with matplotlib (the optional ``kidx[plot]`` extra), or writing its
+points as csv.
+
+One panel per comparable group; one line per implementation or label value; the p20-p80
+band shaded where runs have it. SVG keeps its text as text (searchable, and testable),
+and carries no creation date, so the same data draws the same file.
+"""
+
+from __future__ import annotations
+
+from kidx.errors import KidxError
+from kidx.output.columns import raw_text
+
+MISSING = "kidx plot needs matplotlib: pip install 'kidx[plot]'"
+SCALES = {"ns": (1e6, "ms"), "B": (2**20, "MiB")}
+POINT_FIELDS = ("panel", "protocol", "environment", "workload", "implementation", "line", "x", "value", "unit", "low", "high", "run")
+
+
+def panel_title(panel) -> str:
+    spec = panel.workload.spec or {}
+    what = " ".join(str(spec[k]) for k in ("operation", "dtype") if k in spec)
+    fixed = ", ".join(f"{k}={v}" for k, v in sorted(panel.fixed.items()))
+    lines = [f"{panel.protocol.label} · {panel.environment.label}"]
+    if panel.implementation is not None:
+        lines.append(panel.implementation.label)
+    if what or fixed:
+        lines.append(": ".join(part for part in (what, fixed) if part))
+    return "\n".join(lines)
+
+
+def write_plot(data, path: str, title: str | None = None) -> None:
+    try:
+        import matplotlib
+    except ImportError:
+        raise KidxError(MISSING) from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    matplotlib.rcParams["svg.fonttype"] = "none"
+    matplotlib.rcParams["svg.hashsalt"] = "kidx"
+    count = len(data.panels)
+    columns = min(count, 3)
+    rows = (count + columns - 1) // columns
+    figure, axes = plt.subplots(rows, columns, figsize=(6 * columns, 4.5 * rows), squeeze=False)
+    for index, panel in enumerate(data.panels):
+        _draw_panel(axes[index // columns][index % columns], panel, data.x.text, index + 1)
+    for index in range(count, rows * columns):
+        axes[index // columns][index % columns].set_visible(False)
+    if title:
+        figure.suptitle(title)
+    figure.tight_layout()
+    metadata = {"Date": None} if path.lower().endswith(".svg") else {}
+    try:
+        figure.savefig(path, metadata=metadata)
+    finally:
+        plt.close(figure)
+
+
+def _draw_panel(ax, panel, x_label: str, number: int) -> None:
+    first = panel.lines[0].points[0].run.measure
+    scale, unit = SCALES.get(first.unit, (1, first.unit))
+    what = "peak memory" if first.metric == "peak_memory" else "latency"
+    for line in panel.lines:
+        xs = [point.x for point in line.points]
+        ys = [point.run.measure.value / scale for point in line.points]
+        drawn = ax.plot(xs, ys, marker="o", label=line.label, gid=f"panel{number}-line-{line.label}")[0]
+        bands = [(p.x, p.run.measure.low, p.run.measure.high) for p in line.points if p.run.measure.low is not None]
+        if len(bands) == len(line.points):
+            ax.fill_between(xs, [b[1] / scale for b in bands], [b[2] / scale for b in bands],
+                            alpha=0.2, color=drawn.get_color(), gid=f"panel{number}-band-{line.label}")
+    xs = sorted({point.x for line in panel.lines for point in line.points})
+    if len(xs) > 2 and xs[0] > 0 and xs[-1] / xs[0] >= 16:
+        ax.set_xscale("log", base=2)
+    ax.set_xlabel(x_label)
+    ax.set_ylabel(f"{first.statistic} {what} ({unit})")
+    ax.set_title(panel_title(panel), fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+
+
+def point_rows(data) -> list[list[str]]:
+    rows = []
+    for number, panel in enumerate(data.panels, start=1):
+        for line in panel.lines:
+            for point in line.points:
+                measure = point.run.measure
+                cells = [number, panel.protocol.name, panel.environment.name, point.run.workload.name,
+                         point.run.implementation.name, line.label, point.x, measure.value, measure.unit,
+                         measure.low, measure.high, point.run.name]
+                rows.append(["" if cell is None else raw_text(cell) for cell in cells])
+    return rows

@@ -1,0 +1,270 @@
+"""kidx compare on the Liger data: comparable groups, baselines, verdicts, exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from liger_stores import head_store, history_store  # noqa: F401  (session fixtures)
+
+SEED_RUN = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-seq16384-bf16-"
+HF_RUN = "liger-llama4-rope-backward-huggingface-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads-7a1c5fe285"
+SEQ8192_RUN = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-seq-06a5f9125d"
+WORKLOAD = "liger-llama4-rope-hidden8192-kv-heads8-q-heads32-seq16384-bf16"
+RULE = ("rule: a change is significant when it exceeds 5% and the p20-p80 bands do not overlap (with raw samples: "
+        "Mann-Whitney U, p < 0.05; with no spread recorded: the 5% threshold alone)\n")
+
+
+def test_llama4_rope_backward_h100_speedup_over_transformers(kidx, head_store):
+    code, out, err = kidx(
+        "compare", "--references", f"workload/{WORKLOAD}", "--references", "environment/liger-bench-nvidia-h100-80gb-hbm3",
+        "--field-selector", "spec.sourceNative.benchmark=llama4_rope/backward", "--baseline", "transformers",
+        store_path=head_store,
+    )
+    assert (code, err) == (0, "")
+    assert out == (
+        f"protocol liger-bench-do-bench-backward, workload {WORKLOAD}, environment liger-bench-nvidia-h100-80gb-hbm3\n"
+        "IMPLEMENTATION                         MEDIAN    P20-P80           RATIO   SPEEDUP   VERDICT    RUN\n"
+        f"liger-llama4-rope-transformers-eager   1.482ms   1.481ms-1.483ms   1.000   1.00x     baseline   {HF_RUN}\n"
+        f"liger-llama4-rope-liger-triton         417.5µs   417.1µs-418.1µs   0.282   3.55x     faster     {SEED_RUN}\n"
+        "\n" + RULE
+    )
+
+
+def test_json_shape_and_numbers(kidx, head_store):
+    code, out, err = kidx("compare", SEED_RUN, HF_RUN, "--baseline", "liger-llama4-rope-transformers-eager",
+                          "-o", "json", store_path=head_store)
+    assert code == 0
+    document = json.loads(out)
+    assert document["by"] == "implementation" and document["threshold"] == 0.05
+    assert document["rule"] == RULE[len("rule: "):-1]
+    [group] = document["groups"]
+    assert (group["protocol"], group["workload"], group["environment"], group["implementation"]) == (
+        "liger-bench-do-bench-backward", WORKLOAD, "liger-bench-nvidia-h100-80gb-hbm3", None)
+    baseline, liger = group["rows"]
+    assert baseline == {
+        "run": HF_RUN, "implementation": "liger-llama4-rope-transformers-eager", "label": None,
+        "observedAt": "2025-08-07T21:42:17.000Z", "statistic": "median", "value": 1482272, "unit": "ns",
+        "low": 1481056, "high": 1483360, "samples": None, "ratio": 1.0, "speedup": 1.0, "verdict": "baseline",
+        "test": None, "pValue": None, "forced": False,
+    }
+    assert liger["value"] == 417536 and liger["verdict"] == "faster" and liger["test"] == "bands"
+    assert round(liger["speedup"], 4) == 3.5500 and round(liger["ratio"], 4) == 0.2817
+
+
+def test_default_baseline_is_the_earliest_observed_run(kidx, head_store):
+    code, out, _ = kidx("compare", HF_RUN, SEED_RUN, "-o", "json", store_path=head_store)
+    rows = json.loads(out)["groups"][0]["rows"]
+    assert [(r["run"], r["verdict"]) for r in rows] == [(SEED_RUN, "baseline"), (HF_RUN, "slower")]
+    assert code == 0  # slower rows fail only with --fail-on-regression
+
+
+def test_fail_on_regression_exits_1_when_a_row_is_slower(kidx, head_store):
+    assert kidx("compare", HF_RUN, SEED_RUN, "--fail-on-regression", store_path=head_store).code == 1
+    assert kidx("compare", HF_RUN, SEED_RUN, "--baseline", "transformers", "--fail-on-regression",
+                store_path=head_store).code == 0
+
+
+def test_cross_gpu_comparison_is_refused_naming_the_reference(kidx, head_store):
+    # the same workload, protocol and implementation, measured on an RTX 3090 and on an H100
+    rtx = "liger-fused-neighborhood-attention-backward-liger-nvidia-geforce-rtx-3090-batch2-biastrue-040b236a73"
+    h100 = "liger-fused-neighborhood-attention-backward-liger-nvidia-h100-80gb-hbm3-batch2-biastrue-d-8e31b67014"
+    code, out, err = kidx("compare", rtx, h100, store_path=head_store)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: runs {rtx} and {h100} are not comparable: they differ in environment "
+        "liger-bench-nvidia-geforce-rtx-3090 vs liger-bench-nvidia-h100-80gb-hbm3 (runs compare only under one "
+        "protocol, workload and environment; --force compares them anyway)\n"
+    )
+
+
+def test_different_workload_is_named(kidx, head_store):
+    code, out, err = kidx("compare", SEED_RUN, SEQ8192_RUN, store_path=head_store)
+    assert code == 2 and out == ""
+    assert err == (
+        f"error: runs {SEED_RUN} and {SEQ8192_RUN} are not comparable: they differ in workload {WORKLOAD} vs "
+        "liger-llama4-rope-hidden8192-kv-heads8-q-heads32-seq8192-bf16 (runs compare only under one protocol, "
+        "workload and environment; --force compares them anyway)\n"
+    )
+
+
+def test_force_compares_anyway_and_says_so_in_every_row(kidx, head_store):
+    code, out, err = kidx("compare", SEED_RUN, SEQ8192_RUN, "--force", store_path=head_store)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1].split() == ["IMPLEMENTATION", "MEDIAN", "P20-P80", "RATIO", "SPEEDUP", "VERDICT", "NOTE", "RUN"]
+    assert all("forced: runs differ in workload" in line for line in lines[2:4])
+    code, out, _ = kidx("compare", SEED_RUN, SEQ8192_RUN, "--force", "-o", "json", store_path=head_store)
+    rows = json.loads(out)["groups"][0]["rows"]
+    assert [row["forced"] for row in rows] == [True, True]
+    assert json.loads(out)["groups"][0]["forced"] == "forced: runs differ in workload"
+
+
+def test_force_needs_named_runs(kidx, head_store):
+    code, _, err = kidx("compare", "-l", "liger_version=0.6.1", "--force", store_path=head_store)
+    assert code == 2 and "--force compares named runs" in err
+
+
+def test_a_single_run_has_nothing_to_compare_with(kidx, head_store):
+    code, out, err = kidx("compare", SEED_RUN, store_path=head_store)
+    assert (code, out) == (0, "")
+    assert err == (
+        "1 comparable group with a single run: nothing to compare with\n"
+        f"  protocol liger-bench-do-bench-backward, workload {WORKLOAD}, environment liger-bench-nvidia-h100-80gb-hbm3\n"
+        "Nothing compared\n"
+    )
+
+
+def test_missing_run_is_an_error_with_exit_2(kidx, head_store):
+    code, out, err = kidx("compare", SEED_RUN, "no-such-run", store_path=head_store)
+    assert (code, out) == (2, "")
+    assert 'benchmarkruns.kernelindex.dev "no-such-run" not found' in err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--by", "provider"], 'invalid --by value "provider"'),
+    (["-o", "wide"], 'unknown output format "wide" for compare'),
+    (["--threshold", "-1"], "invalid --threshold -1"),
+    (["--no-such-flag"], "unknown flag: --no-such-flag"),
+])
+def test_bad_arguments_exit_2(kidx, head_store, args, message):
+    code, out, err = kidx("compare", SEED_RUN, *args, store_path=head_store)
+    assert (code, out) == (2, "") and message in err
+
+
+def test_memory_runs_compare_peak_bytes_lower_is_better(kidx, head_store):
+    code, out, _ = kidx("compare", "--references", f"workload/{WORKLOAD}", "--references",
+                        "environment/liger-bench-nvidia-h100-80gb-hbm3", "--field-selector",
+                        "spec.sourceNative.benchmark=llama4_rope/full/memory", "--baseline", "transformers",
+                        "-o", "json", store_path=head_store)
+    assert code == 0
+    [group] = json.loads(out)["groups"]
+    assert group["protocol"] == "liger-bench-peak-memory-full"
+    hf, liger = group["rows"]
+    assert (hf["unit"], hf["value"], hf["verdict"]) == ("B", 2399273472, "baseline")
+    assert (liger["value"], liger["verdict"]) == (734134784, "faster")  # less memory is better
+    assert round(liger["speedup"], 2) == 3.27
+    code, out, _ = kidx("compare", "--references", f"workload/{WORKLOAD}", "--references",
+                        "environment/liger-bench-nvidia-h100-80gb-hbm3", "--field-selector",
+                        "spec.sourceNative.benchmark=llama4_rope/full/memory", "--baseline", "transformers",
+                        store_path=head_store)
+    assert out.splitlines()[1].split()[:5] == ["IMPLEMENTATION", "PEAK-MEDIAN", "P20-P80", "RATIO", "REDUCTION"]
+
+
+def test_release_regressions_0_3_0_to_0_3_1(kidx, history_store):
+    code, out, err = kidx("compare", "-l", "liger_version in (0.3.0,0.3.1)", "--by", "label=liger_version",
+                          "--baseline", "0.3.0", "--fail-on-regression", "-o", "csv", store_path=history_store)
+    assert code == 1
+    import csv
+    import io
+
+    rows = list(csv.DictReader(io.StringIO(out)))
+    compared = [row for row in rows if row["verdict"] not in ("", "baseline")]
+    assert {row["label"] for row in compared} == {"0.3.1"}
+    slower = sorted((row["workload"], row["protocol"], row["implementation"]) for row in compared if row["verdict"] == "slower")
+    assert len(slower) == 20 and len(compared) == 36  # 24 latency, 12 peak memory
+    assert all(w.startswith("liger-jsd-") for w, _, _ in slower)
+    assert ("liger-jsd-batch4-seq2048-vocab131072", "liger-bench-do-bench-forward", "liger-jsd-liger-triton") in slower
+    faster = [row for row in compared if row["verdict"] == "faster"]
+    assert [(r["workload"], r["protocol"], r["implementation"]) for r in faster] == [
+        ("liger-jsd-batch4-seq2048-vocab4096", "liger-bench-do-bench-full", "liger-jsd-liger-triton")]
+    assert kidx("compare", "-l", "liger_version in (0.3.0,0.3.1)", "--by", "label=liger_version",
+                "--baseline", "0.3.0", store_path=history_store).code == 0
+
+
+def test_release_regression_table_names_the_release(kidx, history_store):
+    code, out, err = kidx("compare", "-l", "liger_version in (0.3.0,0.3.1)", "--by", "label=liger_version",
+                          "--baseline", "0.3.0", store_path=history_store)
+    first = out.split("\n\n")[0].splitlines()
+    assert first[0] == ("protocol liger-bench-do-bench-forward, workload liger-jsd-batch4-seq2048-vocab131072, "
+                        "environment liger-bench-nvidia-h100-pcie, implementation liger-jsd-liger-triton")
+    assert first[1].split() == ["LIGER_VERSION", "MEDIAN", "P20-P80", "RATIO", "SPEEDUP", "VERDICT", "RUN"]
+    assert first[2].split()[:6] == ["0.3.0", "77.74ms", "77.74ms-77.74ms", "1.000", "1.00x", "baseline"]
+    assert first[3].split()[:6] == ["0.3.1", "87.04ms", "87.04ms-87.04ms", "1.120", "0.89x", "slower"]
+    assert "comparable groups with a single run: nothing to compare with" in err
+
+
+def test_only_slower_lists_the_regressions_with_their_baselines(kidx, history_store):
+    code, out, err = kidx("compare", "-l", "liger_version in (0.3.0,0.3.1)", "--by", "label=liger_version",
+                          "--baseline", "0.3.0", "--only", "slower", "--fail-on-regression", "-o", "json",
+                          store_path=history_store)
+    assert code == 1
+    groups = json.loads(out)["groups"]
+    assert len(groups) == 20
+    assert all([row["verdict"] for row in group["rows"]] == ["baseline", "slower"] for group in groups)
+    assert {group["implementation"] for group in groups} == {"liger-jsd-liger-triton", "liger-jsd-torch-eager"}
+    code, out, err = kidx("compare", "-l", "liger_version in (0.3.0,0.3.1)", "--by", "label=liger_version",
+                          "--baseline", "0.3.0", "--only", "faster", store_path=history_store)
+    assert code == 0
+    assert out.splitlines()[0] == ("protocol liger-bench-do-bench-full, workload liger-jsd-batch4-seq2048-vocab4096, "
+                                   "environment liger-bench-nvidia-h100-pcie, implementation liger-jsd-liger-triton")
+    assert [line.split()[5] for line in out.splitlines()[2:4]] == ["baseline", "faster"]
+
+
+def test_only_rejects_unknown_verdicts(kidx, head_store):
+    code, _, err = kidx("compare", SEED_RUN, "--only", "worse", store_path=head_store)
+    assert code == 2 and 'invalid --only value "worse"' in err
+
+
+def _sampled_run(name, implementation, values):
+    measurements = "".join(
+        f"\n    - {{metric: latency, statistic: sample, unit: us, value: {v}}}" for v in values)
+    return f"""apiVersion: kernelindex.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {{name: {name}}}
+spec:
+  status: passed
+  observedAt: "2026-01-0{len(name) % 9 + 1}T00:00:00Z"
+  timing: {{latencyNs: {{median: {sorted(values)[len(values) // 2] * 1000}}}, primaryStatistic: median}}
+  protocolDigest: sha256:{"1" * 64}
+  workloadDigest: sha256:{"2" * 64}
+  environmentDigest: sha256:{"3" * 64}
+  implementationDigest: sha256:{implementation * 64}
+  measurements:{measurements}
+"""
+
+
+def test_runs_with_samples_are_judged_by_mann_whitney(kidx):
+    manifests = "---\n".join([
+        _sampled_run("base", "a", [100, 101, 102, 103, 104, 105, 106, 107]),
+        _sampled_run("new", "b", [120, 121, 122, 123, 124, 125, 126, 127]),
+        _sampled_run("noisy", "c", [90, 125, 95, 130, 100, 128, 104, 131]),
+    ])
+    assert kidx("apply", "-f", "-", stdin=manifests).code == 0
+    code, out, err = kidx("compare", "base", "new", "noisy", "--baseline", "sha256:" + "a" * 64, "-o", "json")
+    assert code == 0, err
+    rows = {row["run"]: row for row in json.loads(out)["groups"][0]["rows"]}
+    assert rows["base"]["verdict"] == "baseline" and rows["base"]["samples"] == 8
+    assert (rows["new"]["test"], rows["new"]["verdict"]) == ("mann-whitney", "slower")
+    assert rows["new"]["pValue"] < 0.001
+    # a median 20% higher, but the samples overlap too much to call it
+    assert (rows["noisy"]["test"], rows["noisy"]["verdict"]) == ("mann-whitney", "same")
+    assert rows["noisy"]["implementation"] is None  # the implementation is not in the store
+    code, out, _ = kidx("compare", "base", "new", "noisy", "--baseline", "sha256:" + "a" * 64)
+    assert out.splitlines()[2].startswith("sha256:aaaaaaaaaaaa   ")  # shown as a short digest
+
+
+def test_speedup_in_one_command_selecting_through_references(kidx, head_store):
+    code, out, err = kidx(
+        "compare", "--field-selector",
+        "workload.spec.operation=llama4_rope,workload.spec.parameters.seq=16384,"
+        "protocol.metadata.name=liger-bench-do-bench-backward,environment.metadata.name=liger-bench-nvidia-h100-80gb-hbm3",
+        "--baseline", "transformers", "-o", "csv", store_path=head_store)
+    assert (code, err) == (0, "")
+    rows = [line.split(",") for line in out.splitlines()[1:]]
+    assert [(row[3], row[8], row[14], row[15]) for row in rows] == [
+        ("liger-llama4-rope-transformers-eager", "1482272", "1", "baseline"),
+        ("liger-llama4-rope-liger-triton", "417536", "3.5500459840588596", "faster"),
+    ]
+
+
+def test_speedup_selecting_by_the_importers_labels(kidx, head_store):
+    code, out, err = kidx("compare", "-l", "kernel=llama4_rope,operation=backward,gpu=nvidia-h100-80gb-hbm3",
+                          "--field-selector", "workload.spec.parameters.seq=16384", "--baseline", "transformers",
+                          store_path=head_store)
+    assert (code, err) == (0, "")
+    assert [line.split()[:6] for line in out.splitlines()[2:4]] == [
+        ["liger-llama4-rope-transformers-eager", "1.482ms", "1.481ms-1.483ms", "1.000", "1.00x", "baseline"],
+        ["liger-llama4-rope-liger-triton", "417.5µs", "417.1µs-418.1µs", "0.282", "3.55x", "faster"],
+    ]

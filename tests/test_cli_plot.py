@@ -1,0 +1,119 @@
+"""kidx plot: real images with the expected panels and lines, the points as csv, and
+clear refusals."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import sys
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+
+from liger_stores import head_store, history_store  # noqa: F401  (session fixtures)
+
+pytest.importorskip("matplotlib", reason="the test extra installs matplotlib (kidx[plot])")
+
+H100 = "environment/liger-bench-nvidia-h100-80gb-hbm3"
+LLAMA4_BACKWARD = "spec.sourceNative.benchmark=llama4_rope/backward"
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _plot(kidx, store, path, *extra):
+    return kidx("plot", "--x", "workload.spec.parameters.seq", "--references", H100,
+                "--field-selector", LLAMA4_BACKWARD, "-o", str(path), *extra, store_path=store)
+
+
+def test_svg_has_a_line_and_a_band_per_implementation_in_each_panel(kidx, head_store, tmp_path):
+    path = tmp_path / "llama4_rope.svg"
+    code, out, err = _plot(kidx, head_store, path)
+    assert (code, out) == (0, "")
+    assert err == (f"wrote {path}: 3 panels, 6 lines, 14 points\n"
+                   "2 points were measured more than once: the latest observation is drawn\n")
+    root = ElementTree.parse(path).getroot()
+    assert root.tag == f"{SVG}svg"
+    ids = sorted(element.get("id") for element in root.iter() if re.match(r"panel\d-(line|band)-", element.get("id") or ""))
+    assert ids == sorted(f"panel{n}-{what}-liger-llama4-rope-{impl}" for n in (1, 2, 3) for what in ("line", "band")
+                         for impl in ("liger-triton", "transformers-eager"))
+    texts = "".join(element.text or "" for element in root.iter(f"{SVG}text"))
+    assert "liger-llama4-rope-liger-triton" in texts and "liger-llama4-rope-transformers-eager" in texts
+    assert "llama4_rope bf16: hidden=8192, kv_heads=8, q_heads=32" in texts
+    assert "median latency (ms)" in texts and "workload.spec.parameters.seq" in texts
+    # the seq-sweep panel's liger line goes through five points
+    line = next(e for e in root.iter() if e.get("id") == "panel3-line-liger-llama4-rope-liger-triton")
+    path_data = next(e for e in line.iter(f"{SVG}path")).get("d")
+    assert len(re.findall(r"[ML]", path_data)) == 5
+
+
+def test_png_is_a_png(kidx, head_store, tmp_path):
+    path = tmp_path / "llama4_rope.png"
+    code, _, _ = _plot(kidx, head_store, path, "--title", "llama4_rope backward on the H100")
+    assert code == 0
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (1800, 450)
+
+
+def test_points_as_csv_the_latency_curve(kidx, head_store, tmp_path):
+    path = tmp_path / "curve.csv"
+    code, _, _ = _plot(kidx, head_store, path)
+    assert code == 0
+    rows = [r for r in csv.DictReader(io.StringIO(path.read_text())) if r["panel"] == "3"]
+    curve = [(r["x"], r["value"]) for r in rows if r["line"] == "liger-llama4-rope-transformers-eager"]
+    assert curve == [("1024", "118912"), ("2048", "210112"), ("4096", "397408"), ("8192", "754016"),
+                     ("16384", "1482272")]
+
+
+def test_lines_per_release_label(kidx, history_store, tmp_path):
+    path = tmp_path / "jsd.svg"
+    code, out, err = kidx("plot", "--x", "workload.spec.parameters.vocab", "-l", "liger_version in (0.3.0,0.3.1)",
+                          "--by", "label=liger_version", "--references", "implementation/liger-jsd-liger-triton",
+                          "--field-selector", "spec.sourceNative.benchmark=jsd/forward", "-o", str(path),
+                          store_path=history_store)
+    assert code == 0, err
+    assert err == f"wrote {path}: 1 panel, 2 lines, 12 points\n"
+    ids = {element.get("id") for element in ElementTree.parse(path).getroot().iter()}
+    assert {"panel1-line-0.3.0", "panel1-line-0.3.1"} <= ids
+
+
+def test_lines_per_release_never_mix_implementations(kidx, history_store, tmp_path):
+    path = tmp_path / "jsd.csv"
+    code, out, err = kidx("plot", "--x", "workload.spec.parameters.vocab", "-l", "liger_version in (0.3.0,0.3.1)",
+                          "--by", "label=liger_version", "--field-selector", "spec.sourceNative.benchmark=jsd/forward",
+                          "-o", str(path), store_path=history_store)
+    assert code == 0, err
+    assert err == f"wrote {path}: 2 panels, 4 lines, 24 points\n"
+    rows = list(csv.DictReader(io.StringIO(path.read_text())))
+    assert {(r["panel"], r["implementation"]) for r in rows} == {
+        ("1", "liger-jsd-liger-triton"), ("2", "liger-jsd-torch-eager")}
+
+
+def test_too_many_groups_are_refused_not_mixed(kidx, head_store, tmp_path):
+    code, _, err = kidx("plot", "--x", "workload.spec.parameters.seq", "-o", str(tmp_path / "all.svg"),
+                        store_path=head_store)
+    assert code == 1
+    assert err.startswith("error: the selection holds ")
+    assert "plot draws at most 12 panels and never mixes groups in one" in err
+    assert not (tmp_path / "all.svg").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-o", "x.svg"], "--x is required"),
+    (["--x", "workload.spec.parameters.seq"], "-o FILE is required, ending in .svg, .png or .csv"),
+    (["--x", "workload.spec.parameters.seq", "-o", "x.pdf"], "-o FILE is required, ending in .svg, .png or .csv"),
+    (["--x", "seq", "-o", "x.svg"], 'invalid field path "seq"'),
+    (["--x", "workload.spec.dtype", "-o", "x.svg", "--field-selector", LLAMA4_BACKWARD],
+     "--x workload.spec.dtype must be a number"),
+])
+def test_bad_arguments(kidx, head_store, tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = kidx("plot", *args, store_path=head_store)
+    assert (code, out) == (1, "") and message in err
+
+
+def test_without_matplotlib_says_how_to_get_it(kidx, head_store, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    code, out, err = _plot(kidx, head_store, tmp_path / "x.svg")
+    assert (code, out, err) == (1, "", "error: kidx plot needs matplotlib: pip install 'kidx[plot]'\n")

@@ -1,0 +1,81 @@
+"""kidx series on the Liger history: points over releases, changes, and the speedup over
+the baseline measured in the same session."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from liger_stores import head_store, history_store  # noqa: F401  (session fixtures)
+
+KTO_B16 = "liger-kto-loss-batch16-beta0-1-biastrue-hidden1024-ignore-index42-modeforward-seq512-vocab128256-bf16"
+
+
+def test_kto_loss_across_0_5_3_and_0_5_4_is_a_kernel_change(kidx, history_store):
+    code, out, err = kidx("series", "-l", "liger_version in (0.5.3,0.5.4)", "--label", "liger_version",
+                          "--baseline", "transformers", "--field-selector", "spec.sourceNative.benchmark=kto_loss/forward",
+                          store_path=history_store)
+    assert (code, err) == (0, "")
+    block = out.split("\n\n")[0].splitlines()
+    assert block[0] == (f"protocol liger-bench-do-bench-forward, workload {KTO_B16}, "
+                        "environment liger-bench-nvidia-h100-80gb-hbm3, implementation liger-kto-loss-liger-triton")
+    assert block[1].split() == ["OBSERVED", "LIGER_VERSION", "MEDIAN", "P20-P80", "CHANGE", "VERDICT",
+                                "SPEEDUP-VS-TRANSFORMERS", "SPEEDUP-CHANGE", "RUN"]
+    assert [line.split()[:-1] for line in block[2:]] == [
+        ["2025-02-28T22:34:06.000Z", "0.5.3", "77.56ms", "77.56ms-77.56ms", "0.35x"],
+        ["2025-03-01T01:34:35.000Z", "0.5.3", "79.86ms", "79.86ms-79.86ms", "+3.0%", "same", "0.34x", "-2.8%"],
+        ["2025-03-03T08:22:44.000Z", "0.5.4", "30.67ms", "30.66ms-30.67ms", "-61.6%", "faster", "0.88x", "+160.0%"],
+    ]
+    assert out.endswith("\nrule: a change is significant when it exceeds 5% and the p20-p80 bands do not overlap "
+                        "(with raw samples: Mann-Whitney U, p < 0.05; with no spread recorded: the 5% threshold alone)\n")
+
+
+def test_jsd_across_0_3_0_and_0_3_1_moved_with_its_baseline(kidx, history_store):
+    code, out, _ = kidx("series", "-l", "liger_version in (0.3.0,0.3.1)", "--label", "liger_version",
+                        "--baseline", "torch", "--fail-on-regression", "-o", "json", store_path=history_store)
+    assert code == 1  # slower points
+    document = json.loads(out)
+    assert document["label"] == "liger_version" and document["baseline"] == "torch"
+    liger = [s for s in document["series"] if s["implementation"] == "liger-jsd-liger-triton"
+             and s["protocol"] == "liger-bench-do-bench-forward" and s["workload"] == "liger-jsd-batch4-seq2048-vocab131072"]
+    [series] = liger
+    first, second = series["points"]
+    assert (first["label"], first["value"], first["change"], first["verdict"]) == ("0.3.0", 77741821, None, None)
+    assert (second["label"], second["value"], second["verdict"]) == ("0.3.1", 87036354, "slower")
+    assert round(second["change"], 3) == 0.120
+    # torch, measured a second later in the same session, slowed as much: the speedup barely moved
+    assert second["baselineRun"].startswith("liger-jsd-forward-torch-nvidia-h100-pcie-batch4-seq2048-vocab131072-2024-10-02")
+    assert round(second["speedupChange"], 3) == 0.019
+
+
+def test_series_csv_and_single_point_notice(kidx, history_store):
+    code, out, err = kidx("series", "-l", "liger_version in (0.3.0,0.3.1)", "--label", "liger_version",
+                          "-o", "csv", store_path=history_store)
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 72 and {row["label"] for row in rows} == {"0.3.0", "0.3.1"}
+    assert sum(row["verdict"] == "slower" for row in rows) == 20
+    code, out, err = kidx("series", "-l", "liger_version in (0.3.0,0.3.1)", "--label", "liger_version",
+                          store_path=history_store)
+    assert "series with a single point: nothing to follow" in err
+
+
+def test_the_same_shape_measured_in_two_sweeps_of_one_release(kidx, head_store):
+    # at HEAD, llama4_rope's H-sweep and T-sweep both measured hidden 8192 / seq 2048, 11 s apart
+    code, out, err = kidx("series", "-l", "liger_version=0.6.1", "--field-selector",
+                          "spec.sourceNative.benchmark=llama4_rope/backward", "-o", "json", store_path=head_store)
+    assert code == 0
+    document = json.loads(out)
+    assert [(s["implementation"], [p["verdict"] for p in s["points"]]) for s in document["series"]] == [
+        ("liger-llama4-rope-liger-triton", [None, "faster"]),
+        ("liger-llama4-rope-transformers-eager", [None, "same"]),
+    ]
+    assert {s["workload"] for s in document["series"]} == {"liger-llama4-rope-hidden8192-kv-heads8-q-heads32-seq2048-bf16"}
+    assert document["singlePointSeries"] == 12
+
+
+def test_series_error_exit_2(kidx, history_store):
+    code, out, err = kidx("series", "no-such-run", store_path=history_store)
+    assert (code, out) == (2, "") and "not found" in err
+    assert kidx("series", "-o", "wide", store_path=history_store).code == 2
