@@ -39,7 +39,7 @@ from kidx.store.catalog import (
     Catalog, CatalogQuery, Change, Entry, ReferenceCondition, ReferencedFieldCondition, Revision, StoreBackend,
     condition_holds, label_holds, scalar_leaves,
 )
-from kidx.store.objects import ObjectBackend, ObjectDB
+from kidx.store.objects import PRESENT, WRITTEN, ObjectBackend, ObjectDB
 from kidx.store.postgres_url import INSTALL_HINT, masked, scrubbed
 
 SCHEMA_VERSION = "1"
@@ -387,6 +387,25 @@ class PostgresObjectBackend(ObjectBackend):
 
     def discard(self) -> None:
         self._pending.clear()
+
+    def ensure_many(self, objects: dict[str, bytes]) -> dict[str, str]:
+        """One query for which are stored; the rest are written. A stored object cannot be
+        damaged here (the table's CHECK), so none is ever REPLACED."""
+        missing = self.missing(objects)
+        for hexdigest in missing:
+            self.write(hexdigest, objects[hexdigest])
+        return {hexdigest: WRITTEN if hexdigest in missing else PRESENT for hexdigest in objects}
+
+    def remove(self, hexdigest: str) -> None:
+        """Delete an object (garbage collection, inside its write); a missing one is no error."""
+        self._pending.pop(bytes.fromhex(hexdigest), None)
+        connection = self.connection
+        if connection.schema_present:
+            connection.translating(
+                connection.execute, "DELETE FROM kidx.objects WHERE digest = %s", (bytes.fromhex(hexdigest),))
+
+    def where(self, hexdigest: str) -> str:
+        return f"sha256:{hexdigest} in {self.location}"
 
 
 # --- the catalog ------------------------------------------------------------------------
@@ -769,6 +788,60 @@ class PostgresCatalog(Catalog):
             sorted(leaves))
         self.connection.executemany(
             "INSERT INTO kidx.spec_indexed (digest) VALUES (%s) ON CONFLICT DO NOTHING", done)
+
+    # --- maintenance (export, gc, bundle restore) -----------------------------------------
+
+    @_translating
+    def all_revisions(self) -> list[Revision]:
+        if not self._present:
+            return []
+        numbers: dict[tuple[str, str], int] = {}
+        found = []
+        for row in self.connection.execute(
+            "SELECT kind, name, event, digest, title, labels, annotations, generation, recorded "
+            "FROM kidx.revisions ORDER BY id"
+        ):
+            key = (row[0], row[1])
+            numbers[key] = numbers.get(key, 0) + 1
+            found.append(Revision(
+                kind=row[0], name=row[1], revision=numbers[key], event=row[2], digest=text(row[3]), title=row[4],
+                labels=json.loads(row[5] or "{}"), annotations=json.loads(row[6] or "{}"),
+                generation=row[7], recorded=row[8],
+            ))
+        return found
+
+    @_translating
+    def restore(self, changes: Sequence[Change], revisions: Sequence[Revision]) -> None:
+        """Names and revisions exactly as given (a bundle), inside a write."""
+        specs: dict[bytes, dict | None] = {}
+        for change in changes:
+            for _, target in change.references:
+                specs.setdefault(raw(target), None)
+            if change.spec is not None:
+                specs[raw(change.entry.digest)] = change.spec
+        self._index_specs(specs)
+        (highest,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM kidx.entries").fetchone()
+        rows, label_rows, ref_rows = [], [], []
+        for change in changes:
+            entry = change.entry
+            highest += 1
+            rows.append((highest, entry.kind, entry.name, raw(entry.digest), entry.title, _dumps(entry.labels),
+                         _dumps(entry.annotations), entry.created, entry.generation, entry.columns))
+            label_rows.extend((highest, key, value) for key, value in entry.labels.items())
+            ref_rows.extend({(highest, field_name, raw(target)) for field_name, target in change.references})
+        many = self.connection.executemany
+        many(
+            "INSERT INTO kidx.entries (id, kind, name, digest, title, labels, annotations, created, generation, "
+            "columns) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            rows,
+        )
+        many("INSERT INTO kidx.labels (object_id, key, value) VALUES (%s, %s, %s)", label_rows)
+        many("INSERT INTO kidx.refs (object_id, field, target) VALUES (%s, %s, %s)", ref_rows)
+        many(_INSERT_REVISION, [
+            (r.kind, r.name, r.event, raw(r.digest) if r.digest else None, r.title, _dumps(r.labels),
+             _dumps(r.annotations), r.generation, r.recorded)
+            for r in revisions
+        ])
 
     @_translating
     def delete(self, entry: Entry, now: str) -> None:
