@@ -293,3 +293,19 @@ def test_gc_removes_objects_nothing_refers_to(postgres_store, kidx, tmp_path):
     assert kidx("gc", store_path=postgres_store)[0] == 0
     assert sql(postgres_store, count)[0][0] == before - 1
     assert kidx("describe", "run", SEED["run"]["metadata"]["name"], store_path=postgres_store)[0] == 0
+
+
+def test_fsck_finds_and_repairs_a_damaged_label_index(postgres_store, kidx, tmp_path):
+    assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store)[0] == 0
+    assert kidx("fsck", store_path=postgres_store)[0] == 0
+    sql(postgres_store, "DELETE FROM kidx.labels")
+    sql(postgres_store, "INSERT INTO kidx.labels (object_id, key, value) VALUES (999, 'stray', 'row')")
+    code, out, err = kidx("fsck", store_path=postgres_store)
+    assert code == 1 and "label-index" in out, (out, err)
+    assert kidx("get", "runs", "-l", "liger_version=0.6.1", "-o", "name", store_path=postgres_store)[1] == ""
+    code, out, err = kidx("fsck", "--repair", store_path=postgres_store)
+    assert code == 0, (out, err)
+    assert kidx("fsck", store_path=postgres_store)[0] == 0
+    assert kidx("get", "runs", "-l", "liger_version=0.6.1", "-o", "name", store_path=postgres_store)[1] == (
+        f"{RUN}/{SEED['run']['metadata']['name']}\n")
+    assert sql(postgres_store, "SELECT count(*) FROM kidx.labels WHERE key = 'stray'") == [(0,)]

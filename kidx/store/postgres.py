@@ -811,6 +811,52 @@ class PostgresCatalog(Catalog):
         return found
 
     @_translating
+    def index_rows(self):
+        """What the label and reference rows say, for fsck (see Catalog.index_rows)."""
+        if not self._present:
+            return {}, 0, 0
+        execute = self.connection.execute
+        names = {row[0]: (row[1], row[2]) for row in execute("SELECT id, kind, name FROM kidx.entries")}
+        indexed = {key: ({}, set()) for key in names.values()}
+        stray_labels = stray_references = 0
+        for object_id, key, value in execute("SELECT object_id, key, value FROM kidx.labels"):
+            owner = names.get(object_id)
+            if owner is None:
+                stray_labels += 1
+            else:
+                indexed[owner][0][key] = value
+        for object_id, field_name, target in execute("SELECT object_id, field, target FROM kidx.refs"):
+            owner = names.get(object_id)
+            if owner is None:
+                stray_references += 1
+            else:
+                indexed[owner][1].add((field_name, text(target)))
+        return indexed, stray_labels, stray_references
+
+    @_translating
+    def reindex(self, change: Change) -> None:
+        """Rewrite one name's label and reference rows and cached columns (fsck --repair)."""
+        entry = change.entry
+        execute = self.connection.execute
+        execute("DELETE FROM kidx.labels WHERE object_id = %s", (entry.id,))
+        execute("DELETE FROM kidx.refs WHERE object_id = %s", (entry.id,))
+        self.connection.executemany(
+            "INSERT INTO kidx.labels (object_id, key, value) VALUES (%s, %s, %s)",
+            [(entry.id, key, value) for key, value in entry.labels.items()],
+        )
+        self.connection.executemany(
+            "INSERT INTO kidx.refs (object_id, field, target) VALUES (%s, %s, %s)",
+            sorted({(entry.id, field_name, raw(target)) for field_name, target in change.references}),
+        )
+        execute("UPDATE kidx.entries SET columns = %s WHERE id = %s", (entry.columns, entry.id))
+
+    @_translating
+    def drop_stray_index_rows(self) -> None:
+        execute = self.connection.execute
+        execute("DELETE FROM kidx.labels l WHERE NOT EXISTS (SELECT 1 FROM kidx.entries e WHERE e.id = l.object_id)")
+        execute("DELETE FROM kidx.refs r WHERE NOT EXISTS (SELECT 1 FROM kidx.entries e WHERE e.id = r.object_id)")
+
+    @_translating
     def restore(self, changes: Sequence[Change], revisions: Sequence[Revision]) -> None:
         """Names and revisions exactly as given (a bundle), inside a write."""
         specs: dict[bytes, dict | None] = {}
