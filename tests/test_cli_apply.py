@@ -345,13 +345,13 @@ def test_invalid_batch_lists_every_error_writes_nothing_and_exits_1(kidx, store,
     code, out, err = kidx("apply", "-f", str(path))
     assert (code, out) == (1, "")
     assert err.splitlines() == [
-        f"error: {path}, document 2, line 16: spec.hardware.product: Required value",
-        f'error: {path}, document 2, line 16: spec.hardware.vendor: Invalid value: "NVIDIA": must match the pattern ^[a-z0-9][a-z0-9-]*$',
+        f'error: {path}, document 2, line 16: spec.hardware.product: Required value: "product" is a required property',
+        f'error: {path}, document 2, line 16: spec.hardware.vendor: Invalid value: "NVIDIA" does not match \'^[a-z0-9][a-z0-9-]*$\'',
         f"error: {path}, document 2, line 13: metadata.labels.gpu: Invalid value: \"-bad\": a label value must be empty or 1 to 63 characters of alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric",
-        f'error: {path}, document 3, line 23: spec.status: Unsupported value: "done": supported values: "passed", "failed", "error", "skipped"',
-        f"error: {path}, document 3, line 25: spec.measurements[0].metric: Required value",
-        f"error: {path}, document 3, line 25: spec.measurements[0].statistic: Required value",
-        f'error: {path}, document 3, line 26: spec.measurements[0].value: Invalid value: "fast": must be of type number',
+        f'error: {path}, document 3, line 23: spec.status: Unsupported value: "done" is not one of ["passed", "failed", "error", "skipped"]',
+        f'error: {path}, document 3, line 25: spec.measurements[0].metric: Required value: "metric" is a required property',
+        f'error: {path}, document 3, line 25: spec.measurements[0].statistic: Required value: "statistic" is a required property',
+        f'error: {path}, document 3, line 26: spec.measurements[0].value: Invalid value: "fast" is not of type \'number\', \'null\'',
         f"error: {path}, document 3, line 21: metadata.name: Invalid value: \"Run_1\": a name must be 1 to 253 characters of lower-case letters, digits, '-', '.' and '_', starting with a letter or digit",
         "error: 8 problems found; nothing was changed",
     ]

@@ -96,7 +96,7 @@ def test_digest_validates_like_apply(kidx, store, tmp_path):
     code, out, err = kidx("digest", "-f", str(path))
     assert (code, out) == (1, "")
     assert err.splitlines() == [
-        f"error: {path}, document 1, line 6: spec.operation: Invalid value: 3: must be of type string",
+        f"error: {path}, document 1, line 6: spec.operation: Invalid value: 3 is not of type 'string'",
         f"error: {path}, document 1, line 4: metadata.name: Invalid value: \"Bad\": a name must be 1 to 253 "
         "characters of lower-case letters, digits, '-', '.' and '_', starting with a letter or digit",
         "error: 2 problems found; nothing was changed",

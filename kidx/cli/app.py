@@ -103,7 +103,36 @@ def build_app(names):
     return app
 
 
+def _parser_errors(typer) -> tuple[type, type]:
+    """click's ``UsageError`` and ``ClickException``, reached through typer's public
+    ``BadParameter`` (a ``UsageError``): typer up to 0.25 raises the ``click`` package's
+    classes, typer 0.26 on those of a private copy of click, so neither ``import click`` nor
+    a typer module names the classes typer raises for every supported version."""
+    bases = {cls.__name__: cls for cls in typer.BadParameter.__mro__}
+    return bases["UsageError"], bases["ClickException"]
+
+
+def _is_a(exc: BaseException, name: str) -> bool:
+    """Whether ``exc`` is one of click's ``name`` errors (click's public class names)."""
+    return any(cls.__name__ == name for cls in type(exc).__mro__)
+
+
 def run(argv: list[str]) -> int:
+    import warnings
+
+    with warnings.catch_warnings():
+        # a warning from below (a missing C parser, say) reaches the user as kubectl's do
+        warnings.showwarning = _show_warning
+        return _run(argv)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    from kidx.output.gateway import Output
+
+    Output().warning(str(message))
+
+
+def _run(argv: list[str]) -> int:
     if argv[:1] == ["--version"]:
         from kidx.cli.commands.version import version_text
 
@@ -124,20 +153,20 @@ def run(argv: list[str]) -> int:
     name = _command_name(argv)
     names = [name] if name in COMMANDS else list(COMMANDS)
     import typer
-    from typer import _click as click  # typer 0.28 vendors click; pinned in pyproject
 
+    usage_error, click_exception = _parser_errors(typer)
     command = typer.main.get_command(build_app(names))
     try:
         result = command.main(args=_normalise(argv), prog_name="kidx", standalone_mode=False)
         if result == INTERRUPTED:  # typer returns this for Ctrl-C, silently; no kidx command does
             output.error("interrupted")
         return result if isinstance(result, int) else 0
-    except click.exceptions.NoArgsIsHelpError as exc:
-        output.stdout.write(exc.ctx.get_help() + "\n")
-        return 0
-    except click.exceptions.UsageError as exc:
+    except usage_error as exc:
+        if _is_a(exc, "NoArgsIsHelpError"):
+            output.stdout.write(exc.ctx.get_help() + "\n")
+            return 0
         message = exc.format_message()
-        if isinstance(exc, click.exceptions.NoSuchOption):
+        if _is_a(exc, "NoSuchOption"):
             message = f"unknown flag: {exc.option_name}"  # kubectl's wording
         output.error(message)
         if exc.ctx is not None and exc.ctx.command_path.startswith("kidx "):  # the sub-command too
@@ -151,7 +180,7 @@ def run(argv: list[str]) -> int:
     except typer.Abort:  # the parser's word for Ctrl-C
         output.error("interrupted")
         return 130
-    except click.exceptions.ClickException as exc:
+    except click_exception as exc:
         output.error(exc.format_message())
         return 1
     except InvalidInputError as exc:

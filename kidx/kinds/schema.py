@@ -1,24 +1,39 @@
 """Validation of manifests against their CRD's structural OpenAPI v3 schema.
 
-A schema is compiled once into nested closures, so a document costs a few microseconds
-per field instead of jsonschema's generic evaluation (about 600 µs per run manifest
-measured here, which alone would cap apply below 2,000 runs/s). The compiler accepts the
-keyword subset that CRD structural schemas use and refuses any other keyword, so it can
-never silently ignore a rule; the test suite checks it against jsonschema on mutated
-documents.
+jsonschema (Draft 2020-12, with format checking) is the validator of record: every error
+message for an invalid document comes from it. It costs about 600 µs per run manifest, so
+valid documents -- the bulk of every apply -- take a fast path first: the schema compiled
+once into closures that answer only "valid or not" (``compile_predicate``), a few
+microseconds per field. Only a document the fast path rejects meets jsonschema, which is
+imported then and not before. The fast path must accept exactly what jsonschema accepts
+(a property test checks this on documents generated around the CRDs).
 
-Messages follow Kubernetes' field-error grammar: ``<path>: <Type>[: <value>][: <detail>]``.
+A CRD schema becomes a JSON Schema (``to_json_schema``) the way Kubernetes reads it:
+OpenAPI's ``nullable: true`` allows null, and ``x-*`` extensions carry no rules. Three
+rules follow Kubernetes rather than plain JSON Schema, in both validators alike:
+- patterns are read as Go's RE2 (and ECMA-262) reads them: ``$`` only at the very end of
+  the text (Python's ``$`` also matches before a final newline) and ``\\d``, ``\\w``, ``\\s``
+  ASCII only (Python's match any script's digits);
+- integers are strict: ``5.0`` is not an integer (it hashes differently from ``5``);
+- ``format: date-time`` is checked strictly as RFC 3339 (``is_date_time``): ASCII digits,
+  real calendar dates, valid times.
+The fast path refuses any schema keyword it does not know, so it can never silently
+ignore a rule.
+
+Messages read ``<path>: <reason>: <jsonschema's message>``, the reason in Kubernetes'
+field-error words (``Required value``, ``Unsupported value``, ``Invalid value``, ...), the
+values the message quotes written as JSON.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
 from typing import Any
 
 FieldError = tuple[str, str]  # (field path, message)
-Checker = Callable[[Any, str, list], None]
 
 KNOWN_KEYWORDS = frozenset(
     {
@@ -44,22 +59,6 @@ def show(value: Any) -> str:
     return json.dumps(value)
 
 
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
 _TYPE_TESTS: dict[str, Callable[[Any], bool]] = {
     "object": lambda v: type(v) is dict,
     "array": lambda v: type(v) is list,
@@ -69,10 +68,6 @@ _TYPE_TESTS: dict[str, Callable[[Any], bool]] = {
     "number": lambda v: type(v) is int or type(v) is float,
     "boolean": lambda v: type(v) is bool,
 }
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
 
 
 def _end_anchored(pattern: str) -> str:
@@ -105,146 +100,59 @@ def _end_anchored(pattern: str) -> str:
     return "".join(out)
 
 
-def compile_schema(schema: dict) -> Checker:
-    unknown = set(schema) - KNOWN_KEYWORDS
-    if unknown:
-        raise SchemaCompileError(f"unsupported schema keywords: {', '.join(sorted(unknown))}")
-    checks: list[Checker] = []
-    nullable = bool(schema.get("nullable"))
-    type_name = schema.get("type")
-    if type_name is not None:
-        if not isinstance(type_name, str) or type_name not in _TYPE_TESTS:
-            raise SchemaCompileError(f"unsupported schema type: {type_name!r}")
-        test = _TYPE_TESTS[type_name]
-
-        def check_type(value, path, errors, _test=test, _type=type_name):
-            if not _test(value):
-                errors.append((path, f"Invalid value: {show(value)}: must be of type {_type}"))
-                return False
-            return True
-    else:
-        check_type = None
-    if "enum" in schema:
-        allowed = tuple(schema["enum"])
-        listed = ", ".join(show(v) for v in allowed)
-
-        def check_enum(value, path, errors):
-            if value not in allowed or type(value) is bool and not any(v is value for v in allowed):
-                errors.append((path, f"Unsupported value: {show(value)}: supported values: {listed}"))
-
-        checks.append(check_enum)
-    if "pattern" in schema:
-        regex = re.compile(_end_anchored(schema["pattern"]))
-        pattern_text = schema["pattern"]
-
-        def check_pattern(value, path, errors):
-            if type(value) is str and regex.search(value) is None:
-                errors.append((path, f"Invalid value: {show(value)}: must match the pattern {pattern_text}"))
-
-        checks.append(check_pattern)
-    for keyword, compare, phrase in (
-        ("minimum", lambda v, b: v >= b, "must be greater than or equal to"),
-        ("maximum", lambda v, b: v <= b, "must be less than or equal to"),
-    ):
-        if keyword in schema:
-            bound = schema[keyword]
-
-            def check_bound(value, path, errors, _b=bound, _c=compare, _p=phrase):
-                if type(value) in (int, float) and not _c(value, _b):
-                    errors.append((path, f"Invalid value: {show(value)}: {_p} {_b}"))
-
-            checks.append(check_bound)
-    for keyword, measure, compare, phrase in (
-        ("minLength", str, lambda n, b: n >= b, "Invalid value: {v}: must be at least {b} characters long"),
-        ("maxLength", str, lambda n, b: n <= b, "Too long: may not be longer than {b}"),
-        ("minItems", list, lambda n, b: n >= b, "Required value: must have at least {b} items"),
-        ("maxItems", list, lambda n, b: n <= b, "Too many: {n}: must have at most {b} items"),
-    ):
-        if keyword in schema:
-            bound = schema[keyword]
-
-            def check_length(value, path, errors, _t=measure, _b=bound, _c=compare, _p=phrase):
-                if type(value) is _t and not _c(len(value), _b):
-                    errors.append((path, _p.format(v=show(value), b=_b, n=len(value))))
-
-            checks.append(check_length)
-    if "properties" in schema or "additionalProperties" in schema or "required" in schema:
-        checks.append(_compile_object(schema))
-    if "items" in schema:
-        item_check = compile_schema(schema["items"])
-
-        def check_items(value, path, errors):
-            if type(value) is list:
-                for index, item in enumerate(value):
-                    item_check(item, f"{path}[{index}]", errors)
-
-        checks.append(check_items)
-    if "anyOf" in schema:
-        branches = [compile_schema(branch) for branch in schema["anyOf"]]
-        names = ", ".join(branch.get("type", "any") for branch in schema["anyOf"])
-
-        def check_any(value, path, errors):
-            for branch in branches:
-                trial: list = []
-                branch(value, path, trial)
-                if not trial:
-                    return
-            errors.append((path, f"Invalid value: {show(value)}: must be one of: {names}"))
-
-        checks.append(check_any)
-
-    checks_tuple = tuple(checks)
-
-    def check(value, path, errors):
-        if value is None and nullable:
-            return
-        if check_type is not None and not check_type(value, path, errors):
-            return
-        for item in checks_tuple:
-            item(value, path, errors)
-
-    return check
+@functools.lru_cache(maxsize=None)
+def pattern_regex(pattern: str) -> re.Pattern:
+    """A CRD pattern compiled to match as RE2 does (see the module docstring)."""
+    return re.compile(_end_anchored(pattern), re.ASCII)
 
 
-def _compile_object(schema: dict) -> Checker:
-    properties = {name: compile_schema(sub) for name, sub in schema.get("properties", {}).items()}
-    required = tuple(schema.get("required", ()))
-    additional = schema.get("additionalProperties")
-    open_object = schema.get("x-kubernetes-preserve-unknown-fields") is True or additional is True
-    if isinstance(additional, dict):
-        additional_check = compile_schema(additional)
-    else:
-        additional_check = None
-    closed = not open_object and additional_check is None and ("properties" in schema or additional is False)
+_DATE_TIME = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?"
+    r"(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))\Z"
+)
+_DAYS_IN_MONTH = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
-    def check_object(value, path, errors):
-        if type(value) is not dict:
-            return
-        for name in required:
-            if name not in value:
-                errors.append((_join(path, name), "Required value"))
-        for key, item in value.items():
-            sub = properties.get(key)
-            if sub is not None:
-                sub(item, _join(path, key), errors)
-            elif additional_check is not None:
-                additional_check(item, _join(path, key), errors)
-            elif closed:
-                errors.append((_join(path, key), "Unknown field: not declared in the schema"))
 
-    return check_object
+def is_date_time(text: Any) -> bool:
+    """Whether ``text`` is an RFC 3339 date-time (section 5.6): ASCII digits only, a date
+    that exists, hours 00-23, minutes 00-59, seconds 00-59 (60 only for a leap second, at
+    23:59 UTC), an offset of at most 23:59. Anything not a string passes (JSON Schema's
+    formats constrain strings only)."""
+    if type(text) is not str:
+        return True
+    match = _DATE_TIME.match(text)
+    if match is None:
+        return False
+    year, month, day, hour, minute, second = (int(part) for part in match.groups()[:6])
+    sign, offset_hours, offset_minutes = match.groups()[6:]
+    if not 1 <= month <= 12 or hour > 23 or minute > 59 or second > 60:
+        return False
+    leap_year = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    if not 1 <= day <= _DAYS_IN_MONTH[month - 1] + (month == 2 and leap_year):
+        return False
+    offset = 0
+    if sign is not None:
+        if int(offset_hours) > 23 or int(offset_minutes) > 59:
+            return False
+        offset = (int(offset_hours) * 60 + int(offset_minutes)) * (1 if sign == "+" else -1)
+    return second < 60 or (hour * 60 + minute - offset) % 1440 == 23 * 60 + 59
+
+
+CHECKED_FORMATS = {"date-time": is_date_time}  # any other format is an annotation only
 
 
 Predicate = Callable[[Any], bool]
 
 
 def compile_predicate(schema: dict) -> Predicate:
-    """The same rules as ``compile_schema``, answering only valid or not.
-
-    Valid documents are the bulk of every apply, and a yes/no answer needs no field
-    paths or messages: about four times faster. Must accept exactly what the collector
-    accepts (a test checks the two against each other on mutated documents).
-    """
+    """The fast path: whether a value satisfies ``schema``, nothing more. Must accept
+    exactly what jsonschema accepts (see the module docstring)."""
+    unknown = set(schema) - KNOWN_KEYWORDS
+    if unknown:
+        raise SchemaCompileError(f"unsupported schema keywords: {', '.join(sorted(unknown))}")
+    type_name = schema.get("type")
+    if type_name is not None and (not isinstance(type_name, str) or type_name not in _TYPE_TESTS):
+        raise SchemaCompileError(f"unsupported schema type: {type_name!r}")
     tests: list[Predicate] = []
     nullable = bool(schema.get("nullable"))
     type_test = _TYPE_TESTS.get(schema.get("type")) if schema.get("type") is not None else None
@@ -252,8 +160,10 @@ def compile_predicate(schema: dict) -> Predicate:
         allowed = tuple(schema["enum"])
         tests.append(lambda v: v in allowed and not (type(v) is bool and not any(a is v for a in allowed)))
     if "pattern" in schema:
-        search = re.compile(_end_anchored(schema["pattern"])).search
+        search = pattern_regex(schema["pattern"]).search
         tests.append(lambda v: type(v) is not str or search(v) is not None)
+    if schema.get("format") in CHECKED_FORMATS:
+        tests.append(CHECKED_FORMATS[schema["format"]])
     if "minimum" in schema:
         low = schema["minimum"]
         tests.append(lambda v: type(v) not in (int, float) or v >= low)
@@ -325,16 +235,143 @@ def _object_predicate(schema: dict) -> Predicate:
     return valid_object
 
 
+def to_json_schema(schema: dict) -> dict:
+    """A CRD's structural schema as a JSON Schema: ``nullable`` becomes null allowed, ``x-*``
+    extensions go (``x-kubernetes-preserve-unknown-fields`` only keeps an object open,
+    which JSON Schema objects are unless they say ``additionalProperties: false``)."""
+    converted: dict = {}
+    for key, value in schema.items():
+        if key.startswith("x-") or key == "nullable":
+            continue
+        if key == "properties":
+            value = {name: to_json_schema(sub) for name, sub in value.items()}
+        elif key in ("items", "additionalProperties") and isinstance(value, dict):
+            value = to_json_schema(value)
+        elif key == "anyOf":
+            value = [to_json_schema(branch) for branch in value]
+        converted[key] = value
+    if schema.get("nullable"):
+        if "type" in converted:
+            converted["type"] = [converted["type"], "null"]
+        if "enum" in converted and None not in converted["enum"]:
+            converted["enum"] = [*converted["enum"], None]
+        if "anyOf" in converted:
+            converted["anyOf"] = [*converted["anyOf"], {"type": "null"}]
+    return converted
+
+
+def json_schema_validator(schema: dict):
+    """jsonschema's validator for a CRD schema: Draft 2020-12 with the readings of the
+    module docstring. Imports jsonschema, so it is made only when a document needs it."""
+    validator_class, format_checker = _jsonschema_kind()
+    return validator_class(to_json_schema(schema), format_checker=format_checker)
+
+
+@functools.lru_cache(maxsize=1)
+def _jsonschema_kind():
+    from jsonschema import Draft202012Validator, FormatChecker, validators
+    from jsonschema.exceptions import ValidationError
+
+    def pattern(validator, value, instance, schema):
+        if validator.is_type(instance, "string") and pattern_regex(value).search(instance) is None:
+            yield ValidationError(f"{instance!r} does not match '{value}'")  # not escaped as repr would
+
+    type_checker = Draft202012Validator.TYPE_CHECKER.redefine("integer", lambda checker, value: type(value) is int)
+    checker = FormatChecker(formats=())
+    for name, test in CHECKED_FORMATS.items():
+        checker.checks(name)(test)
+    # (format is only an annotation in Draft 2020-12 unless a checker is passed in)
+    return validators.extend(Draft202012Validator, {"pattern": pattern}, type_checker=type_checker), checker
+
+
+_REASONS = {
+    "required": "Required value",
+    "enum": "Unsupported value",
+    "additionalProperties": "Unknown field",
+    "maxLength": "Too long",
+    "maxItems": "Too many",
+}
+_RANK = {"type": 0, "pattern": 1, "enum": 1}  # which of several errors of one field to show
+
+
+def _field_path(parts) -> str:
+    text = ""
+    for part in parts:
+        text = f"{text}[{part}]" if isinstance(part, int) else (f"{text}.{part}" if text else str(part))
+    return text
+
+
+def _as_json(message: str, error) -> str:
+    """jsonschema's message with the values it quotes shown as JSON (``"great"``, ``null``,
+    ``true``), as the rest of kidx's messages and the manifests themselves write them."""
+    shown = repr(error.instance)
+    if message.startswith(shown):
+        message = show(error.instance) + message[len(shown):]
+    if error.validator == "enum":
+        listed = "[" + ", ".join(show(value) for value in error.validator_value) + "]"
+        message = message.replace(repr(error.validator_value), listed, 1)
+    return message
+
+
+def _document_order(document: Any, parts: list) -> tuple:
+    """Where a field sits in the document: the position of each step in its parent (a
+    missing required field sorts first in its object, as kubectl lists them)."""
+    key: list = []
+    node = document
+    for part in parts:
+        if type(node) is dict and part in node:
+            key.append(list(node).index(part))
+            node = node[part]
+        elif type(node) is list and type(part) is int and part < len(node):
+            key.append(part)
+            node = node[part]
+        else:
+            key.append(-1)
+            node = None
+    return tuple(key)
+
+
 class SchemaValidator:
-    """A compiled schema: ``errors(document)`` lists every field error, in document order."""
+    """A kind's schema: ``errors(document)`` lists every field error, in document order."""
 
     def __init__(self, schema: dict):
-        self._check = compile_schema(schema)
+        self.schema = schema
         self._valid = compile_predicate(schema)
+        self._jsonschema = None
 
     def errors(self, document: Any) -> list[FieldError]:
         if self._valid(document):
             return []
-        found: list[FieldError] = []
-        self._check(document, "", found)
-        return found
+        return self.jsonschema_errors(document)
+
+    def jsonschema_errors(self, document: Any) -> list[FieldError]:
+        """jsonschema's verdict, each error at the field it is about: a missing required
+        field and an unknown field at themselves, not at the object holding them."""
+        if self._jsonschema is None:
+            self._jsonschema = json_schema_validator(self.schema)
+        found: dict[tuple, tuple[tuple, str, str]] = {}  # path parts -> (order, validator, message)
+        for error in self._jsonschema.iter_errors(document):
+            base = list(error.absolute_path)
+            if error.validator == "required":
+                name = error.message[: -len(" is a required property")]
+                missing = next(n for n in error.validator_value if repr(n) == name and n not in error.instance)
+                entries = [((*base, missing), show(missing) + error.message[len(name):])]
+            elif error.validator == "additionalProperties" and error.validator_value is False:
+                known = error.schema.get("properties", {})
+                entries = [
+                    ((*base, key), f"Additional properties are not allowed ({show(key)} was unexpected)")
+                    for key in error.instance if key not in known
+                ]
+            else:
+                entries = [(tuple(base), _as_json(error.message, error))]
+            for parts, message in entries:
+                earlier = found.get(parts)
+                # one error per field: a wrong type explains the rest, a pattern shows the form
+                if earlier is None or _RANK.get(error.validator, 2) < _RANK.get(earlier[1], 2):
+                    order = _document_order(document, list(parts))
+                    found[parts] = (order, error.validator, message)
+        ordered = sorted(found.items(), key=lambda item: item[1][0])
+        return [
+            (_field_path(parts), f"{_REASONS.get(validator, 'Invalid value')}: {message}")
+            for parts, (_, validator, message) in ordered
+        ]
