@@ -16,6 +16,9 @@ from conftest import (
     REPO, SEED_BUNDLE, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_NAME,
 )
 
+# every test here runs on a folder store and on a PostgreSQL store (conftest.py)
+pytestmark = pytest.mark.both_backends
+
 SMALL = """\
 apiVersion: kernelindex.dev/v1alpha1
 kind: BenchmarkProtocol

@@ -620,6 +620,13 @@ class SQLiteCatalog(Catalog):
         ]
 
     @_translating
+    def names_with_history(self, kind: str) -> list[str]:
+        return [
+            row[0]
+            for row in self.connection.execute("SELECT DISTINCT name FROM revisions WHERE kind=? ORDER BY name", (kind,))
+        ]
+
+    @_translating
     def label_keys(self, prefix: str = "") -> list[str]:
         return [
             row[0]
