@@ -57,8 +57,9 @@ def server_binaries() -> Path | None:
 class PostgresServer:
     """One cluster: ``start()``, ``create_database(name)`` -> URL, ``stop()``."""
 
-    def __init__(self, binaries: Path):
+    def __init__(self, binaries: Path, durable: bool = False):
         self.binaries = binaries
+        self.durable = durable  # keep PostgreSQL's default durability (the benchmark wants it)
         self.folder: Path | None = None
         self._prefix: list[str] = []
         self._watchdog: subprocess.Popen | None = None
@@ -98,9 +99,7 @@ class PostgresServer:
             for setting in (
                 "listen_addresses=''",
                 f"unix_socket_directories={self.folder}",
-                "fsync=off",
-                "full_page_writes=off",
-                "synchronous_commit=off",
+                *(() if self.durable else ("fsync=off", "full_page_writes=off", "synchronous_commit=off")),
                 "max_connections=200",
                 "shared_buffers=64MB",
             )
