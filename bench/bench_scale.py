@@ -24,7 +24,8 @@ docs/performance.md. The script exits 0: it is a report, and a missed target sho
 
 PostgreSQL: --pg-url URL uses an existing server (the database must be empty); without
 it, a throwaway cluster is started in a temporary folder with the same helper the tests
-use (tests/pg_cluster.py), and stopped at the end.
+use (tests/pg_server.py), with PostgreSQL's default durability (fsync and synchronous
+commit on, unlike the tests' cluster), and stopped at the end.
 """
 
 from __future__ import annotations
@@ -124,10 +125,15 @@ class PostgreSQLBackend(Backend):
         self.cluster = None
         if url is None:
             sys.path.insert(0, str(REPO / "tests"))
-            from pg_cluster import ThrowawayCluster  # the tests' helper
+            from pg_server import PostgresServer, server_binaries  # the tests' throwaway cluster
 
-            self.cluster = ThrowawayCluster(work / "pg")
-            url = self.cluster.start()
+            binaries = server_binaries()
+            if binaries is None:
+                raise RuntimeError("no PostgreSQL server binaries found (initdb, pg_ctl); use --pg-url")
+            # durable: PostgreSQL's default fsync and synchronous commit, as a team's server runs
+            self.cluster = PostgresServer(binaries, durable=True)
+            self.cluster.start()
+            url = self.cluster.create_database("kidx_bench")
         self.url = url
 
     @property

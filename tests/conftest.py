@@ -37,9 +37,115 @@ def _isolated_environment(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("KIDX_STORE", raising=False)
 
 
+BACKENDS = ("sqlite", "postgresql")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "both_backends: run each test on a folder store and on a PostgreSQL store")
+    config.addinivalue_line("markers", "sqlite_only: a test of the folder store's files, in a both_backends module")
+
+
+def pytest_generate_tests(metafunc):
+    """Tests of a ``both_backends`` module that use ``store`` run once per backend."""
+    if "store" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_backends") is not None:
+        metafunc.parametrize("store", BACKENDS, indirect=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    """``sqlite_only`` tests (or parameter sets) of a ``both_backends`` module: the folder store only."""
+    kept, dropped = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        on_postgres = callspec is not None and callspec.params.get("store") == "postgresql"
+        (dropped if on_postgres and item.get_closest_marker("sqlite_only") else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A throwaway PostgreSQL cluster for the whole session (tests/pg_server.py)."""
+    from pg_server import PostgresServer, server_binaries
+
+    binaries = server_binaries()
+    if binaries is None:
+        pytest.skip("no PostgreSQL server binaries (initdb, pg_ctl) on PATH or in /usr/lib/postgresql/*/bin")
+    server = PostgresServer(binaries)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+class PostgresStore:
+    """A PostgreSQL store for one test: an empty database on the session's server.
+
+    ``str()`` is its URL (what ``--store`` takes); ``exists()`` says whether kidx has
+    created its tables there, as a folder store's ``exists()`` says whether it was created.
+    """
+
+    backend = "postgresql"
+
+    def __init__(self, server, database: str):
+        self.server, self.database = server, database
+        self.url = server.url(database)
+
+    def __str__(self) -> str:
+        return self.url
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({self.url!r})"
+
+    def exists(self) -> bool:
+        import psycopg
+
+        with psycopg.connect(self.url) as connection:
+            (found,) = connection.execute("SELECT to_regnamespace('kidx') IS NOT NULL").fetchone()
+        return found
+
+    def empty(self) -> None:
+        """Remove everything kidx made, so the next test gets an empty database again
+        (much cheaper than a new database: the server has two cores to share)."""
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as connection:
+            connection.execute("DROP SCHEMA IF EXISTS kidx CASCADE")
+
+
+_databases = iter(range(1, 1 << 30))
+_emptied: list[str] = []  # databases of finished tests, emptied, ready for the next
+
+
 @pytest.fixture
-def store(tmp_path) -> Path:
-    return tmp_path / "store"
+def store(request, tmp_path):
+    """The test's store, empty: a folder (Path) that does not exist yet, or a PostgreSQL database."""
+    if getattr(request, "param", "sqlite") == "sqlite":
+        yield tmp_path / "store"
+        return
+    yield from _postgres_store(request.getfixturevalue("postgres_server"))
+
+
+@pytest.fixture
+def postgres_store(postgres_server):
+    """An empty PostgreSQL store (a fresh database), for tests of that backend alone."""
+    yield from _postgres_store(postgres_server)
+
+
+def _postgres_store(server):
+    if _emptied:
+        location = PostgresStore(server, _emptied.pop())
+    else:
+        location = PostgresStore(server, f"kidx_test_{next(_databases)}")
+        server.create_database(location.database)
+    yield location
+    try:
+        location.empty()
+    except Exception:  # a test left it unusable: drop it instead of reusing it
+        server.drop_database(location.database)
+    else:
+        _emptied.append(location.database)
 
 
 @pytest.fixture

@@ -19,6 +19,9 @@ from conftest import (
 
 from kidx.identity import canonical_json, digest_of
 
+# every test here runs on a folder store and on a PostgreSQL store (conftest.py)
+pytestmark = pytest.mark.both_backends
+
 API = "kernelindex.dev/v1alpha1"
 RUN = f"benchmarkrun.kernelindex.dev/{SEED_RUN_NAME}"
 PROTOCOL = "benchmarkprotocol.kernelindex.dev/liger-bench-do-bench-backward"

@@ -9,6 +9,9 @@ from conftest import SEED_BUNDLE, SEED_PROTOCOL_DIGEST, SEED_RUN_DIGEST, SEED_RU
 
 from kidx.identity import digest_of
 
+# every test here runs on a folder store and on a PostgreSQL store (conftest.py)
+pytestmark = pytest.mark.both_backends
+
 API = "kernelindex.dev/v1alpha1"
 PROTOCOL_NAME = "liger-bench-do-bench-backward"
 

@@ -6,6 +6,9 @@ import pytest
 
 from kidx.identity import digest_of
 
+# every test here runs on a folder store and on a PostgreSQL store (conftest.py)
+pytestmark = pytest.mark.both_backends
+
 NOW = "2025-01-02T03:04:05Z"
 API = "kernelindex.dev/v1alpha1"
 FILE = "kernelindex.dev.v1alpha1.BenchmarkRun..r1"
@@ -80,7 +83,7 @@ def test_new_object_is_all_additions(kidx, write):
 def test_diff_writes_nothing(kidx, write, store):
     kidx("diff", "-f", write(run_yaml()))
     assert kidx("get", "runs", "-o", "name") == (0, "", "")
-    assert not (store / "catalog.sqlite").exists()
+    assert not store.exists()
 
 
 def test_several_new_objects_each_get_a_diff(kidx, write):

@@ -16,6 +16,9 @@ from conftest import (
 
 from kidx.identity import digest_of
 
+# every test here runs on a folder store and on a PostgreSQL store (conftest.py)
+pytestmark = pytest.mark.both_backends
+
 API = "kernelindex.dev/v1alpha1"
 CREATED = "2025-08-08T00:00:00Z"
 NOW = "2025-08-08T00:05:00Z"  # every AGE reads 5m
@@ -339,6 +342,7 @@ def _traced_label_queries(kidx, store, monkeypatch, *args):
     "selector",
     ["app=web", "app==web", "app in (web,api)", "app!=web", "app notin (web)", "app", "!app", "app=web,tier"],
 )
+@pytest.mark.sqlite_only  # SQLite's query plans
 def test_label_queries_use_the_label_index(populated, store, monkeypatch, selector):
     out, queries = _traced_label_queries(populated, store, monkeypatch, "wl", "-l", selector, "-o", "name")
     assert queries, "the selector was not turned into SQL over the labels table"

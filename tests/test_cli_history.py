@@ -11,6 +11,9 @@ import pytest
 
 from kidx.identity import digest_of
 
+# every test here runs on a folder store and on a PostgreSQL store (conftest.py)
+pytestmark = pytest.mark.both_backends
+
 API = "kernelindex.dev/v1alpha1"
 
 

@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 from conftest import LIGER_DATA, REPO, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_NAME
 
+# every test here runs on a folder store and on a PostgreSQL store (conftest.py)
+pytestmark = pytest.mark.both_backends
+
 DATA = LIGER_DATA
 MAIN = DATA / "all_benchmark_data.csv"
 FILES = [MAIN, DATA / "all_benchmark_data_cutedsl.csv", DATA / "all_benchmark_data_cutile.csv"]

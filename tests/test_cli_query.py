@@ -19,6 +19,9 @@ from conftest import (
     SEED_RUN_NAME,
 )
 
+# every test here runs on a folder store and on a PostgreSQL store (conftest.py)
+pytestmark = pytest.mark.both_backends
+
 SMALL = """\
 apiVersion: kernelindex.dev/v1alpha1
 kind: BenchmarkProtocol

@@ -25,6 +25,8 @@ from kidx.store.catalog import (
 from kidx.store.store import Store, utc_now
 
 REPO = Path(__file__).resolve().parents[1]
+# the typed queries run on a folder store and on a PostgreSQL store (conftest.py)
+pytestmark = pytest.mark.both_backends
 API = "kernelindex.dev/v1alpha1"
 
 
@@ -131,7 +133,7 @@ def _make_index_stale(store_path: Path) -> None:
     connection.close()
 
 
-@pytest.mark.parametrize("source", ["index", "objects"])
+@pytest.mark.parametrize("source", ["index", pytest.param("objects", marks=pytest.mark.sqlite_only)])
 @pytest.mark.parametrize("path, operator, value, expected", [
     (("spec", "parameters", "seq"), "=", "16384", ["r-b", "r-c"]),
     (("spec", "parameters", "seq"), "!=", "16384", ["r-a", "r-d"]),
@@ -152,6 +154,7 @@ def test_reference_following_conditions(queried, store, source, path, operator, 
     assert ("spec_leaves" in sql) == (source == "index" and path[0] == "spec")
 
 
+@pytest.mark.sqlite_only  # SQLite's own plans, index catch-up and locks
 def test_reference_following_uses_the_indexes(queried):
     catalog = queried.catalog()
     for condition in (
@@ -171,6 +174,7 @@ def test_reference_following_uses_the_indexes(queried):
                        for step in plan), plan
 
 
+@pytest.mark.sqlite_only  # SQLite's own plans, index catch-up and locks
 def test_a_stale_index_is_read_around_and_caught_up_by_the_next_write(kidx, queried, store):
     _make_index_stale(store)
     before = (store / "catalog.sqlite").read_bytes()
@@ -277,6 +281,7 @@ def test_objects_are_flushed_before_the_catalog_commits(tmp_path, monkeypatch):
     store.close()
 
 
+@pytest.mark.sqlite_only  # SQLite's own plans, index catch-up and locks
 def test_a_held_write_lock_is_reported_as_busy(kidx, store, monkeypatch):
     from kidx.store import sqlite_catalog
 
@@ -364,6 +369,7 @@ def _fingerprint(root: Path) -> dict[str, str]:
     return found
 
 
+@pytest.mark.sqlite_only  # a folder store written by older kidx
 def test_a_store_written_before_the_boundary_reads_identically(kidx, tmp_path):
     old, new = tmp_path / "old", tmp_path / "new"
     _write_pre_boundary_store(old)

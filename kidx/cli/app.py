@@ -37,6 +37,8 @@ COMMANDS: dict[str, str] = {
     "compare": "kidx.cli.commands.compare",
     "series": "kidx.cli.commands.series",
     "plot": "kidx.cli.commands.plot",
+    "push": "kidx.cli.commands.push",
+    "pull": "kidx.cli.commands.pull",
 }
 INTERRUPTED = 130  # 128 + SIGINT, the shell's convention
 # kubectl diff reports errors with 2, since 1 means "differences found"
@@ -45,7 +47,8 @@ USAGE_ERROR_EXIT: dict[str | None, int] = {"diff": 2, "compare": 2, "series": 2}
 HELP = """kidx records and queries GPU-kernel benchmark results, the way kubectl handles manifests.
 
 Objects (BenchmarkRun, BenchmarkProtocol, ExecutionEnvironment, Workload, Implementation)
-live in a local content-addressed store: --store PATH or KIDX_STORE, else the user data folder."""
+live in a content-addressed store: a folder or a PostgreSQL database (--store PATH|postgresql://…
+or KIDX_STORE, else the user data folder); push and pull copy between stores."""
 
 
 def _command_name(argv: list[str]) -> str | None:
@@ -148,6 +151,9 @@ def _run(argv: list[str]) -> int:
     from kidx.output.gateway import Output
 
     output = Output()
+    from kidx.store import notices
+
+    notices.listen(output.notice)  # the store says when it waits for another writer
     name = _command_name(argv)
     names = [name] if name in COMMANDS else list(COMMANDS)
     import typer

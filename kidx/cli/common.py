@@ -13,7 +13,7 @@ StoreOption = Annotated[
     str | None,
     typer.Option(
         "--store",
-        help="The store: a folder (default: $KIDX_STORE, else the user data folder).",
+        help="The store: a folder or a postgresql:// URL (default: $KIDX_STORE, else the user data folder).",
         show_default=False,
     ),
 ]

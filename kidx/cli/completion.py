@@ -35,6 +35,8 @@ COMMAND_FLAGS: dict[str, list[str]] = {
                "--fail-on-regression", "--output", "-o", "--store"],
     "plot": ["--x", "--output", "-o", "--selector", "-l", "--field-selector", "--references", "--by", "--title",
              "--store"],
+    "push": ["--selector", "-l", "--force", "--dry-run", "--store"],
+    "pull": ["--selector", "-l", "--force", "--dry-run", "--store"],
 }
 OUTPUT_VALUES: dict[str, list[str]] = {
     "get": ["csv", "csv=", "custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name",

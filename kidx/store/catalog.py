@@ -325,6 +325,10 @@ class Catalog(ABC):
         """Every revision of a name, oldest first, numbered from 1; [] if it never existed."""
 
     @abstractmethod
+    def names_with_history(self, kind: str) -> builtins.list[str]:
+        """Every name of ``kind`` that has revisions (deleted ones too), sorted."""
+
+    @abstractmethod
     def label_keys(self, prefix: str = "") -> builtins.list[str]:
         """Distinct label keys of current objects starting with ``prefix``, sorted."""
 

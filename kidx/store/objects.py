@@ -73,6 +73,10 @@ class ObjectBackend(ABC):
     @abstractmethod
     def flush(self) -> None: ...
 
+    def missing(self, hexdigests: Iterable[str]) -> set[str]:
+        """Which of ``hexdigests`` are not stored; a database answers in one query."""
+        return {hexdigest for hexdigest in hexdigests if not self.exists(hexdigest)}
+
     def ensure_many(self, objects: dict[str, bytes]) -> dict[str, str]:
         """Make sure each object is stored intact, writing those that are not: hexdigest ->
         WRITTEN, PRESENT or REPLACED. For objects whose names are ``unchanged``, where a
@@ -167,6 +171,10 @@ class ObjectDB:
 
     def exists(self, digest: str) -> bool:
         return self.backend.exists(self._hex(digest))
+
+    def missing(self, digests: Iterable[str]) -> set[str]:
+        """Which of ``digests`` are not stored (push and pull copy those)."""
+        return {"sha256:" + hexdigest for hexdigest in self.backend.missing({self._hex(d) for d in digests})}
 
     def flush(self) -> None:
         self.backend.flush()

@@ -635,6 +635,13 @@ class SQLiteCatalog(Catalog):
         ]
 
     @_translating
+    def names_with_history(self, kind: str) -> builtins.list[str]:
+        return [
+            row[0]
+            for row in self.connection.execute("SELECT DISTINCT name FROM revisions WHERE kind=? ORDER BY name", (kind,))
+        ]
+
+    @_translating
     def label_keys(self, prefix: str = "") -> builtins.list[str]:
         return [
             row[0]

@@ -46,7 +46,7 @@ from kidx.store.objects import PRESENT
 
 STORE_ENV = "KIDX_STORE"
 #: URL scheme -> module defining ``backend(location) -> StoreBackend``
-BACKENDS: dict[str, str] = {}
+BACKENDS: dict[str, str] = {"postgresql": "kidx.store.postgres", "postgres": "kidx.store.postgres"}
 
 
 def default_store_location() -> str:

@@ -1,0 +1,936 @@
+"""The PostgreSQL backend: objects and catalog in one database (``--store postgresql://…``).
+
+Everything lives in the schema ``kidx`` of the database the URL names:
+- ``objects``: the exact canonical bytes of each object under its digest (32 raw bytes);
+  the bytes are re-hashed before they are sent, and the table's CHECK re-hashes them
+  again, so no writer can store bytes under a digest they do not have;
+- ``entries``: the current digest and metadata of every name (SQLite's ``objects``);
+- ``labels`` and ``refs``: one row per label / reference field, keyed for selectors and
+  reverse look-ups, as in SQLite;
+- ``revisions``: every state a name has had, appended and never rewritten;
+- ``spec_leaves`` / ``spec_indexed``: the scalar spec fields of the objects references
+  point at (workloads, environments, …), so selection can follow a reference without
+  reading objects (kept from the first write on: no older PostgreSQL store lacks them).
+Names, kinds, label keys and values use the "C" collation, so ordering and prefix ranges
+are byte order, as in the SQLite catalog, whatever the database's locale.
+
+The schema is created by the first write, inside that write's transaction: a write that
+fails leaves the database as it was, and until then the store reads as empty. Objects
+are inserted in the same transaction as the names that point at them, so a name is never
+committed without its object.
+
+Writers serialise on a transaction-level advisory lock taken before anything is read, so
+each command's decisions see every earlier command's result (no lost revision) and two
+writers can never deadlock each other; readers never wait (one REPEATABLE READ snapshot).
+A writer that has waited a second says so (``kidx.store.notices``).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import time
+from collections.abc import Iterable, Iterator, Sequence
+
+from kidx.errors import StoreBusy, StoreError
+from kidx.store import notices
+from kidx.store.catalog import (
+    Catalog, CatalogQuery, Change, Entry, ReferenceCondition, ReferencedFieldCondition, Revision, StoreBackend,
+    condition_holds, label_holds, scalar_leaves,
+)
+from kidx.store.objects import PRESENT, WRITTEN, ObjectBackend, ObjectDB
+from kidx.store.postgres_url import INSTALL_HINT, masked, scrubbed
+
+SCHEMA_VERSION = "1"
+LOCK_KEY = 0x6B696478  # "kidx": the one advisory lock a store's writers take
+WAIT_NOTICE_AFTER_S = 1.0
+WRITER_WAIT_LIMIT_S = 300
+WAITING = "waiting for another writer to finish with the store…"
+_PREFIX = "sha256:"
+_LAST = "\U0010ffff"  # sorts after every character: the end of a prefix range
+
+SCHEMA = """
+CREATE SCHEMA kidx;
+CREATE TABLE kidx.info (key text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE kidx.objects (
+    digest bytea PRIMARY KEY,
+    content bytea NOT NULL,
+    CHECK (sha256(content) = digest)
+);
+CREATE TABLE kidx.entries (
+    id bigint PRIMARY KEY,
+    kind text COLLATE "C" NOT NULL,
+    name text COLLATE "C" NOT NULL,
+    digest bytea NOT NULL,
+    title text,
+    labels text NOT NULL,
+    annotations text NOT NULL,
+    created text NOT NULL,
+    generation integer NOT NULL,
+    columns text,
+    UNIQUE (kind, name)
+);
+CREATE INDEX entries_by_digest ON kidx.entries (digest);
+CREATE TABLE kidx.labels (
+    object_id bigint NOT NULL,
+    key text COLLATE "C" NOT NULL,
+    value text COLLATE "C" NOT NULL,
+    PRIMARY KEY (key, value, object_id)
+);
+CREATE INDEX labels_by_object ON kidx.labels (object_id);
+CREATE TABLE kidx.refs (
+    object_id bigint NOT NULL,
+    field text COLLATE "C" NOT NULL,
+    target bytea NOT NULL,
+    PRIMARY KEY (target, object_id, field)
+);
+CREATE INDEX refs_by_object ON kidx.refs (object_id);
+CREATE INDEX refs_by_field ON kidx.refs (field, target);
+CREATE TABLE kidx.revisions (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    kind text COLLATE "C" NOT NULL,
+    name text COLLATE "C" NOT NULL,
+    event text NOT NULL,
+    digest bytea,
+    title text,
+    labels text,
+    annotations text,
+    generation integer,
+    recorded text NOT NULL
+);
+CREATE INDEX revisions_by_name ON kidx.revisions (kind, name, id);
+CREATE TABLE kidx.spec_leaves (
+    path text COLLATE "C" NOT NULL,
+    value text COLLATE "C" NOT NULL,
+    digest bytea NOT NULL,
+    PRIMARY KEY (path, value, digest)
+);
+CREATE TABLE kidx.spec_indexed (digest bytea PRIMARY KEY);
+"""
+
+_ENTRY_COLUMNS = "e.id, e.kind, e.name, e.digest, e.title, e.labels, e.annotations, e.created, e.generation, e.columns"
+_INSERT_REVISION = (
+    "INSERT INTO kidx.revisions (kind, name, event, digest, title, labels, annotations, generation, recorded) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
+
+
+def raw(digest: str) -> bytes:
+    """``sha256:<hex>`` as the 32 bytes stored."""
+    if not digest.startswith(_PREFIX) or len(digest) != 71:
+        raise StoreError(f"not a sha256 digest: {digest!r}")
+    return bytes.fromhex(digest[7:])
+
+
+def text(digest) -> str | None:
+    return None if digest is None else _PREFIX + bytes(digest).hex()
+
+
+def digest_range(hexdigits: str) -> tuple[bytes, bytes]:
+    """The lowest and highest 32-byte digests whose hex starts with ``hexdigits``."""
+    return bytes.fromhex(hexdigits.ljust(64, "0")), bytes.fromhex(hexdigits.ljust(64, "f"))
+
+
+def _dumps(mapping: dict) -> str:
+    return json.dumps(mapping, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _entry(row) -> Entry:
+    return Entry(
+        kind=row[1], name=row[2], digest=_PREFIX + row[3].hex(), title=row[4], labels=json.loads(row[5]),
+        annotations=json.loads(row[6]), created=row[7], generation=row[8], id=row[0], columns=row[9],
+    )
+
+
+def driver():
+    """The psycopg module, or a StoreError saying how to install it."""
+    try:
+        import psycopg
+    except ImportError:
+        raise StoreError(
+            f"a PostgreSQL store needs the psycopg driver, which is not installed: {INSTALL_HINT}"
+        ) from None
+    return psycopg
+
+
+# --- the connection ---------------------------------------------------------------------
+
+
+class Connection:
+    """One connection to a PostgreSQL store, with kidx's transactions and error wording.
+
+    Every psycopg error becomes a StoreError (StoreBusy for a lock or a serialisation
+    conflict), with any password masked: nothing above sees the driver.
+    """
+
+    def __init__(self, url: str):
+        self.url = url
+        self.location = masked(url)
+        self._psycopg = driver()
+        try:
+            self.connection = self._psycopg.connect(
+                url, autocommit=True, application_name="kidx", connect_timeout=30
+            )
+        except self._psycopg.Error as exc:
+            raise StoreError(f"cannot connect to the store at {self.location}: {self.message(exc)}") from None
+        self.in_transaction = False
+        self.writing = False
+        self.schema_present = self.translating(self._schema_present)
+
+    def message(self, exc: Exception) -> str:
+        return scrubbed(" ".join(str(exc).split()), self.url)
+
+    def translating(self, action, *arguments):
+        """Run ``action`` with driver errors turned into kidx's."""
+        try:
+            return action(*arguments)
+        except self._psycopg.Error as exc:
+            raise self.store_error(exc) from None
+
+    def store_error(self, exc: Exception) -> StoreError:
+        errors = self._psycopg.errors
+        if isinstance(exc, (errors.SerializationFailure, errors.DeadlockDetected, errors.LockNotAvailable)):
+            return StoreBusy(
+                f"the store at {self.location} was busy ({self.message(exc)}); nothing was changed, try again"
+            )
+        if isinstance(exc, self._psycopg.OperationalError):
+            return StoreError(f"lost the connection to the store at {self.location}: {self.message(exc)}")
+        return StoreError(f"the store at {self.location} cannot be used: {self.message(exc)}")
+
+    def _schema_present(self) -> bool:
+        # a scan of pg_namespace, not to_regnamespace(): its cache may not yet know of a
+        # schema another writer has just committed
+        (namespace,) = self.connection.execute(
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'kidx')"
+        ).fetchone()
+        if not namespace:
+            return False
+        row = self.connection.execute("SELECT value FROM kidx.info WHERE key='schema'").fetchone()
+        if row is None or row[0] != SCHEMA_VERSION:
+            raise StoreError(
+                f"the store at {self.location} has catalog schema version {row[0] if row else 'none'}; "
+                f"this kidx reads version {SCHEMA_VERSION}"
+            )
+        return True
+
+    def execute(self, query: str, parameters: Sequence = ()):
+        return self.connection.execute(query, parameters)
+
+    def executemany(self, query: str, rows: Sequence[Sequence]) -> None:
+        if rows:
+            with self.connection.cursor() as cursor:
+                cursor.executemany(query, rows)
+
+    def close(self) -> None:
+        try:
+            self.connection.close()
+        except self._psycopg.Error:
+            pass
+
+    # --- transactions -------------------------------------------------------------------
+
+    def begin_read(self) -> None:
+        self.connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        self.in_transaction = True
+
+    def begin_write(self) -> None:
+        self.connection.execute("BEGIN")
+        self.in_transaction = self.writing = True
+        try:
+            self._lock()
+            if not self.schema_present:
+                self.schema_present = self._schema_present()  # another writer may have made it
+            if not self.schema_present:
+                self.connection.execute(SCHEMA)
+                self.connection.execute("INSERT INTO kidx.info (key, value) VALUES ('schema', %s)", (SCHEMA_VERSION,))
+                self.schema_present = True
+        except BaseException:
+            self.rollback()
+            raise
+
+    def _lock(self) -> None:
+        """Take the writers' lock; after a second of waiting, say so, then wait on."""
+        deadline = time.monotonic() + WAIT_NOTICE_AFTER_S
+        delay = 0.005
+        while True:
+            (taken,) = self.connection.execute("SELECT pg_try_advisory_xact_lock(%s)", (LOCK_KEY,)).fetchone()
+            if taken:
+                return
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
+        notices.notify(WAITING)
+        self.connection.execute(f"SET LOCAL lock_timeout = '{WRITER_WAIT_LIMIT_S}s'")
+        try:
+            self.connection.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
+        except self._psycopg.errors.LockNotAvailable:
+            raise StoreBusy(
+                f"another writer has held the store at {self.location} for over {WRITER_WAIT_LIMIT_S} s; "
+                "nothing was changed, try again"
+            ) from None
+        self.connection.execute("SET LOCAL lock_timeout = 0")
+
+    def commit(self) -> None:
+        self.connection.execute("COMMIT")
+        self.in_transaction = self.writing = False
+
+    def rollback(self) -> None:
+        if not self.in_transaction:
+            return
+        self.in_transaction = False
+        try:
+            self.connection.execute("ROLLBACK")
+        except self._psycopg.Error:
+            pass  # a broken connection has rolled back already
+        if self.writing:
+            self.writing = False
+            try:
+                self.schema_present = self._schema_present()  # a first write's schema is undone
+            except self._psycopg.Error:
+                self.schema_present = False
+
+
+def _translating(method):
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        return self.connection.translating(lambda: method(self, *args, **kwargs))
+
+    return wrapper
+
+
+# --- objects ----------------------------------------------------------------------------
+
+
+class PostgresObjectBackend(ObjectBackend):
+    """Objects in the ``kidx.objects`` table: exact bytes, verified before they are sent.
+
+    Writes are queued and inserted by ``flush``, which the store calls inside the write
+    transaction, before the catalog commits (one round of statements, not one per object).
+    """
+
+    def __init__(self, backend: "PostgresBackend"):
+        self._backend = backend
+        self.location = backend.location
+        self._pending: dict[bytes, bytes] = {}
+
+    @property
+    def connection(self) -> Connection:
+        return self._backend.connection()
+
+    def read(self, hexdigest: str) -> bytes:
+        key = bytes.fromhex(hexdigest)
+        if key in self._pending:
+            return self._pending[key]
+        found = self.read_many([hexdigest])
+        if hexdigest not in found:
+            raise FileNotFoundError(hexdigest)
+        return found[hexdigest]
+
+    def read_many(self, hexdigests: Iterable[str]) -> dict[str, bytes]:
+        keys = list({bytes.fromhex(hexdigest) for hexdigest in hexdigests})
+        connection = self.connection
+        if not keys or not connection.schema_present:
+            return {}
+        rows = connection.translating(
+            lambda: connection.execute(
+                "SELECT digest, content FROM kidx.objects WHERE digest = ANY(%s)", (keys,)
+            ).fetchall()
+        )
+        return {bytes(key).hex(): bytes(content) for key, content in rows}
+
+    def write(self, hexdigest: str, data: bytes) -> bool:
+        key = bytes.fromhex(hexdigest)
+        if hashlib.sha256(data).digest() != key:
+            raise StoreError(f"object sha256:{hexdigest} does not hash to its digest; it was not stored")
+        self._pending[key] = bytes(data)
+        return True
+
+    def exists(self, hexdigest: str) -> bool:
+        return bytes.fromhex(hexdigest) in self._pending or not self.missing([hexdigest])
+
+    def missing(self, hexdigests: Iterable[str]) -> set[str]:
+        """Which of ``hexdigests`` the table does not hold (one query)."""
+        wanted = {bytes.fromhex(hexdigest) for hexdigest in hexdigests}
+        connection = self.connection
+        if not wanted or not connection.schema_present:
+            return {key.hex() for key in wanted}
+        present = connection.translating(
+            lambda: {
+                bytes(row[0])
+                for row in connection.execute("SELECT digest FROM kidx.objects WHERE digest = ANY(%s)", (list(wanted),))
+            }
+        )
+        return {key.hex() for key in wanted - present}
+
+    def hexdigests(self) -> Iterator[str]:
+        connection = self.connection
+        if not connection.schema_present:
+            return iter(())
+        rows = connection.translating(
+            lambda: connection.execute("SELECT digest FROM kidx.objects ORDER BY digest").fetchall()
+        )
+        return (bytes(row[0]).hex() for row in rows)
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        rows = list(self._pending.items())
+        self._pending.clear()
+        connection = self.connection
+        connection.translating(
+            connection.executemany,
+            "INSERT INTO kidx.objects (digest, content) VALUES (%s, %s) ON CONFLICT (digest) DO NOTHING",
+            rows,
+        )
+
+    def discard(self) -> None:
+        self._pending.clear()
+
+    def ensure_many(self, objects: dict[str, bytes]) -> dict[str, str]:
+        """One query for which are stored; the rest are written. A stored object cannot be
+        damaged here (the table's CHECK), so none is ever REPLACED."""
+        missing = self.missing(objects)
+        for hexdigest in missing:
+            self.write(hexdigest, objects[hexdigest])
+        return {hexdigest: WRITTEN if hexdigest in missing else PRESENT for hexdigest in objects}
+
+    def remove(self, hexdigest: str) -> None:
+        """Delete an object (garbage collection, inside its write); a missing one is no error."""
+        self._pending.pop(bytes.fromhex(hexdigest), None)
+        connection = self.connection
+        if connection.schema_present:
+            connection.translating(
+                connection.execute, "DELETE FROM kidx.objects WHERE digest = %s", (bytes.fromhex(hexdigest),))
+
+    def where(self, hexdigest: str) -> str:
+        return f"sha256:{hexdigest} in {self.location}"
+
+
+# --- the catalog ------------------------------------------------------------------------
+
+
+def _label_clause(requirement, column: str = "e.id") -> tuple[str, list] | None:
+    """SQL over the (key, value) label index for one requirement. It narrows the
+    candidates; gt/lt are checked exactly on the rows afterwards."""
+    operator, key, values = requirement.operator, requirement.key, list(requirement.values)
+    if operator in ("=", "==", "in", "!=", "notin"):
+        negation = "NOT " if operator in ("!=", "notin") else ""
+        if not values:
+            return ("false", []) if not negation else None
+        return (
+            f"{negation}EXISTS (SELECT 1 FROM kidx.labels l WHERE l.object_id = {column} "
+            "AND l.key = %s AND l.value = ANY(%s))",
+            [key, values],
+        )
+    if operator in ("exists", "gt", "lt", "!"):
+        negation = "NOT " if operator == "!" else ""
+        return f"{negation}EXISTS (SELECT 1 FROM kidx.labels l WHERE l.object_id = {column} AND l.key = %s)", [key]
+    raise StoreError(f"unknown label operator {operator!r}")
+
+
+def _needs_row_check(query: CatalogQuery) -> bool:
+    return any(r.operator in ("gt", "lt") for r in query.labels)
+
+
+class PostgresCatalog(Catalog):
+    """The catalog in PostgreSQL: entries, labels, references and revisions."""
+
+    def __init__(self, backend: "PostgresBackend"):
+        self.backend = backend
+        self.connection = backend.connection()
+
+    @property
+    def _present(self) -> bool:
+        return self.connection.schema_present
+
+    def _entries(self, query: str, parameters: Sequence = ()) -> list[Entry]:
+        if not self._present:
+            return []
+        return [_entry(row) for row in self.connection.execute(query, parameters)]
+
+    # --- transactions -------------------------------------------------------------------
+
+    @_translating
+    def begin_read(self) -> None:
+        self.connection.begin_read()
+
+    @_translating
+    def begin_write(self) -> None:
+        self.connection.begin_write()
+
+    @_translating
+    def commit(self) -> None:
+        self.connection.commit()
+
+    def rollback(self) -> None:
+        self.backend.object_backend.discard()
+        self.connection.rollback()
+
+    def close(self) -> None:
+        self.backend.close()
+
+    # --- reads --------------------------------------------------------------------------
+
+    @_translating
+    def get(self, kind: str, name: str) -> Entry | None:
+        found = self._entries(f"SELECT {_ENTRY_COLUMNS} FROM kidx.entries e WHERE e.kind=%s AND e.name=%s", (kind, name))
+        return found[0] if found else None
+
+    @_translating
+    def get_many(self, kind: str, names: Iterable[str]) -> dict[str, Entry]:
+        wanted = list(dict.fromkeys(names))
+        if not wanted:
+            return {}
+        return {
+            entry.name: entry
+            for entry in self._entries(
+                f"SELECT {_ENTRY_COLUMNS} FROM kidx.entries e WHERE e.kind=%s AND e.name = ANY(%s)", (kind, wanted)
+            )
+        }
+
+    @_translating
+    def list(self, query: CatalogQuery) -> list[Entry]:
+        if not self._present:
+            return []
+        sql, parameters, check_rows = self.compile(query)
+        entries = [_entry(row) for row in self.connection.execute(sql, parameters)]
+        if check_rows:
+            entries = [e for e in entries if all(label_holds(r, e.labels) for r in query.labels)]
+            if query.limit is not None:
+                entries = entries[: query.limit]
+        return entries
+
+    def compile(self, query: CatalogQuery) -> tuple[str, list, bool]:
+        """The SELECT for a query, its parameters, and whether rows need checking after."""
+        where: list[str] = []
+        parameters: list = []
+
+        def add(clause: tuple[str, list] | None) -> None:
+            if clause is not None:
+                where.append(clause[0])
+                parameters.extend(clause[1])
+
+        if query.kind is not None:
+            add(("e.kind = %s", [query.kind]))
+        if query.names is not None:
+            add(("e.name = ANY(%s)", [list(query.names)]))
+        if query.name_prefix is not None:
+            add(("e.name >= %s AND e.name < %s AND starts_with(e.name, %s)",
+                 [query.name_prefix, query.name_prefix + _LAST, query.name_prefix]))
+        if query.digests is not None:
+            add(("e.digest = ANY(%s)", [[raw(digest) for digest in query.digests]]))
+        if query.digest_prefix is not None:
+            add(("e.digest BETWEEN %s AND %s", list(digest_range(query.digest_prefix))))
+        for requirement in query.labels:
+            add(_label_clause(requirement))
+        for condition in query.fields:
+            add(self._field_clause(condition))
+        for condition in query.references:
+            add(self._reference_clause(condition))
+        for condition in query.referenced_fields:
+            add(self._referenced_field_clause(condition))
+        sql = f"SELECT {_ENTRY_COLUMNS} FROM kidx.entries e"
+        if where:
+            sql += f" WHERE {' AND '.join(where)}"
+        sql += " ORDER BY e.kind, e.name" if query.order == "kind,name" else " ORDER BY e.name"
+        check_rows = _needs_row_check(query)
+        if query.limit is not None and not check_rows:
+            sql += " LIMIT %s"
+            parameters.append(query.limit)
+        return sql, parameters, check_rows
+
+    @staticmethod
+    def _field_clause(condition) -> tuple[str, list]:
+        path = tuple(condition.path)
+        columns = {("metadata", "name"): "e.name", ("metadata", "title"): "COALESCE(e.title, '')"}
+        if path not in columns:
+            raise StoreError(f"the catalog cannot select on {'.'.join(path)} (only metadata.name and metadata.title)")
+        operator = "=" if condition.operator == "=" else "<>"
+        return f"{columns[path]} {operator} %s", [condition.value]
+
+    def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, list]:
+        """Answered from the (target, object_id, field) key of ``refs``."""
+        field_sql, field_parameters = ("", []) if condition.field is None else (" AND r.field = %s", [condition.field])
+        head = "EXISTS (SELECT 1 FROM kidx.refs r WHERE r.object_id = e.id"
+        if condition.digest_prefix is not None:
+            return f"{head} AND r.target BETWEEN %s AND %s{field_sql})", [
+                *digest_range(condition.digest_prefix), *field_parameters]
+        if condition.target_kind is not None:
+            digests = self._target_digests(condition)
+            return f"{head} AND r.target = ANY(%s){field_sql})", [digests, *field_parameters]
+        if not condition.digests:
+            return "false", []  # refers to nothing that exists: matches no object
+        return f"{head} AND r.target = ANY(%s){field_sql})", [[raw(d) for d in condition.digests], *field_parameters]
+
+    def _target_digests(self, condition: ReferenceCondition) -> list[bytes]:
+        """Digests of the current objects of the target kind whose labels match."""
+        where, parameters = ["t.kind = %s"], [condition.target_kind]
+        for requirement in condition.target_labels:
+            clause = _label_clause(requirement, "t.id")
+            if clause is not None:
+                where.append(clause[0])
+                parameters.extend(clause[1])
+        rows = self.connection.execute(
+            f"SELECT t.digest, t.labels FROM kidx.entries t WHERE {' AND '.join(where)}", parameters
+        ).fetchall()
+        return sorted({
+            bytes(digest)
+            for digest, labels in rows
+            if all(label_holds(r, json.loads(labels)) for r in condition.target_labels)
+        })
+
+    def _referenced_field_clause(self, condition: ReferencedFieldCondition) -> tuple[str, list]:
+        """Objects whose ``field`` points at a target where the condition holds.
+
+        The targets come from ``entries`` (metadata) or the ``(path, value)`` key of
+        ``spec_leaves`` (spec fields), the referrers from ``refs``. Conditions that an
+        absent field satisfies (``!= v``, ``= ''``) are the complement of the targets
+        where they fail."""
+        absent_holds = condition_holds(condition, "")
+        negation = "NOT " if absent_holds else ""
+        value_test, values = ("<> ''", []) if condition.value == "" else ("= %s", [condition.value])
+        if condition.path[:1] == ("metadata",):
+            column = {("metadata", "name"): "t.name", ("metadata", "title"): "COALESCE(t.title, '')"}.get(
+                tuple(condition.path))
+            if column is None:
+                raise StoreError(f"the catalog cannot select on {'.'.join(condition.path)} of a referenced object")
+            targets = f"SELECT t.digest FROM kidx.entries t WHERE t.kind = %s AND {column} {value_test}"
+            parameters = [condition.target_kind, *values]
+        else:
+            targets = f"SELECT t.digest FROM kidx.spec_leaves t WHERE t.path = %s AND t.value {value_test}"
+            parameters = [".".join(condition.path), *values]
+        return (
+            f"{negation}EXISTS (SELECT 1 FROM kidx.refs r WHERE r.object_id = e.id AND r.field = %s "
+            f"AND r.target IN ({targets}))",
+            [condition.field, *parameters],
+        )
+
+    @_translating
+    def kinds_present(self) -> set[str]:
+        if not self._present:
+            return set()
+        return {row[0] for row in self.connection.execute("SELECT DISTINCT kind FROM kidx.entries")}
+
+    @_translating
+    def digests_present(self, digests: Iterable[str]) -> set[str]:
+        wanted = list({raw(digest) for digest in digests})
+        if not wanted or not self._present:
+            return set()
+        return {
+            text(row[0])
+            for row in self.connection.execute(
+                "SELECT DISTINCT digest FROM kidx.entries WHERE digest = ANY(%s)", (wanted,)
+            )
+        }
+
+    @_translating
+    def referrer_counts(self, digest: str) -> list[tuple[str, int]]:
+        if not self._present:
+            return []
+        return [
+            (row[0], row[1])
+            for row in self.connection.execute(
+                "SELECT e.kind, COUNT(DISTINCT e.id) FROM kidx.refs r JOIN kidx.entries e ON e.id = r.object_id "
+                "WHERE r.target = %s GROUP BY e.kind ORDER BY e.kind",
+                (raw(digest),),
+            )
+        ]
+
+    @_translating
+    def referrer_names(self, digest: str, kind: str, limit: int) -> list[str]:
+        if not self._present:
+            return []
+        return [
+            row[0]
+            for row in self.connection.execute(
+                "SELECT DISTINCT e.name FROM kidx.refs r JOIN kidx.entries e ON e.id = r.object_id "
+                "WHERE r.target = %s AND e.kind = %s ORDER BY e.name LIMIT %s",
+                (raw(digest), kind, limit),
+            )
+        ]
+
+    @_translating
+    def revisions(self, kind: str, name: str) -> list[Revision]:
+        if not self._present:
+            return []
+        return [
+            Revision(
+                kind=row[0], name=row[1], revision=number, event=row[2], digest=text(row[3]), title=row[4],
+                labels=json.loads(row[5] or "{}"), annotations=json.loads(row[6] or "{}"),
+                generation=row[7], recorded=row[8],
+            )
+            for number, row in enumerate(
+                self.connection.execute(
+                    "SELECT kind, name, event, digest, title, labels, annotations, generation, recorded "
+                    "FROM kidx.revisions WHERE kind = %s AND name = %s ORDER BY id",
+                    (kind, name),
+                ),
+                start=1,
+            )
+        ]
+
+    @_translating
+    def names_with_history(self, kind: str) -> list[str]:
+        if not self._present:
+            return []
+        return [
+            row[0]
+            for row in self.connection.execute(
+                "SELECT DISTINCT name FROM kidx.revisions WHERE kind = %s ORDER BY name", (kind,)
+            )
+        ]
+
+    @_translating
+    def label_keys(self, prefix: str = "") -> list[str]:
+        if not self._present:
+            return []
+        return [
+            row[0]
+            for row in self.connection.execute(
+                "SELECT DISTINCT key FROM kidx.labels WHERE key >= %s AND key < %s ORDER BY key",
+                (prefix, prefix + _LAST),
+            )
+        ]
+
+    @_translating
+    def label_values(self, key: str, prefix: str = "") -> list[str]:
+        if not self._present:
+            return []
+        return [
+            row[0]
+            for row in self.connection.execute(
+                "SELECT DISTINCT value FROM kidx.labels WHERE key = %s AND value >= %s AND value < %s ORDER BY value",
+                (key, prefix, prefix + _LAST),
+            )
+        ]
+
+    # --- writes (inside begin_write … commit) -------------------------------------------
+
+    @_translating
+    def put_many(self, changes: Sequence[Change], now: str) -> None:
+        """Create or replace many names; ids are allocated here, under the writers' lock."""
+        specs: dict[bytes, dict | None] = {}
+        for change in changes:
+            for _, target in change[1]:
+                specs.setdefault(raw(target), None)
+            if len(change) > 2 and change[2] is not None:
+                specs[raw(change[0].digest)] = change[2]
+        self._index_specs(specs)
+        (highest,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM kidx.entries").fetchone()
+        rows, updates, label_rows, ref_rows, revision_rows = [], [], [], [], []
+        for change in changes:
+            entry, references = change[0], change[1]
+            labels_json, annotations_json = _dumps(entry.labels), _dumps(entry.annotations)
+            digest = raw(entry.digest)
+            if entry.id is None:
+                highest += 1
+                object_id = highest
+                rows.append((object_id, entry.kind, entry.name, digest, entry.title, labels_json,
+                             annotations_json, entry.created, entry.generation, entry.columns))
+            else:
+                object_id = entry.id
+                updates.append((digest, entry.title, labels_json, annotations_json, entry.generation,
+                                entry.columns, object_id))
+            label_rows.extend((object_id, key, value) for key, value in entry.labels.items())
+            ref_rows.extend({(object_id, field_name, raw(target)) for field_name, target in references})
+            revision_rows.append((entry.kind, entry.name, "applied", digest, entry.title,
+                                  labels_json, annotations_json, entry.generation, now))
+        many = self.connection.executemany
+        if updates:
+            replaced = [(update[-1],) for update in updates]
+            many("DELETE FROM kidx.labels WHERE object_id = %s", replaced)
+            many("DELETE FROM kidx.refs WHERE object_id = %s", replaced)
+            many(
+                "UPDATE kidx.entries SET digest=%s, title=%s, labels=%s, annotations=%s, generation=%s, columns=%s "
+                "WHERE id=%s",
+                updates,
+            )
+        many(
+            "INSERT INTO kidx.entries (id, kind, name, digest, title, labels, annotations, created, generation, "
+            "columns) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            rows,
+        )
+        many("INSERT INTO kidx.labels (object_id, key, value) VALUES (%s, %s, %s)", label_rows)
+        many("INSERT INTO kidx.refs (object_id, field, target) VALUES (%s, %s, %s)", ref_rows)
+        many(_INSERT_REVISION, revision_rows)
+
+    def _index_specs(self, specs: dict[bytes, dict | None]) -> None:
+        """Index the scalar spec fields of objects not indexed yet; a None spec is read from
+        the objects table (skipped when the object is not there: indexed once it arrives)."""
+        if not specs:
+            return
+        self.backend.object_backend.flush()  # objects of this write first: they may be read here
+        execute = self.connection.execute
+        indexed = {bytes(row[0]) for row in execute(
+            "SELECT digest FROM kidx.spec_indexed WHERE digest = ANY(%s)", (list(specs),))}
+        missing = [digest for digest in specs if digest not in indexed]
+        to_read = [digest for digest in missing if specs[digest] is None]
+        read = {
+            bytes(digest): bytes(content)
+            for digest, content in execute(
+                "SELECT digest, content FROM kidx.objects WHERE digest = ANY(%s)", (to_read,))
+        } if to_read else {}
+        leaves, done = set(), []
+        for digest in missing:
+            spec = specs[digest]
+            if spec is None:
+                if digest not in read:
+                    continue
+                spec = json.loads(read[digest]).get("spec")
+                if not isinstance(spec, dict):
+                    continue
+            leaves.update((path, value, digest) for path, value in scalar_leaves(spec))
+            done.append((digest,))
+        self.connection.executemany(
+            "INSERT INTO kidx.spec_leaves (path, value, digest) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+            sorted(leaves))
+        self.connection.executemany(
+            "INSERT INTO kidx.spec_indexed (digest) VALUES (%s) ON CONFLICT DO NOTHING", done)
+
+    # --- maintenance (export, gc, bundle restore) -----------------------------------------
+
+    @_translating
+    def all_revisions(self) -> list[Revision]:
+        if not self._present:
+            return []
+        numbers: dict[tuple[str, str], int] = {}
+        found = []
+        for row in self.connection.execute(
+            "SELECT kind, name, event, digest, title, labels, annotations, generation, recorded "
+            "FROM kidx.revisions ORDER BY id"
+        ):
+            key = (row[0], row[1])
+            numbers[key] = numbers.get(key, 0) + 1
+            found.append(Revision(
+                kind=row[0], name=row[1], revision=numbers[key], event=row[2], digest=text(row[3]), title=row[4],
+                labels=json.loads(row[5] or "{}"), annotations=json.loads(row[6] or "{}"),
+                generation=row[7], recorded=row[8],
+            ))
+        return found
+
+    @_translating
+    def index_rows(self):
+        """What the label and reference rows say, for fsck (see Catalog.index_rows)."""
+        if not self._present:
+            return {}, 0, 0
+        execute = self.connection.execute
+        names = {row[0]: (row[1], row[2]) for row in execute("SELECT id, kind, name FROM kidx.entries")}
+        indexed = {key: ({}, set()) for key in names.values()}
+        stray_labels = stray_references = 0
+        for object_id, key, value in execute("SELECT object_id, key, value FROM kidx.labels"):
+            owner = names.get(object_id)
+            if owner is None:
+                stray_labels += 1
+            else:
+                indexed[owner][0][key] = value
+        for object_id, field_name, target in execute("SELECT object_id, field, target FROM kidx.refs"):
+            owner = names.get(object_id)
+            if owner is None:
+                stray_references += 1
+            else:
+                indexed[owner][1].add((field_name, text(target)))
+        return indexed, stray_labels, stray_references
+
+    @_translating
+    def reindex(self, change: Change) -> None:
+        """Rewrite one name's label and reference rows and cached columns (fsck --repair)."""
+        entry = change.entry
+        execute = self.connection.execute
+        execute("DELETE FROM kidx.labels WHERE object_id = %s", (entry.id,))
+        execute("DELETE FROM kidx.refs WHERE object_id = %s", (entry.id,))
+        self.connection.executemany(
+            "INSERT INTO kidx.labels (object_id, key, value) VALUES (%s, %s, %s)",
+            [(entry.id, key, value) for key, value in entry.labels.items()],
+        )
+        self.connection.executemany(
+            "INSERT INTO kidx.refs (object_id, field, target) VALUES (%s, %s, %s)",
+            sorted({(entry.id, field_name, raw(target)) for field_name, target in change.references}),
+        )
+        execute("UPDATE kidx.entries SET columns = %s WHERE id = %s", (entry.columns, entry.id))
+
+    @_translating
+    def drop_stray_index_rows(self) -> None:
+        execute = self.connection.execute
+        execute("DELETE FROM kidx.labels l WHERE NOT EXISTS (SELECT 1 FROM kidx.entries e WHERE e.id = l.object_id)")
+        execute("DELETE FROM kidx.refs r WHERE NOT EXISTS (SELECT 1 FROM kidx.entries e WHERE e.id = r.object_id)")
+
+    @_translating
+    def restore(self, changes: Sequence[Change], revisions: Sequence[Revision]) -> None:
+        """Names and revisions exactly as given (a bundle), inside a write."""
+        specs: dict[bytes, dict | None] = {}
+        for change in changes:
+            for _, target in change.references:
+                specs.setdefault(raw(target), None)
+            if change.spec is not None:
+                specs[raw(change.entry.digest)] = change.spec
+        self._index_specs(specs)
+        (highest,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM kidx.entries").fetchone()
+        rows, label_rows, ref_rows = [], [], []
+        for change in changes:
+            entry = change.entry
+            highest += 1
+            rows.append((highest, entry.kind, entry.name, raw(entry.digest), entry.title, _dumps(entry.labels),
+                         _dumps(entry.annotations), entry.created, entry.generation, entry.columns))
+            label_rows.extend((highest, key, value) for key, value in entry.labels.items())
+            ref_rows.extend({(highest, field_name, raw(target)) for field_name, target in change.references})
+        many = self.connection.executemany
+        many(
+            "INSERT INTO kidx.entries (id, kind, name, digest, title, labels, annotations, created, generation, "
+            "columns) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            rows,
+        )
+        many("INSERT INTO kidx.labels (object_id, key, value) VALUES (%s, %s, %s)", label_rows)
+        many("INSERT INTO kidx.refs (object_id, field, target) VALUES (%s, %s, %s)", ref_rows)
+        many(_INSERT_REVISION, [
+            (r.kind, r.name, r.event, raw(r.digest) if r.digest else None, r.title, _dumps(r.labels),
+             _dumps(r.annotations), r.generation, r.recorded)
+            for r in revisions
+        ])
+
+    @_translating
+    def delete(self, entry: Entry, now: str) -> None:
+        execute = self.connection.execute
+        execute("DELETE FROM kidx.labels WHERE object_id = %s", (entry.id,))
+        execute("DELETE FROM kidx.refs WHERE object_id = %s", (entry.id,))
+        execute("DELETE FROM kidx.entries WHERE id = %s", (entry.id,))
+        execute(
+            _INSERT_REVISION,
+            (entry.kind, entry.name, "deleted", raw(entry.digest), entry.title, _dumps(entry.labels),
+             _dumps(entry.annotations), entry.generation, now),
+        )
+
+
+# --- the backend ------------------------------------------------------------------------
+
+
+class PostgresBackend(StoreBackend):
+    """A store in a PostgreSQL database; one connection, opened when first needed."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.location = masked(url)
+        self._connection: Connection | None = None
+        self.object_backend = PostgresObjectBackend(self)
+        self.objects = ObjectDB(self.object_backend)
+
+    def connection(self) -> Connection:
+        if self._connection is None:
+            self._connection = Connection(self.url)
+        return self._connection
+
+    def exists(self) -> bool:
+        return self.connection().schema_present
+
+    def open_catalog(self, write: bool) -> PostgresCatalog:
+        return PostgresCatalog(self)
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
+def backend(location: str) -> PostgresBackend:
+    return PostgresBackend(location)

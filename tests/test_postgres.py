@@ -1,0 +1,318 @@
+"""The PostgreSQL store on its own: the driver extra, URLs and passwords, the schema's
+guarantees, and many processes writing and reading at once (every CLI acceptance test
+also runs on PostgreSQL: see ``both_backends`` in conftest.py)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, SEED_RUN_DIGEST
+
+SEED = json.loads((REPO / "docs" / "examples" / "seed-bundle.json").read_text(encoding="utf-8"))
+RUN = "benchmarkrun.kernelindex.dev"
+
+
+def kidx_process(store, *args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "KIDX_STORE": str(store), "NO_COLOR": "1", **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "kidx", *args], capture_output=True, text=True, env=environment, cwd=REPO,
+        timeout=timeout,
+    )
+
+
+def start(store, folder: Path, label: str, *args: str) -> subprocess.Popen:
+    """A kidx process in the background; output to files, so a full pipe never blocks it."""
+    environment = {**os.environ, "KIDX_STORE": str(store), "NO_COLOR": "1"}
+    out, err = open(folder / f"{label}.out", "wb"), open(folder / f"{label}.err", "wb")
+    with out, err:
+        return subprocess.Popen([sys.executable, "-m", "kidx", *args], stdout=out, stderr=err, env=environment, cwd=REPO)
+
+
+def finished(process: subprocess.Popen, folder: Path, label: str) -> tuple[int, str, str]:
+    code = process.wait(timeout=120)
+    return code, (folder / f"{label}.out").read_text(), (folder / f"{label}.err").read_text()
+
+
+def seed_file(tmp_path: Path) -> Path:
+    path = tmp_path / "seed.json"
+    path.write_text(json.dumps(SEED), encoding="utf-8")
+    return path
+
+
+def run_manifest(name: str, median: int) -> dict:
+    run = copy.deepcopy(SEED["run"])
+    run["metadata"]["name"] = name
+    run["spec"]["timing"]["latencyNs"]["median"] = median
+    return run
+
+
+def write_list(path: Path, items: list[dict]) -> Path:
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}), encoding="utf-8")
+    return path
+
+
+def sql(store, statement: str, parameters=()):
+    import psycopg
+
+    with psycopg.connect(store.url, autocommit=True) as connection:
+        cursor = connection.execute(statement, parameters)
+        return cursor.fetchall() if cursor.description else []
+
+
+# --- the driver, URLs and passwords ---------------------------------------------------------
+
+
+def test_without_psycopg_a_postgres_store_says_how_to_install_it(kidx, monkeypatch):
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg now raises ImportError
+    for url in ("postgresql://someone@db.example.org/bench", "postgres://db.example.org/bench"):
+        assert kidx("get", "runs", store_path=url) == (
+            1,
+            "",
+            "error: a PostgreSQL store needs the psycopg driver, which is not installed: "
+            "pip install 'kidx[postgres]'\n",
+        )
+
+
+def test_the_store_can_come_from_the_environment(postgres_store, tmp_path):
+    assert kidx_process(postgres_store, "apply", "-f", str(seed_file(tmp_path))).returncode == 0
+    completed = kidx_process(postgres_store, "get", "runs", "-o", "name")
+    assert (completed.returncode, completed.stdout, completed.stderr) == (
+        0, f"{RUN}/{SEED['run']['metadata']['name']}\n", "",
+    )
+    assert postgres_store.exists()
+
+
+def test_a_password_is_never_printed(postgres_server, kidx):
+    url = f"postgresql://nobody:s3cr%40t-pw@/postgres?host={postgres_server.folder}"
+    code, out, err = kidx("get", "runs", store_path=url)
+    assert code == 1 and out == ""
+    assert err.startswith(f"error: cannot connect to the store at postgresql://nobody:***@/postgres?host={postgres_server.folder}: ")
+    assert 'role "nobody" does not exist' in err
+    assert "s3cr" not in err and "Traceback" not in err
+
+
+def test_a_password_in_the_query_string_is_masked_too():
+    from kidx.store.postgres_url import masked, scrubbed
+
+    assert masked("postgresql://u@h/db?sslmode=require&password=pw1&x=1") == (
+        "postgresql://u@h/db?sslmode=require&password=***&x=1"
+    )
+    assert scrubbed("failed for pw1 at postgresql://u:pw1@h/db", "postgresql://u:pw1@h/db") == (
+        "failed for *** at postgresql://u:***@h/db"
+    )
+
+
+def test_an_unreachable_server_is_a_clean_error(kidx, tmp_path):
+    code, out, err = kidx("get", "runs", store_path=f"postgresql://u:pw@/db?host={tmp_path}&connect_timeout=2")
+    assert code == 1 and out == ""
+    assert err.startswith(f"error: cannot connect to the store at postgresql://u:***@/db?host={tmp_path}&connect_timeout=2: ")
+    assert "Traceback" not in err
+
+
+# --- the schema's guarantees ----------------------------------------------------------------
+
+
+def test_objects_are_stored_as_exact_bytes_under_32_byte_digests(postgres_store, kidx, tmp_path):
+    from kidx.identity.canonical import canonical_json
+
+    assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store)[0] == 0
+    rows = sql(postgres_store, "SELECT digest, content FROM kidx.objects WHERE digest = %s",
+               (bytes.fromhex(SEED_RUN_DIGEST[7:]),))
+    assert len(rows) == 1 and len(rows[0][0]) == 32
+    expected = {"apiVersion": SEED["run"]["apiVersion"], "kind": "BenchmarkRun", "spec": SEED["run"]["spec"]}
+    assert bytes(rows[0][1]) == canonical_json(expected)
+
+
+def test_the_database_refuses_bytes_that_do_not_hash_to_their_digest(postgres_store, kidx, tmp_path):
+    import psycopg
+
+    assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store)[0] == 0
+    with pytest.raises(psycopg.errors.CheckViolation):
+        sql(postgres_store, "INSERT INTO kidx.objects (digest, content) VALUES (%s, %s)", (b"\0" * 32, b"{}"))
+
+
+def test_a_failed_first_write_creates_nothing(postgres_store, kidx):
+    bad = json.dumps({**SEED["run"], "spec": {}})
+    code, _, err = kidx("apply", "-f", "-", stdin=bad, store_path=postgres_store)
+    assert code == 1 and err.startswith("error: ")
+    assert not postgres_store.exists()
+
+
+def test_names_sort_in_byte_order_whatever_the_database_collation(postgres_server, kidx):
+    """A database whose default collation ignores punctuation ("ab" before "a-c") still
+    lists names in byte order, as the SQLite catalog does."""
+    postgres_server.execute(
+        "CREATE DATABASE kidx_shifted LOCALE_PROVIDER icu ICU_LOCALE 'en-u-ka-shifted' TEMPLATE template0"
+    )
+    try:
+        url = postgres_server.url("kidx_shifted")
+        names = ["ab", "a-c", "a_b", "a.d"]
+        items = [{**SEED["environment"], "metadata": {"name": name}} for name in names]
+        listing = json.dumps({"apiVersion": "v1", "kind": "List", "items": items})
+        assert kidx("apply", "-f", "-", stdin=listing, store_path=url)[0] == 0
+        out = kidx("get", "environments", "-o", "name", store_path=url)[1]
+        assert [line.split("/", 1)[1] for line in out.splitlines()] == ["a-c", "a.d", "a_b", "ab"]
+        out = kidx("get", "environments", "-o", "name", "--sort-by", ".metadata.name", store_path=url)[1]
+        assert [line.split("/", 1)[1] for line in out.splitlines()] == ["a-c", "a.d", "a_b", "ab"]
+    finally:
+        postgres_server.drop_database("kidx_shifted")
+
+
+# --- many clients at once -------------------------------------------------------------------
+
+
+def test_many_writers_and_readers_at_once_lose_no_revision(postgres_store, kidx, tmp_path):
+    """Six processes re-apply one run with different medians, two delete it, two read: every
+    successful apply and delete is one revision, in some order, and nothing fails."""
+    assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store)[0] == 0
+    name = "contended"
+    processes = {}
+    for index in range(6):
+        path = write_list(tmp_path / f"w{index}.json", [run_manifest(name, 5000 + index)])
+        processes[f"apply{index}"] = start(postgres_store, tmp_path, f"apply{index}", "apply", "-f", str(path))
+        if index in (2, 4):
+            processes[f"delete{index}"] = start(
+                postgres_store, tmp_path, f"delete{index}", "delete", "run", name, "--ignore-not-found")
+        if index in (1, 3):
+            processes[f"get{index}"] = start(postgres_store, tmp_path, f"get{index}", "get", "runs", "-o", "name")
+    results = {label: finished(process, tmp_path, label) for label, process in processes.items()}
+    for label, (code, out, err) in results.items():
+        assert code == 0 and "Traceback" not in err, (label, err)
+    applied = sum(1 for label, (_, out, _) in results.items() if label.startswith("apply") and "created" in out
+                  or label.startswith("apply") and "configured" in out)
+    deleted = sum(1 for label, (_, out, _) in results.items() if label.startswith("delete") and "deleted" in out)
+    assert applied == 6  # every median differs from the one before: no apply is "unchanged"
+    history = kidx("history", "run", name, store_path=postgres_store)[1].splitlines()[1:]
+    assert len(history) == applied + deleted
+    events = [line.split()[1] for line in history]
+    assert events.count("applied") == 6 and events.count("deleted") == deleted
+    assert events[0] == "applied"
+
+
+def test_concurrent_batches_all_land(postgres_store, tmp_path):
+    """Four processes apply 100 new runs each while two list runs: all 400 land."""
+    processes = {}
+    for writer in range(4):
+        runs = [run_manifest(f"batch{writer}-{index:03d}", 1000 + index) for index in range(100)]
+        path = write_list(tmp_path / f"b{writer}.json", [SEED["protocol"], SEED["environment"], *runs])
+        processes[f"b{writer}"] = start(postgres_store, tmp_path, f"b{writer}", "apply", "-f", str(path))
+    for reader in range(2):
+        processes[f"r{reader}"] = start(postgres_store, tmp_path, f"r{reader}", "get", "runs", "--no-headers")
+    results = {label: finished(process, tmp_path, label) for label, process in processes.items()}
+    for label, (code, _, err) in results.items():
+        assert code == 0 and "Traceback" not in err, (label, err)
+    names = kidx_process(postgres_store, "get", "runs", "-o", "name").stdout.splitlines()
+    assert len(names) == 400
+    protocol_lines = [line for label, (_, out, _) in results.items() if label.startswith("b")
+                      for line in out.splitlines() if line.startswith("benchmarkprotocol.")]
+    assert sorted(line.rsplit(" ", 1)[1] for line in protocol_lines) == ["created", "unchanged", "unchanged", "unchanged"]
+
+
+def test_a_waiting_writer_says_so_and_then_lands(postgres_store, kidx, tmp_path):
+    import psycopg
+
+    from kidx.store.postgres import LOCK_KEY
+
+    assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store)[0] == 0
+    path = write_list(tmp_path / "one.json", [run_manifest("late", 7)])
+    with psycopg.connect(postgres_store.url) as holder:
+        holder.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))  # another writer, mid-command
+        process = start(postgres_store, tmp_path, "late", "apply", "-f", str(path))
+        deadline = time.monotonic() + 30
+        while "waiting" not in (tmp_path / "late.err").read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert process.poll() is None  # still waiting
+        holder.rollback()
+    code, out, err = finished(process, tmp_path, "late")
+    assert (code, out) == (0, f"{RUN}/late created\n")
+    assert err.splitlines()[0] == "waiting for another writer to finish with the store…"
+    assert "Warning: " in err  # the seed run's workload is not in the store: warned as on any store
+
+
+def test_a_reader_never_waits_for_a_writer(postgres_store, kidx, tmp_path):
+    import psycopg
+
+    from kidx.store.postgres import LOCK_KEY
+
+    assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store)[0] == 0
+    with psycopg.connect(postgres_store.url) as holder:
+        holder.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
+        begun = time.monotonic()
+        completed = kidx_process(postgres_store, "get", "runs", "-o", "name")
+        assert completed.returncode == 0 and completed.stderr == ""
+        assert time.monotonic() - begun < 10
+
+
+# --- export, import bundle and gc on PostgreSQL -------------------------------------------
+
+
+def without_export_time(path: Path) -> dict:
+    bundle = json.loads(path.read_text(encoding="utf-8"))
+    assert "exported" in json.dumps(bundle)
+    bundle.pop("exported", None)
+    return bundle
+
+
+def test_a_bundle_exported_from_postgres_restores_anywhere_identically(postgres_store, postgres_server, kidx, tmp_path):
+    assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store)[0] == 0
+    path = write_list(tmp_path / "more.json", [run_manifest("second", 99)])
+    assert kidx("apply", "-f", str(path), store_path=postgres_store)[0] == 0
+    assert kidx("delete", "run", "second", store_path=postgres_store)[0] == 0
+    bundle = tmp_path / "backup.kidx.json"
+    code, _, err = kidx("export", "-o", str(bundle), store_path=postgres_store)
+    assert code == 0, err
+    other = f"kidx_restored_{os.getpid()}"
+    restored_url = postgres_server.create_database(other)
+    try:
+        for target in (restored_url, str(tmp_path / "restored")):
+            code, _, err = kidx("import", "bundle", str(bundle), store_path=target)
+            assert code == 0, err
+            for arguments in (("get", "all", "-o", "json"), ("history", "run", "second")):
+                assert kidx(*arguments, store_path=target) == kidx(*arguments, store_path=postgres_store)
+            again = tmp_path / f"again-{len(target)}.json"
+            assert kidx("export", "-o", str(again), store_path=target)[0] == 0
+            assert without_export_time(again) == without_export_time(bundle)
+    finally:
+        postgres_server.drop_database(other)
+
+
+def test_gc_removes_objects_nothing_refers_to(postgres_store, kidx, tmp_path):
+    import hashlib
+
+    assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store)[0] == 0
+    stray = b'{"apiVersion":"kernelindex.dev/v1alpha1","kind":"Workload","spec":{"operation":"stray"}}'
+    sql(postgres_store, "INSERT INTO kidx.objects (digest, content) VALUES (%s, %s)",
+        (hashlib.sha256(stray).digest(), stray))  # what a push killed before its names leaves
+    count = "SELECT count(*) FROM kidx.objects"
+    before = sql(postgres_store, count)[0][0]
+    code, out, err = kidx("gc", store_path=postgres_store)
+    assert code == 0, err
+    assert "sha256:" + hashlib.sha256(stray).hexdigest() in out + err
+    assert sql(postgres_store, count)[0][0] == before - 1
+    assert kidx("gc", store_path=postgres_store)[0] == 0
+    assert sql(postgres_store, count)[0][0] == before - 1
+    assert kidx("describe", "run", SEED["run"]["metadata"]["name"], store_path=postgres_store)[0] == 0
+
+
+def test_fsck_finds_and_repairs_a_damaged_label_index(postgres_store, kidx, tmp_path):
+    assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store)[0] == 0
+    assert kidx("fsck", store_path=postgres_store)[0] == 0
+    sql(postgres_store, "DELETE FROM kidx.labels")
+    sql(postgres_store, "INSERT INTO kidx.labels (object_id, key, value) VALUES (999, 'stray', 'row')")
+    code, out, err = kidx("fsck", store_path=postgres_store)
+    assert code == 1 and "label-index" in out, (out, err)
+    assert kidx("get", "runs", "-l", "liger_version=0.6.1", "-o", "name", store_path=postgres_store)[1] == ""
+    code, out, err = kidx("fsck", "--repair", store_path=postgres_store)
+    assert code == 0, (out, err)
+    assert kidx("fsck", store_path=postgres_store)[0] == 0
+    assert kidx("get", "runs", "-l", "liger_version=0.6.1", "-o", "name", store_path=postgres_store)[1] == (
+        f"{RUN}/{SEED['run']['metadata']['name']}\n")
+    assert sql(postgres_store, "SELECT count(*) FROM kidx.labels WHERE key = 'stray'") == [(0,)]
