@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import LIGER_DATA, REPO, SEED_RUN_NAME
 
 LIGER = LIGER_DATA

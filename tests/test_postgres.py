@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, SEED_RUN_DIGEST
 
 SEED = json.loads((REPO / "docs" / "examples" / "seed-bundle.json").read_text(encoding="utf-8"))
@@ -184,7 +183,7 @@ def test_many_writers_and_readers_at_once_lose_no_revision(postgres_store, kidx,
         if index in (1, 3):
             processes[f"get{index}"] = start(postgres_store, tmp_path, f"get{index}", "get", "runs", "-o", "name")
     results = {label: finished(process, tmp_path, label) for label, process in processes.items()}
-    for label, (code, out, err) in results.items():
+    for label, (code, _, err) in results.items():
         assert code == 0 and "Traceback" not in err, (label, err)
     applied = sum(1 for label, (_, out, _) in results.items() if label.startswith("apply") and "created" in out
                   or label.startswith("apply") and "configured" in out)

@@ -38,7 +38,7 @@ from kidx.store.store import Store, utc_now
 class ConflictError(KidxError):
     """Names changed on both sides; nothing was written."""
 
-    def __init__(self, conflicts: list["Conflict"]):
+    def __init__(self, conflicts: list[Conflict]):
         super().__init__(f"{len(conflicts)} conflicts")
         self.conflicts = conflicts
 
@@ -131,12 +131,12 @@ def plan_transfer(
         history = {(info.kind, name): source_catalog.revisions(info.kind, name) for info, name in selected}
         # the objects the selected ones refer to travel with them, and so do their names
         current_digests = {revisions[-1].digest for revisions in history.values()
-                           if revisions and revisions[-1].event != "deleted"}
+                           if revisions and revisions[-1].event != "deleted" and revisions[-1].digest is not None}
         referenced = _referenced_digests(source, registry, current_digests)
-        for digest, entries in source_catalog.by_digests(referenced).items():
+        for entries in source_catalog.by_digests(referenced).values():
             for entry in entries:
                 if (entry.kind, entry.name) not in wanted_names:
-                    info = registry.by_kind(entry.kind)
+                    info = registry.resolve(entry.kind)
                     wanted_names.add((entry.kind, entry.name))
                     selected.append((info, entry.name))
                     history[(entry.kind, entry.name)] = source_catalog.revisions(entry.kind, entry.name)
@@ -328,12 +328,14 @@ def _record(transaction, registry: KindRegistry, plans: list[_Plan], identities:
             changes = []
             for plan, revision in members:
                 previous = current.get((plan.info.kind, plan.name))
-                spec = identities[revision.digest]["spec"]
-                generation = revision.generation
+                digest, generation = revision.digest, revision.generation
+                if digest is None or generation is None:  # an applied revision records both
+                    raise StoreError(f'a revision of {plan.info.resource} "{plan.name}" records no object')
+                spec = identities[digest]["spec"]
                 if plan.state is not None:
                     generation = previous.generation + 1 if previous else 1
                 entry = Entry(
-                    kind=plan.info.kind, name=plan.name, digest=revision.digest, title=revision.title,
+                    kind=plan.info.kind, name=plan.name, digest=digest, title=revision.title,
                     labels=dict(revision.labels), annotations=dict(revision.annotations),
                     created=previous.created if previous else recorded, generation=generation,
                     id=previous.id if previous else None, columns=column_values(plan.info, spec),

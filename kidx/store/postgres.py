@@ -27,6 +27,7 @@ A writer that has waited a second says so (``kidx.store.notices``).
 
 from __future__ import annotations
 
+import builtins
 import functools
 import hashlib
 import json
@@ -36,8 +37,17 @@ from collections.abc import Iterable, Iterator, Sequence
 from kidx.errors import StoreBusy, StoreError
 from kidx.store import notices
 from kidx.store.catalog import (
-    Catalog, CatalogQuery, Change, Entry, ReferenceCondition, ReferencedFieldCondition, Revision, StoreBackend,
-    condition_holds, label_holds, scalar_leaves,
+    Catalog,
+    CatalogQuery,
+    Change,
+    Entry,
+    ReferenceCondition,
+    ReferencedFieldCondition,
+    Revision,
+    StoreBackend,
+    condition_holds,
+    label_holds,
+    scalar_leaves,
 )
 from kidx.store.objects import PRESENT, WRITTEN, ObjectBackend, ObjectDB
 from kidx.store.postgres_url import INSTALL_HINT, masked, scrubbed
@@ -124,7 +134,18 @@ def raw(digest: str) -> bytes:
 
 
 def text(digest) -> str | None:
-    return None if digest is None else _PREFIX + bytes(digest).hex()
+    return None if digest is None else present_text(digest)
+
+
+def present_text(digest) -> str:
+    """``sha256:<hex>`` of 32 stored bytes, from a column that is never NULL."""
+    return _PREFIX + bytes(digest).hex()
+
+
+# the metadata fields of a referenced object that a selector may name, as columns of ``t``
+_REFERENCED_METADATA_COLUMNS: dict[tuple[str, ...], str] = {
+    ("metadata", "name"): "t.name", ("metadata", "title"): "COALESCE(t.title, '')",
+}
 
 
 def digest_range(hexdigits: str) -> tuple[bytes, bytes]:
@@ -310,7 +331,7 @@ class PostgresObjectBackend(ObjectBackend):
     transaction, before the catalog commits (one round of statements, not one per object).
     """
 
-    def __init__(self, backend: "PostgresBackend"):
+    def __init__(self, backend: PostgresBackend):
         self._backend = backend
         self.location = backend.location
         self._pending: dict[bytes, bytes] = {}
@@ -437,7 +458,7 @@ def _needs_row_check(query: CatalogQuery) -> bool:
 class PostgresCatalog(Catalog):
     """The catalog in PostgreSQL: entries, labels, references and revisions."""
 
-    def __init__(self, backend: "PostgresBackend"):
+    def __init__(self, backend: PostgresBackend):
         self.backend = backend
         self.connection = backend.connection()
 
@@ -475,7 +496,9 @@ class PostgresCatalog(Catalog):
 
     @_translating
     def get(self, kind: str, name: str) -> Entry | None:
-        found = self._entries(f"SELECT {_ENTRY_COLUMNS} FROM kidx.entries e WHERE e.kind=%s AND e.name=%s", (kind, name))
+        found = self._entries(
+            f"SELECT {_ENTRY_COLUMNS} FROM kidx.entries e WHERE e.kind=%s AND e.name=%s", (kind, name)
+        )
         return found[0] if found else None
 
     @_translating
@@ -502,7 +525,7 @@ class PostgresCatalog(Catalog):
                 entries = entries[: query.limit]
         return entries
 
-    def compile(self, query: CatalogQuery) -> tuple[str, list, bool]:
+    def compile(self, query: CatalogQuery) -> tuple[str, builtins.list, bool]:
         """The SELECT for a query, its parameters, and whether rows need checking after."""
         where: list[str] = []
         parameters: list = []
@@ -527,10 +550,10 @@ class PostgresCatalog(Catalog):
             add(_label_clause(requirement))
         for condition in query.fields:
             add(self._field_clause(condition))
-        for condition in query.references:
-            add(self._reference_clause(condition))
-        for condition in query.referenced_fields:
-            add(self._referenced_field_clause(condition))
+        for reference in query.references:
+            add(self._reference_clause(reference))
+        for through in query.referenced_fields:
+            add(self._referenced_field_clause(through))
         sql = f"SELECT {_ENTRY_COLUMNS} FROM kidx.entries e"
         if where:
             sql += f" WHERE {' AND '.join(where)}"
@@ -542,7 +565,7 @@ class PostgresCatalog(Catalog):
         return sql, parameters, check_rows
 
     @staticmethod
-    def _field_clause(condition) -> tuple[str, list]:
+    def _field_clause(condition) -> tuple[str, builtins.list]:
         path = tuple(condition.path)
         columns = {("metadata", "name"): "e.name", ("metadata", "title"): "COALESCE(e.title, '')"}
         if path not in columns:
@@ -550,7 +573,7 @@ class PostgresCatalog(Catalog):
         operator = "=" if condition.operator == "=" else "<>"
         return f"{columns[path]} {operator} %s", [condition.value]
 
-    def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, list]:
+    def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, builtins.list]:
         """Answered from the (target, object_id, field) key of ``refs``."""
         field_sql, field_parameters = ("", []) if condition.field is None else (" AND r.field = %s", [condition.field])
         head = "EXISTS (SELECT 1 FROM kidx.refs r WHERE r.object_id = e.id"
@@ -564,7 +587,7 @@ class PostgresCatalog(Catalog):
             return "false", []  # refers to nothing that exists: matches no object
         return f"{head} AND r.target = ANY(%s){field_sql})", [[raw(d) for d in condition.digests], *field_parameters]
 
-    def _target_digests(self, condition: ReferenceCondition) -> list[bytes]:
+    def _target_digests(self, condition: ReferenceCondition) -> builtins.list[bytes]:
         """Digests of the current objects of the target kind whose labels match."""
         where, parameters = ["t.kind = %s"], [condition.target_kind]
         for requirement in condition.target_labels:
@@ -581,7 +604,7 @@ class PostgresCatalog(Catalog):
             if all(label_holds(r, json.loads(labels)) for r in condition.target_labels)
         })
 
-    def _referenced_field_clause(self, condition: ReferencedFieldCondition) -> tuple[str, list]:
+    def _referenced_field_clause(self, condition: ReferencedFieldCondition) -> tuple[str, builtins.list]:
         """Objects whose ``field`` points at a target where the condition holds.
 
         The targets come from ``entries`` (metadata) or the ``(path, value)`` key of
@@ -592,8 +615,7 @@ class PostgresCatalog(Catalog):
         negation = "NOT " if absent_holds else ""
         value_test, values = ("<> ''", []) if condition.value == "" else ("= %s", [condition.value])
         if condition.path[:1] == ("metadata",):
-            column = {("metadata", "name"): "t.name", ("metadata", "title"): "COALESCE(t.title, '')"}.get(
-                tuple(condition.path))
+            column = _REFERENCED_METADATA_COLUMNS.get(tuple(condition.path))
             if column is None:
                 raise StoreError(f"the catalog cannot select on {'.'.join(condition.path)} of a referenced object")
             targets = f"SELECT t.digest FROM kidx.entries t WHERE t.kind = %s AND {column} {value_test}"
@@ -619,14 +641,14 @@ class PostgresCatalog(Catalog):
         if not wanted or not self._present:
             return set()
         return {
-            text(row[0])
+            present_text(row[0])
             for row in self.connection.execute(
                 "SELECT DISTINCT digest FROM kidx.entries WHERE digest = ANY(%s)", (wanted,)
             )
         }
 
     @_translating
-    def referrer_counts(self, digest: str) -> list[tuple[str, int]]:
+    def referrer_counts(self, digest: str) -> builtins.list[tuple[str, int]]:
         if not self._present:
             return []
         return [
@@ -639,7 +661,7 @@ class PostgresCatalog(Catalog):
         ]
 
     @_translating
-    def referrer_names(self, digest: str, kind: str, limit: int) -> list[str]:
+    def referrer_names(self, digest: str, kind: str, limit: int) -> builtins.list[str]:
         if not self._present:
             return []
         return [
@@ -652,7 +674,7 @@ class PostgresCatalog(Catalog):
         ]
 
     @_translating
-    def revisions(self, kind: str, name: str) -> list[Revision]:
+    def revisions(self, kind: str, name: str) -> builtins.list[Revision]:
         if not self._present:
             return []
         return [
@@ -672,7 +694,7 @@ class PostgresCatalog(Catalog):
         ]
 
     @_translating
-    def names_with_history(self, kind: str) -> list[str]:
+    def names_with_history(self, kind: str) -> builtins.list[str]:
         if not self._present:
             return []
         return [
@@ -683,7 +705,7 @@ class PostgresCatalog(Catalog):
         ]
 
     @_translating
-    def label_keys(self, prefix: str = "") -> list[str]:
+    def label_keys(self, prefix: str = "") -> builtins.list[str]:
         if not self._present:
             return []
         return [
@@ -695,7 +717,7 @@ class PostgresCatalog(Catalog):
         ]
 
     @_translating
-    def label_values(self, key: str, prefix: str = "") -> list[str]:
+    def label_values(self, key: str, prefix: str = "") -> builtins.list[str]:
         if not self._present:
             return []
         return [
@@ -719,7 +741,11 @@ class PostgresCatalog(Catalog):
                 specs[raw(change[0].digest)] = change[2]
         self._index_specs(specs)
         (highest,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM kidx.entries").fetchone()
-        rows, updates, label_rows, ref_rows, revision_rows = [], [], [], [], []
+        rows: list[tuple] = []
+        updates: list[tuple] = []
+        label_rows: list[tuple] = []
+        ref_rows: list[tuple] = []
+        revision_rows: list[tuple] = []
         for change in changes:
             entry, references = change[0], change[1]
             labels_json, annotations_json = _dumps(entry.labels), _dumps(entry.annotations)
@@ -772,7 +798,8 @@ class PostgresCatalog(Catalog):
             for digest, content in execute(
                 "SELECT digest, content FROM kidx.objects WHERE digest = ANY(%s)", (to_read,))
         } if to_read else {}
-        leaves, done = set(), []
+        leaves: set[tuple] = set()  # (path, value, digest)
+        done: list[tuple] = []
         for digest in missing:
             spec = specs[digest]
             if spec is None:
@@ -792,7 +819,7 @@ class PostgresCatalog(Catalog):
     # --- maintenance (export, gc, bundle restore) -----------------------------------------
 
     @_translating
-    def all_revisions(self) -> list[Revision]:
+    def all_revisions(self) -> builtins.list[Revision]:
         if not self._present:
             return []
         numbers: dict[tuple[str, str], int] = {}
@@ -867,7 +894,9 @@ class PostgresCatalog(Catalog):
                 specs[raw(change.entry.digest)] = change.spec
         self._index_specs(specs)
         (highest,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM kidx.entries").fetchone()
-        rows, label_rows, ref_rows = [], [], []
+        rows: list[tuple] = []
+        label_rows: list[tuple] = []
+        ref_rows: list[tuple] = []
         for change in changes:
             entry = change.entry
             highest += 1

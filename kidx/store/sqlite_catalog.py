@@ -636,10 +636,8 @@ class SQLiteCatalog(Catalog):
 
     @_translating
     def names_with_history(self, kind: str) -> builtins.list[str]:
-        return [
-            row[0]
-            for row in self.connection.execute("SELECT DISTINCT name FROM revisions WHERE kind=? ORDER BY name", (kind,))
-        ]
+        rows = self.connection.execute("SELECT DISTINCT name FROM revisions WHERE kind=? ORDER BY name", (kind,))
+        return [row[0] for row in rows]
 
     @_translating
     def label_keys(self, prefix: str = "") -> builtins.list[str]:

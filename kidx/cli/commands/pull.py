@@ -17,7 +17,10 @@ Examples:
 
 
 def pull(
-    source: Annotated[str, typer.Argument(help="The store to copy from: a folder or a postgresql:// URL.", show_default=False)],
+    source: Annotated[
+        str,
+        typer.Argument(help="The store to copy from: a folder or a postgresql:// URL.", show_default=False),
+    ],
     arguments: SelectionArgument = None,
     selector: SelectorOption = None,
     force: ForceOption = False,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -17,7 +17,7 @@ Examples:
 """
 
 SelectionArgument = Annotated[
-    Optional[list[str]],
+    list[str] | None,
     typer.Argument(help="What to copy: TYPE [NAME…] or TYPE/NAME… (default: everything).", show_default=False),
 ]
 ForceOption = Annotated[
@@ -29,7 +29,10 @@ DryRunFlag = Annotated[
 
 
 def push(
-    destination: Annotated[str, typer.Argument(help="The store to copy to: a folder or a postgresql:// URL.", show_default=False)],
+    destination: Annotated[
+        str,
+        typer.Argument(help="The store to copy to: a folder or a postgresql:// URL.", show_default=False),
+    ],
     arguments: SelectionArgument = None,
     selector: SelectorOption = None,
     force: ForceOption = False,
