@@ -4,7 +4,11 @@ into a run's workload and implementation, and ``compare``, on a generated store.
 
 Generates a store with ``bench_store.generate`` (the same data as the store benchmark),
 applies it in chunks, then times cold processes in interleaved rounds against
-``python -c pass``. Prints one line per command: median ms and the ratio.
+``python -c pass``. Prints a table (median ms and the ratio per command) and saves the
+report as text and JSON in --out, for bench/render_performance.py. Target: a 1,000-row
+``get`` whose selection, columns or sort reach through references stays within 10x
+``python -c pass``, as a plain ``get -l`` must (docs/performance.md); larger selections
+and ``compare`` are information.
 
     .venv/bin/python bench/bench_analysis.py --runs 100000
 """
@@ -14,6 +18,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
+import time
 import shutil
 import subprocess
 import sys
@@ -45,7 +51,13 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--store", help="an existing store to reuse (else a temporary one)")
+    parser.add_argument("--out", type=Path, default=HERE / "out", help="report folder (default bench/out)")
     args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    report = bench_store.Report(args.out / f"bench_analysis-{stamp}.txt")
+    report.section = f"{args.runs:,} runs: selection through references and compare"
+    started = time.perf_counter()
     kidx = bench_store.kidx_command()
     work = Path(tempfile.mkdtemp(prefix="kidx-bench-analysis-"))
     try:
@@ -76,12 +88,31 @@ def main() -> int:
         bench_store.SUBPROCESS_ENV = env
         times = bench_store.cold_times(commands, args.repeats)
         base = bench_store.median(times["python -c pass"])
-        print(f"{args.runs} runs in the store; {args.repeats} rounds; medians")
+        report.say(f"{args.runs:,} runs in the store; cold processes, medians of {args.repeats} interleaved rounds")
+        rows = []
         for label, values in times.items():
             value = bench_store.median(values)
-            print(f"{label:45s} {value * 1000:8.1f} ms  {value / base:5.2f} x")
+            rows.append([label, f"{value * 1000:.0f} ms", f"{value / base:.2f}x"])
+        report.table(["command", "median", "x python"], rows)
+        for label in ("get runs -l, referenced columns and sort", "get runs -l, --field-selector through references"):
+            ratio = bench_store.median(times[label]) / base
+            report.check(f"{label}, {args.runs // 1000}k runs", f"{ratio:.2f}x python", "<= 10x",
+                         ratio <= 10)
+        for label in ("get runs --field-selector through references", "compare -l -o json"):
+            report.check(label, f"{bench_store.median(times[label]) / base:.2f}x python", "info", None)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    report.section = "summary"
+    report.table(["metric", "measured", "target", "result"], [list(r) for r in report.summary])
+    report.save()
+    report.data["summary"] = [list(r) for r in report.summary]
+    report.data["meta"] = {
+        "title": "Selection through references", "script": "bench/bench_analysis.py",
+        "date": time.strftime("%Y-%m-%d"), "cpus": os.cpu_count(), "python": platform.python_version(),
+        "code": bench_store.code_version(), "sizes": [args.runs], "total_s": round(time.perf_counter() - started),
+    }
+    (args.out / f"bench_analysis-{stamp}.json").write_text(json.dumps(report.data, indent=1, default=str))
+    print(f"report saved to {report.path}")
     return 0
 
 
