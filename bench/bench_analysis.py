@@ -19,11 +19,11 @@ import argparse
 import json
 import os
 import platform
-import time
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
