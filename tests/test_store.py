@@ -310,3 +310,21 @@ def test_catalog_opening_waits_out_locks_sqlite_reports_at_once(tmp_path, monkey
     assert failures["left"] == 0
     assert catalog.connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert catalog.list(CatalogQuery(kind="BenchmarkRun")) == []
+
+
+def test_a_table_is_built_from_the_catalogs_cached_columns_without_reading_objects(kidx, store):
+    """The catalog row caches the printer columns under the fingerprint of the kind's
+    columns, so `get` as a table reads no object file; only output that needs the whole
+    object (here -o yaml) does."""
+    from kidx.kinds.registry import registry
+    from kidx.store.column_cache import fingerprint
+
+    assert kidx("apply", "-f", str(SEED_BUNDLE))[0] == 0
+    info = registry().by_kind("BenchmarkRun")
+    (entry,) = Store(store).catalog().list(CatalogQuery(kind="BenchmarkRun"))
+    assert entry.columns is not None and entry.columns.startswith(fingerprint(info) + ":")
+    object_files(store).path_of(SEED_RUN_DIGEST).unlink()  # a table must not need it
+    code, out, err = kidx("get", "runs", "--no-headers", "-o", "wide")
+    assert (code, err) == (0, "")
+    assert out.startswith(SEED_RUN_NAME + " ") and "417.5µs" in out
+    assert kidx("get", "runs", "-o", "yaml")[0] == 1

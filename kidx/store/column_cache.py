@@ -50,16 +50,16 @@ def _fingerprint_of(columns) -> str | None:
 
 def column_values(info: KindInfo, spec: dict) -> str | None:
     """``fingerprint:[values…]`` for the catalog row; None when the kind cannot be cached."""
-    paths, key = _spec_paths(info), fingerprint(info)
-    if paths is None or key is None:
+    paths, print_key = _spec_paths(info), fingerprint(info)
+    if paths is None or print_key is None:
         return None
     values: list = []
     for path in paths:
         value: object = spec
-        for key in path:
-            value = value.get(key) if isinstance(value, dict) else None
+        for segment in path:
+            value = value.get(segment) if isinstance(value, dict) else None
         values.append(value if not isinstance(value, (dict, list)) else None)
-    return key + ":" + json.dumps(values, separators=(",", ":"), ensure_ascii=False)
+    return print_key + ":" + json.dumps(values, separators=(",", ":"), ensure_ascii=False)
 
 
 def spec_stub(info: KindInfo, cached: str | None, expected: str | None) -> dict | None:
