@@ -36,7 +36,6 @@ import json
 import os
 import platform
 import shutil
-import statistics
 import subprocess
 import sys
 import time
@@ -51,18 +50,16 @@ from bench_store import (  # noqa: E402
     PAGE_KEY,
     Report,
     code_version,
+    cold_times,
     generate,
     kidx_command,
+    median,
     settle,
     timed_run,
 )
 
 TARGET_GET_S = 0.5
 PAGE = f"{PAGE_KEY}=p0042"
-
-
-def median(values):
-    return statistics.median(values)
 
 
 def write_chunk(path: Path, first: int, count: int, seed: int, with_shared: bool) -> tuple[str, str]:
@@ -156,18 +153,6 @@ class PostgreSQLBackend(Backend):
     def close(self) -> None:
         if self.cluster is not None:
             self.cluster.stop()
-
-
-def cold_times(commands: dict[str, list[str]], repeats: int) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {k: [] for k in commands}
-    for round_ in range(repeats + 1):
-        for label, argv in commands.items():
-            elapsed, rc, err = timed_run(argv)
-            if rc != 0:
-                raise RuntimeError(f"{label}: exit {rc}: {err.strip()[:300]}")
-            if round_:
-                times[label].append(elapsed)
-    return times
 
 
 def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> None:

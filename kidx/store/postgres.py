@@ -120,6 +120,12 @@ CREATE TABLE kidx.spec_indexed (digest bytea PRIMARY KEY);
 """
 
 _ENTRY_COLUMNS = "e.id, e.kind, e.name, e.digest, e.title, e.labels, e.annotations, e.created, e.generation, e.columns"
+_INSERT_ENTRY = (
+    "INSERT INTO kidx.entries (id, kind, name, digest, title, labels, annotations, created, generation, columns) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
+_INSERT_LABEL = "INSERT INTO kidx.labels (object_id, key, value) VALUES (%s, %s, %s)"
+_INSERT_REF = "INSERT INTO kidx.refs (object_id, field, target) VALUES (%s, %s, %s)"
 _INSERT_REVISION = (
     "INSERT INTO kidx.revisions (kind, name, event, digest, title, labels, annotations, generation, recorded) "
     "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
@@ -773,13 +779,9 @@ class PostgresCatalog(Catalog):
                 "WHERE id=%s",
                 updates,
             )
-        many(
-            "INSERT INTO kidx.entries (id, kind, name, digest, title, labels, annotations, created, generation, "
-            "columns) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            rows,
-        )
-        many("INSERT INTO kidx.labels (object_id, key, value) VALUES (%s, %s, %s)", label_rows)
-        many("INSERT INTO kidx.refs (object_id, field, target) VALUES (%s, %s, %s)", ref_rows)
+        many(_INSERT_ENTRY, rows)
+        many(_INSERT_LABEL, label_rows)
+        many(_INSERT_REF, ref_rows)
         many(_INSERT_REVISION, revision_rows)
 
     def _index_specs(self, specs: dict[bytes, dict | None]) -> None:
@@ -868,11 +870,11 @@ class PostgresCatalog(Catalog):
         execute("DELETE FROM kidx.labels WHERE object_id = %s", (entry.id,))
         execute("DELETE FROM kidx.refs WHERE object_id = %s", (entry.id,))
         self.connection.executemany(
-            "INSERT INTO kidx.labels (object_id, key, value) VALUES (%s, %s, %s)",
+            _INSERT_LABEL,
             [(entry.id, key, value) for key, value in entry.labels.items()],
         )
         self.connection.executemany(
-            "INSERT INTO kidx.refs (object_id, field, target) VALUES (%s, %s, %s)",
+            _INSERT_REF,
             sorted({(entry.id, field_name, raw(target)) for field_name, target in change.references}),
         )
         execute("UPDATE kidx.entries SET columns = %s WHERE id = %s", (entry.columns, entry.id))
@@ -905,13 +907,9 @@ class PostgresCatalog(Catalog):
             label_rows.extend((highest, key, value) for key, value in entry.labels.items())
             ref_rows.extend({(highest, field_name, raw(target)) for field_name, target in change.references})
         many = self.connection.executemany
-        many(
-            "INSERT INTO kidx.entries (id, kind, name, digest, title, labels, annotations, created, generation, "
-            "columns) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            rows,
-        )
-        many("INSERT INTO kidx.labels (object_id, key, value) VALUES (%s, %s, %s)", label_rows)
-        many("INSERT INTO kidx.refs (object_id, field, target) VALUES (%s, %s, %s)", ref_rows)
+        many(_INSERT_ENTRY, rows)
+        many(_INSERT_LABEL, label_rows)
+        many(_INSERT_REF, ref_rows)
         many(_INSERT_REVISION, [
             (r.kind, r.name, r.event, raw(r.digest) if r.digest else None, r.title, _dumps(r.labels),
              _dumps(r.annotations), r.generation, r.recorded)

@@ -112,6 +112,12 @@ def _dumps(mapping: dict) -> str:
     return json.dumps(mapping, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+_INSERT_ENTRY = (
+    "INSERT INTO objects (id, kind, name, digest, title, labels, annotations, created, generation, columns) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_INSERT_LABEL = "INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)"
+_INSERT_REF = "INSERT OR IGNORE INTO refs (object_id, field, target) VALUES (?, ?, ?)"
 _INSERT_REVISION = (
     "INSERT INTO revisions (kind, name, event, digest, title, labels, annotations, generation, recorded) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -720,11 +726,11 @@ class SQLiteCatalog(Catalog):
         self.connection.execute("DELETE FROM labels WHERE object_id=?", (entry.id,))
         self.connection.execute("DELETE FROM refs WHERE object_id=?", (entry.id,))
         self.connection.executemany(
-            "INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)",
+            _INSERT_LABEL,
             [(entry.id, key, value) for key, value in entry.labels.items()],
         )
         self.connection.executemany(
-            "INSERT OR IGNORE INTO refs (object_id, field, target) VALUES (?, ?, ?)",
+            _INSERT_REF,
             [(entry.id, field_name, target) for field_name, target in change.references],
         )
         self.connection.execute("UPDATE objects SET columns=? WHERE id=?", (entry.columns, entry.id))
@@ -747,13 +753,9 @@ class SQLiteCatalog(Catalog):
                          _dumps(entry.annotations), entry.created, entry.generation, entry.columns))
             label_rows.extend((highest, key, value) for key, value in entry.labels.items())
             ref_rows.extend((highest, field_name, target) for field_name, target in change.references)
-        self.connection.executemany(
-            "INSERT INTO objects (id, kind, name, digest, title, labels, annotations, created, generation, columns) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
-        )
-        self.connection.executemany("INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)", label_rows)
-        self.connection.executemany("INSERT OR IGNORE INTO refs (object_id, field, target) VALUES (?, ?, ?)", ref_rows)
+        self.connection.executemany(_INSERT_ENTRY, rows)
+        self.connection.executemany(_INSERT_LABEL, label_rows)
+        self.connection.executemany(_INSERT_REF, ref_rows)
         self.connection.executemany(
             _INSERT_REVISION,
             [(r.kind, r.name, r.event, r.digest, r.title, _dumps(r.labels), _dumps(r.annotations), r.generation,
@@ -808,13 +810,9 @@ class SQLiteCatalog(Catalog):
                 "UPDATE objects SET digest=?, title=?, labels=?, annotations=?, generation=?, columns=? WHERE id=?",
                 updates,
             )
-        execute_many(
-            "INSERT INTO objects (id, kind, name, digest, title, labels, annotations, created, generation, columns) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
-        )
-        execute_many("INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)", label_rows)
-        execute_many("INSERT OR IGNORE INTO refs (object_id, field, target) VALUES (?, ?, ?)", ref_rows)
+        execute_many(_INSERT_ENTRY, rows)
+        execute_many(_INSERT_LABEL, label_rows)
+        execute_many(_INSERT_REF, ref_rows)
         execute_many(_INSERT_REVISION, revision_rows)
         if keeps_index:
             self._mark_spec_index()

@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from kidx.cli.commands.push import DryRunFlag, ForceOption, SelectionArgument, run_transfer
-from kidx.cli.common import SelectorOption, StoreOption, open_store
+from kidx.cli.commands.push import ForceOption, SelectionArgument, run_transfer
+from kidx.cli.common import DryRunOption, SelectorOption, StoreOption, open_store
 
 EXAMPLES = """\b
 Examples:
@@ -24,7 +24,7 @@ def pull(
     arguments: SelectionArgument = None,
     selector: SelectorOption = None,
     force: ForceOption = False,
-    dry_run: DryRunFlag = "none",
+    dry_run: DryRunOption = "none",
     store: StoreOption = None,
 ) -> int:
     """Copy objects, names and their revisions from another store into this one.

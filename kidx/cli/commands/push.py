@@ -6,7 +6,15 @@ from typing import Annotated
 
 import typer
 
-from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output, parse_selector
+from kidx.cli.common import (
+    DryRunOption,
+    SelectorOption,
+    StoreOption,
+    kind_registry,
+    open_store,
+    output,
+    parse_selector,
+)
 from kidx.errors import UsageError
 
 EXAMPLES = """\b
@@ -23,9 +31,6 @@ SelectionArgument = Annotated[
 ForceOption = Annotated[
     bool, typer.Option("--force", help="Where both stores changed a name, give the destination this side's state.")
 ]
-DryRunFlag = Annotated[
-    str, typer.Option("--dry-run", help='"none", "client" or "server": only show what would be copied.')
-]
 
 
 def push(
@@ -36,7 +41,7 @@ def push(
     arguments: SelectionArgument = None,
     selector: SelectorOption = None,
     force: ForceOption = False,
-    dry_run: DryRunFlag = "none",
+    dry_run: DryRunOption = "none",
     store: StoreOption = None,
 ) -> int:
     """Copy objects, names and their revisions from this store to another.
