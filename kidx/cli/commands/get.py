@@ -110,6 +110,8 @@ def get(
     from kidx.query.reference_paths import mentions_own_spec, roles_mentioned
 
     roles = roles_mentioned(fmt.argument, sort_by)
+    if fmt.kind == "wide":  # the speed-of-light columns of runs read the workload and the environment
+        roles = roles | {"workload", "environment"}
     # yaml, json and name print (or need) nothing from cached columns
     reads_columns = fmt.is_table or fmt.is_delimited or fmt.kind.startswith("custom-columns")
     query = Query(
@@ -128,7 +130,8 @@ def get(
     result = find_objects(the_store, kind_registry(), query)
     out = output()
     if fmt.is_table:
-        options = listing.TableOptions(fmt.kind == "wide", show_labels, keys, no_headers, show_kind)
+        options = listing.TableOptions(fmt.kind == "wide", show_labels, keys, no_headers, show_kind,
+                                       speed_of_light=fmt.kind == "wide")
         out.data(listing.render_tables(result.groups, options, _reference_namer(the_store)))
     elif fmt.is_delimited:
         options = listing.TableOptions(True, show_labels, keys, no_headers, False)
