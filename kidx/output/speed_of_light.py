@@ -19,24 +19,23 @@ def _four_digits(value: float) -> str:
     return f"{value:.0f}" if "e" in text else text
 
 
-def bandwidth(value: float | None) -> str:
-    """Bytes per second in decimal units, as datasheets print them: ``1.326TB/s``."""
+def _decimal(value: float | None, unit: str) -> str:
     if value is None:
         return NONE
-    for unit, scale in (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
+    for prefix, scale in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
         if value >= scale:
-            return _four_digits(value / scale) + unit
-    return _four_digits(value) + "B/s"
+            return _four_digits(value / scale) + prefix + unit
+    return _four_digits(value) + unit
+
+
+def bandwidth(value: float | None) -> str:
+    """Bytes per second in decimal units, as datasheets print them: ``1.326TB/s``."""
+    return _decimal(value, "B/s")
 
 
 def flop_rate(value: float | None) -> str:
     """FLOP/s in decimal units: ``554.1TFLOP/s``."""
-    if value is None:
-        return NONE
-    for unit, scale in (("PFLOP/s", 1e15), ("TFLOP/s", 1e12), ("GFLOP/s", 1e9), ("MFLOP/s", 1e6)):
-        if value >= scale:
-            return _four_digits(value / scale) + unit
-    return _four_digits(value) + "FLOP/s"
+    return _decimal(value, "FLOP/s")
 
 
 def percent(fraction: float | None) -> str:
