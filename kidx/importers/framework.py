@@ -49,6 +49,10 @@ IMPORTERS: dict[str, ImporterInfo] = {
         "kidx.importers.nvbench", "NVIDIA NVBench JSON (--json FILE).",
         "NVBench JSON files (written with --json FILE).",
     ),
+    "google-benchmark": ImporterInfo(
+        "kidx.importers.google_benchmark", "Google Benchmark JSON (--benchmark_format=json).",
+        "Google Benchmark JSON files (--benchmark_format=json or --benchmark_out=FILE).",
+    ),
 }
 
 

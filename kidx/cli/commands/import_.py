@@ -51,6 +51,11 @@ Examples:
   pytest bench/ --benchmark-json=results.json --benchmark-save-data
   kidx import pytest-benchmark results.json
 """,
+    "google-benchmark": """\b
+Examples:
+  ./my_benchmark --benchmark_repetitions=10 --benchmark_out=results.json
+  kidx import google-benchmark results.json --environment environment.yaml
+""",
     "nvbench": """\b
 Examples:
   ./my_nvbench_binary --json results.json
@@ -63,6 +68,9 @@ _DOCS = {
     "pytest-benchmark": """Import pytest-benchmark JSON: one run per benchmark (min, max, mean,
     stddev, median, iqr, rounds, and the raw samples when saved with --benchmark-save-data),
     and an environment from its machine_info.""",
+    "google-benchmark": """Import Google Benchmark JSON: one run per benchmark instance, its
+    repetitions as raw samples (aggregates are kept with it, never runs of their own), and
+    an environment from the file's context.""",
     "nvbench": """Import NVIDIA NVBench JSON: one run per benchmark state (GPU time of the
     CUDA-event timer, with its samples when recorded), and an environment per device.""",
 }
