@@ -1,6 +1,6 @@
 """kidx import FORMAT FILE… [--environment NAME|FILE] [--dry-run] [-o name|yaml|json]
 
-One command per format in kidx.importers.framework.IMPORTERS, all through ``_import``:
+One command per format in kidx.importers.framework.IMPORTERS, all through ``import_files``:
 the converter module is imported only when its format is used; the summary line, the
 progress bar, ``--dry-run``, ``-o`` and attaching an environment are the same for all.
 """
@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from rich.progress import Progress
+
+    from kidx.importers.framework import Conversion
 
 LARGE_INPUT_RECORDS = 500
 
@@ -103,7 +105,7 @@ def _command(format_name: str):
         output_format: OutputOption = None,
         store: StoreOption = None,
     ) -> None:
-        _import(format_name, files, environment, dry_run, output_format, store)
+        import_files(format_name, files, environment, dry_run, output_format, store)
 
     # (annotations are strings here; this one is built per format, so it is given as an object)
     command.__annotations__["files"] = Annotated[list[str], typer.Argument(help=IMPORTERS[format_name].files)]
@@ -158,19 +160,21 @@ def bundle(
     )
 
 
-def _import(format_name: str, files: list[str], environment: str | None, dry_run: str,
-            output_format: str | None, store) -> None:
+def import_files(format_name: str, files: list[str], environment: str | None, dry_run: str,
+            output_format: str | None, store, adjust: Callable[[Conversion], Conversion] | None = None) -> None:
+    """Convert, attach the environment, ``adjust`` (kidx record labels the runs), store or print."""
     from kidx.importers.framework import importer
 
     suffix = parse_dry_run(dry_run)
-    if output_format not in (None, "name", "yaml", "json"):
-        raise UsageError(f"unexpected -o output mode: {output_format}. Supported: name, yaml, json")
+    check_import_output(output_format)
     out = output()
     module = importer(format_name)
     converted = module.convert_files(files)
     attached = None
     if environment is not None:
         converted, attached = _attach(module, converted, environment, store)
+    if adjust is not None:
+        converted = adjust(converted)
     file_count = len(dict.fromkeys(files))
     if output_format in ("yaml", "json"):
         from kidx.output.serialize import as_list, to_json, to_yaml
@@ -189,6 +193,11 @@ def _import(format_name: str, files: list[str], environment: str | None, dry_run
         )
     print_outcomes(report, output_format, suffix)
     _summarise(out, format_name, converted, report, file_count, attached)
+
+
+def check_import_output(output_format: str | None) -> None:
+    if output_format not in (None, "name", "yaml", "json"):
+        raise UsageError(f"unexpected -o output mode: {output_format}. Supported: name, yaml, json")
 
 
 def _attach(module, converted, environment: str, store):
