@@ -65,14 +65,15 @@ def record(
     import tempfile
     from pathlib import Path
 
-    from kidx.cli.commands.import_ import check_import_output, import_files
+    from kidx.cli.commands.import_ import import_files
+    from kidx.output.formats import checked_output
     from kidx.operations import record as recording
 
     if format_name not in IMPORTERS:
         raise UsageError(f"unknown format {format_name!r}; formats: {', '.join(IMPORTERS)}")
     if environment is not None and capture:
         raise UsageError("--environment and --capture exclude each other")
-    check_import_output(output_format)
+    checked_output(output_format, ("json", "name", "yaml"))
     labels = recording.parse_labels(label or [])
     command = list(command or [])
     out = output()
