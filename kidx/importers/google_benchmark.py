@@ -47,6 +47,7 @@ from kidx.importers.framework import (
     LineFinder,
     hashed_name,
     manifest,
+    non_negative_number,
     problem,
     slug,
     valid_labels,
@@ -207,13 +208,10 @@ def _problems_of(entry: Any) -> list[tuple[str | None, str]]:
         return bad
     for key in ("real_time", "cpu_time"):
         value = entry.get(key)
-        if not _number(value) and not (entry.get("error_occurred") or entry.get("skipped")):
+        if not non_negative_number(value) and not (entry.get("error_occurred") or entry.get("skipped")):
             bad.append((key, "is missing" if value is None else f"{value!r} is not a non-negative number"))
     return bad
 
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
 
 
 def _finite_only(value: Any) -> Any:
@@ -253,7 +251,7 @@ def _figures(instance: _Instance) -> dict[str, Any]:
         if value is not None:
             measurements.append({"metric": "cpu_latency", "statistic": statistic, "unit": "ns", "value": value})
     cv = aggregates.get("cv")
-    if cv is not None and _number(cv.get("real_time")):
+    if cv is not None and non_negative_number(cv.get("real_time")):
         measurements.append({"metric": "latency", "statistic": "cv", "unit": "ratio", "value": cv["real_time"]})
     measurements.append({"metric": "repetitions", "statistic": "count", "unit": "count",
                          "value": len(instance.repetitions) or aggregates.get("median", aggregates.get("mean", {}))
@@ -274,9 +272,9 @@ def _figures(instance: _Instance) -> dict[str, Any]:
 def _median_of(instance: _Instance, counter: str) -> float | None:
     """A counter's median over the repetitions (Google Benchmark's median aggregate where written)."""
     for aggregate in instance.aggregates:
-        if aggregate.get("aggregate_name") == "median" and _number(aggregate.get(counter)):
+        if aggregate.get("aggregate_name") == "median" and non_negative_number(aggregate.get(counter)):
             return aggregate[counter]
-    values = [e[counter] for e in instance.repetitions if _number(e.get(counter))]
+    values = [e[counter] for e in instance.repetitions if non_negative_number(e.get(counter))]
     return statistics.median(values) if values else None
 
 
@@ -332,7 +330,7 @@ def _observed_at(text: Any) -> str | None:
 def _caches(context: dict) -> list[dict]:
     caches = []
     for cache in context.get("caches") or []:
-        if isinstance(cache, dict) and _number(cache.get("size")):
+        if isinstance(cache, dict) and non_negative_number(cache.get("size")):
             caches.append({key: cache[key] for key in ("type", "level", "size", "num_sharing") if key in cache})
     return caches
 

@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from kidx.cli.commands.import_ import EnvironmentOption, OutputOption
 from kidx.cli.common import DryRunOption, StoreOption, output
 from kidx.errors import UsageError
 from kidx.importers.framework import IMPORTERS
@@ -28,11 +29,7 @@ def record(
                                                show_default=False)],
     command: Annotated[list[str] | None, typer.Argument(metavar="-- COMMAND…", help="The harness command, after --.",
                                                         show_default=False)] = None,
-    environment: Annotated[
-        str | None,
-        typer.Option("--environment", help="ExecutionEnvironment the runs ran in: a stored name or a manifest file "
-                                           "(default: captured before the command runs)."),
-    ] = None,
+    environment: EnvironmentOption = None,
     capture: Annotated[
         bool | None,
         typer.Option("--capture/--no-capture", help="Capture this machine (kidx env capture) before the command "
@@ -47,11 +44,7 @@ def record(
         typer.Option("--results", help="The file the command writes its results to (default: found per format)."),
     ] = None,
     dry_run: DryRunOption = "none",
-    output_format: Annotated[
-        str | None,
-        typer.Option("--output", "-o", help="name: names only; yaml or json: print the manifests instead of "
-                                            "storing them."),
-    ] = None,
+    output_format: OutputOption = None,
     store: StoreOption = None,
 ) -> None:
     """Run a benchmark harness, then import what it wrote, its runs labelled with the git
@@ -66,8 +59,8 @@ def record(
     from pathlib import Path
 
     from kidx.cli.commands.import_ import import_files
-    from kidx.output.formats import checked_output
     from kidx.operations import record as recording
+    from kidx.output.formats import checked_output
 
     if format_name not in IMPORTERS:
         raise UsageError(f"unknown format {format_name!r}; formats: {', '.join(IMPORTERS)}")
