@@ -294,19 +294,28 @@ def fsck(store: Store, registry: KindRegistry, repair: bool = False, bundle_path
     report = _Scan(store, registry).run()
     if not repair or not report.problems or not store.exists():
         return report  # without a catalog there is nothing to repair against: never create one here
-    repaired = _repair(store, registry, report, bundle_path)
+    repaired, unrepaired = _repair(store, registry, report, bundle_path)
     report = _Scan(store, registry).run()
     report.repaired = repaired
+    reasons = {(finding.check, finding.subject): finding.message for finding in unrepaired}
+    for finding in report.findings:
+        reason = reasons.get((finding.check, finding.subject))
+        if reason is not None:
+            finding.message += f"; {reason}"
     return report
 
 
-def _repair(store: Store, registry: KindRegistry, report: FsckReport, bundle_path: str | None) -> list[Finding]:
+def _repair(
+    store: Store, registry: KindRegistry, report: FsckReport, bundle_path: str | None
+) -> tuple[list[Finding], list[Finding]]:
+    """What was repaired, and what could not be, with why."""
     repaired: list[Finding] = []
+    unrepaired: list[Finding] = []
     bundle_objects: dict[str, bytes] = {}
     if bundle_path is not None:
         from kidx.operations.bundle import read_bundle
 
-        bundle_objects = read_bundle(bundle_path, [info.kind for info in registry.kinds]).objects
+        bundle_objects = read_bundle(bundle_path, registry).objects
     with store.write() as transaction:  # under the write lock: no apply changes what is being repaired
         integrity = [f for f in report.problems if f.check == "catalog-integrity"]
         if integrity:
@@ -316,6 +325,11 @@ def _repair(store: Store, registry: KindRegistry, report: FsckReport, bundle_pat
             if finding.check not in ("damaged-object", "missing-object") or finding.subject not in bundle_objects:
                 continue
             message = f"written from {bundle_path}"
+            blocker = _not_a_file(store, finding.subject)
+            if blocker is not None:
+                unrepaired.append(Finding(finding.check, finding.subject,
+                                          f"not written from {bundle_path}: {blocker}", finding.path))
+                continue
             if finding.check == "damaged-object":
                 kept = _keep_in_lost_and_found(store, finding.subject)
                 if kept is None:
@@ -345,7 +359,16 @@ def _repair(store: Store, registry: KindRegistry, report: FsckReport, bundle_pat
                 for f in report.problems
                 if f.subject == subject and f.check in ("label-index", "reference-index", "cached-columns")
             )
-    return repaired
+    return repaired, unrepaired
+
+
+def _not_a_file(store: Store, digest: str) -> str | None:
+    """Why an object cannot be written in its place: a folder there (never replaced:
+    it may hold anything); None when the place is free or holds a file or a FIFO."""
+    where = store.objects.where(digest)
+    if os.path.isdir(where) and not os.path.islink(where):
+        return f"{shown_path(store, where)} is a folder, not an object file (move it away and repair again)"
+    return None
 
 
 def _identity_or_none(store: Store, digest: str) -> dict | None:
@@ -362,7 +385,7 @@ def _keep_in_lost_and_found(store: Store, digest: str) -> str | None:
         return None
     try:
         data = store.objects.read(digest)
-    except FileNotFoundError:
+    except OSError:
         return None
     folder = folder / "lost+found"
     folder.mkdir(exist_ok=True)

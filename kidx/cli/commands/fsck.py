@@ -45,6 +45,7 @@ def fsck(
     1 otherwise. With --repair, fix what can be rebuilt and report what is left.
     """
     from kidx.operations.fsck import fsck as check
+    from kidx.output.terminal import escape_control
 
     if output_format not in (None, "json"):
         raise UsageError(f"unexpected -o output mode: {output_format}. Supported: json")
@@ -72,7 +73,7 @@ def fsck(
         lines.append(_counts("problem", report.problems) if report.problems else "no problems found")
         if report.notes:
             lines.append(_counts("note", report.notes))
-        out.data("".join(line + "\n" for line in lines))
+        out.data("".join(escape_control(line) + "\n" for line in lines))  # names and paths may hold ESC
     if report.problems:
         out.notice(_advice(report.problems, repair))
     return 1 if report.problems else 0
