@@ -78,6 +78,14 @@ def test_a_name_apply_refuses_is_refused(kidx, tmp_path, exported, name):
     names, revisions = position(document, "names", "BenchmarkProtocol"), position(document, "revisions",
                                                                                      "BenchmarkProtocol")
     escaped = message.replace("\x1b", "^[")
+    # the name's last revision is the name itself: said once
+    assert refused(kidx, tmp_path, resealed(document)) == [f"error: B: names[{names}].name: {escaped}"]
+    # an earlier revision under the bad name is a problem of its own
+    earlier = copy.deepcopy(document["revisions"][revisions])
+    earlier.update(title="first", recorded="2001-01-01T00:00:00Z")
+    document["revisions"].insert(revisions, earlier)
+    for item in document["revisions"][revisions + 1:revisions + 2] + [document["names"][names]]:
+        item["generation"] = 2
     assert refused(kidx, tmp_path, resealed(document)) == [
         f"error: B: names[{names}].name: {escaped}",
         f"error: B: revisions[{revisions}].name: {escaped}",
@@ -90,16 +98,13 @@ def test_label_keys_and_values_apply_refuses_are_refused(kidx, tmp_path, exporte
     for section in ("names", "revisions"):
         item = document[section][position(document, section, "BenchmarkProtocol")]
         item["labels"] = {"bad key!": "v", "ok": "not a value!"}
-    names, revisions = position(document, "names", "BenchmarkProtocol"), position(document, "revisions",
-                                                                                     "BenchmarkProtocol")
+    names = position(document, "names", "BenchmarkProtocol")
     key_message, value_message = qualified_key_error("bad key!"), label_value_error("not a value!")
     assert key_message and value_message
     assert refused(kidx, tmp_path, resealed(document)) == [
         f"error: B: names[{names}].labels.bad key!: {key_message}",
         f"error: B: names[{names}].labels.ok: {value_message}",
-        f"error: B: revisions[{revisions}].labels.bad key!: {key_message}",
-        f"error: B: revisions[{revisions}].labels.ok: {value_message}",
-        "error: 4 problems found; nothing was changed",
+        "error: 2 problems found; nothing was changed",
     ]
 
 
@@ -107,13 +112,10 @@ def test_a_name_holding_an_object_of_another_kind_is_refused(kidx, tmp_path, exp
     document = json.loads(exported)
     for section in ("names", "revisions"):
         document[section][position(document, section, "BenchmarkRun")]["digest"] = SEED_ENVIRONMENT_DIGEST
-    names, revisions = position(document, "names", "BenchmarkRun"), position(document, "revisions", "BenchmarkRun")
+    names = position(document, "names", "BenchmarkRun")
     assert refused(kidx, tmp_path, resealed(document)) == [
         f'error: B: names[{names}].kind: BenchmarkRun "{SEED_RUN_NAME}" names {SEED_ENVIRONMENT_DIGEST}, '
-        "which is a ExecutionEnvironment",
-        f'error: B: revisions[{revisions}].kind: BenchmarkRun "{SEED_RUN_NAME}" names {SEED_ENVIRONMENT_DIGEST}, '
-        "which is a ExecutionEnvironment",
-        "error: 2 problems found; nothing was changed",
+        "an object of kind ExecutionEnvironment",
     ]
 
 
@@ -286,6 +288,31 @@ def test_fsck_escapes_control_characters_in_names(kidx, store, tmp_path, exporte
     (store / "objects" / "sha256" / hexdigest[:2] / hexdigest[2:]).unlink()
     result = kidx("fsck")
     assert result.code == 1 and "\x1b" not in result.out
-    assert result.out.splitlines()[0] == (
+    lines = result.out.splitlines()
+    assert lines[0] == (
         f"missing-object objects/sha256/{hexdigest[:2]}/{hexdigest[2:]}: no object file; needed by "
         "BenchmarkProtocol/esc^[[2Jx, BenchmarkProtocol/esc^[[2Jx revision 1")
+    # and the name itself is reported: apply would refuse it
+    message = name_error("esc\x1b[2Jx").replace("\x1b", "^[")
+    assert f"invalid-metadata BenchmarkProtocol/esc^[[2Jx: metadata.name: {message}" in lines
+
+
+def test_fsck_reports_names_apply_refuses_and_objects_of_another_kind(kidx, store, exported):
+    from kidx.cli.common import kind_registry, open_store
+    from kidx.operations.export import restore
+
+    document = renamed(json.loads(exported), "BenchmarkProtocol", "Bad Name")
+    for section in ("names", "revisions"):
+        item = document[section][position(document, section, "BenchmarkProtocol")]
+        item["labels"] = {"ok": "not a value!"}
+        document[section][position(document, section, "BenchmarkRun")]["digest"] = SEED_ENVIRONMENT_DIGEST
+    restore(open_store(str(store)), kind_registry(), parse_bundle(resealed(document), "b.json"), "b.json")
+    result = kidx("fsck")
+    assert result.code == 1
+    lines = result.out.splitlines()
+    assert [line for line in lines if line.startswith(("invalid-metadata", "wrong-kind"))] == [
+        f"invalid-metadata BenchmarkProtocol/Bad Name: metadata.name: {name_error('Bad Name')}",
+        f"invalid-metadata BenchmarkProtocol/Bad Name: metadata.labels.ok: {label_value_error('not a value!')}",
+        f"wrong-kind BenchmarkRun/{SEED_RUN_NAME}: its object {SEED_ENVIRONMENT_DIGEST} is of kind "
+        "ExecutionEnvironment",
+    ]

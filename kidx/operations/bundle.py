@@ -427,7 +427,8 @@ def _check_as_apply(check: _Checker, bundle: Bundle, contents: dict[str, dict], 
         checked.add(key)
         content = contents[digest]
         if content["kind"] != record.kind:
-            check.add(f"{where}.kind", f'{record.kind} "{record.name}" names {digest}, which is a {content["kind"]}')
+            check.add(f"{where}.kind",
+                      f'{record.kind} "{record.name}" names {digest}, an object of kind {content["kind"]}')
             continue
         info = registry.by_kind(record.kind)
         assert info is not None  # kinds were checked against the registry

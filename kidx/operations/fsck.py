@@ -8,6 +8,9 @@ Problems (each makes fsck exit 1):
 - ``missing-object``: a name or revision refers to an object that is not stored;
 - ``name-revision``: a name's current state is not its last revision;
 - ``unknown-kind``: a name's kind has no CRD, so its indexes cannot be checked;
+- ``invalid-metadata``: a name, label or annotation key that apply refuses (written by a
+  kidx whose bundle import did not check them): such a name cannot be given to commands;
+- ``wrong-kind``: a name whose object is of another kind;
 - ``label-index``, ``reference-index``: the label or reference rows of a name disagree
   with its labels or its object's reference fields (or belong to no name);
 - ``cached-columns``: the printer-column values cached with a name disagree with its object.
@@ -42,7 +45,7 @@ from kidx.store.store import Store
 
 PROBLEM_CHECKS = (
     "catalog-integrity", "catalog-missing", "damaged-object", "missing-object", "name-revision", "unknown-kind",
-    "label-index", "reference-index", "cached-columns",
+    "invalid-metadata", "wrong-kind", "label-index", "reference-index", "cached-columns",
 )
 NOTE_CHECKS = ("orphaned-object", "temporary-file", "stray-file", "dangling-reference")
 REPAIRABLE_FROM_OBJECTS = ("label-index", "reference-index", "cached-columns", "catalog-integrity")
@@ -100,6 +103,7 @@ class _Scan:
         # intact objects: their reference pairs and printer-column values, not the whole
         # object, so that a large store is checked in little memory
         self.intact: dict[str, tuple[frozenset, str | None]] = {}
+        self.kinds: dict[str, str] = {}  # intact object -> its kind
         self.damaged: set[str] = set()
         self.entries: list[Entry] = []
         self.revisions: list[Revision] = []
@@ -132,6 +136,7 @@ class _Scan:
                      "restored from a bundle (kidx import bundle FILE)")
         self._needed_objects()
         self._names_match_history()
+        self._names_valid()
         self._indexes(indexed, stray_labels, stray_references)
         self._orphans_and_dangling()
         self._leftovers()
@@ -166,6 +171,8 @@ class _Scan:
                 self.damaged.add(digest)
                 self.add("damaged-object", digest, "not a kidx object ({apiVersion, kind, spec})", self.relative(path))
                 continue
+            if isinstance(identity.get("kind"), str):
+                self.kinds[digest] = identity["kind"]
             info = self.registry.by_kind(identity.get("kind", ""))
             if info is None:
                 self.intact[digest] = (frozenset(), None)
@@ -207,6 +214,19 @@ class _Scan:
             if revision.event == "applied":
                 self.add("name-revision", f"{kind}/{name}",
                          f"revision {revision.revision} applied it, but the name is not in the catalog")
+
+    def _names_valid(self) -> None:
+        """What apply would refuse in a stored name: its metadata, or an object of another kind."""
+        from kidx.kinds.metadata import metadata_errors
+
+        for entry in self.entries:
+            subject = f"{entry.kind}/{entry.name}"
+            metadata = {"name": entry.name, "labels": entry.labels, "annotations": entry.annotations}
+            for path, message in metadata_errors(metadata):
+                self.add("invalid-metadata", subject, f"{path}: {message}")
+            kind = self.kinds.get(entry.digest)
+            if kind is not None and kind != entry.kind:
+                self.add("wrong-kind", subject, f"its object {entry.digest} is of kind {kind}")
 
     def _indexes(self, indexed, stray_labels: int, stray_references: int) -> None:
         for entry in self.entries:
