@@ -131,7 +131,7 @@ def test_side_files_inside_the_folder_still_import(kidx, nvbench_copy):
 # --- /dev/zero as any importer's input --------------------------------------------------
 
 
-@pytest.mark.parametrize("format_name", ["liger", "pytest-benchmark", "nvbench", "bundle"])
+@pytest.mark.parametrize("format_name", ["liger", "pytest-benchmark", "nvbench", "google-benchmark", "bundle"])
 def test_dev_zero_is_refused_at_apply_s_limit(store, format_name):
     result = run_kidx("import", format_name, "/dev/zero", store=store, env={"KIDX_MAX_INPUT_SIZE": "4Mi"}, timeout=30)
     assert (result.returncode, result.stdout) == (1, "")
@@ -246,3 +246,16 @@ def test_what_imports_round_trips_through_apply(kidx, store, tmp_path):
     again = kidx("apply", "-f", "-", stdin=exported)
     assert again.code == 0, again.err
     assert again.out.endswith(" unchanged\n")
+
+
+def test_a_google_benchmark_integer_beyond_64_bits_is_refused(kidx, store, tmp_path):
+    document = json.loads((REPO / "tests" / "data" / "google-benchmark" / "results.json").read_text())
+    for benchmark in document["benchmarks"]:
+        benchmark["iterations"] = 2**70
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(document, indent=1))
+    for args in ((), ("-o", "json")):
+        result = kidx("import", "google-benchmark", str(path), *args)
+        assert (result.code, result.out) == (1, ""), result
+        assert "integer out of range (must fit in 64 bits)" in result.err and "Traceback" not in result.err
+    assert not store.exists()
