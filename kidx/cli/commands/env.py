@@ -47,8 +47,7 @@ def capture(
     results comparable is in the spec (the digest); host name, GPU UUIDs and clocks are
     annotations.
     """
-    from kidx.capture.environment import environment_manifest
-    from kidx.capture.probes import gather
+    from kidx.api.recording import captured_environment
 
     if output_format not in (None, "yaml", "json", "name"):
         raise UsageError(f"unexpected -o output mode: {output_format}. Supported: yaml, json (and name with --apply)")
@@ -58,9 +57,8 @@ def capture(
     if suffix is not None and not apply:
         raise UsageError("--dry-run needs --apply")
     out = output()
-    facts = gather()
-    manifest = environment_manifest(facts, name)
-    for note in facts.notes:
+    manifest, notes = captured_environment(name)
+    for note in notes:
         out.notice(f"note: {note}")
     if not apply:
         from kidx.output.serialize import to_json, to_yaml
