@@ -1,10 +1,10 @@
 """What ``kidx apply`` and ``Store.apply`` read: files, folders and standard input, or
 manifests handed over from Python, checked the same way before anything is written.
 
-Manifests from Python are written out as a JSON stream (one indented document after
-another, source ``<python>``) and read back by the same reader as a file, so Lists,
-bundles, size limits and every error message, with document number, line and field
-path, are those of ``kidx apply -f``.
+Manifests from Python are written out as one indented JSON ``List`` (source
+``<python>``; the n-th manifest given is ``items[n]``) and read back by the same reader
+as a file, so nested Lists, bundles, size limits and every error message, with line and
+field path, are those of ``kidx apply -f``.
 """
 
 from __future__ import annotations
@@ -34,12 +34,14 @@ def read_python_manifests(manifests: Iterable[Mapping[str, Any]], registry: Kind
     """Manifests given as mappings, read as the command line reads a JSON file."""
     from kidx.manifests.reader import ReadResult, read_text
 
-    try:
-        text = "\n".join(json.dumps(_plain(manifest), indent=2, ensure_ascii=False) for manifest in manifests)
-    except (TypeError, ValueError) as exc:
-        raise UsageError(f"manifests must be JSON data (mappings, lists, strings, numbers, booleans): {exc}") from None
+    items = [_plain(manifest) for manifest in manifests]
     result = ReadResult()
-    if text:
+    if items:
+        try:
+            text = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=2, ensure_ascii=False)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"manifests must be JSON data (mappings, lists, strings, numbers, booleans): {exc}") \
+                from None
         read_text(text, PYTHON_SOURCE, result, is_json=True)
     return _checked(result, registry)
 

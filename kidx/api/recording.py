@@ -83,8 +83,8 @@ class Timings:
                  samples: Sequence[float] | None = None, protocol: Mapping[str, Any] | None = None,
                  native: Mapping[str, Any] | None = None, source: str = SOURCE) -> None:
         self.statistics = {key: _ns(_number(value, f"statistic {key}")) for key, value in statistics.items()}
-        if "median" not in self.statistics and "mean" not in self.statistics:
-            raise UsageError("timings need a median or a mean")
+        if not self.statistics.keys() & {"median", "mean", "min", "max"}:
+            raise UsageError("timings need a median, mean, min or max")
         self.quantiles = {key: _ns(_number(v, f"quantile {key}")) for key, v in (quantiles or {}).items()}
         self.samples = None if samples is None else tuple(_ns(_number(v, "sample")) for v in samples)
         self.protocol = dict(protocol) if protocol is not None else None
