@@ -145,7 +145,7 @@ def _run(argv: list[str]) -> int:
     if argv[:1] == ["__complete"]:
         from kidx.cli.completion import complete
 
-        sys.stdout.write(complete(argv[1:]))
+        sys.stdout.write(complete(argv[1:], COMMANDS))
         return 0
     from kidx.errors import InvalidInputError, KidxError, NotFoundError
     from kidx.output.gateway import Output

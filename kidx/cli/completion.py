@@ -9,6 +9,7 @@ is answered before the argument parser is even built: completion runs on every T
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 
 COMMAND_FLAGS: dict[str, list[str]] = {
     "apply": ["--filename", "-f", "--recursive", "-R", "--dry-run", "--output", "-o", "--store"],
@@ -126,15 +127,14 @@ def _path_candidates(words: list[str], current: str, flag: str) -> list[str]:
     return [f"{head}{p}=" for p in paths if p.startswith(last)]
 
 
-def candidates(words: list[str], current: str) -> list[str]:
-    """What may come next, given the words before the cursor and the word being typed."""
-    from kidx.cli.app import COMMANDS
-
+def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> list[str]:
+    """What may come next, given the words before the cursor and the word being typed;
+    ``commands`` are the command names (the entry point's, which imports this module)."""
     _store_argument(words)
     while words and words[0].startswith("--store"):  # a global --store before the command
         words = words[2:] if words[0] == "--store" else words[1:]
     if not words:
-        return [c for c in sorted(COMMANDS) if c.startswith(current)]
+        return [c for c in sorted(commands) if c.startswith(current)]
     command, previous = words[0], words[-1]
     file_options = (("export", "-o"), ("export", "--output"), ("fsck", "--from-bundle"))
     if previous in FILE_FLAGS or (command, previous) in file_options:
@@ -155,7 +155,7 @@ def candidates(words: list[str], current: str) -> list[str]:
         return []
     flag, equals, value = current.partition("=")
     if equals and flag in _VALUED:  # -o=json, -l=app=web, --sort-by=.spec.x
-        found = candidates([*words, flag], value)
+        found = candidates([*words, flag], value, commands)
         return found if found == [FILES] else [f"{flag}={candidate}" for candidate in found]
     if current.startswith("-"):
         return [flag for flag in COMMAND_FLAGS.get(command, []) if flag.startswith(current)]
@@ -186,10 +186,10 @@ _VALUED = {"-o", "--output", "-l", "--selector", "-f", "--filename", "--store", 
            "--environment", "--name", "--by", "--baseline", "--threshold", "--label", "--x", "--title", "--only"}
 
 
-def complete(arguments: list[str]) -> str:
+def complete(arguments: list[str], commands: Iterable[str]) -> str:
     words, current = (arguments[:-1], arguments[-1]) if arguments else ([], "")
     try:
-        found = candidates(words, current)
+        found = candidates(words, current, commands)
     except Exception:  # completion must never print a traceback into the user's shell
         found = []
     return "".join(f"{candidate}\n" for candidate in found)
