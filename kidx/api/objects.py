@@ -57,19 +57,23 @@ class StoredObject:
 
     @property
     def api_version(self) -> str:
+        """``kernelindex.dev/v1alpha1``."""
         return str(self._manifest["apiVersion"])
 
     @property
     def title(self) -> str | None:
+        """``metadata.title``, free text for display, or None."""
         title = self._manifest["metadata"].get("title")
         return None if title is None else str(title)
 
     @property
     def labels(self) -> Mapping[str, str]:
+        """``metadata.labels``, read-only."""
         return MappingProxyType(dict(self._manifest["metadata"].get("labels") or {}))
 
     @property
     def annotations(self) -> Mapping[str, str]:
+        """``metadata.annotations``, read-only."""
         return MappingProxyType(dict(self._manifest["metadata"].get("annotations") or {}))
 
     @property
@@ -132,21 +136,25 @@ class Run(StoredObject):
 
     @property
     def protocol(self) -> Protocol | None:
+        """The BenchmarkProtocol of ``spec.protocolDigest``; None when not in the store."""
         found = self._referenced("protocolDigest", Protocol)
         return found if isinstance(found, Protocol) else None
 
     @property
     def workload(self) -> Workload | None:
+        """The Workload of ``spec.workloadDigest``; None when not in the store."""
         found = self._referenced("workloadDigest", Workload)
         return found if isinstance(found, Workload) else None
 
     @property
     def environment(self) -> Environment | None:
+        """The ExecutionEnvironment of ``spec.environmentDigest``; None when not in the store."""
         found = self._referenced("environmentDigest", Environment)
         return found if isinstance(found, Environment) else None
 
     @property
     def implementation(self) -> Implementation | None:
+        """The Implementation of ``spec.implementationDigest``; None when not in the store."""
         found = self._referenced("implementationDigest", Implementation)
         return found if isinstance(found, Implementation) else None
 

@@ -210,6 +210,7 @@ class Recording:
 
     @property
     def manifests(self) -> list[dict[str, Any]]:
+        """The five manifests, the referenced objects first and the run last."""
         return [self.protocol, self.workload, self.environment, self.implementation, self.run]
 
     @property
