@@ -362,7 +362,9 @@ def test_timings_from_a_real_torch_measurement():
     assert timings.statistics["mean"] == pytest.approx(measurement.mean * 1e9, abs=0.001)
     assert timings.protocol["harness"]["name"] == "torch.utils.benchmark"
     assert timings.protocol["harness"]["version"] == torch.__version__
-    assert f"the mean of {measurement.number_per_run} calls" in timings.protocol["measurement"]["method"]
+    assert timings.native["number_per_run"] == measurement.number_per_run
+    assert timings.protocol["measurement"]["method"].endswith(f"; {measurement.task_spec.num_threads} CPU thread"
+                                                              + ("s" if measurement.task_spec.num_threads != 1 else ""))
     assert timings.details["stmt"] == "x @ x" and timings.details["label"] == "matmul"
     recording = kidx.record_run(implementation=IMPLEMENTATION, workload=WORKLOAD_SPEC, environment=ENVIRONMENT,
                                 timings=measurement, observed_at=WHEN)
@@ -456,3 +458,29 @@ def test_capture_environment_is_what_env_capture_builds(cli):
     assert code == 0 and captured["spec"] == printed["spec"]
     assert captured["metadata"]["name"] == printed["metadata"]["name"]
     assert captured["kind"] == "ExecutionEnvironment"
+
+
+def test_the_gpu_recording_script_runs_on_the_cpu(tmp_path):
+    """tests/data/h200-api/record_measurement.py, checked without a GPU (it is run on an H200 by hand)."""
+    import subprocess
+
+    from conftest import REPO
+
+    pytest.importorskip("torch")
+    store = tmp_path / "recorded"
+    completed = subprocess.run(
+        [sys.executable, "-P", "tests/data/h200-api/record_measurement.py", "--device", "cpu", "--rows", "64",
+         "--columns", "64", "--min-run-time", "0.01", "--store", str(store)],
+        cwd=REPO, capture_output=True, text=True,
+    )
+    assert completed.returncode == 0, completed.stderr
+    lines = completed.stdout.splitlines()
+    assert "apply: ApplyResult(created 5); again: ApplyResult(unchanged 5)" in lines
+    table = lines.index(f"$ kidx get runs -l suite=h200-api --store {store}")
+    assert lines[table + 1].split() == ["NAME", "BENCHMARK", "STATUS", "MEDIAN", "OBSERVED", "AGE"]
+    assert lines[table + 2].startswith("record-torch-softmax-eager-") and " softmax " in lines[table + 2]
+    with kidx.open_store(store) as recorded:
+        [run] = recorded.get("runs")
+        assert run.workload is not None and dict(run.workload.spec["parameters"]) == {"rows": 64, "columns": 64,
+                                                                                       "dim": -1}
+        assert run.protocol is not None and run.protocol.spec["harness"]["name"] == "torch.utils.benchmark"

@@ -138,7 +138,8 @@ class Timings:
     def from_measurement(cls, measurement: Any) -> Timings:
         """A ``torch.utils.benchmark.Measurement``: its per-run times (each the mean of
         ``number_per_run`` calls) as samples, the statistics computed from them, and a
-        protocol naming torch.utils.benchmark and how many calls each sample averages."""
+        protocol naming torch.utils.benchmark (its version) and the CPU threads used; the
+        calls each sample averages are kept as ``number_per_run`` in sourceNative.metrics."""
         times = getattr(measurement, "times", None)
         number = getattr(measurement, "number_per_run", None)
         if not isinstance(times, list) or not times or not isinstance(number, int):
@@ -148,7 +149,7 @@ class Timings:
         task = getattr(measurement, "task_spec", None)
         details = {key: getattr(task, key, None) for key in ("stmt", "label", "sub_label", "description", "env")}
         threads = getattr(task, "num_threads", None)
-        timings.protocol = _measurement_protocol(number, threads)
+        timings.protocol = _measurement_protocol(threads)
         timings.native = {"median_s": float(measurement.median), "mean_s": float(measurement.mean),
                           "iqr_s": float(measurement.iqr), "number_per_run": float(number)}
         timings.source = "torch.utils.benchmark"
@@ -170,13 +171,15 @@ def _torch_version() -> str | None:
         return None
 
 
-def _measurement_protocol(number_per_run: int, threads: Any) -> dict[str, Any]:
+def _measurement_protocol(threads: Any) -> dict[str, Any]:
     harness: dict[str, Any] = {"name": "torch.utils.benchmark",
                                "repository": "https://github.com/pytorch/pytorch"}
     version = _torch_version()
     if version:
         harness["version"] = version
-    method = (f"torch.utils.benchmark.Timer.blocked_autorange: each sample is the mean of {number_per_run} "
+    # the calls per sample (number_per_run) vary from run to run with the kernel's speed:
+    # kept in the run's sourceNative.metrics, not here, so that repeated runs share a protocol
+    method = ("torch.utils.benchmark.Timer.blocked_autorange: each sample is the mean time of a block of "
               "calls, timed on the host clock with the device synchronised")
     if isinstance(threads, int):
         method += f"; {threads} CPU thread{'s' if threads != 1 else ''}"
