@@ -161,7 +161,7 @@ def test_apply_dry_run_and_name(machine, kidx_process):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (("-o", "wide"), "error: unexpected -o output mode: wide. Supported: yaml, json (and name with --apply)\n"),
+        (("-o", "wide"), 'error: unable to match a printer suitable for the output format "wide", allowed formats are: json,name,yaml\n'),
         (("-o", "name"), "error: -o name needs --apply\n"),
         (("--dry-run",), "error: --dry-run needs --apply\n"),
     ],

@@ -148,7 +148,7 @@ def _run(argv: list[str]) -> int:
         sys.stdout.write(complete(argv[1:], COMMANDS))
         return 0
     from kidx.errors import InvalidInputError, KidxError, NotFoundError
-    from kidx.output.gateway import Output
+    from kidx.output.gateway import Output, OutputClosed
 
     output = Output()
     from kidx.store import notices
@@ -199,6 +199,8 @@ def _run(argv: list[str]) -> int:
     except KidxError as exc:
         output.error(str(exc))
         return exc.exit_code
+    except OutputClosed:  # main() ends quietly
+        raise
     except OSError as exc:
         output.error(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
         return 1
@@ -216,12 +218,14 @@ def main(argv: list[str] | None = None) -> None:
     every stream is flushed before the process ends."""
     import gc
 
+    from kidx.output.gateway import OutputClosed
+
     gc.disable()
     argv = sys.argv[1:] if argv is None else argv
     try:
         code = run(argv)
         sys.stdout.flush()
-    except BrokenPipeError:
+    except (BrokenPipeError, OutputClosed):
         # the reader went away (``kidx get … | head``): not an error of ours
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -1,8 +1,13 @@
-"""The ``-o`` values ``get`` understands, parsed once into an OutputFormat."""
+"""``-o`` values: the one check every command's value goes through, and the formats
+``get`` understands, parsed once into an OutputFormat.
+
+A value a command does not print is refused in one wording, kubectl's for ``get``:
+``unable to match a printer suitable for the output format "X", allowed formats are: …``
+with the command's formats sorted and comma-separated."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from kidx.errors import UsageError
@@ -16,6 +21,22 @@ SIMPLE = ("csv", "json", "name", "tsv", "wide", "yaml")
 # csv=SPEC and tsv=SPEC take a custom-columns spec
 WITH_ARGUMENT = ("csv", "custom-columns", "custom-columns-file", "jsonpath", "jsonpath-file", "tsv")
 ALLOWED = sorted(set(SIMPLE + WITH_ARGUMENT))
+
+
+def rejected_output(value: str, allowed: Iterable[str]) -> UsageError:
+    """The error for an ``-o`` value that is none of ``allowed``."""
+    return UsageError(f'unable to match a printer suitable for the output format "{value}", '
+                      "allowed formats are: " + ",".join(sorted(allowed)))
+
+
+def checked_output(value: str | None, allowed: Iterable[str], default: str | None = None) -> str | None:
+    """``value`` when it is one of ``allowed``; ``default`` when no ``-o`` was given."""
+    if value is None:
+        return default
+    allowed = tuple(allowed)
+    if value not in allowed:
+        raise rejected_output(value, allowed)
+    return value
 
 
 class OutputFormat(NamedTuple):
@@ -95,10 +116,7 @@ def parse_output_format(value: str | None) -> OutputFormat:
             format_name = "template format" if name == "jsonpath" else "custom-columns format"
             raise UsageError(f"{format_name} specified but no {what} given")
         return OutputFormat(name, argument)
-    raise UsageError(
-        f'unable to match a printer suitable for the output format "{value}", allowed formats are: '
-        + ",".join(ALLOWED)
-    )
+    raise rejected_output(value, ALLOWED)
 
 
 def _read(path: str) -> str:

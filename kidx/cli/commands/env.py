@@ -8,6 +8,7 @@ import typer
 
 from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store, output, parse_dry_run
 from kidx.errors import UsageError
+from kidx.output.formats import checked_output
 
 env_app = typer.Typer(
     name="env",
@@ -49,8 +50,7 @@ def capture(
     """
     from kidx.api.recording import captured_environment
 
-    if output_format not in (None, "yaml", "json", "name"):
-        raise UsageError(f"unexpected -o output mode: {output_format}. Supported: yaml, json (and name with --apply)")
+    checked_output(output_format, ("json", "name", "yaml"))
     if output_format == "name" and not apply:
         raise UsageError("-o name needs --apply")
     suffix = parse_dry_run(dry_run)

@@ -7,6 +7,7 @@ progress bar, ``--dry-run``, ``-o`` and attaching an environment are the same fo
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from typing import TYPE_CHECKING, Annotated
 
@@ -21,8 +22,8 @@ from kidx.cli.common import (
     output,
     parse_dry_run,
 )
-from kidx.errors import InvalidInputError, Location, Problem, UsageError
 from kidx.importers.framework import IMPORTERS
+from kidx.output.formats import checked_output
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -131,8 +132,7 @@ def bundle(
     from kidx.operations.export import restore
 
     suffix = parse_dry_run(dry_run)
-    if output_format not in (None, "name"):
-        raise UsageError(f"unexpected -o output mode: {output_format}. We only support '-o name'")
+    checked_output(output_format, ("name",))
     registry = kind_registry()
     contents = read_bundle(file, [info.kind for info in registry.kinds])
     report = restore(open_store(store), registry, contents, file, dry_run=suffix is not None)
@@ -155,14 +155,16 @@ def _import(format_name: str, files: list[str], environment: str | None, dry_run
     from kidx.importers.framework import importer
 
     suffix = parse_dry_run(dry_run)
-    if output_format not in (None, "name", "yaml", "json"):
-        raise UsageError(f"unexpected -o output mode: {output_format}. Supported: name, yaml, json")
+    checked_output(output_format, ("json", "name", "yaml"))
     out = output()
     module = importer(format_name)
     converted = module.convert_files(files)
+    the_store = functools.cache(lambda: open_store(store))  # opened once, and only when needed
     attached = None
     if environment is not None:
-        converted, attached = _attach(module, converted, environment, store)
+        from kidx.operations.import_environment import attach_named_environment
+
+        converted, attached = attach_named_environment(module, converted, environment, kind_registry(), the_store)
     file_count = len(dict.fromkeys(files))
     if output_format in ("yaml", "json"):
         from kidx.output.serialize import as_list, to_json, to_yaml
@@ -177,55 +179,10 @@ def _import(format_name: str, files: list[str], environment: str | None, dry_run
     show_progress = out.stderr_is_terminal() and converted.rows_read >= LARGE_INPUT_RECORDS
     with _progress(out, show_progress) as advance:
         report = apply_documents(
-            open_store(store), converted.documents, kind_registry(), dry_run=suffix is not None, progress=advance
+            the_store(), converted.documents, kind_registry(), dry_run=suffix is not None, progress=advance
         )
     print_outcomes(report, output_format, suffix)
     _summarise(out, format_name, converted, report, file_count, attached)
-
-
-def _attach(module, converted, environment: str, store):
-    """The conversion with its runs pointed at ``environment`` (a file, else a stored name)."""
-    import os
-
-    from kidx.identity import digest_of
-    from kidx.importers.framework import attach_environment
-
-    if os.path.isfile(environment) or environment == "-" or os.sep in environment:
-        body, source = _environment_from_file(environment), environment
-        include = True
-    else:
-        entry = open_store(store).catalog().get("ExecutionEnvironment", environment)
-        if entry is None:
-            raise UsageError(
-                f'--environment {environment}: no such file, and no ExecutionEnvironment "{environment}" '
-                "in the store (kidx get environments lists them)"
-            )
-        body, source, include = open_store(store).manifest(entry), environment, False
-    digest = digest_of(body)
-    check = getattr(module, "check_environment", None)
-    if check is not None:
-        mismatches = check(converted, body)
-        if mismatches:
-            raise InvalidInputError([Problem(Location(source), message) for message in mismatches])
-    return attach_environment(converted, body, digest, include, source), body["metadata"]["name"]
-
-
-def _environment_from_file(path: str) -> dict:
-    from kidx.manifests.reader import read_sources
-
-    result = read_sources([path])
-    if result.problems:
-        raise InvalidInputError(result.problems)
-    environments = [d.body for d in result.documents if d.body.get("kind") == "ExecutionEnvironment"]
-    if len(environments) != 1:
-        raise InvalidInputError([Problem(
-            Location(path), f"expected one ExecutionEnvironment manifest, found {len(environments)}"
-        )])
-    from kidx.operations.apply import validate_batch
-
-    documents = [d for d in result.documents if d.body.get("kind") == "ExecutionEnvironment"]
-    validate_batch(documents, kind_registry(), result.texts)
-    return environments[0]
 
 
 def _summarise(out, format_name: str, converted, report, files: int, attached: str | None) -> None:
