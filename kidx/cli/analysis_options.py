@@ -13,7 +13,7 @@ from kidx.api.arguments import parse_by as parse_by
 from kidx.api.arguments import parse_only as parse_only
 from kidx.api.arguments import parse_threshold as parse_threshold
 from kidx.cli.common import output
-from kidx.errors import KidxError, UsageError
+from kidx.errors import KidxError
 
 ANALYSIS_ERROR_EXIT = 2  # as kidx diff: 1 is kept for "a regression was found"
 FORMATS = ("table", "json", "yaml", "csv", "tsv")
