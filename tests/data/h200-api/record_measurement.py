@@ -22,7 +22,8 @@ import argparse
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[3]
+# the repository this script is part of: the nearest folder above it that holds kidx/
+REPO = next(folder for folder in Path(__file__).resolve().parents if (folder / "kidx" / "__init__.py").is_file())
 sys.path.insert(0, str(REPO))
 # kidx's runtime dependencies (pyproject.toml), by import name
 RUNTIME = ("typer", "ruamel.yaml", "jsonschema", "rich", "platformdirs")
