@@ -24,11 +24,14 @@ import datetime
 import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kidx.errors import UsageError
 from kidx.identity import digest_of
 from kidx.importers.framework import MAX_NAME, hashed_name, slug
+
+if TYPE_CHECKING:
+    from kidx.capture.probes import Facts
 
 API_VERSION = "kernelindex.dev/v1alpha1"
 SOURCE = "kidx.record_run"
@@ -365,11 +368,12 @@ def capture_environment(name: str | None = None) -> dict[str, Any]:
     return manifest
 
 
-def captured_environment(name: str | None = None) -> tuple[dict[str, Any], list[str]]:
-    """The captured manifest and the notes on what could not be read (for the command)."""
+def captured_environment(name: str | None = None) -> tuple[dict[str, Any], Facts]:
+    """The captured manifest and the facts it was made from (the commands print their
+    ``notes`` on what could not be read, and ``warnings`` among them)."""
     from kidx.capture.environment import environment_manifest
     from kidx.capture.probes import gather
 
     facts = gather()
     manifest: dict[str, Any] = environment_manifest(facts, name)
-    return manifest, list(facts.notes)
+    return manifest, facts

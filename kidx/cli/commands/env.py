@@ -57,9 +57,12 @@ def capture(
     if suffix is not None and not apply:
         raise UsageError("--dry-run needs --apply")
     out = output()
-    manifest, notes = captured_environment(name)
-    for note in notes:
-        out.notice(f"note: {note}")
+    manifest, facts = captured_environment(name)
+    for note in facts.notes:
+        if note in facts.warnings:
+            out.warning(note)  # a probe that hung: said louder than a missing tool
+        else:
+            out.notice(f"note: {note}")
     if not apply:
         from kidx.output.serialize import to_json, to_yaml
 

@@ -101,8 +101,8 @@ def _capture(out, scratch) -> str:
     from kidx.api.recording import captured_environment
     from kidx.output.serialize import to_yaml
 
-    manifest, notes = captured_environment()  # what env capture and kidx.capture_environment() build
-    for note in notes:
+    manifest, facts = captured_environment()  # what env capture and kidx.capture_environment() build
+    for note in facts.notes:
         out.notice(f"note: {note}")
     path = scratch / "environment.yaml"
     path.write_text(to_yaml(manifest), encoding="utf-8")
