@@ -61,7 +61,10 @@ def capture(
     facts = gather()
     manifest = environment_manifest(facts, name)
     for note in facts.notes:
-        out.notice(f"note: {note}")
+        if note in facts.warnings:
+            out.warning(note)  # a probe that hung: said louder than a missing tool
+        else:
+            out.notice(f"note: {note}")
     if not apply:
         from kidx.output.serialize import to_json, to_yaml
 

@@ -150,14 +150,19 @@ def bundle(
 
     suffix = parse_dry_run(dry_run)
     checked_output(output_format, ("name",))
+    from kidx.output.terminal import escape_control
+
     registry = kind_registry()
-    contents = read_bundle(file, [info.kind for info in registry.kinds])
-    report = restore(open_store(store), registry, contents, file, dry_run=suffix is not None)
+    contents = read_bundle(file, registry)
     out = output()
+    for warning in contents.warnings:
+        out.warning(warning)
+    report = restore(open_store(store), registry, contents, file, dry_run=suffix is not None)
     lines = []
     for outcome in report.outcomes:
         name = f"{outcome.info.qualified_name}/{outcome.name}"
-        lines.append(name if output_format == "name" else f"{name} {outcome.action}" + (f" {suffix}" if suffix else ""))
+        lines.append(name if output_format == "name" else escape_control(f"{name} {outcome.action}")
+                     + (f" {suffix}" if suffix else ""))
     out.data("".join(line + "\n" for line in lines))
     counts = Counter(outcome.action for outcome in report.outcomes)
     out.notice(
