@@ -48,8 +48,7 @@ def capture(
     results comparable is in the spec (the digest); host name, GPU UUIDs and clocks are
     annotations.
     """
-    from kidx.capture.environment import environment_manifest
-    from kidx.capture.probes import gather
+    from kidx.api.recording import captured_environment
 
     checked_output(output_format, ("json", "name", "yaml"))
     if output_format == "name" and not apply:
@@ -58,8 +57,7 @@ def capture(
     if suffix is not None and not apply:
         raise UsageError("--dry-run needs --apply")
     out = output()
-    facts = gather()
-    manifest = environment_manifest(facts, name)
+    manifest, facts = captured_environment(name)
     for note in facts.notes:
         if note in facts.warnings:
             out.warning(note)  # a probe that hung: said louder than a missing tool
