@@ -159,11 +159,12 @@ def _run(argv: list[str]) -> int:
 
     usage_error, click_exception = _parser_errors(typer)
     command = typer.main.get_command(build_app(names))
+    from kidx.store import interrupts
+
+    interrupts.keep_until_released()
     try:
         return _invoke(command, argv, name, output, usage_error, click_exception)
     finally:
-        from kidx.store import interrupts
-
         if interrupts.release():  # Ctrl-C came once the write was committing: that outcome stands
             output.notice("interrupted after the write was committed: the outcome above is what the store holds")
 

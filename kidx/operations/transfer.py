@@ -211,21 +211,6 @@ def _refuse_lost_objects(source: Store, plans: list[_Plan], lost: set[str]) -> N
                 )
 
 
-def plan_transfer(
-    source: Store,
-    destination: Store,
-    registry: KindRegistry,
-    targets: list[Target],
-    label_selector=None,
-    force: bool = False,
-) -> tuple[TransferReport, list[_Plan], set[str]]:
-    """Decide everything, reading both stores (the destination without its lock); nothing
-    is written."""
-    read = _read_source(source, registry, targets, label_selector)
-    with destination.reading() as destination_catalog:
-        return _plan(read, source, destination, destination_catalog, registry, force)
-
-
 def _last(revisions: list[Revision]) -> Revision | None:
     """The name's current state (None when deleted or never there)."""
     return revisions[-1] if revisions and revisions[-1].event != "deleted" else None

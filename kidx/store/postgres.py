@@ -311,6 +311,9 @@ class Connection:
         seconds (a synchronous standby that does not answer) is announced; Ctrl-C during
         it asks the server to stop waiting, which keeps the commit. A connection lost
         while COMMIT is in flight leaves the outcome unknown: ``OutcomeUnknown``."""
+        # a round trip first: a connection lost before COMMIT is sent has committed nothing
+        # (a plain "lost the connection", exit 1); only one lost during COMMIT is unknown
+        self.connection.execute("SELECT 1")
         timer = threading.Timer(COMMIT_NOTICE_AFTER_S, notices.notify, (
             f"waiting for the store at {self.location} to confirm the commit (a synchronous standby may not be "
             "answering); Ctrl-C stops the wait and keeps what the server has committed…",))

@@ -380,14 +380,15 @@ class SQLiteCatalog(Catalog):
     def begin_write(self) -> None:
         """Take the write lock; after a second of waiting for another writer, say so, then
         wait on (``BUSY_TIMEOUT_S`` in all)."""
-        self.connection.execute(f"PRAGMA busy_timeout={int(notices.WAIT_NOTICE_AFTER_S * 1000)}")
+        first = min(notices.WAIT_NOTICE_AFTER_S, BUSY_TIMEOUT_S)
+        self.connection.execute(f"PRAGMA busy_timeout={int(first * 1000)}")
         try:
             self.connection.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
-            if not _is_lock(exc):
+            if not _is_lock(exc) or first >= BUSY_TIMEOUT_S:
                 raise
             notices.notify(notices.WAITING)
-            self.connection.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+            self.connection.execute(f"PRAGMA busy_timeout={int((BUSY_TIMEOUT_S - first) * 1000)}")
             self.connection.execute("BEGIN IMMEDIATE")
         finally:
             self.connection.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")

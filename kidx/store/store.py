@@ -73,7 +73,7 @@ def backend_for(location: str | Path) -> StoreBackend:
     from kidx.store.postgres_url import normalised, refusal, url_scheme
 
     text = str(location)
-    if isinstance(location, str) and url_scheme(text) is not None:
+    if not isinstance(location, Path) and url_scheme(text) is not None:  # a Path is a folder, by type
         reason = refusal(text, tuple(BACKENDS))
         if reason is not None:
             raise StoreError(reason)
@@ -81,7 +81,7 @@ def backend_for(location: str | Path) -> StoreBackend:
         return importlib.import_module(BACKENDS[text.partition(":")[0]]).backend(text)
     from kidx.store.sqlite_catalog import SQLiteBackend
 
-    return SQLiteBackend(Path(location))
+    return SQLiteBackend(Path(text))
 
 
 def utc_now() -> str:
@@ -209,13 +209,11 @@ class Store:
                 self.objects.flush()
             flushed = time.perf_counter()
             crash_point("catalog")
-            was_held = interrupts.held()
             interrupts.hold()  # from here on, the commit's own outcome is the one reported
             try:
                 catalog.commit()
             except BaseException:
-                if not was_held:
-                    interrupts.release()
+                interrupts.after_failed_commit()
                 raise
             transaction.timings["flush"] = flushed - started
             transaction.timings["commit"] = time.perf_counter() - flushed
@@ -223,6 +221,7 @@ class Store:
             catalog.rollback()
             raise
         crash_point("commit")
+        interrupts.after_commit()
 
     def close(self) -> None:
         if self._catalog is not None:
