@@ -32,9 +32,10 @@ FormatOption = Annotated[str | None, typer.Option("--output", "-o", help="table,
 
 
 def parse_format(value: str | None, command: str) -> str:
+    from kidx.output.formats import checked_output
+
     fmt = value or "table"
-    if fmt not in FORMATS:
-        raise UsageError(f'unknown output format "{fmt}" for {command}: use {", ".join(FORMATS)}')
+    checked_output(fmt, FORMATS)
     return fmt
 
 

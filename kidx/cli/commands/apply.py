@@ -16,6 +16,7 @@ from kidx.cli.common import (
     parse_dry_run,
 )
 from kidx.errors import InvalidInputError, UsageError
+from kidx.output.formats import checked_output
 
 EXAMPLES = """\b
 Examples:
@@ -42,8 +43,7 @@ def apply(
     from kidx.operations.apply import apply_documents
 
     suffix = parse_dry_run(dry_run)
-    if output_format not in (None, "name"):
-        raise UsageError(f"unexpected -o output mode: {output_format}. We only support '-o name'")
+    checked_output(output_format, ("name",))
     if not filename:
         raise UsageError("must specify -f")
     result = read_sources(expand_sources(filename, recursive))
