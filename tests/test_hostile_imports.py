@@ -14,9 +14,12 @@ import sys
 
 import pytest
 from conftest import REPO
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 H200 = REPO / "tests" / "data" / "h200"
 NVBENCH = H200 / "nvbench.json"
+NVBENCH_TEXT = NVBENCH.read_text()
 LIGER_HEADER = (REPO / "tests" / "data" / "liger" / "all_benchmark_data.csv").read_text().splitlines()[0]
 LIGER_ROW = ('cross_entropy,liger,forward,speed,ms,V,vocab size,{x},{y},0.5,0.5,"{config}",NVIDIA A100-SXM4-80GB,'
              "2024-09-03 15:31:39,0.2.1")
@@ -259,3 +262,62 @@ def test_a_google_benchmark_integer_beyond_64_bits_is_refused(kidx, store, tmp_p
         assert (result.code, result.out) == (1, ""), result
         assert "integer out of range (must fit in 64 bits)" in result.err and "Traceback" not in result.err
     assert not store.exists()
+
+
+# --- fuzz: whatever the numbers say, an import ends in runs apply takes, or in problems ---
+
+NUMBERS = st.one_of(
+    st.sampled_from(["nan", "NaN", "inf", "-inf", "1e400", "-1e400", "1e300", "1e-400", "9" * 30, "-0", "0x10",
+                     "1_000", "²", "١٢", " 5", "5 ", "", "1e19", "9223372036854775807", "9223372036854775808"]),
+    st.integers(min_value=-(2**80), max_value=2**80).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.text(max_size=12),
+)
+FUZZ = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _accepted_or_refused(convert) -> None:
+    """The conversion either raises InvalidInputError or gives documents that apply's
+    data check passes (and so canonical JSON: no NaN, no infinity, 64-bit integers)."""
+    from kidx.errors import InvalidInputError
+    from kidx.identity import canonical_json
+    from kidx.manifests.values import check_json_data
+
+    try:
+        conversion = convert()
+    except InvalidInputError as exc:
+        assert exc.problems
+        return
+    for document in conversion.documents:
+        check_json_data(document.body)
+        canonical_json(document.body)
+
+
+@FUZZ
+@given(x=NUMBERS, y=NUMBERS, config=NUMBERS)
+def test_liger_numbers_never_escape_the_checks(x, y, config):
+    from kidx.importers.liger import convert_text
+
+    config_text = json.dumps({"B": 8, "T": 2048}).replace("8", config.replace('"', "")).replace('"', '""')
+    row = LIGER_ROW.format(x=x.replace(",", "").replace('"', "").replace("\n", ""),
+                           y=y.replace(",", "").replace('"', "").replace("\n", ""), config=config_text)
+    _accepted_or_refused(lambda: convert_text(f"{LIGER_HEADER}\n{row}\n", "fuzz.csv"))
+
+
+@FUZZ
+@given(axis_type=st.sampled_from(["int64", "float64", "string"]), value=NUMBERS, summary=NUMBERS)
+def test_nvbench_numbers_never_escape_the_checks(tmp_path_factory, axis_type, value, summary):
+    from kidx.importers.nvbench import convert_files
+
+    document = json.loads(NVBENCH_TEXT)
+    state = document["benchmarks"][0]["states"][0]
+    state["axis_values"][0] = {"name": "Seq", "type": axis_type, "value": value}
+    for item in state["summaries"]:
+        for data in item.get("data") or []:
+            if data.get("name") == "value" and data.get("type") in ("int64", "float64"):
+                data["value"] = summary
+    document["benchmarks"] = document["benchmarks"][:1]
+    document["benchmarks"][0]["states"] = [state]
+    path = tmp_path_factory.mktemp("fuzz") / "nvbench.json"
+    path.write_text(json.dumps(document))
+    _accepted_or_refused(lambda: convert_files([str(path)]))

@@ -100,3 +100,17 @@ def test_apply_over_a_folder_in_an_object_s_place_is_a_clear_error(seeded):
         f"error: cannot write object {SEED_PROTOCOL_DIGEST}: {place} is a folder, not an object file (move it "
         "away; 'kidx fsck' lists it as a stray file)\n"
     )
+
+
+def test_a_fifo_in_a_folder_of_manifests_is_passed_over(tmp_path, store):
+    folder = tmp_path / "manifests"
+    folder.mkdir()
+    (folder / "seed.json").write_bytes(SEED_BUNDLE.read_bytes())
+    os.mkfifo(folder / "waiting.yaml")
+    result = run_kidx("apply", "-f", str(folder), "-o", "name", store=store, timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert sorted(result.stdout.splitlines()) == [
+        "benchmarkprotocol.kernelindex.dev/liger-bench-do-bench-backward",
+        f"benchmarkrun.kernelindex.dev/{SEED_RUN_NAME}",
+        "executionenvironment.kernelindex.dev/liger-bench-nvidia-h100-80gb-hbm3",
+    ]

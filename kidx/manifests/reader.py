@@ -66,8 +66,8 @@ def _folder_files(folder: str, recursive: bool) -> list[str]:
         if entry.is_dir():
             if recursive:
                 found.extend(_folder_files(entry.path, recursive))
-        elif entry.name.endswith(MANIFEST_SUFFIXES):
-            found.append(entry.path)
+        elif entry.name.endswith(MANIFEST_SUFFIXES) and entry.is_file():
+            found.append(entry.path)  # a FIFO or a device found in a folder is not read: it could wait forever
     return found
 
 
