@@ -104,13 +104,9 @@ def _directives_before(text: str) -> list[tuple[str, str]]:
 
 
 PAGES = [parse_page(path) for path in sorted(DOCS.rglob("*.md"))]
-# Pages whose sessions are not yet set up to run; each is removed once its blocks pass.
-NOT_YET_EXECUTED = {
-    "analysis.md", "recording-runs.md", "scripting.md", "store.md", "teams.md",
-    "commands/apply.md", "commands/compare.md", "commands/delete.md", "commands/env.md",
-    "commands/explain.md", "commands/fsck.md", "commands/get.md", "commands/history.md",
-    "commands/import.md", "commands/plot.md", "commands/push.md", "commands/series.md",
-}
+# Pages whose sessions are set up to run. A page not yet named here is skipped, with its
+# name in the skip reason, until its set-up is written and its blocks pass.
+EXECUTED = {"guide.md", "commands/completion.md", "commands/describe.md"}
 BLOCKS = [block for page in PAGES for block in page.blocks]
 
 
@@ -224,7 +220,7 @@ def test_docs(session: Session, request) -> None:
     block: Block = request.node.callspec.params["session"]
     if session.failed:
         pytest.fail(f"an earlier step of {block.page} failed: {session.failed}")
-    if block.page in NOT_YET_EXECUTED:
+    if block.page not in EXECUTED:
         pytest.skip(f"{block.page}: not yet set up to run")
     if block.not_run:
         pytest.skip(f"not run: {block.not_run}")
@@ -240,8 +236,8 @@ def test_docs(session: Session, request) -> None:
             pytest.fail(problem, pytrace=False)
 
 
-def test_the_pages_not_yet_executed_exist() -> None:
-    assert NOT_YET_EXECUTED <= {page.name for page in PAGES}
+def test_the_pages_executed_exist() -> None:
+    assert EXECUTED <= {page.name for page in PAGES}
 
 
 def test_every_page_is_collected() -> None:
