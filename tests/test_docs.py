@@ -40,7 +40,10 @@ FENCE = re.compile(r"^(?P<indent> *)```console\n(?P<body>.*?)^(?P=indent)```", r
 DIRECTIVE = re.compile(r"<!--\s*docs-test:\s*(\w[\w-]*)\s*(.*?)\s*-->", re.S)
 # what legitimately differs from one run to the next
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?")
-AGE_AT_END = re.compile(r"(?<=\s)(?:\d+[smhd]|\d+m\d+s|\d+h\d+m|<unknown>)\s*$")
+# an age and the spaces that pad its column, wherever the AGE column stands (-o wide and -L
+# put columns after it, whose start then moves with the age's width), and the header's padding
+AGE = re.compile(r"(?<=\s)(?:\d+m\d+s|\d+h\d+m|\d+[smhd]|<unknown>)(?:\s+|$)")
+AGE_HEADER = re.compile(r"(?<=\s)AGE(?:\s+|$)")
 TEMP = "/tmp/"
 
 
@@ -107,7 +110,7 @@ PAGES = [parse_page(path) for path in sorted(DOCS.rglob("*.md"))]
 # Pages whose sessions are set up to run. A page not yet named here is skipped, with its
 # name in the skip reason, until its set-up is written and its blocks pass.
 EXECUTED = {"guide.md", "commands/completion.md", "commands/describe.md", "commands/explain.md", "commands/apply.md",
-            "commands/history.md", "commands/delete.md"}
+            "commands/history.md", "commands/delete.md", "commands/get.md"}
 BLOCKS = [block for page in PAGES for block in page.blocks]
 
 
@@ -194,7 +197,7 @@ class Session:
 
     def normal(self, line: str) -> str:
         line = TIMESTAMP.sub("<time>", self.shown(line))
-        return AGE_AT_END.sub("<age>", line).rstrip()
+        return AGE_HEADER.sub("AGE ", AGE.sub("<age> ", line)).rstrip()
 
 
 _sessions: dict[str, Session] = {}
@@ -254,6 +257,8 @@ def test_the_comparison_ignores_times_and_ages_but_nothing_else(tmp_path) -> Non
     session = Session(Page("example.md"), tmp_path / "s")
     assert session.check("kidx version", ["kidx 0.1.0"]) is None
     assert session.check("echo 'a   2025-08-07T21:42:15.000Z   3s'", ["a   2026-11-29T17:49:30Z   12m"]) is None
+    assert session.check("echo 'N   AGE   TIER'; echo 'a   3s    x'", ["N   AGE     TIER", "a   4m22s   x"]) is None
+    assert "shown but not printed" in session.check("echo 'a   3s    x'", ["a   3s    y"])
     assert "shown but not printed" in session.check("kidx version", ["kidx 0.2.0"])
     assert "printed but not shown" in session.check("echo one; echo two", ["one"])
     assert "another order" in session.check("echo one; echo two", ["two", "one"])
