@@ -47,6 +47,13 @@ class StoreBusy(StoreError):
     """The store's write lock (or a lock needed to open it) was not had in time."""
 
 
+class OutcomeUnknown(StoreError):
+    """The connection to the store was lost while it committed: the write may or may not
+    have been committed, and kidx cannot tell. Its own exit code, so a script checks."""
+
+    exit_code = 3
+
+
 class StoreReadOnly(StoreError):
     """The store cannot be written (permissions, a read-only file system); it can be read."""
 

@@ -152,8 +152,7 @@ def _run(argv: list[str]) -> int:
 
         sys.stdout.write(complete(argv[1:], COMMANDS))
         return 0
-    from kidx.errors import InvalidInputError, KidxError, NotFoundError
-    from kidx.output.gateway import Output, OutputClosed
+    from kidx.output.gateway import Output
 
     output = Output()
     from kidx.store import notices
@@ -165,6 +164,22 @@ def _run(argv: list[str]) -> int:
 
     usage_error, click_exception = _parser_errors(typer)
     command = typer.main.get_command(build_app(names))
+    from kidx.store import interrupts
+
+    interrupts.keep_until_released()
+    try:
+        return _invoke(command, argv, name, output, usage_error, click_exception)
+    finally:
+        if interrupts.release():  # Ctrl-C came once the write was committing: that outcome stands
+            output.notice("interrupted after the write was committed: the outcome above is what the store holds")
+
+
+def _invoke(command, argv: list[str], name: str | None, output, usage_error, click_exception) -> int:
+    import typer
+
+    from kidx.errors import InvalidInputError, KidxError, NotFoundError
+    from kidx.output.gateway import OutputClosed
+
     try:
         result = command.main(args=_normalise(argv), prog_name="kidx", standalone_mode=False)
         if result == INTERRUPTED:  # typer returns this for Ctrl-C, silently; no kidx command does

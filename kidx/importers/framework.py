@@ -57,6 +57,10 @@ IMPORTERS: dict[str, ImporterInfo] = {
         "kidx.importers.google_benchmark", "Google Benchmark JSON (--benchmark_format=json).",
         "Google Benchmark JSON files (--benchmark_format=json or --benchmark_out=FILE).",
     ),
+    "bmf": ImporterInfo(
+        "kidx.importers.bmf", "Bencher Metric Format JSON (benchmark → measure → value).",
+        "BMF JSON files (benchmark name → measure → {value, lower_value, upper_value}).",
+    ),
 }
 
 

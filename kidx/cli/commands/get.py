@@ -108,6 +108,8 @@ def get(
 
         sort_keys = parse_sort_keys(sort_by)
     plan = fmt.load_plan(sort_keys)
+    if fmt.kind == "wide":  # the speed-of-light columns of runs read the workload and the environment
+        plan = plan._replace(reference_roles=plan.reference_roles | {"workload", "environment"})
     query = Query(
         arguments=arguments,
         selector=parse_selector(selector),
@@ -122,7 +124,8 @@ def get(
     result = find_objects(the_store, kind_registry(), query)
     out = output()
     if fmt.is_table:
-        options = listing.TableOptions(fmt.kind == "wide", show_labels, keys, no_headers, show_kind)
+        options = listing.TableOptions(fmt.kind == "wide", show_labels, keys, no_headers, show_kind,
+                                       speed_of_light=fmt.kind == "wide")
         out.data(listing.render_tables(result.groups, options, _reference_namer(the_store)))
     elif fmt.is_delimited:
         options = listing.TableOptions(True, show_labels, keys, no_headers, False)
