@@ -61,6 +61,10 @@ class OutputFormat(NamedTuple):
     def load_plan(self, sort_keys: Sequence[SortKey] = ()) -> LoadPlan:
         """What ``get`` must load to print this format sorted by ``sort_keys``, from the
         parse trees of the paths printed and sorted by."""
+        if not sort_keys and not self.argument:  # nothing to read paths from (the common case)
+            mode = LoadMode.NAMES if self.kind == "name" else LoadMode.COLUMNS if self.reads_columns \
+                else LoadMode.MANIFESTS
+            return LoadPlan(mode)
         from kidx.jsonpath import compile_relaxed
         from kidx.query.reference_paths import path_reads
 
