@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "delete": "kidx.cli.commands.delete",
     "digest": "kidx.cli.commands.digest",
     "import": "kidx.cli.commands.import_",
+    "record": "kidx.cli.commands.record",
     "env": "kidx.cli.commands.env",
     "explain": "kidx.cli.commands.explain",
     "api-resources": "kidx.cli.commands.api_resources",
@@ -69,9 +70,13 @@ _VALUED_SHORT = frozenset({"-o", "-l", "-f", "-L"})
 def _normalise(argv: list[str]) -> list[str]:
     """kubectl's habits the parser does not have: a bare ``--dry-run`` means client,
     ``-o=json`` means ``-o json`` (the parser would read the value as ``=json``), and
-    the global ``--store`` may come before the command (``kidx --store S get runs``)."""
+    the global ``--store`` may come before the command (``kidx --store S get runs``).
+    Nothing after ``--`` is touched: it is another program's command line (kidx record)."""
     arguments: list[str] = []
-    for argument in argv:
+    for position, argument in enumerate(argv):
+        if argument == "--":
+            arguments += argv[position:]
+            break
         if argument == "--dry-run":
             arguments.append("--dry-run=client")
         elif argument[:2] in _VALUED_SHORT and argument[2:3] == "=":

@@ -23,6 +23,8 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "explain": ["--recursive", "--max-depth"],
     "history": ["--revision", "--output", "-o", "--no-headers", "--store"],
     "import": ["--environment", "--dry-run", "--output", "-o", "--store"],
+    "record": ["--environment", "--capture", "--no-capture", "--label", "--results", "--dry-run", "--output", "-o",
+               "--store"],
     "env": ["--output", "-o", "--apply", "--name", "--dry-run", "--store"],
     "api-resources": ["--output", "-o", "--no-headers", "--sort-by"],
     "completion": [],
@@ -43,12 +45,13 @@ OUTPUT_VALUES: dict[str, list[str]] = {
     "get": ["csv", "csv=", "custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name",
             "tsv", "tsv=", "wide", "yaml"],
     "compare": ["csv", "json", "table", "tsv", "yaml"], "series": ["csv", "json", "table", "tsv", "yaml"],
-    "apply": ["name"], "delete": ["name"], "import": ["json", "name", "yaml"], "env": ["json", "name", "yaml"],
+    "apply": ["name"], "delete": ["name"], "import": ["json", "name", "yaml"],
+    "record": ["json", "name", "yaml"], "env": ["json", "name", "yaml"],
     "history": ["json", "yaml"], "api-resources": ["json", "name", "wide", "yaml"], "version": ["json", "yaml"],
     "fsck": ["json"],
 }
 TYPED_COMMANDS = ("get", "describe", "delete", "history", "explain", "export")
-FILE_FLAGS = ("-f", "--filename", "--store", "--environment")
+FILE_FLAGS = ("-f", "--filename", "--store", "--environment", "--results")
 SHELLS = ("bash", "zsh", "fish")
 FILES = "__files__"  # tells the script to fall back to file-name completion
 
@@ -166,6 +169,10 @@ def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> 
 
         formats = [*IMPORTERS, "bundle"]
         return [f for f in formats if f.startswith(current)] if len(words) == 1 else [FILES]
+    if command == "record":
+        from kidx.importers.framework import IMPORTERS
+
+        return [f for f in IMPORTERS if f.startswith(current)] if len(words) == 1 else []
     if command == "env":
         return ["capture"] if len(words) == 1 and "capture".startswith(current) else []
     if command in ("compare", "series", "plot"):
@@ -183,7 +190,8 @@ def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> 
 
 _VALUED = {"-o", "--output", "-l", "--selector", "-f", "--filename", "--store", "--field-selector", "-L",
            "--label-columns", "--sort-by", "--references", "--limit", "--dry-run", "--revision", "--max-depth",
-           "--environment", "--name", "--by", "--baseline", "--threshold", "--label", "--x", "--title", "--only"}
+           "--environment", "--results", "--name", "--by", "--baseline", "--threshold", "--label", "--x", "--title",
+           "--only"}
 
 
 def complete(arguments: list[str], commands: Iterable[str]) -> str:

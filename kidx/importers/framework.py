@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +49,10 @@ IMPORTERS: dict[str, ImporterInfo] = {
     "nvbench": ImporterInfo(
         "kidx.importers.nvbench", "NVIDIA NVBench JSON (--json FILE).",
         "NVBench JSON files (written with --json FILE).",
+    ),
+    "google-benchmark": ImporterInfo(
+        "kidx.importers.google_benchmark", "Google Benchmark JSON (--benchmark_format=json).",
+        "Google Benchmark JSON files (--benchmark_format=json or --benchmark_out=FILE).",
     ),
 }
 
@@ -145,6 +150,11 @@ class LineFinder:
             return None
         self.position = min(found) + 1
         return self.text.count("\n", 0, self.position) + 1
+
+
+def non_negative_number(value: Any) -> bool:
+    """A finite number of at least 0 (a bool is no number here)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
 
 
 def problem(problems: list[Problem], source: str, line: int | None, path: str | None, message: str) -> None:

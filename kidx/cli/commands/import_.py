@@ -1,6 +1,6 @@
 """kidx import FORMAT FILE… [--environment NAME|FILE] [--dry-run] [-o name|yaml|json]
 
-One command per format in kidx.importers.framework.IMPORTERS, all through ``_import``:
+One command per format in kidx.importers.framework.IMPORTERS, all through ``import_files``:
 the converter module is imported only when its format is used; the summary line, the
 progress bar, ``--dry-run``, ``-o`` and attaching an environment are the same for all.
 """
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
     from rich.progress import Progress
 
+    from kidx.importers.framework import Conversion
+
 LARGE_INPUT_RECORDS = 500
 
 import_app = typer.Typer(
@@ -52,6 +54,11 @@ Examples:
   pytest bench/ --benchmark-json=results.json --benchmark-save-data
   kidx import pytest-benchmark results.json
 """,
+    "google-benchmark": """\b
+Examples:
+  ./my_benchmark --benchmark_repetitions=10 --benchmark_out=results.json
+  kidx import google-benchmark results.json --environment environment.yaml
+""",
     "nvbench": """\b
 Examples:
   ./my_nvbench_binary --json results.json
@@ -64,6 +71,9 @@ _DOCS = {
     "pytest-benchmark": """Import pytest-benchmark JSON: one run per benchmark (min, max, mean,
     stddev, median, iqr, rounds, and the raw samples when saved with --benchmark-save-data),
     and an environment from its machine_info.""",
+    "google-benchmark": """Import Google Benchmark JSON: one run per benchmark instance, its
+    repetitions as raw samples (aggregates are kept with it, never runs of their own), and
+    an environment from the file's context.""",
     "nvbench": """Import NVIDIA NVBench JSON: one run per benchmark state (GPU time of the
     CUDA-event timer, with its samples when recorded), and an environment per device.""",
 }
@@ -96,7 +106,7 @@ def _command(format_name: str):
         output_format: OutputOption = None,
         store: StoreOption = None,
     ) -> None:
-        _import(format_name, files, environment, dry_run, output_format, store)
+        import_files(format_name, files, environment, dry_run, output_format, store)
 
     # (annotations are strings here; this one is built per format, so it is given as an object)
     command.__annotations__["files"] = Annotated[list[str], typer.Argument(help=IMPORTERS[format_name].files)]
@@ -150,8 +160,9 @@ def bundle(
     )
 
 
-def _import(format_name: str, files: list[str], environment: str | None, dry_run: str,
-            output_format: str | None, store) -> None:
+def import_files(format_name: str, files: list[str], environment: str | None, dry_run: str,
+                 output_format: str | None, store, adjust: Callable[[Conversion], Conversion] | None = None) -> None:
+    """Convert, attach the environment, ``adjust`` (kidx record labels the runs), store or print."""
     from kidx.importers.framework import importer
 
     suffix = parse_dry_run(dry_run)
@@ -165,6 +176,8 @@ def _import(format_name: str, files: list[str], environment: str | None, dry_run
         from kidx.operations.import_environment import attach_named_environment
 
         converted, attached = attach_named_environment(module, converted, environment, kind_registry(), the_store)
+    if adjust is not None:
+        converted = adjust(converted)
     file_count = len(dict.fromkeys(files))
     if output_format in ("yaml", "json"):
         from kidx.output.serialize import as_list, to_json, to_yaml
