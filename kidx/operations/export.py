@@ -131,6 +131,22 @@ def _references(registry: KindRegistry, data: bytes) -> list[str]:
     return [target for _, target in sorted(references_of(info, identity.get("spec") or {}))]
 
 
+def export_selection(
+    store: Store, registry: KindRegistry, arguments: list[str], selector
+) -> tuple[list[tuple[str, str]] | None, list[str]]:
+    """``(kind, name)`` of what ``export`` writes (None: the whole store) and the
+    NotFound messages of names asked for that matched nothing."""
+    if not arguments and selector is None:
+        return None, []
+    from kidx.query.selection import select
+    from kidx.query.targets import parse_targets, selection_rules
+
+    selection_rules(arguments, selector)
+    targets = parse_targets(arguments, registry, "export")
+    chosen = select(store.catalog(), targets, selector)
+    return [(info.kind, entry.name) for info, entry in chosen.entries], chosen.missing
+
+
 def export(
     store: Store, registry: KindRegistry, selected: list[tuple[str, str]] | None, selection: str, path: Path | None,
     stream=None,
