@@ -178,6 +178,20 @@ def _run(argv: list[str]) -> int:
 
     usage_error, click_exception = _parser_errors(typer)
     command = typer.main.get_command(build_app(names))
+    from kidx.store import interrupts
+
+    interrupts.keep_until_released()
+    try:
+        return _invoke(command, argv, name, output, usage_error, click_exception)
+    finally:
+        if interrupts.release():  # Ctrl-C came once the write was committing: that outcome stands
+            output.notice("interrupted after the write was committed: the outcome above is what the store holds")
+
+
+def _invoke(command, argv: list[str], name: str | None, output, usage_error, click_exception) -> int:
+    import typer
+
+
     try:
         result = command.main(args=_normalise(argv), prog_name="kidx", standalone_mode=False)
         if result == INTERRUPTED:  # typer returns this for Ctrl-C, silently; no kidx command does

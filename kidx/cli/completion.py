@@ -31,7 +31,7 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "version": ["--output", "-o"],
     "fsck": ["--repair", "--from-bundle", "--output", "-o", "--store"],
     "gc": ["--dry-run", "--store"],
-    "export": ["--output", "-o", "--selector", "-l", "--store"],
+    "export": ["--output", "-o", "--selector", "-l", "--format", "--store"],
     "compare": ["--selector", "-l", "--field-selector", "--references", "--by", "--baseline", "--threshold",
                 "--fail-on-regression", "--only", "--force", "--output", "-o", "--store"],
     "series": ["--selector", "-l", "--field-selector", "--references", "--label", "--baseline", "--threshold",

@@ -75,7 +75,8 @@ def run_get(
     result = find_objects(the_store, kind_registry(), query)
     out = output()
     if fmt.is_table:
-        options = listing.TableOptions(fmt.kind == "wide", show_labels, keys, no_headers, show_kind)
+        options = listing.TableOptions(fmt.kind == "wide", show_labels, keys, no_headers, show_kind,
+                                       speed_of_light=fmt.kind == "wide")
         out.data(listing.render_tables(result.groups, options, _reference_namer(the_store)))
     elif fmt.is_delimited:
         options = listing.TableOptions(True, show_labels, keys, no_headers, False)

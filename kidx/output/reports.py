@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from kidx.output.table import render_table
+from kidx.output.terminal import escape_control
 
 HISTORY_HEADERS = ["REVISION", "EVENT", "GENERATION", "DIGEST", "RECORDED", "CHANGES"]
 
@@ -49,7 +50,7 @@ def fsck_text(report: Any) -> str:
     lines.append(_counts("problem", report.problems) if report.problems else "no problems found")
     if report.notes:
         lines.append(_counts("note", report.notes))
-    return "".join(line + "\n" for line in lines)
+    return "".join(escape_control(line) + "\n" for line in lines)  # names and paths may hold ESC
 
 
 def _finding_line(finding: Any) -> str:

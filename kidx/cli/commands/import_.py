@@ -59,6 +59,11 @@ Examples:
   ./my_benchmark --benchmark_repetitions=10 --benchmark_out=results.json
   kidx import google-benchmark results.json --environment environment.yaml
 """,
+    "bmf": """\b
+Examples:
+  kidx import bmf results.bmf.json --environment environment.yaml
+  kidx export runs -l commit=abc123 --format bmf -o - | kidx import bmf /dev/stdin --store /tmp/other
+""",
     "nvbench": """\b
 Examples:
   ./my_nvbench_binary --json results.json
@@ -74,6 +79,8 @@ _DOCS = {
     "google-benchmark": """Import Google Benchmark JSON: one run per benchmark instance, its
     repetitions as raw samples (aggregates are kept with it, never runs of their own), and
     an environment from the file's context.""",
+    "bmf": """Import Bencher Metric Format JSON: one run per benchmark, every measure kept as
+    written; latency (ns) is the headline, its bounds the lower and upper measurements.""",
     "nvbench": """Import NVIDIA NVBench JSON: one run per benchmark state (GPU time of the
     CUDA-event timer, with its samples when recorded), and an environment per device.""",
 }
@@ -143,14 +150,19 @@ def bundle(
 
     suffix = parse_dry_run(dry_run)
     checked_output(output_format, ("name",))
+    from kidx.output.terminal import escape_control
+
     registry = kind_registry()
-    contents = read_bundle(file, [info.kind for info in registry.kinds])
-    report = restore(open_store(store), registry, contents, file, dry_run=suffix is not None)
+    contents = read_bundle(file, registry)
     out = output()
+    for warning in contents.warnings:
+        out.warning(warning)
+    report = restore(open_store(store), registry, contents, file, dry_run=suffix is not None)
     lines = []
     for outcome in report.outcomes:
         name = f"{outcome.info.qualified_name}/{outcome.name}"
-        lines.append(name if output_format == "name" else f"{name} {outcome.action}" + (f" {suffix}" if suffix else ""))
+        lines.append(name if output_format == "name" else escape_control(f"{name} {outcome.action}")
+                     + (f" {suffix}" if suffix else ""))
     out.data("".join(line + "\n" for line in lines))
     counts = Counter(outcome.action for outcome in report.outcomes)
     out.notice(

@@ -98,15 +98,14 @@ def record(
 
 def _capture(out, scratch) -> str:
     """This machine's environment, written to a file in ``scratch`` for the import."""
-    from kidx.capture.environment import environment_manifest
-    from kidx.capture.probes import gather
+    from kidx.api.recording import captured_environment
     from kidx.output.serialize import to_yaml
 
-    facts = gather()
+    manifest, facts = captured_environment()  # what env capture and kidx.capture_environment() build
     for note in facts.notes:
         out.notice(f"note: {note}")
     path = scratch / "environment.yaml"
-    path.write_text(to_yaml(environment_manifest(facts)), encoding="utf-8")
+    path.write_text(to_yaml(manifest), encoding="utf-8")
     return str(path)
 
 
