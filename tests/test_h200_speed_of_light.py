@@ -174,3 +174,31 @@ def test_get_runs_wide_shows_the_measured_share(kidx):
         ["288.6GB/s", "6.0%", "6.8%"],  # huggingface, rep-01: 1,073,905,664 B in 3.720624 ms
         ["3.275TB/s", "68.2%", "76.6%"],  # liger, rep-01: in 327.872 µs; 4.8 TB/s and 4.275 TB/s
     ]), large
+
+
+def test_nvbench_declared_bytes_become_the_workloads_cost(kidx):
+    """Imported, NVBench's declared reads and writes are the workload's spec.cost: kidx's
+    bandwidth is then the declared bytes over the median GPU time (NVBench's own column
+    divides by the mean)."""
+    assert kidx("import", "nvbench", str(SOL / "nvbench-blocking.json"),
+                "--environment", str(SOL / "environment-measured.yaml"))[0] == 0
+    code, out, err = kidx("get", "workloads", "-o", "jsonpath={range .items[*]}{.metadata.name} "
+                          "{.spec.cost.bytes}{\"\\n\"}{end}")
+    assert code == 0, err
+    assert sorted(out.splitlines()) == [
+        "nvbench-llama4-rope-forward-t-16384-provider-huggingface 687865856",
+        "nvbench-llama4-rope-forward-t-16384-provider-liger 687865856",
+        "nvbench-rms-norm-forward-t-32768-provider-huggingface 1073774592",
+        "nvbench-rms-norm-forward-t-32768-provider-liger 1073774592",
+    ]
+    code, out, err = kidx("get", "runs", "-o", "wide")
+    rows = {row.split()[0]: row.split()[-3:] for row in out.splitlines()[1:]}
+    liger = next(cells for name, cells in rows.items() if name.startswith("nvbench-rms-norm-forward-t-32768-provider-liger"))
+    # 1,073,774,592 B over the median 330.336 µs = 3.2506e12 B/s; 67.7 % of 4.8 TB/s, 76.0 % of 4.275 TB/s
+    assert liger == ["3.251TB/s", "67.7%", "76.0%"]
+    # a file that declared nothing: no cost, no columns
+    assert kidx("import", "nvbench", str(REPO / "tests" / "data" / "h200" / "nvbench.json"))[0] == 0
+    code, out, _ = kidx("get", "runs", "-l", "benchmark=llama4_rope_forward", "-o", "wide")
+    cells = {row.split()[0]: row.split()[-3:] for row in out.splitlines()[1:]}
+    undeclared = [c for name, c in cells.items() if "-seq-" in name]  # its axis is Seq, the other file's T
+    assert len(undeclared) == 4 and all(c == ["<none>"] * 3 for c in undeclared)
