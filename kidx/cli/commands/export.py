@@ -47,6 +47,7 @@ def export(
     from pathlib import Path
 
     from kidx.operations.export import export as write_export
+    from kidx.operations.export import export_selection
 
     if not output_file:
         raise UsageError("must specify -o FILE (or -o - for standard output)")
@@ -55,20 +56,8 @@ def export(
     label_selector = parse_selector(selector)
     registry = kind_registry()
     the_store = open_store(store)
-    selected = None
-    missing: list[str] = []
-    if arguments or label_selector is not None:
-        from kidx.query.selection import select
-        from kidx.query.targets import parse_targets, selection_rules
-
-        selection_rules(arguments or [], label_selector)
-        targets = parse_targets(arguments or [], registry, "export")
-        others = sorted({target.info.kind for target in targets} - {"BenchmarkRun"})
-        if export_format == "bmf" and others:
-            raise UsageError(f"BMF holds runs only, not {', '.join(others)}: select runs (kidx export runs …)")
-        chosen = select(the_store.catalog(), targets, label_selector)
-        missing = chosen.missing
-        selected = [(info.kind, entry.name) for info, entry in chosen.entries]
+    selected, missing = export_selection(the_store, registry, arguments or [], label_selector,
+                                         runs_only=export_format == "bmf")
     description = " ".join([*(arguments or []), *(["-l", selector] if selector else [])]) or "all"
     out = output()
     if missing:
