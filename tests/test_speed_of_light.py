@@ -344,3 +344,32 @@ def test_plot_leaves_out_runs_without_a_cost_and_says_so(kidx, tmp_path):
     # the five memory runs have no latency, so no bandwidth
     assert err.splitlines()[-1] == ("5 runs left out: no figure (no cost, or no peak for --y sol), "
                                     "or no value at workload.spec.parameters.seq")
+
+
+# --- spec.cost in the Workload CRD ------------------------------------------------------------
+
+def test_a_declared_cost_is_validated_and_an_absent_one_changes_no_digest(kidx, tmp_path):
+    import json
+
+    from kidx.identity import digest_of
+
+    base = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload", "metadata": {"name": "copy-1gib"},
+            "spec": {"operation": "copy", "parameters": {"bytes": 1 << 30}}}
+    declared = json.loads(json.dumps(base))
+    declared["spec"]["cost"] = {"bytes": 2 << 30}
+    assert digest_of(base) != digest_of(declared)
+    # the seed's digests are pinned by tests/test_identity.py; an absent cost is simply not hashed
+    assert digest_of(base) == digest_of({**base, "spec": dict(base["spec"])})
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(declared))
+    code, out, err = kidx("apply", "-f", str(path))
+    assert (code, err) == (0, "") and out == "workload.kernelindex.dev/copy-1gib created\n"
+    for cost, problem in (({"bytes": -1}, "spec.cost.bytes"), ({"bytes": 1.5}, "spec.cost.bytes"),
+                          ({"moved": 5}, "spec.cost")):
+        bad = json.loads(json.dumps(base))
+        bad["spec"]["cost"] = cost
+        path.write_text(json.dumps(bad))
+        code, out, err = kidx("apply", "-f", str(path))
+        assert code == 1 and problem in err, err
+    code, out, _ = kidx("explain", "workload.spec.cost")
+    assert code == 0 and "bytes" in out and "flops" in out
