@@ -27,7 +27,7 @@ from kidx.operations.analysed_runs import AnalysedRun, Referenced
 
 # Liger's importer keeps each CSV row in this annotation; its header names the sweep
 LIGER_ROW_ANNOTATION = "liger.kernelindex.dev/row"
-LIGER_X_NAME, LIGER_X_LABEL, LIGER_X_VALUE = 5, 6, 7
+LIGER_X_NAME, LIGER_X_LABEL, LIGER_X_VALUE, LIGER_CONFIG = 5, 6, 7, 11
 TITLE_SEPARATOR = " · "
 
 
@@ -97,8 +97,9 @@ class SiteModel(NamedTuple):
     unmeasured: int
 
 
-def sweep_of(run: AnalysedRun) -> tuple[str, str] | None:
-    """(parameter, axis label) the harness swept for this run, where it says so."""
+def _declared_sweep(run: AnalysedRun) -> tuple[tuple, list[str], str, str] | None:
+    """What the harness says about the sweep of this run: (the sweep's key, the workload
+    parameters equal to the point's x value, x name, x label)."""
     row = (run.manifest.get("metadata", {}).get("annotations") or {}).get(LIGER_ROW_ANNOTATION)
     parameters = (run.workload.spec or {}).get("parameters")
     if not isinstance(row, str) or not isinstance(parameters, dict):
@@ -107,14 +108,37 @@ def sweep_of(run: AnalysedRun) -> tuple[str, str] | None:
         fields = next(csv.reader([row]))
     except (csv.Error, StopIteration):
         return None
-    if len(fields) <= LIGER_X_VALUE:
+    if len(fields) <= LIGER_CONFIG:
         return None
     x_name, x_label, x_value = fields[LIGER_X_NAME], fields[LIGER_X_LABEL], fields[LIGER_X_VALUE]
     matching = sorted(name for name, value in parameters.items() if _same_value(value, x_value))
     if not matching:
         return None
-    chosen = x_name if x_name in matching else matching[0]
-    return chosen, x_label.strip() or chosen
+    key = (run.protocol.digest, run.environment.digest, run.workload.spec.get("operation") if run.workload.spec else None,
+           x_name, fields[LIGER_CONFIG])
+    return key, matching, x_name, x_label.strip()
+
+
+def declared_sweeps(runs: list[AnalysedRun]) -> dict[str, tuple[str, str] | None]:
+    """Per run name: (swept parameter, axis label) where the harness says so. Of the
+    parameters equal to a point's x value, the swept one equals it at every point of the
+    sweep (a fixed ``hidden 8192`` equals x only where ``seq`` is 8192 too)."""
+    found = {run.name: _declared_sweep(run) for run in runs}
+    shared: dict[tuple, set] = {}
+    for facts in found.values():
+        if facts is not None:
+            key, matching = facts[0], set(facts[1])
+            shared[key] = shared[key] & matching if key in shared else matching
+    result: dict[str, tuple[str, str] | None] = {}
+    for name, facts in found.items():
+        if facts is None:
+            result[name] = None
+            continue
+        key, matching, x_name, x_label = facts
+        candidates = sorted(shared[key]) or matching
+        chosen = x_name if x_name in candidates else candidates[0]
+        result[name] = (chosen, x_label or chosen)
+    return result
 
 
 def _same_value(value, text: str) -> bool:
@@ -187,6 +211,8 @@ def short_titles(titles: dict[str, str]) -> dict[str, str]:
 
 def line_label(implementation: Referenced, title: str | None, family_title: str) -> str:
     """The implementation's stored title without what the family's title already says."""
+    if implementation.digest is None:
+        return "(no implementation recorded)"
     if not title:
         return implementation.label
     shown = [segment for segment in title.split(TITLE_SEPARATOR) if segment not in family_title.split(TITLE_SEPARATOR)]
@@ -210,7 +236,7 @@ def _ratio(run: AnalysedRun, baseline: AnalysedRun) -> float:
 def build_model(runs: list[AnalysedRun], baselines: tuple[str, ...], titles: dict[str, str]) -> SiteModel:
     """``titles``: stored titles of referenced objects, by digest."""
     measured = [run for run in runs if run.measure is not None]
-    declared = {run.name: sweep_of(run) for run in measured}
+    declared = declared_sweeps(measured)
     guessed = _guess_sweeps([run for run in measured if declared[run.name] is None])
     buckets: dict[tuple, list[AnalysedRun]] = {}
     sweeps: dict[tuple, tuple[str, str] | None] = {}

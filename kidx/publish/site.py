@@ -19,7 +19,7 @@ from kidx.operations.series import Series, SeriesRequest, build_series
 from kidx.output.units import byte_size, nanoseconds, short_digest
 from kidx.publish import charts
 from kidx.publish.files import SiteFolder
-from kidx.publish.model import TITLE_SEPARATOR, Family, SiteModel, build_model, digest_hex, page_id, short_titles
+from kidx.publish.model import TITLE_SEPARATOR, Family, SiteModel, build_model, digest_hex, line_label, page_id, short_titles
 
 ASSETS = ("site.css", "site.js")
 REFERENCED_KINDS = ("BenchmarkProtocol", "Workload", "ExecutionEnvironment", "Implementation")
@@ -291,8 +291,9 @@ class _Pages:
                     steps[step] = point.run.observed
         order = sorted(steps, key=lambda s: (steps[s], s))
         chart_lines, tables = [], []
+        title = self.title(first.workload)
         for number, one in enumerate(members):
-            label = self.title(one.implementation)
+            label = line_label(one.implementation, self.titles.get(one.implementation.digest or ""), title)
             points, rows = [], []
             for point in one.points:
                 m = point.run.known_measure
@@ -310,7 +311,6 @@ class _Pages:
                              "cause": self._cause(point, one)})
             chart_lines.append(charts.ChartLine(label, points))
             tables.append({"series": one, "label": label, "rows": rows, "marker": charts.legend_marker(number)})
-        title = self.title(first.workload)
         quantity = _quantity(first.points[0].run.known_measure.metric)
         axis = self.request.release_label or "observed"
         description = f"{quantity} of {title} over {axis}, one line per implementation"
