@@ -34,8 +34,11 @@ def test_liger_head_site_has_every_kind_of_page(kidx, head_store, tmp_path):
     assert out == ""
     files = tree(site)
     runs = [p for p in files if p.startswith("runs/")]
-    assert len(runs) == 3897  # a page per run, named by its digest
-    assert all(re.fullmatch(r"runs/([0-9a-f]{2})/\1[0-9a-f]{62}\.html", p) for p in runs)
+    # runs whose digests share their first three hex digits share a page; each run is its anchor
+    assert all(re.fullmatch(r"runs/[0-9a-f]{3}\.html", p) for p in runs)
+    anchors = [m for p in runs for m in re.findall(r'<article class="run" id="([0-9a-f]{64})">', files[p].decode())]
+    assert len(anchors) == len(set(anchors)) == 3897
+    assert all(f"runs/{a[:3]}.html" in files for a in anchors)
     groups = [p for p in files if p.startswith("groups/") and p.endswith(".html")]
     assert len(groups) == len([p for p in files if p.startswith("groups/") and p.endswith(".json")])
     assert len([p for p in files if p.startswith("environments/")]) == 6
@@ -48,11 +51,12 @@ def test_liger_head_site_has_every_kind_of_page(kidx, head_store, tmp_path):
     # the seed's run page: its manifest, references and the commands that show it
     code, digest, _ = kidx("get", "run", SEED_RUN_NAME, "-o", "jsonpath={.metadata.digest}", store_path=head_store)
     hexdigits = digest.removeprefix("sha256:")
-    seed = files[f"runs/{hexdigits[:2]}/{hexdigits}.html"].decode()
+    seed = files[f"runs/{hexdigits[:3]}.html"].decode()
+    assert f'<article class="run" id="{hexdigits}">' in seed
     assert f"kidx describe run {SEED_RUN_NAME}" in seed
     assert f"kidx get run {digest} -o yaml" in seed
     assert "sha256:080e6e66e4ec75a131aa0c9121c74b8e8eed64e7b6d621d567c6a28f79548be8" in seed  # its protocol
-    assert 'href="../../environments/2750ae381d6de582f1eb6b9008e0987463d19ede8af127d97d76c5ae09121393.html"' in seed
+    assert 'href="../environments/2750ae381d6de582f1eb6b9008e0987463d19ede8af127d97d76c5ae09121393.html"' in seed
     assert "&#34;latencyNs&#34;: {" in seed  # the manifest, escaped
 
 
@@ -118,14 +122,14 @@ def test_republishing_rewrites_what_changed_and_removes_deleted_runs(kidx, tmp_p
     assert publish(kidx, site)[0] == 0
     (site / "CNAME").write_text("bench.example.org\n")  # the user's file: never touched
     before = tree(site)
-    seed_page = "runs/6e/6e70abf28bfccdbc8dde69ec6347a8f22a416952374d02a065d78a2cb9973cba.html"
-    assert seed_page in before
+    seed_page = "runs/6e7.html"
+    assert 'id="6e70abf28bfccdbc8dde69ec6347a8f22a416952374d02a065d78a2cb9973cba"' in before[seed_page].decode()
     code, out, err = kidx("delete", "run", SEED_RUN_NAME)
     assert code == 0, err
     code, _, err = publish(kidx, site)
     assert code == 0, err
     after = tree(site)
-    assert seed_page not in after and not (site / "runs" / "6e").exists()
+    assert seed_page not in after and not (site / seed_page).exists()
     assert after["CNAME"] == b"bench.example.org\n"
     changed = sorted(p for p in after if p in before and after[p] != before[p])
     # the index and regressions pages lose the seed's row; its group family and environment go

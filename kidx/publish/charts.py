@@ -19,7 +19,7 @@ COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#0
 DASHES = ("", "7 4", "2 3", "9 3 2 3", "12 5", "4 2 1 2", "1 2", "6 2 6 6")
 MARKERS = ("circle", "square", "triangle", "diamond", "down", "cross", "plus", "star")
 WIDTH, HEIGHT = 880, 420
-LEFT, RIGHT, TOP, BOTTOM = 78, 18, 16, 56
+LEFT, RIGHT, TOP, BOTTOM = 96, 18, 16, 56
 
 
 class ChartPoint(NamedTuple):
@@ -41,6 +41,10 @@ def style(index: int) -> tuple[str, str, str]:
     return COLOURS[index % len(COLOURS)], DASHES[index % len(DASHES)], MARKERS[index % len(MARKERS)]
 
 
+_STAR = [(math.sin(a * math.pi / 5) * (1.2 if a % 2 == 0 else 0.5),
+          -math.cos(a * math.pi / 5) * (1.2 if a % 2 == 0 else 0.5)) for a in range(10)]
+
+
 def marker(shape: str, x: float, y: float, size: float = 5.0) -> str:
     """The SVG element of one marker centred on (x, y)."""
     s = size
@@ -48,7 +52,7 @@ def marker(shape: str, x: float, y: float, size: float = 5.0) -> str:
         return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{s * 0.9:.1f}"/>'
     if shape == "square":
         return f'<rect x="{x - s * 0.8:.1f}" y="{y - s * 0.8:.1f}" width="{s * 1.6:.1f}" height="{s * 1.6:.1f}"/>'
-    corners = {
+    shapes: dict[str, list[tuple[float, float]]] = {
         "triangle": [(0, -1.1), (1, 0.75), (-1, 0.75)],
         "down": [(0, 1.1), (1, -0.75), (-1, -0.75)],
         "diamond": [(0, -1.2), (1, 0), (0, 1.2), (-1, 0)],
@@ -56,9 +60,9 @@ def marker(shape: str, x: float, y: float, size: float = 5.0) -> str:
                   (-0.6, 1), (-1, 0.6), (-0.4, 0)],
         "plus": [(-0.3, -1), (0.3, -1), (0.3, -0.3), (1, -0.3), (1, 0.3), (0.3, 0.3), (0.3, 1), (-0.3, 1),
                  (-0.3, 0.3), (-1, 0.3), (-1, -0.3), (-0.3, -0.3)],
-        "star": [(math.sin(a * math.pi / 5) * (1.2 if a % 2 == 0 else 0.5),
-                  -math.cos(a * math.pi / 5) * (1.2 if a % 2 == 0 else 0.5)) for a in range(10)],
-    }[shape]
+        "star": _STAR,
+    }
+    corners = shapes[shape]
     points = " ".join(f"{x + dx * s:.1f},{y + dy * s:.1f}" for dx, dy in corners)
     return f'<polygon points="{points}"/>'
 
@@ -135,8 +139,9 @@ def _number(value: float) -> str:
 
 
 def line_chart(lines: list[ChartLine], x_label: str, y_label: str, y_format: Callable[[float], str],
-               description: str, x_names: list[str] | None = None) -> str:
-    """A chart of lines against x; ``x_names``: categorical x values, in order."""
+               description: str, x_names: list[str] | None = None, binary: bool = False) -> str:
+    """A chart of lines against x; ``x_names``: categorical x values, in order; ``binary``:
+    y is a size in bytes, ticked at round numbers of KiB, MiB or GiB."""
     xs = [p.x for line in lines for p in line.points]
     categorical = x_names is not None or any(isinstance(x, str) for x in xs)
     if categorical and x_names is None:
@@ -177,7 +182,11 @@ def line_chart(lines: list[ChartLine], x_label: str, y_label: str, y_format: Cal
         def x_pos(x) -> float:
             return x_scale(float(x))
         x_ticks = [(x_scale(t), _number(t)) for t in ticks]
-    y_ticks = _log_ticks(y_low, y_high) if y_log else _nice_ticks(y_low, y_high)
+    if y_log:
+        y_ticks = _log_ticks(y_low, y_high)
+    else:
+        unit = next((2.0 ** e for e in (40, 30, 20, 10) if y_high >= 2.0 ** e), 1.0) if binary else 1.0
+        y_ticks = [t * unit for t in _nice_ticks(y_low / unit, y_high / unit)]
     out = [f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(description)}">',
            f'<title>{escape(description)}</title>', '<g class="grid">']
     for tick in y_ticks:
@@ -209,11 +218,11 @@ def line_chart(lines: list[ChartLine], x_label: str, y_label: str, y_format: Cal
     for number, line in enumerate(lines):
         colour, dash, shape = style(number)
         placed = [(x_pos(p.x), p) for p in line.points]
-        band = [(x, p) for x, p in placed if p.low is not None and p.high is not None and p.low > 0]
+        band = [(x, p.low, p.high) for x, p in placed if p.low is not None and p.high is not None and p.low > 0]
         out.append(f'<g class="series" data-line="{escape(line.label)}">')
         if len(band) >= 2:
-            upper = " ".join(f"{x:.1f},{y_scale(p.high):.1f}" for x, p in band)
-            lower = " ".join(f"{x:.1f},{y_scale(p.low):.1f}" for x, p in reversed(band))
+            upper = " ".join(f"{x:.1f},{y_scale(high):.1f}" for x, _, high in band)
+            lower = " ".join(f"{x:.1f},{y_scale(low):.1f}" for x, low, _ in reversed(band))
             out.append(f'<polygon class="band" fill="{colour}" points="{upper} {lower}"/>')
         if len(placed) >= 2:
             path = " ".join(f"{x:.1f},{y_scale(p.y):.1f}" for x, p in placed)

@@ -18,14 +18,32 @@ SITE_LIST = ".kidx-site"
 
 
 class SiteFolder:
-    def __init__(self, root: Path):
+    """Pages are compared and written as they are added, so a large site is never held in
+    memory; ``finish`` removes what the previous publish wrote and this one did not."""
+
+    def __init__(self, root: Path, dry_run: bool = False):
         self.root = Path(root)
-        self.pages: dict[str, bytes] = {}
+        self.dry_run = dry_run
+        self.previous = self._previous()  # refuses a folder that is not a site before anything is written
+        self.pages: set[str] = set()
+        self.written: list[str] = []
+        self.unchanged = 0
 
     def add(self, path: str, text: str) -> None:
         if path in self.pages:
             raise ValueError(f"two pages at {path}")
-        self.pages[path] = text.encode("utf-8")
+        self.pages.add(path)
+        data = text.encode("utf-8")
+        target = self.root / path
+        try:
+            if target.stat().st_size == len(data) and target.read_bytes() == data:
+                self.unchanged += 1
+                return
+        except FileNotFoundError:
+            pass
+        self.written.append(path)
+        if not self.dry_run:
+            _write(target, data)
 
     def _previous(self) -> list[str]:
         listed = self.root / SITE_LIST
@@ -40,24 +58,10 @@ class SiteFolder:
                             "there): publish into an empty or new folder")
         return []
 
-    def commit(self, dry_run: bool = False) -> tuple[list[str], int, list[str]]:
-        """(paths written, how many were unchanged, paths removed)."""
-        previous = self._previous()
-        written, unchanged = [], 0
-        for path in sorted(self.pages):
-            target = self.root / path
-            data = self.pages[path]
-            try:
-                if target.stat().st_size == len(data) and target.read_bytes() == data:
-                    unchanged += 1
-                    continue
-            except FileNotFoundError:
-                pass
-            written.append(path)
-            if not dry_run:
-                _write(target, data)
-        removed = sorted(set(previous) - set(self.pages))
-        if not dry_run:
+    def finish(self) -> list[str]:
+        """Remove the pages of the previous publish that this one did not write; the paths removed."""
+        removed = sorted(set(self.previous) - self.pages)
+        if not self.dry_run:
             for path in removed:
                 target = self.root / path
                 if target.is_file():
@@ -67,7 +71,7 @@ class SiteFolder:
             target = self.root / SITE_LIST
             if not target.is_file() or target.read_bytes() != listing:
                 _write(target, listing)
-        return written, unchanged, removed
+        return removed
 
 
 def _write(target: Path, data: bytes) -> None:

@@ -81,6 +81,7 @@ class Cell(NamedTuple):
 class Row(NamedTuple):
     id: str
     title: str
+    kernel: str  # the kernel page it is on
     protocol: Referenced
     x_label: str
     implementation: str  # the line label
@@ -89,7 +90,29 @@ class Row(NamedTuple):
     search: str  # lower-case text the search box matches
 
 
+class Summary(NamedTuple):
+    """Cells of one kernel, pass and implementation on one environment, taken together."""
+
+    speedup: float | None  # geometric mean of the families' latest speedups
+    history: list[tuple[str, float]]  # by day, the geometric mean of the families' speedups that day
+    baseline: bool  # the implementation is the baseline of every family
+    families: int
+
+
+class KernelRow(NamedTuple):
+    """The index's row: one kernel (operation) and protocol, one implementation."""
+
+    kernel: str  # page id of the kernel's page
+    title: str
+    protocol: Referenced
+    implementation: str
+    cells: dict[str, Summary]  # by environment digest
+    labels: list[str]
+    search: str
+
+
 class SiteModel(NamedTuple):
+    kernels: list[KernelRow]
     families: list[Family]
     rows: list[Row]
     environments: list[Referenced]
@@ -114,8 +137,8 @@ def _declared_sweep(run: AnalysedRun) -> tuple[tuple, list[str], str, str] | Non
     matching = sorted(name for name, value in parameters.items() if _same_value(value, x_value))
     if not matching:
         return None
-    key = (run.protocol.digest, run.environment.digest, run.workload.spec.get("operation") if run.workload.spec else None,
-           x_name, fields[LIGER_CONFIG])
+    operation = (run.workload.spec or {}).get("operation")
+    key = (run.protocol.digest, run.environment.digest, operation, x_name, fields[LIGER_CONFIG])
     return key, matching, x_name, x_label.strip()
 
 
@@ -127,8 +150,8 @@ def declared_sweeps(runs: list[AnalysedRun]) -> dict[str, tuple[str, str] | None
     shared: dict[tuple, set] = {}
     for facts in found.values():
         if facts is not None:
-            key, matching = facts[0], set(facts[1])
-            shared[key] = shared[key] & matching if key in shared else matching
+            points = set(facts[1])
+            shared[facts[0]] = shared[facts[0]] & points if facts[0] in shared else points
     result: dict[str, tuple[str, str] | None] = {}
     for name, facts in found.items():
         if facts is None:
@@ -168,7 +191,7 @@ def _numeric(value) -> bool:
 def _guess_sweeps(runs: list[AnalysedRun]) -> dict[str, tuple[str, str] | None]:
     """For workloads the harness says nothing about: per workload digest, the numeric
     parameter with the most distinct values among otherwise equal workloads."""
-    workloads = {run.workload.digest: run.workload.spec or {} for run in runs}
+    workloads = {run.workload.digest: run.workload.spec or {} for run in runs if run.workload.digest}
     found: dict[str, tuple[str, str] | None] = {}
     names = sorted({name for spec in workloads.values() for name, value in (spec.get("parameters") or {}).items()
                     if _numeric(value)})
@@ -263,14 +286,53 @@ def build_model(runs: list[AnalysedRun], baselines: tuple[str, ...], titles: dic
         first = next(iter(row_cells.values())).family
         labels = sorted({f"{k}={v}" for cell in row_cells.values() for point in cell.line.points
                          for k, v in point.run.labels.items()})
-        text = " ".join([first.title, label, first.protocol.label, *(c.family.environment.label for c in row_cells.values()),
+        text = " ".join([first.title, label, first.protocol.label,
+                         *(c.family.environment.label for c in row_cells.values()),
                          *(c.line.implementation.label for c in row_cells.values())])
-        rows.append(Row(row_id, first.title, first.protocol, first.x_label, label, row_cells, labels, text.lower()))
+        kernel = page_id(["kernel", _operation(first)])
+        rows.append(Row(row_id, first.title, kernel, first.protocol, first.x_label, label, row_cells, labels,
+                        text.lower()))
     rows.sort(key=lambda r: (r.title, _protocol_title(r.protocol, titles), r.x_label, r.id,
                              not any(c.line.baseline for c in r.cells.values()), r.implementation))
+    kernels = _kernel_rows(rows, titles)
     environments = sorted({run.environment.digest: run.environment for run in runs if run.environment.digest}.values(),
                           key=lambda e: (e.label, e.digest))
-    return SiteModel(families, rows, environments, runs, len(runs) - len(measured))
+    return SiteModel(kernels, families, rows, environments, runs, len(runs) - len(measured))
+
+
+def _operation(family: Family) -> str:
+    return family.title.split(TITLE_SEPARATOR)[0]
+
+
+def summary(cells: list[Cell]) -> Summary:
+    days: dict[str, list[float]] = {}
+    for cell in cells:
+        for day, value in cell.history:
+            days.setdefault(day, []).append(value)
+    speedups = [cell.speedup for cell in cells if cell.speedup is not None]
+    history = [(day, _geomean(values) or 1.0) for day, values in sorted(days.items())]
+    return Summary(_geomean(speedups), history, all(cell.line.baseline for cell in cells), len(cells))
+
+
+def _kernel_rows(rows: list[Row], titles: dict[str, str]) -> list[KernelRow]:
+    grouped: dict[tuple, list[Row]] = {}
+    for row in rows:
+        grouped.setdefault((row.kernel, row.protocol.digest, row.implementation), []).append(row)
+    result = []
+    for (kernel, _, implementation), members in grouped.items():
+        by_environment: dict[str, list[Cell]] = {}
+        for row in members:
+            for environment, cell in row.cells.items():
+                by_environment.setdefault(environment, []).append(cell)
+        first = members[0]
+        title = _operation(next(iter(first.cells.values())).family)
+        labels = sorted({label for row in members for label in row.labels})
+        search = " ".join(sorted({word for row in members for word in row.search.split()}))
+        result.append(KernelRow(kernel, title, first.protocol, implementation,
+                                {e: summary(cells) for e, cells in by_environment.items()}, labels, search))
+    result.sort(key=lambda r: (r.title, _protocol_title(r.protocol, titles), r.protocol.digest or "",
+                               not all(s.baseline for s in r.cells.values()), r.implementation))
+    return result
 
 
 def _protocol_title(protocol: Referenced, titles: dict[str, str]) -> str:
@@ -339,7 +401,8 @@ def _x_order(x) -> tuple:
 
 
 def _cell(family: Family, line: Line, baseline: str | None, by_shape: dict) -> Cell:
-    latest, history = [], {}
+    latest: list[float] = []
+    history: dict[str, list[float]] = {}
     shapes = {workload for workload, implementation in by_shape if implementation == line.implementation.digest}
     for workload in sorted(shapes, key=str):
         base_runs = sorted(by_shape.get((workload, baseline), []), key=lambda r: (r.observed, r.name))

@@ -19,9 +19,21 @@ from kidx.operations.series import Series, SeriesRequest, build_series
 from kidx.output.units import byte_size, nanoseconds, short_digest
 from kidx.publish import charts
 from kidx.publish.files import SiteFolder
-from kidx.publish.model import TITLE_SEPARATOR, Family, SiteModel, build_model, digest_hex, line_label, page_id, short_titles
+from kidx.publish.model import (
+    TITLE_SEPARATOR,
+    Family,
+    SiteModel,
+    Summary,
+    build_model,
+    digest_hex,
+    line_label,
+    page_id,
+    short_titles,
+    summary,
+)
 
 ASSETS = ("site.css", "site.js")
+RUN_SHARD = 3  # hex digits: 4,096 run pages at most
 REFERENCED_KINDS = ("BenchmarkProtocol", "Workload", "ExecutionEnvironment", "Implementation")
 
 
@@ -50,6 +62,7 @@ class PublishReport(NamedTuple):
 
 def publish(store, registry, request: PublishRequest) -> PublishReport:
     jinja = _jinja()
+    folder = SiteFolder(request.folder, request.dry_run)
     selection = select_runs(store, registry, request)
     if selection.missing:
         raise KidxError("; ".join(selection.missing))
@@ -62,14 +75,13 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
         baseline=request.baselines[0] if request.baselines else None,
     ))
     pages = _Pages(jinja, request, model, series.series, titles, run_reference_fields(registry))
-    folder = SiteFolder(request.folder)
     for path, text in pages.render():
         folder.add(path, text)
     for asset in ASSETS:
         folder.add(f"assets/{asset}", resources.files("kidx.publish").joinpath("assets", asset).read_text("utf-8"))
-    written, unchanged, removed = folder.commit(dry_run=request.dry_run)
-    return PublishReport(len(folder.pages), written, unchanged, removed, len(runs), len(model.families),
-                         len(series.series))
+    removed = folder.finish()
+    return PublishReport(len(folder.pages), folder.written, folder.unchanged, removed, len(runs),
+                         len(model.families), len(series.series))
 
 
 def _jinja():
@@ -108,9 +120,33 @@ def _quantity(metric: str) -> str:
     return {"latency": "latency", "peak_memory": "peak memory"}.get(metric, metric)
 
 
+def run_page(run: AnalysedRun) -> str:
+    """The page a run is on: runs whose digests share their first RUN_SHARD hex digits share one."""
+    return f"runs/{digest_hex(run.manifest['metadata']['digest'])[:RUN_SHARD]}.html"
+
+
 def run_path(run: AnalysedRun) -> str:
-    hexdigits = digest_hex(run.manifest["metadata"]["digest"])
-    return f"runs/{hexdigits[:2]}/{hexdigits}.html"
+    """A run's permanent address: its page and, as the anchor, its digest's hex digits."""
+    return f"{run_page(run)}#{digest_hex(run.manifest['metadata']['digest'])}"
+
+
+def manifest_text(manifest: dict) -> str:
+    """The manifest as indented JSON down to the spec's fields, each value on one line
+    (json's C encoder writes only compact JSON; indenting it all would cost most of a
+    large site's time)."""
+    def compact(value) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    def block(mapping: dict, indent: str, depth: int) -> str:
+        if not mapping:
+            return "{}"
+        inner = indent + "  "
+        parts = [f"{inner}{compact(key)}: "
+                 + (block(value, inner, depth - 1) if depth > 0 and isinstance(value, dict) else compact(value))
+                 for key, value in mapping.items()]
+        return "{\n" + ",\n".join(parts) + "\n" + indent + "}"
+
+    return block(manifest, "", 2)
 
 
 def environment_path(environment: Referenced) -> str:
@@ -143,8 +179,8 @@ class _Pages:
         self.family_of_run: dict[str, Family] = {}
         for family in model.families:
             for line in family.lines:
-                for point in line.points:
-                    self.family_of_run[point.run.name] = family
+                for drawn in line.points:
+                    self.family_of_run[drawn.run.name] = family
         self.fields = sorted(field for field, _ in reference_fields.values())
         self.referrers: dict[str, list[AnalysedRun]] = {}
         for run in model.runs:
@@ -166,6 +202,7 @@ class _Pages:
 
     def render(self):
         yield self.index()
+        yield from self.kernels()
         yield self.regressions()
         for family in self.model.families:
             yield from self.family(family)
@@ -173,51 +210,88 @@ class _Pages:
             yield self.series_page(pid, members)
         for environment in self.model.environments:
             yield self.environment(environment)
-        for run in self.model.runs:
-            yield self.run(run)
+        yield from self.run_pages()
 
-    # the index -------------------------------------------------------------------------
+    # the index and the kernel pages --------------------------------------------------
+    def _cell(self, summary: Summary, environment: Referenced, label: str, href: str) -> dict:
+        speedup = summary.speedup
+        if summary.baseline:
+            tip = f"{label} on {environment.label}: the baseline"
+        elif speedup is None:
+            tip = f"{label} on {environment.label}: no run of the baseline to compare with"
+        else:
+            tip = f"{label} on {environment.label}: {speedup:.2f}× the baseline's speed"
+        if summary.families > 1:
+            tip += f" (geometric mean over {summary.families} group families)"
+        if len(summary.history) > 1:
+            tip += f"; {len(summary.history)} days of history"
+        return {
+            "href": href, "baseline": summary.baseline,
+            "speedup": f"{speedup:.2f}×" if speedup is not None else "–",
+            "class": "baseline" if summary.baseline else _speedup_class(speedup),
+            "spark": (charts.sparkline([v for _, v in summary.history])
+                      if len(summary.history) > 1 and not summary.baseline else ""),
+            "tip": tip,
+        }
+
+    def _columns(self, rows) -> list[tuple[Referenced, str]]:
+        present = {digest for row in rows for digest in row.cells}
+        environments = [e for e in self.model.environments if e.digest in present]
+        names = short_titles({e.digest or "": self.title(e) for e in environments})
+        return [(e, names.get(e.digest or "", e.label)) for e in environments]
+
+    def _protocol_names(self) -> dict[str, str]:
+        return short_titles({f.protocol.digest or "": self.title(f.protocol) for f in self.model.families})
+
     def index(self):
-        environments = [e for e in self.model.environments
-                        if any(e.digest in row.cells for row in self.model.rows)]
-        rows = []
-        previous = None
-        for row in self.model.rows:
-            cells = []
-            for environment in environments:
-                cell = row.cells.get(environment.digest or "")
-                if cell is None:
-                    cells.append(None)
-                    continue
-                cells.append({
-                    "href": f"groups/{cell.family.id}.html",
-                    "baseline": cell.line.baseline,
-                    "speedup": f"{cell.speedup:.2f}×" if cell.speedup is not None else "–",
-                    "class": "baseline" if cell.line.baseline else _speedup_class(cell.speedup),
-                    "spark": charts.sparkline([v for _, v in cell.history]) if len(cell.history) > 1 else "",
-                    "tip": (f"{cell.line.label} on {environment.label}: "
-                            + ("the baseline" if cell.line.baseline else
-                               f"{cell.speedup:.2f}× the baseline's speed" if cell.speedup else "no baseline run")
-                            + (f"; {len(cell.history)} days of history" if len(cell.history) > 1 else "")),
-                })
-            head = (row.id, row.title) != previous
-            previous = (row.id, row.title)
-            rows.append({"row": row, "cells": cells, "head": head, "protocol": self.title(row.protocol)})
-        filters = self._filters()
-        env_names = short_titles({e.digest or "": self.title(e) for e in environments})
-        protocol_names = short_titles({r.protocol.digest or "": self.title(r.protocol) for r in self.model.rows})
-        for item in rows:
-            head, _, rest = item["row"].title.partition(TITLE_SEPARATOR)
-            item.update(kernel=head, shape=rest.replace(TITLE_SEPARATOR, ", "),
-                        protocol=protocol_names.get(item["row"].protocol.digest or "", item["protocol"]))
-        columns = [(e, env_names.get(e.digest or "", e.label)) for e in environments]
-        return self.page("index.html", "index.html", rows=rows, columns=columns, filters=filters,
+        columns = self._columns(self.model.kernels)
+        protocols = self._protocol_names()
+        rows, previous = [], None
+        for row in self.model.kernels:
+            href = f"kernels/{row.kernel}.html"
+            cells = [self._cell(row.cells[e.digest or ""], e, row.implementation, href)
+                     if (e.digest or "") in row.cells else None for e, _ in columns]
+            head = (row.kernel, row.protocol.digest) != previous
+            previous = (row.kernel, row.protocol.digest)
+            rows.append({"head": head, "title": row.title, "href": href, "cells": cells,
+                         "protocol": protocols.get(row.protocol.digest or "", row.protocol.label), "detail": "",
+                         "implementation": row.implementation, "labels": " ".join(row.labels),
+                         "search": row.search})
+        return self.page("index.html", "index.html", rows=rows, columns=columns, filters=self._filters(),
                          runs=len(self.model.runs), families=len(self.model.families),
+                         kernels=len({row.kernel for row in self.model.kernels}),
                          series=len(self.series_pages), environments_count=len(self.model.environments))
 
-    def _filters(self) -> list[tuple[str, list[str]]]:
-        values: dict[str, set] = {}
+    def kernels(self):
+        protocols = self._protocol_names()
+        by_kernel: dict[str, list] = {}
         for row in self.model.rows:
+            by_kernel.setdefault(row.kernel, []).append(row)
+        for kernel, members in sorted(by_kernel.items()):
+            columns = self._columns(members)
+            rows, previous = [], None
+            for row in members:
+                cells = []
+                for environment, _ in columns:
+                    cell = row.cells.get(environment.digest or "")
+                    cells.append(None if cell is None else self._cell(
+                        summary([cell]), environment, row.implementation, f"../groups/{cell.family.id}.html"))
+                head = (row.id, row.title) != previous
+                previous = (row.id, row.title)
+                _, _, shape = row.title.partition(TITLE_SEPARATOR)
+                detail = (f"by {row.x_label}" if row.x_label else "") + (
+                    f" · {shape.replace(TITLE_SEPARATOR, ', ')}" if shape else "")
+                rows.append({"head": head, "title": row.title.split(TITLE_SEPARATOR)[0], "href": "",
+                             "cells": cells, "protocol": protocols.get(row.protocol.digest or "", row.protocol.label),
+                             "detail": detail, "implementation": row.implementation, "labels": " ".join(row.labels),
+                             "search": row.search})
+            title = rows[0]["title"]
+            yield self.page("kernel.html", f"kernels/{kernel}.html", rows=rows, columns=columns, title=title,
+                            filters=self._filters(members))
+
+    def _filters(self, rows=None) -> list[tuple[str, list[str]]]:
+        values: dict[str, set] = {}
+        for row in self.model.kernels if rows is None else rows:
             for pair in row.labels:
                 key, _, value = pair.partition("=")
                 values.setdefault(key, set()).add(value)
@@ -227,7 +301,9 @@ class _Pages:
     def family(self, family: Family):
         path = f"groups/{family.id}.html"
         root = "../"
-        unit_format = (lambda v: format_value(v, family.unit))
+
+        def unit_format(value: float) -> str:
+            return format_value(value, family.unit)
         chart_lines = []
         for line in family.lines:
             points = []
@@ -247,8 +323,9 @@ class _Pages:
         description = (f"{quantity} of {family.title} against {x_label}, one line per implementation, "
                        f"on {family.environment.label}")
         x_names = [family.title] if family.x_param is None else None
-        svg = charts.line_chart(chart_lines, x_label, f"{quantity} ({'lower is better' if family.lower_is_better else 'higher is better'})",
-                                unit_format, description, x_names)
+        better = "lower is better" if family.lower_is_better else "higher is better"
+        svg = charts.line_chart(chart_lines, x_label, f"{quantity} ({better})", unit_format, description, x_names,
+                                binary=family.unit == "B")
         table = []
         for number, line in enumerate(family.lines):
             for point in line.points:
@@ -263,9 +340,10 @@ class _Pages:
         legend = [{"label": line.label, "marker": charts.legend_marker(number), "baseline": line.baseline,
                    "implementation": line.implementation} for number, line in enumerate(family.lines)]
         kernel, _, shape = family.title.partition(TITLE_SEPARATOR)
-        yield self.page("group.html", path, family=family, svg=svg, kernel=kernel, shape=shape, legend=legend, table=table,
-                        protocol_title=self.title(family.protocol), environment_title=self.title(family.environment),
-                        environment_href=root + environment_path(family.environment) if family.environment.digest else "",
+        yield self.page("group.html", path, family=family, svg=svg, kernel=kernel, shape=shape, legend=legend,
+                        table=table, protocol_title=self.title(family.protocol),
+                        environment_title=self.title(family.environment),
+                        environment_href=self._environment_href(family.environment, root),
                         quantity=quantity, x_label=x_label)
         data = {
             "title": family.title, "protocol": family.protocol.name, "environment": family.environment.name,
@@ -314,13 +392,18 @@ class _Pages:
         quantity = _quantity(first.points[0].run.known_measure.metric)
         axis = self.request.release_label or "observed"
         description = f"{quantity} of {title} over {axis}, one line per implementation"
-        svg = charts.line_chart(chart_lines, axis, quantity, lambda v: format_value(v, unit), description, order)
+        svg = charts.line_chart(chart_lines, axis, quantity, lambda v: format_value(v, unit), description, order,
+                                binary=unit == "B")
         family = self.family_of_run.get(first.points[-1].run.name)
         return self.page("series.html", path, title=title, svg=svg, tables=tables, first=first,
                          protocol_title=self.title(first.protocol), environment_title=self.title(first.environment),
-                         environment_href=root + environment_path(first.environment) if first.environment.digest else "",
+                         environment_href=self._environment_href(first.environment, root),
                          family_href=f"{root}groups/{family.id}.html" if family else "", axis=axis,
                          release_label=self.request.release_label)
+
+    @staticmethod
+    def _environment_href(environment: Referenced, root: str) -> str:
+        return root + environment_path(environment) if environment.digest else ""
 
     def _step(self, point) -> str:
         if self.request.release_label and point.label is not None:
@@ -379,19 +462,25 @@ class _Pages:
         families = sorted((f for f in self.model.families if f.environment.digest == environment.digest),
                           key=lambda f: (f.title, self.title(f.protocol), f.id))
         return self.page("environment.html", path, environment=environment, title=self.title(environment),
-                         facts=_flatten(spec), families=families, runs=len(self.referrers.get(environment.digest or "", [])),
-                         titles=self.titles)
+                         facts=_flatten(spec), families=families,
+                         runs=len(self.referrers.get(environment.digest or "", [])), titles=self.titles)
 
-    def run(self, run: AnalysedRun):
-        path = run_path(run)
+    def run_pages(self):
+        shards: dict[str, list[AnalysedRun]] = {}
+        for run in self.model.runs:
+            shards.setdefault(run_page(run), []).append(run)
+        for path, runs in sorted(shards.items()):
+            runs.sort(key=lambda r: r.manifest["metadata"]["digest"])
+            yield self.page("runs.html", path, runs=[self._run(run) for run in runs])
+
+    def _run(self, run: AnalysedRun) -> dict:
         references = []
-        spec = run.manifest.get("spec") or {}
         for role in ("protocol", "workload", "environment", "implementation"):
             referenced = run.reference(role)
             if referenced.digest is None:
                 continue
             references.append({
-                "role": role, "field": next((f for f in self.fields if f.startswith(role)), role), "referenced": referenced,
+                "role": role, "referenced": referenced,
                 "title": self.titles.get(referenced.digest, ""),
                 "href": environment_path(referenced) if role == "environment" and referenced.name else "",
             })
@@ -399,13 +488,11 @@ class _Pages:
         referrers = [r for r in self.referrers.get(digest, []) if r is not run]
         family = self.family_of_run.get(run.name)
         series = self.series_of_run.get(run.name)
-        text = json.dumps(run.manifest, indent=2, ensure_ascii=False, sort_keys=False)
-        del spec
-        return self.page("run.html", path, run=run, digest=digest, manifest=text, references=references,
-                         referrers=[(r, run_path(r)) for r in referrers],
-                         family_href=f"groups/{family.id}.html" if family else "",
-                         series_href=f"series/{series}.html" if series else "",
-                         measure=(format_value(run.measure.value, run.measure.unit) if run.measure else ""))
+        return {"run": run, "digest": digest, "anchor": digest_hex(digest), "manifest": manifest_text(run.manifest),
+                "references": references, "referrers": [(r, run_path(r)) for r in referrers],
+                "family_href": f"groups/{family.id}.html" if family else "",
+                "series_href": f"series/{series}.html" if series else "",
+                "measure": format_value(run.measure.value, run.measure.unit) if run.measure else ""}
 
 
 def _flatten(value, prefix: str = "") -> list[tuple[str, str]]:
