@@ -55,8 +55,8 @@ metadata:
 spec: {status: passed}
 """
 COMMANDS = ["api-resources", "apply", "compare", "completion", "delete", "describe", "diff", "digest", "env",
-            "explain", "export", "fsck", "gc", "get", "history", "import", "plot", "publish", "pull", "push", "series",
-            "version"]
+            "explain", "export", "fsck", "gc", "get", "history", "import", "plot", "publish", "pull", "push", "record",
+            "series", "version"]
 TYPE_WORDS = [
     "benchmarkprotocol", "benchmarkprotocols", "benchmarkrun", "benchmarkruns", "bp", "br", "ee", "env",
     "environment", "environments", "envs", "executionenvironment", "executionenvironments", "impl",
@@ -262,7 +262,9 @@ def test_files(complete):
 def test_other_positions(complete):
     assert complete("completion", "") == ["bash", "zsh", "fish"]
     assert complete("completion", "z") == ["zsh"]
-    assert complete("import", "") == ["liger", "pytest-benchmark", "nvbench", "bundle"]
+    assert complete("import", "") == ["liger", "pytest-benchmark", "nvbench", "google-benchmark", "bundle"]
+    assert complete("record", "") == ["liger", "pytest-benchmark", "nvbench", "google-benchmark"]
+    assert complete("record", "--c") == ["--capture"]
     assert complete("import", "n") == ["nvbench"]
     assert complete("import", "liger", "f.csv", "--environment", "") == ["__files__"]
     assert complete("env", "") == ["capture"]

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "delete": "kidx.cli.commands.delete",
     "digest": "kidx.cli.commands.digest",
     "import": "kidx.cli.commands.import_",
+    "record": "kidx.cli.commands.record",
     "env": "kidx.cli.commands.env",
     "explain": "kidx.cli.commands.explain",
     "api-resources": "kidx.cli.commands.api_resources",
@@ -68,9 +69,13 @@ _VALUED_SHORT = frozenset({"-o", "-l", "-f", "-L"})
 def _normalise(argv: list[str]) -> list[str]:
     """kubectl's habits the parser does not have: a bare ``--dry-run`` means client,
     ``-o=json`` means ``-o json`` (the parser would read the value as ``=json``), and
-    the global ``--store`` may come before the command (``kidx --store S get runs``)."""
+    the global ``--store`` may come before the command (``kidx --store S get runs``).
+    Nothing after ``--`` is touched: it is another program's command line (kidx record)."""
     arguments: list[str] = []
-    for argument in argv:
+    for position, argument in enumerate(argv):
+        if argument == "--":
+            arguments += argv[position:]
+            break
         if argument == "--dry-run":
             arguments.append("--dry-run=client")
         elif argument[:2] in _VALUED_SHORT and argument[2:3] == "=":
@@ -146,10 +151,10 @@ def _run(argv: list[str]) -> int:
     if argv[:1] == ["__complete"]:
         from kidx.cli.completion import complete
 
-        sys.stdout.write(complete(argv[1:]))
+        sys.stdout.write(complete(argv[1:], COMMANDS))
         return 0
     from kidx.errors import InvalidInputError, KidxError, NotFoundError
-    from kidx.output.gateway import Output
+    from kidx.output.gateway import Output, OutputClosed
 
     output = Output()
     from kidx.store import notices
@@ -200,6 +205,8 @@ def _run(argv: list[str]) -> int:
     except KidxError as exc:
         output.error(str(exc))
         return exc.exit_code
+    except OutputClosed:  # main() ends quietly
+        raise
     except OSError as exc:
         output.error(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
         return 1
@@ -217,12 +224,14 @@ def main(argv: list[str] | None = None) -> None:
     every stream is flushed before the process ends."""
     import gc
 
+    from kidx.output.gateway import OutputClosed
+
     gc.disable()
     argv = sys.argv[1:] if argv is None else argv
     try:
         code = run(argv)
         sys.stdout.flush()
-    except BrokenPipeError:
+    except (BrokenPipeError, OutputClosed):
         # the reader went away (``kidx get … | head``): not an error of ours
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -6,6 +6,9 @@ from typing import Annotated
 
 import typer
 
+# read the same way by the Python API (re-exported for the commands)
+from kidx.api.arguments import parse_field_selector as parse_field_selector
+from kidx.api.arguments import parse_selector as parse_selector
 from kidx.errors import UsageError
 from kidx.output.gateway import Output
 
@@ -38,9 +41,9 @@ NameOutputOption = Annotated[
 
 
 def open_store(location: str | None):
-    from kidx.store.store import Store, default_store_location
+    from kidx.api.store import backend_store
 
-    return Store(location if location is not None else default_store_location())
+    return backend_store(location)
 
 
 def kind_registry():
@@ -62,25 +65,6 @@ def parse_dry_run(value: str) -> str | None:
     if value == "server":
         return "(server dry run)"
     raise UsageError(f'Invalid dry-run value ({value}). Must be "none", "server", or "client".')
-
-
-def parse_selector(text: str | None):
-    if text is None:
-        return None
-    from kidx.query.label_selector import LabelSelector, SelectorError
-
-    try:
-        return LabelSelector.parse(text)
-    except SelectorError as exc:
-        raise UsageError(f'the provided selector "{text}" is not valid: {exc}') from None
-
-
-def parse_field_selector(text: str | None):
-    if text is None:
-        return None
-    from kidx.query.field_selector import FieldSelector
-
-    return FieldSelector.parse(text)
 
 
 def report_missing(out: Output, missing: list[str], ignore_not_found: bool) -> int:

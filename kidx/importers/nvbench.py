@@ -45,6 +45,8 @@ from kidx.importers.framework import (
 )
 from kidx.importers.gpus import canonical_gpu_name, gpu_hardware
 from kidx.manifests.document import Document
+from kidx.manifests.reader import InputTooLarge, read_bounded
+from kidx.manifests.values import INT64_MAX, INT64_MIN
 
 SOURCE_NAME = "nvbench"
 FAMILY = "nvbench"
@@ -178,29 +180,47 @@ class _Converter(JsonConverter):
         self.runs.append(Document(body, path, 1, line))
 
     def _samples(self, path: str, line: int, raw_summaries: list) -> list[float] | None:
-        for summary in raw_summaries:
+        for s_index, summary in enumerate(raw_summaries):
             if not isinstance(summary, dict) or summary.get("hint") != _SAMPLE_TIMES:
                 continue
-            values = {item.get("name"): item.get("value")
-                      for item in summary.get("data") or [] if isinstance(item, dict)}
-            filename = values.get("filename")
+            data_items = summary.get("data") or []
+            values = {item.get("name"): (position, item.get("value"))
+                      for position, item in enumerate(data_items) if isinstance(item, dict)}
+            position, filename = values.get("filename", (None, None))
             if not isinstance(filename, str):
                 return None
-            side = os.path.join(os.path.dirname(path), filename)
+            field = f"summaries[{s_index}].data[{position}].value"
+            side = _side_file(path, filename, field)
             try:
-                with open(side, "rb") as handle:
-                    data = handle.read()
-            except OSError as exc:
+                data = read_bounded(side, regular_only=True)
+            except FileNotFoundError as exc:
                 self.notes.append(f"{path}, line {line}: samples not imported: cannot read {side} "
                                   f"({exc.strerror or exc})")
                 return None
+            except OSError as exc:
+                raise _StateProblem(field, f"cannot read the side file {side}: {exc.strerror or exc}") from None
+            except InputTooLarge as exc:
+                raise _StateProblem(field, f"the side file {side}: {exc.message}") from None
             if len(data) % 4:
-                raise _StateProblem("summaries", f"{side} is not a whole number of float32 samples ({len(data)} bytes)")
+                raise _StateProblem(field, f"{side} is not a whole number of float32 samples ({len(data)} bytes)")
             seconds = struct.unpack(f"<{len(data) // 4}f", data)
             if any(not math.isfinite(s) or s < 0 for s in seconds):
-                raise _StateProblem("summaries", f"{side} holds a negative or non-finite sample time")
+                raise _StateProblem(field, f"{side} holds a negative or non-finite sample time")
             return [round(s * 1e9, 3) for s in seconds]
         return None
+
+
+def _side_file(path: str, filename: str, field: str) -> str:
+    """The side file ``filename`` names, which must lie inside the JSON file's folder:
+    an absolute name, a ``..`` or a symbolic link leading out of it is refused (a
+    crafted file must not import ``/proc/self/environ`` as samples)."""
+    folder = os.path.dirname(path)
+    side = os.path.join(folder, filename)
+    inside = os.path.realpath(folder or ".")
+    if os.path.isabs(filename) or os.path.commonpath([inside, os.path.realpath(side)]) != inside:
+        raise _StateProblem(field, f"the side file {filename!r} is outside the folder of {path}; "
+                                   "kidx reads side files only from beside the JSON file")
+    return side
 
 
 class _StateProblem(Exception):
@@ -229,6 +249,8 @@ def _summaries(raw: list) -> dict[str, float]:
                 except (TypeError, ValueError):
                     message = f"{summary['tag']}: {item.get('value')!r} is not a number"
                     raise _StateProblem("summaries", message) from None
+                if isinstance(number, int) and not _storable(number):
+                    raise _StateProblem("summaries", f"{summary['tag']}: {item['value']!r} {_unstorable(number)}")
                 result[summary["tag"]] = number
     return result
 
@@ -249,8 +271,23 @@ def _parameters(axis_values: list) -> dict[str, Any]:
                 value = str(value)
         except (TypeError, ValueError):
             raise _StateProblem("axis_values", f"axis {item['name']}: {value!r} is not a {kind}") from None
+        if not _storable(value):
+            raise _StateProblem("axis_values", f"axis {item['name']}: {item.get('value')!r} {_unstorable(value)}")
         parameters[item["name"]] = value
     return parameters
+
+
+def _storable(value: Any) -> bool:
+    """A value apply can store: an integer of 64 bits, a finite float, a string."""
+    if isinstance(value, int):
+        return INT64_MIN <= value <= INT64_MAX
+    return not isinstance(value, float) or math.isfinite(value)
+
+
+def _unstorable(value: int | float) -> str:
+    if isinstance(value, int):
+        return "is out of range (an int64 must fit in 64 bits)"
+    return "is not a finite number (NaN and infinities cannot be stored)"
 
 
 def _finite(value: Any) -> bool:

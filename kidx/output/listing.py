@@ -62,7 +62,7 @@ def render_documents(groups: Groups, fmt: OutputFormat, single: bool) -> str:
 
 
 def render_jsonpath(groups: Groups, template: str, single: bool) -> str:
-    from kidx.output.jsonpath import JSONPathTemplate
+    from kidx.jsonpath import JSONPathTemplate
 
     manifests = [manifest for _, group in groups for manifest in group]
     data = manifests[0] if single and len(manifests) == 1 else as_list(manifests)

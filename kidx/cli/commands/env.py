@@ -8,6 +8,7 @@ import typer
 
 from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store, output, parse_dry_run
 from kidx.errors import UsageError
+from kidx.output.formats import checked_output
 
 env_app = typer.Typer(
     name="env",
@@ -47,21 +48,21 @@ def capture(
     results comparable is in the spec (the digest); host name, GPU UUIDs and clocks are
     annotations.
     """
-    from kidx.capture.environment import environment_manifest
-    from kidx.capture.probes import gather
+    from kidx.api.recording import captured_environment
 
-    if output_format not in (None, "yaml", "json", "name"):
-        raise UsageError(f"unexpected -o output mode: {output_format}. Supported: yaml, json (and name with --apply)")
+    checked_output(output_format, ("json", "name", "yaml"))
     if output_format == "name" and not apply:
         raise UsageError("-o name needs --apply")
     suffix = parse_dry_run(dry_run)
     if suffix is not None and not apply:
         raise UsageError("--dry-run needs --apply")
     out = output()
-    facts = gather()
-    manifest = environment_manifest(facts, name)
+    manifest, facts = captured_environment(name)
     for note in facts.notes:
-        out.notice(f"note: {note}")
+        if note in facts.warnings:
+            out.warning(note)  # a probe that hung: said louder than a missing tool
+        else:
+            out.notice(f"note: {note}")
     if not apply:
         from kidx.output.serialize import to_json, to_yaml
 
