@@ -196,3 +196,15 @@ def test_missing_runs_named_are_an_error(kidx, tmp_path, seed_bundle):
     assert (code, out) == (1, "")
     assert err == 'error: benchmarkruns.kernelindex.dev "no-such-run" not found\n'
     assert not (tmp_path / "site").exists()
+
+
+def test_without_jinja2_the_error_says_what_to_install(kidx, tmp_path, seed_bundle, monkeypatch):
+    import importlib.util
+
+    assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle))[0] == 0
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *rest: None if name == "jinja2" else found(name, *rest))
+    code, out, err = publish(kidx, tmp_path / "site")
+    assert (code, out) == (1, "")
+    assert err == "error: kidx publish renders its pages with Jinja2: pip install 'kidx[publish]'\n"
+    assert not (tmp_path / "site").exists()

@@ -19,6 +19,7 @@ COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#0
 DASHES = ("", "7 4", "2 3", "9 3 2 3", "12 5", "4 2 1 2", "1 2", "6 2 6 6")
 MARKERS = ("circle", "square", "triangle", "diamond", "down", "cross", "plus", "star")
 WIDTH, HEIGHT = 880, 420
+SPARK_POINTS = 40  # a sparkline shows the last this many days
 LEFT, RIGHT, TOP, BOTTOM = 96, 18, 16, 56
 
 
@@ -243,6 +244,7 @@ def sparkline(values: list[float], width: int = 84, height: int = 22) -> str:
     """A small line of a cell's history; the last value dotted."""
     if not values:
         return ""
+    values = values[-SPARK_POINTS:]
     logs = [math.log(v) for v in values]
     low, high = min(logs), max(logs)
     if high - low < 1e-9:
@@ -251,7 +253,7 @@ def sparkline(values: list[float], width: int = 84, height: int = 22) -> str:
     points = [(3 + i * step, height - 3 - (v - low) / (high - low) * (height - 6)) for i, v in enumerate(logs)]
     if len(points) == 1:
         points = [(3, points[0][1]), (width - 3, points[0][1])]
-    path = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+    path = " ".join(f"{x:.0f},{y:.0f}" for x, y in points)
     x, y = points[-1]
     return (f'<svg class="spark" width="{width}" height="{height}" viewBox="0 0 {width} {height}" aria-hidden="true">'
-            f'<polyline points="{path}"/><circle cx="{x:.1f}" cy="{y:.1f}" r="2.2"/></svg>')
+            f'<polyline points="{path}"/><circle cx="{x:.0f}" cy="{y:.0f}" r="2.2"/></svg>')

@@ -9,12 +9,15 @@ time: the "data as of" line is the latest ``creationTimestamp`` among the runs s
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 from typing import NamedTuple
 
-from kidx.errors import KidxError
-from kidx.operations.analysed_runs import AnalysedRun, Referenced, run_reference_fields, select_runs
+import jinja2  # kidx[publish]; kidx.publish.require_jinja says so when it is missing
+from markupsafe import Markup, escape
+
+from kidx.operations.analysed_runs import AnalysedRun, Referenced, run_reference_fields
 from kidx.operations.series import Series, SeriesRequest, build_series
 from kidx.output.units import byte_size, nanoseconds, short_digest
 from kidx.publish import charts
@@ -33,6 +36,7 @@ from kidx.publish.model import (
 )
 
 ASSETS = ("site.css", "site.js")
+ROLES = ("protocol", "workload", "environment", "implementation")
 RUN_SHARD = 3  # hex digits: 4,096 run pages at most
 REFERENCED_KINDS = ("BenchmarkProtocol", "Workload", "ExecutionEnvironment", "Implementation")
 
@@ -63,17 +67,15 @@ class PublishReport(NamedTuple):
 def publish(store, registry, request: PublishRequest) -> PublishReport:
     jinja = _jinja()
     folder = SiteFolder(request.folder, request.dry_run)
-    selection = select_runs(store, registry, request)
-    if selection.missing:
-        raise KidxError("; ".join(selection.missing))
-    runs = selection.runs
-    titles = _titles(store, runs)
-    model = build_model(runs, request.baselines, titles)
+    # the series read the selection: every page is made from the runs they read
     series = build_series(store, registry, SeriesRequest(
         names=request.names, selector=request.selector, field_selector=request.field_selector,
         references=request.references, label_key=request.release_label,
         baseline=request.baselines[0] if request.baselines else None,
     ))
+    runs = list(series.inputs)
+    titles = _titles(store, runs)
+    model = build_model(runs, request.baselines, titles)
     pages = _Pages(jinja, request, model, series.series, titles, run_reference_fields(registry))
     for path, text in pages.render():
         folder.add(path, text)
@@ -85,10 +87,6 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
 
 
 def _jinja():
-    try:
-        import jinja2
-    except ImportError:
-        raise KidxError("kidx publish renders its pages with Jinja2: pip install 'kidx[publish]'") from None
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(resources.files("kidx.publish").joinpath("templates"))),
         autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
@@ -246,6 +244,8 @@ class _Pages:
     def index(self):
         columns = self._columns(self.model.kernels)
         protocols = self._protocol_names()
+        filters = self._filters()
+        keys = {key for key, _ in filters}
         rows, previous = [], None
         for row in self.model.kernels:
             href = f"kernels/{row.kernel}.html"
@@ -255,9 +255,9 @@ class _Pages:
             previous = (row.kernel, row.protocol.digest)
             rows.append({"head": head, "title": row.title, "href": href, "cells": cells,
                          "protocol": protocols.get(row.protocol.digest or "", row.protocol.label), "detail": "",
-                         "implementation": row.implementation, "labels": " ".join(row.labels),
+                         "implementation": row.implementation, "labels": _filtered(row.labels, keys),
                          "search": row.search})
-        return self.page("index.html", "index.html", rows=rows, columns=columns, filters=self._filters(),
+        return self.page("index.html", "index.html", rows=rows, columns=columns, filters=filters,
                          runs=len(self.model.runs), families=len(self.model.families),
                          kernels=len({row.kernel for row in self.model.kernels}),
                          series=len(self.series_pages), environments_count=len(self.model.environments))
@@ -269,6 +269,8 @@ class _Pages:
             by_kernel.setdefault(row.kernel, []).append(row)
         for kernel, members in sorted(by_kernel.items()):
             columns = self._columns(members)
+            filters = self._filters(members)
+            keys = {key for key, _ in filters}
             rows, previous = [], None
             for row in members:
                 cells = []
@@ -283,11 +285,12 @@ class _Pages:
                     f" · {shape.replace(TITLE_SEPARATOR, ', ')}" if shape else "")
                 rows.append({"head": head, "title": row.title.split(TITLE_SEPARATOR)[0], "href": "",
                              "cells": cells, "protocol": protocols.get(row.protocol.digest or "", row.protocol.label),
-                             "detail": detail, "implementation": row.implementation, "labels": " ".join(row.labels),
+                             "detail": detail, "implementation": row.implementation,
+                             "labels": _filtered(row.labels, keys),
                              "search": row.search})
             title = rows[0]["title"]
             yield self.page("kernel.html", f"kernels/{kernel}.html", rows=rows, columns=columns, title=title,
-                            filters=self._filters(members))
+                            filters=filters)
 
     def _filters(self, rows=None) -> list[tuple[str, list[str]]]:
         values: dict[str, set] = {}
@@ -465,34 +468,74 @@ class _Pages:
                          facts=_flatten(spec), families=families,
                          runs=len(self.referrers.get(environment.digest or "", [])), titles=self.titles)
 
-    def run_pages(self):
+    def run_pages(self) -> Iterator[tuple[str, str]]:
         shards: dict[str, list[AnalysedRun]] = {}
         for run in self.model.runs:
             shards.setdefault(run_page(run), []).append(run)
+        references: dict[tuple, str] = {}  # the references table, made once per combination
         for path, runs in sorted(shards.items()):
             runs.sort(key=lambda r: r.manifest["metadata"]["digest"])
-            yield self.page("runs.html", path, runs=[self._run(run) for run in runs])
+            yield self.page("runs.html", path, runs=[self._run(run, references) for run in runs])
 
-    def _run(self, run: AnalysedRun) -> dict:
-        references = []
-        for role in ("protocol", "workload", "environment", "implementation"):
+    def _run(self, run: AnalysedRun, made: dict[tuple, str]) -> Markup:
+        """One run's section of its page, made here rather than by the template (a large
+        store has a hundred thousand of them); every value goes through ``escape``."""
+        key = tuple(run.reference(role).digest for role in ROLES)
+        if key not in made:
+            made[key] = self._references(run)
+        digest = run.manifest["metadata"]["digest"]
+        anchor = digest_hex(digest)
+        family = self.family_of_run.get(run.name)
+        series = self.series_of_run.get(run.name)
+        links = []
+        if family:
+            links.append(f'<a href="../groups/{family.id}.html">group family</a>')
+        if series:
+            links.append(f'<a href="../series/{series}.html">series</a>')
+        measure = ""
+        if run.measure:
+            measure = f" · <strong>{escape(format_value(run.measure.value, run.measure.unit))}</strong>"
+        referrers = [r for r in self.referrers.get(digest, []) if r is not run]
+        if referrers:
+            referred = "<ul>" + "".join(f'<li><a href="../{escape(run_path(r))}">{escape(r.name)}</a></li>'
+                                        for r in referrers) + "</ul>"
+        else:
+            referred = "<p>Nothing in the published selection refers to this run.</p>"
+        title = run.manifest["metadata"].get("title") or run.name
+        name = escape(run.name)
+        return Markup(
+            f'<article class="run" id="{anchor}">\n<p class="crumbs">{" · ".join(links)}</p>\n'
+            f'<h1 class="runname">{escape(title)}</h1>\n'
+            f'<p class="lede"><code>{name}</code> · <code>{escape(digest)}</code> · {escape(run.status)}{measure}'
+            f' · observed {escape(run.observed)}</p>\n<h2>References</h2>\n{made[key]}\n'
+            f'<h2>Referred to by</h2>\n{referred}\n<h2>In the CLI</h2>\n'
+            f'<pre class="cli">kidx describe run {name}\nkidx get run {escape(digest)} -o yaml</pre>\n'
+            f'<details open><summary>Manifest</summary>\n<pre class="manifest">{escape(manifest_text(run.manifest))}'
+            f'</pre>\n</details>\n</article>\n')
+
+    def _references(self, run: AnalysedRun) -> str:
+        rows = []
+        for role in ROLES:
             referenced = run.reference(role)
             if referenced.digest is None:
                 continue
-            references.append({
-                "role": role, "referenced": referenced,
-                "title": self.titles.get(referenced.digest, ""),
-                "href": environment_path(referenced) if role == "environment" and referenced.name else "",
-            })
-        digest = run.manifest["metadata"]["digest"]
-        referrers = [r for r in self.referrers.get(digest, []) if r is not run]
-        family = self.family_of_run.get(run.name)
-        series = self.series_of_run.get(run.name)
-        return {"run": run, "digest": digest, "anchor": digest_hex(digest), "manifest": manifest_text(run.manifest),
-                "references": references, "referrers": [(r, run_path(r)) for r in referrers],
-                "family_href": f"groups/{family.id}.html" if family else "",
-                "series_href": f"series/{series}.html" if series else "",
-                "measure": format_value(run.measure.value, run.measure.unit) if run.measure else ""}
+            if referenced.name is None:
+                shown = "not in the store"
+            else:
+                shown = escape(referenced.name)
+                if role == "environment":
+                    shown = f'<a href="../{environment_path(referenced)}">{shown}</a>'
+                title = self.titles.get(referenced.digest)
+                if title:
+                    shown += f" · {escape(title)}"
+            rows.append(f'<tr><th scope="row">{role}</th><td>{shown}<br>'
+                        f'<code>{escape(referenced.digest)}</code></td></tr>')
+        return '<table class="facts">\n<tbody>\n' + "\n".join(rows) + "\n</tbody>\n</table>"
+
+
+def _filtered(labels: list[str], keys: set[str]) -> str:
+    """The ``key=value`` labels the page's filters can choose, space-separated."""
+    return " ".join(label for label in labels if label.partition("=")[0] in keys)
 
 
 def _flatten(value, prefix: str = "") -> list[tuple[str, str]]:

@@ -60,6 +60,9 @@ def publish(
     the same folder again rewrites only the files that changed and removes the pages of
     runs no longer selected; files kidx did not write are left alone.
     """
+    from kidx.publish import require_jinja
+
+    require_jinja()
     from kidx.publish.site import PublishRequest
     from kidx.publish.site import publish as write_site
 
