@@ -120,7 +120,7 @@ class SiteModel(NamedTuple):
     unmeasured: int
 
 
-def _declared_sweep(run: AnalysedRun) -> tuple[tuple, list[str], str, str] | None:
+def _declared_sweep(run: AnalysedRun, matched: dict) -> tuple[tuple, list[str], str, str] | None:
     """What the harness says about the sweep of this run: (the sweep's key, the workload
     parameters equal to the point's x value, x name, x label)."""
     row = (run.manifest.get("metadata", {}).get("annotations") or {}).get(LIGER_ROW_ANNOTATION)
@@ -134,7 +134,10 @@ def _declared_sweep(run: AnalysedRun) -> tuple[tuple, list[str], str, str] | Non
     if len(fields) <= LIGER_CONFIG:
         return None
     x_name, x_label, x_value = fields[LIGER_X_NAME], fields[LIGER_X_LABEL], fields[LIGER_X_VALUE]
-    matching = sorted(name for name, value in parameters.items() if _same_value(value, x_value))
+    known = (run.workload.digest, x_value)  # runs of one shape share their answer
+    if known not in matched:
+        matched[known] = sorted(name for name, value in parameters.items() if _same_value(value, x_value))
+    matching = matched[known]
     if not matching:
         return None
     operation = (run.workload.spec or {}).get("operation")
@@ -146,7 +149,8 @@ def declared_sweeps(runs: list[AnalysedRun]) -> dict[str, tuple[str, str] | None
     """Per run name: (swept parameter, axis label) where the harness says so. Of the
     parameters equal to a point's x value, the swept one equals it at every point of the
     sweep (a fixed ``hidden 8192`` equals x only where ``seq`` is 8192 too)."""
-    found = {run.name: _declared_sweep(run) for run in runs}
+    matched: dict = {}
+    found = {run.name: _declared_sweep(run, matched) for run in runs}
     shared: dict[tuple, set] = {}
     for facts in found.values():
         if facts is not None:
@@ -176,7 +180,24 @@ def _same_value(value, text: str) -> bool:
 
 
 def _workload_rest(run: AnalysedRun, free: str | None) -> str:
-    spec = dict(run.workload.spec or {})
+    return _rest_of(run.workload.digest, free, run.workload.spec)
+
+
+def _rest_of(digest: str | None, free: str | None, spec: dict | None) -> str:
+    if digest is None:
+        return _rest(spec, free)
+    key = (digest, free)
+    if key not in _RESTS:
+        _RESTS[key] = _rest(spec, free)
+    return _RESTS[key]
+
+
+# by workload digest: a digest names one spec in every store, so the answer never goes stale
+_RESTS: dict[tuple, str] = {}
+
+
+def _rest(workload: dict | None, free: str | None) -> str:
+    spec = dict(workload or {})
     spec.pop("key", None)  # a text form of the parameters: it varies with the swept one
     parameters = dict(spec.get("parameters") or {})
     parameters.pop(free, None)

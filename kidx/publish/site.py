@@ -118,6 +118,9 @@ def _quantity(metric: str) -> str:
     return {"latency": "latency", "peak_memory": "peak memory"}.get(metric, metric)
 
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False).encode  # json's C encoder, made once
+
+
 def run_page(run: AnalysedRun) -> str:
     """The page a run is on: runs whose digests share their first RUN_SHARD hex digits share one."""
     return f"runs/{digest_hex(run.manifest['metadata']['digest'])[:RUN_SHARD]}.html"
@@ -132,8 +135,7 @@ def manifest_text(manifest: dict) -> str:
     """The manifest as indented JSON down to the spec's fields, each value on one line
     (json's C encoder writes only compact JSON; indenting it all would cost most of a
     large site's time)."""
-    def compact(value) -> str:
-        return json.dumps(value, ensure_ascii=False)
+    compact = _COMPACT
 
     def block(mapping: dict, indent: str, depth: int) -> str:
         if not mapping:
