@@ -12,7 +12,9 @@ as the command line prints for the same bad input; it never exits the interprete
 - ``InvalidInputError``: manifests that cannot be applied; ``problems`` lists each
   (``Problem``: its ``Location`` and message). Nothing was written.
 - ``StoreError``: the store cannot be opened, read or written (``StoreBusy``: its
-  write lock was not had in time; ``StoreReadOnly``: it can only be read).
+  write lock was not had in time; ``StoreReadOnly``: it can only be read;
+  ``OutcomeUnknown``: the connection was lost during a commit, which may or may not
+  have happened).
 - ``MissingDependencyError``: an optional extra is needed (``pip install 'kidx[…]'``).
 """
 
@@ -45,6 +47,13 @@ class StoreError(KidxError):
 
 class StoreBusy(StoreError):
     """The store's write lock (or a lock needed to open it) was not had in time."""
+
+
+class OutcomeUnknown(StoreError):
+    """The connection to the store was lost while it committed: the write may or may not
+    have been committed, and kidx cannot tell. Its own exit code, so a script checks."""
+
+    exit_code = 3
 
 
 class StoreReadOnly(StoreError):

@@ -1,10 +1,9 @@
-"""What every command shares: the store option, the registry, output formats."""
+"""What every command shares: opening the store, the registry, the output gateway, reading
+selectors and --dry-run, reporting names not found."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
+from typing import TYPE_CHECKING, Any
 
 # read the same way by the Python API (re-exported for the commands)
 from kidx.api.arguments import parse_field_selector as parse_field_selector
@@ -12,32 +11,28 @@ from kidx.api.arguments import parse_selector as parse_selector
 from kidx.errors import UsageError
 from kidx.output.gateway import Output
 
-StoreOption = Annotated[
-    str | None,
-    typer.Option(
-        "--store",
-        help="The store: a folder or a postgresql:// URL (default: $KIDX_STORE, else the user data folder).",
-        show_default=False,
-    ),
-]
-FilenameOption = Annotated[
-    list[str] | None,
-    typer.Option("--filename", "-f", help="File, folder or '-' (stdin); repeatable, comma-separated."),
-]
-RecursiveOption = Annotated[
-    bool, typer.Option("--recursive", "-R", help="Also read sub-folders of the folders given with -f.")
-]
-SelectorOption = Annotated[
-    str | None,
-    typer.Option("--selector", "-l", help="Label selector, e.g. -l 'liger_version=0.6.1,gpu in (h100,b200)'."),
-]
-DryRunOption = Annotated[
-    str,
-    typer.Option("--dry-run", help='"none", "client" or "server": with client or server, only show what would happen.'),
-]
-NameOutputOption = Annotated[
-    str | None, typer.Option("--output", "-o", help="Only 'name': print object names without the verb.")
-]
+# The commands' shared typer options live in kidx.cli.options and are reached through
+# this module too (imported on first use), so that what only needs the helpers below (the
+# fast path of cli/fast.py) does not import typer.
+_OPTIONS = ("StoreOption", "FilenameOption", "RecursiveOption", "SelectorOption", "DryRunOption", "NameOutputOption")
+
+if TYPE_CHECKING:  # what __getattr__ gives, for the type checker
+    from kidx.cli.options import (  # noqa: F401
+        DryRunOption,
+        FilenameOption,
+        NameOutputOption,
+        RecursiveOption,
+        SelectorOption,
+        StoreOption,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name in _OPTIONS:
+        from kidx.cli import options
+
+        return getattr(options, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def open_store(location: str | None):

@@ -10,7 +10,8 @@ the sample count and, with ``--jsonbin``, the name of a side file of raw sample 
 
 Output, per state: one BenchmarkRun (GPU-time summaries in ns, mean as the headline,
 as NVBench reports it; the samples when the side file is there), a Workload (the
-benchmark and its axis values), an ExecutionEnvironment per device (the GPU only, as for
+benchmark and its axis values, and as ``spec.cost.bytes`` the global memory reads and
+writes the benchmark declared, when it declared any), an ExecutionEnvironment per device (the GPU only, as for
 Liger: pass ``--environment`` to point runs at a captured one) and one
 BenchmarkProtocol per NVBench version. NVBench knows no implementation, so runs have
 none; an axis that names one (a "Provider" axis, say) stays a workload parameter.
@@ -131,8 +132,9 @@ class _Converter(JsonConverter):
                                    lambda: _protocol(nvbench_version))
         environment = self.shared.add("ExecutionEnvironment", (gpu, device.get("sm_version")), position,
                                       lambda: _environment(device))
-        workload = self.shared.add("Workload", (bench_name, json.dumps(parameters, sort_keys=True)), position,
-                                   lambda: _workload(bench_name, parameters, state_key))
+        moved = _declared_bytes(summaries)
+        workload = self.shared.add("Workload", (bench_name, json.dumps(parameters, sort_keys=True), moved), position,
+                                   lambda: _workload(bench_name, parameters, state_key, moved))
         spec: dict[str, Any] = {}
         if state.get("is_skipped"):
             spec["status"] = "skipped"
@@ -331,10 +333,20 @@ def _environment(device: dict) -> tuple[str, dict]:
     return name, manifest("ExecutionEnvironment", name, f"NVBench host · {gpu}", {"hardware": hardware, "software": {}})
 
 
-def _workload(benchmark: str, parameters: dict, key: str) -> tuple[str, dict]:
+def _declared_bytes(summaries: dict[str, float]) -> int | None:
+    """The global memory reads and writes the benchmark declared (``nv/gmem/reads/…``,
+    ``nv/gmem/writes/…``, bytes per launch), summed; None when it declared none."""
+    declared = [value for tag, value in summaries.items()
+                if tag.startswith(("nv/gmem/reads/", "nv/gmem/writes/")) and type(value) is int and value >= 0]
+    return sum(declared) if declared else None
+
+
+def _workload(benchmark: str, parameters: dict, key: str, moved: int | None) -> tuple[str, dict]:
     spec: dict[str, Any] = {"family": FAMILY, "operation": benchmark, "parameters": parameters}
     if key:
         spec["key"] = key
+    if moved is not None:  # docs/speed-of-light.md: a declared cost wins over any formula
+        spec["cost"] = {"bytes": moved}
     name = "nvbench-" + slug(benchmark + "-" + key)
     title = " · ".join([benchmark, *(f"{k} {_shown(v)}" for k, v in parameters.items())])
     return name, manifest("Workload", name, title, spec)

@@ -1,4 +1,5 @@
-"""What the store has to tell a person while it works (a writer waiting for the lock).
+"""What the store has to tell a person while it works (a writer waiting for the lock, a
+commit waiting for the server, the server's warnings during it).
 
 The store never prints: the command layer subscribes the output gateway's ``notice``
 here, and a store backend calls ``notify``. Without a listener nothing is said.
@@ -7,6 +8,10 @@ here, and a store backend calls ``notify``. Without a listener nothing is said.
 from __future__ import annotations
 
 from collections.abc import Callable
+
+#: what a writer says once it has waited this long for another writer's lock
+WAIT_NOTICE_AFTER_S = 1.0
+WAITING = "waiting for another writer to finish with the store…"
 
 _listener: Callable[[str], None] | None = None
 

@@ -24,6 +24,7 @@ env_app = typer.Typer(
 Examples:
   kidx env capture > environment.yaml
   kidx env capture --apply
+  kidx env capture --measure-peaks -o yaml > environment.yaml
   kidx import liger all_benchmark_data.csv --environment environment.yaml
 """,
 )
@@ -37,6 +38,14 @@ def capture(
         str | None,
         typer.Option("--name", help="metadata.name to use instead of the one derived from the spec."),
     ] = None,
+    measure_peaks: Annotated[
+        bool,
+        typer.Option(
+            "--measure-peaks",
+            help="Also time a device-to-device copy and large matrix products with torch on GPU 0, "
+            "and record what they reached in annotations (not part of the digest).",
+        ),
+    ] = False,
     dry_run: DryRunOption = "none",
     store: StoreOption = None,
 ) -> None:
@@ -63,6 +72,14 @@ def capture(
             out.warning(note)  # a probe that hung: said louder than a missing tool
         else:
             out.notice(f"note: {note}")
+    if measure_peaks:
+        import datetime
+
+        from kidx.speed_of_light.measure import measure_peaks as measure
+
+        peaks = measure()
+        manifest["metadata"]["annotations"].update(peaks.annotations(datetime.datetime.now(datetime.UTC)))
+        out.notice(peaks.summary())
     if not apply:
         from kidx.output.serialize import to_json, to_yaml
 
