@@ -122,13 +122,19 @@ def main() -> int:
                     "header": ["drawn by", "points", "load and draw (median)", "page + library"], "rows": rows}],
         "summary": [],
     }
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    (args.out / f"bench_charts-{stamp}.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    text = "\n".join(" | ".join(row) for row in rows) + "\n"
-    (args.out / f"bench_charts-{stamp}.txt").write_text(text, encoding="utf-8")
-    print(text, end="")
-    print(f"report: {args.out / f'bench_charts-{stamp}.json'}")
+    write_report(args.out, "bench_charts", report)
     return 0
+
+
+def write_report(out: Path, name: str, report: dict) -> None:
+    """NAME-STAMP.json (what render_performance.py reads) and .txt (its tables' rows), and print them."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    (out / f"{name}-{stamp}.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    rows = [row for table in report["tables"] for row in table["rows"]] + report["summary"]
+    text = "\n".join(" | ".join(row) for row in rows) + "\n"
+    (out / f"{name}-{stamp}.txt").write_text(text, encoding="utf-8")
+    print(text, end="")
+    print(f"report: {out / f'{name}-{stamp}.json'}")
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from bench_charts import BROWSER_ARGS, load_times  # noqa: E402
+from bench_charts import BROWSER_ARGS, load_times, write_report  # noqa: E402
 from bench_store import generate, kidx_command  # noqa: E402
 
 SEED = 20261130
@@ -79,6 +79,7 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     kidx = kidx_command()
     began = time.perf_counter()
+    load_before = os.getloadavg()[0]
     store = build_store(args.runs, args.out, kidx)
     site = Path(tempfile.mkdtemp(prefix="kidx-bench-site-", dir=args.out)) / "site"
     options = ["--store", str(store), "--baseline", "transformers", "--release-label", "liger_version"]
@@ -99,14 +100,15 @@ def main() -> int:
         "section": f"{n} runs: kidx publish",
         "header": ["measure", "figure", "note"],
         "rows": [
-            ["publish into an empty folder", f"{first:.1f} s", first_note.split("; ")[0]],
+            ["publish into an empty folder", f"{first:.1f} s", first_note.split("; ")[0].split(": ", 1)[-1]],
             ["publish again (nothing changed)", f"{again:.1f} s", again_note.split("; ")[-1]],
             ["index.html", f"{index_bytes / 1e6:.2f} MB", ""],
             ["index load and draw (median)", f"{load * 1000:.0f} ms",
              f"{len(loads)} loads: " + ", ".join(f"{t * 1000:.0f}" for t in loads) + " ms"],
+            ["machine load (1-minute average), before and after", f"{load_before:.1f}, {os.getloadavg()[0]:.1f}",
+             f"on {os.cpu_count()} CPUs shared with other work"],
         ],
     }]
-    stamp = time.strftime("%Y%m%d-%H%M%S")
     code = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                           text=True).stdout.strip()
     report = {
@@ -115,12 +117,7 @@ def main() -> int:
                  "total_s": round(time.perf_counter() - began)},
         "tables": tables, "summary": summary,
     }
-    (args.out / f"bench_publish-{stamp}.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    text = "\n".join(" | ".join(row) for table in tables for row in table["rows"]) + "\n" + \
-        "\n".join(" | ".join(row) for row in summary) + "\n"
-    (args.out / f"bench_publish-{stamp}.txt").write_text(text, encoding="utf-8")
-    print(text, end="")
-    print(f"report: {args.out / f'bench_publish-{stamp}.json'}")
+    write_report(args.out, "bench_publish", report)
     return 0
 
 

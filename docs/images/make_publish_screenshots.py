@@ -36,7 +36,8 @@ def main() -> int:
                     "--baseline", "transformers", "--baseline", "torch", "--release-label", "liger_version"],
                    check=True)
     group = next(p for p in sorted((site / "groups").glob("*.html"))
-                 if GROUP_TITLE in p.read_text() and "B200" in p.read_text() and "forward pass" in p.read_text())
+                 if GROUP_TITLE in p.read_text() and "B200" in p.read_text() and "latency against" in p.read_text()
+                 and "forward pass" in p.read_text())
     series = next(p for p in sorted((site / "series").glob("*.html"))
                   if SERIES_TITLE in p.read_text() and "forward pass" in p.read_text() and "memory" not in p.read_text())
     with sync_playwright() as playwright:

@@ -19,7 +19,7 @@ COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#0
 DASHES = ("", "7 4", "2 3", "9 3 2 3", "12 5", "4 2 1 2", "1 2", "6 2 6 6")
 MARKERS = ("circle", "square", "triangle", "diamond", "down", "cross", "plus", "star")
 WIDTH, HEIGHT = 880, 420
-SPARK_POINTS = 40  # a sparkline shows the last this many days
+SPARK_POINTS = 30  # a sparkline shows the last this many days
 LEFT, RIGHT, TOP, BOTTOM = 96, 18, 16, 56
 
 
@@ -240,7 +240,7 @@ def line_chart(lines: list[ChartLine], x_label: str, y_label: str, y_format: Cal
     return "".join(out)
 
 
-def sparkline(values: list[float], width: int = 84, height: int = 22) -> str:
+def sparkline(values: list[float], width: int = 60, height: int = 20) -> str:
     """A small line of a cell's history; the last value dotted."""
     if not values:
         return ""

@@ -111,6 +111,8 @@ def _titles(store, runs: list[AnalysedRun]) -> dict[str, str]:
 
 
 def format_value(value: float, unit: str) -> str:
+    if value == 0:
+        return "0"
     return byte_size(value) if unit == "B" else nanoseconds(value)
 
 
@@ -213,18 +215,19 @@ class _Pages:
         yield from self.run_pages()
 
     # the index and the kernel pages --------------------------------------------------
-    def _cell(self, summary: Summary, environment: Referenced, label: str, href: str) -> dict:
+    def _cell(self, summary: Summary, href: str) -> dict:
+        """A matrix cell; its hover text says what the header and row do not."""
         speedup = summary.speedup
         if summary.baseline:
-            tip = f"{label} on {environment.label}: the baseline"
+            tip = "the baseline"
         elif speedup is None:
-            tip = f"{label} on {environment.label}: no run of the baseline to compare with"
+            tip = "no baseline run to compare with"
         else:
-            tip = f"{label} on {environment.label}: {speedup:.2f}× the baseline's speed"
+            tip = f"{speedup:.2f}× the baseline's speed"
         if summary.families > 1:
-            tip += f" (geometric mean over {summary.families} group families)"
+            tip += f", mean of {summary.families} families"
         if len(summary.history) > 1:
-            tip += f"; {len(summary.history)} days of history"
+            tip += f"; {len(summary.history)} days"
         return {
             "href": href, "baseline": summary.baseline,
             "speedup": f"{speedup:.2f}×" if speedup is not None else "–",
@@ -251,7 +254,7 @@ class _Pages:
         rows, previous = [], None
         for row in self.model.kernels:
             href = f"kernels/{row.kernel}.html"
-            cells = [self._cell(row.cells[e.digest or ""], e, row.implementation, href)
+            cells = [self._cell(row.cells[e.digest or ""], href)
                      if (e.digest or "") in row.cells else None for e, _ in columns]
             head = (row.kernel, row.protocol.digest) != previous
             previous = (row.kernel, row.protocol.digest)
@@ -278,8 +281,8 @@ class _Pages:
                 cells = []
                 for environment, _ in columns:
                     cell = row.cells.get(environment.digest or "")
-                    cells.append(None if cell is None else self._cell(
-                        summary([cell]), environment, row.implementation, f"../groups/{cell.family.id}.html"))
+                    href = f"../groups/{cell.family.id}.html" if cell else ""
+                    cells.append(self._cell(summary([cell]), href) if cell else None)
                 head = (row.id, row.title) != previous
                 previous = (row.id, row.title)
                 _, _, shape = row.title.partition(TITLE_SEPARATOR)
