@@ -61,6 +61,10 @@ def run_get(
 
         sort_keys = parse_sort_keys(sort_by)
     plan = fmt.load_plan(sort_keys)
+    # the speed-of-light columns of runs (-o wide, and -o csv/tsv, its raw form) read the workload and environment
+    speed_of_light = fmt.kind == "wide" or (fmt.is_delimited and not fmt.argument)
+    if speed_of_light:
+        plan = plan._replace(reference_roles=plan.reference_roles | {"workload", "environment"})
     query = Query(
         arguments=arguments,
         selector=parse_selector(selector),
@@ -76,10 +80,10 @@ def run_get(
     out = output()
     if fmt.is_table:
         options = listing.TableOptions(fmt.kind == "wide", show_labels, keys, no_headers, show_kind,
-                                       speed_of_light=fmt.kind == "wide")
+                                       speed_of_light=speed_of_light)
         out.data(listing.render_tables(result.groups, options, _reference_namer(the_store)))
     elif fmt.is_delimited:
-        options = listing.TableOptions(True, show_labels, keys, no_headers, False)
+        options = listing.TableOptions(True, show_labels, keys, no_headers, False, speed_of_light=speed_of_light)
         out.data(listing.render_delimited_listing(result.groups, fmt, options, _reference_namer(the_store)))
     elif fmt.kind == "name":
         out.data(listing.render_names([(i, [m["metadata"]["name"] for m in ms]) for i, ms in result.groups]))
