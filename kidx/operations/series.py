@@ -59,6 +59,7 @@ class SeriesResult(NamedTuple):
     label_key: str | None
     baseline: str | None
     unmeasured: list[str]
+    inputs: tuple[AnalysedRun, ...] = ()  # every run read
 
     @property
     def regressions(self) -> list[Point]:
@@ -83,7 +84,8 @@ def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
         series.append(_series(members, request, sessions))
     series.sort(key=lambda s: tuple(getattr(s, role).label for role in SERIES_ROLES))
     return SeriesResult(series, single, rule_text(request.threshold), request.threshold, request.label_key,
-                        request.baseline, [run.name for run in selection.runs if run.measure is None])
+                        request.baseline, [run.name for run in selection.runs if run.measure is None],
+                        inputs=tuple(selection.runs))
 
 
 def _baseline_runs(runs: list[AnalysedRun], baseline: str) -> dict[tuple, list[AnalysedRun]]:
