@@ -1,4 +1,5 @@
-"""The texts of the store's reports: ``history``, ``fsck`` and ``gc``.
+"""The texts of the store's reports: what ``apply`` and ``delete`` did, ``history``, ``fsck``
+and ``gc``.
 
 Each renderer takes the operation's result as it is (its fields, not its class: output/
 does not import operations/) and returns the text to print."""
@@ -11,6 +12,25 @@ from typing import Any
 
 from kidx.output.table import render_table
 from kidx.output.terminal import escape_control
+
+
+def outcome_lines(outcomes: Iterable[Any], names_only: bool, suffix: str | None) -> str:
+    """A line per object applied: ``KIND/NAME ACTION`` (``created``, ``configured``, …),
+    or ``KIND/NAME`` with ``-o name``; ``suffix`` (the dry run's) after each."""
+    if names_only:
+        return "".join(f"{o.info.qualified_name}/{o.name}\n" for o in outcomes)
+    tail = f" {suffix}" if suffix else ""
+    return "".join(f"{o.info.qualified_name}/{o.name} {o.action}{tail}\n" for o in outcomes)
+
+
+def deletion_lines(deleted: Iterable[tuple[Any, Any]], names_only: bool, suffix: str | None) -> str:
+    """A line per name deleted (``(kind info, entry)`` pairs): kubectl's ``KIND "NAME" deleted``,
+    or ``KIND/NAME`` with ``-o name``; ``suffix`` (the dry run's) after each."""
+    if names_only:
+        return "".join(f"{info.qualified_name}/{entry.name}\n" for info, entry in deleted)
+    tail = f" {suffix}" if suffix else ""
+    return "".join(f'{info.qualified_name} "{entry.name}" deleted{tail}\n' for info, entry in deleted)
+
 
 HISTORY_HEADERS = ["REVISION", "EVENT", "GENERATION", "DIGEST", "RECORDED", "CHANGES"]
 

@@ -225,7 +225,7 @@ def import_files(format_name: str, files: list[str], environment: str | None, dr
         out.data(to_yaml(document) if output_format == "yaml" else to_json(document))
         _summarise(out, format_name, converted, None, file_count, attached)
         return
-    from kidx.cli.commands.apply import print_outcomes
+    from kidx.cli.common import print_outcomes
     from kidx.operations.apply import apply_documents
 
     show_progress = out.stderr_is_terminal() and converted.rows_read >= LARGE_INPUT_RECORDS
