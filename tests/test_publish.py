@@ -208,3 +208,11 @@ def test_without_jinja2_the_error_says_what_to_install(kidx, tmp_path, seed_bund
     assert (code, out) == (1, "")
     assert err == "error: kidx publish renders its pages with Jinja2: pip install 'kidx[publish]'\n"
     assert not (tmp_path / "site").exists()
+
+
+def test_base_url_names_each_page_s_canonical_address(kidx, tmp_path, seed_bundle):
+    assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle))[0] == 0
+    site = tmp_path / "site"
+    assert publish(kidx, site, "--base-url", "https://bench.example.org/kidx/")[0] == 0
+    assert '<link rel="canonical" href="https://bench.example.org/kidx/index.html">' in (site / "index.html").read_text()
+    assert '<link rel="canonical" href="https://bench.example.org/kidx/runs/6e7.html">' in (site / "runs/6e7.html").read_text()
