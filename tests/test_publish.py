@@ -216,3 +216,31 @@ def test_base_url_names_each_page_s_canonical_address(kidx, tmp_path, seed_bundl
     assert publish(kidx, site, "--base-url", "https://bench.example.org/kidx/")[0] == 0
     assert '<link rel="canonical" href="https://bench.example.org/kidx/index.html">' in (site / "index.html").read_text()
     assert '<link rel="canonical" href="https://bench.example.org/kidx/runs/6e7.html">' in (site / "runs/6e7.html").read_text()
+
+
+def shifted_series(seed_bundle: dict) -> dict:
+    """Ten releases of the seed's run, the latency a quarter higher from 0.5.0 on."""
+    items = [seed_bundle["protocol"], seed_bundle["environment"]]
+    values = [417000, 418000, 416500, 417500, 417200, 520000, 521000, 519500, 520500, 519800]
+    for number, value in enumerate(values):
+        run = json.loads(json.dumps(seed_bundle["run"]))
+        run["metadata"]["name"] = f"shift-{number}"
+        run["metadata"].setdefault("labels", {})["liger_version"] = f"0.{number}.0"
+        run["spec"]["timing"]["latencyNs"]["median"] = value
+        run["spec"]["measurements"] = [{"metric": "latency", "statistic": "p20", "unit": "ns", "value": value - 300},
+                                       {"metric": "latency", "statistic": "p80", "unit": "ns", "value": value + 300}]
+        run["spec"]["observedAt"] = f"2025-08-{number + 1:02d}T10:00:00.000Z"
+        items.append(run)
+    return {"apiVersion": "v1", "kind": "List", "items": items}
+
+
+def test_series_pages_show_change_points_with_their_cause(kidx, tmp_path, seed_bundle):
+    pytest.importorskip("kidx.analysis.changepoints")  # kidx series finds change points
+    assert kidx("apply", "-f", "-", stdin=json.dumps(shifted_series(seed_bundle)))[0] == 0
+    site = tmp_path / "site"
+    assert publish(kidx, site, "--release-label", "liger_version")[0] == 0
+    (page,) = sorted((site / "series").glob("*.html"))
+    text = page.read_text()
+    assert "<strong>Change point at 0.5.0</strong>: the level moved +24.7%" in text
+    assert "cause: liger_version 0.4.0 → 0.5.0" in text
+    assert text.count('<circle class="ring"') == 1  # the point after the change, ringed
