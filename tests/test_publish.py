@@ -112,6 +112,9 @@ def test_history_has_sparklines_series_and_regressions(kidx, history_store, tmp_
     assert rows and rows == sorted(rows, key=["slower", "same", "faster"].index)  # slower first
     # jsd on the H100 PCIe, 0.3.0 → 0.3.1: a release step on the page
     assert re.search(r"<td>0\.3\.0</td><td>0\.3\.1</td>", regressions)
+    slower, same, faster = rows.count("slower"), rows.count("same"), rows.count("faster")
+    assert f"{len(rows)} series: {slower} slower, {same} same, {faster} faster." in regressions
+    assert "Not listed here" not in regressions  # fewer than the page's 1,000 rows
 
 
 def test_republishing_rewrites_what_changed_and_removes_deleted_runs(kidx, tmp_path, seed_bundle):
@@ -244,3 +247,18 @@ def test_series_pages_show_change_points_with_their_cause(kidx, tmp_path, seed_b
     assert "<strong>Change point at 0.5.0</strong>: the level moved +24.7%" in text
     assert "cause: liger_version 0.4.0 → 0.5.0" in text
     assert text.count('<circle class="ring"') == 1  # the point after the change, ringed
+
+
+def test_the_regressions_page_lists_at_most_its_rows_and_counts_the_rest(kidx, history_store, tmp_path, monkeypatch):
+    from kidx.publish import site as pages
+
+    monkeypatch.setattr(pages, "REGRESSION_ROWS", 10)
+    site = tmp_path / "site"
+    assert publish(kidx, site, *LIGER_OPTIONS, store_path=history_store)[0] == 0
+    regressions = (site / "regressions.html").read_text()
+    rows = re.findall(r'<tr class="verdict-(\w+)">', regressions)
+    assert rows == ["slower"] * 10
+    total = re.search(r"([0-9,]+) series: (\d+) slower, (\d+) same, (\d+) faster\.", regressions)
+    series, slower, same, faster = (int(g.replace(",", "")) for g in total.groups())
+    assert series == slower + same + faster > 10
+    assert f"Not listed here: {slower - 10} slower, {same} same, {faster} faster" in regressions

@@ -38,6 +38,7 @@ from kidx.publish.model import (
 ASSETS = ("site.css", "site.js")
 ROLES = ("protocol", "workload", "environment", "implementation")
 RUN_SHARD = 3  # hex digits: 4,096 run pages at most
+REGRESSION_ROWS = 1000  # the regressions page lists this many steps, slower first
 REFERENCED_KINDS = ("BenchmarkProtocol", "Workload", "ExecutionEnvironment", "Implementation")
 
 
@@ -470,8 +471,18 @@ class _Pages:
         order = {"slower": 0, "same": 1, "faster": 2}
         rows.sort(key=lambda r: (order.get(r["verdict"], 3), -r["ratio"], r["title"], r["implementation"],
                                  r["environment"], r["href"]))
-        return self.page("regressions.html", "regressions.html", rows=rows, release_label=label,
-                         slower=sum(1 for r in rows if r["verdict"] == "slower"))
+        counts: dict[str, int] = {}
+        for row in rows:
+            counts[row["verdict"] or ""] = counts.get(row["verdict"] or "", 0) + 1
+        left = rows[REGRESSION_ROWS:]
+        unlisted = [(verdict, sum(1 for r in left if r["verdict"] == verdict)) for verdict in counts]
+
+        def by_order(pair: tuple[str, int]) -> tuple:
+            return order.get(pair[0], 3), pair[0]
+
+        return self.page("regressions.html", "regressions.html", rows=rows[:REGRESSION_ROWS], release_label=label,
+                         counts=sorted(counts.items(), key=by_order),
+                         unlisted=sorted(((v, n) for v, n in unlisted if n), key=by_order), total=len(rows))
 
     # environments and runs ------------------------------------------------------------
     def environment(self, environment: Referenced):
