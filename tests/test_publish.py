@@ -153,6 +153,11 @@ def test_a_folder_kidx_did_not_write_is_refused(kidx, tmp_path, seed_bundle):
     assert err == (f"error: {folder} holds files that kidx publish did not write (no .kidx-site list there): "
                    "publish into an empty or new folder\n")
     assert sorted(p.name for p in folder.iterdir()) == ["notes.md"]
+    # a checkout of a pages branch: only hidden entries, so the site may go there
+    (folder / "notes.md").unlink()
+    (folder / ".git").mkdir()
+    assert publish(kidx, folder)[0] == 0
+    assert (folder / "index.html").is_file() and (folder / ".git").is_dir()
 
 
 def test_dry_run_writes_nothing(kidx, tmp_path, seed_bundle):
