@@ -235,6 +235,7 @@ def test_compare_result_is_the_operations(head_store):
     h100 = next(g for g in comparison.groups if g.environment.name == "liger-bench-nvidia-h100-80gb-hbm3")
     assert [(row.run.name, row.verdict) for row in h100.rows] == [(HF_RUN, "baseline"), (SEED_RUN, "faster")]
     assert comparison.regressions == []
+    assert repr(comparison) == f"Comparison({len(comparison.groups)} groups, 0 regressions)"
 
 
 def test_series_to_dict_is_the_commands_json(cli, history_store):

@@ -58,6 +58,8 @@ def test_liger_head_site_has_every_kind_of_page(kidx, head_store, tmp_path):
     assert "sha256:080e6e66e4ec75a131aa0c9121c74b8e8eed64e7b6d621d567c6a28f79548be8" in seed  # its protocol
     assert 'href="../environments/2750ae381d6de582f1eb6b9008e0987463d19ede8af127d97d76c5ae09121393.html"' in seed
     assert "&#34;latencyNs&#34;: {" in seed  # the manifest, escaped
+    # its speed of light (docs/speed-of-light.md): 553,648,128 B in 417.5 µs on an H100 SXM
+    assert "<strong>417.5µs</strong> · 1.326TB/s, 39.6% of the H100 SXM 80GB HBM3&#39;s peak · observed" in seed
 
 
 def test_group_page_curves_use_the_harness_axis_and_stored_titles(kidx, tmp_path):

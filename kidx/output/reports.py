@@ -1,4 +1,4 @@
-"""The texts of the store's reports: ``history``, ``fsck`` and ``gc``.
+"""The texts of the store's reports: ``delete``, ``history``, ``fsck`` and ``gc``.
 
 Each renderer takes the operation's result as it is (its fields, not its class: output/
 does not import operations/) and returns the text to print."""
@@ -11,6 +11,16 @@ from typing import Any
 
 from kidx.output.table import render_table
 from kidx.output.terminal import escape_control
+
+
+def deletion_lines(deleted: Iterable[tuple[Any, Any]], names_only: bool, suffix: str | None) -> str:
+    """A line per name deleted (``(kind info, entry)`` pairs): kubectl's ``KIND "NAME" deleted``,
+    or ``KIND/NAME`` with ``-o name``; ``suffix`` (the dry run's) after each."""
+    if names_only:
+        return "".join(f"{info.qualified_name}/{entry.name}\n" for info, entry in deleted)
+    tail = f" {suffix}" if suffix else ""
+    return "".join(f'{info.qualified_name} "{entry.name}" deleted{tail}\n' for info, entry in deleted)
+
 
 HISTORY_HEADERS = ["REVISION", "EVENT", "GENERATION", "DIGEST", "RECORDED", "CHANGES"]
 

@@ -116,6 +116,27 @@ def format_value(value: float, unit: str) -> str:
     return byte_size(value) if unit == "B" else nanoseconds(value)
 
 
+def speed_of_light_text(run: AnalysedRun) -> str:
+    """``1.861TB/s, 38.8% of the H200 SXM 141GB's peak`` where the run's cost is known
+    (docs/speed-of-light.md); "" otherwise."""
+    from kidx.output.speed_of_light import bandwidth, flop_rate, percent
+    from kidx.speed_of_light.achieved import achieved
+
+    measure = run.measure
+    if measure is None or measure.metric != "latency":
+        return ""
+    environment = {"spec": run.environment.spec} if run.environment.spec is not None else None
+    figures = achieved(run.manifest.get("spec") or {}, run.workload.spec, environment, measure.value)
+    if figures is None:
+        return ""
+    rates = [text for value, text in ((figures.bytes_per_second, bandwidth(figures.bytes_per_second)),
+                                      (figures.flops_per_second, flop_rate(figures.flops_per_second)))
+             if value is not None]
+    if figures.peak is not None and figures.peak.sol is not None:
+        rates.append(f"{percent(figures.peak.sol)} of the {figures.gpu}'s peak")
+    return ", ".join(rates)
+
+
 def _quantity(metric: str) -> str:
     return {"latency": "latency", "peak_memory": "peak memory"}.get(metric, metric)
 
@@ -500,6 +521,9 @@ class _Pages:
         measure = ""
         if run.measure:
             measure = f" · <strong>{escape(format_value(run.measure.value, run.measure.unit))}</strong>"
+            figures = speed_of_light_text(run)
+            if figures:
+                measure += f" · {escape(figures)}"
         referrers = [r for r in self.referrers.get(digest, []) if r is not run]
         if referrers:
             referred = "<ul>" + "".join(f'<li><a href="../{escape(run_path(r))}">{escape(r.name)}</a></li>'
