@@ -94,7 +94,6 @@ def _jinja():
         autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
-    environment.filters["short"] = short_digest
     return environment
 
 
