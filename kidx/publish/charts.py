@@ -152,7 +152,9 @@ def line_chart(lines: list[ChartLine], x_label: str, y_label: str, y_format: Cal
     ys = [v for line in lines for p in line.points for v in (p.y, p.low, p.high) if v is not None and v > 0]
     if not ys:
         return ""
-    plot_left, plot_right, plot_top, plot_bottom = LEFT, WIDTH - RIGHT, TOP, HEIGHT - BOTTOM
+    # long category names are written slanted, in room taken from the plot
+    rotate = categorical and max((len(name) for name in x_names or ()), default=0) > 8
+    plot_left, plot_right, plot_top, plot_bottom = LEFT, WIDTH - RIGHT, TOP, HEIGHT - BOTTOM - (34 if rotate else 0)
     y_log = max(ys) / min(ys) > 20
     y_low, y_high = min(ys), max(ys)
     if not y_log:
@@ -204,7 +206,6 @@ def line_chart(lines: list[ChartLine], x_label: str, y_label: str, y_format: Cal
     for tick in y_ticks:
         out.append(f'<text x="{plot_left - 8}" y="{y_scale(tick) + 4:.1f}" text-anchor="end">'
                    f'{escape(y_format(tick))}</text>')
-    rotate = categorical and max((len(name) for _, name in x_ticks), default=0) > 8
     for x, name in x_ticks:
         if rotate:
             out.append(f'<text x="{x:.1f}" y="{plot_bottom + 14}" text-anchor="end" '
