@@ -37,10 +37,23 @@ NameOutputOption = Annotated[
 ]
 
 
-def open_store(location: str | None):
-    from kidx.store.store import Store, default_store_location
+def open_store(location: str | None, must_exist: bool = False):
+    """The store ``--store`` names, else $KIDX_STORE, else the default one. ``must_exist``
+    (reading commands): a store named explicitly that does not exist is an error, not an
+    empty store; the default store reads as empty until its first write."""
+    import os
 
-    return Store(location if location is not None else default_store_location())
+    from kidx.store.store import STORE_ENV, Store, default_store_location
+
+    store = Store(location if location is not None else default_store_location())
+    named = location if location is not None else os.environ.get(STORE_ENV)
+    if must_exist and named and not store.exists():
+        from kidx.errors import KidxError
+
+        source = "--store" if location is not None else f"${STORE_ENV}"
+        raise KidxError(f"no store at {named} ({source}): nothing has been written there (check the path, or "
+                        "write to it first, e.g. kidx apply -f)")
+    return store
 
 
 def kind_registry():
