@@ -47,13 +47,27 @@ def open_store(location: str | None, must_exist: bool = False):
 
     store = Store(location if location is not None else default_store_location())
     named = location if location is not None else os.environ.get(STORE_ENV)
-    if must_exist and named and not store.exists():
+    if must_exist and named and not store.exists() and not _holds_files(named):
         from kidx.errors import KidxError
 
         source = "--store" if location is not None else f"${STORE_ENV}"
         raise KidxError(f"no store at {named} ({source}): nothing has been written there (check the path, or "
                         "write to it first, e.g. kidx apply -f)")
     return store
+
+
+def _holds_files(location: str) -> bool:
+    """Something on disk at a folder store's location (a store whose catalog is lost, a
+    file in its way): the store itself says what is wrong with it."""
+    from pathlib import Path
+
+    if "://" in location:
+        return False
+    folder = Path(location)
+    if folder.is_dir():
+        return any(folder.iterdir())
+    existing = next((path for path in (folder, *folder.parents) if path.exists()), None)
+    return existing is not None and not existing.is_dir()
 
 
 def kind_registry():

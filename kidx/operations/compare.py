@@ -379,8 +379,8 @@ def _problems(request: CompareRequest, runs: list[AnalysedRun], measured: list[A
                             f"or provider label); implementations present: "
                             f"{_listed(nearest(request.baseline, present), len(present))}")
     if measured and not problems and not any(group.compared for group in groups):
-        problems.append(f"{NOTHING_COMPARED}: each comparable group of the {len(measured)} selected runs holds a single "
-                        f"arm (one {_arm_word(request)})")
+        problems.append(f"{NOTHING_COMPARED}: each comparable group of the {len(measured)} selected runs holds "
+                        f"a single arm (one {_arm_word(request)})")
     return problems
 
 

@@ -44,7 +44,7 @@ def describe(
     label_selector = parse_selector(selector)
     selection_rules(arguments or [], label_selector)
     targets = parse_targets(arguments or [], kind_registry(), "describe")
-    the_store = open_store(store)
+    the_store = open_store(store, must_exist=True)
     with the_store.reading() as catalog:
         selection = select(catalog, targets, label_selector)
         found = selection.entries

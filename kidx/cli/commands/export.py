@@ -46,7 +46,7 @@ def export(
         raise UsageError("must specify -o FILE (or -o - for standard output)")
     label_selector = parse_selector(selector)
     registry = kind_registry()
-    the_store = open_store(store)
+    the_store = open_store(store, must_exist=True)
     selected = None
     missing: list[str] = []
     if arguments or label_selector is not None:

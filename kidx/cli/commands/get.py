@@ -124,7 +124,7 @@ def get(
         reference_roles=roles,
         own_spec_needed=not reads_columns or mentions_own_spec(fmt.argument, sort_by),
     )
-    the_store = open_store(store)
+    the_store = open_store(store, must_exist=True)
     result = find_objects(the_store, kind_registry(), query)
     out = output()
     if fmt.is_table:

@@ -67,7 +67,7 @@ def plot(
         references=tuple(references or ()),
         label_key=parse_by(by),
     )
-    data = plot_data(open_store(store), registry, request)
+    data = plot_data(open_store(store, must_exist=True), registry, request)
     out = output()
     if not data.panels:
         raise UsageError(f"nothing to plot: no selected run has a figure and a value at {request.x.text}")
