@@ -142,7 +142,7 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
     if selection.missing:
         raise KidxError("; ".join(selection.missing))
     runs = selection.runs
-    everything = _whole_store(store, registry, request, runs)
+    everything = _history(store, registry, request, runs)
     measured = [run for run in runs if run.measure is not None]
     unmeasured = [run.name for run in runs if run.measure is None]
     unlabelled: list[str] = []
@@ -164,7 +164,7 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
     history = _History(everything)
     groups = [_group(members, request, forced, history) for members in buckets.values() if members]
     groups.sort(key=_group_order)
-    problems = _problems(request, runs, measured, groups, everything)
+    problems = _problems(request, runs, measured, groups, store)
     unmatched = _unmatched(request, measured, groups) if request.label_key is not None else []
     if unmatched and not any(group.compared for group in groups):
         problems.extend(unmatched)
@@ -175,11 +175,18 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
                       unmeasured, unlabelled, request.alpha, tuple(problems), tuple(unmatched), tuple(runs))
 
 
-def _whole_store(store, registry, request: CompareRequest, selected: list[AnalysedRun]) -> list[AnalysedRun]:
-    """Every run of the store (the history a verdict's noise is measured on)."""
+def _history(store, registry, request: CompareRequest, selected: list[AnalysedRun]) -> list[AnalysedRun]:
+    """The store's runs of the selected runs' series (the history a verdict's noise is
+    measured on): one look-up per workload and environment, by their references."""
     if not (request.names or request.selector or request.field_selector or request.references):
-        return selected
-    return select_runs(store, registry, CompareRequest(names=[])).runs
+        return selected  # the selection is the whole store
+    pairs = sorted({(run.workload.digest, run.environment.digest) for run in selected if run.measure is not None
+                    and run.workload.digest and run.environment.digest})
+    found: dict[str, AnalysedRun] = {run.name: run for run in selected}
+    for workload, environment in pairs:
+        for run in select_runs(store, registry, CompareRequest(names=[], references=(workload, environment))).runs:
+            found.setdefault(run.name, run)
+    return list(found.values())
 
 
 class _History:
@@ -358,9 +365,9 @@ def _listed(values: list[str], total: int) -> str:
 
 
 def _problems(request: CompareRequest, runs: list[AnalysedRun], measured: list[AnalysedRun],
-              groups: list[ComparedGroup], everything: list[AnalysedRun]) -> list[str]:
+              groups: list[ComparedGroup], store) -> list[str]:
     if not runs:
-        return [_empty_selection(request, everything)]
+        return [_empty_selection(request, store.catalog())]
     problems = []
     key = request.label_key
     if key is not None and not measured:
@@ -384,21 +391,22 @@ def _problems(request: CompareRequest, runs: list[AnalysedRun], measured: list[A
     return problems
 
 
-def _empty_selection(request: CompareRequest, everything: list[AnalysedRun]) -> str:
+def _empty_selection(request: CompareRequest, catalog) -> str:
+    """What in the label selector matched nothing, with the keys or values the store has."""
     what = []
     for requirement in getattr(request.selector, "requirements", ()):
         if requirement.operator not in ("=", "in"):
             continue
-        present = {run.labels[requirement.key] for run in everything if requirement.key in run.labels}
+        present = set(catalog.label_values(requirement.key))
         if not present:
-            keys = {k for run in everything for k in run.labels}
+            keys = set(catalog.label_keys())
             what.append(f"no run has the label {requirement.key}"
                         + (f" (labels present: {_listed(nearest(requirement.key, keys), len(keys))})" if keys else ""))
         elif not present & set(requirement.values):
             wanted = requirement.values[0]
             what.append(f"no run has {requirement.key}={','.join(requirement.values)} ({requirement.key} values "
                         f"present: {_listed(nearest(wanted, present), len(present))})")
-    detail = "; ".join(what) if what else f"the store holds {len(everything)} runs"
+    detail = "; ".join(what) if what else "no run matches every condition"
     return f"the selection matched no runs: {detail}"
 
 
