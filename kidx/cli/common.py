@@ -50,9 +50,11 @@ def open_store(location: str | None, must_exist: bool = False):
     if must_exist and named and not store.exists() and not _holds_files(named):
         from kidx.errors import KidxError
 
+        from kidx.store.postgres_url import masked
+
         source = "--store" if location is not None else f"${STORE_ENV}"
-        raise KidxError(f"no store at {named} ({source}): nothing has been written there (check the path, or "
-                        "write to it first, e.g. kidx apply -f)")
+        raise KidxError(f"no store at {masked(named)} ({source}): nothing has been written there (check "
+                        "the path, or write to it first, e.g. kidx apply -f)")
     return store
 
 
