@@ -49,7 +49,6 @@ def open_store(location: str | None, must_exist: bool = False):
     named = location if location is not None else os.environ.get(STORE_ENV)
     if must_exist and named and not store.exists() and not _holds_files(named):
         from kidx.errors import KidxError
-
         from kidx.store.postgres_url import masked
 
         source = "--store" if location is not None else f"${STORE_ENV}"
