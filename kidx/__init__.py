@@ -1,3 +1,79 @@
-"""kidx: a kubectl-style command-line tool for a kernel benchmark index."""
+"""kidx: a kubectl-style command-line tool for a kernel benchmark index, and its Python API.
+
+The public API is what ``__all__`` names (and the exceptions of ``kidx.errors``); every
+other module is internal. docs/api.md is its reference, generated from these docstrings.
+
+    import kidx
+
+    with kidx.open_store() as store:
+        frame = store.frame(selector="kernel=llama4_rope")
+
+Names are imported on first use, so ``import kidx`` (and every ``kidx`` command) stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from kidx.api.analysis import Comparison, SeriesResult
+    from kidx.api.objects import Environment, Implementation, Protocol, Run, StoredObject, Workload
+    from kidx.api.recording import Recording, Timings, capture_environment, record_run
+    from kidx.api.store import ApplyOutcome, ApplyResult, Store, open_store
+
+#: public name -> the module that defines it
+_PUBLIC = {
+    "open_store": "kidx.api.store",
+    "Store": "kidx.api.store",
+    "ApplyResult": "kidx.api.store",
+    "ApplyOutcome": "kidx.api.store",
+    "StoredObject": "kidx.api.objects",
+    "Run": "kidx.api.objects",
+    "Workload": "kidx.api.objects",
+    "Implementation": "kidx.api.objects",
+    "Protocol": "kidx.api.objects",
+    "Environment": "kidx.api.objects",
+    "Comparison": "kidx.api.analysis",
+    "SeriesResult": "kidx.api.analysis",
+    "record_run": "kidx.api.recording",
+    "Recording": "kidx.api.recording",
+    "Timings": "kidx.api.recording",
+    "capture_environment": "kidx.api.recording",
+}
+
+__all__ = [
+    "ApplyOutcome",
+    "ApplyResult",
+    "Comparison",
+    "Environment",
+    "Implementation",
+    "Protocol",
+    "Recording",
+    "Run",
+    "SeriesResult",
+    "Store",
+    "StoredObject",
+    "Timings",
+    "Workload",
+    "__version__",
+    "capture_environment",
+    "open_store",
+    "record_run",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kidx' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,7 +1,19 @@
 """The error hierarchy: every failure kidx reports to a user is a KidxError.
 
 The command layer turns these into ``error: …`` lines and exit codes; nothing below it
-prints. Each error carries where it happened when that is known.
+prints. Each error carries where it happened when that is known. The Python API
+(``kidx.open_store`` and the rest) raises the same classes with the same message text
+as the command line prints for the same bad input; it never exits the interpreter.
+
+- ``KidxError``: the root; catch it to catch everything kidx reports.
+- ``UsageError``: an argument is wrong (a selector that does not parse, an unknown
+  resource type, a bad ``--by`` or ``--threshold`` value).
+- ``NotFoundError``: a named object is not in the store.
+- ``InvalidInputError``: manifests that cannot be applied; ``problems`` lists each
+  (``Problem``: its ``Location`` and message). Nothing was written.
+- ``StoreError``: the store cannot be opened, read or written (``StoreBusy``: its
+  write lock was not had in time; ``StoreReadOnly``: it can only be read).
+- ``MissingDependencyError``: an optional extra is needed (``pip install 'kidx[…]'``).
 """
 
 from __future__ import annotations
@@ -23,12 +35,23 @@ class NotFoundError(KidxError):
     """A named object does not exist: ``<plural>.<group> "<name>" not found``."""
 
 
+class MissingDependencyError(KidxError):
+    """An optional dependency is not installed; the message names the extra to install."""
+
+
 class StoreError(KidxError):
     """The store cannot be opened, read or written."""
 
 
 class StoreBusy(StoreError):
     """The store's write lock (or a lock needed to open it) was not had in time."""
+
+
+class OutcomeUnknown(StoreError):
+    """The connection to the store was lost while it committed: the write may or may not
+    have been committed, and kidx cannot tell. Its own exit code, so a script checks."""
+
+    exit_code = 3
 
 
 class StoreReadOnly(StoreError):

@@ -127,6 +127,15 @@ def store(request, tmp_path):
     yield from _postgres_store(request.getfixturevalue("postgres_server"))
 
 
+@pytest.fixture(params=["folder", "postgresql"])
+def folder_or_postgres(request, tmp_path):
+    """A second store, empty: a folder that does not exist yet, or a PostgreSQL database."""
+    if request.param == "folder":
+        yield tmp_path / "other-store"
+    else:
+        yield from _postgres_store(request.getfixturevalue("postgres_server"))
+
+
 @pytest.fixture
 def postgres_store(postgres_server):
     """An empty PostgreSQL store (a fresh database), for tests of that backend alone."""

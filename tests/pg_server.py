@@ -54,6 +54,20 @@ def server_binaries() -> Path | None:
     return None
 
 
+def runuser() -> str:
+    """``runuser``'s path: on PATH, else in the system folders (``/usr/sbin``, ``/sbin``)
+    that a plain ``PATH=/usr/bin:/bin`` leaves out."""
+    found = shutil.which("runuser")
+    if found:
+        return found
+    for folder in ("/usr/sbin", "/sbin"):
+        candidate = Path(folder) / "runuser"
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    raise FileNotFoundError("runuser (util-linux) is needed to run the PostgreSQL cluster as root: not found on "
+                            "PATH, in /usr/sbin or in /sbin")
+
+
 class PostgresServer:
     """One cluster: ``start()``, ``create_database(name)`` -> URL, ``stop()``."""
 
@@ -84,7 +98,7 @@ class PostgresServer:
 
             account = pwd.getpwnam(SUPERUSER)  # KeyError: no such user
             os.chown(self.folder, account.pw_uid, account.pw_gid)
-            self._prefix = ["runuser", "-u", SUPERUSER, "--"]
+            self._prefix = [runuser(), "-u", SUPERUSER, "--"]
         self._watchdog = subprocess.Popen(
             [sys.executable, "-c", _WATCHDOG, str(os.getpid()), *self._prefix, str(self.binaries / "pg_ctl"),
              str(self.data), str(self.folder)],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 
@@ -38,6 +39,10 @@ def sample() -> Bundle:
     )
 
 
+def digest_of_json(value) -> str:
+    return "sha256:" + hashlib.sha256(canonical_json(value)).hexdigest()
+
+
 def written(bundle: Bundle) -> bytes:
     stream = io.BytesIO()
     write_bundle(stream, bundle)
@@ -61,7 +66,12 @@ def test_layout_is_one_json_object_with_one_entry_per_line():
         '"labels":{"a":"b"},"annotations":{"note":"x\\ny"},"created":"2026-01-01T00:00:00Z","generation":2}'
     )
     assert lines[7:9] == ["],", '"revisions":[']
-    assert len(lines) == 14 and lines[-1] == "]}"
+    assert len(lines) == 15 and lines[-2] == "],"
+    # the checksum: over the object digests, names and revisions, as JSON values
+    document = json.loads(data)
+    expected = digest_of_json({"objects": sorted(document["objects"]), "names": document["names"],
+                               "revisions": document["revisions"]})
+    assert lines[-1] == f'"checksum":"{expected}"}}'
     document = json.loads(data)
     assert document["format"] == FORMAT
     assert is_bundle(data[:64])

@@ -163,7 +163,7 @@ def test_output_name(kidx):
 
 def test_output_other_than_name_is_refused(kidx, store):
     assert kidx("apply", "-f", str(SEED_BUNDLE), "-o", "yaml") == (
-        1, "", "error: unexpected -o output mode: yaml. We only support '-o name'\n",
+        1, "", "error: unable to match a printer suitable for the output format \"yaml\", allowed formats are: name\n",
     )
     assert not store.exists()
 

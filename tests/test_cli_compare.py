@@ -136,7 +136,7 @@ def test_missing_run_is_an_error_with_exit_2(kidx, head_store):
 
 @pytest.mark.parametrize("args, message", [
     (["--by", "provider"], 'invalid --by value "provider"'),
-    (["-o", "wide"], 'unknown output format "wide" for compare'),
+    (["-o", "wide"], 'unable to match a printer suitable for the output format "wide", allowed formats are: '),
     (["--threshold", "-1"], "invalid --threshold -1"),
     (["--no-such-flag"], "unknown flag: --no-such-flag"),
 ])

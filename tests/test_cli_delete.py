@@ -130,7 +130,7 @@ def test_delete_output_name(populated):
 
 def test_delete_output_other_than_name(populated):
     assert populated("delete", "wl", "wl-a", "-o", "yaml") == (
-        1, "", "error: unexpected -o output mode: yaml. We only support '-o name'\n",
+        1, "", "error: unable to match a printer suitable for the output format \"yaml\", allowed formats are: name\n",
     )
     assert remaining(populated) == ["wl-a", "wl-b", "wl-c"]
 

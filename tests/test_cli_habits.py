@@ -55,7 +55,7 @@ def test_version(kidx):
     assert kidx("version", "-o=yaml").out == (f"kidxVersion: {kidx_package.__version__}\n"
                                               f"pythonVersion: {platform.python_version()}\n")
     result = kidx("version", "-o", "wide")
-    assert result.code == 1 and result.err == 'error: --output must be "json" or "yaml", not "wide"\n'
+    assert result.code == 1 and result.err == 'error: unable to match a printer suitable for the output format "wide", allowed formats are: json,yaml\n'
 
 
 def test_version_matches_the_package_metadata():
@@ -88,3 +88,30 @@ def test_get_help_examples_name_no_digest_that_an_import_changes(kidx):
     text = kidx("get", "--help").out
     assert "kidx get run DIGEST-PREFIX -o yaml" in text
     assert SEED_RUN_DIGEST.removeprefix("sha256:")[:8] not in text
+
+
+@pytest.mark.parametrize(("arguments", "allowed", "code"), [
+    (["get", "runs"], "csv,custom-columns,custom-columns-file,json,jsonpath,jsonpath-file,name,tsv,wide,yaml", 1),
+    (["apply", "-f", str(SEED_BUNDLE)], "name", 1),
+    (["delete", "runs", "--all"], "name", 1),
+    (["import", "bundle", "backup.kidx.json"], "name", 1),
+    (["import", "liger", "data.csv"], "json,name,yaml", 1),
+    (["env", "capture"], "json,name,yaml", 1),
+    (["history", "run", SEED_RUN_NAME, "--revision", "1"], "json,yaml", 1),
+    (["fsck"], "json", 1),
+    (["api-resources"], "json,name,wide,yaml", 1),
+    (["version"], "json,yaml", 1),
+    (["compare", SEED_RUN_NAME], None, 2),
+    (["series"], None, 2),
+])
+def test_every_command_rejects_an_output_format_in_one_wording(seeded, arguments, allowed, code):
+    """Before anything is read or written: the store keeps the seed, exactly."""
+    before = seeded("get", "all", "-o", "yaml").out
+    result = seeded(*arguments, "-o", "xml")
+    prefix = 'error: unable to match a printer suitable for the output format "xml", allowed formats are: '
+    assert (result.code, result.out) == (code, "")
+    if allowed is None:  # the analysis commands' formats are theirs to list
+        assert result.err.startswith(prefix) and result.err.count("\n") == 1
+    else:
+        assert result.err == f"{prefix}{allowed}\n"
+    assert seeded("get", "all", "-o", "yaml").out == before

@@ -257,7 +257,7 @@ def test_history_of_another_kind_is_separate(kidx, apply, clock):
         (("history", "run", "a", "b"), "error: history needs exactly one object: TYPE NAME or TYPE/NAME\n"),
         (("history", "run", "r1", "-o", "json"), "error: -o needs --revision\n"),
         (("history", "run", "r1", "--revision", "1", "-o", "name"),
-         "error: unexpected -o output mode: name. Supported: yaml, json\n"),
+         'error: unable to match a printer suitable for the output format "name", allowed formats are: json,yaml\n'),
     ],
 )
 def test_usage_errors(lifecycle, args, message):

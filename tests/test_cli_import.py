@@ -290,7 +290,7 @@ def test_output_yaml_applies_to_the_same_objects(kidx, write, tmp_path):
 
 def test_unknown_output_mode(kidx, write, store):
     assert kidx("import", "liger", write(csv_text(SEED_ROW)), "-o", "wide") == (
-        1, "", "error: unexpected -o output mode: wide. Supported: name, yaml, json\n")
+        1, "", 'error: unable to match a printer suitable for the output format "wide", allowed formats are: json,name,yaml\n')
     assert not store.exists()
 
 

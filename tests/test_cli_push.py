@@ -171,6 +171,57 @@ def test_a_name_changed_on_both_sides_is_a_conflict(kidx, seeded, remote):
         "applied", "applied", "applied", "applied", "deleted"]
 
 
+def with_labels(kidx, store, labels: dict, annotations: dict | None = None) -> None:
+    run = json.loads(kidx("get", "run", SEED_RUN_NAME, "-o", "json", store_path=store)[1])
+    run["metadata"]["labels"] = {**run["metadata"].get("labels", {}), **labels}
+    if annotations is not None:
+        run["metadata"]["annotations"] = annotations
+    for key in ("digest", "creationTimestamp", "generation"):
+        run["metadata"].pop(key)
+    code, _, err = kidx("apply", "-f", "-", stdin=json.dumps(run), store_path=store)
+    assert code == 0, err
+
+
+def test_a_conflict_in_labels_or_annotations_only_says_what_differs(kidx, seeded, remote):
+    """Both stores hold the same object; what changed on both sides is metadata: the
+    conflict names each differing label and annotation instead of two equal digests."""
+    assert kidx("push", str(remote), store_path=seeded)[0] == 0
+    digest = digest_of_run(kidx, seeded)
+    with_labels(kidx, seeded, {"tier": "gold"}, {"note": "rerun"})
+    with_labels(kidx, remote, {"tier": "silver", "owner": "ci"})
+    before = state(remote)
+    code, out, err = kidx("push", str(remote), store_path=seeded)
+    assert (code, out) == (1, "")
+    assert err == (
+        f"error: {R}/{SEED_RUN_NAME} changed in both stores since they last agreed: both have {digest}, but "
+        f"label owner is (none) in {seeded}, 'ci' in {remote}; label tier is 'gold' in {seeded}, 'silver' in "
+        f"{remote}; annotation note is 'rerun' in {seeded}, (none) in {remote}\n"
+        f"error: 1 name changed in both stores; nothing was copied (--force gives {remote} the state from {seeded})\n"
+    )
+    assert state(remote) == before
+    code, out, err = kidx("pull", str(remote), store_path=seeded)
+    assert code == 1 and f"both have {digest}, but label owner is 'ci' in {remote}, (none) in {seeded}" in err
+
+
+def test_a_source_missing_an_object_is_a_clear_error_naming_it(kidx, seeded, remote):
+    """The run's object file was lost from the source (a KeyError once): push says which
+    object of which name is missing, where, suggests fsck, and writes nothing."""
+    from conftest import SEED_RUN_DIGEST
+
+    object_file = seeded / "objects" / "sha256" / SEED_RUN_DIGEST[7:9] / SEED_RUN_DIGEST[9:]
+    object_file.unlink()
+    for extra in ((), ("--dry-run",)):
+        code, out, err = kidx("push", str(remote), *extra, store_path=seeded)
+        assert (code, out) == (1, "")
+        assert err.splitlines()[-1] == (
+            f'error: benchmarkruns.kernelindex.dev "{SEED_RUN_NAME}" (revision 1) names object {SEED_RUN_DIGEST}, '
+            f"which is missing: {object_file}; nothing was copied (run 'kidx fsck --store {seeded}' to see what "
+            "else is damaged)"
+        )
+        assert "unexpected" not in err and "KeyError" not in err
+    assert not remote.exists()
+
+
 def test_the_same_objects_applied_to_both_stores_agree(kidx, seeded, remote, seed_bundle, tmp_path):
     path = tmp_path / "seed.json"
     path.write_text(json.dumps(seed_bundle), encoding="utf-8")

@@ -108,16 +108,39 @@ def test_references_a_kind_does_not_have_are_refused(kidx, head_store):
 
 
 def test_which_paths_read_the_runs_own_spec():
-    from kidx.query.reference_paths import mentions_own_spec, roles_mentioned
+    from kidx.jsonpath import JSONPathTemplate
+    from kidx.output.formats import parse_output_format
+    from kidx.query.loading import LoadMode, LoadPlan
+    from kidx.query.reference_paths import path_reads
+    from kidx.query.sorting import parse_sort_keys
 
-    assert not mentions_own_spec("NAME:.metadata.name,SEQ:workload.spec.parameters.seq", "implementation.metadata.name")
-    assert not mentions_own_spec("X:{.workload.spec.a}", None)
-    assert mentions_own_spec("SEQ:workload.spec.parameters.seq,M:.spec.timing.latencyNs.median")
-    assert mentions_own_spec(None, "-.spec.timing.latencyNs.median")
-    assert mentions_own_spec("{..median}") and mentions_own_spec("{.items[*].metadata.name}")
-    assert roles_mentioned("SEQ:workload.spec.parameters.seq,N:.metadata.name", "-implementation.metadata.name") == {
-        "workload", "implementation"}
-    assert roles_mentioned("{.items[*].spec.x}") == frozenset()
+    def plan(output, sort_by=""):
+        return parse_output_format(output).load_plan(parse_sort_keys(sort_by))
+
+    def reads(template):
+        return path_reads(JSONPathTemplate.parse(template).steps())
+
+    assert plan("custom-columns=NAME:.metadata.name,SEQ:workload.spec.parameters.seq",
+                "implementation.metadata.name") == LoadPlan(LoadMode.COLUMNS, frozenset({"workload", "implementation"}))
+    assert plan("custom-columns=X:{.workload.spec.a}") == LoadPlan(LoadMode.COLUMNS, frozenset({"workload"}))
+    assert plan("custom-columns=SEQ:workload.spec.parameters.seq,M:.spec.timing.latencyNs.median").mode is LoadMode.MANIFESTS
+    assert plan(None, "-.spec.timing.latencyNs.median") == LoadPlan(LoadMode.MANIFESTS, frozenset())
+    assert plan(None, "metadata.name") == LoadPlan(LoadMode.COLUMNS, frozenset())
+    assert plan("name") == LoadPlan(LoadMode.NAMES, frozenset())
+    assert plan("name", "metadata.name").mode is LoadMode.MANIFESTS
+    assert plan("yaml", "workload.spec.parameters.seq") == LoadPlan(LoadMode.MANIFESTS, frozenset({"workload"}))
+    assert plan("csv=N:.metadata.name").mode is plan("csv").mode is LoadMode.COLUMNS
+    assert plan("custom-columns=X:{..median}").mode is LoadMode.MANIFESTS
+    assert reads("{..median}").own_spec and reads("{.items[*].metadata.name}").own_spec
+    assert reads("{.items[*].spec.x}") == (frozenset(), True)
+    # the parse tree, not the text: literals read nothing, quoted keys and filters count
+    assert reads('{"workload.spec "}{.metadata.name}') == (frozenset(), False)
+    assert reads("{['workload']['spec']['x']}") == (frozenset({"workload"}), False)
+    assert reads('{range .items[?(@.workload.spec.x==1)]}{.implementation.metadata.name}{end}') == (
+        frozenset({"workload", "implementation"}), False)
+    assert reads("{.}").own_spec and not reads("{.metadata}").own_spec
+    # a template that does not parse is reported when printed; until then everything is read
+    assert plan("jsonpath={.a[}", "workload.spec.x") == LoadPlan(LoadMode.MANIFESTS, frozenset({"workload"}))
 
 
 def test_columns_of_metadata_and_references_match_a_full_read(kidx, head_store):

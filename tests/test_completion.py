@@ -55,7 +55,7 @@ metadata:
 spec: {status: passed}
 """
 COMMANDS = ["api-resources", "apply", "compare", "completion", "delete", "describe", "diff", "digest", "env",
-            "explain", "export", "fsck", "gc", "get", "history", "import", "plot", "pull", "push", "series", "version"]
+            "explain", "export", "fsck", "gc", "get", "history", "import", "plot", "pull", "push", "record", "series", "version"]
 TYPE_WORDS = [
     "benchmarkprotocol", "benchmarkprotocols", "benchmarkrun", "benchmarkruns", "bp", "br", "ee", "env",
     "environment", "environments", "envs", "executionenvironment", "executionenvironments", "impl",
@@ -261,7 +261,9 @@ def test_files(complete):
 def test_other_positions(complete):
     assert complete("completion", "") == ["bash", "zsh", "fish"]
     assert complete("completion", "z") == ["zsh"]
-    assert complete("import", "") == ["liger", "pytest-benchmark", "nvbench", "bundle"]
+    assert complete("import", "") == ["liger", "pytest-benchmark", "nvbench", "google-benchmark", "bmf", "bundle"]
+    assert complete("record", "") == ["liger", "pytest-benchmark", "nvbench", "google-benchmark", "bmf"]
+    assert complete("record", "--c") == ["--capture"]
     assert complete("import", "n") == ["nvbench"]
     assert complete("import", "liger", "f.csv", "--environment", "") == ["__files__"]
     assert complete("env", "") == ["capture"]

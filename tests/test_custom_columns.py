@@ -8,15 +8,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kidx.errors import UsageError
+from kidx.jsonpath import JSONPathError, relaxed_path, split_outside_brackets
 from kidx.output.custom_columns import (
     CustomColumnsError,
     custom_column_cells,
     parse_custom_columns,
     parse_custom_columns_file,
-    relaxed_path,
-    split_outside_brackets,
 )
-from kidx.output.jsonpath import JSONPathError
 
 ALPHA = {
     "kind": "Widget",

@@ -8,6 +8,7 @@ import json
 import os
 import stat
 import sys
+import time
 
 import pytest
 
@@ -46,10 +47,12 @@ def machine(tmp_path, kidx_process):
     """capture(nvidia_smi=…, nvml=…): kidx env capture on a machine whose tools are fakes.
 
     nvidia_smi: the text a fake nvidia-smi prints (None: no nvidia-smi on PATH; an int:
-    it fails with that exit status). nvml: source of a fake pynvml module (None: NVML
-    fails to load, as on a machine without the driver)."""
+    it fails with that exit status; "HANG": it never answers). nvml: source of a fake
+    pynvml module (None: NVML fails to load, as on a machine without the driver). torch:
+    source of a fake torch package, installed as torch 2.5.0 (None: no torch)."""
 
-    def capture(*args: str, nvidia_smi: str | int | None = None, nvml: str = NVML_FAILS):
+    def capture(*args: str, nvidia_smi: str | bytes | int | None = None, nvml: str = NVML_FAILS,
+                torch: str | None = None, env: dict | None = None):
         bin_dir, lib_dir = tmp_path / "bin", tmp_path / "lib"
         bin_dir.mkdir(exist_ok=True)
         lib_dir.mkdir(exist_ok=True)
@@ -60,13 +63,22 @@ def machine(tmp_path, kidx_process):
         if nvidia_smi is not None:
             if isinstance(nvidia_smi, int):
                 body = f"echo 'NVIDIA-SMI has failed because it could not communicate with the driver'; exit {nvidia_smi}"
+            elif nvidia_smi == "HANG":
+                body = "exec sleep 600"
             else:
-                (tmp_path / "smi.txt").write_text(nvidia_smi)
+                text = nvidia_smi if isinstance(nvidia_smi, bytes) else nvidia_smi.encode()
+                (tmp_path / "smi.txt").write_bytes(text)
                 body = f"cat {tmp_path / 'smi.txt'}"
             smi.write_text(f"#!/bin/sh\n{body}\n")
             smi.chmod(smi.stat().st_mode | stat.S_IXUSR)
-        env = {"PATH": f"{bin_dir}{os.pathsep}/usr/bin:/bin", "PYTHONPATH": str(lib_dir)}
-        return kidx_process("env", "capture", *args, env=env)
+        if torch is not None:
+            (lib_dir / "torch").mkdir(exist_ok=True)
+            (lib_dir / "torch" / "__init__.py").write_text(torch)
+            (lib_dir / "torch-2.5.0.dist-info").mkdir(exist_ok=True)
+            (lib_dir / "torch-2.5.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: torch\n"
+                                                                        "Version: 2.5.0\n")
+        variables = {"PATH": f"{bin_dir}{os.pathsep}/usr/bin:/bin", "PYTHONPATH": str(lib_dir), **(env or {})}
+        return kidx_process("env", "capture", *args, env=variables)
 
     return capture
 
@@ -161,7 +173,7 @@ def test_apply_dry_run_and_name(machine, kidx_process):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (("-o", "wide"), "error: unexpected -o output mode: wide. Supported: yaml, json (and name with --apply)\n"),
+        (("-o", "wide"), 'error: unable to match a printer suitable for the output format "wide", allowed formats are: json,name,yaml\n'),
         (("-o", "name"), "error: -o name needs --apply\n"),
         (("--dry-run",), "error: --dry-run needs --apply\n"),
     ],
@@ -170,3 +182,102 @@ def test_bad_options(machine, args, message):
     code, out, err = machine(*args)
     assert (code, out) == (1, "")
     assert err.endswith(message)
+
+
+# --- probes that hang or print garbage --------------------------------------------------
+
+NVML_HANGS = """
+import time
+def nvmlInit():
+    time.sleep(600)
+"""
+TORCH_HANGS = """
+import time
+class cuda:
+    @staticmethod
+    def is_available():
+        time.sleep(600)
+"""
+QUICK = {"KIDX_PROBE_TIMEOUT": "1"}
+
+
+def _timed(capture, *args, **kwargs):
+    started = time.monotonic()
+    result = capture(*args, **kwargs)
+    return result, time.monotonic() - started
+
+
+def test_a_hanging_nvml_is_abandoned_with_a_warning(machine):
+    (code, out, err), seconds = _timed(machine, "-o", "json", nvml=NVML_HANGS, nvidia_smi=SMI_TWO_H200, env=QUICK)
+    assert code == 0, err
+    assert seconds < 20  # one second for the probe, the rest is start-up on a loaded machine
+    assert ("Warning: NVML: no answer within 1 s (nvmlInit or a device query hung); skipped (set "
+            "KIDX_PROBE_TIMEOUT to wait longer)") in err.splitlines()
+    body = json.loads(out)
+    assert body["metadata"]["annotations"]["kernelindex.dev/gpu-source"] == "nvidia-smi"  # the next probe answered
+    assert "NVML: no answer within 1 s" in body["metadata"]["annotations"]["kernelindex.dev/capture-notes"]
+
+
+def test_a_hanging_torch_is_abandoned_with_a_warning(machine):
+    (code, out, err), seconds = _timed(machine, "-o", "json", torch=TORCH_HANGS, env=QUICK)
+    assert code == 0, err
+    assert seconds < 20
+    assert ("Warning: torch: no answer within 1 s (torch.cuda.is_available() or a device query hung); skipped "
+            "(set KIDX_PROBE_TIMEOUT to wait longer)") in err.splitlines()
+    body = json.loads(out)
+    assert body["spec"]["software"]["torch"] == "2.5.0"
+    assert "count" not in body["spec"]["hardware"]  # no GPU was read: a CPU environment
+
+
+def test_a_hanging_nvidia_smi_is_abandoned_with_a_warning(machine):
+    (code, out, err), seconds = _timed(machine, "-o", "json", nvidia_smi="HANG", env=QUICK)
+    assert code == 0, err
+    assert seconds < 20
+    assert ("Warning: nvidia-smi: no answer within 1 s (nvidia-smi hung); skipped (set KIDX_PROBE_TIMEOUT to wait "
+            "longer)") in err.splitlines()
+
+
+def test_torch_that_answers_gives_its_gpus(machine):
+    torch = """
+class _Properties:
+    name, total_memory, major, minor = "NVIDIA H100 80GB HBM3", 85520809984, 9, 0
+class cuda:
+    @staticmethod
+    def is_available(): return True
+    @staticmethod
+    def device_count(): return 1
+    @staticmethod
+    def get_device_properties(index): return _Properties()
+class version:
+    cuda = "12.4"
+"""
+    code, out, err = machine("-o", "json", torch=torch)
+    assert code == 0, err
+    body = json.loads(out)
+    assert body["spec"]["hardware"]["product"] == "NVIDIA H100" and body["spec"]["hardware"]["count"] == 1
+    assert body["spec"]["software"]["cuda"] == "12.4"
+    assert body["metadata"]["annotations"]["kernelindex.dev/gpu-source"] == "torch"
+
+
+def test_nvidia_smi_output_that_is_not_utf8_is_read(machine):
+    garbage = b"NVIDIA H200\xff\xfe, 143771, 9.0, GPU-1, 580.159.04, 345, 3201\n"
+    code, out, err = machine("-o", "json", nvidia_smi=garbage)
+    assert code == 0, err
+    body = json.loads(out)
+    assert body["metadata"]["annotations"]["kernelindex.dev/gpus"] == "0: NVIDIA H200\ufffd\ufffd"
+    assert body["spec"]["hardware"]["memoryBytes"] == 143771 * 1048576
+
+
+def test_superscript_digits_from_nvidia_smi_are_not_numbers(machine):
+    code, out, err = machine("-o", "json", nvidia_smi="NVIDIA H200, 14377\u00b9, 9.0, GPU-1, 580.159.04, \u00b2, 3201\n")
+    assert code == 0, err
+    body = json.loads(out)
+    assert "memoryBytes" not in body["spec"]["hardware"]
+    assert body["metadata"]["annotations"]["kernelindex.dev/clocks-at-capture"] == "0: sm None MHz, memory 3201 MHz"
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-1", "inf"])
+def test_a_bad_probe_timeout_is_a_usage_error(machine, value):
+    code, out, err = machine(env={"KIDX_PROBE_TIMEOUT": value})
+    assert (code, out) == (1, "")
+    assert err == f'error: KIDX_PROBE_TIMEOUT="{value}" is not a number of seconds greater than 0\n'

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kidx.errors import UsageError
-from kidx.output.jsonpath import (
+from kidx.jsonpath import (
     JSONPath,
     JSONPathError,
     JSONPathEvaluationError,

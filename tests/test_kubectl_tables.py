@@ -11,7 +11,7 @@ import pytest
 from kubectl_tables import jsonpath_cases as jp
 
 from kidx.errors import KidxError
-from kidx.output.jsonpath import JSONPathTemplate
+from kidx.jsonpath import JSONPathTemplate
 
 
 def _render(template: str, data) -> str:
@@ -181,6 +181,7 @@ def test_field_selector_matches(text, fields, matches):
 
 from kubectl_tables import custom_columns_cases as ccc  # noqa: E402
 
+from kidx.jsonpath import RelaxedPathError, relaxed_path  # noqa: E402
 from kidx.output import custom_columns as cc  # noqa: E402
 from kidx.output.table import render_table  # noqa: E402
 
@@ -188,10 +189,10 @@ from kidx.output.table import render_table  # noqa: E402
 @pytest.mark.parametrize(("text", "normalised"), ccc.RELAXED)
 def test_custom_columns_relaxed_path(text, normalised):
     if normalised is None:
-        with pytest.raises(cc.CustomColumnsError):
-            cc.relaxed_path(text)
+        with pytest.raises(RelaxedPathError):
+            relaxed_path(text)
     else:
-        assert cc.relaxed_path(text) == normalised
+        assert relaxed_path(text) == normalised
 
 
 @pytest.mark.parametrize(("spec", "columns"), ccc.SPECS)
@@ -232,7 +233,7 @@ def test_custom_columns_slices(spec, output):
 
 from kubectl_tables import sorter_cases as sc  # noqa: E402
 
-from kidx.output.sorting import SortError, sort_objects  # noqa: E402
+from kidx.query.sorting import SortError, sort_objects  # noqa: E402
 
 
 @pytest.mark.parametrize(("name", "field", "objects", "expected"), sc.CASES, ids=[c[0] for c in sc.CASES])

@@ -14,8 +14,8 @@ from test_label_selector import keys, selector_texts, values
 
 from kidx.errors import KidxError, Problem, UsageError
 from kidx.identity.canonical import canonical_json, digest_of
+from kidx.jsonpath import JSONPath, JSONPathError, JSONPathTemplate
 from kidx.manifests.reader import ReadResult, read_sources, read_text
-from kidx.output.jsonpath import JSONPath, JSONPathError, JSONPathTemplate
 from kidx.output.serialize import to_json, to_yaml
 from kidx.query.field_selector import FieldSelector, escape_value
 from kidx.query.label_selector import LabelSelector

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kidx.query.regex import MAX_PROGRAM, RegexError, compile_regex
+from kidx.jsonpath.regex import MAX_PROGRAM, RegexError, compile_regex
 
 SEED_RUN = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-seq16384-bf16-"
 

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kidx.errors import UsageError
-from kidx.output.jsonpath import JSONPathError
-from kidx.output.sorting import SortError, SortKey, natural_key, parse_sort_keys, sort_objects
+from kidx.jsonpath import JSONPathError
+from kidx.query.sorting import SortError, SortKey, natural_key, parse_sort_keys, sort_objects
 
 _UNSET = object()
 

@@ -1,5 +1,5 @@
-"""CI runs what a contributor runs: the README's test command, then the linter and the type
-checker that the test extras install."""
+"""CI runs what a contributor runs: the README's test command, then the linter, the type
+checker and the layer check that the test extras install."""
 
 from __future__ import annotations
 
@@ -17,15 +17,32 @@ def _readme_test_command() -> str:
     return commands[1]
 
 
-def test_ci_runs_the_readme_test_command_then_ruff_and_mypy():
+def test_ci_runs_the_readme_test_command_then_ruff_mypy_and_lint_imports():
     script = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert "set -euo pipefail" in script  # a lint or type error fails CI
     steps = [line for line in script if line.startswith((".venv/", "python3 "))]
-    assert steps == [_readme_test_command(), ".venv/bin/ruff check kidx tests bench", ".venv/bin/mypy"]
+    assert steps == [_readme_test_command(), ".venv/bin/ruff check kidx tests bench", ".venv/bin/mypy",
+                     ".venv/bin/lint-imports"]
 
 
-def test_the_test_extras_install_the_linter_and_the_type_checker():
+def test_the_test_extras_install_the_linter_the_type_checker_and_the_layer_check():
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     test_extra = project["project"]["optional-dependencies"]["test"]
-    assert {re.split(r"[<>=]", requirement)[0] for requirement in test_extra} >= {"ruff", "mypy"}
+    assert {re.split(r"[<>=]", requirement)[0] for requirement in test_extra} >= {"ruff", "mypy", "import-linter"}
     assert project["tool"]["mypy"]["files"] == ["kidx"]
+
+
+def test_the_layer_contract_names_every_top_level_package_the_design_lists():
+    """docs/design.md §7's table and the contract in pyproject.toml name the same packages,
+    in the same order, and every package of kidx/ has its place in both."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    (layers,) = [c for c in project["tool"]["importlinter"]["contracts"] if c["type"] == "layers"]
+    assert layers["containers"] == ["kidx"]
+    in_contract = [name.strip(" ()") for layer in layers["layers"] for name in layer.split("|")]
+    design = (REPO / "docs" / "design.md").read_text(encoding="utf-8").split("## 7. Code layout", 1)[1]
+    rows = [re.split(r"(?<!\\)\|", line)[1] for line in design.splitlines() if line.startswith("| `")]
+    in_design = [name.strip(" `/").removesuffix(".py") for row in rows for name in re.findall(r"`[^`]+`", row)]
+    assert in_design == in_contract
+    packages = {path.name.removesuffix(".py") for path in (REPO / "kidx").iterdir()
+                if (path.is_dir() and (path / "__init__.py").exists()) or path.suffix == ".py"}
+    assert packages - {"__init__"} <= set(in_contract), "a package of kidx/ without a place in the layers"

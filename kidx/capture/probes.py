@@ -3,22 +3,32 @@
 Each probe returns facts or a note saying why it could not (a tool missing, a library
 not installed, no device); nothing here raises for a missing tool. GPUs are read from
 NVML (``nvidia-ml-py``), else ``nvidia-smi``, else torch, the first that answers.
+
+A broken driver can make ``nvmlInit`` or ``torch.cuda.is_available()`` hang for good, so
+those probes run in a child Python process and ``nvidia-smi`` in its own; each is given
+``KIDX_PROBE_TIMEOUT`` seconds (20 by default). A probe that does not answer in time is
+abandoned (killed) and reported as a warning; capture goes on with the next one.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib.metadata
 import importlib.util
+import json
 import os
 import platform
 import re
 import shutil
 import socket
 import subprocess
+import sys
 from dataclasses import dataclass, field
 
-NVIDIA_SMI_TIMEOUT_S = 20
+PROBE_TIMEOUT_ENV = "KIDX_PROBE_TIMEOUT"
+DEFAULT_PROBE_TIMEOUT_S = 20.0
+_KILLED_WAIT_S = 2.0  # a child stuck in the driver may not even die: it is then left behind
 NVML_EXTRA_HINT = "pip install 'kidx[nvml]'"
 # Python distributions whose versions are part of an environment's software, as
 # software key -> distribution name.
@@ -50,6 +60,7 @@ class Facts:
     cpu_count: int | None = None
     hostname: str = ""
     notes: list[str] = field(default_factory=list)  # what could not be read, and why
+    warnings: list[str] = field(default_factory=list)  # probes that did not answer in time (also in notes)
 
 
 def gather() -> Facts:
@@ -68,8 +79,9 @@ def gather() -> Facts:
             facts.notes.append(f"{key}: not installed")
     if facts.cpu is None:
         facts.notes.append("CPU model: not found in /proc/cpuinfo or platform.processor()")
+    timeout = probe_timeout()
     for probe in (_from_nvml, _from_nvidia_smi, _from_torch):
-        if probe(facts):
+        if probe(facts, timeout):
             break
     if not facts.gpus:
         facts.notes.append("no GPU found: this is a CPU environment")
@@ -80,10 +92,96 @@ def gather() -> Facts:
 
 # --- GPUs ------------------------------------------------------------------------------
 
-def _from_nvml(facts: Facts) -> bool:
+def probe_timeout() -> float:
+    """Seconds each GPU probe may take: KIDX_PROBE_TIMEOUT, else 20."""
+    configured = os.environ.get(PROBE_TIMEOUT_ENV, "").strip()
+    if not configured:
+        return DEFAULT_PROBE_TIMEOUT_S
+    try:
+        seconds = float(configured)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        from kidx.errors import UsageError
+
+        raise UsageError(f'{PROBE_TIMEOUT_ENV}="{configured}" is not a number of seconds greater than 0')
+    return seconds
+
+
+def _timed_out(facts: Facts, probe: str, call: str, timeout: float) -> None:
+    message = f"{probe}: no answer within {timeout:g} s ({call} hung); skipped (set {PROBE_TIMEOUT_ENV} to wait longer)"
+    facts.warnings.append(message)
+    facts.notes.append(message)
+
+
+def _run(command: list[str], timeout: float, env: dict[str, str] | None = None) -> tuple[int, bytes, bytes] | None:
+    """(exit status, stdout, stderr) of ``command``, or None when it ran past ``timeout``:
+    it is then killed, and not waited for beyond a moment (a process stuck in a driver
+    call may not die at once)."""
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=env)
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        try:
+            process.communicate(timeout=_KILLED_WAIT_S)
+        except subprocess.TimeoutExpired:
+            pass
+        return None
+    return process.returncode, out, err
+
+
+def _in_child(facts: Facts, probe: str, timeout: float) -> bool | None:
+    """Run ``probe`` (nvml or torch) in a child Python and merge what it found into
+    ``facts``: its answer, or None when it timed out."""
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), package_root]))
+    code = "import sys; from kidx.capture.probes import child_main; child_main(sys.argv[1])"
+    try:
+        done = _run([sys.executable, "-c", code, probe], timeout, env)
+    except OSError as exc:
+        facts.notes.append(f"{probe}: could not start the probe ({exc})")
+        return False
+    if done is None:
+        return None
+    status, out, err = done
+    try:
+        found = json.loads(out)
+    except ValueError:
+        last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit {status}"]
+        facts.notes.append(f"{probe}: the probe failed ({last[0]})")
+        return False
+    child = Facts(**{key: value for key, value in found["facts"].items() if key != "gpus"})
+    child.gpus = [Gpu(**gpu) for gpu in found["facts"]["gpus"]]
+    facts.notes.extend(child.notes)
+    if found["answer"]:
+        facts.gpus, facts.gpu_source = child.gpus, child.gpu_source
+        facts.driver = child.driver or facts.driver
+        facts.cuda_driver = child.cuda_driver or facts.cuda_driver
+        facts.cuda_runtime = child.cuda_runtime or facts.cuda_runtime
+    return bool(found["answer"])
+
+
+def child_main(probe: str) -> None:
+    """The child's side of ``_in_child``: run one probe, print its facts as JSON."""
+    facts = Facts()
+    answer = {"nvml": _nvml_probe, "torch": _torch_probe}[probe](facts)
+    sys.stdout.write(json.dumps({"answer": answer, "facts": dataclasses.asdict(facts)}))
+
+
+def _from_nvml(facts: Facts, timeout: float) -> bool:
     if importlib.util.find_spec("pynvml") is None:
         facts.notes.append(f"NVML: nvidia-ml-py is not installed ({NVML_EXTRA_HINT})")
         return False
+    answer = _in_child(facts, "nvml", timeout)
+    if answer is None:
+        _timed_out(facts, "NVML", "nvmlInit or a device query", timeout)
+    return bool(answer)
+
+
+def _nvml_probe(facts: Facts) -> bool:
     try:
         import pynvml
 
@@ -128,25 +226,28 @@ def _from_nvml(facts: Facts) -> bool:
 _SMI_FIELDS = "name,memory.total,compute_cap,uuid,driver_version,clocks.sm,clocks.mem"
 
 
-def _from_nvidia_smi(facts: Facts) -> bool:
+def _from_nvidia_smi(facts: Facts, timeout: float) -> bool:
     program = shutil.which("nvidia-smi")
     if program is None:
         facts.notes.append("nvidia-smi: not found on PATH")
         return False
     try:
-        done = subprocess.run(
-            [program, f"--query-gpu={_SMI_FIELDS}", "--format=csv,noheader,nounits"],
-            capture_output=True, text=True, timeout=NVIDIA_SMI_TIMEOUT_S,
-        )
+        done = _run([program, f"--query-gpu={_SMI_FIELDS}", "--format=csv,noheader,nounits"], timeout)
     except (OSError, subprocess.SubprocessError) as exc:
         facts.notes.append(f"nvidia-smi: could not run ({exc})")
         return False
-    if done.returncode != 0:
-        reason = (done.stdout + done.stderr).strip().splitlines()
-        facts.notes.append(f"nvidia-smi: exit {done.returncode}" + (f" ({reason[0]})" if reason else ""))
+    if done is None:
+        _timed_out(facts, "nvidia-smi", "nvidia-smi", timeout)
+        return False
+    status, raw_out, raw_err = done
+    # a broken tool may print anything: bytes that are not UTF-8 are shown, never fatal
+    stdout, stderr = raw_out.decode("utf-8", "replace"), raw_err.decode("utf-8", "replace")
+    if status != 0:
+        reason = (stdout + stderr).strip().splitlines()
+        facts.notes.append(f"nvidia-smi: exit {status}" + (f" ({reason[0]})" if reason else ""))
         return False
     gpus = []
-    for line in done.stdout.splitlines():
+    for line in stdout.splitlines():
         values = [value.strip() for value in line.split(",")]
         if len(values) != len(_SMI_FIELDS.split(",")) or not values[0]:
             continue
@@ -154,11 +255,11 @@ def _from_nvidia_smi(facts: Facts) -> bool:
         facts.driver = _known(driver) or facts.driver
         gpus.append(Gpu(
             name=name,
-            memory_bytes=int(memory) * 1048576 if memory.isdigit() else None,  # MiB
+            memory_bytes=_mebibytes(memory),
             compute_capability=_known(capability),
             uuid=_known(uuid),
-            sm_clock_mhz=int(sm_clock) if sm_clock.isdigit() else None,
-            memory_clock_mhz=int(memory_clock) if memory_clock.isdigit() else None,
+            sm_clock_mhz=_whole(sm_clock),
+            memory_clock_mhz=_whole(memory_clock),
         ))
     if not gpus:
         facts.notes.append("nvidia-smi: reports no GPU")
@@ -167,9 +268,16 @@ def _from_nvidia_smi(facts: Facts) -> bool:
     return True
 
 
-def _from_torch(facts: Facts) -> bool:
+def _from_torch(facts: Facts, timeout: float) -> bool:
     if "torch" not in facts.libraries:
         return False  # already noted as not installed
+    answer = _in_child(facts, "torch", timeout)
+    if answer is None:
+        _timed_out(facts, "torch", "torch.cuda.is_available() or a device query", timeout)
+    return bool(answer)
+
+
+def _torch_probe(facts: Facts) -> bool:
     try:
         import torch
 
@@ -248,6 +356,16 @@ def _optional(read):
         return int(read())
     except Exception:
         return None
+
+
+def _whole(text: str) -> int | None:
+    """A whole number written in ASCII digits (``"²"`` is a digit to str.isdigit, not here)."""
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
+def _mebibytes(text: str) -> int | None:
+    mebibytes = _whole(text)
+    return None if mebibytes is None else mebibytes * 1048576
 
 
 def _known(value: str) -> str | None:

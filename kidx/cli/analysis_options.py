@@ -8,6 +8,10 @@ from typing import Annotated
 
 import typer
 
+# read the same way by the Python API (re-exported for the commands)
+from kidx.api.arguments import parse_by as parse_by
+from kidx.api.arguments import parse_only as parse_only
+from kidx.api.arguments import parse_threshold as parse_threshold
 from kidx.cli.common import output
 from kidx.errors import KidxError, UsageError
 
@@ -47,9 +51,10 @@ AlphaOption = Annotated[
 
 
 def parse_format(value: str | None, command: str) -> str:
+    from kidx.output.formats import checked_output
+
     fmt = value or "table"
-    if fmt not in FORMATS:
-        raise UsageError(f'unknown output format "{fmt}" for {command}: use {", ".join(FORMATS)}')
+    checked_output(fmt, FORMATS)
     return fmt
 
 
@@ -91,33 +96,6 @@ def print_analysis(
         from kidx.output.delimited import render_delimited
 
         out.data(render_delimited(fmt, fields, rows()))
-
-
-def parse_by(value: str) -> str | None:
-    """``implementation`` → None; ``label=KEY`` → KEY."""
-    if value == "implementation":
-        return None
-    name, equals, key = value.partition("=")
-    if name == "label" and equals and key:
-        return key
-    raise UsageError(f'invalid --by value "{value}": use "implementation" or "label=KEY"')
-
-
-def parse_only(value: str | None) -> frozenset:
-    if value is None:
-        return frozenset()
-    verdicts = frozenset(v.strip() for v in value.split(",") if v.strip())
-    unknown = sorted(verdicts - {"faster", "slower", "same", "inconclusive", "unconfirmed"})
-    if unknown or not verdicts:
-        raise UsageError(f'invalid --only value "{value}": use faster, slower, same, inconclusive or unconfirmed '
-                         "(comma-separated)")
-    return verdicts
-
-
-def parse_threshold(value: float) -> float:
-    if not 0 <= value < 1000:
-        raise UsageError(f"invalid --threshold {value:g}: a percentage from 0 up")
-    return value / 100
 
 
 def parse_alpha(value: float) -> float:

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "delete": "kidx.cli.commands.delete",
     "digest": "kidx.cli.commands.digest",
     "import": "kidx.cli.commands.import_",
+    "record": "kidx.cli.commands.record",
     "env": "kidx.cli.commands.env",
     "explain": "kidx.cli.commands.explain",
     "api-resources": "kidx.cli.commands.api_resources",
@@ -67,9 +68,13 @@ _VALUED_SHORT = frozenset({"-o", "-l", "-f", "-L"})
 def _normalise(argv: list[str]) -> list[str]:
     """kubectl's habits the parser does not have: a bare ``--dry-run`` means client,
     ``-o=json`` means ``-o json`` (the parser would read the value as ``=json``), and
-    the global ``--store`` may come before the command (``kidx --store S get runs``)."""
+    the global ``--store`` may come before the command (``kidx --store S get runs``).
+    Nothing after ``--`` is touched: it is another program's command line (kidx record)."""
     arguments: list[str] = []
-    for argument in argv:
+    for position, argument in enumerate(argv):
+        if argument == "--":
+            arguments += argv[position:]
+            break
         if argument == "--dry-run":
             arguments.append("--dry-run=client")
         elif argument[:2] in _VALUED_SHORT and argument[2:3] == "=":
@@ -145,9 +150,8 @@ def _run(argv: list[str]) -> int:
     if argv[:1] == ["__complete"]:
         from kidx.cli.completion import complete
 
-        sys.stdout.write(complete(argv[1:]))
+        sys.stdout.write(complete(argv[1:], COMMANDS))
         return 0
-    from kidx.errors import InvalidInputError, KidxError, NotFoundError
     from kidx.output.gateway import Output
 
     output = Output()
@@ -160,6 +164,22 @@ def _run(argv: list[str]) -> int:
 
     usage_error, click_exception = _parser_errors(typer)
     command = typer.main.get_command(build_app(names))
+    from kidx.store import interrupts
+
+    interrupts.keep_until_released()
+    try:
+        return _invoke(command, argv, name, output, usage_error, click_exception)
+    finally:
+        if interrupts.release():  # Ctrl-C came once the write was committing: that outcome stands
+            output.notice("interrupted after the write was committed: the outcome above is what the store holds")
+
+
+def _invoke(command, argv: list[str], name: str | None, output, usage_error, click_exception) -> int:
+    import typer
+
+    from kidx.errors import InvalidInputError, KidxError, NotFoundError
+    from kidx.output.gateway import OutputClosed
+
     try:
         result = command.main(args=_normalise(argv), prog_name="kidx", standalone_mode=False)
         if result == INTERRUPTED:  # typer returns this for Ctrl-C, silently; no kidx command does
@@ -199,6 +219,8 @@ def _run(argv: list[str]) -> int:
     except KidxError as exc:
         output.error(str(exc))
         return exc.exit_code
+    except OutputClosed:  # main() ends quietly
+        raise
     except OSError as exc:
         output.error(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
         return 1
@@ -216,12 +238,14 @@ def main(argv: list[str] | None = None) -> None:
     every stream is flushed before the process ends."""
     import gc
 
+    from kidx.output.gateway import OutputClosed
+
     gc.disable()
     argv = sys.argv[1:] if argv is None else argv
     try:
         code = run(argv)
         sys.stdout.flush()
-    except BrokenPipeError:
+    except (BrokenPipeError, OutputClosed):
         # the reader went away (``kidx get … | head``): not an error of ours
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -6,6 +6,9 @@ from typing import Annotated
 
 import typer
 
+# read the same way by the Python API (re-exported for the commands)
+from kidx.api.arguments import parse_field_selector as parse_field_selector
+from kidx.api.arguments import parse_selector as parse_selector
 from kidx.errors import UsageError
 from kidx.output.gateway import Output
 
@@ -43,9 +46,10 @@ def open_store(location: str | None, must_exist: bool = False):
     empty store; the default store reads as empty until its first write."""
     import os
 
-    from kidx.store.store import STORE_ENV, Store, default_store_location
+    from kidx.api.store import backend_store
+    from kidx.store.store import STORE_ENV
 
-    store = Store(location if location is not None else default_store_location())
+    store = backend_store(location)
     named = location if location is not None else os.environ.get(STORE_ENV)
     if must_exist and named and not store.exists() and not _holds_files(named):
         from kidx.errors import KidxError
@@ -90,25 +94,6 @@ def parse_dry_run(value: str) -> str | None:
     if value == "server":
         return "(server dry run)"
     raise UsageError(f'Invalid dry-run value ({value}). Must be "none", "server", or "client".')
-
-
-def parse_selector(text: str | None):
-    if text is None:
-        return None
-    from kidx.query.label_selector import LabelSelector, SelectorError
-
-    try:
-        return LabelSelector.parse(text)
-    except SelectorError as exc:
-        raise UsageError(f'the provided selector "{text}" is not valid: {exc}') from None
-
-
-def parse_field_selector(text: str | None):
-    if text is None:
-        return None
-    from kidx.query.field_selector import FieldSelector
-
-    return FieldSelector.parse(text)
 
 
 def report_missing(out: Output, missing: list[str], ignore_not_found: bool) -> int:

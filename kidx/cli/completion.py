@@ -9,6 +9,7 @@ is answered before the argument parser is even built: completion runs on every T
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 
 COMMAND_FLAGS: dict[str, list[str]] = {
     "apply": ["--filename", "-f", "--recursive", "-R", "--dry-run", "--output", "-o", "--store"],
@@ -22,13 +23,15 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "explain": ["--recursive", "--max-depth"],
     "history": ["--revision", "--output", "-o", "--no-headers", "--store"],
     "import": ["--environment", "--dry-run", "--output", "-o", "--store"],
+    "record": ["--environment", "--capture", "--no-capture", "--label", "--results", "--dry-run", "--output", "-o",
+               "--store"],
     "env": ["--output", "-o", "--apply", "--name", "--dry-run", "--store"],
     "api-resources": ["--output", "-o", "--no-headers", "--sort-by"],
     "completion": [],
     "version": ["--output", "-o"],
     "fsck": ["--repair", "--from-bundle", "--output", "-o", "--store"],
     "gc": ["--dry-run", "--store"],
-    "export": ["--output", "-o", "--selector", "-l", "--store"],
+    "export": ["--output", "-o", "--selector", "-l", "--format", "--store"],
     "compare": ["--selector", "-l", "--field-selector", "--references", "--by", "--baseline", "--threshold",
                 "--fail-on-regression", "--only", "--force", "--output", "-o", "--store"],
     "series": ["--selector", "-l", "--field-selector", "--references", "--label", "--baseline", "--threshold",
@@ -42,12 +45,13 @@ OUTPUT_VALUES: dict[str, list[str]] = {
     "get": ["csv", "csv=", "custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name",
             "tsv", "tsv=", "wide", "yaml"],
     "compare": ["csv", "json", "table", "tsv", "yaml"], "series": ["csv", "json", "table", "tsv", "yaml"],
-    "apply": ["name"], "delete": ["name"], "import": ["json", "name", "yaml"], "env": ["json", "name", "yaml"],
+    "apply": ["name"], "delete": ["name"], "import": ["json", "name", "yaml"],
+    "record": ["json", "name", "yaml"], "env": ["json", "name", "yaml"],
     "history": ["json", "yaml"], "api-resources": ["json", "name", "wide", "yaml"], "version": ["json", "yaml"],
     "fsck": ["json"],
 }
 TYPED_COMMANDS = ("get", "describe", "delete", "history", "explain", "export")
-FILE_FLAGS = ("-f", "--filename", "--store", "--environment")
+FILE_FLAGS = ("-f", "--filename", "--store", "--environment", "--results")
 SHELLS = ("bash", "zsh", "fish")
 FILES = "__files__"  # tells the script to fall back to file-name completion
 
@@ -126,15 +130,14 @@ def _path_candidates(words: list[str], current: str, flag: str) -> list[str]:
     return [f"{head}{p}=" for p in paths if p.startswith(last)]
 
 
-def candidates(words: list[str], current: str) -> list[str]:
-    """What may come next, given the words before the cursor and the word being typed."""
-    from kidx.cli.app import COMMANDS
-
+def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> list[str]:
+    """What may come next, given the words before the cursor and the word being typed;
+    ``commands`` are the command names (the entry point's, which imports this module)."""
     _store_argument(words)
     while words and words[0].startswith("--store"):  # a global --store before the command
         words = words[2:] if words[0] == "--store" else words[1:]
     if not words:
-        return [c for c in sorted(COMMANDS) if c.startswith(current)]
+        return [c for c in sorted(commands) if c.startswith(current)]
     command, previous = words[0], words[-1]
     file_options = (("export", "-o"), ("export", "--output"), ("fsck", "--from-bundle"))
     if previous in FILE_FLAGS or (command, previous) in file_options:
@@ -155,7 +158,7 @@ def candidates(words: list[str], current: str) -> list[str]:
         return []
     flag, equals, value = current.partition("=")
     if equals and flag in _VALUED:  # -o=json, -l=app=web, --sort-by=.spec.x
-        found = candidates([*words, flag], value)
+        found = candidates([*words, flag], value, commands)
         return found if found == [FILES] else [f"{flag}={candidate}" for candidate in found]
     if current.startswith("-"):
         return [flag for flag in COMMAND_FLAGS.get(command, []) if flag.startswith(current)]
@@ -166,6 +169,10 @@ def candidates(words: list[str], current: str) -> list[str]:
 
         formats = [*IMPORTERS, "bundle"]
         return [f for f in formats if f.startswith(current)] if len(words) == 1 else [FILES]
+    if command == "record":
+        from kidx.importers.framework import IMPORTERS
+
+        return [f for f in IMPORTERS if f.startswith(current)] if len(words) == 1 else []
     if command == "env":
         return ["capture"] if len(words) == 1 and "capture".startswith(current) else []
     if command in ("compare", "series", "plot"):
@@ -183,13 +190,14 @@ def candidates(words: list[str], current: str) -> list[str]:
 
 _VALUED = {"-o", "--output", "-l", "--selector", "-f", "--filename", "--store", "--field-selector", "-L",
            "--label-columns", "--sort-by", "--references", "--limit", "--dry-run", "--revision", "--max-depth",
-           "--environment", "--name", "--by", "--baseline", "--threshold", "--label", "--x", "--title", "--only"}
+           "--environment", "--results", "--name", "--by", "--baseline", "--threshold", "--label", "--x", "--title",
+           "--only"}
 
 
-def complete(arguments: list[str]) -> str:
+def complete(arguments: list[str], commands: Iterable[str]) -> str:
     words, current = (arguments[:-1], arguments[-1]) if arguments else ([], "")
     try:
-        found = candidates(words, current)
+        found = candidates(words, current, commands)
     except Exception:  # completion must never print a traceback into the user's shell
         found = []
     return "".join(f"{candidate}\n" for candidate in found)

@@ -13,14 +13,18 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from kidx.errors import InvalidInputError, Location, Problem
 from kidx.identity import digest_of
+from kidx.identity.canonical import CanonicalError
 from kidx.kinds.metadata import label_value_error, name_error
 from kidx.manifests.document import Document
+from kidx.manifests.reader import InputTooLarge, read_bounded
+from kidx.manifests.values import DataError, check_json_data
 
 API_VERSION = "kernelindex.dev/v1alpha1"
 MAX_NAME = 253
@@ -48,6 +52,14 @@ IMPORTERS: dict[str, ImporterInfo] = {
     "nvbench": ImporterInfo(
         "kidx.importers.nvbench", "NVIDIA NVBench JSON (--json FILE).",
         "NVBench JSON files (written with --json FILE).",
+    ),
+    "google-benchmark": ImporterInfo(
+        "kidx.importers.google_benchmark", "Google Benchmark JSON (--benchmark_format=json).",
+        "Google Benchmark JSON files (--benchmark_format=json or --benchmark_out=FILE).",
+    ),
+    "bmf": ImporterInfo(
+        "kidx.importers.bmf", "Bencher Metric Format JSON (benchmark → measure → value).",
+        "BMF JSON files (benchmark name → measure → {value, lower_value, upper_value}).",
     ),
 }
 
@@ -85,12 +97,16 @@ class Conversion:
 # --- reading ---------------------------------------------------------------------------
 
 def read_text(path: str, problems: list[Problem]) -> str | None:
-    """A file's text (UTF-8, BOM dropped), or None with a Problem saying why not."""
+    """A file's text (UTF-8, BOM dropped), or None with a Problem saying why not.
+
+    Bounded as apply bounds a source (``KIDX_MAX_INPUT_SIZE``, 256 MiB by default)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_bounded(path)
     except OSError as exc:
         problems.append(Problem(Location(path), f"cannot read file: {exc.strerror or exc}"))
+        return None
+    except InputTooLarge as exc:
+        problems.append(Problem(Location(path), exc.message))
         return None
     try:
         text = data.decode("utf-8")
@@ -145,6 +161,11 @@ class LineFinder:
             return None
         self.position = min(found) + 1
         return self.text.count("\n", 0, self.position) + 1
+
+
+def non_negative_number(value: Any) -> bool:
+    """A finite number of at least 0 (a bool is no number here)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
 
 
 def problem(problems: list[Problem], source: str, line: int | None, path: str | None, message: str) -> None:
@@ -213,7 +234,13 @@ class SharedObjects:
         digest = self._cache.get(cache_key)
         if digest is None:
             base_name, body = build()
-            digest = digest_of(body)
+            try:
+                check_json_data(body)
+                digest = digest_of(body)
+            except (DataError, CanonicalError):
+                # not storable (NaN, a 100-bit integer): kept under a stand-in digest so
+                # that check_values names the value and refuses the batch
+                digest = "sha256:" + hashlib.sha256(repr(cache_key).encode("utf-8")).hexdigest()
             self._cache[cache_key] = digest
             table = self.tables[kind]
             if digest not in table:
@@ -238,6 +265,23 @@ class SharedObjects:
 def raise_if_problems(problems: list[Problem]) -> None:
     if problems:
         raise InvalidInputError(problems)
+
+
+def check_values(documents: list[Document]) -> None:
+    """Refuse what apply would refuse as data: the same check with the same limits
+    (kidx.manifests.values: integers of 64 bits, finite floats, at most 200,000 values
+    and 64 levels per object), so that every imported object round-trips through
+    ``kidx get -o json | kidx apply -f -``. Raises InvalidInputError at each record's line."""
+    problems: list[Problem] = []
+    for document in documents:
+        try:
+            check_json_data(document.body)
+        except DataError as exc:
+            body = document.body
+            what = f"the {body.get('kind')} made from this record cannot be stored"
+            problems.append(Problem(Location(document.source, line=document.line, path=exc.path or None),
+                                    f"{what}: {exc.message}"))
+    raise_if_problems(problems)
 
 
 class JsonConverter:
@@ -275,8 +319,9 @@ class JsonConverter:
             if loaded is not None:
                 self.add(path, *loaded)
         raise_if_problems(self.problems)
-        return Conversion([*self.shared.documents(), *self.runs], self.read, self.skipped, noun=self.noun,
-                          notes=self.notes)
+        documents = [*self.shared.documents(), *self.runs]
+        check_values(documents)
+        return Conversion(documents, self.read, self.skipped, noun=self.noun, notes=self.notes)
 
 
 # --- attaching an environment ----------------------------------------------------------

@@ -55,6 +55,7 @@ import csv
 import datetime
 import decimal
 import json
+import math
 import os
 import re
 from decimal import ROUND_HALF_UP, Decimal
@@ -68,6 +69,7 @@ from kidx.importers.framework import (
     Conversion,
     SharedObjects,
     SkippedRecord,
+    check_values,
     gpu_mismatches,
     hashed_name,
     read_text,
@@ -77,6 +79,7 @@ from kidx.importers.framework import (
 from kidx.importers.gpus import KNOWN_GPUS, canonical_gpu_name, gpu_hardware
 from kidx.kinds.metadata import label_value_error
 from kidx.manifests.document import Document
+from kidx.manifests.values import INT64_MAX, INT64_MIN
 
 FAMILY = "liger_kernel_bench"
 SOURCE_NAME = "liger-kernel-bench"
@@ -696,10 +699,10 @@ class _Converter:
             if scaled is None or scaled != scaled.to_integral_value():
                 bad.append((column, f"{text} MB is not a whole number of bytes ({text} x 1048576 is not an integer)"))
                 return None
-            return int(scaled), number
+            return _stored_integer(int(scaled), text, "bytes", column, bad), number
         # speed (or an unknown metric, which is reported elsewhere): ms -> ns, half up
         nanoseconds = exact.scaleb(6, context=_EXACT).quantize(Decimal(1), ROUND_HALF_UP, _WIDE)
-        return int(nanoseconds), number
+        return _stored_integer(int(nanoseconds), text, "ns", column, bad), number
 
     def _config(self, text: str, bad: list) -> dict | None:
         if text in ("", "null"):
@@ -714,6 +717,12 @@ class _Converter:
             bad.append(("extra_benchmark_config_str", f"expected a JSON object, found {type(value).__name__}"))
             return None
         for key, item in value.items():
+            if isinstance(item, float) and not math.isfinite(item) or isinstance(item, int) and not (
+                    INT64_MIN <= item <= INT64_MAX):
+                bad.append(("extra_benchmark_config_str",
+                            f"key {key!r}: {_number_text(text, key)} is out of range (a number kidx stores is a "
+                            "64-bit integer or a finite float)"))
+                return None
             if isinstance(item, (dict, list)):
                 bad.append(("extra_benchmark_config_str",
                             f"key {key!r} holds a {'list' if isinstance(item, list) else 'object'}; "
@@ -725,11 +734,27 @@ class _Converter:
     def finish(self) -> LigerImport:
         if self.problems:
             raise InvalidInputError(self.problems)
-        return LigerImport([*self.shared.documents(), *self.runs], self.rows_read, self.skipped)
+        documents = [*self.shared.documents(), *self.runs]
+        check_values(documents)
+        return LigerImport(documents, self.rows_read, self.skipped)
 
 
 class _ConfigError(Exception):
     pass
+
+
+def _stored_integer(value: int, text: str, unit: str, column: str, bad: list) -> int:
+    """``value`` when it fits in 64 bits, as apply requires; else a problem (and 0)."""
+    if INT64_MIN <= value <= INT64_MAX:
+        return value
+    bad.append((column, f"{text!r} is out of range ({Decimal(value):.3e} {unit} does not fit in 64 bits)"))
+    return 0
+
+
+def _number_text(config: str, key: str) -> str:
+    """The number as written for ``key`` in a config's JSON (json.loads keeps no text)."""
+    match = re.search(re.escape(json.dumps(key)) + r"\s*:\s*(-?[0-9][0-9.eE+-]*)", config)
+    return match.group(1) if match else "the value"
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:

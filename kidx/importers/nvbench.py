@@ -10,7 +10,8 @@ the sample count and, with ``--jsonbin``, the name of a side file of raw sample 
 
 Output, per state: one BenchmarkRun (GPU-time summaries in ns, mean as the headline,
 as NVBench reports it; the samples when the side file is there), a Workload (the
-benchmark and its axis values), an ExecutionEnvironment per device (the GPU only, as for
+benchmark and its axis values, and as ``spec.cost.bytes`` the global memory reads and
+writes the benchmark declared, when it declared any), an ExecutionEnvironment per device (the GPU only, as for
 Liger: pass ``--environment`` to point runs at a captured one) and one
 BenchmarkProtocol per NVBench version. NVBench knows no implementation, so runs have
 none; an axis that names one (a "Provider" axis, say) stays a workload parameter.
@@ -45,6 +46,8 @@ from kidx.importers.framework import (
 )
 from kidx.importers.gpus import canonical_gpu_name, gpu_hardware
 from kidx.manifests.document import Document
+from kidx.manifests.reader import InputTooLarge, read_bounded
+from kidx.manifests.values import INT64_MAX, INT64_MIN
 
 SOURCE_NAME = "nvbench"
 FAMILY = "nvbench"
@@ -129,8 +132,9 @@ class _Converter(JsonConverter):
                                    lambda: _protocol(nvbench_version))
         environment = self.shared.add("ExecutionEnvironment", (gpu, device.get("sm_version")), position,
                                       lambda: _environment(device))
-        workload = self.shared.add("Workload", (bench_name, json.dumps(parameters, sort_keys=True)), position,
-                                   lambda: _workload(bench_name, parameters, state_key))
+        moved = _declared_bytes(summaries)
+        workload = self.shared.add("Workload", (bench_name, json.dumps(parameters, sort_keys=True), moved), position,
+                                   lambda: _workload(bench_name, parameters, state_key, moved))
         spec: dict[str, Any] = {}
         if state.get("is_skipped"):
             spec["status"] = "skipped"
@@ -178,29 +182,47 @@ class _Converter(JsonConverter):
         self.runs.append(Document(body, path, 1, line))
 
     def _samples(self, path: str, line: int, raw_summaries: list) -> list[float] | None:
-        for summary in raw_summaries:
+        for s_index, summary in enumerate(raw_summaries):
             if not isinstance(summary, dict) or summary.get("hint") != _SAMPLE_TIMES:
                 continue
-            values = {item.get("name"): item.get("value")
-                      for item in summary.get("data") or [] if isinstance(item, dict)}
-            filename = values.get("filename")
+            data_items = summary.get("data") or []
+            values = {item.get("name"): (position, item.get("value"))
+                      for position, item in enumerate(data_items) if isinstance(item, dict)}
+            position, filename = values.get("filename", (None, None))
             if not isinstance(filename, str):
                 return None
-            side = os.path.join(os.path.dirname(path), filename)
+            field = f"summaries[{s_index}].data[{position}].value"
+            side = _side_file(path, filename, field)
             try:
-                with open(side, "rb") as handle:
-                    data = handle.read()
-            except OSError as exc:
+                data = read_bounded(side, regular_only=True)
+            except FileNotFoundError as exc:
                 self.notes.append(f"{path}, line {line}: samples not imported: cannot read {side} "
                                   f"({exc.strerror or exc})")
                 return None
+            except OSError as exc:
+                raise _StateProblem(field, f"cannot read the side file {side}: {exc.strerror or exc}") from None
+            except InputTooLarge as exc:
+                raise _StateProblem(field, f"the side file {side}: {exc.message}") from None
             if len(data) % 4:
-                raise _StateProblem("summaries", f"{side} is not a whole number of float32 samples ({len(data)} bytes)")
+                raise _StateProblem(field, f"{side} is not a whole number of float32 samples ({len(data)} bytes)")
             seconds = struct.unpack(f"<{len(data) // 4}f", data)
             if any(not math.isfinite(s) or s < 0 for s in seconds):
-                raise _StateProblem("summaries", f"{side} holds a negative or non-finite sample time")
+                raise _StateProblem(field, f"{side} holds a negative or non-finite sample time")
             return [round(s * 1e9, 3) for s in seconds]
         return None
+
+
+def _side_file(path: str, filename: str, field: str) -> str:
+    """The side file ``filename`` names, which must lie inside the JSON file's folder:
+    an absolute name, a ``..`` or a symbolic link leading out of it is refused (a
+    crafted file must not import ``/proc/self/environ`` as samples)."""
+    folder = os.path.dirname(path)
+    side = os.path.join(folder, filename)
+    inside = os.path.realpath(folder or ".")
+    if os.path.isabs(filename) or os.path.commonpath([inside, os.path.realpath(side)]) != inside:
+        raise _StateProblem(field, f"the side file {filename!r} is outside the folder of {path}; "
+                                   "kidx reads side files only from beside the JSON file")
+    return side
 
 
 class _StateProblem(Exception):
@@ -229,6 +251,8 @@ def _summaries(raw: list) -> dict[str, float]:
                 except (TypeError, ValueError):
                     message = f"{summary['tag']}: {item.get('value')!r} is not a number"
                     raise _StateProblem("summaries", message) from None
+                if isinstance(number, int) and not _storable(number):
+                    raise _StateProblem("summaries", f"{summary['tag']}: {item['value']!r} {_unstorable(number)}")
                 result[summary["tag"]] = number
     return result
 
@@ -249,8 +273,23 @@ def _parameters(axis_values: list) -> dict[str, Any]:
                 value = str(value)
         except (TypeError, ValueError):
             raise _StateProblem("axis_values", f"axis {item['name']}: {value!r} is not a {kind}") from None
+        if not _storable(value):
+            raise _StateProblem("axis_values", f"axis {item['name']}: {item.get('value')!r} {_unstorable(value)}")
         parameters[item["name"]] = value
     return parameters
+
+
+def _storable(value: Any) -> bool:
+    """A value apply can store: an integer of 64 bits, a finite float, a string."""
+    if isinstance(value, int):
+        return INT64_MIN <= value <= INT64_MAX
+    return not isinstance(value, float) or math.isfinite(value)
+
+
+def _unstorable(value: int | float) -> str:
+    if isinstance(value, int):
+        return "is out of range (an int64 must fit in 64 bits)"
+    return "is not a finite number (NaN and infinities cannot be stored)"
 
 
 def _finite(value: Any) -> bool:
@@ -294,10 +333,20 @@ def _environment(device: dict) -> tuple[str, dict]:
     return name, manifest("ExecutionEnvironment", name, f"NVBench host · {gpu}", {"hardware": hardware, "software": {}})
 
 
-def _workload(benchmark: str, parameters: dict, key: str) -> tuple[str, dict]:
+def _declared_bytes(summaries: dict[str, float]) -> int | None:
+    """The global memory reads and writes the benchmark declared (``nv/gmem/reads/…``,
+    ``nv/gmem/writes/…``, bytes per launch), summed; None when it declared none."""
+    declared = [value for tag, value in summaries.items()
+                if tag.startswith(("nv/gmem/reads/", "nv/gmem/writes/")) and type(value) is int and value >= 0]
+    return sum(declared) if declared else None
+
+
+def _workload(benchmark: str, parameters: dict, key: str, moved: int | None) -> tuple[str, dict]:
     spec: dict[str, Any] = {"family": FAMILY, "operation": benchmark, "parameters": parameters}
     if key:
         spec["key"] = key
+    if moved is not None:  # docs/speed-of-light.md: a declared cost wins over any formula
+        spec["cost"] = {"bytes": moved}
     name = "nvbench-" + slug(benchmark + "-" + key)
     title = " · ".join([benchmark, *(f"{k} {_shown(v)}" for k, v in parameters.items())])
     return name, manifest("Workload", name, title, spec)

@@ -23,7 +23,6 @@ same file imported twice gives the same runs and a new session new ones.
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from typing import Any
@@ -36,6 +35,7 @@ from kidx.importers.framework import (
     LineFinder,
     hashed_name,
     manifest,
+    non_negative_number,
     problem,
     slug,
     valid_labels,
@@ -114,14 +114,14 @@ class _Converter(JsonConverter):
             "status": "passed",
             "observedAt": observed,
             "timing": {
-                "latencyNs": {stat: _ns(stats[stat]) for stat in _HEADLINE if _number(stats.get(stat))},
+                "latencyNs": {stat: _ns(stats[stat]) for stat in _HEADLINE if non_negative_number(stats.get(stat))},
                 "primaryStatistic": "median",
             },
         }
         measurements = [
             {"metric": metric, "statistic": statistic, "unit": unit,
              "value": _ns(stats[key]) if seconds else stats[key]}
-            for key, (metric, statistic, unit, seconds) in _MEASUREMENTS.items() if _number(stats.get(key))
+            for key, (metric, statistic, unit, seconds) in _MEASUREMENTS.items() if non_negative_number(stats.get(key))
         ]
         if measurements:
             spec["measurements"] = measurements
@@ -132,7 +132,7 @@ class _Converter(JsonConverter):
             "source": SOURCE_NAME,
             "benchmark": benchmark["fullname"],
             "externalId": external_id,
-            "metrics": {key: value for key, value in stats.items() if key != "data" and _number(value)},
+            "metrics": {key: value for key, value in stats.items() if key != "data" and non_negative_number(value)},
             "options": options,
             "extraInfo": benchmark.get("extra_info") or {},
         }
@@ -169,18 +169,15 @@ def _problems_of(benchmark: Any) -> list[tuple[str | None, str]]:
         return bad + [("stats", "is missing")]
     for key in (*_HEADLINE, "q1", "q3", "iqr"):
         value = stats.get(key)
-        if value is not None and not _number(value):
+        if value is not None and not non_negative_number(value):
             bad.append((f"stats.{key}", f"{value!r} is not a non-negative number"))
-    if not _number(stats.get("median")):
+    if not non_negative_number(stats.get("median")):
         bad.append(("stats.median", "is missing"))
     data = stats.get("data")
-    if data is not None and (not isinstance(data, list) or not all(_number(v) for v in data)):
+    if data is not None and (not isinstance(data, list) or not all(non_negative_number(v) for v in data)):
         bad.append(("stats.data", "must be a list of non-negative numbers (seconds)"))
     return bad
 
-
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
 
 
 def _ns(seconds: float) -> float:

@@ -8,27 +8,10 @@ actually read.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
+from kidx.manifests.parsed import ParsedDocument, ParseError
 
-@dataclass(slots=True)
-class ParsedDocument:
-    data: object
-    index: int  # 1-based document number in the text
-    line: int  # 1-based line where the document starts
-
-
-class ParseError(ValueError):
-    def __init__(
-        self, message: str, line: int | None = None, index: int | None = None, syntax: bool = False,
-        path: str | None = None,
-    ):
-        super().__init__(message)
-        self.path = path  # the field being read, when known
-        self.message = message
-        self.line = line
-        self.index = index
-        self.syntax = syntax  # the text is not in this format at all (not a bad value in it)
+__all__ = ["ParseError", "ParsedDocument", "looks_like_json", "parse_json_stream", "parse_yaml_stream"]
 
 
 def looks_like_json(text: str) -> bool:

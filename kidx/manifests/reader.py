@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -65,8 +66,8 @@ def _folder_files(folder: str, recursive: bool) -> list[str]:
         if entry.is_dir():
             if recursive:
                 found.extend(_folder_files(entry.path, recursive))
-        elif entry.name.endswith(MANIFEST_SUFFIXES):
-            found.append(entry.path)
+        elif entry.name.endswith(MANIFEST_SUFFIXES) and entry.is_file():
+            found.append(entry.path)  # a FIFO or a device found in a folder is not read: it could wait forever
     return found
 
 
@@ -76,19 +77,59 @@ def read_sources(files: list[str], stdin: BinaryIO | None = None) -> ReadResult:
     for path in files:
         source = STDIN if path == "-" else path
         try:
-            if path == "-":
-                raw = _read_limited(stdin or _stdin(), limit)
-            else:
-                with open(path, "rb") as handle:
-                    raw = _read_limited(handle, limit)
+            raw = _read_limited(stdin or _stdin(), limit) if path == "-" else read_bounded(path)
         except OSError as exc:
             result.problems.append(Problem(Location(source), f"cannot read: {exc.strerror or exc}"))
+            continue
+        except InputTooLarge as exc:
+            result.problems.append(Problem(Location(source), exc.message))
             continue
         if raw is None:
             result.problems.append(Problem(Location(source), _too_large(limit)))
             continue
         read_text(_decode(raw, source, result), source, result, is_json=path.endswith(".json"))
     return result
+
+
+class InputTooLarge(Exception):
+    """A source holds more than the input limit (``message`` says which and how to raise it)."""
+
+    def __init__(self, limit: int):
+        super().__init__(_too_large(limit))
+        self.message = _too_large(limit)
+
+
+def read_bounded(path: str, regular_only: bool = False) -> bytes:
+    """All of one file, bounded as apply bounds a source (``KIDX_MAX_INPUT_SIZE``).
+
+    Raises OSError when it cannot be read and InputTooLarge past the limit (``/dev/zero``
+    is refused there, not read forever). With ``regular_only`` anything but a regular
+    file (a FIFO, a device, a folder) is refused before a byte is read: opening does not
+    wait for a FIFO's writer, so a FIFO cannot make a read hang.
+    """
+    limit = max_input_size()
+    flags = os.O_RDONLY | (os.O_NONBLOCK if regular_only else 0)
+    descriptor = os.open(path, flags)
+    if regular_only:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            os.close(descriptor)
+            raise OSError(errno.EINVAL, f"not a regular file ({file_type(mode)})")
+        os.set_blocking(descriptor, True)
+    with os.fdopen(descriptor, "rb") as handle:
+        data = _read_limited(handle, limit)
+    if data is None:
+        raise InputTooLarge(limit)
+    return data
+
+
+def file_type(mode: int) -> str:
+    """What a file that is not a regular one is, in words."""
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISREG, "a regular file")):
+        if test(mode):
+            return name
+    return "not a regular file"
 
 
 def _stdin() -> BinaryIO:

@@ -83,7 +83,9 @@ def _join(path: str, key: str) -> str:
 def _check(value: Any, path: str, depth: int, budget: list[int], limit: int) -> None:
     budget[0] -= 1
     if budget[0] < 0:
-        raise DataError(path, f"document has more than {limit} values (YAML aliases expand to copies)")
+        raise DataError(
+            path, f"document has more than {limit} values (the limit for one object; YAML aliases expand to copies)"
+        )
     kind = type(value)
     if kind is str:
         if not value.isascii() and _SURROGATE.search(value):

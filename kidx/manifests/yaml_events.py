@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import warnings
 
-from kidx.manifests.parsing import ParsedDocument, ParseError
+from kidx.manifests.parsed import ParsedDocument, ParseError
 
 NESTING_LIMIT = 64  # the same bound as values.MAX_DEPTH
 

@@ -16,11 +16,20 @@ one entry per line so that it diffs and greps well::
     "revisions":[
     {"kind":…,"name":…,"event":"applied","digest":…,"title":…,"labels":{…},"annotations":{…},"generation":1,"recorded":…},
     …
-    ]}
+    ],
+    "checksum":"sha256:…"}
 
 Each object is written as its exact stored (canonical) bytes, so re-hashing its
 canonical form on the way back in gives its digest again; a reader checks that. The
-revisions are in the order the store recorded them. Nothing here touches a store.
+revisions are in the order the store recorded them. ``checksum`` covers what no digest
+does: the sha256 of the canonical JSON of ``{"objects": [sorted digests], "names": […],
+"revisions": […]}``, so a changed time, generation, label or name is detected. Bundles
+written before the checksum existed are read without that check, with a warning.
+
+A bundle is input like any other: it is bounded as apply bounds a source, and every
+object, name and revision must pass what apply checks (names, labels, the kind's
+schema, nesting, 64-bit integers) before anything is restored. Nothing here touches a
+store.
 """
 
 from __future__ import annotations
@@ -30,14 +39,24 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from kidx.errors import InvalidInputError, Location, Problem
 from kidx.identity.canonical import DIGEST_PATTERN, CanonicalError, canonical_json, digest_bytes
+from kidx.kinds.metadata import name_error
+from kidx.manifests.document import Document
+from kidx.manifests.reader import InputTooLarge, read_bounded
+from kidx.manifests.values import DataError, check_json_data
+
+if TYPE_CHECKING:
+    from kidx.kinds.registry import KindRegistry
 
 FORMAT = "kidx.bundle/v1"
 FORMAT_PREFIX = "kidx.bundle/"
 EVENTS = ("applied", "deleted")
+TOP_LEVEL = ("format", "exported", "selection", "counts", "objects", "names", "revisions", "checksum")
+NO_CHECKSUM = ("has no checksum (written by a kidx from before bundles had one): its names and history "
+               "are restored unverified; its objects are checked against their digests")
 
 
 @dataclass(slots=True)
@@ -74,6 +93,28 @@ class Bundle:
     revisions: list[BundleRevision] = field(default_factory=list)
     exported: str = ""
     selection: str = ""
+    warnings: list[str] = field(default_factory=list)  # what a reader could not check
+
+
+def _name_record(entry: BundleName) -> dict:
+    return {
+        "kind": entry.kind, "name": entry.name, "digest": entry.digest, "title": entry.title,
+        "labels": entry.labels, "annotations": entry.annotations, "created": entry.created,
+        "generation": entry.generation,
+    }
+
+
+def _revision_record(revision: BundleRevision) -> dict:
+    return {
+        "kind": revision.kind, "name": revision.name, "event": revision.event, "digest": revision.digest,
+        "title": revision.title, "labels": revision.labels, "annotations": revision.annotations,
+        "generation": revision.generation, "recorded": revision.recorded,
+    }
+
+
+def checksum(digests: Iterable[str], names: list, revisions: list) -> str:
+    """The bundle's checksum over its object digests, names and revisions (as JSON values)."""
+    return digest_bytes(canonical_json({"objects": sorted(digests), "names": names, "revisions": revisions}))
 
 
 def _line(value: Any) -> bytes:
@@ -94,22 +135,16 @@ def write_bundle(stream: BinaryIO, bundle: Bundle, progress=None) -> None:
         stream.write(b"\n" if position == 0 else b",\n")
         stream.write(_line(digest) + b":" + bundle.objects[digest])
     stream.write(b'\n},\n"names":[')
-    for position, entry in enumerate(bundle.names):
+    names = [_name_record(entry) for entry in bundle.names]
+    for position, record in enumerate(names):
         stream.write(b"\n" if position == 0 else b",\n")
-        stream.write(_line({
-            "kind": entry.kind, "name": entry.name, "digest": entry.digest, "title": entry.title,
-            "labels": entry.labels, "annotations": entry.annotations, "created": entry.created,
-            "generation": entry.generation,
-        }))
+        stream.write(_line(record))
     stream.write(b'\n],\n"revisions":[')
-    for position, revision in enumerate(bundle.revisions):
+    revisions = [_revision_record(revision) for revision in bundle.revisions]
+    for position, record in enumerate(revisions):
         stream.write(b"\n" if position == 0 else b",\n")
-        stream.write(_line({
-            "kind": revision.kind, "name": revision.name, "event": revision.event, "digest": revision.digest,
-            "title": revision.title, "labels": revision.labels, "annotations": revision.annotations,
-            "generation": revision.generation, "recorded": revision.recorded,
-        }))
-    stream.write(b"\n]}\n")
+        stream.write(_line(record))
+    stream.write(b'\n],\n"checksum":' + _line(checksum(bundle.objects, names, revisions)) + b"}\n")
 
 
 def write_bundle_file(path: Path, bundle: Bundle, crash_point=None) -> int:
@@ -187,21 +222,29 @@ class _Checker:
         return True
 
 
-def read_bundle(path: Path | str, known_kinds: Iterable[str] = ()) -> Bundle:
-    """Read and check a bundle; InvalidInputError lists every problem found."""
+def read_bundle(path: Path | str, registry: KindRegistry | None = None) -> Bundle:
+    """Read and check a bundle (with ``registry``, every object, name and revision as
+    apply checks them); InvalidInputError lists every problem found. The file is bounded
+    as apply bounds a source (``KIDX_MAX_INPUT_SIZE``)."""
     source = str(path)
     try:
-        with open(path, "rb") as stream:
-            data = stream.read()
+        data = read_bounded(source)
     except OSError as exc:
         raise InvalidInputError([Problem(Location(source), f"cannot read: {exc.strerror or exc}")]) from None
-    return parse_bundle(data, source, known_kinds)
+    except InputTooLarge as exc:
+        raise InvalidInputError([Problem(Location(source), exc.message)]) from None
+    return parse_bundle(data, source, registry=registry)
 
 
-def parse_bundle(data: bytes, source: str, known_kinds: Iterable[str] = ()) -> Bundle:
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def parse_bundle(data: bytes, source: str, known_kinds: Iterable[str] = (),
+                 registry: KindRegistry | None = None) -> Bundle:
     check = _Checker(source)
     try:
-        document = json.loads(data)
+        document = json.loads(data, parse_constant=_no_constant)
     except (ValueError, RecursionError) as exc:
         raise InvalidInputError([Problem(Location(source), f"not a kidx bundle: invalid JSON: {exc}")]) from None
     if not isinstance(document, dict) or not isinstance(document.get("format"), str):
@@ -211,7 +254,10 @@ def parse_bundle(data: bytes, source: str, known_kinds: Iterable[str] = ()) -> B
             Location(source, path="format"),
             f'unsupported bundle format "{document["format"]}" (this kidx reads {FORMAT})',
         )])
-    kinds = set(known_kinds)
+    for key in document:
+        if key not in TOP_LEVEL:
+            check.add(key, "is not a field of a kidx bundle")
+    kinds = set(known_kinds) if registry is None else {info.kind for info in registry.kinds}
     bundle = Bundle(exported=str(document.get("exported", "")), selection=str(document.get("selection", "")))
     objects = document.get("objects")
     if not isinstance(objects, dict):
@@ -225,8 +271,12 @@ def parse_bundle(data: bytes, source: str, known_kinds: Iterable[str] = ()) -> B
             check.add(where, "must be an object with exactly apiVersion, kind and spec")
             continue
         try:
+            check_json_data(content)  # apply's limits: 64 levels, 200,000 values, 64-bit integers
             canonical = canonical_json(content)
-        except CanonicalError as exc:
+        except DataError as exc:
+            check.add(f"{where}.{exc.path}" if exc.path else where, exc.message)
+            continue
+        except (CanonicalError, RecursionError) as exc:
             check.add(where, str(exc))
             continue
         actual = digest_bytes(canonical)
@@ -308,9 +358,96 @@ def parse_bundle(data: bytes, source: str, known_kinds: Iterable[str] = ()) -> B
         ))
     if not check.problems:
         _check_names_match_history(check, bundle)
+        _check_generations(check, bundle)
+    if not check.problems and registry is not None:
+        _check_as_apply(check, bundle, objects, registry)  # the parsed objects, checked above
+    if not check.problems:
+        _check_sums(check, document, bundle)
     if check.problems:
         raise InvalidInputError(check.problems)
     return bundle
+
+
+def _check_sums(check: _Checker, document: dict, bundle: Bundle) -> None:
+    """The counts and the checksum, when the bundle has them (a bundle from before the
+    checksum is read with a warning)."""
+    counts = document.get("counts")
+    actual = {"objects": len(bundle.objects), "names": len(bundle.names), "revisions": len(bundle.revisions)}
+    if counts is not None and counts != actual:
+        check.add("counts", f"says {json.dumps(counts)}, but the bundle holds {json.dumps(actual)}")
+        return
+    if "checksum" not in document:
+        bundle.warnings.append(f"{check.source} {NO_CHECKSUM}")
+        return
+    expected = checksum(bundle.objects, document["names"], document["revisions"])
+    if document["checksum"] != expected:
+        check.add("checksum", f"the bundle's names and history hash to {expected}, not to its checksum: "
+                              "the file was changed or damaged after it was written")
+
+
+def _check_generations(check: _Checker, bundle: Bundle) -> None:
+    """A name's generations rise with each applied revision and start again after a
+    deletion, as the store records them: a revision listed twice is refused."""
+    last: dict[tuple[str, str], int] = {}
+    for position, revision in enumerate(bundle.revisions):
+        key = (revision.kind, revision.name)
+        if revision.event == "deleted":
+            last.pop(key, None)
+            continue
+        assert revision.generation is not None  # applied revisions carry one (checked above)
+        previous = last.get(key)
+        if previous is not None and revision.generation <= previous:
+            check.add(f"revisions[{position}].generation",
+                      f'{revision.kind} "{revision.name}" generation {revision.generation} follows generation '
+                      f"{previous}: a revision is listed twice or out of order")
+        last[key] = revision.generation
+
+
+def _check_as_apply(check: _Checker, bundle: Bundle, contents: dict[str, dict], registry: KindRegistry) -> None:
+    """What apply checks, for every name and applied revision: the object's kind is the
+    name's, and the manifest they make passes the kind's schema and the metadata rules."""
+    from kidx.kinds.validation import DocumentValidator
+
+    validator = DocumentValidator(registry)
+    reported: set[tuple[str, str]] = set()
+    checked: set[tuple] = set()
+    records: list[tuple[str, BundleName | BundleRevision, str | None]] = [
+        (f"names[{p}]", n, n.digest) for p, n in enumerate(bundle.names)]
+    records += [(f"revisions[{p}]", r, r.digest) for p, r in enumerate(bundle.revisions)]
+    for where, record, digest in records:
+        if digest is None or isinstance(record, BundleRevision) and record.event == "deleted":
+            error = name_error(record.name)  # a deletion keeps no object: its name is all there is to check
+            if error:
+                check.add(f"{where}.name", error)
+            continue
+        key = (record.kind, record.name, digest, record.title, tuple(sorted(record.labels.items())),
+               tuple(sorted(record.annotations.items())))
+        if key in checked:
+            continue  # a name is its last revision: checked once
+        checked.add(key)
+        content = contents[digest]
+        if content["kind"] != record.kind:
+            check.add(f"{where}.kind",
+                      f'{record.kind} "{record.name}" names {digest}, an object of kind {content["kind"]}')
+            continue
+        info = registry.by_kind(record.kind)
+        assert info is not None  # kinds were checked against the registry
+        metadata: dict[str, Any] = {"name": record.name}
+        if record.title is not None:
+            metadata["title"] = record.title
+        if record.labels:
+            metadata["labels"] = record.labels
+        if record.annotations:
+            metadata["annotations"] = record.annotations
+        manifest = {"apiVersion": content["apiVersion"], "kind": content["kind"], "metadata": metadata,
+                    "spec": content["spec"]}
+        for problem in validator.problems(Document(manifest, check.source, 1), info):
+            path = problem.location.path or ""
+            if path.startswith("metadata."):
+                check.add(f"{where}.{path[len('metadata.'):]}", problem.message)
+            elif (digest, path) not in reported:  # the object's own problem: said once
+                reported.add((digest, path))
+                check.add(f"objects[{digest}]" + (f".{path}" if path else ""), problem.message)
 
 
 def _kind_ok(check: _Checker, value, path: str, kinds: set[str]) -> bool:

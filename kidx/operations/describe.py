@@ -1,57 +1,49 @@
-"""What ``describe`` shows beyond the manifest: references resolved both ways."""
+"""Describe: the objects asked for, each with its references resolved both ways."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from kidx.kinds.registry import KindInfo
-from kidx.store.catalog import Entry
-from kidx.store.store import Store
+from kidx.query.descriptions import Description, describe_entry
+from kidx.query.selection import select
+from kidx.query.targets import parse_targets, selection_rules
 
-REFERRER_NAMES_SHOWN = 3
-
-
-class ReferenceLine(NamedTuple):
-    field: str
-    kind: str
-    digest: str
-    name: str | None  # None: not in the store
-    title: str | None
+if TYPE_CHECKING:
+    from kidx.kinds.registry import KindRegistry
+    from kidx.query.label_selector import LabelSelector
+    from kidx.store.store import Store
 
 
-class ReferrerLine(NamedTuple):
-    kind: str
-    referrers: int  # how many objects of this kind refer (not ``count``: that would hide tuple.count)
-    names: list[str]
+class DescribeResult(NamedTuple):
+    descriptions: list[Description]
+    missing: list[str]  # NotFound messages
+    by_prefix: bool  # found by name prefix (kubectl prints these one newline apart)
 
 
-class Description(NamedTuple):
-    manifest: dict
-    references: list[ReferenceLine]
-    referrers: list[ReferrerLine]
+def describe_objects(
+    store: Store, registry: KindRegistry, arguments: list[str], selector: LabelSelector | None
+) -> DescribeResult:
+    """The objects named or selected; with exactly ``TYPE NAME`` and no object called
+    NAME, every object whose name starts with NAME (as kubectl does; with more names, or
+    ``TYPE/NAME``, a miss stays a NotFound)."""
+    selection_rules(arguments, selector)
+    targets = parse_targets(arguments, registry, "describe")
+    with store.reading() as catalog:
+        selection = select(catalog, targets, selector)
+        found = selection.entries
+        missing = selection.missing
+        by_prefix = False
+        if missing and len(targets) == 1 and len(targets[0].names or ()) == 1 and "/" not in arguments[0]:
+            prefixed = [
+                (targets[0].info, entry)
+                for name in targets[0].names or ()
+                for entry in catalog.with_name_prefix(targets[0].info.kind, name)
+                if (targets[0].info, entry) not in found
+            ]
+            if prefixed:
+                found, missing, by_prefix = found + prefixed, [], True
+        descriptions = [describe_entry(store, info, entry) for info, entry in found]
+    return DescribeResult(descriptions, missing, by_prefix)
 
 
-def describe_entry(store: Store, info: KindInfo, entry: Entry) -> Description:
-    catalog = store.catalog()
-    manifest = store.manifest(entry)
-    references: list[ReferenceLine] = []
-    for reference in info.references:
-        digest = manifest["spec"].get(reference.field)
-        if not isinstance(digest, str):
-            continue
-        targets = [t for t in catalog.by_digest(digest) if t.kind == reference.target_kind]
-        target = targets[0] if targets else None
-        references.append(
-            ReferenceLine(
-                field=reference.field,
-                kind=reference.target_kind,
-                digest=digest,
-                name=target.name if target else None,
-                title=target.title if target else None,
-            )
-        )
-    referrers = [
-        ReferrerLine(kind, count, catalog.referrer_names(entry.digest, kind, REFERRER_NAMES_SHOWN))
-        for kind, count in catalog.referrer_counts(entry.digest)
-    ]
-    return Description(manifest, references, referrers)
+__all__ = ["DescribeResult", "describe_objects"]

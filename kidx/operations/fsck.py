@@ -8,6 +8,9 @@ Problems (each makes fsck exit 1):
 - ``missing-object``: a name or revision refers to an object that is not stored;
 - ``name-revision``: a name's current state is not its last revision;
 - ``unknown-kind``: a name's kind has no CRD, so its indexes cannot be checked;
+- ``invalid-metadata``: a name, label or annotation key that apply refuses (written by a
+  kidx whose bundle import did not check them): such a name cannot be given to commands;
+- ``wrong-kind``: a name whose object is of another kind;
 - ``label-index``, ``reference-index``: the label or reference rows of a name disagree
   with its labels or its object's reference fields (or belong to no name);
 - ``cached-columns``: the printer-column values cached with a name disagree with its object.
@@ -42,7 +45,7 @@ from kidx.store.store import Store
 
 PROBLEM_CHECKS = (
     "catalog-integrity", "catalog-missing", "damaged-object", "missing-object", "name-revision", "unknown-kind",
-    "label-index", "reference-index", "cached-columns",
+    "invalid-metadata", "wrong-kind", "label-index", "reference-index", "cached-columns",
 )
 NOTE_CHECKS = ("orphaned-object", "temporary-file", "stray-file", "dangling-reference")
 REPAIRABLE_FROM_OBJECTS = ("label-index", "reference-index", "cached-columns", "catalog-integrity")
@@ -100,6 +103,7 @@ class _Scan:
         # intact objects: their reference pairs and printer-column values, not the whole
         # object, so that a large store is checked in little memory
         self.intact: dict[str, tuple[frozenset, str | None]] = {}
+        self.kinds: dict[str, str] = {}  # intact object -> its kind
         self.damaged: set[str] = set()
         self.entries: list[Entry] = []
         self.revisions: list[Revision] = []
@@ -132,6 +136,7 @@ class _Scan:
                      "restored from a bundle (kidx import bundle FILE)")
         self._needed_objects()
         self._names_match_history()
+        self._names_valid()
         self._indexes(indexed, stray_labels, stray_references)
         self._orphans_and_dangling()
         self._leftovers()
@@ -166,6 +171,8 @@ class _Scan:
                 self.damaged.add(digest)
                 self.add("damaged-object", digest, "not a kidx object ({apiVersion, kind, spec})", self.relative(path))
                 continue
+            if isinstance(identity.get("kind"), str):
+                self.kinds[digest] = identity["kind"]
             info = self.registry.by_kind(identity.get("kind", ""))
             if info is None:
                 self.intact[digest] = (frozenset(), None)
@@ -207,6 +214,19 @@ class _Scan:
             if revision.event == "applied":
                 self.add("name-revision", f"{kind}/{name}",
                          f"revision {revision.revision} applied it, but the name is not in the catalog")
+
+    def _names_valid(self) -> None:
+        """What apply would refuse in a stored name: its metadata, or an object of another kind."""
+        from kidx.kinds.metadata import metadata_errors
+
+        for entry in self.entries:
+            subject = f"{entry.kind}/{entry.name}"
+            metadata = {"name": entry.name, "labels": entry.labels, "annotations": entry.annotations}
+            for path, message in metadata_errors(metadata):
+                self.add("invalid-metadata", subject, f"{path}: {message}")
+            kind = self.kinds.get(entry.digest)
+            if kind is not None and kind != entry.kind:
+                self.add("wrong-kind", subject, f"its object {entry.digest} is of kind {kind}")
 
     def _indexes(self, indexed, stray_labels: int, stray_references: int) -> None:
         for entry in self.entries:
@@ -294,19 +314,28 @@ def fsck(store: Store, registry: KindRegistry, repair: bool = False, bundle_path
     report = _Scan(store, registry).run()
     if not repair or not report.problems or not store.exists():
         return report  # without a catalog there is nothing to repair against: never create one here
-    repaired = _repair(store, registry, report, bundle_path)
+    repaired, unrepaired = _repair(store, registry, report, bundle_path)
     report = _Scan(store, registry).run()
     report.repaired = repaired
+    reasons = {(finding.check, finding.subject): finding.message for finding in unrepaired}
+    for finding in report.findings:
+        reason = reasons.get((finding.check, finding.subject))
+        if reason is not None:
+            finding.message += f"; {reason}"
     return report
 
 
-def _repair(store: Store, registry: KindRegistry, report: FsckReport, bundle_path: str | None) -> list[Finding]:
+def _repair(
+    store: Store, registry: KindRegistry, report: FsckReport, bundle_path: str | None
+) -> tuple[list[Finding], list[Finding]]:
+    """What was repaired, and what could not be, with why."""
     repaired: list[Finding] = []
+    unrepaired: list[Finding] = []
     bundle_objects: dict[str, bytes] = {}
     if bundle_path is not None:
         from kidx.operations.bundle import read_bundle
 
-        bundle_objects = read_bundle(bundle_path, [info.kind for info in registry.kinds]).objects
+        bundle_objects = read_bundle(bundle_path, registry).objects
     with store.write() as transaction:  # under the write lock: no apply changes what is being repaired
         integrity = [f for f in report.problems if f.check == "catalog-integrity"]
         if integrity:
@@ -316,6 +345,11 @@ def _repair(store: Store, registry: KindRegistry, report: FsckReport, bundle_pat
             if finding.check not in ("damaged-object", "missing-object") or finding.subject not in bundle_objects:
                 continue
             message = f"written from {bundle_path}"
+            blocker = _not_a_file(store, finding.subject)
+            if blocker is not None:
+                unrepaired.append(Finding(finding.check, finding.subject,
+                                          f"not written from {bundle_path}: {blocker}", finding.path))
+                continue
             if finding.check == "damaged-object":
                 kept = _keep_in_lost_and_found(store, finding.subject)
                 if kept is None:
@@ -345,7 +379,16 @@ def _repair(store: Store, registry: KindRegistry, report: FsckReport, bundle_pat
                 for f in report.problems
                 if f.subject == subject and f.check in ("label-index", "reference-index", "cached-columns")
             )
-    return repaired
+    return repaired, unrepaired
+
+
+def _not_a_file(store: Store, digest: str) -> str | None:
+    """Why an object cannot be written in its place: a folder there (never replaced:
+    it may hold anything); None when the place is free or holds a file or a FIFO."""
+    where = store.objects.where(digest)
+    if os.path.isdir(where) and not os.path.islink(where):
+        return f"{shown_path(store, where)} is a folder, not an object file (move it away and repair again)"
+    return None
 
 
 def _identity_or_none(store: Store, digest: str) -> dict | None:
@@ -362,7 +405,7 @@ def _keep_in_lost_and_found(store: Store, digest: str) -> str | None:
         return None
     try:
         data = store.objects.read(digest)
-    except FileNotFoundError:
+    except OSError:
         return None
     folder = folder / "lost+found"
     folder.mkdir(exist_ok=True)

@@ -6,15 +6,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from kidx.kinds.registry import KindInfo, KindRegistry
+from kidx.query.loading import LoadMode
 from kidx.query.selection import select
 from kidx.query.targets import parse_targets, selection_rules
 from kidx.store.catalog import CatalogQuery
 from kidx.store.store import Store
 
 if TYPE_CHECKING:
-    from kidx.output.sorting import SortKey
     from kidx.query.field_selector import FieldSelector
     from kidx.query.label_selector import LabelSelector
+    from kidx.query.sorting import SortKey
     from kidx.store.catalog import ReferenceCondition
 
 
@@ -25,14 +26,10 @@ class Query(NamedTuple):
     sort_keys: Sequence[SortKey] = ()
     references: tuple = ()  # --references values
     limit: int | None = None
-    need_manifests: bool = True
-    table_only: bool = False  # only table columns are shown: cached column values suffice
+    load: LoadMode = LoadMode.MANIFESTS  # what each listed object is loaded as (LoadPlan)
     # referenced objects to attach to each manifest under the reference field's name
     # without "Digest" (``workload``), for columns and sort keys such as workload.spec.parameters.seq
     reference_roles: frozenset = frozenset()
-    # False when columns and sort keys read only metadata and referenced objects: the
-    # catalog's cached column values (the reference digests among them) then suffice
-    own_spec_needed: bool = True
 
 
 class QueryResult(NamedTuple):
@@ -63,10 +60,10 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
             named_check = query.field_selector if target.names is not None else None
             check = named_check is not None
             attached = query.reference_roles | (selected_through if check else frozenset())
-            full = check or ((query.sort_keys or attached) and query.own_spec_needed)
-            if (query.table_only or not query.own_spec_needed) and not full and query.need_manifests:
+            load = LoadMode.MANIFESTS if check else query.load
+            if load is LoadMode.COLUMNS:
                 manifests = [store.table_manifest(entry, info) for entry in entries]
-            elif query.need_manifests or full:
+            elif load is LoadMode.MANIFESTS:
                 manifests = [store.manifest(entry) for entry in entries]
             else:
                 manifests = [_name_only(entry) for entry in entries]
@@ -78,7 +75,7 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
                     manifests = without_referenced(manifests, selected_through - query.reference_roles)
             groups.append((info, manifests))
     if query.sort_keys:
-        from kidx.output.sorting import sort_objects
+        from kidx.query.sorting import sort_objects
 
         if len(groups) > 1:  # a key is a mistake only when no object of any kind has it
             sort_objects([m for _, manifests in groups for m in manifests], query.sort_keys)

@@ -13,12 +13,17 @@ For every selected name the two stores' revision lists are compared:
   revision in the destination. Changed in both: a conflict, reported with both current
   digests; with ``force`` the destination gets the source's current state as a new
   revision, recorded now (its own revisions stay: nothing applied is lost).
-Objects go first: every object a copied revision names, and every object the selected
+What is copied: every object a copied revision names, and every object the selected
 objects refer to (with the names of the protocols, workloads, … they refer to, which
-travel with them), each re-hashed on the way. Then one write on the destination records
-all names and revisions, all or nothing: a transfer interrupted at any point leaves both
-stores consistent (at most some objects nothing names yet), and running it again
-completes it.
+travel with them), each re-hashed on the way. The source is read in one snapshot; the
+destination's side is decided (again, after a first look) while holding its write lock,
+and the objects and then the names and revisions are written in that one write, all or
+nothing. So no other writer can come between the decision and the write: a concurrent
+apply's change is seen (a conflict, never overwritten), a second push of the same
+source finds the names copied already, and a gc cannot remove an object a name being
+committed needs. A revision whose object neither store holds (a damaged source) is an
+error naming it. A transfer interrupted at any point leaves both stores as they were,
+and running it again completes it.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from kidx.kinds.registry import KindInfo, KindRegistry
 from kidx.query.targets import Target
 from kidx.store.catalog import CatalogQuery, Change, Entry, Revision
 from kidx.store.column_cache import column_values
+from kidx.store.faults import crash_point
 from kidx.store.store import Store, utc_now
 
 
@@ -47,8 +53,16 @@ class ConflictError(KidxError):
 class Conflict:
     info: KindInfo
     name: str
-    source_digest: str | None  # None: deleted on that side
-    destination_digest: str | None
+    source: Revision | None  # each side's current state; None: deleted (or never there)
+    destination: Revision | None
+
+    @property
+    def source_digest(self) -> str | None:
+        return self.source.digest if self.source is not None else None
+
+    @property
+    def destination_digest(self) -> str | None:
+        return self.destination.digest if self.destination is not None else None
 
 
 @dataclass(slots=True)
@@ -113,18 +127,17 @@ def _names(catalog, targets: list[Target], label_selector) -> list[tuple[KindInf
     return selected
 
 
-def plan_transfer(
-    source: Store,
-    destination: Store,
-    registry: KindRegistry,
-    targets: list[Target],
-    label_selector=None,
-    force: bool = False,
-) -> tuple[TransferReport, list[_Plan], set[str]]:
-    """Decide everything, reading both stores; nothing is written."""
-    report = TransferReport()
-    plans: list[_Plan] = []
-    needed: set[str] = set()  # digests the destination must hold
+@dataclass(slots=True)
+class _Source:
+    """What the source says about the selection, read in one snapshot."""
+
+    selected: list[tuple[KindInfo, str]]
+    history: dict[tuple[str, str], list[Revision]]
+    current_digests: set[str]  # the objects the selected names point at now
+    referenced: set[str]  # the objects those refer to
+
+
+def _read_source(source: Store, registry: KindRegistry, targets: list[Target], label_selector) -> _Source:
     with source.reading() as source_catalog:
         selected = _names(source_catalog, targets, label_selector)
         wanted_names = {(info.kind, name) for info, name in selected}
@@ -140,43 +153,67 @@ def plan_transfer(
                     wanted_names.add((entry.kind, entry.name))
                     selected.append((info, entry.name))
                     history[(entry.kind, entry.name)] = source_catalog.revisions(entry.kind, entry.name)
-        needed.update(referenced)
     missing_names = [f'{info.resource} "{name}" not found' for info, name in selected if not history[(info.kind, name)]]
     if missing_names:
         from kidx.errors import NotFoundError
 
         raise NotFoundError("; ".join(missing_names))
-    with destination.reading() as destination_catalog:
-        for info, name in selected:
-            theirs = history[(info.kind, name)]
-            ours = destination_catalog.revisions(info.kind, name)
-            plan = _decide(info, name, theirs, ours, force)
-            if plan.action == "conflict":
-                report.conflicts.append(
-                    Conflict(info, name, _digest_now(theirs), _digest_now(ours))
-                )
-                continue
-            report.outcomes.append(NameOutcome(info, name, plan.action))
-            if plan.action != "unchanged":
-                plans.append(plan)
-                needed.update(r.digest for r in plan.replay if r.digest)
-                if plan.state is not None and plan.state.digest:
-                    needed.add(plan.state.digest)
+    return _Source(selected, history, current_digests, referenced)
+
+
+def _plan(
+    read: _Source, source: Store, destination: Store, destination_catalog, registry: KindRegistry, force: bool
+) -> tuple[TransferReport, list[_Plan], set[str]]:
+    """Decide everything from the source's snapshot and the destination as
+    ``destination_catalog`` sees it; nothing is written. Returns the report, the names'
+    plans and the objects to copy."""
+    report = TransferReport()
+    plans: list[_Plan] = []
+    needed: set[str] = set(read.referenced)  # digests the destination must hold
+    for info, name in read.selected:
+        theirs = read.history[(info.kind, name)]
+        ours = destination_catalog.revisions(info.kind, name)
+        plan = _decide(info, name, theirs, ours, force)
+        if plan.action == "conflict":
+            report.conflicts.append(Conflict(info, name, _last(theirs), _last(ours)))
+            continue
+        report.outcomes.append(NameOutcome(info, name, plan.action))
+        if plan.action != "unchanged":
+            plans.append(plan)
     if report.conflicts and not force:
         raise ConflictError(report.conflicts)
+    # the objects the copied revisions name: each must be in one of the stores
+    own = {r.digest for plan in plans for r in _revisions_of(plan) if r.digest}
+    needed |= own
     # earlier revisions may refer to earlier objects: those come too, so that
     # ``history --revision N`` reads the same in both stores
-    copied = {r.digest for plan in plans for r in _revisions_of(plan) if r.digest}
-    needed.update(_referenced_digests(source, registry, copied - current_digests))
-    # objects neither store has (a reference applied with a warning) are not copied
+    needed.update(_referenced_digests(source, registry, own - read.current_digests))
     missing = _missing_objects(destination, needed)
-    missing -= _missing_objects(source, missing)
+    lost = _missing_objects(source, missing)
+    _refuse_lost_objects(source, plans, own & lost)
+    # objects neither store has (a reference applied with a warning) are not copied
+    missing -= lost
     report.objects_copied = len(missing)
     return report, plans, missing
 
 
-def _digest_now(revisions: list[Revision]) -> str | None:
-    return revisions[-1].digest if revisions and revisions[-1].event != "deleted" else None
+def _refuse_lost_objects(source: Store, plans: list[_Plan], lost: set[str]) -> None:
+    """A revision to copy whose object neither store holds: the source is damaged."""
+    if not lost:
+        return
+    for plan in plans:
+        for revision in _revisions_of(plan):
+            if revision.digest in lost:
+                raise StoreError(
+                    f'{plan.info.resource} "{plan.name}" (revision {revision.revision}) names object '
+                    f"{revision.digest}, which is missing: {source.objects.where(revision.digest)}; nothing was "
+                    f"copied (run 'kidx fsck --store {source.location}' to see what else is damaged)"
+                )
+
+
+def _last(revisions: list[Revision]) -> Revision | None:
+    """The name's current state (None when deleted or never there)."""
+    return revisions[-1] if revisions and revisions[-1].event != "deleted" else None
 
 
 def _decide(info: KindInfo, name: str, theirs: list[Revision], ours: list[Revision], force: bool) -> _Plan:
@@ -249,22 +286,16 @@ def _missing_objects(store: Store, digests: set[str]) -> set[str]:
     return store.objects.missing(digests) if digests else set()
 
 
-def copy_objects(source: Store, destination: Store, digests: set[str]) -> int:
-    """Copy objects the destination lacks, each re-hashed; returns how many were copied.
-
-    Objects the source does not have either (a reference to an object never stored) are
-    skipped: apply allows such references, with a warning.
-    """
+def _copy_objects(source: Store, transaction, digests: set[str]) -> None:
+    """Copy objects the destination lacks into its write, each re-hashed."""
     if not digests:
-        return 0
+        return
     contents = source.objects.read_many(sorted(digests))
     for digest, data in contents.items():
         if "sha256:" + hashlib.sha256(data).hexdigest() != digest:
             raise StoreError(f"object {digest} in {source.location} is corrupt (it does not hash to its name)")
-    with destination.write() as transaction:
-        for digest in sorted(contents):
-            transaction.add_object(digest, contents[digest])
-    return len(contents)
+    for digest in sorted(contents):
+        transaction.add_object(digest, contents[digest])
 
 
 def transfer(
@@ -276,14 +307,31 @@ def transfer(
     force: bool = False,
     dry_run: bool = False,
 ) -> TransferReport:
-    report, plans, missing = plan_transfer(source, destination, registry, targets, label_selector, force)
+    """Copy the selection. The destination's part is decided again under its write lock,
+    and the objects and the names are written in that one transaction: no other writer
+    (an apply, a gc, another push) can change the destination between the decision and
+    the write, and no name is committed without its object."""
+    read = _read_source(source, registry, targets, label_selector)
+    with destination.reading() as destination_catalog:  # a first look, without the lock
+        report, plans, missing = _plan(read, source, destination, destination_catalog, registry, force)
     if dry_run or not (plans or missing):
         return report
-    copy_objects(source, destination, missing)  # first, and durable: the names come after
-    identities = source.identities({r.digest for plan in plans for r in _revisions_of(plan) if r.digest})
     with destination.write() as transaction:
-        _record(transaction, registry, plans, identities)
+        report, plans, missing = _plan(read, source, destination, transaction.catalog, registry, force)
+        crash_point("planned")
+        _copy_objects(source, transaction, missing)  # in this write, made durable before its commit
+        _record(transaction, registry, plans, _identities(source, destination, plans))
     return report
+
+
+def _identities(source: Store, destination: Store, plans: list[_Plan]) -> dict[str, dict]:
+    """The objects the copied revisions name, from the source, or from the destination
+    when only it has them."""
+    wanted = {r.digest for plan in plans for r in _revisions_of(plan) if r.digest}
+    found = source.identities(wanted)
+    if len(found) < len(wanted):
+        found.update(destination.identities(wanted - found.keys()))
+    return found
 
 
 def _revisions_of(plan: _Plan) -> list[Revision]:
@@ -350,8 +398,31 @@ def _record(transaction, registry: KindRegistry, plans: list[_Plan], identities:
 
 
 def conflict_lines(conflicts: list[Conflict], source: str, destination: str) -> list[str]:
-    return [
-        f"{c.info.qualified_name}/{c.name} changed in both stores since they last agreed: "
-        f"{source} has {c.source_digest or '(deleted)'}, {destination} has {c.destination_digest or '(deleted)'}"
-        for c in conflicts
-    ]
+    """One line per conflict: what each store has. When both hold the same object, what
+    differs is metadata, and the line says which."""
+    lines = []
+    for c in conflicts:
+        head = f"{c.info.qualified_name}/{c.name} changed in both stores since they last agreed: "
+        if c.source is not None and c.destination is not None and c.source_digest == c.destination_digest:
+            differences = "; ".join(_metadata_differences(c.source, c.destination, source, destination))
+            lines.append(f"{head}both have {c.source_digest}, but {differences}")
+        else:
+            lines.append(f"{head}{source} has {c.source_digest or '(deleted)'}, "
+                         f"{destination} has {c.destination_digest or '(deleted)'}")
+    return lines
+
+
+def _metadata_differences(ours: Revision, theirs: Revision, here: str, there: str) -> list[str]:
+    """What differs between two states of one object: title, each label, each annotation."""
+    def shown(value: str | None) -> str:
+        return "(none)" if value is None else repr(value)
+
+    found = []
+    if ours.title != theirs.title:
+        found.append(f"the title is {shown(ours.title)} in {here}, {shown(theirs.title)} in {there}")
+    for what, mine, yours in (("label", ours.labels, theirs.labels), ("annotation", ours.annotations,
+                                                                       theirs.annotations)):
+        for key in sorted(set(mine) | set(yours)):
+            if mine.get(key) != yours.get(key):
+                found.append(f"{what} {key} is {shown(mine.get(key))} in {here}, {shown(yours.get(key))} in {there}")
+    return found

@@ -33,7 +33,7 @@ def _getter(json_path: str) -> Callable[[dict], object]:
             return obj
 
         return get
-    from kidx.output.jsonpath import evaluate
+    from kidx.jsonpath import evaluate
 
     def get_any(obj: dict):
         values = evaluate(json_path, obj)

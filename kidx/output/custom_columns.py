@@ -2,7 +2,7 @@
 
 SPEC is ``HEADER:PATH[,HEADER:PATH…]``; each PATH is "relaxed" (``metadata.name``,
 ``.metadata.name``, ``{metadata.name}`` and ``{.metadata.name}`` all mean
-``{.metadata.name}``) and is then a JSONPath (see ``kidx.output.jsonpath``). A cell shows
+``{.metadata.name}``) and is then a JSONPath (see ``kidx.jsonpath``). A cell shows
 every value the path finds, printed as ``-o jsonpath`` prints values, joined by ``,``;
 ``<none>`` when nothing is found. As in kubectl, ESC in a value shows as ``^[`` and a
 carriage return as ``\\r``; a value that cannot be followed (``[5]`` of a shorter list)
@@ -20,32 +20,22 @@ ignored (kubectl would make it part of the header).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 from kidx.errors import UsageError
-from kidx.output.jsonpath import JSONPath, format_value
+from kidx.jsonpath import RelaxedPathError, compile_relaxed, format_value, relaxed_path, split_outside_brackets
 
 __all__ = [
     "CustomColumnsError",
-    "compile_relaxed",
     "custom_column_cells",
     "parse_custom_columns",
     "parse_custom_columns_file",
     "raw_custom_column_cells",
-    "relaxed_path",
-    "split_outside_brackets",
 ]
 
 NONE_CELL = "<none>"
 
-# kubectl's RelaxedJSONPathExpression pattern, anchored with fullmatch (Python's ``$``
-# would also match before a trailing newline, Go's does not).
-_RELAXED = re.compile(r"\{\.?([^{}]+)\}|\.?([^{}]+)")
-_RELAXED_ERROR = ("unexpected path string, expected a 'name1.name2' or '.name1.name2' "
-                  "or '{name1.name2}' or '{.name1.name2}'")
 _FILE_FORMAT = ("Expected format is one line of space separated headers, "
                 "one line of space separated column specs.")
 
@@ -54,66 +44,11 @@ class CustomColumnsError(UsageError):
     """A custom-columns spec or file that kubectl would also reject."""
 
 
-def relaxed_path(text: str) -> str:
-    """Normalise a relaxed path to its ``{.…}`` form (kubectl's RelaxedJSONPathExpression).
-
-    ``""`` stays ``""`` (a column that always shows ``<none>``). A path that starts with
-    ``$`` or ``@`` keeps it (``{$.a}``) instead of becoming kubectl's ``{.$.a}``, which
-    finds nothing there.
-    """
-    if not text:
-        return text
-    match = _RELAXED.fullmatch(text)
-    if match is None:
-        raise CustomColumnsError(_RELAXED_ERROR)
-    spec = match.group(1) if match.group(1) is not None else match.group(2)
-    if spec.startswith(("$", "@")):
-        return "{" + spec + "}"
-    return "{." + spec + "}"
-
-
-@lru_cache(maxsize=256)
-def compile_relaxed(normalised: str) -> JSONPath | None:
-    """Compile a path returned by :func:`relaxed_path`; ``None`` for the empty path.
-
-    Parse errors name the ``{.…}`` form, as kubectl's do.
-    """
-    if not normalised:
-        return None
-    return JSONPath.parse(normalised[1:-1], display=normalised)
-
-
-def split_outside_brackets(text: str, sep: str = ",") -> list[str]:
-    """Split ``text`` at ``sep`` except inside ``[…]`` (and quoted strings within), or
-    where ``sep`` is escaped with a backslash."""
-    parts: list[str] = []
-    start = depth = 0
-    quote: str | None = None
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch == "[":
-            depth += 1
-        elif ch == "]" and depth:
-            depth -= 1
-        elif depth and ch in "'\"":
-            quote = ch
-        elif ch == sep and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-        i += 1
-    parts.append(text[start:])
-    return parts
-
-
 def _column(header: str, spec: str) -> tuple[str, str]:
-    path = relaxed_path(spec)
+    try:
+        path = relaxed_path(spec)
+    except RelaxedPathError as exc:
+        raise CustomColumnsError(str(exc)) from None
     compile_relaxed(path)  # report a bad path now, before anything is printed
     return header, path
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from kidx.operations.describe import Description
 from kidx.output.terminal import escape_control
+from kidx.query.descriptions import Description
 
 NONE = "<none>"
 _ACRONYMS = {"api": "API", "url": "URL", "uid": "UID", "guid": "GUID", "id": "ID"}
@@ -91,6 +91,12 @@ def _scalar(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def describe_texts(descriptions: list[Description], by_prefix: bool = False) -> str:
+    """Every description, a blank line apart (one newline apart when found by name
+    prefix, as kubectl prints them)."""
+    return ("\n" if by_prefix else "\n\n").join(describe_text(d) for d in descriptions)
 
 
 def describe_text(description: Description) -> str:

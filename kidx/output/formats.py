@@ -1,15 +1,42 @@
-"""The ``-o`` values ``get`` understands, parsed once into an OutputFormat."""
+"""``-o`` values: the one check every command's value goes through, and the formats
+``get`` understands, parsed once into an OutputFormat.
+
+A value a command does not print is refused in one wording, kubectl's for ``get``:
+``unable to match a printer suitable for the output format "X", allowed formats are: …``
+with the command's formats sorted and comma-separated."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from kidx.errors import UsageError
+from kidx.query.loading import LoadMode, LoadPlan
+
+if TYPE_CHECKING:
+    from kidx.jsonpath import Steps
+    from kidx.query.sorting import SortKey
 
 SIMPLE = ("csv", "json", "name", "tsv", "wide", "yaml")
 # csv=SPEC and tsv=SPEC take a custom-columns spec
 WITH_ARGUMENT = ("csv", "custom-columns", "custom-columns-file", "jsonpath", "jsonpath-file", "tsv")
 ALLOWED = sorted(set(SIMPLE + WITH_ARGUMENT))
+
+
+def rejected_output(value: str, allowed: Iterable[str]) -> UsageError:
+    """The error for an ``-o`` value that is none of ``allowed``."""
+    return UsageError(f'unable to match a printer suitable for the output format "{value}", '
+                      "allowed formats are: " + ",".join(sorted(allowed)))
+
+
+def checked_output(value: str | None, allowed: Iterable[str], default: str | None = None) -> str | None:
+    """``value`` when it is one of ``allowed``; ``default`` when no ``-o`` was given."""
+    if value is None:
+        return default
+    allowed = tuple(allowed)
+    if value not in allowed:
+        raise rejected_output(value, allowed)
+    return value
 
 
 class OutputFormat(NamedTuple):
@@ -24,6 +51,51 @@ class OutputFormat(NamedTuple):
     def is_delimited(self) -> bool:
         """csv or tsv: the table's columns (or a custom-columns spec) with raw values."""
         return self.kind in ("csv", "tsv")
+
+    @property
+    def reads_columns(self) -> bool:
+        """Whether the printed values are columns (the CRD's, or custom columns), which
+        the catalog's cached values may answer, rather than whole objects or names."""
+        return self.is_table or self.is_delimited or self.kind.startswith("custom-columns")
+
+    def load_plan(self, sort_keys: Sequence[SortKey] = ()) -> LoadPlan:
+        """What ``get`` must load to print this format sorted by ``sort_keys``, from the
+        parse trees of the paths printed and sorted by."""
+        from kidx.jsonpath import compile_relaxed
+        from kidx.query.reference_paths import path_reads
+
+        sorted_by = path_reads(steps for key in sort_keys
+                               for path in (compile_relaxed(key.path),) if path is not None
+                               for steps in path.steps())
+        try:
+            printed = path_reads(self._printed_steps())
+        except UsageError:  # reported, as before, when the output is rendered
+            return LoadPlan(LoadMode.MANIFESTS, sorted_by.roles)
+        roles = printed.roles | sorted_by.roles
+        if self.kind == "name":
+            return LoadPlan(LoadMode.MANIFESTS if sort_keys else LoadMode.NAMES, roles)
+        if self.reads_columns and not (printed.own_spec or sorted_by.own_spec):
+            return LoadPlan(LoadMode.COLUMNS, roles)
+        return LoadPlan(LoadMode.MANIFESTS, roles)
+
+    def _printed_steps(self) -> Iterator[Steps]:
+        """The steps of every path this format prints with (none for the CRD's columns,
+        which the catalog caches, nor for whole objects and names)."""
+        if not self.argument:
+            return
+        if self.kind == "jsonpath":
+            from kidx.jsonpath import JSONPathTemplate
+
+            yield from JSONPathTemplate.parse(self.argument).steps()
+            return
+        from kidx.jsonpath import compile_relaxed
+        from kidx.output.custom_columns import parse_custom_columns, parse_custom_columns_file
+
+        parse = parse_custom_columns_file if self.kind == "custom-columns-file" else parse_custom_columns
+        for _, path in parse(self.argument):
+            compiled = compile_relaxed(path)
+            if compiled is not None:
+                yield from compiled.steps()
 
 
 def parse_output_format(value: str | None) -> OutputFormat:
@@ -44,10 +116,7 @@ def parse_output_format(value: str | None) -> OutputFormat:
             format_name = "template format" if name == "jsonpath" else "custom-columns format"
             raise UsageError(f"{format_name} specified but no {what} given")
         return OutputFormat(name, argument)
-    raise UsageError(
-        f'unable to match a printer suitable for the output format "{value}", allowed formats are: '
-        + ",".join(ALLOWED)
-    )
+    raise rejected_output(value, ALLOWED)
 
 
 def _read(path: str) -> str:

@@ -15,6 +15,12 @@ from typing import TextIO
 from kidx.output.terminal import escape_control
 
 
+class OutputClosed(Exception):
+    """The reader of standard output went away (``kidx get … | head``): not an error of
+    ours. Deliberately not an OSError, so that nothing between the write and the entry
+    point (the argument parser exits 1 on EPIPE) takes it for a failure."""
+
+
 class Output:
     def __init__(self, stdout: TextIO | None = None, stderr: TextIO | None = None, environ=None):
         self.stdout = stdout or sys.stdout
@@ -35,10 +41,17 @@ class Output:
     def data(self, text: str) -> None:
         """Write data exactly as given (the caller decides about the final newline)."""
         if text:
-            self.stdout.write(text)
+            self._write(text)
 
     def line(self, text: str) -> None:
-        self.stdout.write(text + "\n")
+        self._write(text + "\n")
+
+    def _write(self, text: str) -> None:
+        # a buffered stream raises when its buffer fills, an unbuffered one on the first write
+        try:
+            self.stdout.write(text)
+        except BrokenPipeError:
+            raise OutputClosed from None
 
     def flush(self) -> None:
         self.stdout.flush()

@@ -24,6 +24,9 @@ class TableOptions(NamedTuple):
     label_columns: tuple[str, ...] | list[str] = ()
     no_headers: bool = False
     show_kind: bool = False
+    # -o wide of runs: achieved bandwidth, FLOP/s and share of peak (kidx.output.speed_of_light);
+    # each manifest then carries its workload and environment under "workload" and "environment"
+    speed_of_light: bool = False
 
 
 def render_tables(groups: Groups, options: TableOptions, namer: ReferenceNamer | None = None) -> str:
@@ -35,14 +38,21 @@ def render_tables(groups: Groups, options: TableOptions, namer: ReferenceNamer |
 
 def _table(info: KindInfo, manifests: list[dict], options: TableOptions, namer, prefix_names: bool) -> str:
     columns = ColumnSet(info, options.wide, namer)
-    headers = ["NAME", *columns.headers, *(label_column_header(k) for k in options.label_columns)]
+    sol_headers: list[str] = []
+    sol_cells: list[list[str]] = [[] for _ in manifests]
+    if options.speed_of_light and info.kind == "BenchmarkRun":
+        from kidx.output.speed_of_light import run_columns
+        from kidx.speed_of_light.achieved import achieved_of_view
+
+        sol_headers, sol_cells = run_columns([achieved_of_view(m) for m in manifests])
+    headers = ["NAME", *columns.headers, *sol_headers, *(label_column_header(k) for k in options.label_columns)]
     if options.show_labels:
         headers.append("LABELS")
     rows = []
-    for manifest in manifests:
+    for manifest, extra in zip(manifests, sol_cells, strict=True):
         name = manifest["metadata"]["name"]
         labels = manifest["metadata"].get("labels") or {}
-        row = [f"{info.qualified_name}/{name}" if prefix_names else name, *columns.cells(manifest)]
+        row = [f"{info.qualified_name}/{name}" if prefix_names else name, *columns.cells(manifest), *extra]
         row.extend(labels.get(key, "") for key in options.label_columns)
         if options.show_labels:
             row.append(labels_cell(labels))
@@ -62,7 +72,7 @@ def render_documents(groups: Groups, fmt: OutputFormat, single: bool) -> str:
 
 
 def render_jsonpath(groups: Groups, template: str, single: bool) -> str:
-    from kidx.output.jsonpath import JSONPathTemplate
+    from kidx.jsonpath import JSONPathTemplate
 
     manifests = [manifest for _, group in groups for manifest in group]
     data = manifests[0] if single and len(manifests) == 1 else as_list(manifests)

@@ -8,11 +8,11 @@ without its ``Digest`` suffix (a run's ``protocol``, ``workload``, ``environment
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
 from kidx.errors import UsageError
+from kidx.jsonpath import Step, Steps
 
 _MANIFEST_KEYS = ("apiVersion", "kind", "metadata", "spec")
 
@@ -76,31 +76,47 @@ def without(document: dict, keys: tuple[str, ...]) -> dict:
     return copy
 
 
-_ROLE_IN_TEXT = re.compile(r"(?<![A-Za-z0-9_.])\.?([A-Za-z_][A-Za-z0-9_]*)\.(?:spec|metadata)(?![A-Za-z0-9_])")
+class PathReads(NamedTuple):
+    """What a set of paths reads of an object, found from their parse trees."""
+
+    roles: frozenset[str]  # names that may stand for referenced objects (workload.spec.…)
+    own_spec: bool  # whether the object's own spec may be read (else metadata only)
 
 
-def roles_mentioned(*texts: str | None) -> frozenset[str]:
-    """Names that custom columns, a JSONPath template or sort keys may use for referenced
-    objects (``workload.spec.parameters.seq`` → ``workload``). Only those a kind has as
-    references are attached (``with_referenced``); the manifest's own keys never count."""
-    found = {match for text in texts if text for match in _ROLE_IN_TEXT.findall(text)}
-    return frozenset(found - set(_MANIFEST_KEYS) - {"items"})
+_NOT_ROLES = frozenset(_MANIFEST_KEYS) | {"items"}
+_INTO_OBJECT = ("spec", "metadata")
 
 
-_SPEC = re.compile(r"(?<![A-Za-z0-9_])spec(?![A-Za-z0-9_])")
-_PREFIXED_SPEC = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)\.spec(?![A-Za-z0-9_])")
+def path_reads(paths: Iterable[Steps]) -> PathReads:
+    """What custom columns, a JSONPath template or sort keys read, from the steps of every
+    path they evaluate (``JSONPath.steps``), never from their text, so a literal
+    (``{"workload.spec"}``) or a quoted key counts as what it is.
+
+    A name followed by ``spec`` or ``metadata`` may be a referenced object
+    (``workload.spec.parameters.seq`` → ``workload``); only those a kind has as
+    references are attached (``with_referenced``), and the manifest's own keys never
+    count. The own spec is read by a ``spec`` step not behind such a name, by every
+    wildcard and recursive descent, and by a path with no step (the whole object)."""
+    roles: set[str] = set()
+    own_spec = False
+    for steps in paths:
+        if not steps:
+            own_spec = True
+        for position, alternatives in enumerate(steps):
+            if Step.EVERY in alternatives:
+                own_spec = True
+            names = [a for a in alternatives if isinstance(a, str)]
+            if "spec" in names and not _behind_role(steps, position):
+                own_spec = True
+            following = steps[position + 1] if position + 1 < len(steps) else ()
+            if any(step in _INTO_OBJECT for step in following):
+                roles.update(name for name in names if name not in _NOT_ROLES)
+    return PathReads(frozenset(roles), own_spec)
 
 
-def mentions_own_spec(*texts: str | None) -> bool:
-    """Whether columns, a template or sort keys may read the object's own ``spec`` (so the
-    whole object must be read), rather than only its metadata and referenced objects.
-    Recursive descent (``..``) and wildcards count as reading everything."""
-    for text in texts:
-        if not text:
-            continue
-        if ".." in text or "*" in text:
-            return True
-        prefixed = sum(1 for m in _PREFIXED_SPEC.finditer(text) if m.group(1) not in _MANIFEST_KEYS + ("items",))
-        if len(_SPEC.findall(text)) > prefixed:
-            return True
-    return False
+def _behind_role(steps: Steps, position: int) -> bool:
+    """Whether the step at ``position`` follows a name that is not the manifest's own."""
+    if position == 0:
+        return False
+    before = steps[position - 1]
+    return all(isinstance(step, str) and step not in _NOT_ROLES for step in before)

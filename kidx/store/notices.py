@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+#: what a writer says once it has waited this long for another writer's lock
+WAIT_NOTICE_AFTER_S = 1.0
+WAITING = "waiting for another writer to finish with the store…"
+
 _listener: Callable[[str], None] | None = None
 
 

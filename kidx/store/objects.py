@@ -25,9 +25,11 @@ or emptied one is repaired. It answers WRITTEN, PRESENT or REPLACED.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
+import stat
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -225,9 +227,17 @@ class FileObjectBackend(ObjectBackend):
         return os.path.isfile(f"{self._root_text}/{hexdigest[:2]}/{hexdigest[2:]}")
 
     def read(self, hexdigest: str) -> bytes:
-        # plain os calls: get reads one file per listed object
-        descriptor = os.open(f"{self._root_text}/{hexdigest[:2]}/{hexdigest[2:]}", os.O_RDONLY)
+        # plain os calls: get reads one file per listed object. Non-blocking open and a
+        # type check: a FIFO or a link to /dev/zero in an object's place is refused, not
+        # waited on or read forever
+        descriptor = os.open(f"{self._root_text}/{hexdigest[:2]}/{hexdigest[2:]}", os.O_RDONLY | os.O_NONBLOCK)
         try:
+            mode = os.fstat(descriptor).st_mode
+            if not stat.S_ISREG(mode):
+                from kidx.manifests.reader import file_type
+
+                raise OSError(errno.EINVAL, f"not a regular file ({file_type(mode)})", self.where(hexdigest))
+            os.set_blocking(descriptor, True)
             chunks = []
             while chunk := os.read(descriptor, 1 << 16):
                 chunks.append(chunk)
@@ -243,14 +253,22 @@ class FileObjectBackend(ObjectBackend):
         path = f"{folder}/{hexdigest[2:]}"
         outcome = WRITTEN
         try:
-            size = os.stat(path).st_size
+            found = os.stat(path)
         except FileNotFoundError:
             pass
         else:
-            if size == len(data) and _content_is(path, data):
-                return PRESENT
-            if _hashes_to(path, hexdigest):
-                return PRESENT  # intact: the bytes given are not this digest's, keep the file
+            if stat.S_ISDIR(found.st_mode) and not os.path.islink(path):
+                from kidx.errors import StoreError
+
+                raise StoreError(f"cannot write object sha256:{hexdigest}: {path} is a folder, not an object "
+                                 "file (move it away; 'kidx fsck' lists it as a stray file)")
+            if stat.S_ISREG(found.st_mode):
+                if found.st_size == len(data) and _content_is(path, data):
+                    return PRESENT
+                if _hashes_to(path, hexdigest):
+                    return PRESENT  # intact: the bytes given are not this digest's, keep the file
+            # damaged, or a FIFO, a device or a link to one (never opened: that could wait
+            # or read forever): the object replaces it
             outcome = REPLACED
         if folder not in self._folders:
             os.makedirs(folder, exist_ok=True)

@@ -31,11 +31,13 @@ import builtins
 import functools
 import hashlib
 import json
+import logging
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 
-from kidx.errors import StoreBusy, StoreError
-from kidx.store import notices
+from kidx.errors import OutcomeUnknown, StoreBusy, StoreError
+from kidx.store import interrupts, notices
 from kidx.store.catalog import (
     Catalog,
     CatalogQuery,
@@ -54,9 +56,8 @@ from kidx.store.postgres_url import INSTALL_HINT, masked, scrubbed
 
 SCHEMA_VERSION = "1"
 LOCK_KEY = 0x6B696478  # "kidx": the one advisory lock a store's writers take
-WAIT_NOTICE_AFTER_S = 1.0
 WRITER_WAIT_LIMIT_S = 300
-WAITING = "waiting for another writer to finish with the store…"
+COMMIT_NOTICE_AFTER_S = 3.0
 _PREFIX = "sha256:"
 _LAST = "\U0010ffff"  # sorts after every character: the end of a prefix range
 
@@ -178,6 +179,12 @@ def driver():
         raise StoreError(
             f"a PostgreSQL store needs the psycopg driver, which is not installed: {INSTALL_HINT}"
         ) from None
+    # the driver logs what it ignores while closing a broken connection ("error ignored
+    # terminating <psycopg.Pipeline [BAD]>"); kidx reports the failure itself
+    quiet = logging.getLogger("psycopg")
+    if not quiet.handlers:
+        quiet.addHandler(logging.NullHandler())
+        quiet.propagate = False
     return psycopg
 
 
@@ -278,7 +285,7 @@ class Connection:
 
     def _lock(self) -> None:
         """Take the writers' lock; after a second of waiting, say so, then wait on."""
-        deadline = time.monotonic() + WAIT_NOTICE_AFTER_S
+        deadline = time.monotonic() + notices.WAIT_NOTICE_AFTER_S
         delay = 0.005
         while True:
             (taken,) = self.connection.execute("SELECT pg_try_advisory_xact_lock(%s)", (LOCK_KEY,)).fetchone()
@@ -288,7 +295,7 @@ class Connection:
                 break
             time.sleep(delay)
             delay = min(delay * 2, 0.1)
-        notices.notify(WAITING)
+        notices.notify(notices.WAITING)
         self.connection.execute(f"SET LOCAL lock_timeout = '{WRITER_WAIT_LIMIT_S}s'")
         try:
             self.connection.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
@@ -300,8 +307,42 @@ class Connection:
         self.connection.execute("SET LOCAL lock_timeout = 0")
 
     def commit(self) -> None:
-        self.connection.execute("COMMIT")
+        """COMMIT, with its outcome told truly. A commit still unanswered after a few
+        seconds (a synchronous standby that does not answer) is announced; Ctrl-C during
+        it asks the server to stop waiting, which keeps the commit. A connection lost
+        while COMMIT is in flight leaves the outcome unknown: ``OutcomeUnknown``."""
+        # a round trip first: a connection lost before COMMIT is sent has committed nothing
+        # (a plain "lost the connection", exit 1); only one lost during COMMIT is unknown
+        self.connection.execute("SELECT 1")
+        timer = threading.Timer(COMMIT_NOTICE_AFTER_S, notices.notify, (
+            f"waiting for the store at {self.location} to confirm the commit (a synchronous standby may not be "
+            "answering); Ctrl-C stops the wait and keeps what the server has committed…",))
+        timer.daemon = True
+        self.connection.add_notice_handler(self._server_notice)
+        timer.start()
+        try:
+            with interrupts.on_press(self._cancel):
+                self.connection.execute("COMMIT")
+        except self._psycopg.OperationalError as exc:
+            self.in_transaction = self.writing = False
+            raise OutcomeUnknown(
+                f"lost the connection to the store at {self.location} while it committed ({self.message(exc)}): the "
+                "write may or may not have been committed. Check with 'kidx get' or 'kidx history' on that store, "
+                "or run the command again: what is stored already is reported unchanged"
+            ) from None
+        finally:
+            timer.cancel()
+            self.connection.remove_notice_handler(self._server_notice)
         self.in_transaction = self.writing = False
+
+    def _cancel(self) -> None:
+        self.connection.cancel()
+
+    def _server_notice(self, diagnostic) -> None:
+        """The server's warnings during a commit (a wait for a standby cancelled) are said."""
+        if diagnostic.severity_nonlocalized in ("WARNING",) and diagnostic.message_primary:
+            detail = f" ({diagnostic.message_detail})" if diagnostic.message_detail else ""
+            notices.notify(f"the store at {self.location} says: {diagnostic.message_primary}{detail}")
 
     def rollback(self) -> None:
         if not self.in_transaction:

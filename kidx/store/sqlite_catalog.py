@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from kidx.errors import StoreBusy, StoreError, StoreReadOnly
+from kidx.store import notices
 from kidx.store.catalog import (
     Catalog,
     CatalogQuery,
@@ -377,7 +378,20 @@ class SQLiteCatalog(Catalog):
 
     @_translating
     def begin_write(self) -> None:
-        self.connection.execute("BEGIN IMMEDIATE")
+        """Take the write lock; after a second of waiting for another writer, say so, then
+        wait on (``BUSY_TIMEOUT_S`` in all)."""
+        first = min(notices.WAIT_NOTICE_AFTER_S, BUSY_TIMEOUT_S)
+        self.connection.execute(f"PRAGMA busy_timeout={int(first * 1000)}")
+        try:
+            self.connection.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if not _is_lock(exc) or first >= BUSY_TIMEOUT_S:
+                raise
+            notices.notify(notices.WAITING)
+            self.connection.execute(f"PRAGMA busy_timeout={int((BUSY_TIMEOUT_S - first) * 1000)}")
+            self.connection.execute("BEGIN IMMEDIATE")
+        finally:
+            self.connection.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
         self._writing = True
 
     @_translating

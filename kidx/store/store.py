@@ -7,7 +7,9 @@ first write creates it. Operations use only this facade:
   that must see one snapshot;
 - ``with store.write() as tx:`` for a write: all or nothing under the store's write
   lock; on leaving the block the objects are made durable first, then the catalog
-  commits, so no committed name ever points at an object a crash could lose;
+  commits, so no committed name ever points at an object a crash could lose. From the
+  commit on, Ctrl-C is held (``kidx.store.interrupts``), so a commit that happened is
+  reported as such;
 - ``store.select(query)`` for a ``CatalogQuery`` (the backend compiles it);
 - ``store.identity``/``store.manifest``/``store.identities`` for object contents, each
   checked against its digest (damage is an error naming the object, never served).
@@ -30,6 +32,7 @@ from pathlib import Path
 
 from kidx.errors import StoreError
 from kidx.identity.canonical import digest_bytes
+from kidx.store import interrupts
 from kidx.store.catalog import (
     Catalog,
     CatalogQuery,
@@ -64,13 +67,21 @@ def default_store_path() -> Path:
 
 
 def backend_for(location: str | Path) -> StoreBackend:
+    """The backend of a location: a URL of a known scheme (in any case), or a folder. A
+    location that starts like a URL of any other scheme (``postgresq://…``,
+    ``postgresql:/…``) is an error, never a folder named after it."""
+    from kidx.store.postgres_url import normalised, refusal, url_scheme
+
     text = str(location)
-    scheme, separator, _ = text.partition("://")
-    if separator and scheme in BACKENDS:
-        return importlib.import_module(BACKENDS[scheme]).backend(text)
+    if not isinstance(location, Path) and url_scheme(text) is not None:  # a Path is a folder, by type
+        reason = refusal(text, tuple(BACKENDS))
+        if reason is not None:
+            raise StoreError(reason)
+        text = normalised(text)
+        return importlib.import_module(BACKENDS[text.partition(":")[0]]).backend(text)
     from kidx.store.sqlite_catalog import SQLiteBackend
 
-    return SQLiteBackend(Path(location))
+    return SQLiteBackend(Path(text))
 
 
 def utc_now() -> str:
@@ -198,13 +209,19 @@ class Store:
                 self.objects.flush()
             flushed = time.perf_counter()
             crash_point("catalog")
-            catalog.commit()
+            interrupts.hold()  # from here on, the commit's own outcome is the one reported
+            try:
+                catalog.commit()
+            except BaseException:
+                interrupts.after_failed_commit()
+                raise
             transaction.timings["flush"] = flushed - started
             transaction.timings["commit"] = time.perf_counter() - flushed
         except BaseException:
             catalog.rollback()
             raise
         crash_point("commit")
+        interrupts.after_commit()
 
     def close(self) -> None:
         if self._catalog is not None:

@@ -15,7 +15,8 @@ from kidx.cli.common import (
     output,
     parse_dry_run,
 )
-from kidx.errors import InvalidInputError, UsageError
+from kidx.errors import UsageError
+from kidx.output.formats import checked_output
 
 EXAMPLES = """\b
 Examples:
@@ -38,47 +39,18 @@ def apply(
     before anything is written; on any error nothing is changed. Runs may refer to other
     objects by name (protocolRef: {name: …}); apply pins such references to digests.
     """
-    from kidx.manifests.reader import expand_sources, read_sources
+    from kidx.api.applying import read_manifest_files
     from kidx.operations.apply import apply_documents
 
     suffix = parse_dry_run(dry_run)
-    if output_format not in (None, "name"):
-        raise UsageError(f"unexpected -o output mode: {output_format}. We only support '-o name'")
+    checked_output(output_format, ("name",))
     if not filename:
         raise UsageError("must specify -f")
-    result = read_sources(expand_sources(filename, recursive))
-    _refuse_bundles(result.documents)
-    if result.problems:
-        # every error at once: also validate the documents that could be read
-        from kidx.operations.apply import validate_batch
-
-        problems = list(result.problems)
-        try:
-            validate_batch(result.documents, kind_registry(), result.texts)
-        except InvalidInputError as exc:
-            problems.extend(exc.problems)
-        raise InvalidInputError(problems)
-    if not result.documents:
-        raise UsageError("no objects passed to apply")
+    result = read_manifest_files(filename, recursive, kind_registry())
     report = apply_documents(
         open_store(store), result.documents, kind_registry(), result.texts, dry_run=suffix is not None
     )
     print_outcomes(report, output_format, suffix)
-
-
-def _refuse_bundles(documents) -> None:
-    """A bundle from 'kidx export' holds history, not manifests: point to its command."""
-    from kidx.errors import Problem
-    from kidx.operations.bundle import FORMAT_PREFIX
-
-    problems = [
-        Problem(document.location(), "a kidx bundle (from 'kidx export'), not manifests: restore it with "
-                f"'kidx import bundle {document.source}'")
-        for document in documents
-        if isinstance(document.body.get("format"), str) and document.body["format"].startswith(FORMAT_PREFIX)
-    ]
-    if problems:
-        raise InvalidInputError(problems)
 
 
 def print_outcomes(report, output_format: str | None, suffix: str | None) -> None:

@@ -20,6 +20,7 @@ from kidx.cli.common import (
     report_missing,
 )
 from kidx.errors import InvalidInputError, Problem, UsageError
+from kidx.output.formats import checked_output
 
 if TYPE_CHECKING:
     from kidx.kinds.registry import KindRegistry
@@ -63,8 +64,7 @@ def delete(
     from kidx.query.targets import parse_targets
 
     suffix = parse_dry_run(dry_run)
-    if output_format not in (None, "name"):
-        raise UsageError(f"unexpected -o output mode: {output_format}. We only support '-o name'")
+    checked_output(output_format, ("name",))
     label_selector = parse_selector(selector)
     if all_objects and label_selector is not None:
         raise UsageError("cannot set --all and --selector at the same time")

@@ -36,36 +36,16 @@ def describe(
     With TYPE NAME, when no object is called NAME, every object whose name starts with
     NAME is described (as kubectl does).
     """
-    from kidx.operations.describe import describe_entry
-    from kidx.output.describe import describe_text
-    from kidx.query.selection import select
-    from kidx.query.targets import parse_targets, selection_rules
+    from kidx.operations.describe import describe_objects
+    from kidx.output.describe import describe_texts
 
     label_selector = parse_selector(selector)
-    selection_rules(arguments or [], label_selector)
-    targets = parse_targets(arguments or [], kind_registry(), "describe")
-    the_store = open_store(store, must_exist=True)
-    with the_store.reading() as catalog:
-        selection = select(catalog, targets, label_selector)
-        found = selection.entries
-        separator = "\n\n"
-        missing = selection.missing
-        # kubectl: only for exactly TYPE NAME (with more names, a miss stays a NotFound)
-        if missing and len(targets) == 1 and len(targets[0].names or ()) == 1 and "/" not in (arguments or [""])[0]:
-            by_prefix = [
-                (targets[0].info, entry)
-                for name in targets[0].names or ()
-                for entry in catalog.with_name_prefix(targets[0].info.kind, name)
-                if (targets[0].info, entry) not in found
-            ]
-            if by_prefix:
-                found, missing, separator = found + by_prefix, [], "\n"
-        texts = [describe_text(describe_entry(the_store, info, entry)) for info, entry in found]
+    result = describe_objects(open_store(store, must_exist=True), kind_registry(), arguments or [], label_selector)
     out = output()
-    out.data(separator.join(texts))
-    if not found and not missing:
+    out.data(describe_texts(result.descriptions, result.by_prefix))
+    if not result.descriptions and not result.missing:
         out.notice("No resources found")
-    return report_missing(out, missing, False)
+    return report_missing(out, result.missing, False)
 
 
 def register(app: typer.Typer) -> None:

@@ -20,7 +20,8 @@ def diff(
     Exit status: 0 no differences, 1 differences found, 2 an error (kubectl's contract).
     """
     from kidx.manifests.reader import expand_sources, read_sources
-    from kidx.operations.diff import diff_documents
+    from kidx.operations.diff import changed_objects
+    from kidx.output.diff import render_diff
 
     try:
         if not filename:
@@ -28,7 +29,7 @@ def diff(
         result = read_sources(expand_sources(filename, recursive))
         if result.problems:
             raise InvalidInputError(result.problems)
-        text = diff_documents(open_store(store), result.documents, kind_registry(), result.texts)
+        text = render_diff(changed_objects(open_store(store), result.documents, kind_registry(), result.texts))
     except KidxError as exc:
         exc.exit_code = DIFF_ERROR_EXIT
         raise

@@ -8,6 +8,7 @@ import typer
 
 from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store, output, parse_dry_run
 from kidx.errors import UsageError
+from kidx.output.formats import checked_output
 
 env_app = typer.Typer(
     name="env",
@@ -23,6 +24,7 @@ env_app = typer.Typer(
 Examples:
   kidx env capture > environment.yaml
   kidx env capture --apply
+  kidx env capture --measure-peaks -o yaml > environment.yaml
   kidx import liger all_benchmark_data.csv --environment environment.yaml
 """,
 )
@@ -36,6 +38,14 @@ def capture(
         str | None,
         typer.Option("--name", help="metadata.name to use instead of the one derived from the spec."),
     ] = None,
+    measure_peaks: Annotated[
+        bool,
+        typer.Option(
+            "--measure-peaks",
+            help="Also time a device-to-device copy and large matrix products with torch on GPU 0, "
+            "and record what they reached in annotations (not part of the digest).",
+        ),
+    ] = False,
     dry_run: DryRunOption = "none",
     store: StoreOption = None,
 ) -> None:
@@ -47,21 +57,29 @@ def capture(
     results comparable is in the spec (the digest); host name, GPU UUIDs and clocks are
     annotations.
     """
-    from kidx.capture.environment import environment_manifest
-    from kidx.capture.probes import gather
+    from kidx.api.recording import captured_environment
 
-    if output_format not in (None, "yaml", "json", "name"):
-        raise UsageError(f"unexpected -o output mode: {output_format}. Supported: yaml, json (and name with --apply)")
+    checked_output(output_format, ("json", "name", "yaml"))
     if output_format == "name" and not apply:
         raise UsageError("-o name needs --apply")
     suffix = parse_dry_run(dry_run)
     if suffix is not None and not apply:
         raise UsageError("--dry-run needs --apply")
     out = output()
-    facts = gather()
-    manifest = environment_manifest(facts, name)
+    manifest, facts = captured_environment(name)
     for note in facts.notes:
-        out.notice(f"note: {note}")
+        if note in facts.warnings:
+            out.warning(note)  # a probe that hung: said louder than a missing tool
+        else:
+            out.notice(f"note: {note}")
+    if measure_peaks:
+        import datetime
+
+        from kidx.speed_of_light.measure import measure_peaks as measure
+
+        peaks = measure()
+        manifest["metadata"]["annotations"].update(peaks.annotations(datetime.datetime.now(datetime.UTC)))
+        out.notice(peaks.summary())
     if not apply:
         from kidx.output.serialize import to_json, to_yaml
 

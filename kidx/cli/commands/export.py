@@ -14,6 +14,7 @@ Examples:
   kidx export -o backup.kidx.json
   kidx export runs -l liger_version=0.6.1 -o runs.kidx.json
   kidx import bundle backup.kidx.json --store /tmp/restored
+  kidx export runs -l commit=abc123 --format bmf -o results.bmf.json
 """
 
 
@@ -30,6 +31,11 @@ def export(
         typer.Option("--output", "-o", help="The bundle file to write ('-': standard output)."),
     ] = None,
     selector: SelectorOption = None,
+    export_format: Annotated[
+        str,
+        typer.Option("--format", help="bundle: a kidx bundle (a backup); bmf: the selected runs' figures in "
+                                      "Bencher Metric Format, for bencher run --adapter json."),
+    ] = "bundle",
     store: StoreOption = None,
 ) -> int:
     """Write a portable bundle: the selected objects, every object they refer to, and
@@ -44,6 +50,8 @@ def export(
 
     if not output_file:
         raise UsageError("must specify -o FILE (or -o - for standard output)")
+    if export_format not in ("bundle", "bmf"):
+        raise UsageError(f"unknown --format {export_format}: bundle or bmf")
     label_selector = parse_selector(selector)
     registry = kind_registry()
     the_store = open_store(store, must_exist=True)
@@ -55,6 +63,9 @@ def export(
 
         selection_rules(arguments or [], label_selector)
         targets = parse_targets(arguments or [], registry, "export")
+        others = sorted({target.info.kind for target in targets} - {"BenchmarkRun"})
+        if export_format == "bmf" and others:
+            raise UsageError(f"BMF holds runs only, not {', '.join(others)}: select runs (kidx export runs …)")
         chosen = select(the_store.catalog(), targets, label_selector)
         missing = chosen.missing
         selected = [(info.kind, entry.name) for info, entry in chosen.entries]
@@ -64,6 +75,8 @@ def export(
         from kidx.cli.common import report_missing
 
         return report_missing(out, missing, False)
+    if export_format == "bmf":
+        return _export_bmf(out, the_store, selected, output_file)
     if output_file == "-":
         import io
 
@@ -79,6 +92,25 @@ def export(
         f"exported {report.names:,} names, {report.revisions:,} revisions and {report.objects:,} objects "
         f"to {where}{dangling}"
     )
+    return 0
+
+
+def _export_bmf(out, the_store, selected, output_file: str) -> int:
+    from kidx.operations.bmf_export import bmf_report
+
+    report = bmf_report(the_store, selected)
+    text = report.text()
+    if output_file == "-":
+        out.data(text)
+        where = "standard output"
+    else:
+        with open(output_file, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        where = output_file
+    left = [f"{count:,} {what}" for count, what in ((report.older, "older runs of the same benchmarks"),
+                                                     (report.without_figure, "runs without a figure")) if count]
+    out.notice(f"exported {len(report.benchmarks):,} benchmarks in Bencher Metric Format to {where}"
+               + (f"; left out: {', '.join(left)}" if left else ""))
     return 0
 
 

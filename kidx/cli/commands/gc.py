@@ -22,26 +22,14 @@ def gc(dry_run: DryRunOption = "none", store: StoreOption = None) -> None:
     """
     from kidx.operations.fsck import shown_path
     from kidx.operations.gc import gc as collect
+    from kidx.output.reports import gc_removed, gc_summary
 
     suffix = parse_dry_run(dry_run)
     the_store = open_store(store)
     report = collect(the_store, kind_registry(), dry_run=suffix is not None)
     out = output()
-    tail = f" {suffix}" if suffix else ""
-    out.data("".join(
-        f"{shown_path(the_store, removal.where)} removed{tail}\n" for removal in report.removed
-    ))
-    objects = sum(1 for removal in report.removed if removal.digest is not None)
-    temporary = len(report.removed) - objects
-    size = sum(removal.size for removal in report.removed)
-    out.notice(
-        f"{_count(objects, 'unused object')} and {_count(temporary, 'temporary file')} removed "
-        f"({size:,} bytes), {_count(report.kept, 'object')} kept{tail}"
-    )
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+    out.data(gc_removed(report, lambda where: shown_path(the_store, where), suffix))
+    out.notice(gc_summary(report, suffix))
 
 
 def register(app: typer.Typer) -> None:

@@ -104,14 +104,12 @@ def get(
         )
     sort_keys = []
     if sort_by:
-        from kidx.output.sorting import parse_sort_keys
+        from kidx.query.sorting import parse_sort_keys
 
         sort_keys = parse_sort_keys(sort_by)
-    from kidx.query.reference_paths import mentions_own_spec, roles_mentioned
-
-    roles = roles_mentioned(fmt.argument, sort_by)
-    # yaml, json and name print (or need) nothing from cached columns
-    reads_columns = fmt.is_table or fmt.is_delimited or fmt.kind.startswith("custom-columns")
+    plan = fmt.load_plan(sort_keys)
+    if fmt.kind == "wide":  # the speed-of-light columns of runs read the workload and the environment
+        plan = plan._replace(reference_roles=plan.reference_roles | {"workload", "environment"})
     query = Query(
         arguments=arguments,
         selector=parse_selector(selector),
@@ -119,16 +117,15 @@ def get(
         sort_keys=sort_keys,
         limit=limit,
         references=tuple(references or ()),
-        need_manifests=fmt.kind != "name",
-        table_only=fmt.is_table or (fmt.is_delimited and not fmt.argument),
-        reference_roles=roles,
-        own_spec_needed=not reads_columns or mentions_own_spec(fmt.argument, sort_by),
+        load=plan.mode,
+        reference_roles=plan.reference_roles,
     )
     the_store = open_store(store, must_exist=True)
     result = find_objects(the_store, kind_registry(), query)
     out = output()
     if fmt.is_table:
-        options = listing.TableOptions(fmt.kind == "wide", show_labels, keys, no_headers, show_kind)
+        options = listing.TableOptions(fmt.kind == "wide", show_labels, keys, no_headers, show_kind,
+                                       speed_of_light=fmt.kind == "wide")
         out.data(listing.render_tables(result.groups, options, _reference_namer(the_store)))
     elif fmt.is_delimited:
         options = listing.TableOptions(True, show_labels, keys, no_headers, False)
@@ -136,10 +133,11 @@ def get(
     elif fmt.kind == "name":
         out.data(listing.render_names([(i, [m["metadata"]["name"] for m in ms]) for i, ms in result.groups]))
     elif fmt.kind in ("yaml", "json"):
-        if roles:
+        if plan.reference_roles:
             from kidx.operations.get import without_referenced
 
-            result = result._replace(groups=[(i, without_referenced(ms, roles)) for i, ms in result.groups])
+            result = result._replace(groups=[(i, without_referenced(ms, plan.reference_roles))
+                                             for i, ms in result.groups])
         if result.total or not result.missing:
             out.data(listing.render_documents(result.groups, fmt, result.single))
     elif fmt.kind == "jsonpath":
@@ -147,8 +145,7 @@ def get(
             out.data(listing.render_jsonpath(result.groups, fmt.argument or "", result.single))
     elif result.total:
         out.data(listing.render_custom_columns(result.groups, fmt, no_headers))
-    tabular = fmt.is_table or fmt.is_delimited or fmt.kind.startswith("custom-columns")
-    if not result.total and not result.missing and tabular:
+    if not result.total and not result.missing and fmt.reads_columns:
         out.notice("No resources found")
     return report_missing(out, result.missing, ignore_not_found)
 

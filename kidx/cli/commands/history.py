@@ -8,6 +8,7 @@ import typer
 
 from kidx.cli.common import StoreOption, kind_registry, open_store, output
 from kidx.errors import UsageError
+from kidx.output.formats import checked_output
 
 
 def history(
@@ -29,8 +30,8 @@ def history(
     """
     from kidx.operations.history import history as revisions_of
     from kidx.operations.history import revision_manifest
+    from kidx.output.reports import history_table
     from kidx.output.serialize import to_json, to_yaml
-    from kidx.output.table import render_table
     from kidx.query.targets import parse_targets
 
     targets = parse_targets(arguments, kind_registry(), "show the history of")
@@ -40,20 +41,13 @@ def history(
     the_store = open_store(store, must_exist=True)
     out = output()
     if revision is not None:
-        if output_format not in (None, "yaml", "json"):
-            raise UsageError(f"unexpected -o output mode: {output_format}. Supported: yaml, json")
+        checked_output(output_format, ("json", "yaml"))
         manifest = revision_manifest(the_store, info, name, revision)
         out.data(to_json(manifest) if output_format == "json" else to_yaml(manifest))
         return
     if output_format is not None:
         raise UsageError("-o needs --revision")
-    rows = [
-        [str(line.revision.revision), line.revision.event, str(line.revision.generation or ""),
-         (line.revision.digest or "")[:19], line.revision.recorded, line.changes]
-        for line in revisions_of(the_store, info, name)
-    ]
-    headers = None if no_headers else ["REVISION", "EVENT", "GENERATION", "DIGEST", "RECORDED", "CHANGES"]
-    out.data(render_table(headers, rows))
+    out.data(history_table(revisions_of(the_store, info, name), no_headers))
 
 
 def register(app: typer.Typer) -> None:

@@ -1,12 +1,13 @@
 """kidx import FORMAT FILE… [--environment NAME|FILE] [--dry-run] [-o name|yaml|json]
 
-One command per format in kidx.importers.framework.IMPORTERS, all through ``_import``:
+One command per format in kidx.importers.framework.IMPORTERS, all through ``import_files``:
 the converter module is imported only when its format is used; the summary line, the
 progress bar, ``--dry-run``, ``-o`` and attaching an environment are the same for all.
 """
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from typing import TYPE_CHECKING, Annotated
 
@@ -21,13 +22,15 @@ from kidx.cli.common import (
     output,
     parse_dry_run,
 )
-from kidx.errors import InvalidInputError, Location, Problem, UsageError
 from kidx.importers.framework import IMPORTERS
+from kidx.output.formats import checked_output
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from rich.progress import Progress
+
+    from kidx.importers.framework import Conversion
 
 LARGE_INPUT_RECORDS = 500
 
@@ -51,6 +54,16 @@ Examples:
   pytest bench/ --benchmark-json=results.json --benchmark-save-data
   kidx import pytest-benchmark results.json
 """,
+    "google-benchmark": """\b
+Examples:
+  ./my_benchmark --benchmark_repetitions=10 --benchmark_out=results.json
+  kidx import google-benchmark results.json --environment environment.yaml
+""",
+    "bmf": """\b
+Examples:
+  kidx import bmf results.bmf.json --environment environment.yaml
+  kidx export runs -l commit=abc123 --format bmf -o - | kidx import bmf /dev/stdin --store /tmp/other
+""",
     "nvbench": """\b
 Examples:
   ./my_nvbench_binary --json results.json
@@ -63,6 +76,11 @@ _DOCS = {
     "pytest-benchmark": """Import pytest-benchmark JSON: one run per benchmark (min, max, mean,
     stddev, median, iqr, rounds, and the raw samples when saved with --benchmark-save-data),
     and an environment from its machine_info.""",
+    "google-benchmark": """Import Google Benchmark JSON: one run per benchmark instance, its
+    repetitions as raw samples (aggregates are kept with it, never runs of their own), and
+    an environment from the file's context.""",
+    "bmf": """Import Bencher Metric Format JSON: one run per benchmark, every measure kept as
+    written; latency (ns) is the headline, its bounds the lower and upper measurements.""",
     "nvbench": """Import NVIDIA NVBench JSON: one run per benchmark state (GPU time of the
     CUDA-event timer, with its samples when recorded), and an environment per device.""",
 }
@@ -95,7 +113,7 @@ def _command(format_name: str):
         output_format: OutputOption = None,
         store: StoreOption = None,
     ) -> None:
-        _import(format_name, files, environment, dry_run, output_format, store)
+        import_files(format_name, files, environment, dry_run, output_format, store)
 
     # (annotations are strings here; this one is built per format, so it is given as an object)
     command.__annotations__["files"] = Annotated[list[str], typer.Argument(help=IMPORTERS[format_name].files)]
@@ -131,16 +149,20 @@ def bundle(
     from kidx.operations.export import restore
 
     suffix = parse_dry_run(dry_run)
-    if output_format not in (None, "name"):
-        raise UsageError(f"unexpected -o output mode: {output_format}. We only support '-o name'")
+    checked_output(output_format, ("name",))
+    from kidx.output.terminal import escape_control
+
     registry = kind_registry()
-    contents = read_bundle(file, [info.kind for info in registry.kinds])
-    report = restore(open_store(store), registry, contents, file, dry_run=suffix is not None)
+    contents = read_bundle(file, registry)
     out = output()
+    for warning in contents.warnings:
+        out.warning(warning)
+    report = restore(open_store(store), registry, contents, file, dry_run=suffix is not None)
     lines = []
     for outcome in report.outcomes:
         name = f"{outcome.info.qualified_name}/{outcome.name}"
-        lines.append(name if output_format == "name" else f"{name} {outcome.action}" + (f" {suffix}" if suffix else ""))
+        lines.append(name if output_format == "name" else escape_control(f"{name} {outcome.action}")
+                     + (f" {suffix}" if suffix else ""))
     out.data("".join(line + "\n" for line in lines))
     counts = Counter(outcome.action for outcome in report.outcomes)
     out.notice(
@@ -150,19 +172,24 @@ def bundle(
     )
 
 
-def _import(format_name: str, files: list[str], environment: str | None, dry_run: str,
-            output_format: str | None, store) -> None:
+def import_files(format_name: str, files: list[str], environment: str | None, dry_run: str,
+                 output_format: str | None, store, adjust: Callable[[Conversion], Conversion] | None = None) -> None:
+    """Convert, attach the environment, ``adjust`` (kidx record labels the runs), store or print."""
     from kidx.importers.framework import importer
 
     suffix = parse_dry_run(dry_run)
-    if output_format not in (None, "name", "yaml", "json"):
-        raise UsageError(f"unexpected -o output mode: {output_format}. Supported: name, yaml, json")
+    checked_output(output_format, ("json", "name", "yaml"))
     out = output()
     module = importer(format_name)
     converted = module.convert_files(files)
+    the_store = functools.cache(lambda: open_store(store))  # opened once, and only when needed
     attached = None
     if environment is not None:
-        converted, attached = _attach(module, converted, environment, store)
+        from kidx.operations.import_environment import attach_named_environment
+
+        converted, attached = attach_named_environment(module, converted, environment, kind_registry(), the_store)
+    if adjust is not None:
+        converted = adjust(converted)
     file_count = len(dict.fromkeys(files))
     if output_format in ("yaml", "json"):
         from kidx.output.serialize import as_list, to_json, to_yaml
@@ -177,55 +204,10 @@ def _import(format_name: str, files: list[str], environment: str | None, dry_run
     show_progress = out.stderr_is_terminal() and converted.rows_read >= LARGE_INPUT_RECORDS
     with _progress(out, show_progress) as advance:
         report = apply_documents(
-            open_store(store), converted.documents, kind_registry(), dry_run=suffix is not None, progress=advance
+            the_store(), converted.documents, kind_registry(), dry_run=suffix is not None, progress=advance
         )
     print_outcomes(report, output_format, suffix)
     _summarise(out, format_name, converted, report, file_count, attached)
-
-
-def _attach(module, converted, environment: str, store):
-    """The conversion with its runs pointed at ``environment`` (a file, else a stored name)."""
-    import os
-
-    from kidx.identity import digest_of
-    from kidx.importers.framework import attach_environment
-
-    if os.path.isfile(environment) or environment == "-" or os.sep in environment:
-        body, source = _environment_from_file(environment), environment
-        include = True
-    else:
-        entry = open_store(store).catalog().get("ExecutionEnvironment", environment)
-        if entry is None:
-            raise UsageError(
-                f'--environment {environment}: no such file, and no ExecutionEnvironment "{environment}" '
-                "in the store (kidx get environments lists them)"
-            )
-        body, source, include = open_store(store).manifest(entry), environment, False
-    digest = digest_of(body)
-    check = getattr(module, "check_environment", None)
-    if check is not None:
-        mismatches = check(converted, body)
-        if mismatches:
-            raise InvalidInputError([Problem(Location(source), message) for message in mismatches])
-    return attach_environment(converted, body, digest, include, source), body["metadata"]["name"]
-
-
-def _environment_from_file(path: str) -> dict:
-    from kidx.manifests.reader import read_sources
-
-    result = read_sources([path])
-    if result.problems:
-        raise InvalidInputError(result.problems)
-    environments = [d.body for d in result.documents if d.body.get("kind") == "ExecutionEnvironment"]
-    if len(environments) != 1:
-        raise InvalidInputError([Problem(
-            Location(path), f"expected one ExecutionEnvironment manifest, found {len(environments)}"
-        )])
-    from kidx.operations.apply import validate_batch
-
-    documents = [d for d in result.documents if d.body.get("kind") == "ExecutionEnvironment"]
-    validate_batch(documents, kind_registry(), result.texts)
-    return environments[0]
 
 
 def _summarise(out, format_name: str, converted, report, files: int, attached: str | None) -> None:

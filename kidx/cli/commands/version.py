@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from kidx.cli.common import output
-from kidx.errors import UsageError
+from kidx.output.formats import checked_output
 
 
 def version_text() -> str:
@@ -28,8 +28,7 @@ def version(
     if output_format is None:
         out.data(version_text())
         return
-    if output_format not in ("json", "yaml"):
-        raise UsageError(f'--output must be "json" or "yaml", not "{output_format}"')
+    checked_output(output_format, ("json", "yaml"))
     from kidx.output.serialize import to_json, to_yaml
 
     info = {"kidxVersion": __version__, "pythonVersion": platform.python_version()}

@@ -30,7 +30,7 @@ kubectl#1341)
       ``a``"); ``&&`` binds tighter than ``||``. A filter need not be parenthesised as a
       whole: ``[?(@.a) || (@.b)]`` and ``[?@.a]`` work too.
     * ``=~`` regular-expression search against a quoted pattern in RE2 syntax (Go's, as
-      kubectl would use), matched in linear time (``kidx.query.regex``):
+      kubectl would use), matched in linear time (``kidx.jsonpath.regex``):
       ``[?(@.metadata.name =~ "^liger-.*rope")]``; non-string values never match.
     * Comparisons never abort: a path yielding several values matches when any value
       satisfies the comparison (kubectl: "can only compare one element at a time");
@@ -70,6 +70,7 @@ import json
 import math
 from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
+from enum import Enum
 from functools import lru_cache
 from typing import Any, TypeVar, dataclass_transform
 
@@ -80,6 +81,8 @@ __all__ = [
     "JSONPathError",
     "JSONPathEvaluationError",
     "JSONPathTemplate",
+    "Step",
+    "Steps",
     "evaluate",
     "format_value",
 ]
@@ -629,7 +632,7 @@ class _Compare:
 @_node
 class _Match:
     left: Any
-    pattern: Any  # kidx.query.regex.Regex
+    pattern: Any  # kidx.jsonpath.regex.Regex
 
     def test(self, current: Any) -> bool:
         return any(isinstance(v, str) and self.pattern.search(v)
@@ -914,7 +917,7 @@ class _Parser:
             return _Compare(op, left, right)
         if not (isinstance(right, _Literal) and isinstance(right.value, str)):
             raise _SyntaxError("=~ needs a quoted regular expression on its right")
-        from kidx.query.regex import RegexError, compile_regex
+        from kidx.jsonpath.regex import RegexError, compile_regex
 
         try:
             return _Match(left, compile_regex(right.value))
@@ -1043,6 +1046,64 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+# ------------------------------------------------------------------ the parse tree walked
+
+
+class Step(Enum):
+    """What a step of a path reads when it is not one field by name (``JSONPath.steps``)."""
+
+    EVERY = "every"  # .*, [*] and ..: every child, or every value below
+    ELEMENTS = "elements"  # [i], [i:j] and [?(…)]: some elements of a list
+
+
+# One path as its steps in order; each step is the alternatives it may take (a field
+# name or a Step), more than one only for a union (``['spec','metadata']``).
+Steps = tuple[tuple[str | Step, ...], ...]
+
+
+def _step(selector: Any) -> str | Step:
+    if type(selector) is _Child:
+        return selector.name
+    if isinstance(selector, (_Wildcard, _Descendants)):
+        return Step.EVERY
+    return Step.ELEMENTS
+
+
+def _path_steps(path: _Path) -> Iterator[Steps]:
+    """The steps of ``path``, and of every path inside its filters (each relative to the
+    element a filter tests)."""
+    steps = []
+    for selector in path.selectors:
+        alternatives = selector.items if isinstance(selector, _Union) else (selector,)
+        for alternative in alternatives:
+            if isinstance(alternative, _Filter):
+                yield from _condition_steps(alternative.condition)
+        steps.append(tuple(dict.fromkeys(_step(alternative) for alternative in alternatives)))
+    yield tuple(steps)
+
+
+def _condition_steps(condition: Any) -> Iterator[Steps]:
+    if isinstance(condition, (_And, _Or)):
+        for operand in condition.operands:
+            yield from _condition_steps(operand)
+    elif isinstance(condition, _Not):
+        yield from _condition_steps(condition.operand)
+    elif isinstance(condition, _Exists):
+        yield from _path_steps(condition.operand.path)
+    elif isinstance(condition, (_Compare, _Match)):
+        for side in (condition.left, getattr(condition, "right", None)):
+            if isinstance(side, _PathOperand):
+                yield from _path_steps(side.path)
+
+
+def _template_steps(parts: tuple[Any, ...]) -> Iterator[Steps]:
+    for part in parts:
+        if isinstance(part, (_Action, _Range)):
+            yield from _path_steps(part.path)
+        if isinstance(part, _Range):
+            yield from _template_steps(part.body)
+
+
 # ------------------------------------------------------------------------ public API
 
 
@@ -1072,6 +1133,11 @@ class JSONPath:
             return self._path.find(data)
         except _EvaluationError as exc:
             raise JSONPathEvaluationError(str(exc)) from None
+
+    def steps(self) -> Iterator[Steps]:
+        """The steps of this path, then of each path inside its filters (which read the
+        element tested): what the path may read, without evaluating it."""
+        return _path_steps(self._path)
 
     def __repr__(self) -> str:
         return f"JSONPath({self.expr!r})"
@@ -1114,6 +1180,11 @@ class JSONPathTemplate:
             else:
                 for item in part.path.find(current):
                     self._run(part.body, item, results)
+
+    def steps(self) -> Iterator[Steps]:
+        """The steps of every path the template evaluates: its actions, its ranges and
+        the paths in their bodies (each relative to an item), and the paths in filters."""
+        return _template_steps(self._parts)
 
     def render(self, data: Any) -> str:
         return "".join(" ".join(format_value(v) for v in values)

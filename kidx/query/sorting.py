@@ -3,7 +3,7 @@
 kubectl sorts by one relaxed path, ascending, unstable, and aborts on values it cannot
 compare (kubernetes/kubernetes#77277, kubernetes/community#7710). kidx accepts
 ``--sort-by=KEY[,KEY…]`` where KEY is a relaxed path (``.spec.replicas``,
-``{.metadata.name}``, see ``custom_columns.relaxed_path``) optionally prefixed by ``-`` for
+``{.metadata.name}``, see ``kidx.jsonpath.relaxed_path``) optionally prefixed by ``-`` for
 descending order, and sorts stably, so equal objects keep their input order.
 
 Per key, only the first value the path yields counts. The order is total, so every input
@@ -33,13 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kidx.errors import UsageError
-from kidx.output.custom_columns import (
-    CustomColumnsError,
-    compile_relaxed,
-    relaxed_path,
-    split_outside_brackets,
-)
-from kidx.output.jsonpath import format_value
+from kidx.jsonpath import RelaxedPathError, compile_relaxed, format_value, relaxed_path, split_outside_brackets
 
 __all__ = ["SortError", "SortKey", "natural_key", "parse_sort_keys", "sort_objects"]
 
@@ -82,7 +76,7 @@ def parse_sort_keys(spec: str) -> list[SortKey]:
                             "expected a path such as .metadata.name or -.spec.replicas")
         try:
             path = relaxed_path(path_text)
-        except CustomColumnsError as exc:
+        except RelaxedPathError as exc:
             raise SortError(str(exc)) from None
         compile_relaxed(path)  # a bad path is reported before anything is read
         keys.append(SortKey(path, descending))

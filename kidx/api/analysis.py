@@ -1,0 +1,111 @@
+"""compare and series from Python: the command's request, the command's result.
+
+``compare_request`` and ``series_request`` turn the commands' option values into the
+operations' requests (the command line calls them too); ``Comparison`` and
+``SeriesResult`` are the results the commands render, with ``to_dict()`` giving the
+document ``-o json`` prints, key for key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from kidx.api.arguments import parse_by, parse_field_selector, parse_only, parse_selector, parse_threshold
+
+if TYPE_CHECKING:
+    from kidx.operations.compare import CompareRequest
+    from kidx.operations.series import SeriesRequest
+
+
+def compare_request(
+    names: Sequence[str] = (),
+    selector: str | None = None,
+    field_selector: str | None = None,
+    references: Iterable[str] = (),
+    by: str = "implementation",
+    baseline: str | None = None,
+    threshold: float = 5.0,
+    only: str | Iterable[str] | None = None,
+    force: bool = False,
+) -> CompareRequest:
+    """``kidx compare``'s options as the operation's request (threshold in percent)."""
+    from kidx.operations.compare import CompareRequest
+
+    return CompareRequest(
+        names=list(names),
+        selector=parse_selector(selector),
+        field_selector=parse_field_selector(field_selector),
+        references=tuple(references),
+        label_key=parse_by(by),
+        baseline=baseline,
+        threshold=parse_threshold(threshold),
+        force=force,
+        only=parse_only(only),
+    )
+
+
+def series_request(
+    names: Sequence[str] = (),
+    selector: str | None = None,
+    field_selector: str | None = None,
+    references: Iterable[str] = (),
+    label: str | None = None,
+    baseline: str | None = None,
+    threshold: float = 5.0,
+) -> SeriesRequest:
+    """``kidx series``'s options as the operation's request (threshold in percent)."""
+    from kidx.operations.series import SeriesRequest
+
+    return SeriesRequest(
+        names=list(names),
+        selector=parse_selector(selector),
+        field_selector=parse_field_selector(field_selector),
+        references=tuple(references),
+        label_key=label,
+        baseline=baseline,
+        threshold=parse_threshold(threshold),
+    )
+
+
+class _Result:
+    """An operation's result object, with ``to_dict()``; its attributes are the result's."""
+
+    __slots__ = ("result",)
+
+    def __init__(self, result: Any) -> None:
+        self.result = result
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.result, name)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.result!r})"
+
+
+class Comparison(_Result):
+    """What ``kidx compare`` found: ``groups`` (each with ``rows`` of ``run``, ``verdict``,
+    ``judgement``), ``regressions``, ``rule``, ``threshold``, and the runs left out."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The document ``kidx compare -o json`` prints."""
+        from kidx.output.comparison import comparison_document
+
+        document: dict[str, Any] = comparison_document(self.result)
+        return document
+
+
+class SeriesResult(_Result):
+    """What ``kidx series`` found: ``series`` (each with ``points``), ``regressions``,
+    ``rule``, and the series and runs left out."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The document ``kidx series -o json`` prints."""
+        from kidx.output.series import series_document
+
+        document: dict[str, Any] = series_document(self.result)
+        return document

@@ -1,0 +1,70 @@
+"""Argument values shared by the command line and the Python API, read one way.
+
+Selectors are strings in the command line's grammar; ``--by``, ``--only`` and
+``--threshold`` are the analysis commands' values. Each bad value raises the
+``kidx.errors`` exception with the command line's message, whichever face was used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from kidx.errors import UsageError
+
+if TYPE_CHECKING:
+    from kidx.query.field_selector import FieldSelector
+    from kidx.query.label_selector import LabelSelector
+
+VERDICTS = ("faster", "slower", "same", "inconclusive", "unconfirmed")  # what --only can keep
+
+
+def parse_selector(text: str | None) -> LabelSelector | None:
+    """A label selector (``-l``), or None for none."""
+    if text is None:
+        return None
+    from kidx.query.label_selector import LabelSelector, SelectorError
+
+    try:
+        return LabelSelector.parse(text)
+    except SelectorError as exc:
+        raise UsageError(f'the provided selector "{text}" is not valid: {exc}') from None
+
+
+def parse_field_selector(text: str | None) -> FieldSelector | None:
+    """A field selector (``--field-selector``), references included, or None for none."""
+    if text is None:
+        return None
+    from kidx.query.field_selector import FieldSelector
+
+    return FieldSelector.parse(text)
+
+
+def parse_by(value: str) -> str | None:
+    """``implementation`` → None; ``label=KEY`` → KEY."""
+    if value == "implementation":
+        return None
+    name, equals, key = value.partition("=")
+    if name == "label" and equals and key:
+        return key
+    raise UsageError(f'invalid --by value "{value}": use "implementation" or "label=KEY"')
+
+
+def parse_only(value: str | Iterable[str] | None) -> frozenset[str]:
+    """``--only``: verdicts, comma-separated (or, from Python, any iterable of them)."""
+    if value is None:
+        return frozenset()
+    text = value if isinstance(value, str) else ",".join(value)
+    verdicts = frozenset(v.strip() for v in text.split(",") if v.strip())
+    unknown = sorted(verdicts - set(VERDICTS))
+    if unknown or not verdicts:
+        raise UsageError(f'invalid --only value "{text}": use faster, slower, same, inconclusive or unconfirmed '
+                         "(comma-separated)")
+    return verdicts
+
+
+def parse_threshold(value: float) -> float:
+    """``--threshold`` in percent → the fraction the analysis uses."""
+    if not 0 <= value < 1000:
+        raise UsageError(f"invalid --threshold {value:g}: a percentage from 0 up")
+    return value / 100

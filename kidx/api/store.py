@@ -1,0 +1,249 @@
+"""The store from Python: ``kidx.open_store`` and what a ``Store`` can do.
+
+Everything here goes through the operations the commands use: ``get`` selects as
+``kidx get`` does, ``compare`` and ``series`` build the commands' requests and return
+their results, ``apply`` reads and stores as ``kidx apply`` does (all or nothing).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from kidx.api.analysis import Comparison, SeriesResult
+    from kidx.api.objects import StoredObject
+    from kidx.api.recording import Recording
+    from kidx.kinds.registry import KindRegistry
+    from kidx.operations.analysed_runs import AnalysedRun
+    from kidx.store import store as backend
+
+    Documents = (
+        str | os.PathLike[str] | Recording | Mapping[str, Any] | Iterable[Mapping[str, Any] | Recording]
+    )
+
+
+def store_location(location: str | os.PathLike[str] | None = None) -> str:
+    """Where a store is: ``location`` (a folder or a ``postgresql://`` URL), else
+    ``$KIDX_STORE``, else the user data folder, as for ``--store``."""
+    from kidx.store.store import default_store_location
+
+    return os.fspath(location) if location is not None else default_store_location()
+
+
+def backend_store(location: str | os.PathLike[str] | None = None) -> backend.Store:
+    """The store the command line opens for ``--store location`` (not created until written)."""
+    from kidx.store.store import Store as BackendStore
+
+    return BackendStore(store_location(location))
+
+
+def open_store(location: str | os.PathLike[str] | None = None) -> Store:
+    """Open a store: a folder path, a ``postgresql://`` URL, else ``$KIDX_STORE``, else
+    the default folder, as the command line resolves ``--store``. Nothing is created
+    until the first write. Use it as a context manager to close it when done::
+
+        with kidx.open_store("results/") as store:
+            runs = store.get("runs", selector="kernel=llama4_rope")
+    """
+    return Store(backend_store(location))
+
+
+class ApplyOutcome:
+    """One object of an apply: its kind, name, digest, and what apply did with it
+    (``created``, ``configured``, ``unchanged`` or ``repaired``)."""
+
+    __slots__ = ("action", "digest", "kind", "name")
+
+    def __init__(self, kind: str, name: str, action: str, digest: str) -> None:
+        self.kind, self.name, self.action, self.digest = kind, name, action, digest
+
+    def __repr__(self) -> str:
+        return f"ApplyOutcome(kind={self.kind!r}, name={self.name!r}, action={self.action!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ApplyOutcome):
+            return NotImplemented
+        return (self.kind, self.name, self.action, self.digest) == (other.kind, other.name, other.action,
+                                                                    other.digest)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.name, self.action, self.digest))
+
+
+class ApplyResult:
+    """What an apply did: ``outcomes`` in input order, and the ``warnings`` the command
+    prints (references to objects not in the store, objects written again)."""
+
+    __slots__ = ("dry_run", "outcomes", "warnings")
+
+    def __init__(self, outcomes: list[ApplyOutcome], warnings: list[str], dry_run: bool) -> None:
+        self.outcomes, self.warnings, self.dry_run = outcomes, warnings, dry_run
+
+    def count(self, action: str) -> int:
+        """How many objects got ``action`` (created, configured, unchanged, repaired)."""
+        return sum(1 for outcome in self.outcomes if outcome.action == action)
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{a} {self.count(a)}" for a in ("created", "configured", "unchanged", "repaired")
+                           if self.count(a))
+        return f"ApplyResult({counts or 'nothing'}{', dry run' if self.dry_run else ''})"
+
+
+class Store:
+    """A kidx store, opened by ``kidx.open_store``. Reads see the store as it is at each
+    call; ``apply`` writes all or nothing."""
+
+    def __init__(self, store: backend.Store) -> None:
+        self._store = store
+        self._references: dict[tuple[str, str], dict[str, Any] | None] = {}
+
+    @property
+    def location(self) -> str:
+        """The folder or URL of the store."""
+        return str(self._store.location)
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the store's connection (a later call opens it again)."""
+        self._store.close()
+
+    def __repr__(self) -> str:
+        return f"Store({self.location!r})"
+
+    # reading ----------------------------------------------------------------------------
+
+    def get(self, kind: str, *names: str, selector: str | None = None,
+            field_selector: str | None = None) -> list[StoredObject]:
+        """Objects of ``kind`` (any spelling ``kidx get`` takes: runs, run, br,
+        BenchmarkRun, ``runs,workloads``, ``all``), by name or digest, else every one the
+        label and field selectors select (the command line's grammar, references
+        included: ``workload.spec.parameters.seq=16384``). A name that matches nothing
+        raises NotFoundError with the command's message."""
+        from kidx.api.objects import stored_object
+        from kidx.errors import NotFoundError
+        from kidx.operations.get import Query, find_objects
+
+        query = Query(arguments=[kind, *names], selector=_label_selector(selector),
+                      field_selector=_field_selector(field_selector))
+        result = find_objects(self._store, _registry(), query)
+        if result.missing:
+            raise NotFoundError("\n".join(result.missing))
+        return [stored_object(manifest, self._resolve) for _, manifests in result.groups for manifest in manifests]
+
+    def records(self, selector: str | None = None, field_selector: str | None = None,
+                columns: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Selected runs as rows of plain values (kidx.api.rows says which columns)."""
+        from kidx.api.rows import run_rows
+
+        return run_rows(self._runs(selector, field_selector), columns)
+
+    def frame(self, selector: str | None = None, field_selector: str | None = None,
+              columns: Sequence[str] | None = None) -> Any:
+        """Selected runs as a pandas DataFrame, one row each, the columns of ``records``
+        (``observedAt`` as a timezone-aware timestamp). Needs ``pip install 'kidx[pandas]'``."""
+        from kidx.api.rows import data_frame
+
+        return data_frame(self.records(selector, field_selector, columns), columns)
+
+    def compare(self, *names: str, selector: str | None = None, field_selector: str | None = None,
+                references: Iterable[str] = (), by: str = "implementation", baseline: str | None = None,
+                threshold: float = 5.0, only: str | Iterable[str] | None = None,
+                force: bool = False) -> Comparison:
+        """``kidx compare``: the same options (``threshold`` in percent, ``only`` the
+        verdicts to keep), the result the command renders; ``.to_dict()`` is its ``-o json``."""
+        from kidx.api.analysis import Comparison, compare_request
+        from kidx.operations.compare import compare
+
+        request = compare_request(names, selector, field_selector, references, by, baseline, threshold, only, force)
+        return Comparison(compare(self._store, _registry(), request))
+
+    def series(self, *names: str, selector: str | None = None, field_selector: str | None = None,
+               references: Iterable[str] = (), label: str | None = None, baseline: str | None = None,
+               threshold: float = 5.0) -> SeriesResult:
+        """``kidx series``: the same options, the result the command renders;
+        ``.to_dict()`` is its ``-o json``."""
+        from kidx.api.analysis import SeriesResult, series_request
+        from kidx.operations.series import build_series
+
+        request = series_request(names, selector, field_selector, references, label, baseline, threshold)
+        return SeriesResult(build_series(self._store, _registry(), request))
+
+    # writing ----------------------------------------------------------------------------
+
+    def apply(self, documents_or_path: Documents, dry_run: bool = False) -> ApplyResult:
+        """Create or update objects, all or nothing, as ``kidx apply -f`` does.
+
+        Takes a path (file or folder, as ``-f``), a manifest (a mapping), a ``Recording``
+        from ``kidx.record_run``, or an iterable of manifests and recordings. Raises
+        InvalidInputError listing every problem, with nothing written. With ``dry_run``,
+        says what would happen and writes nothing."""
+        from kidx.api.applying import read_manifest_files, read_python_manifests
+        from kidx.operations.apply import apply_documents
+
+        registry = _registry()
+        if isinstance(documents_or_path, str | os.PathLike):
+            read = read_manifest_files([os.fspath(documents_or_path)], False, registry)
+        else:
+            read = read_python_manifests(_manifests(documents_or_path), registry)
+        report = apply_documents(self._store, read.documents, registry, read.texts, dry_run=dry_run)
+        self._references.clear()
+        outcomes = [ApplyOutcome(o.info.kind, o.name, o.action, o.digest) for o in report.outcomes]
+        return ApplyResult(outcomes, list(report.warnings), dry_run)
+
+    # internals --------------------------------------------------------------------------
+
+    def _runs(self, selector: str | None, field_selector: str | None) -> list[AnalysedRun]:
+        from kidx.api.analysis import compare_request
+        from kidx.operations.analysed_runs import select_runs
+
+        selection = select_runs(self._store, _registry(), compare_request((), selector, field_selector))
+        return selection.runs
+
+    def _resolve(self, kind: str, digest: str) -> dict[str, Any] | None:
+        """A referenced object's manifest (with its first name's metadata), or None."""
+        key = (kind, digest)
+        if key not in self._references:
+            found: dict[str, Any] | None = self._store.referenced_manifests([digest], kind).get(digest)
+            self._references[key] = found
+        return self._references[key]
+
+
+def _manifests(documents: Any) -> Sequence[Mapping[str, Any]]:
+    from kidx.api.recording import Recording
+
+    if isinstance(documents, Recording):
+        return documents.manifests
+    if isinstance(documents, Mapping):
+        return [documents]
+    manifests: list[Mapping[str, Any]] = []
+    for item in documents:
+        manifests.extend(item.manifests if isinstance(item, Recording) else [item])
+    return manifests
+
+
+def _label_selector(text: str | None) -> Any:
+    from kidx.api.arguments import parse_selector
+
+    return parse_selector(text)
+
+
+def _field_selector(text: str | None) -> Any:
+    from kidx.api.arguments import parse_field_selector
+
+    return parse_field_selector(text)
+
+
+def _registry() -> KindRegistry:
+    from kidx.kinds.registry import registry
+
+    return registry()

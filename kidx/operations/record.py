@@ -1,0 +1,350 @@
+"""kidx record: run a benchmark harness, find what it wrote, label it with the code it ran.
+
+The steps, each its own function so the command stays thin:
+
+1. ``git_state``: the commit, branch and cleanliness of the working folder, read
+   *before* the harness runs (a harness that writes into the checkout, as Liger's
+   appends to a tracked CSV, must not make the recorded code look dirty).
+2. ``plan_output``: where the harness will write its results. A JSON harness is given
+   the option that names its output file when the command does not name one already
+   (``--benchmark-json`` for pytest, ``--benchmark_out`` for Google Benchmark, ``--json``
+   for NVBench); Liger's harness appends to ``<scripts>/../data/all_benchmark_data.csv``,
+   so the rows it adds are found by comparing the file before and after.
+3. ``run_harness``: the command, its output passed through to standard error, Ctrl-C
+   passed on to it and waited for.
+4. ``OutputPlan.collect``: the files to import, refused when the harness wrote nothing.
+5. ``label_runs``: every run gets the labels ``commit``, ``branch`` (``dirty`` when the
+   folder had uncommitted changes) and the user's ``--label`` pairs; the exact values and
+   the command line are annotations.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import shlex
+import subprocess
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kidx.errors import KidxError, UsageError
+from kidx.kinds.metadata import label_value_error, qualified_key_error
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from kidx.importers.framework import Conversion
+
+ANNOTATION_PREFIX = "kernelindex.dev/"
+LIGER_DATA_FILE = "all_benchmark_data.csv"
+_NOT_LABEL_TEXT = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+class HarnessFailed(KidxError):
+    """The harness failed or wrote nothing: nothing was imported."""
+
+
+class HarnessInterrupted(HarnessFailed):
+    """Ctrl-C while the harness ran: it was stopped, and nothing was imported."""
+
+    exit_code = 130  # 128 + SIGINT, as for any interrupted kidx command
+
+
+# --- the code that ran -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GitState:
+    commit: str
+    branch: str | None  # None: a detached HEAD
+    dirty: bool
+
+
+def git_state(folder: Path) -> GitState | None:
+    """The working folder's commit, branch and cleanliness; None outside a git checkout."""
+
+    def git(*arguments: str) -> str | None:
+        try:
+            completed = subprocess.run(["git", "-C", str(folder), *arguments], capture_output=True, text=True,
+                                       timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return completed.stdout.strip() if completed.returncode == 0 else None
+
+    commit = git("rev-parse", "HEAD")
+    if not commit:
+        return None
+    branch = git("symbolic-ref", "--quiet", "--short", "HEAD")
+    status = git("status", "--porcelain", "--untracked-files=no")
+    return GitState(commit, branch or None, bool(status))
+
+
+def label_text(value: str) -> str:
+    """``value`` as a label value: runs of other characters as ``-``, at most 63, trimmed."""
+    text = _NOT_LABEL_TEXT.sub("-", value)[:63]
+    return re.sub(r"^[^A-Za-z0-9]+|[^A-Za-z0-9]+$", "", text)
+
+
+def parse_labels(pairs: list[str]) -> dict[str, str]:
+    """``--label k=v`` pairs, each checked by the Kubernetes rules."""
+    labels: dict[str, str] = {}
+    for pair in pairs:
+        key, equals, value = pair.partition("=")
+        if not equals:
+            raise UsageError(f"--label {pair}: expected KEY=VALUE")
+        problem = qualified_key_error(key) or label_value_error(value)
+        if problem:
+            raise UsageError(f"--label {pair}: {problem}")
+        labels[key] = value
+    return labels
+
+
+def recording_metadata(state: GitState | None, command: list[str], labels: dict[str, str]) -> tuple[dict, dict]:
+    """(labels, annotations) for every recorded run."""
+    recorded: dict[str, str] = {}
+    annotations = {ANNOTATION_PREFIX + "recorded-command": shlex.join(command)}
+    if state is not None:
+        recorded["commit"] = state.commit[:63]
+        annotations[ANNOTATION_PREFIX + "git-commit"] = state.commit
+        if state.branch:
+            branch = label_text(state.branch)
+            if branch:
+                recorded["branch"] = branch
+            annotations[ANNOTATION_PREFIX + "git-branch"] = state.branch
+        if state.dirty:
+            recorded["dirty"] = "true"
+    recorded.update(labels)
+    return recorded, annotations
+
+
+def label_runs(conversion: Conversion, labels: dict[str, str], annotations: dict[str, str]) -> Conversion:
+    """The conversion with ``labels`` and ``annotations`` added to every run."""
+    from kidx.importers.framework import Conversion
+
+    documents = []
+    for document in conversion.documents:
+        body = document.body
+        if body["kind"] == "BenchmarkRun":
+            metadata = dict(body.get("metadata") or {})
+            metadata["labels"] = {**(metadata.get("labels") or {}), **labels}
+            metadata["annotations"] = {**(metadata.get("annotations") or {}), **annotations}
+            document = document._replace(body={**body, "metadata": metadata})
+        documents.append(document)
+    return Conversion(documents, conversion.rows_read, conversion.skipped, conversion.noun, conversion.notes)
+
+
+# --- where the results go ----------------------------------------------------------------
+
+@dataclass
+class OutputPlan:
+    """The command to run and how to find its results afterwards."""
+
+    command: list[str]
+    path: Path  # the file the harness writes
+    added_option: bool  # kidx added the option that names it
+    appended_csv: bool = False  # the harness appends rows to a CSV (Liger)
+    before: tuple[float, int] | None = None  # (mtime, size) before the run, when it existed
+    records_before: Counter = field(default_factory=Counter)
+    line_map: dict[int, int] = field(default_factory=dict)  # extracted CSV line -> line in the harness's file
+
+    def snapshot(self) -> None:
+        if self.path.is_file():
+            stat = self.path.stat()
+            self.before = (stat.st_mtime, stat.st_size)
+            if self.appended_csv:
+                self.records_before = Counter(record for _, record in _csv_records(self.path))
+
+    def collect(self, scratch: Path) -> list[str]:
+        """The files to import; a HarnessFailed when the harness wrote nothing new."""
+        if not self.path.is_file():
+            raise HarnessFailed(f"the command wrote no results to {self.path}; nothing was imported")
+        stat = self.path.stat()
+        if self.before is not None and (stat.st_mtime, stat.st_size) == self.before and not self.appended_csv:
+            raise HarnessFailed(f"the command did not write {self.path} (it is unchanged); nothing was imported")
+        if not self.appended_csv:
+            return [str(self.path)]
+        return [str(self._new_rows(scratch))]
+
+    def _new_rows(self, scratch: Path) -> Path:
+        """The header and the records the harness added, in a file of the same name."""
+        records = list(_csv_records(self.path))
+        if not records:
+            raise HarnessFailed(f"{self.path} is empty; nothing was imported")
+        header_line, header = records[0]
+        seen = Counter(self.records_before)
+        added = []
+        for line, record in records[1:]:
+            if seen[record] > 0:
+                seen[record] -= 1
+            else:
+                added.append((line, record))
+        if not added:
+            raise HarnessFailed(f"the command added no rows to {self.path}; nothing was imported")
+        extracted = scratch / self.path.name
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(header)
+        self.line_map = {1: header_line}
+        for number, (line, record) in enumerate(added, start=2):
+            writer.writerow(record)
+            self.line_map[number] = line
+        extracted.write_text(buffer.getvalue(), encoding="utf-8")
+        return extracted
+
+    def restore_lines(self, conversion: Conversion) -> Conversion:
+        """Source-line annotations that point into the harness's own file, not the extract."""
+        if not self.line_map:
+            return conversion
+        from kidx.importers.framework import ANNOTATION_LINE, Conversion
+
+        documents = []
+        for document in conversion.documents:
+            annotations = (document.body.get("metadata") or {}).get("annotations") or {}
+            line = annotations.get(ANNOTATION_LINE)
+            if line is not None and line.isdigit() and int(line) in self.line_map:
+                metadata = {**document.body["metadata"],
+                            "annotations": {**annotations, ANNOTATION_LINE: str(self.line_map[int(line)])}}
+                document = document._replace(body={**document.body, "metadata": metadata})
+            documents.append(document)
+        return Conversion(documents, conversion.rows_read, conversion.skipped, conversion.noun, conversion.notes)
+
+
+def _csv_records(path: Path):
+    """(line, record as a tuple) for each non-blank CSV record of ``path``."""
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        reader = csv.reader(handle)
+        line = 1
+        for record in reader:
+            if record:
+                yield line, tuple(record)
+            line = reader.line_num + 1
+
+
+def _option_value(command: list[str], option: str) -> str | None:
+    """The value of ``--option=VALUE`` or ``--option VALUE`` in ``command``."""
+    for index, argument in enumerate(command):
+        if argument.startswith(option + "="):
+            return argument.split("=", 1)[1]
+        if argument == option and index + 1 < len(command):
+            return command[index + 1]
+    return None
+
+
+def _is_pytest(command: list[str]) -> bool:
+    first = os.path.basename(command[0])
+    return first in ("pytest", "py.test") or (first.startswith("python") and command[1:3] == ["-m", "pytest"])
+
+
+def plan_output(format_name: str, command: list[str], results: str | None, folder: Path, scratch: Path) -> OutputPlan:
+    """Where ``command`` will write results of ``format_name``, adding the option that says
+    so to a JSON harness whose command names none."""
+    if not command:
+        raise UsageError("no command to run: give it after --, as in 'kidx record pytest-benchmark -- pytest bench/'")
+    if format_name == "liger":
+        path = Path(results) if results else _liger_data_file(command, folder)
+        return OutputPlan(list(command), _absolute(path, folder), False, appended_csv=True)
+    if results:
+        return OutputPlan(list(command), _absolute(Path(results), folder), False)
+    target = scratch / "results.json"
+    if format_name == "pytest-benchmark":
+        named = _option_value(command, "--benchmark-json")
+        if named:
+            return OutputPlan(list(command), _absolute(Path(named), folder), False)
+        if not _is_pytest(command):
+            raise UsageError(f"cannot tell where '{shlex.join(command)}' writes pytest-benchmark JSON: run pytest "
+                             "directly, or give --results FILE")
+        return OutputPlan([*command, f"--benchmark-json={target}"], target, True)
+    if format_name == "google-benchmark":
+        named = _option_value(command, "--benchmark_out")
+        if named:
+            out_format = _option_value(command, "--benchmark_out_format")
+            if out_format not in (None, "json"):
+                raise UsageError(f"--benchmark_out_format={out_format}: kidx reads Google Benchmark's JSON only")
+            return OutputPlan(list(command), _absolute(Path(named), folder), False)
+        return OutputPlan([*command, f"--benchmark_out={target}", "--benchmark_out_format=json"], target, True)
+    if format_name == "nvbench":
+        for option in ("--json", "--jsonbin"):
+            named = _option_value(command, option)
+            if named:
+                return OutputPlan(list(command), _absolute(Path(named), folder), False)
+        return OutputPlan([*command, "--json", str(target)], target, True)
+    raise UsageError(f"kidx record cannot find the output of {format_name}: give --results FILE")
+
+
+def _absolute(path: Path, folder: Path) -> Path:
+    return path if path.is_absolute() else folder / path
+
+
+def _liger_data_file(command: list[str], folder: Path) -> Path:
+    """Liger's harness (its ``utils.py``) writes ``../data/all_benchmark_data.csv`` beside
+    its scripts folder: the folder of a script the command runs that has Liger's
+    ``utils.py`` beside it, else the working folder (the harness is run from there)."""
+    for argument in command[1:]:
+        if argument.endswith(".py"):
+            script = _absolute(Path(argument), folder)
+            if (script.parent / "utils.py").is_file():
+                return script.parent.parent / "data" / LIGER_DATA_FILE
+    return folder.parent / "data" / LIGER_DATA_FILE
+
+
+# --- running it --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class HarnessResult:
+    returncode: int
+    seconds: float
+
+
+def run_harness(command: list[str], folder: Path, echo: Callable[[str], None]) -> HarnessResult:
+    """Run ``command`` in ``folder``, its output (stdout and stderr) passed to ``echo``
+    line by line. Ctrl-C reaches the harness too (same process group); kidx waits for it
+    to end, then raises HarnessFailed: nothing is imported from a stopped run."""
+    started = time.monotonic()
+    try:
+        process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1)
+    except OSError as exc:
+        raise HarnessFailed(f"cannot run {command[0]}: {exc.strerror or exc}; nothing was imported") from None
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            echo(line.rstrip("\n"))
+        returncode = process.wait()
+    except KeyboardInterrupt:
+        _stop(process)
+        raise HarnessInterrupted("interrupted: the command was stopped; nothing was imported") from None
+    return HarnessResult(returncode, time.monotonic() - started)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Stop a harness after Ctrl-C: pass the interrupt on (a terminal has sent it already;
+    a signal to kidx alone has not), wait for it to end, then terminate it, then kill it."""
+    import signal
+
+    steps: list[tuple[Callable[[], None], float]] = [
+        (lambda: process.send_signal(signal.SIGINT), 10), (process.terminate, 5), (process.kill, 5)]
+    for stop, patience in steps:
+        try:
+            stop()
+            process.wait(timeout=patience)
+            return
+        except (subprocess.TimeoutExpired, KeyboardInterrupt):
+            continue
+        except OSError:  # it has ended already
+            return
+
+
+def failure_message(command: list[str], result: HarnessResult) -> str:
+    if result.returncode < 0:
+        import signal
+
+        try:
+            name = signal.Signals(-result.returncode).name
+        except ValueError:
+            name = f"signal {-result.returncode}"
+        return f"'{shlex.join(command)}' was killed by {name}; nothing was imported"
+    return f"'{shlex.join(command)}' exited with status {result.returncode}; nothing was imported"

@@ -1,0 +1,105 @@
+"""The texts of the store's reports: ``history``, ``fsck`` and ``gc``.
+
+Each renderer takes the operation's result as it is (its fields, not its class: output/
+does not import operations/) and returns the text to print."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from kidx.output.table import render_table
+from kidx.output.terminal import escape_control
+
+HISTORY_HEADERS = ["REVISION", "EVENT", "GENERATION", "DIGEST", "RECORDED", "CHANGES"]
+
+
+def history_table(lines: Iterable[Any], no_headers: bool = False) -> str:
+    """One row per revision (``operations.history.RevisionLine``), oldest first."""
+    rows = [
+        [str(line.revision.revision), line.revision.event, str(line.revision.generation or ""),
+         (line.revision.digest or "")[:19], line.revision.recorded, line.changes]
+        for line in lines
+    ]
+    return render_table(None if no_headers else HISTORY_HEADERS, rows)
+
+
+# ------------------------------------------------------------------------------- fsck
+
+
+def fsck_json(report: Any, repair: bool) -> str:
+    """``fsck -o json``: what was checked, the problems and notes (and what was repaired)."""
+    document = {
+        "checked": report.checked,
+        "problems": [finding.as_dict() for finding in report.problems],
+        "notes": [finding.as_dict() for finding in report.notes],
+    }
+    if repair:
+        document["repaired"] = [finding.as_dict() for finding in report.repaired]
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def fsck_text(report: Any) -> str:
+    """What was repaired, each finding on a line, then what was checked and the counts."""
+    lines = [f"repaired {_finding_line(finding)}" for finding in report.repaired]
+    lines += [_finding_line(finding) for finding in report.problems + report.notes]
+    checked = report.checked
+    lines.append(f"checked {checked['objects']} objects, {checked['names']} names, "
+                 f"{checked['revisions']} revisions")
+    lines.append(_counts("problem", report.problems) if report.problems else "no problems found")
+    if report.notes:
+        lines.append(_counts("note", report.notes))
+    return "".join(escape_control(line) + "\n" for line in lines)  # names and paths may hold ESC
+
+
+def _finding_line(finding: Any) -> str:
+    """``check subject: message``; an object is named by its file (its digest is in the path)."""
+    return f"{finding.check} {finding.path or finding.subject}: {finding.message}"
+
+
+def _counts(word: str, findings: Sequence[Any]) -> str:
+    counts: dict[str, int] = {}
+    for finding in findings:
+        counts[finding.check] = counts.get(finding.check, 0) + 1
+    plural = word if len(findings) == 1 else word + "s"
+    return f"{len(findings)} {plural}: " + ", ".join(f"{check} {count}" for check, count in counts.items())
+
+
+def fsck_advice(problems: Sequence[Any], repaired: bool, repairable_from_objects: Iterable[str]) -> str:
+    """The one notice after problems: which command fixes which of them."""
+    checks = {finding.check for finding in problems}
+    advice = []
+    if checks & set(repairable_from_objects) and not repaired:
+        advice.append("'kidx fsck --repair' rebuilds indexes and cached columns from the objects")
+    if checks & {"damaged-object", "missing-object"}:
+        advice.append("apply the original manifests again, or 'kidx fsck --repair --from-bundle FILE', "
+                      "to restore missing or damaged objects")
+    if "catalog-missing" in checks:
+        advice.append("'kidx import bundle FILE' into an empty store restores names and history from a bundle")
+    return "; ".join(advice) or (
+        "these problems cannot be repaired automatically (see 'Checking the store: fsck' in docs/store.md)"
+    )
+
+
+# --------------------------------------------------------------------------------- gc
+
+
+def gc_removed(report: Any, shown_path: Callable[[Any], str], suffix: str | None) -> str:
+    """One line per file removed (or that would be, with ``suffix``)."""
+    tail = f" {suffix}" if suffix else ""
+    return "".join(f"{shown_path(removal.where)} removed{tail}\n" for removal in report.removed)
+
+
+def gc_summary(report: Any, suffix: str | None) -> str:
+    """The notice: objects and temporary files removed, their bytes, objects kept."""
+    tail = f" {suffix}" if suffix else ""
+    objects = sum(1 for removal in report.removed if removal.digest is not None)
+    temporary = len(report.removed) - objects
+    size = sum(removal.size for removal in report.removed)
+    return (f"{_count(objects, 'unused object')} and {_count(temporary, 'temporary file')} removed "
+            f"({size:,} bytes), {_count(report.kept, 'object')} kept{tail}")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"

@@ -1,0 +1,60 @@
+"""Speed-of-light columns and fields: achieved bandwidth and FLOP/s and the share of the
+GPU's peak, for tables (``get runs -o wide``, compare, series) and for -o json.
+
+A run whose cost or peak is unknown shows nothing in the column that needs it (``<none>``
+in a table, the field left out in json): never a guess. In ``get runs -o wide`` each
+column appears only when at least one run listed has a value for it, so a listing of runs
+without any known cost prints exactly as before (docs/speed-of-light.md).
+"""
+
+from __future__ import annotations
+
+from kidx.speed_of_light.achieved import Achieved
+
+NONE = "<none>"
+
+
+def _four_digits(value: float) -> str:
+    text = f"{value:.4g}"
+    return f"{value:.0f}" if "e" in text else text
+
+
+def _decimal(value: float | None, unit: str) -> str:
+    if value is None:
+        return NONE
+    for prefix, scale in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if value >= scale:
+            return _four_digits(value / scale) + prefix + unit
+    return _four_digits(value) + unit
+
+
+def bandwidth(value: float | None) -> str:
+    """Bytes per second in decimal units, as datasheets print them: ``1.326TB/s``."""
+    return _decimal(value, "B/s")
+
+
+def flop_rate(value: float | None) -> str:
+    """FLOP/s in decimal units: ``554.1TFLOP/s``."""
+    return _decimal(value, "FLOP/s")
+
+
+def percent(fraction: float | None) -> str:
+    """A fraction as a percentage with one decimal: ``0.39582`` → ``39.6%``."""
+    return NONE if fraction is None else f"{fraction * 100:.1f}%"
+
+
+# header, and the cell of one run's figures (None: no figures)
+RUN_COLUMNS = (
+    ("BANDWIDTH", lambda a: bandwidth(a.bytes_per_second) if a and a.bytes_per_second is not None else None),
+    ("FLOPS", lambda a: flop_rate(a.flops_per_second) if a and a.flops_per_second is not None else None),
+    ("SOL", lambda a: percent(a.peak.sol) if a and a.peak and a.peak.sol is not None else None),
+    ("SOL-MEASURED", lambda a: percent(a.measured.sol) if a and a.measured and a.measured.sol is not None else None),
+)
+
+
+def run_columns(figures: list[Achieved | None]) -> tuple[list[str], list[list[str]]]:
+    """The headers and per-run cells of the columns at least one run has a value for."""
+    cells = [[cell(a) for _, cell in RUN_COLUMNS] for a in figures]
+    kept = [i for i in range(len(RUN_COLUMNS)) if any(row[i] is not None for row in cells)]
+    headers = [RUN_COLUMNS[i][0] for i in kept]
+    return headers, [[row[i] or NONE for i in kept] for row in cells]

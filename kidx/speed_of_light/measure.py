@@ -1,0 +1,114 @@
+"""Measured achievable peaks of the first GPU, with torch: ``kidx env capture --measure-peaks``.
+
+* memory bandwidth: a device-to-device copy of a buffer far larger than the L2 cache
+  (``dst.copy_(src)``), counted as its bytes read plus its bytes written;
+* FLOP/s: an n × n by n × n matrix product (2·n³ FLOPs) in fp32 (TF32 off, torch's
+  default), tf32 (TF32 on), bf16 and fp16.
+
+Each is timed with CUDA events around every call, after warm-up calls, and the median of
+the timed calls is kept. The figures go into the environment's annotations
+(kidx.speed_of_light.peaks names the keys), never its spec: they vary from run to run.
+"""
+
+from __future__ import annotations
+
+import datetime
+import statistics
+from dataclasses import dataclass, field
+
+from kidx.errors import KidxError
+from kidx.speed_of_light.peaks import MEASURED_AT, MEASURED_BANDWIDTH, MEASURED_FLOPS, MEASURED_METHOD
+
+COPY_BYTES = 2 << 30  # 2 GiB, or an eighth of the free memory when that is less
+MATMUL_SIZE = 8192
+WARMUP = 3
+REPETITIONS = 20
+
+
+class PeakMeasurementError(KidxError):
+    """The peaks cannot be measured on this machine (no torch, no CUDA device)."""
+
+
+@dataclass
+class MeasuredPeaks:
+    bandwidth: int  # bytes/s
+    flops: dict[str, int] = field(default_factory=dict)  # precision -> FLOP/s
+    method: str = ""
+
+    def annotations(self, now: datetime.datetime) -> dict[str, str]:
+        shown = {MEASURED_BANDWIDTH: str(self.bandwidth)}
+        shown.update({MEASURED_FLOPS + precision: str(value) for precision, value in self.flops.items()})
+        shown[MEASURED_METHOD] = self.method
+        shown[MEASURED_AT] = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return shown
+
+    def summary(self) -> str:
+        flops = ", ".join(f"{precision} {value / 1e12:.1f}" for precision, value in self.flops.items())
+        return f"measured peaks: memory {self.bandwidth / 1e9:.0f} GB/s; matmul TFLOP/s: {flops}"
+
+
+def measure_peaks() -> MeasuredPeaks:
+    try:
+        import torch
+    except ImportError as exc:
+        raise PeakMeasurementError(
+            f"--measure-peaks needs torch with a CUDA device: torch cannot be imported ({exc})") from exc
+    try:
+        if not torch.cuda.is_available():
+            raise PeakMeasurementError("--measure-peaks needs a CUDA device: torch.cuda.is_available() is False")
+        return _measure(torch)
+    except PeakMeasurementError:
+        raise
+    except Exception as exc:  # an out-of-memory error, a driver failure: said, never a traceback
+        raise PeakMeasurementError(f"--measure-peaks failed: {type(exc).__name__}: {exc}") from exc
+
+
+def _measure(torch) -> MeasuredPeaks:
+    device = "cuda:0"
+    free, _ = torch.cuda.mem_get_info(0)
+    size = min(COPY_BYTES, free // 8) // 4096 * 4096
+    buffers = [torch.empty(size, dtype=torch.uint8, device=device) for _ in range(2)]
+    buffers[0].fill_(1)
+    seconds = _median_seconds(torch, lambda: buffers[1].copy_(buffers[0]))
+    bandwidth = round(2 * size / seconds)
+    buffers.clear()  # free them before the matrices are made
+    flops: dict[str, int] = {}
+    n = MATMUL_SIZE
+    matmul = torch.backends.cuda.matmul
+    was = matmul.allow_tf32
+    try:
+        for precision, dtype, tf32 in (
+            ("fp32", torch.float32, False), ("tf32", torch.float32, True),
+            ("bf16", torch.bfloat16, False), ("fp16", torch.float16, False),
+        ):
+            matmul.allow_tf32 = tf32
+            a = torch.randn(n, n, dtype=dtype, device=device)
+            b = torch.randn(n, n, dtype=dtype, device=device)
+            out = torch.empty(n, n, dtype=dtype, device=device)
+            seconds = _median_seconds(torch, lambda a=a, b=b, out=out: torch.matmul(a, b, out=out))
+            flops[precision] = round(2 * n**3 / seconds)
+            del a, b, out
+    finally:
+        matmul.allow_tf32 = was
+    name = torch.cuda.get_device_name(0)
+    method = (
+        f"torch {torch.__version__} on GPU 0 ({name}): device-to-device copy of {size} bytes, "
+        f"read + write counted; matmul {n}x{n}x{n}, 2*n^3 FLOPs, per precision (fp32 with TF32 off); "
+        f"each the median of {REPETITIONS} calls timed with CUDA events after {WARMUP} warm-up calls"
+    )
+    return MeasuredPeaks(bandwidth, flops, method)
+
+
+def _median_seconds(torch, call) -> float:
+    for _ in range(WARMUP):
+        call()
+    torch.cuda.synchronize()
+    pairs = []
+    for _ in range(REPETITIONS):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        call()
+        end.record()
+        pairs.append((start, end))
+    torch.cuda.synchronize()
+    return statistics.median(start.elapsed_time(end) for start, end in pairs) / 1000  # ms -> s

@@ -1,0 +1,486 @@
+"""The Python API against the command line: the same store, the same selections, the same
+results and documents, the same errors; apply all or nothing; recording runs."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import sys
+
+import pytest
+
+import kidx
+from kidx.errors import InvalidInputError, KidxError, MissingDependencyError, NotFoundError, UsageError
+
+ROPE_BACKWARD = "kernel=llama4_rope,operation=backward,metric=speed"
+SEQ16384 = "workload.spec.parameters.seq=16384"
+SEED_RUN = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-seq16384-bf16-"
+HF_RUN = "liger-llama4-rope-backward-huggingface-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads-7a1c5fe285"
+WORKLOAD = "liger-llama4-rope-hidden8192-kv-heads8-q-heads32-seq16384-bf16"
+
+
+@pytest.fixture
+def cli(kidx):
+    """The command line in this process (the conftest's ``kidx`` fixture; here ``kidx`` is the API)."""
+    return kidx
+
+
+def cli_json(cli, *args, store_path):
+    code, out, err = cli(*args, "-o", "json", store_path=store_path)
+    assert code in (0, 1), err
+    return json.loads(out)
+
+
+# --- opening a store ---------------------------------------------------------------------
+
+def test_open_store_resolves_as_the_command_line(tmp_path, monkeypatch):
+    from kidx.cli.common import open_store as cli_open_store
+
+    assert kidx.open_store(tmp_path / "a").location == str(tmp_path / "a")
+    monkeypatch.setenv("KIDX_STORE", str(tmp_path / "from-env"))
+    with kidx.open_store() as store:
+        assert store.location == str(tmp_path / "from-env") == str(cli_open_store(None).location)
+    monkeypatch.delenv("KIDX_STORE")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert kidx.open_store().location == str(cli_open_store(None).location) == str(tmp_path / "data" / "kidx")
+
+
+def test_reading_a_store_that_does_not_exist_creates_nothing(tmp_path):
+    with kidx.open_store(tmp_path / "none") as store:
+        assert store.get("runs") == [] and store.records() == []
+    assert not (tmp_path / "none").exists()
+
+
+# --- get -----------------------------------------------------------------------------------
+
+def test_get_takes_every_spelling_of_a_kind(head_store):
+    with kidx.open_store(head_store) as store:
+        spellings = [store.get(kind, SEED_RUN) for kind in ("runs", "run", "br", "BenchmarkRun",
+                                                            "benchmarkruns.kernelindex.dev")]
+        assert all(found == spellings[0] for found in spellings) and len(spellings[0]) == 1
+        [run] = spellings[0]
+        assert store.get("run", run.digest[7:19]) == [run]  # a digest prefix, as the CLI takes it
+
+
+def test_get_objects_are_the_stored_documents(cli, head_store):
+    with kidx.open_store(head_store) as store:
+        [run] = store.get("run", SEED_RUN)
+    assert isinstance(run, kidx.Run) and run.kind == "BenchmarkRun" and run.name == SEED_RUN
+    assert run.manifest == cli_json(cli, "get", "run", SEED_RUN, store_path=head_store)
+    assert run.digest == run.manifest["metadata"]["digest"]
+    assert dict(run.labels) == run.manifest["metadata"]["labels"]
+    assert run.spec["timing"]["latencyNs"]["median"] == 417536
+
+
+def test_objects_are_read_only_and_manifest_is_a_copy(head_store):
+    with kidx.open_store(head_store) as store:
+        [run] = store.get("run", SEED_RUN)
+    with pytest.raises(TypeError):
+        run.spec["status"] = "failed"  # type: ignore[index]
+    with pytest.raises(TypeError):
+        run.spec["timing"]["latencyNs"]["median"] = 1  # type: ignore[index]
+    with pytest.raises(TypeError):
+        run.labels["kernel"] = "x"  # type: ignore[index]
+    assert isinstance(run.spec["measurements"], tuple)
+    copy = run.manifest
+    copy["spec"]["status"] = "failed"
+    assert run.spec["status"] == "passed" and run.manifest["spec"]["status"] == "passed"
+
+
+def test_run_references_resolve_lazily_from_the_same_store(cli, head_store):
+    with kidx.open_store(head_store) as store:
+        [run] = store.get("run", SEED_RUN)
+        workload, environment = run.workload, run.environment
+        protocol, implementation = run.protocol, run.implementation
+    assert isinstance(workload, kidx.Workload) and workload.name == WORKLOAD
+    assert workload.spec["parameters"]["seq"] == 16384
+    assert workload.manifest == cli_json(cli, "get", "workload", WORKLOAD, store_path=head_store)
+    assert isinstance(environment, kidx.Environment) and environment.name == "liger-bench-nvidia-h100-80gb-hbm3"
+    assert isinstance(protocol, kidx.Protocol) and protocol.name == "liger-bench-do-bench-backward"
+    assert isinstance(implementation, kidx.Implementation) and implementation.spec["library"] == "liger-kernel"
+    assert run.digest == run.manifest["metadata"]["digest"]
+
+
+def test_a_reference_not_in_the_store_is_none(tmp_path, seed_bundle):
+    with kidx.open_store(tmp_path / "store") as store:
+        store.apply(seed_bundle)  # the seed's workload and implementation are digests only
+        [run] = store.get("runs")
+        assert run.workload is None and run.implementation is None
+        assert run.protocol is not None and run.protocol.digest == run.spec["protocolDigest"]
+
+
+def test_selection_matches_the_command_line_references_included(cli, head_store):
+    with kidx.open_store(head_store) as store:
+        found = store.get("runs", selector=ROPE_BACKWARD, field_selector=SEQ16384)
+    code, out, _ = cli("get", "runs", "-l", ROPE_BACKWARD, "--field-selector", SEQ16384, "-o", "name",
+                        store_path=head_store)
+    assert code == 0 and len(found) == 2
+    assert [f"benchmarkrun.kernelindex.dev/{run.name}" for run in found] == out.splitlines()
+
+
+def test_get_of_several_kinds_and_all(head_store):
+    with kidx.open_store(head_store) as store:
+        mixed = store.get("environments,protocols")
+        assert {type(o) for o in mixed} == {kidx.Environment, kidx.Protocol}
+        assert len(store.get("all")) == sum(len(store.get(kind)) for kind in
+                                            ("runs", "protocols", "envs", "workloads", "impls"))
+
+
+@pytest.mark.parametrize(("call", "arguments"), [
+    (lambda s: s.get("runs", "nope"), ["get", "runs", "nope"]),
+    (lambda s: s.get("runz"), ["get", "runz"]),
+    (lambda s: s.get("runs", selector="kernel in (a"), ["get", "runs", "-l", "kernel in (a"]),
+    (lambda s: s.get("runs", field_selector="spec.nope=1"), ["get", "runs", "--field-selector", "spec.nope=1"]),
+    (lambda s: s.get("runs", "a", selector="x=y"), ["get", "runs", "a", "-l", "x=y"]),
+    (lambda s: s.compare(by="labels=x"), ["compare", "--by", "labels=x"]),
+    (lambda s: s.compare(threshold=-1), ["compare", "--threshold", "-1"]),
+    (lambda s: s.compare(only="worse"), ["compare", "--only", "worse"]),
+    (lambda s: s.compare("nope-1", "nope-2"), ["compare", "nope-1", "nope-2"]),
+])
+def test_errors_carry_the_command_lines_message(cli, head_store, call, arguments):
+    with kidx.open_store(head_store) as store, pytest.raises(KidxError) as raised:
+        call(store)
+    code, out, err = cli(*arguments, store_path=head_store)
+    assert code != 0 and out == ""
+    assert err.splitlines()[0] in (f"error: {raised.value}", f"Error (NotFound): {raised.value}")
+
+
+def test_not_found_names_every_missing_object(head_store):
+    with kidx.open_store(head_store) as store, pytest.raises(NotFoundError) as raised:
+        store.get("runs", SEED_RUN, "a", "b")
+    assert str(raised.value) == ('benchmarkruns.kernelindex.dev "a" not found\n'
+                                 'benchmarkruns.kernelindex.dev "b" not found')
+
+
+# --- records and frames ----------------------------------------------------------------
+
+def test_records_are_one_row_per_selected_run(cli, head_store):
+    with kidx.open_store(head_store) as store:
+        rows = store.records(selector=ROPE_BACKWARD, field_selector=SEQ16384)
+    listed = cli_json(cli, "get", "runs", "-l", ROPE_BACKWARD, "--field-selector", SEQ16384, store_path=head_store)
+    assert [row["name"] for row in rows] == [item["metadata"]["name"] for item in listed["items"]]
+    seed = next(row for row in rows if row["name"] == SEED_RUN)
+    assert [row["digest"] for row in rows] == [item["metadata"]["digest"] for item in listed["items"]]
+    assert (seed["metric"], seed["statistic"], seed["value"], seed["low"], seed["high"], seed["unit"]) == (
+        "latency", "median", 417536, 417056, 418138, "ns")
+    assert seed["observedAt"] == datetime.datetime(2025, 8, 7, 21, 42, 15, tzinfo=datetime.UTC)
+    assert seed["labels.liger_version"] == "0.6.1" and seed["labels.provider"] == "liger"
+    assert seed["workload.name"] == WORKLOAD and seed["workload.spec.parameters.seq"] == 16384
+    assert seed["environment.spec.hardware.product"] == "NVIDIA H100"
+    assert seed["implementation.spec.library"] == "liger-kernel"
+    assert seed["protocol.spec.measurement.timer"] == "cuda_events"
+    assert all(list(row) == list(rows[0]) for row in rows)  # the same columns in every row
+    assert list(rows[0])[:10] == ["name", "digest", "status", "observedAt", "metric", "statistic", "value", "low",
+                                  "high", "unit"]
+
+
+def test_records_columns_pick_and_order(head_store):
+    with kidx.open_store(head_store) as store:
+        rows = store.records(selector=ROPE_BACKWARD, field_selector=SEQ16384,
+                             columns=["labels.gpu", "value", "labels.nope"])
+    assert rows and all(list(row) == ["labels.gpu", "value", "labels.nope"] for row in rows)
+    assert {row["labels.nope"] for row in rows} == {None}
+
+
+def test_frame_has_the_records_rows(head_store):
+    import pandas
+
+    with kidx.open_store(head_store) as store:
+        frame = store.frame(selector="kernel=llama4_rope")
+        rows = store.records(selector="kernel=llama4_rope")
+    assert isinstance(frame, pandas.DataFrame) and len(frame) == len(rows) == 112
+    assert list(frame.columns) == list(rows[0])
+    assert str(frame["observedAt"].dt.tz) == "UTC"
+    assert frame["value"].tolist() == [row["value"] for row in rows]
+    assert frame.loc[frame["name"] == SEED_RUN, "observedAt"].iloc[0] == pandas.Timestamp("2025-08-07T21:42:15Z")
+
+
+def test_frame_without_pandas_says_which_extra(head_store, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now fails
+    with kidx.open_store(head_store) as store, pytest.raises(MissingDependencyError) as raised:
+        store.frame()
+    assert "pip install 'kidx[pandas]'" in str(raised.value)
+
+
+def test_empty_frame_keeps_the_leading_columns(tmp_path):
+    with kidx.open_store(tmp_path / "empty") as store:
+        frame = store.frame()
+    assert len(frame) == 0 and list(frame.columns)[:4] == ["name", "digest", "status", "observedAt"]
+
+
+# --- compare and series ----------------------------------------------------------------
+
+@pytest.mark.parametrize("arguments", [
+    {"selector": ROPE_BACKWARD, "field_selector": SEQ16384, "baseline": "transformers"},
+    {"names": [SEED_RUN, HF_RUN]},
+    {"selector": "kernel=llama4_rope", "only": "slower"},
+    {"selector": "kernel=llama4_rope,provider=liger", "by": "label=gpu"},
+])
+def test_compare_to_dict_is_the_commands_json(cli, head_store, arguments):
+    arguments = dict(arguments)
+    names = arguments.pop("names", [])
+    options = [*names]
+    for key, value in arguments.items():
+        options += [{"selector": "-l", "field_selector": "--field-selector"}.get(key, "--" + key), value]
+    with kidx.open_store(head_store) as store:
+        comparison = store.compare(*names, **arguments)
+    assert isinstance(comparison, kidx.Comparison)
+    assert comparison.to_dict() == cli_json(cli, "compare", *options, store_path=head_store)
+    assert comparison.to_dict()["groups"]  # something was compared
+
+
+def test_compare_result_is_the_operations(head_store):
+    with kidx.open_store(head_store) as store:
+        comparison = store.compare(selector=ROPE_BACKWARD, field_selector=SEQ16384, baseline="transformers")
+    h100 = next(g for g in comparison.groups if g.environment.name == "liger-bench-nvidia-h100-80gb-hbm3")
+    assert [(row.run.name, row.verdict) for row in h100.rows] == [(HF_RUN, "baseline"), (SEED_RUN, "faster")]
+    assert comparison.regressions == []
+
+
+def test_series_to_dict_is_the_commands_json(cli, history_store):
+    selector = "liger_version in (0.3.0,0.3.1)"
+    with kidx.open_store(history_store) as store:
+        result = store.series(selector=selector, label="liger_version", baseline="torch")
+    assert isinstance(result, kidx.SeriesResult) and result.regressions
+    assert result.to_dict() == cli_json(cli, "series", "-l", selector, "--label", "liger_version", "--baseline",
+                                        "torch", store_path=history_store)
+
+
+# --- apply -----------------------------------------------------------------------------
+
+def test_apply_reports_what_the_command_reports(cli, store, seed_bundle, tmp_path):
+    path = tmp_path / "seed.json"
+    path.write_text(json.dumps(seed_bundle))
+    with kidx.open_store(store) as api:
+        first = api.apply(path, dry_run=True)
+        assert not kidx.open_store(store).get("all")
+        assert [(o.kind, o.action) for o in first.outcomes] == [
+            ("BenchmarkRun", "created"), ("BenchmarkProtocol", "created"), ("ExecutionEnvironment", "created")]
+        assert api.apply(path).count("created") == 3
+        assert {o.action for o in api.apply(seed_bundle).outcomes} == {"unchanged"}
+        changed = json.loads(json.dumps(seed_bundle))
+        changed["run"]["metadata"]["labels"]["extra"] = "yes"
+        result = api.apply(changed)
+        assert [o.action for o in result.outcomes] == ["configured", "unchanged", "unchanged"]
+        assert result.outcomes[0].digest == "sha256:6e70abf28bfccdbc8dde69ec6347a8f22a416952374d02a065d78a2cb9973cba"
+    code, out, _ = cli("apply", "-f", str(path))
+    assert code == 0 and out.splitlines()[0] == f"benchmarkrun.kernelindex.dev/{SEED_RUN} configured"
+
+
+def test_apply_repairs_a_missing_object(store, seed_bundle):
+    with kidx.open_store(store) as api:
+        outcome = api.apply(seed_bundle).outcomes[0]
+        objects = store / "objects" / "sha256" / outcome.digest[7:9] / outcome.digest[9:]
+        objects.unlink()
+        result = api.apply(seed_bundle)
+    assert [o.action for o in result.outcomes] == ["repaired", "unchanged", "unchanged"]
+    assert objects.exists() and [w for w in result.warnings if w.endswith(" was missing; written again")]
+
+
+def test_apply_is_all_or_nothing_with_the_commands_messages(cli, store, seed_bundle, tmp_path):
+    bad = json.loads(json.dumps(seed_bundle))
+    bad["run"]["spec"]["status"] = "fine"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad, indent=2))
+    with kidx.open_store(store) as api:
+        with pytest.raises(InvalidInputError) as from_path:
+            api.apply(path)
+        with pytest.raises(InvalidInputError) as from_python:
+            api.apply(list(bad.values()))
+    code, out, err = cli("apply", "-f", str(path))
+    assert (code, out) == (1, "")
+    assert err == f"error: {from_path.value}\n"
+    assert str(from_python.value) == (
+        '<python> (items[0]), document 1, line 8: spec.status: Unsupported value: "fine" is not one of '
+        '["passed", "failed", "error", "skipped"]')
+    assert not store.exists()  # nothing written
+
+
+def test_apply_refuses_what_is_not_a_manifest(store):
+    with kidx.open_store(store) as api:
+        with pytest.raises(UsageError, match="no objects passed to apply"):
+            api.apply([])
+        with pytest.raises(UsageError, match="manifests must be JSON data"):
+            api.apply({"kind": object()})
+        with pytest.raises(InvalidInputError, match="NaN"):
+            api.apply({"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload", "metadata": {"name": "w"},
+                       "spec": {"operation": "x", "parameters": {"a": float("nan")}}})
+    assert not store.exists()
+
+
+@pytest.mark.both_backends
+def test_apply_and_get_on_either_backend(store, seed_bundle):
+    with kidx.open_store(str(store)) as api:
+        api.apply(seed_bundle)
+        [run] = api.get("runs")
+        assert run.name == SEED_RUN and run.protocol is not None
+        assert [row["name"] for row in api.records(selector="liger_version=0.6.1")] == [SEED_RUN]
+
+
+# --- recording -------------------------------------------------------------------------
+
+IMPLEMENTATION = {"library": "torch", "operation": "matmul", "backend": "eager"}
+WORKLOAD_SPEC = {"operation": "matmul", "parameters": {"m": 64, "n": 64, "k": 64}, "dtype": "fp32"}
+ENVIRONMENT = {"hardware": {"vendor": "nvidia", "product": "NVIDIA H200", "architecture": "sm_90", "count": 1}}
+WHEN = datetime.datetime(2026, 12, 1, 9, 30, 0, 250000, tzinfo=datetime.UTC)
+
+
+def test_timings_from_samples():
+    timings = kidx.Timings.from_samples([3.0, 1.0, 2.0, 4.0, 5.0], unit="us")
+    assert timings.statistics == {"median": 3000.0, "mean": 3000.0, "min": 1000.0, "max": 5000.0,
+                                  "stddev": 1581.139}
+    assert timings.quantiles == {"p20": 1800.0, "p80": 4200.0}
+    assert timings.samples == (3000.0, 1000.0, 2000.0, 4000.0, 5000.0) and timings.protocol is None
+
+
+def test_timings_from_do_bench():
+    timings = kidx.Timings.from_do_bench([0.5677, 0.5673, 0.5686])
+    assert timings.statistics == {"median": 567700.0}
+    assert timings.quantiles == {"p20": 567300.0, "p80": 568600.0}
+    assert timings.native == {"ms_50": 0.5677, "ms_20": 0.5673, "ms_80": 0.5686}
+    assert timings.protocol is not None and timings.protocol["measurement"] == {
+        "metric": "latency", "timer": "cuda_events", "primaryStatistic": "median", "quantiles": [0.5, 0.2, 0.8],
+        "method": "triton.testing.do_bench: CUDA events around each call, the L2 cache flushed between calls"}
+    single = kidx.Timings.from_do_bench(0.25, return_mode="min")
+    assert single.statistics == {"min": 250000.0} and single.protocol["measurement"]["primaryStatistic"] == "min"
+    with pytest.raises(UsageError, match="do_bench returned 2 values for 3 quantiles"):
+        kidx.Timings.from_do_bench([0.5, 0.4])
+    with pytest.raises(UsageError, match="not a finite, non-negative number"):
+        kidx.Timings.from_do_bench([0.5, float("nan"), 0.6])
+
+
+def test_timings_from_a_real_torch_measurement():
+    torch = pytest.importorskip("torch")
+    from torch.utils.benchmark import Timer
+
+    x = torch.ones(32, 32)
+    measurement = Timer("x @ x", globals={"x": x}, label="matmul", sub_label="32").blocked_autorange(
+        min_run_time=0.05)
+    timings = kidx.Timings.from_measurement(measurement)
+    assert timings.samples == tuple(round(t * 1e9, 3) for t in measurement.times)
+    assert timings.statistics["median"] == pytest.approx(measurement.median * 1e9, abs=0.001)
+    assert timings.statistics["mean"] == pytest.approx(measurement.mean * 1e9, abs=0.001)
+    assert timings.protocol["harness"]["name"] == "torch.utils.benchmark"
+    assert timings.protocol["harness"]["version"] == torch.__version__
+    assert timings.native["number_per_run"] == measurement.number_per_run
+    assert timings.protocol["measurement"]["method"].endswith(f"; {measurement.task_spec.num_threads} CPU thread"
+                                                              + ("s" if measurement.task_spec.num_threads != 1 else ""))
+    assert timings.details["stmt"] == "x @ x" and timings.details["label"] == "matmul"
+    recording = kidx.record_run(implementation=IMPLEMENTATION, workload=WORKLOAD_SPEC, environment=ENVIRONMENT,
+                                timings=measurement, observed_at=WHEN)
+    assert recording.run["spec"]["samples"]["values"] == list(timings.samples)
+    assert recording.run["spec"]["sourceNative"]["source"] == "torch.utils.benchmark"
+
+
+def test_record_run_builds_valid_manifests_named_by_the_importers_rules(cli, store):
+    from kidx.identity import digest_of
+    from kidx.importers.framework import hashed_name, slug
+
+    recording = kidx.record_run(implementation=IMPLEMENTATION, workload=WORKLOAD_SPEC, environment=ENVIRONMENT,
+                                timings=kidx.Timings.from_do_bench([0.5, 0.4, 0.6]), labels={"suite": "nightly"},
+                                observed_at=WHEN)
+    assert [m["kind"] for m in recording.manifests] == [
+        "BenchmarkProtocol", "Workload", "ExecutionEnvironment", "Implementation", "BenchmarkRun"]
+    for manifest in recording.manifests:
+        assert manifest["metadata"]["digest"] == digest_of(manifest)
+    workload = recording.workload
+    assert workload["metadata"]["name"] == hashed_name("matmul-k64-m64-n64-fp32", workload["metadata"]["digest"], 253)
+    assert recording.implementation["metadata"]["name"].startswith("torch-matmul-eager-")
+    spec = recording.run["spec"]
+    external_id = (f"{recording.implementation['metadata']['name']}/{workload['metadata']['name']}/"
+                   f"{recording.environment['metadata']['name']}/{recording.protocol['metadata']['name']}/"
+                   "2026-12-01T09:30:00.250Z")
+    assert spec["sourceNative"]["externalId"] == external_id
+    assert recording.name == hashed_name(slug("record/" + external_id), external_id, 100)
+    assert spec["observedAt"] == "2026-12-01T09:30:00.250Z" and spec["status"] == "passed"
+    assert spec["timing"] == {"latencyNs": {"median": 500000.0}, "primaryStatistic": "median"}
+    assert spec["workloadDigest"] == workload["metadata"]["digest"]
+    with kidx.open_store(store) as api:
+        assert [o.action for o in api.apply(recording).outcomes] == ["created"] * 5
+        assert [o.action for o in api.apply(recording).outcomes] == ["unchanged"] * 5
+        [run] = api.get("runs", selector="suite=nightly")
+        assert run.digest == recording.run["metadata"]["digest"]
+        assert run.workload is not None and run.workload.name == workload["metadata"]["name"]
+    code, out, err = cli("fsck")
+    assert code == 0 and "no problems found" in out
+
+
+def test_record_run_is_deterministic_and_keeps_given_names(head_store):
+    first = kidx.record_run(implementation=IMPLEMENTATION, workload=WORKLOAD_SPEC, environment=ENVIRONMENT,
+                            timings=kidx.Timings.from_samples([1.0, 2.0]), observed_at=WHEN,
+                            protocol={"harness": {"name": "mine"}, "measurement": {"metric": "latency"}})
+    again = kidx.record_run(implementation=IMPLEMENTATION, workload=WORKLOAD_SPEC, environment=ENVIRONMENT,
+                            timings=kidx.Timings.from_samples([1.0, 2.0]), observed_at=WHEN,
+                            protocol={"harness": {"name": "mine"}, "measurement": {"metric": "latency"}})
+    assert first.manifests == again.manifests
+    with kidx.open_store(head_store) as store:
+        [environment] = store.get("env", "liger-bench-nvidia-h100-80gb-hbm3")
+        [workload] = store.get("workload", WORKLOAD)
+    recorded = kidx.record_run(implementation=IMPLEMENTATION, workload=workload, environment=environment,
+                               timings=kidx.Timings.from_samples([1.0]), observed_at=WHEN,
+                               protocol={"harness": {"name": "mine"}})
+    assert recorded.environment["metadata"]["name"] == "liger-bench-nvidia-h100-80gb-hbm3"
+    assert recorded.run["spec"]["environmentDigest"] == environment.digest
+    assert recorded.run["spec"]["workloadDigest"] == workload.digest
+    assert recorded.workload["metadata"]["name"] == WORKLOAD
+
+
+def test_record_run_errors():
+    with pytest.raises(UsageError, match="record_run needs a protocol"):
+        kidx.record_run(implementation=IMPLEMENTATION, workload=WORKLOAD_SPEC, environment=ENVIRONMENT,
+                        timings=kidx.Timings.from_samples([1.0]))
+    with pytest.raises(UsageError, match="not a torch.utils.benchmark Measurement"):
+        kidx.record_run(implementation=IMPLEMENTATION, workload=WORKLOAD_SPEC, environment=ENVIRONMENT,
+                        timings=[1.0, 2.0])
+    with pytest.raises(UsageError, match="expected a Workload manifest"):
+        kidx.record_run(implementation=IMPLEMENTATION, environment=ENVIRONMENT,
+                        workload={"kind": "Implementation", "spec": {"library": "x"}},
+                        timings=kidx.Timings.from_do_bench([1.0, 1.0, 1.0]))
+    with pytest.raises(UsageError, match="a datetime with a time zone"):
+        kidx.record_run(implementation=IMPLEMENTATION, workload=WORKLOAD_SPEC, environment=ENVIRONMENT,
+                        timings=kidx.Timings.from_do_bench([1.0, 1.0, 1.0]),
+                        observed_at=datetime.datetime(2026, 1, 1))
+
+
+def test_an_invalid_recording_is_refused_by_apply(store):
+    recording = kidx.record_run(implementation={"library": ""}, workload=WORKLOAD_SPEC, environment=ENVIRONMENT,
+                                timings=kidx.Timings.from_do_bench([1.0, 1.0, 1.0]))
+    with kidx.open_store(store) as api, pytest.raises(InvalidInputError) as raised:
+        api.apply(recording)
+    assert str(raised.value).startswith("<python> (items[3]), document 1, line ") and "spec.library" in str(raised.value)
+    assert not store.exists()
+
+
+def test_capture_environment_is_what_env_capture_builds(cli):
+    code, out, _ = cli("env", "capture", "-o", "json")
+    captured = kidx.capture_environment()
+    printed = json.loads(out)
+    assert code == 0 and captured["spec"] == printed["spec"]
+    assert captured["metadata"]["name"] == printed["metadata"]["name"]
+    assert captured["kind"] == "ExecutionEnvironment"
+
+
+def test_the_gpu_recording_script_runs_on_the_cpu(tmp_path):
+    """tests/data/h200-api/record_measurement.py, checked without a GPU (it is run on an H200 by hand)."""
+    import subprocess
+
+    from conftest import REPO
+
+    pytest.importorskip("torch")
+    store = tmp_path / "recorded"
+    completed = subprocess.run(
+        [sys.executable, "-P", "tests/data/h200-api/record_measurement.py", "--device", "cpu", "--rows", "64",
+         "--columns", "64", "--min-run-time", "0.01", "--store", str(store)],
+        cwd=REPO, capture_output=True, text=True,
+    )
+    assert completed.returncode == 0, completed.stderr
+    lines = completed.stdout.splitlines()
+    assert "apply: ApplyResult(created 5); again: ApplyResult(unchanged 5)" in lines
+    table = lines.index(f"$ kidx get runs -l suite=h200-api --store {store}")
+    assert lines[table + 1].split() == ["NAME", "BENCHMARK", "STATUS", "MEDIAN", "OBSERVED", "AGE"]
+    assert lines[table + 2].startswith("record-torch-softmax-eager-") and " softmax " in lines[table + 2]
+    with kidx.open_store(store) as recorded:
+        [run] = recorded.get("runs")
+        assert run.workload is not None and dict(run.workload.spec["parameters"]) == {"rows": 64, "columns": 64,
+                                                                                       "dim": -1}
+        assert run.protocol is not None and run.protocol.spec["harness"]["name"] == "torch.utils.benchmark"

@@ -1,0 +1,210 @@
+"""kidx record end to end, as a user runs it: in a git checkout, with real harnesses on the
+CPU (pytest-benchmark, Google Benchmark), a stand-in for Liger's harness that appends to
+its CSV as Liger's does, a failing harness, a harness that writes nothing, and Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+BENCHMARKS = REPO / "tests" / "benchmarks"
+H200_CSV = REPO / "tests" / "data" / "h200" / "all_benchmark_data.csv"
+PYTEST_OPTIONS = ["-q", "-p", "no:cacheprovider", "--noconftest", "-o", "addopts=", "--benchmark-min-rounds=5",
+                  "--benchmark-max-time=0.0005", "--benchmark-warmup=off"]
+
+
+def git(folder: Path, *arguments: str) -> str:
+    completed = subprocess.run(["git", "-C", str(folder), "-c", "user.name=kidx", "-c", "user.email=kidx@example.org",
+                                *arguments], capture_output=True, text=True, check=True)
+    return completed.stdout.strip()
+
+
+@pytest.fixture
+def checkout(tmp_path) -> Path:
+    """A git checkout on branch feature/fast-rope with the sample benchmarks committed."""
+    folder = tmp_path / "checkout"
+    folder.mkdir()
+    git(folder, "init", "-q", "-b", "feature/fast-rope")
+    shutil.copy(BENCHMARKS / "pytest_benchmark_sample.py", folder / "test_sample.py")
+    shutil.copy(BENCHMARKS / "google_benchmark_sample.py", folder / "gbench.py")
+    git(folder, "add", ".")
+    git(folder, "commit", "-q", "-m", "benchmarks")
+    return folder
+
+
+def kidx_in(folder: Path, store: Path, *arguments: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kidx", *arguments], cwd=folder, capture_output=True, text=True,
+                          env={**os.environ, "KIDX_STORE": str(store), "NO_COLOR": "1"}, timeout=timeout)
+
+
+def stored_runs(store: Path) -> list[dict]:
+    completed = kidx_in(REPO, store, "get", "runs", "-o", "json")
+    assert completed.returncode == 0, completed.stderr
+    return json.loads(completed.stdout)["items"]
+
+
+def test_pytest_benchmark_recorded_with_the_commit_and_a_captured_environment(checkout, tmp_path):
+    store = tmp_path / "store"
+    head = git(checkout, "rev-parse", "HEAD")
+    done = kidx_in(checkout, store, "record", "pytest-benchmark", "--", sys.executable, "-m", "pytest",
+                   "test_sample.py", *PYTEST_OPTIONS)
+    assert done.returncode == 0, done.stderr
+    # standard output holds kidx's result lines only; the harness's output went to stderr
+    assert all(line.split("/")[0].endswith(".kernelindex.dev") and line.endswith(" created")
+               for line in done.stdout.splitlines())
+    assert "3 passed" in done.stderr
+    assert (f"labels: commit={head}, branch=feature-fast-rope\n") in done.stderr
+    assert "BenchmarkRun 3 created; runs refer to ExecutionEnvironment cpu-" in done.stderr
+    runs = stored_runs(store)
+    assert len(runs) == 3
+    for run in runs:
+        labels, annotations = run["metadata"]["labels"], run["metadata"]["annotations"]
+        assert labels["commit"] == head and labels["branch"] == "feature-fast-rope" and "dirty" not in labels
+        assert annotations["kernelindex.dev/git-branch"] == "feature/fast-rope"
+        assert annotations["kernelindex.dev/recorded-command"].endswith(".json")
+        assert "--benchmark-json=" in annotations["kernelindex.dev/recorded-command"]
+    [environment] = json.loads(kidx_in(REPO, store, "get", "environments", "-o", "json").stdout)["items"]
+    assert environment["metadata"]["name"].startswith("cpu-")
+    assert {run["spec"]["environmentDigest"] for run in runs} == {environment["metadata"]["digest"]}
+
+    # an uncommitted change to a tracked file: the next runs say so
+    with open(checkout / "test_sample.py", "a") as handle:
+        handle.write("\n# tuning\n")
+    done = kidx_in(checkout, store, "record", "pytest-benchmark", "--no-capture", "--label", "suite=nightly", "--",
+                   sys.executable, "-m", "pytest", "test_sample.py", *PYTEST_OPTIONS)
+    assert done.returncode == 0, done.stderr
+    newer = [run for run in stored_runs(store) if run["metadata"]["labels"].get("dirty") == "true"]
+    assert len(newer) == 3 and all(run["metadata"]["labels"]["suite"] == "nightly" for run in newer)
+
+
+def test_google_benchmark_recorded(checkout, tmp_path):
+    pytest.importorskip("google_benchmark")
+    store = tmp_path / "store"
+    done = kidx_in(checkout, store, "record", "google-benchmark", "--no-capture", "--label", "suite=ci", "--",
+                   sys.executable, "gbench.py", "--benchmark_repetitions=2", "--benchmark_min_time=0.001s",
+                   "--benchmark_filter=sum_list|sort_list")
+    assert done.returncode == 0, done.stderr
+    assert "import google-benchmark (1 file): 3 benchmarks read;" in done.stderr
+    runs = stored_runs(store)
+    assert sorted(run["spec"]["sourceNative"]["benchmark"] for run in runs) == [
+        "sort_list/100", "sort_list/1000", "sum_list"]
+    for run in runs:
+        assert run["metadata"]["labels"]["suite"] == "ci"
+        assert run["metadata"]["labels"]["commit"] == git(checkout, "rev-parse", "HEAD")
+        assert len(run["spec"]["samples"]["values"]) == 2
+    assert not list(checkout.glob("*.json"))  # kidx's own output file went to a scratch folder, now removed
+
+
+def test_liger_rows_the_harness_added_are_imported(tmp_path):
+    """Liger's harness appends to <scripts>/../data/all_benchmark_data.csv: only the rows a
+    run added are its runs. Outside a git checkout, the runs carry no commit label."""
+    rows = H200_CSV.read_text().splitlines()
+    scripts, data = tmp_path / "benchmark" / "scripts", tmp_path / "benchmark" / "data"
+    scripts.mkdir(parents=True)
+    data.mkdir()
+    (data / "all_benchmark_data.csv").write_text("\n".join(rows[:2]) + "\n")
+    (scripts / "benchmark_stand_in.py").write_text(
+        "import os\n"
+        "here = os.path.dirname(os.path.abspath(__file__))\n"
+        "with open(os.path.join(here, '..', 'data', 'all_benchmark_data.csv'), 'a') as f:\n"
+        f"    f.write({rows[2]!r} + '\\n' + {rows[3]!r} + '\\n')\n"
+        "print('two rows appended')\n"
+    )
+    store = tmp_path / "store"
+    done = kidx_in(scripts, store, "record", "liger", "--no-capture", "--", sys.executable, "benchmark_stand_in.py")
+    assert done.returncode == 0, done.stderr
+    assert "import liger (1 file): 2 rows read;" in done.stderr and "BenchmarkRun 2 created" in done.stderr
+    assert "is not in a git checkout: the runs carry no commit label" in done.stderr
+    runs = stored_runs(store)
+    assert sorted(run["metadata"]["annotations"]["kernelindex.dev/source-line"] for run in runs) == ["3", "4"]
+    assert {run["spec"]["sourceNative"]["metrics"]["ms_50"] for run in runs} == {
+        float(rows[2].split(",")[8]), float(rows[3].split(",")[8])}
+    assert all("commit" not in run["metadata"]["labels"] for run in runs)
+
+    # run from elsewhere: the script's folder, which has Liger's utils.py, says where the CSV is
+    (scripts / "utils.py").write_text("")
+    done = kidx_in(tmp_path, store, "record", "liger", "--no-capture", "--", sys.executable,
+                   "benchmark/scripts/benchmark_stand_in.py")
+    assert done.returncode == 0, done.stderr
+    assert f"importing {data / 'all_benchmark_data.csv'};" in done.stderr
+    # the same two rows again (the same runs: their names and specs), now at lines 5 and 6
+    assert "import liger (1 file): 2 rows read;" in done.stderr and "BenchmarkRun 2 configured" in done.stderr
+    assert sorted(run["metadata"]["annotations"]["kernelindex.dev/source-line"] for run in stored_runs(store)) == [
+        "5", "6"]
+
+    # a run that adds no row imports nothing
+    done = kidx_in(scripts, store, "record", "liger", "--no-capture", "--", sys.executable, "-c", "pass")
+    assert done.returncode == 1
+    assert done.stderr.endswith(f"error: the command added no rows to {data / 'all_benchmark_data.csv'}; "
+                                "nothing was imported\n")
+
+
+def test_a_failing_harness_imports_nothing(checkout, tmp_path):
+    store = tmp_path / "store"
+    done = kidx_in(checkout, store, "record", "pytest-benchmark", "--no-capture", "--", sys.executable, "-m",
+                   "pytest", "no_such_test.py", *PYTEST_OPTIONS)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert " exited with status 4; nothing was imported\n" in done.stderr
+    assert not store.exists()
+
+
+def test_a_harness_that_writes_nothing_imports_nothing(checkout, tmp_path):
+    store = tmp_path / "store"
+    (checkout / "old.json").write_text("{}")
+    done = kidx_in(checkout, store, "record", "google-benchmark", "--no-capture", "--results", "old.json", "--",
+                   sys.executable, "-c", "pass")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.endswith(f"error: the command did not write {checkout / 'old.json'} (it is unchanged); "
+                                "nothing was imported\n")
+    done = kidx_in(checkout, store, "record", "google-benchmark", "--no-capture", "--results", "new.json", "--",
+                   sys.executable, "-c", "pass")
+    assert done.returncode == 1
+    assert done.stderr.endswith(f"error: the command wrote no results to {checkout / 'new.json'}; nothing was imported\n")
+    assert not store.exists()
+
+
+def test_ctrl_c_stops_the_harness_and_imports_nothing(checkout, tmp_path):
+    store = tmp_path / "store"
+    marker = tmp_path / "stopped"
+    harness = ("import signal, sys, time\n"
+               f"signal.signal(signal.SIGINT, lambda *a: (open({str(marker)!r}, 'w').close(), sys.exit(3)))\n"
+               "print('har' + 'ness ready', flush=True)\n"
+               "time.sleep(120)\n")
+    process = subprocess.Popen([sys.executable, "-m", "kidx", "record", "google-benchmark", "--no-capture", "--",
+                                sys.executable, "-c", harness], cwd=checkout, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env={**os.environ, "KIDX_STORE": str(store)})
+    assert process.stderr is not None
+    started = time.monotonic()
+    while process.stderr.readline() != "harness ready\n":
+        assert time.monotonic() - started < 120
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert out == ""
+    assert err.endswith("error: interrupted: the command was stopped; nothing was imported\n")
+    assert marker.exists()  # the harness got the interrupt and ended
+    assert not store.exists()
+
+
+def test_bad_command_lines(checkout, tmp_path):
+    store = tmp_path / "store"
+    done = kidx_in(checkout, store, "record", "pytest-benchmark", "--label", "bad key=x", "--", "pytest")
+    assert done.returncode == 1 and "--label bad key=x: Invalid value: \"bad key\"" in done.stderr
+    done = kidx_in(checkout, store, "record", "pytest-benchmark", "--no-capture", "--", "make", "bench")
+    assert done.returncode == 1
+    assert "cannot tell where 'make bench' writes pytest-benchmark JSON" in done.stderr
+    done = kidx_in(checkout, store, "record", "nosuch", "--", "true")
+    assert done.returncode == 1 and "unknown format 'nosuch'" in done.stderr
+    done = kidx_in(checkout, store, "record", "liger", "--environment", "e.yaml", "--capture", "--", "true")
+    assert done.returncode == 1 and "--environment and --capture exclude each other" in done.stderr
+    assert not store.exists()
