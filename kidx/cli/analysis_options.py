@@ -46,7 +46,7 @@ FailOnInconclusiveOption = Annotated[
                                                 "(for strict gates)."),
 ]
 AlphaOption = Annotated[
-    float, typer.Option("--alpha", help="Significance level of the tests (default 0.05).")
+    float, typer.Option("--alpha", help="Significance level of the tests; the confidence intervals are at 1 - alpha.")
 ]
 
 

@@ -54,11 +54,10 @@ def export(
         raise UsageError(f"unknown --format {export_format}: bundle or bmf")
     label_selector = parse_selector(selector)
     registry = kind_registry()
-    the_store = open_store(store, must_exist=True)
     selected = None
     missing: list[str] = []
+    targets = None
     if arguments or label_selector is not None:
-        from kidx.query.selection import select
         from kidx.query.targets import parse_targets, selection_rules
 
         selection_rules(arguments or [], label_selector)
@@ -66,6 +65,10 @@ def export(
         others = sorted({target.info.kind for target in targets} - {"BenchmarkRun"})
         if export_format == "bmf" and others:
             raise UsageError(f"BMF holds runs only, not {', '.join(others)}: select runs (kidx export runs …)")
+    the_store = open_store(store, must_exist=True)
+    if targets is not None:
+        from kidx.query.selection import select
+
         chosen = select(the_store.catalog(), targets, label_selector)
         missing = chosen.missing
         selected = [(info.kind, entry.name) for info, entry in chosen.entries]
