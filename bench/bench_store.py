@@ -801,10 +801,10 @@ def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_tar
     get = median(times[f"kidx get runs -l {SELECTOR}"]) / base
     report.check(f"describe run, {tag}",
                  f"{describe:.2f}x python ({median(times['kidx describe run NAME']) * 1000:.0f} ms)",
-                 "<= 8x", describe <= 8 if is_target_size else None)
+                 "<= 4x", describe <= 4 if is_target_size else None)
     report.check(f"get runs -l (1%), {tag}",
                  f"{get:.2f}x python ({median(times[f'kidx get runs -l {SELECTOR}']) * 1000:.0f} ms)",
-                 "<= 10x", get <= 10 if is_target_size else None)
+                 "<= 5x", get <= 5 if is_target_size else None)
     report.data[n]["cold_ms"] = {k: median(v) * 1000 for k, v in times.items()}
 
     if not args.keep:

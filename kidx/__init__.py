@@ -65,11 +65,13 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name == "errors":  # ``kidx.errors.KidxError`` after a bare ``import kidx``
+        return importlib.import_module("kidx.errors")
     module = _PUBLIC.get(name)
     if module is None:
         raise AttributeError(f"module 'kidx' has no attribute {name!r}")
-    import importlib
-
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

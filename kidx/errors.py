@@ -12,7 +12,9 @@ as the command line prints for the same bad input; it never exits the interprete
 - ``InvalidInputError``: manifests that cannot be applied; ``problems`` lists each
   (``Problem``: its ``Location`` and message). Nothing was written.
 - ``StoreError``: the store cannot be opened, read or written (``StoreBusy``: its
-  write lock was not had in time; ``StoreReadOnly``: it can only be read).
+  write lock was not had in time; ``StoreReadOnly``: it can only be read;
+  ``OutcomeUnknown``: the connection was lost during a commit, which may or may not
+  have happened).
 - ``MissingDependencyError``: an optional extra is needed (``pip install 'kidx[…]'``).
 """
 

@@ -24,7 +24,8 @@ def _latency(median, p20=None, p80=None, **extra):
 
 
 def test_latency_headline_with_band():
-    assert _latency(417536, 417056, 418138) == Measure("latency", "median", 417536, "ns", 417056, 418138, None)
+    assert _latency(417536, 417056, 418138) == Measure("latency", "median", 417536, "ns", 417056, 418138, None,
+                                                       "p20-p80")
 
 
 def test_memory_headline_and_direction_from_the_protocol():

@@ -123,6 +123,6 @@ def test_docs_api_reference_is_generated_from_the_docstrings():
 
 def test_importing_kidx_loads_no_part_of_the_api():
     code = ("import sys, kidx; print(sorted(m for m in sys.modules if m.startswith('kidx.'))); "
-            "kidx.open_store; print('kidx.api.store' in sys.modules)")
+            "kidx.open_store; print('kidx.api.store' in sys.modules); print(kidx.errors.KidxError.__name__)")
     completed = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
-    assert completed.stdout == "[]\nTrue\n"
+    assert completed.stdout == "[]\nTrue\nKidxError\n"

@@ -14,8 +14,11 @@ def test_csv_has_the_wide_columns_with_raw_values(kidx, head_store):
     code, out, err = kidx("get", "run", SEED_RUN, "-o", "csv", "-L", "liger_version", store_path=head_store)
     assert (code, err) == (0, "")
     header, row = list(csv.reader(io.StringIO(out)))
-    assert header == [*WIDE_HEADER, "LIGER_VERSION"]
+    # the speed-of-light columns follow the wide ones where the run has figures (docs/speed-of-light.md)
+    assert header == [*WIDE_HEADER, "BANDWIDTH", "SOL", "LIGER_VERSION"]
     record = dict(zip(header, row, strict=True))
+    # 553,648,128 B in 417.536 µs, and its share of the H100 SXM's 3.35 TB/s: raw, as fractions
+    assert (record["BANDWIDTH"], record["SOL"]) == ("1325988963825.8735", "0.3958176011420518")
     assert record["MEDIAN"] == "417536"  # nanoseconds, not 417.5µs
     assert record["OBSERVED"] == "2025-08-07T21:42:15.000Z"
     assert record["AGE"].endswith("Z")  # the timestamp as written, not an age

@@ -1,9 +1,10 @@
 """Fault injection: kidx killed (SIGKILL) at each stage of apply, import liger, delete, gc,
-export and import bundle leaves a store that fsck finds consistent, holding all of the
+export, import bundle and pull leaves a store that fsck finds consistent, holding all of the
 command or none of it.
 
 ``KIDX_TEST_CRASH_AT=STAGE`` (kidx/store/faults.py) makes kidx kill itself at a named
-point: ``objects`` (first object file written or removed), ``catalog`` (changes made,
+point: ``objects`` (first object file written or removed), ``planned`` (a pull has
+decided, holding the write lock), ``catalog`` (changes made,
 not committed), ``commit`` (just committed), ``after-commit`` (work done, outcome not
 printed), ``export-written`` (bundle written to its temporary file). A command that does
 not reach the stage runs to its end, and then what it reported must be what is stored.
@@ -25,7 +26,7 @@ from conftest import LIGER_DATA, REPO, SEED_BUNDLE, SEED_RUN_NAME
 
 SEED = json.loads(SEED_BUNDLE.read_text(encoding="utf-8"))
 CUTEDSL = str(LIGER_DATA / "all_benchmark_data_cutedsl.csv")
-STAGES = ("objects", "catalog", "commit", "after-commit", "export-written")
+STAGES = ("objects", "planned", "catalog", "commit", "after-commit", "export-written")
 KILLED = -signal.SIGKILL
 
 
@@ -111,6 +112,7 @@ def commands(folder: Path, bundle: Path) -> dict[str, list[str]]:
         "delete": ["delete", f"run/{SEED_RUN_NAME}", "env/liger-bench-nvidia-h100-80gb-hbm3"],
         "gc": ["gc"],
         "export": ["export", "-o", str(folder / "backup.kidx.json")],
+        "pull": ["pull", str(bundle.parent / "bundle-source")],  # the template plus the cuteDSL import
     }
 
 
@@ -130,7 +132,7 @@ def uninterrupted(command: str, template: Path, bundle: Path) -> tuple[Path, sub
 
 
 @pytest.mark.parametrize("stage", STAGES)
-@pytest.mark.parametrize("command", ["apply", "import", "delete", "gc", "export", "import-bundle"])
+@pytest.mark.parametrize("command", ["apply", "import", "delete", "gc", "export", "import-bundle", "pull"])
 def test_killed_at_each_stage(command, stage, template, bundle, tmp_path):
     arguments = commands(tmp_path / "crash", bundle)[command]
     reference, completed = uninterrupted(command, template, bundle)
@@ -146,7 +148,7 @@ def test_killed_at_each_stage(command, stage, template, bundle, tmp_path):
     if crashed.returncode == 0:
         # the stage is not part of this command: it ran to its end and reported the truth
         assert (crashed.stdout, after) == (completed.stdout, state(reference))
-    elif stage in ("objects", "catalog"):
+    elif stage in ("objects", "planned", "catalog"):
         assert after == before  # nothing of it committed
     else:
         assert after == state(reference)  # all of it committed
@@ -162,11 +164,11 @@ def test_killed_at_each_stage(command, stage, template, bundle, tmp_path):
     # running the command again reports what the store now holds, and ends in the same state
     committed = crashed.returncode == 0 or stage in ("commit", "after-commit")
     again = kidx_process(before_store, *commands(tmp_path / "again", bundle)[command])
-    if command in ("apply", "import", "import-bundle") and committed:
+    if command in ("apply", "import", "import-bundle", "pull") and committed:
         assert again.stdout.splitlines() == [f"{line.rsplit(' ', 1)[0]} unchanged" for line in completed.stdout.splitlines()]
     elif command == "delete" and committed:
         assert again.returncode == 1 and again.stdout == "" and again.stderr.count("(NotFound)") == 2
-    elif command in ("apply", "import", "import-bundle", "delete"):
+    elif command in ("apply", "import", "import-bundle", "delete", "pull"):
         assert (again.returncode, again.stdout) == (0, completed.stdout)
     assert again.returncode == 0 or command == "delete", again.stderr
     assert state(before_store) == state(reference)

@@ -126,3 +126,19 @@ def test_peaks_that_cannot_be_measured_are_an_error_and_nothing_is_printed(captu
     assert err.splitlines()[-1] == message and "Traceback" not in err
     code, out, err = capture("--apply", torch=torch)
     assert (code, out) == (1, "") and not store.exists()
+
+
+def test_a_gpu_that_hangs_ends_in_an_error_not_a_hang(tmp_path, monkeypatch):
+    from kidx.speed_of_light.measure import PeakMeasurementError, measure_peaks
+
+    lib = tmp_path / "lib"
+    (lib / "torch").mkdir(parents=True)
+    (lib / "torch" / "__init__.py").write_text(
+        "AVAILABLE = True\n" + FAKE_TORCH.replace("    def synchronize():\n        pass",
+                                                 "    def synchronize():\n        import time; time.sleep(60)"))
+    assert "time.sleep(60)" in (lib / "torch" / "__init__.py").read_text()
+    monkeypatch.setenv("PYTHONPATH", str(lib))
+    with pytest.raises(PeakMeasurementError) as raised:
+        measure_peaks(timeout=3)
+    assert str(raised.value) == (
+        "--measure-peaks: no answer within 3 s (the GPU or its driver hung); nothing was measured")

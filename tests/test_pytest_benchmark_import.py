@@ -148,3 +148,113 @@ def test_bad_input_is_reported_at_file_and_line(kidx, saved, tmp_path):
     other.write_text('{"benchmarks": []}')
     code, out, err = kidx("import", "pytest-benchmark", str(other))
     assert code == 1 and "expected an object with machine_info and benchmarks" in err
+
+
+@pytest.fixture(scope="module")
+def twins(tmp_path_factory) -> tuple[Path, Path]:
+    """One session written twice: --benchmark-json (with the round times) and an autosave
+    file without --benchmark-save-data (summaries only); their datetimes differ."""
+    folder = tmp_path_factory.mktemp("twins")
+    run_pytest_benchmark(folder, f"--benchmark-json={folder / 'results.json'}", "--benchmark-autosave",
+                         f"--benchmark-storage=file://{folder / 'kept'}")
+    [kept] = (folder / "kept").rglob("*.json")
+    assert json.loads(kept.read_text())["datetime"] != json.loads((folder / "results.json").read_text())["datetime"]
+    return folder / "results.json", kept
+
+
+def stored(kidx) -> dict[str, dict]:
+    return {run["metadata"]["name"]: run for run in json.loads(kidx("get", "runs", "-o", "json").out)["items"]}
+
+
+def test_a_sessions_json_and_autosave_files_give_the_same_runs(kidx, twins, tmp_path):
+    saved, kept = twins
+    assert kidx("import", "pytest-benchmark", str(saved))[0] == 0
+    first = stored(kidx)
+    code, out, err = kidx("import", "pytest-benchmark", str(kept))
+    assert code == 0, err
+    assert [line.rsplit(" ", 1)[1] for line in out.splitlines()] == ["unchanged"] * 10
+    assert stored(kidx) == first and all("samples" in run["spec"] for run in first.values())
+
+    # the other order: the summary-only runs gain their round times and the earlier time
+    other = tmp_path / "other"
+    assert kidx("import", "pytest-benchmark", str(kept), store_path=other)[0] == 0
+    code, out, err = kidx("import", "pytest-benchmark", str(saved), store_path=other)
+    assert code == 0, err
+    assert sorted(line for line in out.splitlines() if line.startswith(R)) == sorted(
+        f"{R}{name} configured" for name in first)
+    again = {run["metadata"]["name"]: run for run in
+             json.loads(kidx("get", "runs", "-o", "json", store_path=other).out)["items"]}
+    assert {name: run["metadata"]["digest"] for name, run in again.items()} == {
+        name: run["metadata"]["digest"] for name, run in first.items()}
+
+    # both files in one import: one run each, the twin listed as skipped
+    both = tmp_path / "both"
+    code, out, err = kidx("import", "pytest-benchmark", str(kept), str(saved), store_path=both)
+    assert code == 0, err
+    assert "6 benchmarks read; " in err and "BenchmarkRun 3 created; 3 benchmarks skipped (3 duplicate)\n" in err
+    first_line = next(i for i, line in enumerate(kept.read_text().splitlines(), 1) if '"fullname"' in line)
+    assert f": duplicate of line {first_line} of {kept}, the same session's record (merged into one run)\n" in err
+    assert err.count(f"  skipped {saved}, line ") == 3
+    assert {run["metadata"]["digest"] for run in
+            json.loads(kidx("get", "runs", "-o", "json", store_path=both).out)["items"]} == {
+        run["metadata"]["digest"] for run in first.values()}
+
+
+def clone(parent: Path, folder: str) -> Path:
+    """A checkout of a small project named sample-project, in a folder of the given name."""
+    root = parent / folder
+    root.mkdir()
+    (root / "pyproject.toml").write_text('[project]\nname = "sample-project"\n\n[tool.pytest.ini_options]\n')
+    (root / "test_sample.py").write_text(MODULE.read_text())
+    completed = subprocess.run(
+        [sys.executable, "-m", "pytest", "test_sample.py", "-p", "no:cacheprovider", "-q", "--benchmark-min-rounds=5",
+         "--benchmark-max-time=0.0005", "--benchmark-warmup=off", f"--benchmark-json={root / 'results.json'}"],
+        capture_output=True, text=True, cwd=root, timeout=300)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    return root
+
+
+def implementations(kidx, store_path: Path) -> dict[str, dict]:
+    items = json.loads(kidx("get", "implementations", "-o", "json", store_path=store_path).out)["items"]
+    return {item["metadata"]["digest"]: item["spec"] for item in items}
+
+
+def test_the_library_is_the_projects_name_not_its_folders(kidx, tmp_path, monkeypatch):
+    """Two clones in differently named folders give the same implementations."""
+    alpha, beta = clone(tmp_path, "alpha-checkout"), clone(tmp_path, "beta")
+    assert json.loads((alpha / "results.json").read_text())["commit_info"]["project"] == "alpha-checkout"
+    found = []
+    for root in (alpha, beta):
+        monkeypatch.chdir(root)
+        assert kidx("import", "pytest-benchmark", "results.json", store_path=tmp_path / root.name)[0] == 0
+        found.append(implementations(kidx, tmp_path / root.name))
+    assert found[0] == found[1]
+    assert {spec["library"] for spec in found[0].values()} == {"sample-project"}
+    assert {spec["entryPoint"] for spec in found[0].values()} == {"test_sample.py::test_sorted",
+                                                                  "test_sample.py::test_sum_of_squares"}
+    # --library names it outright; a folder without a project file says what it used
+    code, out, err = kidx("import", "pytest-benchmark", str(alpha / "results.json"), "--library", "mylib",
+                          store_path=tmp_path / "named")
+    assert code == 0 and {s["library"] for s in implementations(kidx, tmp_path / "named").values()} == {"mylib"}
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / ".git").mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    code, out, err = kidx("import", "pytest-benchmark", str(alpha / "results.json"), store_path=tmp_path / "plain")
+    assert code == 0
+    assert err.splitlines()[-1] == (f"Warning: no project name in a pyproject.toml or setup.cfg of {elsewhere} or "
+                                    "above: the implementations' library is 'unknown' (pass --library NAME)")
+    assert {s["library"] for s in implementations(kidx, tmp_path / "plain").values()} == {"unknown"}
+
+
+def test_the_band_is_the_quartiles_and_says_so(kidx, saved, twins):
+    """pytest-benchmark keeps q1 and q3, not p20 and p80: the band shown is p25-p75, labelled."""
+    from kidx.analysis.measures import measure_of
+
+    assert kidx("import", "pytest-benchmark", str(saved), str(twins[0]))[0] == 0
+    run = next(iter(stored(kidx).values()))
+    measure = measure_of(run["spec"])
+    quartiles = {m["statistic"]: m["value"] for m in run["spec"]["measurements"]}
+    assert (measure.band, measure.low, measure.high) == ("p25-p75", quartiles["p25"], quartiles["p75"])
+    code, out, err = kidx("series", "-l", "test=test_sorted")
+    assert code == 0, err
+    assert out.count(" (p25-p75)") == 2

@@ -148,6 +148,22 @@ def test_liger_rows_the_harness_added_are_imported(tmp_path):
                                 "nothing was imported\n")
 
 
+def test_a_harness_that_writes_bmf(checkout, tmp_path):
+    """A custom harness that writes Bencher Metric Format: the file is named with --results."""
+    store = tmp_path / "store"
+    writer = ("import json, sys\n"
+              "json.dump({'copy/4096': {'latency': {'value': 1250.0, 'lower_value': 1200.0, 'upper_value': 1300.0}}},"
+              " open(sys.argv[1], 'w'))\n")
+    done = kidx_in(checkout, store, "record", "bmf", "--no-capture", "--results", "out.bmf.json", "--",
+                   sys.executable, "-c", writer, "out.bmf.json")
+    assert done.returncode == 0, done.stderr
+    [run] = stored_runs(store)
+    assert run["spec"]["timing"]["latencyNs"]["median"] == 1250.0
+    assert run["metadata"]["labels"]["commit"] == git(checkout, "rev-parse", "HEAD")
+    done = kidx_in(checkout, store, "record", "bmf", "--no-capture", "--", sys.executable, "-c", "pass")
+    assert done.returncode == 1 and "kidx record cannot find the output of bmf: give --results FILE" in done.stderr
+
+
 def test_a_failing_harness_imports_nothing(checkout, tmp_path):
     store = tmp_path / "store"
     done = kidx_in(checkout, store, "record", "pytest-benchmark", "--no-capture", "--", sys.executable, "-m",

@@ -2,7 +2,7 @@
 
 Latency runs carry ``spec.timing.latencyNs`` (nanoseconds), memory runs
 ``spec.memory.peakAllocatedBytes`` (bytes); ``spec.measurements`` may add the p20/p80
-quantiles around them and, where a harness kept them, the raw samples. Whether less is
+quantiles (else the quartiles, p25/p75) around them and, where a harness kept them, the raw samples. Whether less is
 better comes from what was measured (the protocol's ``measurement.metric``, else the
 run's own metric), never from a guess.
 """
@@ -17,8 +17,9 @@ UNITS = {"latency": "ns", "peak_memory": "B"}
 # measurements may be written in other units of the same quantity
 # keyed by unit names; any value read from a document may be looked up
 _TO_BASE: dict[Any, float] = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9, "bytes": 1}
-_LOW_STATISTICS = ("p20",)
-_HIGH_STATISTICS = ("p80",)
+# the spread around the headline, the first pair a run has: do_bench's p20-p80 (Liger),
+# else the quartiles (pytest-benchmark's q1 and q3, NVBench's), labelled as what they are
+BANDS = (("p20", "p80"), ("p25", "p75"))
 _SAMPLE_KEYS = ("samples", "values")
 
 
@@ -27,9 +28,10 @@ class Measure(NamedTuple):
     statistic: str  # the primary statistic: median, mean, min or max
     value: float
     unit: str  # "ns" or "B"
-    low: float | None = None  # p20, where the run has it
-    high: float | None = None  # p80
+    low: float | None = None  # the band's low end (p20, else p25), where the run has it
+    high: float | None = None  # its high end (p80, else p75)
     samples: tuple[float, ...] | None = None  # raw samples, where the run has them
+    band: str | None = None  # which quantiles low and high are: "p20-p80" or "p25-p75"
 
     @property
     def direction(self) -> str | None:
@@ -56,11 +58,15 @@ def measure_of(spec: dict, protocol_spec: dict | None = None) -> Measure | None:
     value = statistics.get(primary)
     if not _is_number(value) or value <= 0:  # nothing to divide by: no ratio, no speedup
         return None
-    low = _measurement(spec, metric, _LOW_STATISTICS)
-    high = _measurement(spec, metric, _HIGH_STATISTICS)
-    if low is None or high is None:
+    low = high = band = None
+    for low_statistic, high_statistic in BANDS:
+        low = _measurement(spec, metric, (low_statistic,))
+        high = _measurement(spec, metric, (high_statistic,))
+        if low is not None and high is not None:
+            band = f"{low_statistic}-{high_statistic}"
+            break
         low = high = None
-    return Measure(metric, primary, value, UNITS[headline[0]], low, high, _samples(spec, metric, statistics))
+    return Measure(metric, primary, value, UNITS[headline[0]], low, high, _samples(spec, metric, statistics), band)
 
 
 def _headline(spec: dict):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -203,11 +203,11 @@ class Store:
     # internals --------------------------------------------------------------------------
 
     def _runs(self, selector: str | None, field_selector: str | None) -> list[AnalysedRun]:
-        from kidx.api.analysis import compare_request
+        """The selected runs as compare reads them: headline figure and referenced objects."""
         from kidx.operations.analysed_runs import select_runs
 
-        selection = select_runs(self._store, _registry(), compare_request((), selector, field_selector))
-        return selection.runs
+        request = _RunsRequest([], _label_selector(selector), _field_selector(field_selector), ())
+        return select_runs(self._store, _registry(), request).runs
 
     def _resolve(self, kind: str, digest: str) -> dict[str, Any] | None:
         """A referenced object's manifest (with its first name's metadata), or None."""
@@ -216,6 +216,15 @@ class Store:
             found: dict[str, Any] | None = self._store.referenced_manifests([digest], kind).get(digest)
             self._references[key] = found
         return self._references[key]
+
+
+class _RunsRequest(NamedTuple):
+    """Which runs to read (the fields of compare's request that select)."""
+
+    names: list[str]
+    selector: Any
+    field_selector: Any
+    references: tuple[str, ...]
 
 
 def _manifests(documents: Any) -> Sequence[Mapping[str, Any]]:

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
+    from kidx.output.gateway import Output
+
 COMMANDS: dict[str, str] = {
     "apply": "kidx.cli.commands.apply",
     "get": "kidx.cli.commands.get",
@@ -158,6 +160,18 @@ def _run(argv: list[str]) -> int:
     from kidx.store import notices
 
     notices.listen(output.notice)  # the store says when it waits for another writer
+    from kidx.cli import fast
+
+    simple = fast.parse(_normalise(argv))
+    if simple is not None:  # read as the parser would: the command runs without typer
+        command_name, keywords = simple
+        try:
+            return fast.body(command_name)(**keywords)
+        except BaseException as exc:
+            code = _failure(exc, output)
+            if code is None:
+                raise
+            return code
     name = _command_name(argv)
     names = [name] if name in COMMANDS else list(COMMANDS)
     import typer
@@ -177,8 +191,6 @@ def _run(argv: list[str]) -> int:
 def _invoke(command, argv: list[str], name: str | None, output, usage_error, click_exception) -> int:
     import typer
 
-    from kidx.errors import InvalidInputError, KidxError, NotFoundError
-    from kidx.output.gateway import OutputClosed
 
     try:
         result = command.main(args=_normalise(argv), prog_name="kidx", standalone_mode=False)
@@ -207,28 +219,40 @@ def _invoke(command, argv: list[str], name: str | None, output, usage_error, cli
     except click_exception as exc:
         output.error(exc.format_message())
         return 1
-    except InvalidInputError as exc:
+    except Exception as exc:
+        code = _failure(exc, output)
+        if code is None:
+            raise
+        return code
+
+
+def _failure(exc: BaseException, output: Output) -> int | None:
+    """Report a command's failure as kidx does, whichever way its arguments were read: the
+    exit code, or None for what must go on up (a closed stdout, Ctrl-C, KIDX_DEBUG)."""
+    from kidx.errors import InvalidInputError, KidxError, NotFoundError
+    from kidx.output.gateway import OutputClosed
+
+    if isinstance(exc, InvalidInputError):
         for problem in exc.problems:
             output.error(str(problem))
         if len(exc.problems) > 1:
             output.error(f"{len(exc.problems)} problems found; nothing was changed")
         return exc.exit_code
-    except NotFoundError as exc:
+    if isinstance(exc, NotFoundError):
         output.reason_error("NotFound", str(exc))
         return exc.exit_code
-    except KidxError as exc:
+    if isinstance(exc, KidxError):
         output.error(str(exc))
         return exc.exit_code
-    except OutputClosed:  # main() ends quietly
-        raise
-    except OSError as exc:
+    if isinstance(exc, OutputClosed) or not isinstance(exc, Exception):  # main() ends quietly, or interrupted
+        return None
+    if isinstance(exc, OSError):
         output.error(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
         return 1
-    except Exception as exc:  # never a traceback: say what failed, and how to see more
-        if os.environ.get("KIDX_DEBUG"):
-            raise
-        output.error(f"unexpected {type(exc).__name__}: {exc} (set KIDX_DEBUG=1 to see where)")
-        return 1
+    if os.environ.get("KIDX_DEBUG"):  # never a traceback unless asked: say what failed, and how to see more
+        return None
+    output.error(f"unexpected {type(exc).__name__}: {exc} (set KIDX_DEBUG=1 to see where)")
+    return 1
 
 
 def main(argv: list[str] | None = None) -> None:

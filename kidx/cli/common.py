@@ -1,10 +1,9 @@
-"""What every command shares: the store option, the registry, output formats."""
+"""What every command shares: opening the store, the registry, the output gateway, reading
+selectors and --dry-run, reporting names not found."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
+from typing import TYPE_CHECKING, Any
 
 # read the same way by the Python API (re-exported for the commands)
 from kidx.api.arguments import parse_field_selector as parse_field_selector
@@ -12,53 +11,57 @@ from kidx.api.arguments import parse_selector as parse_selector
 from kidx.errors import UsageError
 from kidx.output.gateway import Output
 
-StoreOption = Annotated[
-    str | None,
-    typer.Option(
-        "--store",
-        help="The store: a folder or a postgresql:// URL (default: $KIDX_STORE, else the user data folder).",
-        show_default=False,
-    ),
-]
-FilenameOption = Annotated[
-    list[str] | None,
-    typer.Option("--filename", "-f", help="File, folder or '-' (stdin); repeatable, comma-separated."),
-]
-RecursiveOption = Annotated[
-    bool, typer.Option("--recursive", "-R", help="Also read sub-folders of the folders given with -f.")
-]
-SelectorOption = Annotated[
-    str | None,
-    typer.Option("--selector", "-l", help="Label selector, e.g. -l 'liger_version=0.6.1,gpu in (h100,b200)'."),
-]
-DryRunOption = Annotated[
-    str,
-    typer.Option("--dry-run", help='"none", "client" or "server": with client or server, only show what would happen.'),
-]
-NameOutputOption = Annotated[
-    str | None, typer.Option("--output", "-o", help="Only 'name': print object names without the verb.")
-]
+# The commands' shared typer options live in kidx.cli.options and are reached through
+# this module too (imported on first use), so that what only needs the helpers below (the
+# fast path of cli/fast.py) does not import typer.
+_OPTIONS = ("StoreOption", "FilenameOption", "RecursiveOption", "SelectorOption", "DryRunOption", "NameOutputOption")
+
+if TYPE_CHECKING:  # what __getattr__ gives, for the type checker
+    from kidx.cli.options import (  # noqa: F401
+        DryRunOption,
+        FilenameOption,
+        NameOutputOption,
+        RecursiveOption,
+        SelectorOption,
+        StoreOption,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name in _OPTIONS:
+        from kidx.cli import options
+
+        return getattr(options, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def open_store(location: str | None, must_exist: bool = False):
     """The store ``--store`` names, else $KIDX_STORE, else the default one. ``must_exist``
-    (reading commands): a store named explicitly that does not exist is an error, not an
-    empty store; the default store reads as empty until its first write."""
-    import os
-
+    (reading commands): see ``require_store``."""
     from kidx.api.store import backend_store
-    from kidx.store.store import STORE_ENV
 
     store = backend_store(location)
+    if must_exist:
+        require_store(store, location)
+    return store
+
+
+def require_store(store, location: str | None) -> None:
+    """A store named explicitly (``--store``, $KIDX_STORE) that does not exist is an error
+    for a reading command, not an empty store; the default store reads as empty until its
+    first write."""
+    import os
+
+    from kidx.store.store import STORE_ENV
+
     named = location if location is not None else os.environ.get(STORE_ENV)
-    if must_exist and named and not store.exists() and not _holds_files(named):
+    if named and not store.exists() and not _holds_files(named):
         from kidx.errors import KidxError
         from kidx.store.postgres_url import masked
 
         source = "--store" if location is not None else f"${STORE_ENV}"
         raise KidxError(f"no store at {masked(named)} ({source}): nothing has been written there (check "
                         "the path, or write to it first, e.g. kidx apply -f)")
-    return store
 
 
 def _holds_files(location: str) -> bool:

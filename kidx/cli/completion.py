@@ -22,7 +22,7 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "digest": ["--filename", "-f", "--recursive", "-R", "--store"],
     "explain": ["--recursive", "--max-depth"],
     "history": ["--revision", "--output", "-o", "--no-headers", "--store"],
-    "import": ["--environment", "--dry-run", "--output", "-o", "--store"],
+    "import": ["--environment", "--library", "--dry-run", "--output", "-o", "--store"],
     "record": ["--environment", "--capture", "--no-capture", "--label", "--results", "--dry-run", "--output", "-o",
                "--store"],
     "env": ["--output", "-o", "--apply", "--name", "--dry-run", "--store"],

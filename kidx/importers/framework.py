@@ -37,6 +37,7 @@ class ImporterInfo:
     module: str
     summary: str  # one line for --help
     files: str  # what FILE… is
+    library_option: bool = False  # the format takes --library (convert_files(paths, library=…))
 
 
 # format -> importer; modules are imported only when their format is used.
@@ -47,7 +48,7 @@ IMPORTERS: dict[str, ImporterInfo] = {
     ),
     "pytest-benchmark": ImporterInfo(
         "kidx.importers.pytest_benchmark", "pytest-benchmark JSON (pytest --benchmark-json=FILE).",
-        "pytest-benchmark JSON files (--benchmark-json or .benchmarks/…/*.json).",
+        "pytest-benchmark JSON files (--benchmark-json or .benchmarks/…/*.json).", library_option=True,
     ),
     "nvbench": ImporterInfo(
         "kidx.importers.nvbench", "NVIDIA NVBench JSON (--json FILE).",

@@ -17,14 +17,24 @@ host name is an annotation. pytest-benchmark times on the CPU's clock and record
 GPU: for GPU code, capture the machine with ``kidx env capture`` and import with
 ``--environment``.
 
-Identity: ``{fullname}/{datetime}`` is the externalId (one test, one session), so the
-same file imported twice gives the same runs and a new session new ones.
+Identity: ``{fullname}/{12 hex of the session's record}`` is the externalId (one test,
+one session): the benchmark's summary statistics, options, machine and commit, which a
+session's ``--benchmark-json`` file and its autosave file share (their ``datetime`` is
+when each file was written, and differs). So the same file imported twice gives the
+same runs, a new session new ones, and the two files of one session one run each: the
+fuller record (with the round times) and the earlier time, in whichever order they are
+imported (``merge_stored``). The Implementation's library is the project's name (from
+``--library``, else the pyproject.toml or setup.cfg of the folder kidx runs in), never
+the name of the folder pytest ran in.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 from kidx.importers.framework import (
@@ -33,6 +43,7 @@ from kidx.importers.framework import (
     Conversion,
     JsonConverter,
     LineFinder,
+    SkippedRecord,
     hashed_name,
     manifest,
     non_negative_number,
@@ -46,6 +57,7 @@ SOURCE_NAME = "pytest-benchmark"
 FAMILY = "pytest_benchmark"
 REPOSITORY = "https://github.com/ionelmc/pytest-benchmark"
 WHAT = "pytest-benchmark JSON (pytest --benchmark-json=FILE)"
+UNKNOWN_LIBRARY = "unknown"
 _HEADLINE = ("min", "max", "mean", "stddev", "median")
 # stats key -> (metric, statistic, unit, seconds?)
 _MEASUREMENTS = {
@@ -59,12 +71,58 @@ _CPU_VENDORS = {"genuineintel": "intel", "authenticamd": "amd"}
 _DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?\Z")
 
 
-def convert_files(paths: list[str]) -> Conversion:
-    return _Converter().convert(paths)
+def convert_files(paths: list[str], library: str | None = None) -> Conversion:
+    """``library``: the Implementation's library; by default the project name of the
+    current folder's pyproject.toml or setup.cfg (``project_name``), else ``unknown``."""
+    converter = _Converter()
+    if library is None:
+        library = project_name(Path.cwd())
+        if library is None:
+            converter.notes.append(f"no project name in a pyproject.toml or setup.cfg of {Path.cwd()} or above: the "
+                                   f"implementations' library is {UNKNOWN_LIBRARY!r} (pass --library NAME)")
+    converter.library = library or UNKNOWN_LIBRARY
+    return converter.convert(paths)
+
+
+def project_name(folder: Path) -> str | None:
+    """The ``[project] name`` of the nearest pyproject.toml (or ``[tool.poetry] name``, or
+    setup.cfg's ``[metadata] name``) in ``folder`` or above, up to the checkout's root: a
+    name every clone of the project shares, wherever it lives."""
+    import configparser
+    import tomllib
+
+    for current in (folder, *folder.parents):
+        pyproject = current / "pyproject.toml"
+        if pyproject.is_file():
+            try:
+                data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                data = {}
+            name = (data.get("project") or {}).get("name") or ((data.get("tool") or {}).get("poetry") or {}).get("name")
+            if isinstance(name, str) and name:
+                return name
+        setup_cfg = current / "setup.cfg"
+        if setup_cfg.is_file():
+            parser = configparser.ConfigParser(interpolation=None)
+            try:
+                parser.read(setup_cfg, encoding="utf-8")
+            except (OSError, UnicodeDecodeError, configparser.Error):
+                pass
+            name = parser.get("metadata", "name", fallback=None)
+            if name:
+                return name
+        if (current / ".git").exists():
+            return None
+    return None
 
 
 class _Converter(JsonConverter):
     what, noun, fallback_name = WHAT, "benchmarks", "pytest-benchmark"
+    library = UNKNOWN_LIBRARY
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._twins: dict[str, Document] = {}
 
     def add(self, path: str, data: Any, text: str) -> None:
         if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list) \
@@ -89,10 +147,24 @@ class _Converter(JsonConverter):
                 for field, message in bad:
                     problem(self.problems, path, line, f"{where}.{field}" if field else where, message)
                 continue
-            external_id = f"{fullname}/{data['datetime']}"
-            if not self.first_sighting(external_id, path, line):
+            external_id = f"{fullname}/{_session_fingerprint(benchmark, machine, commit, version)}"
+            twin = self._twins.get(external_id)
+            if twin is not None:  # the same session's other file: one run, the fuller record
+                self.skipped.append(SkippedRecord(path, line, f"duplicate of line {twin.line} of {twin.source}, the "
+                                                              "same session's record (merged into one run)"))
+                self._merge_twin(twin, path, line, benchmark, external_id, observed, version, machine, commit)
                 continue
             self._benchmark(path, line, benchmark, external_id, observed, version, machine, commit)
+            self._twins[external_id] = self.runs[-1]
+
+    def _merge_twin(self, twin: Document, *arguments) -> None:
+        before = len(self.runs)
+        self._benchmark(*arguments)
+        other = self.runs.pop()
+        assert len(self.runs) == before
+        index = next(i for i, run in enumerate(self.runs) if run is twin)
+        self.runs[index] = self._twins[arguments[3]] = twin._replace(
+            body={**twin.body, "spec": merge_twins(twin.body["spec"], other.body["spec"])})
 
     def _benchmark(self, path, line, benchmark, external_id, observed, version, machine, commit) -> None:
         position = (path, 1, line)
@@ -100,13 +172,14 @@ class _Converter(JsonConverter):
         function = benchmark["name"].split("[", 1)[0]
         operation = benchmark.get("group") or function
         params = _scalar_params(benchmark.get("params"))
-        project = str(commit.get("project") or "") or None
+        project = str(commit.get("project") or "") or None  # a label only: often the folder's name
         protocol = self.shared.add("BenchmarkProtocol", (version, _options_key(options)), position,
                                    lambda: _protocol(version, options))
         environment = self.shared.add("ExecutionEnvironment", (_machine_key(machine), version), position,
                                       lambda: _environment(machine, version))
-        implementation = self.shared.add("Implementation", (project, benchmark["fullname"].split("[", 1)[0]),
-                                         position, lambda: _implementation(project, benchmark["fullname"], function))
+        library = self.library
+        implementation = self.shared.add("Implementation", (library, benchmark["fullname"].split("[", 1)[0]),
+                                         position, lambda: _implementation(library, benchmark["fullname"], function))
         workload = self.shared.add("Workload", (operation, repr(sorted(params.items()))), position,
                                    lambda: _workload(operation, params, benchmark.get("param")))
         stats = benchmark["stats"]
@@ -273,11 +346,57 @@ def _environment(machine: dict, version: str) -> tuple[str, dict]:
     return name, body
 
 
-def _implementation(project: str | None, fullname: str, function: str) -> tuple[str, dict]:
+def _implementation(library: str, fullname: str, function: str) -> tuple[str, dict]:
+    """The test function of a project: its library is the project's name (never the
+    folder the checkout lives in), its entry point the test's node id."""
     test = fullname.split("[", 1)[0]
-    spec: dict[str, Any] = {"library": project or test.split("::", 1)[0], "operation": function, "entryPoint": test}
-    name = "pytest-" + slug((project or "") + "-" + test)
-    return name, manifest("Implementation", name, f"{function} ({project or test.split('::', 1)[0]})", spec)
+    spec: dict[str, Any] = {"library": library, "operation": function, "entryPoint": test}
+    name = "pytest-" + slug(library + "-" + test)
+    return name, manifest("Implementation", name, f"{function} ({library})", spec)
+
+
+def _session_fingerprint(benchmark: dict, machine: Any, commit: Any, version: str) -> str:
+    """12 hex digits over what one session's --benchmark-json file and its autosave file
+    share for a benchmark (its summary statistics, options, machine and commit); not the
+    file's datetime, which each file takes when it is written, nor the round times, which
+    an autosave file holds only with --benchmark-save-data."""
+    stats = {key: value for key, value in benchmark["stats"].items() if key != "data"}
+    shared = {"stats": stats, "options": benchmark.get("options"), "params": benchmark.get("params"),
+              "machine": machine, "commit": commit, "version": version}
+    return hashlib.sha256(json.dumps(shared, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:12]
+
+
+def merge_twins(first: dict, second: dict) -> dict:
+    """One run spec from a benchmark's two records of one session: the round times where
+    either has them, and the earlier of the two file times."""
+    merged = dict(first)
+    if "samples" not in merged and "samples" in second:
+        merged["samples"] = second["samples"]
+    times = [spec["observedAt"] for spec in (first, second) if spec.get("observedAt")]
+    if times:
+        merged["observedAt"] = min(times, key=_moment)
+    return merged
+
+
+def merge_stored(incoming: dict, stored: dict) -> dict:
+    """The run to store when the store already holds one of the same name: when both are
+    records of one session (the same externalId), the fuller record (``merge_twins``), so
+    that a session's --benchmark-json and autosave files give one run, in either order."""
+    incoming_id = ((incoming.get("spec") or {}).get("sourceNative") or {}).get("externalId")
+    stored_id = ((stored.get("spec") or {}).get("sourceNative") or {}).get("externalId")
+    if incoming_id is None or incoming_id != stored_id:
+        return incoming
+    spec = merge_twins(stored["spec"], incoming["spec"])
+    metadata = {**incoming["metadata"], "annotations": (stored.get("metadata") or {}).get("annotations")
+                or incoming["metadata"].get("annotations")}
+    return {**incoming, "metadata": metadata, "spec": spec}
+
+
+def _moment(text: str):
+    from datetime import UTC, datetime
+
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _workload(operation: str, params: dict, param_id: Any) -> tuple[str, dict]:

@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kidx.errors import InvalidInputError, Location, Problem, StoreError
+from kidx.errors import InvalidInputError, Location, Problem, StoreError, UsageError
 from kidx.identity.canonical import digest_bytes
 from kidx.kinds.registry import KindInfo, KindRegistry
 from kidx.operations.bundle import Bundle, BundleName, BundleRevision, write_bundle_file
@@ -129,6 +129,26 @@ def _references(registry: KindRegistry, data: bytes) -> list[str]:
     if info is None:
         return []
     return [target for _, target in sorted(references_of(info, identity.get("spec") or {}))]
+
+
+def export_selection(
+    store: Store, registry: KindRegistry, arguments: list[str], selector, runs_only: bool = False
+) -> tuple[list[tuple[str, str]] | None, list[str]]:
+    """``(kind, name)`` of what ``export`` writes (None: the whole store) and the
+    NotFound messages of names asked for that matched nothing. With ``runs_only`` (the
+    Bencher Metric Format) a selection of any other kind is refused."""
+    if not arguments and selector is None:
+        return None, []
+    from kidx.query.selection import select
+    from kidx.query.targets import parse_targets, selection_rules
+
+    selection_rules(arguments, selector)
+    targets = parse_targets(arguments, registry, "export")
+    others = sorted({target.info.kind for target in targets} - {"BenchmarkRun"})
+    if runs_only and others:
+        raise UsageError(f"BMF holds runs only, not {', '.join(others)}: select runs (kidx export runs …)")
+    chosen = select(store.catalog(), targets, selector)
+    return [(info.kind, entry.name) for info, entry in chosen.entries], chosen.missing
 
 
 def export(

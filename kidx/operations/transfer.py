@@ -321,6 +321,7 @@ def transfer(
         crash_point("planned")
         _copy_objects(source, transaction, missing)  # in this write, made durable before its commit
         _record(transaction, registry, plans, _identities(source, destination, plans))
+    crash_point("after-commit")
     return report
 
 

@@ -21,9 +21,11 @@ def quantity(value, unit: str) -> str:
 
 
 def band_text(measure) -> str:
+    """The run's band; one that is not p20-p80 (pytest-benchmark's quartiles) says which it is."""
     if measure.low is None:
         return "<none>"
-    return f"{quantity(measure.low, measure.unit)}-{quantity(measure.high, measure.unit)}"
+    text = f"{quantity(measure.low, measure.unit)}-{quantity(measure.high, measure.unit)}"
+    return text if measure.band in (None, "p20-p80") else f"{text} ({measure.band})"
 
 
 def statistic_header(measure) -> str:

@@ -61,6 +61,12 @@ class OutputFormat(NamedTuple):
     def load_plan(self, sort_keys: Sequence[SortKey] = ()) -> LoadPlan:
         """What ``get`` must load to print this format sorted by ``sort_keys``, from the
         parse trees of the paths printed and sorted by."""
+        # the speed-of-light columns of -o wide read the workload and the environment
+        shown = frozenset({"workload", "environment"}) if self.kind == "wide" else frozenset()
+        if not sort_keys and not self.argument:  # nothing to read paths from (the common case)
+            mode = LoadMode.NAMES if self.kind == "name" else LoadMode.COLUMNS if self.reads_columns \
+                else LoadMode.MANIFESTS
+            return LoadPlan(mode, shown)
         from kidx.jsonpath import compile_relaxed
         from kidx.query.reference_paths import path_reads
 
@@ -71,7 +77,7 @@ class OutputFormat(NamedTuple):
             printed = path_reads(self._printed_steps())
         except UsageError:  # reported, as before, when the output is rendered
             return LoadPlan(LoadMode.MANIFESTS, sorted_by.roles)
-        roles = printed.roles | sorted_by.roles
+        roles = printed.roles | sorted_by.roles | shown
         if self.kind == "name":
             return LoadPlan(LoadMode.MANIFESTS if sort_keys else LoadMode.NAMES, roles)
         if self.reads_columns and not (printed.own_spec or sorted_by.own_spec):

@@ -41,10 +41,7 @@ def _table(info: KindInfo, manifests: list[dict], options: TableOptions, namer, 
     sol_headers: list[str] = []
     sol_cells: list[list[str]] = [[] for _ in manifests]
     if options.speed_of_light and info.kind == "BenchmarkRun":
-        from kidx.output.speed_of_light import run_columns
-        from kidx.speed_of_light.achieved import achieved_of_view
-
-        sol_headers, sol_cells = run_columns([achieved_of_view(m) for m in manifests])
+        sol_headers, sol_cells = _speed_of_light(manifests)
     headers = ["NAME", *columns.headers, *sol_headers, *(label_column_header(k) for k in options.label_columns)]
     if options.show_labels:
         headers.append("LABELS")
@@ -58,6 +55,13 @@ def _table(info: KindInfo, manifests: list[dict], options: TableOptions, namer, 
             row.append(labels_cell(labels))
         rows.append(row)
     return render_table(None if options.no_headers else headers, rows)
+
+
+def _speed_of_light(manifests: list[dict], raw: bool = False) -> tuple[list[str], list[list[str]]]:
+    from kidx.output.speed_of_light import run_columns
+    from kidx.speed_of_light.achieved import achieved_of_view
+
+    return run_columns([achieved_of_view(m) for m in manifests], raw)
 
 
 def render_names(groups: list[tuple[KindInfo, list[str]]]) -> str:
@@ -117,13 +121,17 @@ def render_delimited_listing(
         return ""
     info, manifests = shown[0] if shown else groups[0]
     column_set = ColumnSet(info, True, namer)
-    headers = ["NAME", *column_set.headers, *(label_column_header(k) for k in options.label_columns)]
+    sol_headers: list[str] = []
+    sol_cells: list[list[str]] = [[] for _ in manifests]
+    if options.speed_of_light and info.kind == "BenchmarkRun":
+        sol_headers, sol_cells = _speed_of_light(manifests, raw=True)
+    headers = ["NAME", *column_set.headers, *sol_headers, *(label_column_header(k) for k in options.label_columns)]
     if options.show_labels:
         headers.append("LABELS")
     rows = []
-    for manifest in manifests:
+    for manifest, extra in zip(manifests, sol_cells, strict=True):
         labels = manifest["metadata"].get("labels") or {}
-        row = [manifest["metadata"]["name"], *column_set.raw_cells(manifest)]
+        row = [manifest["metadata"]["name"], *column_set.raw_cells(manifest), *extra]
         row.extend(labels.get(key, "") for key in options.label_columns)
         if options.show_labels:
             row.append(",".join(f"{key}={labels[key]}" for key in sorted(labels)))

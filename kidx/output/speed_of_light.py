@@ -43,18 +43,22 @@ def percent(fraction: float | None) -> str:
     return NONE if fraction is None else f"{fraction * 100:.1f}%"
 
 
-# header, and the cell of one run's figures (None: no figures)
+# header, the figure a run has for it (None: none), and how a table shows it
 RUN_COLUMNS = (
-    ("BANDWIDTH", lambda a: bandwidth(a.bytes_per_second) if a and a.bytes_per_second is not None else None),
-    ("FLOPS", lambda a: flop_rate(a.flops_per_second) if a and a.flops_per_second is not None else None),
-    ("SOL", lambda a: percent(a.peak.sol) if a and a.peak and a.peak.sol is not None else None),
-    ("SOL-MEASURED", lambda a: percent(a.measured.sol) if a and a.measured and a.measured.sol is not None else None),
+    ("BANDWIDTH", lambda a: a.bytes_per_second, bandwidth),
+    ("FLOPS", lambda a: a.flops_per_second, flop_rate),
+    ("SOL", lambda a: a.peak.sol if a.peak else None, percent),
+    ("SOL-MEASURED", lambda a: a.measured.sol if a.measured else None, percent),
 )
 
 
-def run_columns(figures: list[Achieved | None]) -> tuple[list[str], list[list[str]]]:
-    """The headers and per-run cells of the columns at least one run has a value for."""
-    cells = [[cell(a) for _, cell in RUN_COLUMNS] for a in figures]
-    kept = [i for i in range(len(RUN_COLUMNS)) if any(row[i] is not None for row in cells)]
+def run_columns(figures: list[Achieved | None], raw: bool = False) -> tuple[list[str], list[list[str]]]:
+    """The headers and per-run cells of the columns at least one run has a value for;
+    ``raw`` for -o csv/tsv: rates in bytes/s and FLOP/s and shares as fractions, in their
+    shortest round-trip form, and nothing for a missing value."""
+    values = [[None if a is None else figure(a) for _, figure, _ in RUN_COLUMNS] for a in figures]
+    kept = [i for i in range(len(RUN_COLUMNS)) if any(row[i] is not None for row in values)]
     headers = [RUN_COLUMNS[i][0] for i in kept]
-    return headers, [[row[i] or NONE for i in kept] for row in cells]
+    if raw:
+        return headers, [["" if row[i] is None else repr(row[i]) for i in kept] for row in values]
+    return headers, [[RUN_COLUMNS[i][2](row[i]) for i in kept] for row in values]

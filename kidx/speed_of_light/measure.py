@@ -8,12 +8,19 @@
 Each is timed with CUDA events around every call, after warm-up calls, and the median of
 the timed calls is kept. The figures go into the environment's annotations
 (kidx.speed_of_light.peaks names the keys), never its spec: they vary from run to run.
+The measurement runs in a child Python that is stopped after TIMEOUT_S, so a GPU or
+driver that hangs ends in an error rather than a hang.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
+import json
+import os
 import statistics
+import subprocess
+import sys
 from dataclasses import dataclass, field
 
 from kidx.errors import KidxError
@@ -23,6 +30,8 @@ COPY_BYTES = 2 << 30  # 2 GiB, or an eighth of the free memory when that is less
 MATMUL_SIZE = 8192
 WARMUP = 3
 REPETITIONS = 20
+# the measurement runs in a child process, killed when it takes longer (a GPU that hangs)
+TIMEOUT_S = 300
 
 
 class PeakMeasurementError(KidxError):
@@ -47,7 +56,47 @@ class MeasuredPeaks:
         return f"measured peaks: memory {self.bandwidth / 1e9:.0f} GB/s; matmul TFLOP/s: {flops}"
 
 
-def measure_peaks() -> MeasuredPeaks:
+def measure_peaks(timeout: float = TIMEOUT_S) -> MeasuredPeaks:
+    """Measure in a child Python, so a hung GPU or driver call ends in an error, not a hang."""
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), package_root]))
+    code = "from kidx.speed_of_light.measure import child_main; child_main()"
+    try:
+        child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, env=env)
+    except OSError as exc:
+        raise PeakMeasurementError(f"--measure-peaks: could not start the measurement ({exc})") from exc
+    try:
+        out, err = child.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        try:  # a process stuck in a driver call may not die at once: not waited for long
+            child.communicate(timeout=2)
+        except subprocess.TimeoutExpired:
+            pass
+        raise PeakMeasurementError(f"--measure-peaks: no answer within {timeout:g} s (the GPU or its driver hung); "
+                                   "nothing was measured") from None
+    try:
+        answer = json.loads(out)
+    except ValueError:
+        last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit {child.returncode}"]
+        raise PeakMeasurementError(f"--measure-peaks failed: {last[0]}") from None
+    if "error" in answer:
+        raise PeakMeasurementError(answer["error"])
+    return MeasuredPeaks(**answer["peaks"])
+
+
+def child_main() -> None:
+    """The child's side of ``measure_peaks``: measure, print the peaks or the error as JSON."""
+    try:
+        answer: dict = {"peaks": dataclasses.asdict(_measure_here())}
+    except PeakMeasurementError as exc:
+        answer = {"error": str(exc)}
+    sys.stdout.write(json.dumps(answer))
+
+
+def _measure_here() -> MeasuredPeaks:
     try:
         import torch
     except ImportError as exc:

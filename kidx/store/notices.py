@@ -1,4 +1,5 @@
-"""What the store has to tell a person while it works (a writer waiting for the lock).
+"""What the store has to tell a person while it works (a writer waiting for the lock, a
+commit waiting for the server, the server's warnings during it).
 
 The store never prints: the command layer subscribes the output gateway's ``notice``
 here, and a store backend calls ``notify``. Without a listener nothing is said.

@@ -9,11 +9,6 @@ import typer
 from kidx.cli.common import (
     SelectorOption,
     StoreOption,
-    kind_registry,
-    open_store,
-    output,
-    parse_selector,
-    report_missing,
 )
 
 EXAMPLES = """\b
@@ -36,16 +31,9 @@ def describe(
     With TYPE NAME, when no object is called NAME, every object whose name starts with
     NAME is described (as kubectl does).
     """
-    from kidx.operations.describe import describe_objects
-    from kidx.output.describe import describe_texts
+    from kidx.cli.everyday import run_describe
 
-    label_selector = parse_selector(selector)
-    result = describe_objects(open_store(store, must_exist=True), kind_registry(), arguments or [], label_selector)
-    out = output()
-    out.data(describe_texts(result.descriptions, result.by_prefix))
-    if not result.descriptions and not result.missing:
-        out.notice("No resources found")
-    return report_missing(out, result.missing, False)
+    return run_describe(arguments=arguments, selector=selector, store=store)
 
 
 def register(app: typer.Typer) -> None:

@@ -6,7 +6,15 @@ from typing import Annotated
 
 import typer
 
-from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output, parse_selector
+from kidx.cli.common import (
+    SelectorOption,
+    StoreOption,
+    kind_registry,
+    open_store,
+    output,
+    parse_selector,
+    require_store,
+)
 from kidx.errors import UsageError
 
 EXAMPLES = """\b
@@ -47,6 +55,7 @@ def export(
     from pathlib import Path
 
     from kidx.operations.export import export as write_export
+    from kidx.operations.export import export_selection
 
     if not output_file:
         raise UsageError("must specify -o FILE (or -o - for standard output)")
@@ -54,24 +63,10 @@ def export(
         raise UsageError(f"unknown --format {export_format}: bundle or bmf")
     label_selector = parse_selector(selector)
     registry = kind_registry()
-    selected = None
-    missing: list[str] = []
-    targets = None
-    if arguments or label_selector is not None:
-        from kidx.query.targets import parse_targets, selection_rules
-
-        selection_rules(arguments or [], label_selector)
-        targets = parse_targets(arguments or [], registry, "export")
-        others = sorted({target.info.kind for target in targets} - {"BenchmarkRun"})
-        if export_format == "bmf" and others:
-            raise UsageError(f"BMF holds runs only, not {', '.join(others)}: select runs (kidx export runs …)")
-    the_store = open_store(store, must_exist=True)
-    if targets is not None:
-        from kidx.query.selection import select
-
-        chosen = select(the_store.catalog(), targets, label_selector)
-        missing = chosen.missing
-        selected = [(info.kind, entry.name) for info, entry in chosen.entries]
+    the_store = open_store(store)
+    selected, missing = export_selection(the_store, registry, arguments or [], label_selector,
+                                         runs_only=export_format == "bmf")
+    require_store(the_store, store)  # after the arguments' own errors
     description = " ".join([*(arguments or []), *(["-l", selector] if selector else [])]) or "all"
     out = output()
     if missing:

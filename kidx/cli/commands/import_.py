@@ -105,8 +105,15 @@ OutputOption = Annotated[
 ]
 
 
-def _command(format_name: str):
-    def command(
+LibraryOption = Annotated[
+    str | None,
+    typer.Option("--library", help="The Implementations' library (default: the project name in the pyproject.toml "
+                                   "or setup.cfg of this folder or above)."),
+]
+
+
+def _command(format_name: str) -> Callable[..., None]:
+    def plain_command(
         files: list[str],
         environment: EnvironmentOption = None,
         dry_run: DryRunOption = "none",
@@ -115,6 +122,18 @@ def _command(format_name: str):
     ) -> None:
         import_files(format_name, files, environment, dry_run, output_format, store)
 
+    def command_with_library(  # the same command, with --library
+        files: list[str],
+        environment: EnvironmentOption = None,
+        library: LibraryOption = None,
+        dry_run: DryRunOption = "none",
+        output_format: OutputOption = None,
+        store: StoreOption = None,
+    ) -> None:
+        import_files(format_name, files, environment, dry_run, output_format, store,
+                     options={"library": library} if library else None)
+
+    command = command_with_library if IMPORTERS[format_name].library_option else plain_command
     # (annotations are strings here; this one is built per format, so it is given as an object)
     command.__annotations__["files"] = Annotated[list[str], typer.Argument(help=IMPORTERS[format_name].files)]
     command.__name__ = format_name.replace("-", "_")
@@ -173,15 +192,18 @@ def bundle(
 
 
 def import_files(format_name: str, files: list[str], environment: str | None, dry_run: str,
-                 output_format: str | None, store, adjust: Callable[[Conversion], Conversion] | None = None) -> None:
-    """Convert, attach the environment, ``adjust`` (kidx record labels the runs), store or print."""
+                 output_format: str | None, store, adjust: Callable[[Conversion], Conversion] | None = None,
+                 options: dict | None = None) -> None:
+    """Convert (with the format's ``options``), attach the environment, ``adjust`` (kidx
+    record labels the runs), then store or print. A format whose runs may already be in
+    the store from another file of the same session (``merge_stored``) is merged with it."""
     from kidx.importers.framework import importer
 
     suffix = parse_dry_run(dry_run)
     checked_output(output_format, ("json", "name", "yaml"))
     out = output()
     module = importer(format_name)
-    converted = module.convert_files(files)
+    converted = module.convert_files(files, **(options or {}))
     the_store = functools.cache(lambda: open_store(store))  # opened once, and only when needed
     attached = None
     if environment is not None:
@@ -190,6 +212,11 @@ def import_files(format_name: str, files: list[str], environment: str | None, dr
         converted, attached = attach_named_environment(module, converted, environment, kind_registry(), the_store)
     if adjust is not None:
         converted = adjust(converted)
+    merge = getattr(module, "merge_stored", None)
+    if merge is not None and output_format not in ("yaml", "json"):
+        from kidx.operations.stored_runs import merged_with_stored
+
+        converted = merged_with_stored(converted, merge, the_store())
     file_count = len(dict.fromkeys(files))
     if output_format in ("yaml", "json"):
         from kidx.output.serialize import as_list, to_json, to_yaml

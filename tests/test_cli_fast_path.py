@@ -1,0 +1,90 @@
+"""``get`` and ``describe`` with simple arguments start without typer (cli/fast.py), and
+say exactly what the typer-read command says: the same output, errors and exit codes
+for the same words, and typer's own answer wherever the fast path does not read them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from conftest import REPO, SEED_BUNDLE, SEED_RUN_NAME
+
+from kidx.cli import fast
+
+SAME_EITHER_WAY = [
+    ["get", "runs"],
+    ["get", "runs", "-o", "wide"],
+    ["get", "all", "-o", "yaml"],
+    ["get", "runs", "-ojson"],
+    ["get", "runs", "-o=name"],
+    ["get", "runs", "--output=jsonpath={.items[*].metadata.name}"],
+    ["get", "runs", "-l", "liger_version=0.6.1", "--show-labels", "--no-headers"],
+    ["get", "runs,protocols", "--show-kind", "-L", "liger_version", "-L=gpu,kernel"],
+    ["get", "runs", "--sort-by", "-.spec.timing.latencyNs.median", "--limit", "1"],
+    ["get", "runs", "--field-selector", "spec.status=passed", "-o", "csv"],
+    ["get", "runs", "--references", "nosuchtype/x"],
+    ["get", "run", SEED_RUN_NAME[:20]],
+    ["get", "run", "missing", "--ignore-not-found"],
+    ["get", "run", "missing", "other"],
+    ["get", "runs", "-l", "==bad"],
+    ["get", "runs", "-o", "xml"],
+    ["get", "nosuchtype"],
+    ["get"],
+    ["get", "runs", "-o", "custom-columns=NAME:.metadata.name,SEQ:workload.spec.parameters.seq"],
+    ["get", "runs", "--sort-by", "nope"],
+    ["describe", "run", SEED_RUN_NAME],
+    ["describe", "run", SEED_RUN_NAME[:30]],
+    ["describe", "run/missing"],
+    ["describe", "runs", "-l", "liger_version=0.6.1"],
+    ["describe"],
+    # not the fast path's: typer reads these, both times
+    ["get", "runs", "--limit", "-1"],
+    ["get", "runs", "--limit", "x"],
+    ["get", "runs", "--no-headers=yes"],
+    ["get", "runs", "--nope"],
+    ["get", "runs", "-o"],
+    ["get", "runs", "--", "-x"],
+    ["describe", "run", "--sort-by", "x"],
+]
+
+
+@pytest.fixture
+def seeded(kidx):
+    assert kidx("apply", "-f", str(SEED_BUNDLE)).code == 0
+    return kidx
+
+
+@pytest.mark.parametrize("words", SAME_EITHER_WAY, ids=" ".join)
+def test_the_fast_path_says_what_the_parser_says(seeded, monkeypatch, words):
+    quick = seeded(*words)
+    monkeypatch.setattr(fast, "parse", lambda argv: None)
+    assert seeded(*words) == quick
+
+
+@pytest.mark.parametrize(("words", "read"), [
+    (["get", "runs", "-l", "a=b", "-oyaml"], ("get", {"arguments": ["runs"], "selector": "a=b", "output_format": "yaml"})),
+    (["get", "runs", "--sort-by", "-.spec.x", "-L", "a", "--label-columns=b"],
+     ("get", {"arguments": ["runs"], "sort_by": "-.spec.x", "label_columns": ["a", "b"]})),
+    (["get", "runs", "--limit", "007", "--show-kind"], ("get", {"arguments": ["runs"], "limit": 7, "show_kind": True})),
+    (["get", "runs", "-l", "x", "-l", "y"], ("get", {"arguments": ["runs"], "selector": "y"})),  # the last one counts
+    (["describe", "run", "-", "--store=/s"], ("describe", {"arguments": ["run", "-"], "store": "/s"})),
+    (["get"], ("get", {"arguments": None})),
+    (["get", "--help"], None), (["get", "runs", "-h"], None), (["get", "--", "runs"], None),
+    (["get", "runs", "--limit", "+1"], None), (["get", "runs", "-x"], None), (["get", "runs", "--store"], None),
+    (["describe", "run", "-o", "yaml"], None), (["apply", "-f", "x"], None), ([], None),
+])
+def test_what_the_fast_path_reads(words, read):
+    assert fast.parse(words) == read
+
+
+def test_everyday_commands_do_not_import_typer(tmp_path):
+    check = ("import sys, io, contextlib\n"
+             "from kidx.cli.app import run\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             f"    codes = [run(['get', 'runs', '--store', {str(tmp_path)!r}]),\n"
+             f"             run(['describe', 'runs', '--store', {str(tmp_path)!r}])]\n"
+             "print(codes, 'typer' in sys.modules, 'click' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=REPO)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "[0, 0] False False\n",
+                                                            "No resources found\nNo resources found\n")

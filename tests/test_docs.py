@@ -1,0 +1,261 @@
+"""Every console block in docs/ runs, and prints what the page shows.
+
+Each page is a session: its blocks run in order, as a user would type them, in a fresh
+folder with a fresh store, from the state the page itself sets up. A test case is one
+block, named by its page and its number on the page (``test_docs[guide.md-3]``), so a
+failure says where to look. How a page declares its set-up, and what is compared, is in
+docs/writing-docs.md.
+
+A page's set-up and exceptions are HTML comments (invisible when the page is rendered):
+
+- ``<!-- docs-test: setup COMMAND -->`` runs COMMAND (bash, in the session folder) before
+  the page's first block; several may be given, in order.
+- ``<!-- docs-test: not-run REASON -->`` just before a block: the block is not run, because
+  it needs what a test machine does not have (a GPU, a remote server); REASON says what.
+- ``<!-- docs-test: unordered -->`` just before a block: its output lines are compared
+  as a set (for output whose order the page does not promise).
+- ``<!-- docs-test: before COMMAND -->`` just before a block: COMMAND runs, unseen, before
+  the block (to make the state the page describes in words, such as a damaged file).
+
+Compared: standard output and standard error together, line by line, after the varying
+parts are replaced (times, ages); standard output's lines must also come in the order
+shown. The exit status is not compared, except where the page shows it (``echo $?``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+DOCS = REPO / "docs"
+FENCE = re.compile(r"^(?P<indent> *)```console\n(?P<body>.*?)^(?P=indent)```", re.S | re.M)
+DIRECTIVE = re.compile(r"<!--\s*docs-test:\s*(\w[\w-]*)\s*(.*?)\s*-->", re.S)
+# what legitimately differs from one run to the next
+TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?")
+AGE_AT_END = re.compile(r"(?<=\s)(?:\d+[smhd]|\d+m\d+s|\d+h\d+m|<unknown>)\s*$")
+TEMP = "/tmp/"
+
+
+@dataclass
+class Block:
+    page: str
+    number: int
+    commands: list[tuple[str, list[str]]]
+    not_run: str | None = None
+    unordered: bool = False
+    before: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Page:
+    name: str
+    setup: list[str] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+
+
+def parse_page(path: Path) -> Page:
+    text = path.read_text(encoding="utf-8")
+    page = Page(path.relative_to(DOCS).as_posix())
+    for found in DIRECTIVE.finditer(text):
+        if found.group(1) == "setup":
+            page.setup.append(found.group(2))
+    for number, fence in enumerate(FENCE.finditer(text), start=1):
+        commands: list[tuple[str, list[str]]] = []
+        for line in fence.group("body").splitlines():
+            line = line.removeprefix(fence.group("indent"))
+            if line.startswith("$ "):
+                commands.append((line[2:], []))
+            elif commands:
+                commands[-1][1].append(line)
+        block = Block(page.name, number, commands)
+        for kind, argument in _directives_before(text[: fence.start()]):
+            if kind == "not-run":
+                block.not_run = argument or "no reason given"
+            elif kind == "unordered":
+                block.unordered = True
+            elif kind == "before":
+                block.before.append(argument)
+        page.blocks.append(block)
+    return page
+
+
+def _directives_before(text: str) -> list[tuple[str, str]]:
+    """The directives in the HTML comments that stand right before a block (only blank
+    lines between them), in page order."""
+    found: list[tuple[str, str]] = []
+    rest = text.rstrip()
+    while rest.endswith("-->"):
+        start = rest.rfind("<!--")
+        comment = DIRECTIVE.fullmatch(rest[start:])
+        if start < 0 or comment is None:
+            break
+        if comment.group(1) != "setup":
+            found.insert(0, (comment.group(1), comment.group(2)))
+        rest = rest[:start].rstrip()
+    return found
+
+
+PAGES = [parse_page(path) for path in sorted(DOCS.rglob("*.md"))]
+# Pages whose sessions are set up to run. A page not yet named here is skipped, with its
+# name in the skip reason, until its set-up is written and its blocks pass.
+EXECUTED = {"guide.md", "commands/completion.md", "commands/describe.md"}
+BLOCKS = [block for page in PAGES for block in page.blocks]
+
+
+class Session:
+    """One page's shell: its folder, its store, the environment and folder its commands left."""
+
+    def __init__(self, page: Page, root: Path):
+        self.page, self.root = page, root
+        self.home = root / "home"
+        self.tmp = root / "tmp"
+        self.work = root / "work"
+        for folder in (self.home, self.tmp, self.work):
+            folder.mkdir(parents=True)
+        # the page's relative paths (docs/examples/…, tests/data/…) resolve as in a checkout
+        for top in ("docs", "tests", "crds"):
+            (self.work / top).symlink_to(REPO / top)
+        self.state = root / "state"
+        self.state.mkdir()
+        (self.state / "cwd").write_text(str(self.work))
+        self.environment = {
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(self.home),
+            "TMPDIR": str(self.tmp),
+            "LANG": "C.UTF-8",
+            "NO_COLOR": "1",
+            "KIDX_STORE": str(self.root / "store"),
+            "XDG_CACHE_HOME": str(self.root / "cache"),
+        }
+        self.last_code = 0
+        self.failed: str | None = None
+        made = _set_up_states.get(tuple(page.setup))
+        if made is not None:  # another page set up the same state: copy it (imports take seconds)
+            for part in ("store", "work"):
+                if (made / part).exists():
+                    shutil.rmtree(self.root / part, ignore_errors=True)
+                    shutil.copytree(made / part, self.root / part, symlinks=True)
+            return
+        for command in page.setup:
+            done = self.run(command)
+            if done.returncode != 0:
+                self.failed = f"set-up `{command}` failed ({done.returncode}): {done.stderr.strip()}"
+                return
+        if page.setup:
+            _set_up_states[tuple(page.setup)] = self.root / "made"
+            for part in ("store", "work"):
+                if (self.root / part).exists():
+                    shutil.copytree(self.root / part, self.root / "made" / part, symlinks=True)
+
+    def run(self, command: str) -> subprocess.CompletedProcess:
+        """Run one command as the page's shell would: after the commands before it."""
+        command = command.replace(TEMP, f"{self.tmp}/")
+        program = (
+            f"if [ -f {self.state}/env ]; then . {self.state}/env; fi\n"
+            f'cd "$(cat {self.state}/cwd)"\n'
+            f"(exit {self.last_code})\n"
+            f"{command}\n"
+            "__status=$?\n"
+            f"pwd > {self.state}/cwd; export -p > {self.state}/env\n"
+            "exit $__status\n"
+        )
+        done = subprocess.run(["bash", "-c", program], capture_output=True, text=True, env=self.environment,
+                              timeout=300)
+        self.last_code, self.last = done.returncode, done
+        return done
+
+    def check(self, command: str, shown: list[str], ordered: bool = True) -> str | None:
+        """Run ``command``; None when it printed what ``shown`` says, else what differs."""
+        done = self.run(command)
+        out = [self.normal(line) for line in done.stdout.splitlines()]
+        err = [self.normal(line) for line in done.stderr.splitlines()]
+        expected = [self.normal(line) for line in shown]
+        if sorted(out + err) != sorted(expected):
+            missing = [line for line in expected if line not in out + err]
+            extra = [line for line in out + err if line not in expected]
+            return (f"$ {command}\n(exit {done.returncode})\nshown but not printed:\n  " + "\n  ".join(missing)
+                    + "\nprinted but not shown:\n  " + "\n  ".join(extra))
+        if ordered and [line for line in expected if line in out] != out:
+            return f"$ {command}\nstandard output's lines come in another order than shown"
+        return None
+
+    def shown(self, line: str) -> str:
+        """A printed line as a page shows it: the session's temporary folder as /tmp."""
+        return line.replace(f"{self.tmp}/", TEMP).replace(str(self.tmp), TEMP.rstrip("/"))
+
+    def normal(self, line: str) -> str:
+        line = TIMESTAMP.sub("<time>", self.shown(line))
+        return AGE_AT_END.sub("<age>", line).rstrip()
+
+
+_sessions: dict[str, Session] = {}
+_set_up_states: dict[tuple[str, ...], Path] = {}  # a page's set-up commands → the state they made
+
+
+@pytest.fixture
+def session(request, tmp_path_factory) -> Session:
+    block: Block = request.param
+    found = _sessions.get(block.page)
+    if found is None:
+        page = next(page for page in PAGES if page.name == block.page)
+        found = _sessions[block.page] = Session(page, tmp_path_factory.mktemp("docs"))
+    return found
+
+
+def _id(block: Block) -> str:
+    return f"{block.page}-{block.number}"
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the docs' sessions are bash sessions")
+@pytest.mark.parametrize("session", BLOCKS, ids=_id, indirect=True)
+def test_docs(session: Session, request) -> None:
+    block: Block = request.node.callspec.params["session"]
+    if session.failed:
+        pytest.fail(f"an earlier step of {block.page} failed: {session.failed}")
+    if block.page not in EXECUTED:
+        pytest.skip(f"{block.page}: not yet set up to run")
+    if block.not_run:
+        pytest.skip(f"not run: {block.not_run}")
+    for command in block.before:
+        done = session.run(command)
+        if done.returncode != 0:
+            session.failed = f"block {block.number}'s preparation `{command}`"
+            pytest.fail(f"preparing block {block.number}: `{command}` failed: {done.stderr.strip()}", pytrace=False)
+    for command, shown in block.commands:
+        problem = session.check(command, shown, ordered=not block.unordered)
+        if problem:
+            session.failed = f"block {block.number}, `{command}`"
+            pytest.fail(problem, pytrace=False)
+
+
+def test_the_pages_executed_exist() -> None:
+    assert EXECUTED <= {page.name for page in PAGES}
+
+
+def test_every_page_is_collected() -> None:
+    """The collection sees every console block of every page: a block the parser missed
+    would never run."""
+    for path in sorted(DOCS.rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        opened = re.findall(r"^ *```console$", text, flags=re.M)
+        assert len(opened) == len(parse_page(path).blocks), path.name
+
+
+def test_the_comparison_ignores_times_and_ages_but_nothing_else(tmp_path) -> None:
+    session = Session(Page("example.md"), tmp_path / "s")
+    assert session.check("kidx version", ["kidx 0.1.0"]) is None
+    assert session.check("echo 'a   2025-08-07T21:42:15.000Z   3s'", ["a   2026-11-29T17:49:30Z   12m"]) is None
+    assert "shown but not printed" in session.check("kidx version", ["kidx 0.2.0"])
+    assert "printed but not shown" in session.check("echo one; echo two", ["one"])
+    assert "another order" in session.check("echo one; echo two", ["two", "one"])
+    # a page's shell keeps its folder, its variables and the last exit status
+    assert session.check("mkdir sub && cd sub && export X=1; false", []) is None
+    assert session.check("echo $? $X ${PWD##*/}", ["1 1 sub"]) is None
