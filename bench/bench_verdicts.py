@@ -16,8 +16,10 @@ Liger-format CSVs and the ``environment.yaml`` captured with it), labelling each
   for the two series steps into and out of it. Each repetition is injected in turn
   (``--injected`` picks some).
 
-Figures are broken down by kernel and by the size of the run (median latency below or
-above ``--small-below`` µs). Prints a report and writes it as text and JSON into --out.
+Figures are broken down by kernel and shape (the recording's large shapes have a workload
+parameter of at least 16,384). The default significance level is reported with the
+breakdown; other levels (``--alphas``) beside it, their power from a few injected
+repetitions. Prints a report and writes it as text and JSON into --out.
 
     .venv/bin/python bench/bench_verdicts.py --data tests/data/h200-aa --out bench/reports
 """
@@ -103,20 +105,25 @@ def build(root: Path, documents: list[dict]) -> Store:
     return Store(root)
 
 
-def size_class(value_ns: float, small_below_us: float) -> str:
-    return "small" if value_ns < small_below_us * 1000 else "large"
+LARGE_AT = 16384  # a workload parameter this large marks the recording's large shapes (its README)
 
 
-def kind_of(run, small_below_us: float) -> tuple[str, str, str]:
-    return (run.labels.get("kernel", "?"), run.known_measure.metric,
-            size_class(run.known_measure.value, small_below_us))
+def shape_of(run) -> str:
+    parameters = (run.workload.spec or {}).get("parameters") or {}
+    numbers = [v for v in parameters.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    return "large" if any(v >= LARGE_AT for v in numbers) else "default"
 
 
-def pair_verdicts(store: Store, reps: list[str], small_below_us: float):
+def kind_of(run) -> tuple[str, str, str]:
+    return (run.labels.get("kernel", "?"), run.known_measure.metric, shape_of(run))
+
+
+def pair_verdicts(store: Store, reps: list[str], alpha: float):
     """(baseline rep, contender rep, kind, verdict) for every pair, each once."""
     found = []
     for i, baseline in enumerate(reps):
-        comparison = compare(store, registry(), CompareRequest(names=[], label_key=LABEL, baseline=baseline))
+        request = CompareRequest(names=[], label_key=LABEL, baseline=baseline, alpha=alpha)
+        comparison = compare(store, registry(), request)
         later = set(reps[i + 1:])
         for group in comparison.groups:
             if not group.compared:
@@ -124,19 +131,20 @@ def pair_verdicts(store: Store, reps: list[str], small_below_us: float):
             base_row = group.rows[0]
             for row in group.rows[1:]:
                 if row.label in later:
-                    found.append((baseline, row.label, kind_of(base_row.run, small_below_us), row.verdict))
+                    found.append((baseline, row.label, kind_of(base_row.run), row.verdict))
     return found
 
 
-def step_verdicts(store: Store, small_below_us: float):
-    """(previous rep, rep, kind, verdict) for every series step, and the series' change points."""
-    result = build_series(store, registry(), SeriesRequest(names=[], label_key=LABEL))
+def step_verdicts(store: Store, alpha: float):
+    """(previous rep, rep, kind, verdict) for every series step, and each series' change points."""
+    result = build_series(store, registry(), SeriesRequest(names=[], label_key=LABEL, alpha=alpha))
     steps, changes = [], []
     for series in result.series:
-        kind = kind_of(series.points[0].run, small_below_us)
+        kind = kind_of(series.points[0].run)
         for previous, point in zip(series.points, series.points[1:], strict=False):
             steps.append((previous.label, point.label, kind, point.verdict))
-        changes.append((kind, len(series.changes)))
+        changes.append((kind, [(change.run.labels.get(LABEL), round(change.point.change, 4), change.cause)
+                               for change in series.changes]))
     return steps, changes
 
 
@@ -154,12 +162,56 @@ def breakdown(rows, test) -> dict[str, tuple[int, int]]:
     return {" ".join(key): share((row for row in rows if row[2] == key), test) for key in keys}
 
 
+def called(item) -> bool:
+    return item[3] in CALLED
+
+
+def hit(item) -> bool:
+    return bool(item[3])
+
+
+def false_positives(store: Store, reps: list[str], alpha: float) -> dict:
+    pairs = pair_verdicts(store, reps, alpha)
+    steps, changes = step_verdicts(store, alpha)
+    return {"pairs": share(pairs, called), "steps": share(steps, called),
+            "seriesWithChangePoint": share(changes, lambda c: bool(c[1])),
+            "changePoints": [{"kind": " ".join(kind), "at": found} for kind, found in changes if found],
+            "pairVerdicts": dict(Counter(item[3] for item in pairs)),
+            "stepVerdicts": dict(Counter(item[3] for item in steps)),
+            "pairsByKind": breakdown(pairs, called), "stepsByKind": breakdown(steps, called)}
+
+
+def power(stores: dict[str, Store], reps: list[str], alpha: float) -> dict:
+    detected_pairs, detected_steps = [], []
+    for rep, slow in stores.items():
+        for baseline, contender, kind, verdict in pair_verdicts(slow, reps, alpha):
+            if kind[1] == "latency" and rep in (baseline, contender):
+                right = "slower" if contender == rep else "faster"
+                detected_pairs.append((baseline, contender, kind, verdict == right))
+        for previous, current, kind, verdict in step_verdicts(slow, alpha)[0]:
+            if kind[1] == "latency" and rep in (previous, current):
+                right = "slower" if current == rep else "faster"
+                detected_steps.append((previous, current, kind, verdict == right))
+    return {"injected": list(stores), "pairs": share(detected_pairs, hit), "steps": share(detected_steps, hit),
+            "pairsByKind": breakdown(detected_pairs, hit), "stepsByKind": breakdown(detected_steps, hit)}
+
+
+def by_kind_lines(title: str, first: dict, second: dict) -> list[str]:
+    lines = [title]
+    for key in sorted(set(first) | set(second)):
+        lines.append(f"  {key:32} {percent(*first.get(key, (0, 0))):>22} | {percent(*second.get(key, (0, 0))):>22}")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", default=str(REPO / "tests" / "data" / "h200-aa"))
     parser.add_argument("--out", default=str(HERE / "reports"))
     parser.add_argument("--injected", nargs="*", help="repetitions to slow down in turn (default: every one)")
-    parser.add_argument("--small-below", type=float, default=100.0, help="µs: runs below are 'small'")
+    parser.add_argument("--alphas", nargs="*", type=float, default=[0.05, 0.01],
+                        help="other significance levels to report beside the default")
+    parser.add_argument("--power-reps", nargs="*", default=["rep-02", "rep-06", "rep-10"],
+                        help="repetitions slowed down for the other alphas' power")
     args = parser.parse_args()
     started = time.perf_counter()
     folders = repetitions(Path(args.data))
@@ -170,65 +222,42 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="kidx-bench-verdicts-"))
     lines = [f"A/A verdicts on {args.data}: {len(reps)} repetitions ({', '.join(reps)}); default rule: threshold "
              f"{DEFAULT_THRESHOLD * 100:g}%, alpha {ALPHA:g}",
-             f"machine: {platform.machine()}, Python {platform.python_version()}; kinds: kernel, metric, size "
-             f"(median below {args.small_below:g} µs is small)", ""]
+             f"machine: {platform.machine()}, Python {platform.python_version()}; kinds: kernel, metric, shape "
+             f"(large: a workload parameter of at least {LARGE_AT})"]
     report: dict = {"data": args.data, "repetitions": reps, "threshold": DEFAULT_THRESHOLD, "alpha": ALPHA,
-                    "smallBelowUs": args.small_below}
+                    "slowdown": SLOWDOWN}
     store = build(work / "aa", [d for rep in reps for d in documents[rep]])
     runs = sum(1 for rep in reps for d in documents[rep] if d["kind"] == "BenchmarkRun")
-    pairs = pair_verdicts(store, reps, args.small_below)
-    steps, changes = step_verdicts(store, args.small_below)
-
-    def called(item) -> bool:
-        return item[3] in CALLED
-
-    verdicts = Counter(item[3] for item in pairs)
-    step_counts = Counter(item[3] for item in steps)
-    lines += [f"{runs} runs imported; {len(pairs)} pair comparisons, {len(steps)} series steps, "
-              f"{len(changes)} series",
-              f"A/A pairs called faster or slower: {percent(*share(pairs, called))}  (target <= 1%)",
-              f"A/A series steps called faster or slower: {percent(*share(steps, called))}  (target <= 1%)",
-              f"A/A series with a change point: {percent(*share(changes, lambda c: c[1] > 0))}",
-              "pair verdicts: " + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())),
-              "step verdicts: " + ", ".join(f"{n} {v}" for v, n in sorted(step_counts.items())), "",
-              "A/A false positives by kind (pairs | steps):"]
-    pair_kinds, step_kinds = breakdown(pairs, called), breakdown(steps, called)
-    for key in sorted(set(pair_kinds) | set(step_kinds)):
-        lines.append(f"  {key:40} {percent(*pair_kinds.get(key, (0, 0))):>22} | "
-                     f"{percent(*step_kinds.get(key, (0, 0))):>22}")
-    report["aa"] = {"runs": runs, "pairs": share(pairs, called), "steps": share(steps, called),
-                    "seriesWithChangePoint": share(changes, lambda c: c[1] > 0),
-                    "pairVerdicts": dict(verdicts), "stepVerdicts": dict(step_counts),
-                    "pairsByKind": pair_kinds, "stepsByKind": step_kinds}
-
     injected = args.injected if args.injected else reps
-    detected_pairs, detected_steps = [], []
+    slow_stores = {}
     for rep in injected:
         docs = [d for r in reps for d in (documents[r] if r != rep else [slowed(x, SLOWDOWN) for x in documents[r]])]
-        slow = build(work / f"slow-{rep}", docs)
-        for baseline, contender, kind, verdict in pair_verdicts(slow, reps, args.small_below):
-            if kind[1] != "latency" or rep not in (baseline, contender):
-                continue
-            detected_pairs.append((baseline, contender, kind, verdict == ("slower" if contender == rep else "faster")))
-        slow_steps, _ = step_verdicts(slow, args.small_below)
-        for previous, current, kind, verdict in slow_steps:
-            if kind[1] != "latency" or rep not in (previous, current):
-                continue
-            detected_steps.append((previous, current, kind, verdict == ("slower" if current == rep else "faster")))
-
-    def hit(item) -> bool:
-        return bool(item[3])
-
-    lines += ["", f"power: every latency of one repetition x{SLOWDOWN:.2f} (each of {', '.join(injected)} in turn)",
-              f"pairs with the slowed repetition detected: {percent(*share(detected_pairs, hit))}",
-              f"series steps into or out of it detected: {percent(*share(detected_steps, hit))}",
-              "power by kind (pairs | steps):"]
-    power_pairs, power_steps = breakdown(detected_pairs, hit), breakdown(detected_steps, hit)
-    for key in sorted(set(power_pairs) | set(power_steps)):
-        lines.append(f"  {key:40} {percent(*power_pairs.get(key, (0, 0))):>22} | "
-                     f"{percent(*power_steps.get(key, (0, 0))):>22}")
-    report["power"] = {"factor": SLOWDOWN, "injected": injected, "pairs": share(detected_pairs, hit),
-                       "steps": share(detected_steps, hit), "pairsByKind": power_pairs, "stepsByKind": power_steps}
+        slow_stores[rep] = build(work / f"slow-{rep}", docs)
+    lines[2:2] = [f"{runs} runs imported; power: every latency of one repetition x{SLOWDOWN:.2f}, each of "
+                  f"{', '.join(injected)} in turn (other alphas: {', '.join(args.power_reps)})"]
+    report["runs"] = runs
+    report["results"] = []
+    for alpha in [ALPHA, *args.alphas]:
+        aa = false_positives(store, reps, alpha)
+        chosen = slow_stores if alpha == ALPHA else {rep: slow_stores[rep] for rep in args.power_reps
+                                                     if rep in slow_stores}
+        caught = power(chosen, reps, alpha)
+        report["results"].append({"alpha": alpha, "default": alpha == ALPHA, "aa": aa, "power": caught})
+        lines += ["", f"alpha {alpha:g}{' (the default)' if alpha == ALPHA else ''}:",
+                  f"  A/A pairs called faster or slower: {percent(*aa['pairs'])}  (target <= 1%)",
+                  f"  A/A series steps called faster or slower: {percent(*aa['steps'])}  (target <= 1%)",
+                  f"  A/A series with a change point: {percent(*aa['seriesWithChangePoint'])}",
+                  "  pair verdicts: " + ", ".join(f"{n} {v}" for v, n in sorted(aa["pairVerdicts"].items())),
+                  "  step verdicts: " + ", ".join(f"{n} {v}" for v, n in sorted(aa["stepVerdicts"].items())),
+                  f"  power, pairs with the slowed repetition detected: {percent(*caught['pairs'])}",
+                  f"  power, series steps into or out of it detected: {percent(*caught['steps'])}"]
+        if alpha == ALPHA:
+            lines += by_kind_lines("  A/A false positives by kind (pairs | steps):", aa["pairsByKind"],
+                                   aa["stepsByKind"])
+            lines += by_kind_lines("  power by kind (pairs | steps):", caught["pairsByKind"], caught["stepsByKind"])
+            lines += [f"  change point in {item['kind']}: " + "; ".join(
+                f"at {rep} {change:+.1%} ({', '.join(cause)})" for rep, change, cause in item["at"])
+                for item in aa["changePoints"]]
     elapsed = time.perf_counter() - started
     lines += ["", f"took {elapsed:.0f} s (shared, loaded 2-core machine)"]
     report["seconds"] = round(elapsed, 1)

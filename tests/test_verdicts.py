@@ -341,3 +341,64 @@ def test_markdown_for_a_pull_request(kidx):
     assert lines[-1].startswith("rule: a change counts when it exceeds 5%")
     series = kidx("series", "-o", "markdown").out.splitlines()
     assert series[0] == "**0 slower, 0 faster, 0 same, 0 inconclusive, 4 unconfirmed; 0 change points**"
+
+
+# ---------------------------------------------------------------- help examples and comparability
+
+
+def test_help_examples_select_label_values_that_exist(kidx, head_store, history_store):
+    import re
+
+    from kidx.query.label_selector import LabelSelector
+    from kidx.store.store import Store
+
+    present: dict[str, set[str]] = {}
+    for root in (head_store, history_store):
+        catalog = Store(root).catalog()
+        for key in catalog.label_keys():
+            present.setdefault(key, set()).update(catalog.label_values(key))
+    checked = 0
+    for command in ("get", "describe", "delete", "compare", "series", "plot", "export"):
+        text = kidx(command, "--help").out
+        for quoted, bare in re.findall(r"-l (?:'([^']*)'|([^\s'\\]+))", text):
+            if "=" not in quoted + bare and " in " not in quoted:
+                continue  # a placeholder (-l SEL)
+            for requirement in LabelSelector.parse(quoted or bare).requirements:
+                if requirement.operator in ("=", "in") and requirement.key in present:  # else a user's own label
+                    missing = set(requirement.values) - present.get(requirement.key, set())
+                    assert not missing, f"kidx {command} --help: {requirement.key} has no value {sorted(missing)}"
+                    checked += 1
+    assert checked >= 5
+
+
+def test_one_definition_of_comparability():
+    import kidx.operations.analysed_runs as analysed_runs
+    import kidx.operations.compare as compare_operation
+    import kidx.operations.plot as plot_operation
+    import kidx.operations.series as series_operation
+    from kidx.analysis import comparability
+
+    assert comparability.COMPARABLE_ROLES == ("protocol", "workload", "environment")
+    assert analysed_runs.ROLES is comparability.ROLES
+    for module in (compare_operation, plot_operation, series_operation):
+        assert not [name for name in vars(module) if name.endswith("ROLES") and vars(module)[name] is not
+                    getattr(comparability, name, None)], module.__name__
+
+    class Ref:
+        def __init__(self, digest, spec=None):
+            self.digest, self.spec = digest, spec
+
+    class Run:
+        def __init__(self, environment):
+            self.refs = {"protocol": Ref("p"), "workload": Ref("w"), "implementation": Ref("i"), "environment": environment}
+
+        def reference(self, role):
+            return self.refs[role]
+
+    h200 = {"hardware": {"product": "NVIDIA H200"}}
+    old = Run(Ref("e1", {**h200, "software": {"torch": "2.9.0"}}))
+    new = Run(Ref("e2", {**h200, "software": {"torch": "2.11.0"}}))
+    other_gpu = Run(Ref("e3", {"hardware": {"product": "NVIDIA H100"}}))
+    assert comparability.comparable_key(old) != comparability.comparable_key(new)  # not side by side
+    assert comparability.series_key(old) == comparability.series_key(new)  # but one series
+    assert comparability.series_key(old) != comparability.series_key(other_gpu)
