@@ -18,7 +18,7 @@ Liger-format CSVs and the ``environment.yaml`` captured with it), labelling each
 
 Figures are broken down by kernel and shape (the recording's large shapes have a workload
 parameter of at least 16,384). The default significance level is reported with the
-breakdown; other levels (``--alphas``) beside it, their power from a few injected
+breakdown; other rules (``--variants ALPHA:MIN_T``) beside it, their power from a few injected
 repetitions. Prints a report and writes it as text and JSON into --out.
 
     .venv/bin/python bench/bench_verdicts.py --data tests/data/h200-aa --out bench/reports
@@ -41,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
-from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD  # noqa: E402
+from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, MIN_T  # noqa: E402
 from kidx.cli.app import run as kidx  # noqa: E402
 from kidx.kinds.registry import registry  # noqa: E402
 from kidx.operations.compare import CompareRequest, compare  # noqa: E402
@@ -118,11 +118,14 @@ def kind_of(run) -> tuple[str, str, str]:
     return (run.labels.get("kernel", "?"), run.known_measure.metric, shape_of(run))
 
 
-def pair_verdicts(store: Store, reps: list[str], alpha: float):
+Rule = tuple[float, float]  # (alpha, min_t)
+
+
+def pair_verdicts(store: Store, reps: list[str], rule: Rule):
     """(baseline rep, contender rep, kind, verdict) for every pair, each once."""
     found = []
     for i, baseline in enumerate(reps):
-        request = CompareRequest(names=[], label_key=LABEL, baseline=baseline, alpha=alpha)
+        request = CompareRequest(names=[], label_key=LABEL, baseline=baseline, alpha=rule[0], min_t=rule[1])
         comparison = compare(store, registry(), request)
         later = set(reps[i + 1:])
         for group in comparison.groups:
@@ -135,9 +138,9 @@ def pair_verdicts(store: Store, reps: list[str], alpha: float):
     return found
 
 
-def step_verdicts(store: Store, alpha: float):
+def step_verdicts(store: Store, rule: Rule):
     """(previous rep, rep, kind, verdict) for every series step, and each series' change points."""
-    result = build_series(store, registry(), SeriesRequest(names=[], label_key=LABEL, alpha=alpha))
+    result = build_series(store, registry(), SeriesRequest(names=[], label_key=LABEL, alpha=rule[0], min_t=rule[1]))
     steps, changes = [], []
     for series in result.series:
         kind = kind_of(series.points[0].run)
@@ -170,9 +173,9 @@ def hit(item) -> bool:
     return bool(item[3])
 
 
-def false_positives(store: Store, reps: list[str], alpha: float) -> dict:
-    pairs = pair_verdicts(store, reps, alpha)
-    steps, changes = step_verdicts(store, alpha)
+def false_positives(store: Store, reps: list[str], rule: Rule) -> dict:
+    pairs = pair_verdicts(store, reps, rule)
+    steps, changes = step_verdicts(store, rule)
     return {"pairs": share(pairs, called), "steps": share(steps, called),
             "seriesWithChangePoint": share(changes, lambda c: bool(c[1])),
             "changePoints": [{"kind": " ".join(kind), "at": found} for kind, found in changes if found],
@@ -181,14 +184,14 @@ def false_positives(store: Store, reps: list[str], alpha: float) -> dict:
             "pairsByKind": breakdown(pairs, called), "stepsByKind": breakdown(steps, called)}
 
 
-def power(stores: dict[str, Store], reps: list[str], alpha: float) -> dict:
+def power(stores: dict[str, Store], reps: list[str], rule: Rule) -> dict:
     detected_pairs, detected_steps = [], []
     for rep, slow in stores.items():
-        for baseline, contender, kind, verdict in pair_verdicts(slow, reps, alpha):
+        for baseline, contender, kind, verdict in pair_verdicts(slow, reps, rule):
             if kind[1] == "latency" and rep in (baseline, contender):
                 right = "slower" if contender == rep else "faster"
                 detected_pairs.append((baseline, contender, kind, verdict == right))
-        for previous, current, kind, verdict in step_verdicts(slow, alpha)[0]:
+        for previous, current, kind, verdict in step_verdicts(slow, rule)[0]:
             if kind[1] == "latency" and rep in (previous, current):
                 right = "slower" if current == rep else "faster"
                 detected_steps.append((previous, current, kind, verdict == right))
@@ -208,10 +211,10 @@ def main() -> None:
     parser.add_argument("--data", default=str(REPO / "tests" / "data" / "h200-aa"))
     parser.add_argument("--out", default=str(HERE / "reports"))
     parser.add_argument("--injected", nargs="*", help="repetitions to slow down in turn (default: every one)")
-    parser.add_argument("--alphas", nargs="*", type=float, default=[0.05, 0.01],
-                        help="other significance levels to report beside the default")
+    parser.add_argument("--variants", nargs="*", default=["0.05:0", "0.01:0", "0.001:0"],
+                        help="other rules to report beside the default, as ALPHA:MIN_T")
     parser.add_argument("--power-reps", nargs="*", default=["rep-02", "rep-06", "rep-10"],
-                        help="repetitions slowed down for the other alphas' power")
+                        help="repetitions slowed down for the other rules' power")
     args = parser.parse_args()
     started = time.perf_counter()
     folders = repetitions(Path(args.data))
@@ -221,11 +224,11 @@ def main() -> None:
     documents = {folder.name: imported(folder) for folder in folders}
     work = Path(tempfile.mkdtemp(prefix="kidx-bench-verdicts-"))
     lines = [f"A/A verdicts on {args.data}: {len(reps)} repetitions ({', '.join(reps)}); default rule: threshold "
-             f"{DEFAULT_THRESHOLD * 100:g}%, alpha {ALPHA:g}",
+             f"{DEFAULT_THRESHOLD * 100:g}%, alpha {ALPHA:g}, |t| >= {MIN_T:g}",
              f"machine: {platform.machine()}, Python {platform.python_version()}; kinds: kernel, metric, shape "
              f"(large: a workload parameter of at least {LARGE_AT})"]
     report: dict = {"data": args.data, "repetitions": reps, "threshold": DEFAULT_THRESHOLD, "alpha": ALPHA,
-                    "slowdown": SLOWDOWN}
+                    "minT": MIN_T, "slowdown": SLOWDOWN}
     store = build(work / "aa", [d for rep in reps for d in documents[rep]])
     runs = sum(1 for rep in reps for d in documents[rep] if d["kind"] == "BenchmarkRun")
     injected = args.injected if args.injected else reps
@@ -234,16 +237,19 @@ def main() -> None:
         docs = [d for r in reps for d in (documents[r] if r != rep else [slowed(x, SLOWDOWN) for x in documents[r]])]
         slow_stores[rep] = build(work / f"slow-{rep}", docs)
     lines[2:2] = [f"{runs} runs imported; power: every latency of one repetition x{SLOWDOWN:.2f}, each of "
-                  f"{', '.join(injected)} in turn (other alphas: {', '.join(args.power_reps)})"]
+                  f"{', '.join(injected)} in turn (other rules: {', '.join(args.power_reps)})"]
     report["runs"] = runs
     report["results"] = []
-    for alpha in [ALPHA, *args.alphas]:
-        aa = false_positives(store, reps, alpha)
-        chosen = slow_stores if alpha == ALPHA else {rep: slow_stores[rep] for rep in args.power_reps
-                                                     if rep in slow_stores}
-        caught = power(chosen, reps, alpha)
-        report["results"].append({"alpha": alpha, "default": alpha == ALPHA, "aa": aa, "power": caught})
-        lines += ["", f"alpha {alpha:g}{' (the default)' if alpha == ALPHA else ''}:",
+    default: Rule = (ALPHA, MIN_T)
+    variants = [default, *((float(a), float(t)) for a, _, t in (v.partition(":") for v in args.variants))]
+    for rule in variants:
+        aa = false_positives(store, reps, rule)
+        chosen = slow_stores if rule == default else {rep: slow_stores[rep] for rep in args.power_reps
+                                                      if rep in slow_stores}
+        caught = power(chosen, reps, rule)
+        report["results"].append({"alpha": rule[0], "minT": rule[1], "default": rule == default, "aa": aa,
+                                  "power": caught})
+        lines += ["", f"alpha {rule[0]:g}, |t| >= {rule[1]:g}{' (the default)' if rule == default else ''}:",
                   f"  A/A pairs called faster or slower: {percent(*aa['pairs'])}  (target <= 1%)",
                   f"  A/A series steps called faster or slower: {percent(*aa['steps'])}  (target <= 1%)",
                   f"  A/A series with a change point: {percent(*aa['seriesWithChangePoint'])}",
@@ -251,7 +257,7 @@ def main() -> None:
                   "  step verdicts: " + ", ".join(f"{n} {v}" for v, n in sorted(aa["stepVerdicts"].items())),
                   f"  power, pairs with the slowed repetition detected: {percent(*caught['pairs'])}",
                   f"  power, series steps into or out of it detected: {percent(*caught['steps'])}"]
-        if alpha == ALPHA:
+        if rule == default:
             lines += by_kind_lines("  A/A false positives by kind (pairs | steps):", aa["pairsByKind"],
                                    aa["stepsByKind"])
             lines += by_kind_lines("  power by kind (pairs | steps):", caught["pairsByKind"], caught["stepsByKind"])

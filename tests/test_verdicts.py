@@ -181,7 +181,7 @@ def _arms(kidx, baseline, contender, base_day=1):
 def test_repeated_runs_decide_slower_with_an_interval(kidx):
     row = _arms(kidx, [100, 101, 99, 100.5], [110, 111, 109, 110.5])
     assert (row["verdict"], row["evidence"], row["test"]) == ("slower", "between-runs", "t-test")
-    assert 1.05 < row["ciLow"] < 1.10 < row["ciHigh"] < 1.15  # 99.9%: alpha is 0.001
+    assert 1.08 < row["ciLow"] < 1.10 < row["ciHigh"] < 1.12
     assert row["pValue"] < 1e-5
 
 
@@ -198,12 +198,12 @@ def test_noise_wider_than_the_threshold_is_inconclusive(kidx):
 
 
 def test_three_samples_a_side_cannot_decide(kidx):
-    # two runs of 3 raw samples each, 2x apart: Mann-Whitney cannot reach p < 0.001 (or 0.05) with 3 and 3
+    # two runs of 3 raw samples each, 2x apart: Mann-Whitney cannot reach p < 0.05 with 3 and 3
     apply(kidx, run_manifest("a", "a", 101, day=1, samples=[100, 101, 102]),
           run_manifest("b", "b", 202, day=2, samples=[200, 202, 204]))
     row = json.loads(kidx("compare", "a", "b", "-o", "json").out)["groups"][0]["rows"][1]
     assert (row["verdict"], row["test"], row["reason"]) == (
-        "inconclusive", "mann-whitney", "3 and 3 samples cannot reach p < 0.001")
+        "inconclusive", "mann-whitney", "3 and 3 samples cannot reach p < 0.05")
     assert smallest_p(3, 3) == pytest.approx(0.1)
     # the same two runs without samples: the threshold alone, which is only unconfirmed
     apply(kidx, run_manifest("c", "c", 101, day=3, band=None), run_manifest("d", "d", 202, day=4, band=None))
@@ -319,7 +319,8 @@ def test_json_is_reproducible_and_records_inputs_and_rule(kidx, history_store):
     first, second = kidx(*args, store_path=history_store), kidx(*args, store_path=history_store)
     assert first.code == 0 and first.out == second.out
     document = json.loads(first.out)
-    assert document["parameters"]["alpha"] == 0.001 and document["parameters"]["threshold"] == 0.05
+    assert document["parameters"]["alpha"] == 0.05 and document["parameters"]["threshold"] == 0.05
+    assert document["parameters"]["minT"] == 5
     assert document["parameters"]["pooling"].startswith("an arm pools its runs")
     assert len(document["inputs"]) == 90 and all(item["digest"].startswith("sha256:") for item in document["inputs"])
     series_args = ("series", "-l", "liger_version in (0.5.3,0.5.4)", "--label", "liger_version", "-o", "json")
@@ -336,7 +337,7 @@ def test_markdown_for_a_pull_request(kidx):
     assert lines[2] == "| group | IMPLEMENTATION | value | runs | ratio | ratio CI | speedup | verdict | run |"
     assert lines[3] == "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     assert lines[5].startswith(f"| protocol {PROTOCOL[:19]}, workload {WORKLOAD[:19]}, environment "
-                               f"{ENVIRONMENT[:19]} | {('sha256:' + 'b' * 64)[:19]} | 120µs | 3 ±0.8% | 1.200 | 1.125-1.280 | ")
+                               f"{ENVIRONMENT[:19]} | {('sha256:' + 'b' * 64)[:19]} | 120µs | 3 ±0.8% | 1.200 | 1.175-1.225 | ")
     assert lines[5].endswith(" | 0.83x | slower | new2 |")
     assert lines[-1].startswith("rule: a change counts when it exceeds 5%")
     series = kidx("series", "-o", "markdown").out.splitlines()
@@ -402,3 +403,21 @@ def test_one_definition_of_comparability():
     assert comparability.comparable_key(old) != comparability.comparable_key(new)  # not side by side
     assert comparability.series_key(old) == comparability.series_key(new)  # but one series
     assert comparability.series_key(old) != comparability.series_key(other_gpu)
+
+
+def test_a_change_must_stand_five_standard_errors_clear():
+    # heavy-tailed noise between processes: p < 0.05 alone is not enough, |t| must reach 5
+    base, new = Measure("latency", "median", 100, "ns"), Measure("latency", "median", 110, "ns")
+    history = spread_noise([100, 103, 97, 101.5, 98.5, 104, 96, 100])  # about 2.8% between runs: |t| = 2.4
+    strict = judge_runs(new, base, [110], [100], history)
+    loose = judge_runs(new, base, [110], [100], history, min_t=0)
+    assert loose.verdict == "slower" and loose.p_value < 0.05
+    assert strict.verdict == "inconclusive" and strict.p_value == loose.p_value
+    far = judge_runs(Measure("latency", "median", 150, "ns"), base, [150], [100], history)  # |t| = 10
+    assert far.verdict == "slower"
+
+
+def spread_noise(values):
+    from kidx.analysis.significance import spread_of
+
+    return spread_of(values)

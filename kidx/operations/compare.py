@@ -28,7 +28,16 @@ from typing import NamedTuple
 from kidx.analysis.changepoints import change_points, segment_noise
 from kidx.analysis.comparability import COMPARABLE_ROLES, ROLES, SUBJECT_ROLE, comparable_key, differing_roles
 from kidx.analysis.measures import Measure
-from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, NO_NOISE, Judgement, Noise, judge_runs, rule_text
+from kidx.analysis.significance import (
+    ALPHA,
+    DEFAULT_THRESHOLD,
+    MIN_T,
+    NO_NOISE,
+    Judgement,
+    Noise,
+    judge_runs,
+    rule_text,
+)
 from kidx.errors import KidxError, UsageError
 from kidx.operations.analysed_runs import AnalysedRun, Referenced, select_runs
 
@@ -48,6 +57,7 @@ class CompareRequest(NamedTuple):
     force: bool = False
     only: frozenset = frozenset()  # show only groups with rows of these verdicts (and only those rows)
     alpha: float = ALPHA
+    min_t: float = MIN_T  # the smallest |t| a change needs (the noise between runs has heavy tails)
 
 
 class Arm(NamedTuple):
@@ -114,6 +124,7 @@ class Comparison(NamedTuple):
     unmeasured: list[str]  # runs with no figure to compare (not passed, or no number)
     unlabelled: list[str]  # runs without the --by label
     alpha: float = ALPHA
+    min_t: float = MIN_T
     problems: tuple[str, ...] = ()  # what kept the comparison from judging: a gate fails closed on these
     unmatched: tuple[str, ...] = ()  # label values that share no group with the baseline, and why
     inputs: tuple[AnalysedRun, ...] = ()  # every run read, for the record
@@ -171,8 +182,9 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
     if request.only:
         groups = [_only(group, request.only) for group in groups if group.compared
                   and any(row.verdict in request.only for row in group.rows)]
-    return Comparison(groups, rule_text(request.threshold, request.alpha), request.threshold, request.label_key,
-                      unmeasured, unlabelled, request.alpha, tuple(problems), tuple(unmatched), tuple(runs))
+    return Comparison(groups, rule_text(request.threshold, request.alpha, request.min_t), request.threshold,
+                      request.label_key, unmeasured, unlabelled, request.alpha, request.min_t, tuple(problems),
+                      tuple(unmatched), tuple(runs))
 
 
 def _history(store, registry, request: CompareRequest, selected: list[AnalysedRun]) -> list[AnalysedRun]:
@@ -332,7 +344,7 @@ def _group(members: list[AnalysedRun], request: CompareRequest, forced: str | No
         if arm.run.implementation.digest != baseline.run.implementation.digest:
             noise = noise + history.noise(baseline.run, compared)
         judgement = judge_runs(arm.measure, baseline.measure, arm.values, baseline.values, noise,
-                               request.threshold, request.alpha)
+                               request.threshold, request.alpha, request.min_t)
         rows.append(ComparedRow(arm, judgement, judgement.verdict))
     return group(rows)
 

@@ -25,7 +25,7 @@ from typing import NamedTuple
 from kidx.analysis.changepoints import ChangePoint, change_points, segment_noise
 from kidx.analysis.comparability import comparable_key, series_key
 from kidx.analysis.measures import observed_moment
-from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, Judgement, judge, judge_runs, rule_text
+from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, MIN_T, Judgement, judge, judge_runs, rule_text
 from kidx.errors import KidxError
 from kidx.operations.analysed_runs import AnalysedRun, Referenced, select_runs
 
@@ -42,6 +42,7 @@ class SeriesRequest(NamedTuple):
     baseline: str | None = None  # an implementation (name, library or provider) measured in the same sessions
     threshold: float = DEFAULT_THRESHOLD
     alpha: float = ALPHA
+    min_t: float = MIN_T
 
 
 class Point(NamedTuple):
@@ -88,6 +89,7 @@ class SeriesResult(NamedTuple):
     baseline: str | None
     unmeasured: list[str]
     alpha: float = ALPHA
+    min_t: float = MIN_T
     problems: tuple[str, ...] = ()  # what kept the series from being judged
     inputs: tuple[AnalysedRun, ...] = ()
 
@@ -133,10 +135,10 @@ def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
         present = sorted({run.implementation.label for run in measured})
         problems.append(f"no selected run's implementation is {request.baseline} (--baseline: a name, library or "
                         f"provider label); implementations present: {', '.join(present[:8])}")
-    return SeriesResult(series, single, rule_text(request.threshold, request.alpha), request.threshold,
-                        request.label_key, request.baseline,
-                        [run.name for run in selection.runs if run.measure is None], request.alpha, tuple(problems),
-                        tuple(selection.runs))
+    return SeriesResult(series, single, rule_text(request.threshold, request.alpha, request.min_t),
+                        request.threshold, request.label_key, request.baseline,
+                        [run.name for run in selection.runs if run.measure is None], request.alpha, request.min_t,
+                        tuple(problems), tuple(selection.runs))
 
 
 def _baseline_runs(runs: list[AnalysedRun], baseline: str) -> dict[tuple, list[AnalysedRun]]:
@@ -181,7 +183,7 @@ def _series(members: list[AnalysedRun], request: SeriesRequest, sessions: dict) 
             if before.environment.digest != run.environment.digest:
                 noise = noise._replace(df=0)  # another environment: no noise estimate carries over
             change = judge_runs(run.known_measure, before.known_measure, [values[index]], [values[index - 1]],
-                                noise, request.threshold, request.alpha)
+                                noise, request.threshold, request.alpha, request.min_t)
             verdict = change.verdict
             if speedup is not None and previous.speedup:
                 speedup_change = speedup / previous.speedup - 1

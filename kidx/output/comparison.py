@@ -216,6 +216,7 @@ def parameters_record(result, pooling: str) -> dict:
                 "threshold",
         "threshold": result.threshold,
         "alpha": result.alpha,
+        "minT": result.min_t,
         "confidence": 1 - result.alpha,
         "interval": "t (between runs); hodges-lehmann (samples)",
         "noise": "pooled within arms and within the series' segments between change points (store history)",

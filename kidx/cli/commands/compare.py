@@ -61,7 +61,7 @@ def compare(
                                         "value, else the earliest observed run of each group."),
     ] = None,
     threshold: ThresholdOption = 5.0,
-    alpha: AlphaOption = 0.001,  # kidx.analysis.significance.ALPHA
+    alpha: AlphaOption = 0.05,  # kidx.analysis.significance.ALPHA
     fail_on_regression: Annotated[
         bool, typer.Option("--fail-on-regression", help="Exit 1 when any row is slower than its baseline; exit 2 "
                                                         "when nothing could be judged.")

@@ -47,7 +47,7 @@ def series(
                                         "sessions: show the speedup over it and its change."),
     ] = None,
     threshold: ThresholdOption = 5.0,
-    alpha: AlphaOption = 0.001,  # kidx.analysis.significance.ALPHA
+    alpha: AlphaOption = 0.05,  # kidx.analysis.significance.ALPHA
     fail_on_regression: Annotated[
         bool, typer.Option("--fail-on-regression", help="Exit 1 when any point is slower than the one before; "
                                                         "exit 2 when nothing could be judged.")
