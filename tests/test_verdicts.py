@@ -421,3 +421,29 @@ def spread_noise(values):
     from kidx.analysis.significance import spread_of
 
     return spread_of(values)
+
+
+def test_the_aa_benchmark_script_reports_false_positives_and_power(tmp_path):
+    # bench/bench_verdicts.py on three of the H200 A/A repetitions (docs/analysis.md has the full figures)
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    data = tmp_path / "aa"
+    for rep in ("rep-01", "rep-02", "rep-03"):
+        shutil.copytree(repo / "tests" / "data" / "h200-aa" / rep, data / rep)
+    completed = subprocess.run(
+        [sys.executable, str(repo / "bench" / "bench_verdicts.py"), "--data", str(data), "--out", str(tmp_path / "out"),
+         "--injected", "rep-02", "--variants"], capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr
+    assert "A/A pairs called faster or slower: " in completed.stdout
+    [report_file] = (tmp_path / "out").glob("bench_verdicts-*.json")
+    report = json.loads(report_file.read_text())
+    [result] = report["results"]
+    assert report["runs"] == 198 and result["default"] and result["minT"] == 5
+    hit, total = result["aa"]["pairs"]
+    assert total == 198 and 0 <= hit <= total  # 66 series, 3 pairs each
+    caught, compared = result["power"]["pairs"]
+    assert compared == 132 and 0 <= caught <= compared  # 66 latency series, 2 pairs with rep-02 each

@@ -153,7 +153,7 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
     if selection.missing:
         raise KidxError("; ".join(selection.missing))
     runs = selection.runs
-    everything = _history(store, registry, request, runs)
+    history_runs = _history(store, registry, request, runs)
     measured = [run for run in runs if run.measure is not None]
     unmeasured = [run.name for run in runs if run.measure is None]
     unlabelled: list[str] = []
@@ -172,7 +172,7 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
             if request.label_key is not None:
                 key += (run.implementation.digest,)
             buckets.setdefault(key, []).append(run)
-    history = _History(everything)
+    history = _History(history_runs)
     groups = [_group(members, request, forced, history) for members in buckets.values() if members]
     groups.sort(key=_group_order)
     problems = _problems(request, runs, measured, groups, store)
