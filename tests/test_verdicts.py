@@ -101,6 +101,16 @@ def test_releases_that_share_no_group_say_why(kidx, history_store):
     assert not [group for group in document["groups"] if group["note"] is None]
 
 
+def test_series_gate_fails_closed_on_a_label_or_baseline_no_run_has(kidx, history_store):
+    base = ("series", "-l", "liger_version in (0.3.0,0.3.1)", "--fail-on-regression")
+    code, out, err = kidx(*base, "--label", "liger_verison", store_path=history_store)
+    assert (code, out) == (2, "")
+    assert err.startswith("error: the gate cannot judge: no selected run has the label liger_verison (--label); "
+                          "labels the selected runs carry: gpu, kernel, liger_version, ")
+    code, out, err = kidx(*base, "--baseline", "huggingfaces", store_path=history_store)
+    assert (code, out) == (2, "") and "no selected run's implementation is huggingfaces" in err
+
+
 def test_series_gate_fails_closed_on_an_empty_selection(kidx, history_store):
     code, out, err = kidx("series", "-l", "kernel=jsdd", "--fail-on-regression", store_path=history_store)
     assert (code, out, err) == (2, "", "error: the gate cannot judge: the selection matched no runs (--allow-empty "

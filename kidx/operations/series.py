@@ -131,6 +131,10 @@ def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
         problems.append("the selection matched no runs")
     elif not series:
         problems.append(f"no series of two or more points among the {len(selection.runs)} selected runs")
+    if request.label_key and measured and not any(request.label_key in run.labels for run in measured):
+        keys = sorted({key for run in measured for key in run.labels})
+        problems.append(f"no selected run has the label {request.label_key} (--label); labels the selected runs "
+                        f"carry: {', '.join(keys[:8])}")
     if request.baseline and measured and not sessions:
         present = sorted({run.implementation.label for run in measured})
         problems.append(f"no selected run's implementation is {request.baseline} (--baseline: a name, library or "
