@@ -176,7 +176,8 @@ def test_a_commit_held_by_a_standby_is_announced_and_ctrl_c_keeps_it(tmp_path, p
     assert (code, out) == (0, SEED_LINES), err
     lines = said(err)
     assert lines[0] == (f"waiting for the store at {postgres_store} to confirm the commit (a synchronous standby "
-                        "may not be answering); Ctrl-C stops the wait and keeps what the server has committed…")
+                        "may not be answering); Ctrl-C asks the server to stop waiting and keep the commit, a "
+                        "second Ctrl-C gives up with the outcome unknown…")
     assert any(line.startswith(f"the store at {postgres_store} says: canceling wait for synchronous replication")
                for line in lines), err
     assert err.endswith(COMMITTED_NOTE)
@@ -218,6 +219,56 @@ def test_the_connection_lost_during_commit_is_an_unknown_outcome(tmp_path, postg
     assert "psycopg" not in err and "error ignored" not in err and "Traceback" not in err
     again = kidx("apply", "-f", seed_file(tmp_path), "--store", postgres_store)
     assert (again.returncode, again.stdout) == (0, SEED_LINES.replace(" created", " unchanged"))
+
+
+def test_a_second_ctrl_c_while_the_server_does_not_answer_gives_up_with_the_outcome_unknown(tmp_path, postgres_store):
+    """The session's server process stopped (SIGSTOP) while COMMIT waits: the first Ctrl-C's
+    cancel request cannot be served, so kidx would wait for ever; the second Ctrl-C gives
+    up: exit 3, the outcome unknown, said so; no driver log lines."""
+    import os
+
+    with absent_synchronous_standby(postgres_store) as connection:
+        applying = Started(tmp_path, "apply", ["apply", "-f", seed_file(tmp_path), "--store", postgres_store])
+        assert applying.waits_or_ends(saying=WAITS_FOR_COMMIT) == "waiting"
+        (backend,) = connection.execute(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = 'kidx' AND datname = %s",
+            (postgres_store.database,)).fetchone()
+        os.kill(backend, signal.SIGSTOP)
+        try:
+            applying.process.send_signal(signal.SIGINT)
+            time.sleep(1.0)
+            assert applying.process.poll() is None  # still waiting: the server could not be asked
+            applying.process.send_signal(signal.SIGINT)
+            code, out, err = applying.finish()
+        finally:
+            os.kill(backend, signal.SIGCONT)
+    assert (code, out) == (3, ""), err
+    assert said(err)[-1] == (
+        f"error: interrupted while the store at {postgres_store} had not confirmed the commit: the write may or may "
+        "not have been committed. Check with 'kidx get' or 'kidx history' on that store, or run the command again: "
+        "what is stored already is reported unchanged")
+    assert "psycopg" not in err and "Traceback" not in err and "interrupted after the write" not in err
+
+
+def test_a_second_ctrl_c_is_raised_only_while_a_commit_is_unanswered():
+    import os
+    import threading
+
+    from kidx.store import interrupts
+
+    before = signal.getsignal(signal.SIGINT)
+    interrupts.keep_until_released()
+    interrupts.hold()
+    asked = threading.Event()
+    with interrupts.on_press(asked.set):
+        os.kill(os.getpid(), signal.SIGINT)  # the first: recorded, the commit's callback called
+        assert asked.wait(5)
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)  # the second: raised
+            time.sleep(5)
+    os.kill(os.getpid(), signal.SIGINT)  # no commit in flight: recorded again, nothing raised
+    assert interrupts.release() is False  # nothing committed: no "after the commit" note
+    assert signal.getsignal(signal.SIGINT) is before
 
 
 @pytest.mark.parametrize("stage", ["objects", "catalog"])

@@ -41,6 +41,10 @@ DIRECTIVE = re.compile(r"<!--\s*docs-test:\s*(\w[\w-]*)\s*(.*?)\s*-->", re.S)
 # what legitimately differs from one run to the next
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?")
 AGE_AT_END = re.compile(r"(?<=\s)(?:\d+[smhd]|\d+m\d+s|\d+h\d+m|<unknown>)\s*$")
+# how long a command took (`3 passed in 0.99s`, `the command ended in 8.0 s`)
+DURATION = re.compile(r"(?<=\bin )\d+(?:\.\d+)? ?s\b")
+# the random part of the name of a scratch folder kidx makes (`/tmp/kidx-record-0ghmv2pk`)
+SCRATCH = re.compile(r"(/tmp/kidx-[a-z]+-)[a-z0-9_]{8}\b")
 TEMP = "/tmp/"
 
 
@@ -106,7 +110,7 @@ def _directives_before(text: str) -> list[tuple[str, str]]:
 PAGES = [parse_page(path) for path in sorted(DOCS.rglob("*.md"))]
 # Pages whose sessions are set up to run. A page not yet named here is skipped, with its
 # name in the skip reason, until its set-up is written and its blocks pass.
-EXECUTED = {"guide.md", "commands/completion.md", "commands/describe.md"}
+EXECUTED = {"guide.md", "commands/completion.md", "commands/describe.md", "commands/import.md", "commands/env.md", "commands/fsck.md", "commands/record.md", "api.md"}
 BLOCKS = [block for page in PAGES for block in page.blocks]
 
 
@@ -192,7 +196,8 @@ class Session:
         return line.replace(f"{self.tmp}/", TEMP).replace(str(self.tmp), TEMP.rstrip("/"))
 
     def normal(self, line: str) -> str:
-        line = TIMESTAMP.sub("<time>", self.shown(line))
+        line = DURATION.sub("<duration>", TIMESTAMP.sub("<time>", self.shown(line)))
+        line = SCRATCH.sub(r"\1<random>", line)
         return AGE_AT_END.sub("<age>", line).rstrip()
 
 
@@ -253,6 +258,9 @@ def test_the_comparison_ignores_times_and_ages_but_nothing_else(tmp_path) -> Non
     session = Session(Page("example.md"), tmp_path / "s")
     assert session.check("kidx version", ["kidx 0.1.0"]) is None
     assert session.check("echo 'a   2025-08-07T21:42:15.000Z   3s'", ["a   2026-11-29T17:49:30Z   12m"]) is None
+    assert session.check("echo '3 passed in 0.99s; ended in 8.0 s'", ["3 passed in 1.53s; ended in 12.3 s"]) is None
+    assert "shown but not printed" in session.check("echo 'within 1 s'", ["within 2 s"])
+    assert session.check("echo /tmp/kidx-record-0ghmv2pk/r.json", ["/tmp/kidx-record-9ii0qbea/r.json"]) is None
     assert "shown but not printed" in session.check("kidx version", ["kidx 0.2.0"])
     assert "printed but not shown" in session.check("echo one; echo two", ["one"])
     assert "another order" in session.check("echo one; echo two", ["two", "one"])

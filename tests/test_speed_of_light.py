@@ -292,3 +292,84 @@ def test_measured_peaks_add_a_column_and_leave_the_digest_alone(kidx, tmp_path):
     row = wide_row(kidx, LIGER_FORWARD_16K)
     assert list(row)[-3:] == ["BANDWIDTH", "SOL", "SOL-MEASURED"]
     assert row["SOL-MEASURED"] == "46.5%"  # 1.8612e12 / 4e12
+
+
+# --- kidx plot --y ------------------------------------------------------------------------------
+
+def test_plot_draws_bandwidth_and_share_of_peak(kidx, tmp_path):
+    pytest.importorskip("matplotlib", reason="the test extra installs matplotlib (kidx[plot])")
+    import csv
+    import io
+    import xml.etree.ElementTree as ElementTree
+
+    assert kidx("import", "liger", str(H200_DATA / "all_benchmark_data.csv"),
+                "--environment", str(H200_DATA / "environment.yaml"))[0] == 0
+    select = ["--x", "workload.spec.parameters.seq", "--field-selector", "spec.sourceNative.benchmark=llama4_rope/forward"]
+
+    def points(y):
+        path = tmp_path / f"{y}.csv"
+        code, out, err = kidx("plot", *select, "--y", y, "-o", str(path))
+        assert (code, out) == (0, ""), err
+        assert err == f"wrote {path}: 1 panel, 2 lines, 10 points\n"
+        return {(r["line"].split("-")[-1], r["x"]): r for r in csv.DictReader(io.StringIO(path.read_text()))}
+
+    sol = points("sol")["triton", "16384"]
+    # 687,865,856 B in 369.584 µs (p20 368.979, p80 370.586) over 4.8 TB/s, in percent
+    assert (sol["value"], sol["unit"]) == (repr(687865856 / (369584 * 1e-9) / 4.8e12 * 100), "%")
+    assert float(sol["low"]) < float(sol["value"]) < float(sol["high"])
+    assert float(sol["low"]) == pytest.approx(687865856 / 370.586e-6 / 4.8e12 * 100, rel=1e-9)
+    bandwidth = points("bandwidth")["eager", "16384"]
+    assert (bandwidth["value"], bandwidth["unit"]) == (repr(687865856 / (1236160 * 1e-9)), "B/s")  # 1.236160 ms
+    # RoPE's FLOPs are not counted: nothing to draw
+    code, out, err = kidx("plot", *select, "--y", "flops", "-o", str(tmp_path / "flops.csv"))
+    assert (code, out) == (1, "")
+    assert err == ("error: nothing to plot: no selected run has a known --y flops and a value at "
+                   "workload.spec.parameters.seq\n")
+    svg = tmp_path / "sol.svg"
+    assert kidx("plot", *select, "--y", "sol", "-o", str(svg))[0] == 0
+    texts = "".join(e.text or "" for e in ElementTree.parse(svg).getroot().iter("{http://www.w3.org/2000/svg}text"))
+    assert "median speed of light (% of peak)" in texts
+    code, _, err = kidx("plot", *select, "--y", "speed", "-o", str(svg))
+    assert code == 1 and err == "error: --y must be one of statistic, bandwidth, flops, sol, not 'speed'\n"
+
+
+def test_plot_leaves_out_runs_without_a_cost_and_says_so(kidx, tmp_path):
+    pytest.importorskip("matplotlib", reason="the test extra installs matplotlib (kidx[plot])")
+    assert kidx("import", "liger", str(H200_DATA / "all_benchmark_data.csv"),
+                "--environment", str(H200_DATA / "environment.yaml"))[0] == 0
+    path = tmp_path / "all.csv"
+    code, out, err = kidx("plot", "--x", "workload.spec.parameters.seq", "--y", "bandwidth",
+                          "--references", "implementation/liger-llama4-rope-liger-triton", "-o", str(path))
+    assert code == 0, err
+    # the five memory runs have no latency, so no bandwidth
+    assert err.splitlines()[-1] == ("5 runs left out: no figure (no cost, or no peak for --y sol), "
+                                    "or no value at workload.spec.parameters.seq")
+
+
+# --- spec.cost in the Workload CRD ------------------------------------------------------------
+
+def test_a_declared_cost_is_validated_and_an_absent_one_changes_no_digest(kidx, tmp_path):
+    import json
+
+    from kidx.identity import digest_of
+
+    base = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload", "metadata": {"name": "copy-1gib"},
+            "spec": {"operation": "copy", "parameters": {"bytes": 1 << 30}}}
+    declared = json.loads(json.dumps(base))
+    declared["spec"]["cost"] = {"bytes": 2 << 30}
+    assert digest_of(base) != digest_of(declared)
+    # the seed's digests are pinned by tests/test_identity.py; an absent cost is simply not hashed
+    assert digest_of(base) == digest_of({**base, "spec": dict(base["spec"])})
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(declared))
+    code, out, err = kidx("apply", "-f", str(path))
+    assert (code, err) == (0, "") and out == "workload.kernelindex.dev/copy-1gib created\n"
+    for cost, problem in (({"bytes": -1}, "spec.cost.bytes"), ({"bytes": 1.5}, "spec.cost.bytes"),
+                          ({"moved": 5}, "spec.cost")):
+        bad = json.loads(json.dumps(base))
+        bad["spec"]["cost"] = cost
+        path.write_text(json.dumps(bad))
+        code, out, err = kidx("apply", "-f", str(path))
+        assert code == 1 and problem in err, err
+    code, out, _ = kidx("explain", "workload.spec.cost")
+    assert code == 0 and "bytes" in out and "flops" in out

@@ -1,7 +1,7 @@
 """The fast path: ``get`` and ``describe`` with simple arguments, read without typer.
 
-Importing typer (and the click it carries) costs more than the rest of an everyday
-command's start. When the arguments are ones this module reads exactly as the parser
+Importing typer (and the click it carries) is a large part of an everyday command's
+start. When the arguments are ones this module reads exactly as the parser
 would (positional words and the commands' own options, each spelled in full, as
 ``--opt VALUE``, ``--opt=VALUE`` or ``-o VALUE``/``-oVALUE``), the command's body
 (``cli/everyday.py``) is called directly. Anything else — ``--help``, ``--``, an option

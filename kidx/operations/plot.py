@@ -1,5 +1,7 @@
 """Plot data: the primary statistic against a swept parameter, one line per
-implementation (or label value), one panel per comparable group.
+implementation (or label value), one panel per comparable group. ``--y`` may draw the
+run's speed of light instead (kidx.speed_of_light): achieved bandwidth, FLOP/s, or the
+share of the GPU's published peak; a run whose cost or peak is unknown is left out.
 
 A panel's runs share protocol and environment, and their workloads are equal except for
 the swept field (``--x workload.spec.parameters.seq``): that is a comparable group with
@@ -14,6 +16,7 @@ import json
 from typing import NamedTuple
 
 from kidx.analysis.comparability import COMPARABLE_ROLES
+from kidx.analysis.measures import Measure
 from kidx.errors import KidxError, UsageError
 from kidx.operations.analysed_runs import AnalysedRun, Referenced, select_runs
 from kidx.query.reference_paths import FieldPath, value_at, without
@@ -22,6 +25,11 @@ MAX_PANELS = 12
 # Workload.spec.key is a text form of the parameters and dtype (see its CRD): it varies
 # with the swept parameter, so it does not set workloads apart here
 DERIVED_WORKLOAD_FIELDS = ("key",)
+# --y: what is drawn, as (metric, unit) of the measure each point gets; "statistic" is the
+# run's own primary statistic
+Y_QUANTITIES = {"bandwidth": ("achieved_bandwidth", "B/s"), "flops": ("achieved_flops", "FLOP/s"),
+                "sol": ("speed_of_light", "%")}
+Y_CHOICES = ("statistic", *Y_QUANTITIES)
 
 
 class PlotRequest(NamedTuple):
@@ -31,6 +39,7 @@ class PlotRequest(NamedTuple):
     field_selector: object = None
     references: tuple = ()
     label_key: str | None = None  # None: one line per implementation
+    y: str = "statistic"  # or bandwidth, flops, sol (Y_QUANTITIES)
 
 
 class PlotPoint(NamedTuple):
@@ -69,6 +78,8 @@ def plot_data(store, registry, request: PlotRequest) -> PlotData:
     for run in selection.runs:
         x = _x_value(run, request.x)
         line = run.labels.get(request.label_key) if request.label_key else run.implementation.label
+        if request.y != "statistic":
+            run = _speed_of_light(run, request.y)
         if run.measure is None or x is None or line is None:
             left_out.append(run.name)
             continue
@@ -104,6 +115,37 @@ def plot_data(store, registry, request: PlotRequest) -> PlotData:
     result.sort(key=lambda panel: (panel.protocol.label, panel.environment.label, panel.workload.label,
                                    panel.implementation.label if panel.implementation else ""))
     return PlotData(request.x, result, repeated, left_out)
+
+
+def _speed_of_light(run: AnalysedRun, y: str) -> AnalysedRun:
+    """The run with its speed of light as its measure (None when its cost or peak is
+    unknown); the band from the latency band's ends, the slower end below."""
+    from kidx.speed_of_light.achieved import achieved
+
+    measure = run.measure
+    if measure is None or measure.metric != "latency":
+        return run._replace(measure=None)
+    spec = run.manifest.get("spec") or {}
+    environment = {"spec": run.environment.spec} if run.environment.spec is not None else None
+
+    def figure(latency: float | None) -> float | None:
+        found = achieved(spec, run.workload.spec, environment, latency) if latency else None
+        if found is None:
+            return None
+        if y == "bandwidth":
+            return found.bytes_per_second
+        if y == "flops":
+            return found.flops_per_second
+        return found.peak.sol * 100 if found.peak is not None and found.peak.sol is not None else None
+
+    value = figure(measure.value)
+    if value is None:
+        return run._replace(measure=None)
+    low, high = figure(measure.high), figure(measure.low)
+    if low is None or high is None:
+        low = high = None
+    metric, unit = Y_QUANTITIES[y]
+    return run._replace(measure=Measure(metric, measure.statistic, value, unit, low, high, None, measure.band))
 
 
 def _document(run: AnalysedRun, role: str | None) -> dict | None:

@@ -12,7 +12,10 @@ from kidx.errors import KidxError
 from kidx.output.columns import raw_text
 
 MISSING = "kidx plot needs matplotlib: pip install 'kidx[plot]'"
-SCALES = {"ns": (1e6, "ms"), "B": (2**20, "MiB")}
+SCALES = {"ns": (1e6, "ms"), "B": (2**20, "MiB"), "B/s": (1e9, "GB/s"), "FLOP/s": (1e12, "TFLOP/s"),
+          "%": (1, "% of peak")}
+QUANTITIES = {"peak_memory": "peak memory", "achieved_bandwidth": "achieved bandwidth",
+              "achieved_flops": "achieved FLOP/s", "speed_of_light": "speed of light"}
 POINT_FIELDS = ("panel", "protocol", "environment", "workload", "implementation", "line", "x", "value", "unit", "low",
                 "high", "run")
 
@@ -60,7 +63,7 @@ def write_plot(data, path: str, title: str | None = None) -> None:
 def _draw_panel(ax, panel, x_label: str, number: int) -> None:
     first = panel.lines[0].points[0].run.measure
     scale, unit = SCALES.get(first.unit, (1, first.unit))
-    what = "peak memory" if first.metric == "peak_memory" else "latency"
+    what = QUANTITIES.get(first.metric, "latency")
     for line in panel.lines:
         xs = [point.x for point in line.points]
         ys = [point.run.measure.value / scale for point in line.points]

@@ -87,10 +87,12 @@ def achieved(
     run_spec: Mapping[str, Any],
     workload_spec: Mapping[str, Any] | None,
     environment: Mapping[str, Any] | None,
+    latency_ns: float | None = None,
 ) -> Achieved | None:
     """The figures of one run, or None when its latency or its cost is unknown.
-    ``environment`` is the environment's manifest (spec and metadata), or None."""
-    latency = latency_of(run_spec)
+    ``environment`` is the environment's manifest (spec and metadata), or None;
+    ``latency_ns`` takes the place of the run's median (compare's pooled figure of an arm)."""
+    latency = latency_of(run_spec) if latency_ns is None else (latency_ns if latency_ns > 0 else None)
     if latency is None or not isinstance(workload_spec, Mapping):
         return None
     cost = cost_of(workload_spec, timed_pass(run_spec, workload_spec))

@@ -7,6 +7,9 @@ PostgreSQL backend asks the server to stop waiting for a synchronous standby; th
 keeps the commit). The commit then completes or fails on its own, the command reports
 what happened, and the command layer calls ``release()`` when the outcome is printed: a
 Ctrl-C recorded since is noted, never reported as "interrupted, nothing committed".
+A second Ctrl-C while a commit that registered with ``on_press`` is still unanswered
+(a server that does not reply at all) is raised, so kidx never hangs: the commit turns
+it into an unknown outcome.
 
 Without the command layer (kidx used as a library), the hold ends with the write: a
 Ctrl-C pressed during the commit is raised as ``KeyboardInterrupt`` once it has
@@ -23,6 +26,7 @@ from contextlib import contextmanager
 _held = False
 _kept = False  # the command layer releases the hold itself, once the outcome is printed
 _pressed = False
+_committed = False  # a write committed during the hold
 _previous: object = None
 _callbacks: list[Callable[[], None]] = []
 
@@ -39,12 +43,20 @@ def hold() -> None:
 
 def _record(signum, frame) -> None:
     global _pressed
+    if _pressed and _callbacks:
+        raise KeyboardInterrupt  # pressed again, the commit still unanswered: stop waiting
     _pressed = True
     for callback in list(_callbacks):
-        try:
-            callback()
-        except Exception:  # a signal handler must not raise into the commit it protects
-            pass
+        # in a thread: a handler that blocks (a cancel request to a server that does not
+        # answer) would make the next Ctrl-C wait too
+        threading.Thread(target=_quietly, args=(callback,), daemon=True).start()
+
+
+def _quietly(callback: Callable[[], None]) -> None:
+    try:
+        callback()
+    except Exception:  # nothing to report: the commit's own outcome is what counts
+        pass
 
 
 @contextmanager
@@ -66,6 +78,8 @@ def keep_until_released() -> None:
 def after_commit() -> None:
     """What a write does once committed: without the command layer, end the hold (and
     raise a Ctrl-C pressed meanwhile, now that the commit is done)."""
+    global _committed
+    _committed = True
     if not _kept and _end_hold():
         raise KeyboardInterrupt
 
@@ -78,10 +92,11 @@ def after_failed_commit() -> None:
 
 def release() -> bool:
     """The command layer, its outcome printed: give Ctrl-C back its earlier handling; True
-    when it was pressed while held."""
-    global _kept
-    _kept = False
-    return _end_hold()
+    when it was pressed while held and a write had committed (a Ctrl-C during a commit
+    that then failed is told by that failure)."""
+    global _kept, _committed
+    committed, _kept, _committed = _committed, False, False
+    return _end_hold() and committed
 
 
 def _end_hold() -> bool:

@@ -58,6 +58,10 @@ SCHEMA_VERSION = "1"
 LOCK_KEY = 0x6B696478  # "kidx": the one advisory lock a store's writers take
 WRITER_WAIT_LIMIT_S = 300
 COMMIT_NOTICE_AFTER_S = 3.0
+UNKNOWN_OUTCOME = (
+    "the write may or may not have been committed. Check with 'kidx get' or 'kidx history' on that store, or run "
+    "the command again: what is stored already is reported unchanged"
+)
 _PREFIX = "sha256:"
 _LAST = "\U0010ffff"  # sorts after every character: the end of a prefix range
 
@@ -316,7 +320,8 @@ class Connection:
         self.connection.execute("SELECT 1")
         timer = threading.Timer(COMMIT_NOTICE_AFTER_S, notices.notify, (
             f"waiting for the store at {self.location} to confirm the commit (a synchronous standby may not be "
-            "answering); Ctrl-C stops the wait and keeps what the server has committed…",))
+            "answering); Ctrl-C asks the server to stop waiting and keep the commit, a second Ctrl-C gives up "
+            "with the outcome unknown…",))
         timer.daemon = True
         self.connection.add_notice_handler(self._server_notice)
         timer.start()
@@ -326,9 +331,12 @@ class Connection:
         except self._psycopg.OperationalError as exc:
             self.in_transaction = self.writing = False
             raise OutcomeUnknown(
-                f"lost the connection to the store at {self.location} while it committed ({self.message(exc)}): the "
-                "write may or may not have been committed. Check with 'kidx get' or 'kidx history' on that store, "
-                "or run the command again: what is stored already is reported unchanged"
+                f"lost the connection to the store at {self.location} while it committed ({self.message(exc)}): "
+                f"{UNKNOWN_OUTCOME}") from None
+        except KeyboardInterrupt:  # Ctrl-C twice, the server silent
+            self.in_transaction = self.writing = False
+            raise OutcomeUnknown(
+                f"interrupted while the store at {self.location} had not confirmed the commit: {UNKNOWN_OUTCOME}"
             ) from None
         finally:
             timer.cancel()

@@ -25,6 +25,8 @@ Examples:
       --field-selector spec.sourceNative.benchmark=llama4_rope/backward -o llama4_rope.svg
   kidx plot --x workload.spec.parameters.vocab -l 'liger_version in (0.3.0,0.3.1)' \\
       --by label=liger_version --references implementation/liger-jsd-liger-triton -o jsd.png
+  kidx plot --x workload.spec.parameters.seq --y sol --references environment/nvidia-h200-1x-2959180400 \\
+      --field-selector spec.sourceNative.benchmark=llama4_rope/forward -o llama4_rope-sol.svg
 """
 
 
@@ -43,21 +45,29 @@ def plot(
         typer.Option("--by", help="implementation: a line per implementation; label=KEY: a line per value of a label."),
     ] = "implementation",
     title: Annotated[str | None, typer.Option("--title", help="A title over the whole figure.")] = None,
+    y: Annotated[
+        str,
+        typer.Option("--y", help="statistic: the primary statistic; bandwidth: achieved bytes/s; flops: achieved "
+                     "FLOP/s; sol: % of the GPU's published peak (runs without a known cost or peak left out)."),
+    ] = "statistic",
     store: StoreOption = None,
 ) -> None:
-    """Draw the primary statistic against a swept parameter, as Liger's visualizer does.
+    """Draw the primary statistic against a swept parameter, as Liger's visualizer does;
+    or, with --y, the runs' achieved bandwidth, FLOP/s or share of the GPU's peak.
 
     One line per implementation (or label value), the p20-p80 band shaded, one panel per
     comparable group (same protocol and environment, workloads equal apart from --x);
     groups are never mixed in one panel.
     """
-    from kidx.operations.plot import PlotRequest, plot_data
+    from kidx.operations.plot import Y_CHOICES, PlotRequest, plot_data
     from kidx.query.reference_paths import parse_field_path, reference_roles
 
     if not x:
         raise UsageError("--x is required: the swept field, e.g. --x workload.spec.parameters.seq")
     if not output_file or not output_file.lower().endswith(SUFFIXES):
         raise UsageError("-o FILE is required, ending in .svg, .png or .csv")
+    if y not in Y_CHOICES:
+        raise UsageError(f"--y must be one of {', '.join(Y_CHOICES)}, not {y!r}")
     registry = kind_registry()
     request = PlotRequest(
         x=parse_field_path(x, reference_roles(registry.resolve("benchmarkruns"))),
@@ -66,11 +76,13 @@ def plot(
         field_selector=parse_field_selector(field_selector),
         references=tuple(references or ()),
         label_key=parse_by(by),
+        y=y,
     )
     data = plot_data(open_store(store, must_exist=True), registry, request)
     out = output()
     if not data.panels:
-        raise UsageError(f"nothing to plot: no selected run has a figure and a value at {request.x.text}")
+        figure = "a figure" if y == "statistic" else f"a known --y {y}"
+        raise UsageError(f"nothing to plot: no selected run has {figure} and a value at {request.x.text}")
     from kidx.output import plot as drawing
 
     if output_file.lower().endswith(".csv"):
@@ -87,7 +99,8 @@ def plot(
     if data.repeated:
         out.notice(f"{data.repeated} points were measured more than once: the latest observation is drawn")
     if data.left_out:
-        out.notice(f"{len(data.left_out)} runs left out: no figure, or no value at {request.x.text}")
+        figure = "figure" if y == "statistic" else "figure (no cost, or no peak for --y sol)"
+        out.notice(f"{len(data.left_out)} runs left out: no {figure}, or no value at {request.x.text}")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""How fast the everyday commands start: ``get -l`` (1,000 rows) and ``describe run NAME``
+on a generated store, as cold processes against ``python -c pass``, each both ways it
+can be read: by kidx's fast path (``kidx/cli/fast.py``, no typer) and by the argument
+parser (the same command with the fast path turned off in that process).
+
+Times interleaved rounds after one warm-up round; for each command the median wall time
+and the median CPU time (user + system of the child, which a loaded machine disturbs
+less than wall time), each as a multiple of ``python -c pass`` of the same run. Saves the
+report as text and JSON in --out, for bench/render_performance.py. Targets at 100,000
+runs (wall time, as bench_store.py measures): describe <= 4x, get -l <= 5x.
+
+    .venv/bin/python bench/bench_startup.py --runs 100000
+    .venv/bin/python bench/bench_startup.py --store PATH      # a store bench_store or bench_analysis made
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import bench_analysis  # noqa: E402
+import bench_store  # noqa: E402
+
+# the same command, read by the argument parser: the fast path turned off in this process only
+PARSER_PATH = "import sys; from kidx.cli import fast; fast.parse = lambda argv: None; from kidx.cli.app import main; " \
+              "sys.argv[0] = 'kidx'; main()"
+
+
+def cold_times(commands: dict[str, list[str]], repeats: int, env: dict[str, str]) -> dict[str, tuple[list, list]]:
+    """(wall seconds, CPU seconds) per round, interleaved so that drift hits every command alike."""
+    times: dict[str, tuple[list, list]] = {label: ([], []) for label in commands}
+    for round_ in range(repeats + 1):
+        for label, argv in commands.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if done.returncode != 0:
+                raise RuntimeError(f"{label}: exit {done.returncode}: {done.stderr.strip()[:500]}")
+            if round_:
+                times[label][0].append(wall)
+                times[label][1].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=100_000, help="runs in the generated store")
+    parser.add_argument("--repeats", type=int, default=21, help="rounds (default 21)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--store", help="an existing store to reuse (else a temporary one)")
+    parser.add_argument("--out", type=Path, default=HERE / "out", help="report folder (default bench/out)")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    report = bench_store.Report(args.out / f"bench_startup-{stamp}.txt")
+    started = time.perf_counter()
+    kidx = bench_store.kidx_command()
+    work = Path(tempfile.mkdtemp(prefix="kidx-bench-startup-"))
+    try:
+        root = Path(args.store) if args.store else work / "store"
+        if not args.store:
+            bench_analysis.build_store(root, args.runs, args.seed, kidx)
+        store = ["--store", str(root)]
+        env = {**os.environ, "PYTHONPYCACHEPREFIX": str(work / "pycache"), "NO_COLOR": "1"}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        listed = subprocess.run([*kidx, "get", "runs", "-l", bench_store.SELECTOR, "-o", "name", *store],
+                                capture_output=True, text=True, env=env, check=True).stdout.split()
+        runs = len(subprocess.run([*kidx, "get", "runs", "-o", "name", *store], capture_output=True, text=True,
+                                  env=env, check=True).stdout.split())
+        name = listed[0].split("/", 1)[1]
+        load = os.getloadavg()[0]
+        report.section = (f"{runs:,} runs: cold start, fast path and argument parser "
+                          f"(load average {load:.1f} on {os.cpu_count()} CPUs at the start)")
+        report.say(f"kidx bench_startup  {time.strftime('%Y-%m-%d %H:%M:%S')}  {os.cpu_count()} CPUs  "
+                   f"load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        get = ["get", "runs", "-l", bench_store.SELECTOR, *store]
+        describe = ["describe", "run", name, *store]
+        commands = {
+            "python -c pass": [sys.executable, "-c", "pass"],
+            f"get runs -l {bench_store.SELECTOR} ({len(listed):,} rows)": [*kidx, *get],
+            f"get runs -l {bench_store.SELECTOR}, argument parser": [sys.executable, "-c", PARSER_PATH, *get],
+            "describe run NAME": [*kidx, *describe],
+            "describe run NAME, argument parser": [sys.executable, "-c", PARSER_PATH, *describe],
+        }
+        times = cold_times(commands, args.repeats, env)
+        median = bench_store.median
+        wall_base, cpu_base = median(times["python -c pass"][0]), median(times["python -c pass"][1])
+        rows = []
+        for label, (wall, cpu) in times.items():
+            rows.append([label, f"{median(wall) * 1000:.0f} ms", f"{min(wall) * 1000:.0f}",
+                         f"{median(wall) / wall_base:.2f}x", f"{median(cpu) * 1000:.0f} ms",
+                         f"{median(cpu) / cpu_base:.2f}x"])
+        report.say(f"cold processes, medians of {args.repeats} interleaved rounds (stdout to /dev/null); "
+                   f"baseline: {sys.executable} -c pass")
+        report.table(["command", "wall", "min", "x python", "cpu", "x python (cpu)"], rows)
+        labels = list(commands)
+        for fast_label, parser_label, target in ((labels[3], labels[4], 4), (labels[1], labels[2], 5)):
+            ratio = median(times[fast_label][0]) / wall_base
+            report.check(f"{fast_label}, {runs // 1000:,}k runs", f"{ratio:.2f}x python", f"<= {target}x",
+                         ratio <= target if runs >= 100_000 else None)
+            cpu_ratio = median(times[fast_label][1]) / cpu_base
+            report.check(f"{fast_label}, CPU time", f"{cpu_ratio:.2f}x python", "info", None)
+            saved = 1 - median(times[fast_label][1]) / median(times[parser_label][1])
+            report.check(f"{fast_label}: CPU time saved by the fast path", f"{saved:.0%}", "info", None)
+        report.say(f"load at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    report.section = "summary"
+    report.table(["metric", "measured", "target", "result"], [list(r) for r in report.summary])
+    report.save()
+    report.data["summary"] = [list(r) for r in report.summary]
+    report.data["meta"] = {
+        "title": "Everyday commands' start", "script": "bench/bench_startup.py",
+        "date": time.strftime("%Y-%m-%d"), "cpus": os.cpu_count(), "python": platform.python_version(),
+        "code": bench_store.code_version(), "sizes": [runs], "total_s": round(time.perf_counter() - started),
+    }
+    (args.out / f"bench_startup-{stamp}.json").write_text(json.dumps(report.data, indent=1, default=str))
+    print(f"report saved to {report.path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
