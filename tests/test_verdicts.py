@@ -252,6 +252,8 @@ def test_within_run_rule_unchanged_and_direction_unknown():
     judged = judge(odd, Measure("bandwidth", "median", 1000, "GB/s"))
     assert (judged.speedup, judged.verdict) == (None, "direction-unknown")
     assert direction_of("bandwidth", "GB/s") is None and direction_of("latency") == "lower"
+    with pytest.raises(ValueError, match="metric bandwidth .GB/s. has no known direction"):
+        assert odd.lower_is_better
     assert direction_of("throughput") == "higher" and direction_of(None, "B") == "lower"
 
 

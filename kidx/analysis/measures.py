@@ -39,8 +39,12 @@ class Measure(NamedTuple):
         return direction_of(self.metric, self.unit)
 
     @property
-    def lower_is_better(self) -> bool | None:
-        return None if self.direction is None else self.direction == LOWER
+    def lower_is_better(self) -> bool:
+        """Whether less is better; an error for a metric of unknown direction (never a guess:
+        callers that can meet one check ``direction`` first)."""
+        if self.direction is None:
+            raise ValueError(f"metric {self.metric} ({self.unit}) has no known direction")
+        return self.direction == LOWER
 
 
 def measure_of(spec: dict, protocol_spec: dict | None = None) -> Measure | None:
