@@ -237,6 +237,7 @@ def test_compare_result_is_the_operations(head_store):
     assert [(row.run.name, row.verdict) for row in h100.rows] == [(HF_RUN, "baseline"), (SEED_RUN, "unconfirmed")]
     assert h100.rows[1].judgement.within == "faster"
     assert comparison.regressions == []
+    assert repr(comparison) == f"Comparison({len(comparison.groups)} groups, 0 regressions)"
 
 
 def test_series_to_dict_is_the_commands_json(cli, history_store):

@@ -58,6 +58,8 @@ def test_liger_head_site_has_every_kind_of_page(kidx, head_store, tmp_path):
     assert "sha256:080e6e66e4ec75a131aa0c9121c74b8e8eed64e7b6d621d567c6a28f79548be8" in seed  # its protocol
     assert 'href="../environments/2750ae381d6de582f1eb6b9008e0987463d19ede8af127d97d76c5ae09121393.html"' in seed
     assert "&#34;latencyNs&#34;: {" in seed  # the manifest, escaped
+    # its speed of light (docs/speed-of-light.md): 553,648,128 B in 417.5 µs on an H100 SXM
+    assert "<strong>417.5µs</strong> · 1.326TB/s, 39.6% of the H100 SXM 80GB HBM3&#39;s peak · observed" in seed
 
 
 def test_group_page_curves_use_the_harness_axis_and_stored_titles(kidx, tmp_path):
@@ -113,6 +115,9 @@ def test_history_has_sparklines_series_and_regressions(kidx, history_store, tmp_
     assert rows and rows == sorted(rows, key=["slower", "unconfirmed", "inconclusive", "same", "faster"].index)
     # jsd on the H100 PCIe, 0.3.0 → 0.3.1: a release step on the page
     assert re.search(r"<td>0\.3\.0</td><td>0\.3\.1</td>", regressions)
+    slower, same, faster = rows.count("slower"), rows.count("same"), rows.count("faster")
+    assert f"{len(rows)} series: {slower} slower, {same} same, {faster} faster." in regressions
+    assert "Not listed here" not in regressions  # fewer than the page's 1,000 rows
 
 
 def test_republishing_rewrites_what_changed_and_removes_deleted_runs(kidx, tmp_path, seed_bundle):
@@ -151,6 +156,11 @@ def test_a_folder_kidx_did_not_write_is_refused(kidx, tmp_path, seed_bundle):
     assert err == (f"error: {folder} holds files that kidx publish did not write (no .kidx-site list there): "
                    "publish into an empty or new folder\n")
     assert sorted(p.name for p in folder.iterdir()) == ["notes.md"]
+    # a checkout of a pages branch: only hidden entries, so the site may go there
+    (folder / "notes.md").unlink()
+    (folder / ".git").mkdir()
+    assert publish(kidx, folder)[0] == 0
+    assert (folder / "index.html").is_file() and (folder / ".git").is_dir()
 
 
 def test_dry_run_writes_nothing(kidx, tmp_path, seed_bundle):
@@ -209,3 +219,54 @@ def test_without_jinja2_the_error_says_what_to_install(kidx, tmp_path, seed_bund
     assert (code, out) == (1, "")
     assert err == "error: kidx publish renders its pages with Jinja2: pip install 'kidx[publish]'\n"
     assert not (tmp_path / "site").exists()
+
+
+def test_base_url_names_each_page_s_canonical_address(kidx, tmp_path, seed_bundle):
+    assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle))[0] == 0
+    site = tmp_path / "site"
+    assert publish(kidx, site, "--base-url", "https://bench.example.org/kidx/")[0] == 0
+    assert '<link rel="canonical" href="https://bench.example.org/kidx/index.html">' in (site / "index.html").read_text()
+    assert '<link rel="canonical" href="https://bench.example.org/kidx/runs/6e7.html">' in (site / "runs/6e7.html").read_text()
+
+
+def shifted_series(seed_bundle: dict) -> dict:
+    """Ten releases of the seed's run, the latency a quarter higher from 0.5.0 on."""
+    items = [seed_bundle["protocol"], seed_bundle["environment"]]
+    values = [417000, 418000, 416500, 417500, 417200, 520000, 521000, 519500, 520500, 519800]
+    for number, value in enumerate(values):
+        run = json.loads(json.dumps(seed_bundle["run"]))
+        run["metadata"]["name"] = f"shift-{number}"
+        run["metadata"].setdefault("labels", {})["liger_version"] = f"0.{number}.0"
+        run["spec"]["timing"]["latencyNs"]["median"] = value
+        run["spec"]["measurements"] = [{"metric": "latency", "statistic": "p20", "unit": "ns", "value": value - 300},
+                                       {"metric": "latency", "statistic": "p80", "unit": "ns", "value": value + 300}]
+        run["spec"]["observedAt"] = f"2025-08-{number + 1:02d}T10:00:00.000Z"
+        items.append(run)
+    return {"apiVersion": "v1", "kind": "List", "items": items}
+
+
+def test_series_pages_show_change_points_with_their_cause(kidx, tmp_path, seed_bundle):
+    pytest.importorskip("kidx.analysis.changepoints")  # kidx series finds change points
+    assert kidx("apply", "-f", "-", stdin=json.dumps(shifted_series(seed_bundle)))[0] == 0
+    site = tmp_path / "site"
+    assert publish(kidx, site, "--release-label", "liger_version")[0] == 0
+    (page,) = sorted((site / "series").glob("*.html"))
+    text = page.read_text()
+    assert "<strong>Change point at 0.5.0</strong>: the level moved +24.7%" in text
+    assert "cause: liger_version 0.4.0 → 0.5.0" in text
+    assert text.count('<circle class="ring"') == 1  # the point after the change, ringed
+
+
+def test_the_regressions_page_lists_at_most_its_rows_and_counts_the_rest(kidx, history_store, tmp_path, monkeypatch):
+    from kidx.publish import site as pages
+
+    monkeypatch.setattr(pages, "REGRESSION_ROWS", 10)
+    site = tmp_path / "site"
+    assert publish(kidx, site, *LIGER_OPTIONS, store_path=history_store)[0] == 0
+    regressions = (site / "regressions.html").read_text()
+    rows = re.findall(r'<tr class="verdict-(\w+)">', regressions)
+    assert rows == ["slower"] * 10
+    total = re.search(r"([0-9,]+) series: (\d+) slower, (\d+) same, (\d+) faster\.", regressions)
+    series, slower, same, faster = (int(g.replace(",", "")) for g in total.groups())
+    assert series == slower + same + faster > 10
+    assert f"Not listed here: {slower - 10} slower, {same} same, {faster} faster" in regressions

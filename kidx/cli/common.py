@@ -99,6 +99,17 @@ def parse_dry_run(value: str) -> str | None:
     raise UsageError(f'Invalid dry-run value ({value}). Must be "none", "server", or "client".')
 
 
+def print_outcomes(report, output_format: str | None, suffix: str | None) -> None:
+    """What an apply did (its warnings, then a line per object): ``apply`` and the commands
+    that apply what they produce (``import``, ``env capture --apply``, ``record``)."""
+    from kidx.output.reports import outcome_lines
+
+    out = output()
+    for warning in report.warnings:
+        out.warning(warning)
+    out.data(outcome_lines(report.outcomes, output_format == "name", suffix))
+
+
 def report_missing(out: Output, missing: list[str], ignore_not_found: bool) -> int:
     """NotFound lines for names that matched nothing; the exit code that follows."""
     if ignore_not_found or not missing:

@@ -38,6 +38,7 @@ from kidx.publish.model import (
 ASSETS = ("site.css", "site.js")
 ROLES = ("protocol", "workload", "environment", "implementation")
 RUN_SHARD = 3  # hex digits: 4,096 run pages at most
+REGRESSION_ROWS = 1000  # the regressions page lists this many steps, slower first
 REFERENCED_KINDS = ("BenchmarkProtocol", "Workload", "ExecutionEnvironment", "Implementation")
 
 
@@ -114,6 +115,27 @@ def format_value(value: float, unit: str) -> str:
     if value == 0:
         return "0"
     return byte_size(value) if unit == "B" else nanoseconds(value)
+
+
+def speed_of_light_text(run: AnalysedRun) -> str:
+    """``1.861TB/s, 38.8% of the H200 SXM 141GB's peak`` where the run's cost is known
+    (docs/speed-of-light.md); "" otherwise."""
+    from kidx.output.speed_of_light import bandwidth, flop_rate, percent
+    from kidx.speed_of_light.achieved import achieved
+
+    measure = run.measure
+    if measure is None or measure.metric != "latency":
+        return ""
+    environment = {"spec": run.environment.spec} if run.environment.spec is not None else None
+    figures = achieved(run.manifest.get("spec") or {}, run.workload.spec, environment, measure.value)
+    if figures is None:
+        return ""
+    rates = [text for value, text in ((figures.bytes_per_second, bandwidth(figures.bytes_per_second)),
+                                      (figures.flops_per_second, flop_rate(figures.flops_per_second)))
+             if value is not None]
+    if figures.peak is not None and figures.peak.sol is not None:
+        rates.append(f"{percent(figures.peak.sol)} of the {figures.gpu}'s peak")
+    return ", ".join(rates)
 
 
 def _quantity(metric: str) -> str:
@@ -380,23 +402,33 @@ class _Pages:
         title = self.title(first.workload)
         for number, one in enumerate(members):
             label = line_label(one.implementation, self.titles.get(one.implementation.digest or ""), title)
+            # the change points kidx series finds, each with what differs on either side of it
+            shifts = {shift.run.name: shift for shift in getattr(one, "changes", ())}
             points, rows = [], []
             for point in one.points:
                 m = point.run.known_measure
+                shift = shifts.get(point.run.name)
                 change = (f"{(point.change.ratio - 1) * 100:+.1f}%" if point.change is not None else "")
                 points.append(charts.ChartPoint(
                     self._step(point), m.value, m.low, m.high, root + run_path(point.run),
                     {"impl": label, "x": self._step(point), "value": format_value(m.value, unit),
                      "spread": (f"{format_value(m.low, unit)} – {format_value(m.high, unit)}"
                                 if m.low is not None and m.high is not None else ""),
-                     "change": (f"{change} ({point.verdict})" if point.verdict else ""),
+                     "change": (f"{change} ({point.verdict})" if point.verdict else "")
+                     + (f"; change point {shift.point.change * 100:+.1f}%: {'; '.join(shift.cause)}" if shift else ""),
                      "run": point.run.name, "digest": short_digest(point.run.manifest["metadata"]["digest"])},
-                    ring=point.verdict == "slower"))
+                    ring=point.verdict == "slower" or shift is not None))
                 rows.append({"point": point, "step": self._step(point), "value": format_value(m.value, unit),
                              "change": change, "href": root + run_path(point.run),
-                             "cause": self._cause(point, one)})
+                             "cause": "; ".join(shift.cause) if shift else self._cause(point, one),
+                             "shift": f"{shift.point.change * 100:+.1f}%" if shift else ""})
             chart_lines.append(charts.ChartLine(label, points))
-            tables.append({"series": one, "label": label, "rows": rows, "marker": charts.legend_marker(number)})
+            changes = [{"step": self._step(next(p for p in one.points if p.run.name == name)),
+                        "change": f"{shift.point.change * 100:+.1f}%", "p": f"{shift.point.p_value:.2g}",
+                        "cause": "; ".join(shift.cause), "before": root + run_path(shift.before),
+                        "after": root + run_path(shift.run)} for name, shift in shifts.items()]
+            tables.append({"series": one, "label": label, "rows": rows, "marker": charts.legend_marker(number),
+                           "changes": changes})
         quantity = _quantity(first.points[0].run.known_measure.metric)
         axis = self.request.release_label or "observed"
         description = f"{quantity} of {title} over {axis}, one line per implementation"
@@ -460,8 +492,18 @@ class _Pages:
         order = {"slower": 0, "unconfirmed": 1, "inconclusive": 2, "same": 3, "faster": 4}
         rows.sort(key=lambda r: (order.get(r["verdict"], 5), -r["ratio"], r["title"], r["implementation"],
                                  r["environment"], r["href"]))
-        return self.page("regressions.html", "regressions.html", rows=rows, release_label=label,
-                         slower=sum(1 for r in rows if r["verdict"] == "slower"))
+        counts: dict[str, int] = {}
+        for row in rows:
+            counts[row["verdict"] or ""] = counts.get(row["verdict"] or "", 0) + 1
+        left = rows[REGRESSION_ROWS:]
+        unlisted = [(verdict, sum(1 for r in left if r["verdict"] == verdict)) for verdict in counts]
+
+        def by_order(pair: tuple[str, int]) -> tuple:
+            return order.get(pair[0], 3), pair[0]
+
+        return self.page("regressions.html", "regressions.html", rows=rows[:REGRESSION_ROWS], release_label=label,
+                         counts=sorted(counts.items(), key=by_order),
+                         unlisted=sorted(((v, n) for v, n in unlisted if n), key=by_order), total=len(rows))
 
     # environments and runs ------------------------------------------------------------
     def environment(self, environment: Referenced):
@@ -500,6 +542,9 @@ class _Pages:
         measure = ""
         if run.measure:
             measure = f" · <strong>{escape(format_value(run.measure.value, run.measure.unit))}</strong>"
+            figures = speed_of_light_text(run)
+            if figures:
+                measure += f" · {escape(figures)}"
         referrers = [r for r in self.referrers.get(digest, []) if r is not run]
         if referrers:
             referred = "<ul>" + "".join(f'<li><a href="../{escape(run_path(r))}">{escape(r.name)}</a></li>'
