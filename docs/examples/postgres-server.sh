@@ -6,7 +6,8 @@
 # port 5432, as the pages assume: the superuser `postgres` may connect from localhost
 # without a password, every other role with its password (SCRAM). Durability is traded
 # for speed (fsync=off): it holds nothing but examples. When the process that sourced
-# this script's shell ends, a watchdog stops the server and removes its folder.
+# this script's shell ends (or after 3 minutes), a watchdog stops the server and removes
+# its folder.
 #
 # The server binaries come from the system's packages (Debian keeps them in
 # /usr/lib/postgresql/VERSION/bin).
@@ -25,19 +26,16 @@ else
     __pg_as=
 fi
 __pg_owner=$PPID
-# a server this script started earlier for the same process is stopped first
+# a server this script started earlier for the same process, or for one that is gone,
+# is stopped first
 for __pg_old in /tmp/kidx-postgres.*; do
-    if [ "$(cat "$__pg_old/owner" 2>/dev/null)" = "$__pg_owner" ]; then
+    __pg_of=$(cat "$__pg_old/owner" 2>/dev/null) || continue
+    if [ "$__pg_of" = "$__pg_owner" ] || ! kill -0 "$__pg_of" 2>/dev/null; then
         $__pg_as "$__pg_bin/pg_ctl" -D "$__pg_old/data" -m immediate -w stop > /dev/null 2>&1 || true
         rm -rf "$__pg_old"
     fi
 done
 echo "$__pg_owner" > "$__pg_folder/owner"
-# another such server may still be stopping: wait (at most 60 s) for the port
-for __pg_i in $(seq 600); do
-    (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null || break
-    sleep 0.1
-done
 $__pg_as "$__pg_bin/initdb" -D "$__pg_folder/data" -U postgres -E UTF8 --locale=C > "$__pg_folder/initdb.log" 2>&1
 cat > "$__pg_folder/data/pg_hba.conf" <<HBA
 local all all                   trust
@@ -46,12 +44,29 @@ host  all postgres ::1/128      trust
 host  all all      127.0.0.1/32 scram-sha-256
 host  all all      ::1/128      scram-sha-256
 HBA
-$__pg_as "$__pg_bin/pg_ctl" -D "$__pg_folder/data" -l "$__pg_folder/server.log" -w \
-    -o "-c listen_addresses=localhost -c port=5432 -c unix_socket_directories=$__pg_folder -c fsync=off" \
-    start > /dev/null
-# the watchdog: stop the server once the process that started this shell is gone
-nohup sh -c "while kill -0 $__pg_owner 2>/dev/null && [ -d '$__pg_folder/data' ]; do sleep 1; done;
-    $__pg_as '$__pg_bin/pg_ctl' -D '$__pg_folder/data' -m immediate -w stop; rm -rf '$__pg_folder'" \
-    > /dev/null 2>&1 &
-unset __pg_i __pg_as __pg_owner __pg_old __pg_ctl
+# The port is one for all such servers on this machine, so they take turns: a watchdog
+# holds /tmp/kidx-postgres-5432.lock while its server runs, and stops the server once the
+# process that started this shell is gone, or after 3 minutes (a page's examples take
+# seconds), or when a later server for the same process replaces it (above).
+setsid nohup flock -w 240 /tmp/kidx-postgres-5432.lock sh -c "
+    if ! $__pg_as '$__pg_bin/pg_ctl' -D '$__pg_folder/data' -l '$__pg_folder/server.log' -w \
+        -o '-c listen_addresses=localhost -c port=5432 -c unix_socket_directories=$__pg_folder -c fsync=off' \
+        start > '$__pg_folder/start.log' 2>&1; then
+        cat '$__pg_folder/server.log' >> '$__pg_folder/start.log'; touch '$__pg_folder/failed'; exit 1
+    fi
+    touch '$__pg_folder/ready'
+    i=0
+    while kill -0 $__pg_owner 2>/dev/null && [ -d '$__pg_folder/data' ] && [ \$i -lt 180 ]; do sleep 1; i=\$((i + 1)); done
+    $__pg_as '$__pg_bin/pg_ctl' -D '$__pg_folder/data' -m immediate -w stop
+    rm -rf '$__pg_folder'" > /dev/null 2>&1 &
+for __pg_i in $(seq 2500); do
+    [ -e "$__pg_folder/ready" ] && break
+    if [ -e "$__pg_folder/failed" ] || [ "$__pg_i" = 2500 ]; then
+        echo "the PostgreSQL server did not start: $(cat "$__pg_folder/start.log" 2>/dev/null)" >&2
+        rm -rf "$__pg_folder"
+        false
+    fi
+    sleep 0.1
+done
+unset __pg_i __pg_as __pg_owner __pg_old __pg_of __pg_ctl
 set +e
