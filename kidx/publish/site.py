@@ -489,8 +489,8 @@ class _Pages:
                     "change": f"{(point.change.ratio - 1) * 100:+.1f}%" if point.change else "",
                     "href": f"series/{pid}.html", "run": "" + run_path(point.run),
                 })
-        order = {"slower": 0, "same": 1, "faster": 2}
-        rows.sort(key=lambda r: (order.get(r["verdict"], 3), -r["ratio"], r["title"], r["implementation"],
+        order = {"slower": 0, "unconfirmed": 1, "inconclusive": 2, "same": 3, "faster": 4}
+        rows.sort(key=lambda r: (order.get(r["verdict"], 5), -r["ratio"], r["title"], r["implementation"],
                                  r["environment"], r["href"]))
         counts: dict[str, int] = {}
         for row in rows:
