@@ -93,3 +93,24 @@ def test_one_check_and_one_wording_for_an_output_format():
                                  "allowed formats are: json,yaml")
     assert str(rejected_output("x", ["name"])) == (
         'unable to match a printer suitable for the output format "x", allowed formats are: name')
+
+
+def test_delete_selected_deletes_all_or_reports_what_is_missing(seeded):
+    from kidx.operations.delete import delete_selected
+    from kidx.output.reports import deletion_lines
+    from kidx.query.targets import parse_targets
+
+    registry = kind_registry()
+    targets = parse_targets(["run", SEED_RUN_NAME, "nope"], registry, "delete")
+    dry = delete_selected(seeded, targets, None, dry_run=True)
+    assert [entry.name for _, entry in dry.deleted] == [SEED_RUN_NAME]
+    assert dry.missing == ['benchmarkruns.kernelindex.dev "nope" not found']
+    assert seeded.catalog().get(RUN_KIND, SEED_RUN_NAME) is not None  # a dry run changes nothing
+    assert deletion_lines(dry.deleted, False, "(dry run)") == (
+        f'benchmarkrun.kernelindex.dev "{SEED_RUN_NAME}" deleted (dry run)\n')
+    done = delete_selected(seeded, parse_targets(["run", SEED_RUN_NAME], registry, "delete"), None)
+    assert [entry.name for _, entry in done.deleted] == [SEED_RUN_NAME] and done.missing == []
+    assert seeded.catalog().get(RUN_KIND, SEED_RUN_NAME) is None
+    assert deletion_lines(done.deleted, True, None) == f"benchmarkrun.kernelindex.dev/{SEED_RUN_NAME}\n"
+    again = delete_selected(seeded, parse_targets(["run", SEED_RUN_NAME], registry, "delete"), None)
+    assert again == ([], [f'benchmarkruns.kernelindex.dev "{SEED_RUN_NAME}" not found'])

@@ -111,9 +111,13 @@ def test_history_has_sparklines_series_and_regressions(kidx, history_store, tmp_
     assert index.count('<svg class="spark"') > 0
     regressions = (site / "regressions.html").read_text()
     rows = re.findall(r'<tr class="verdict-(\w+)">', regressions)
-    assert rows and rows == sorted(rows, key=["slower", "same", "faster"].index)  # slower first
+    # slower first, then what the runs could not confirm either way
+    assert rows and rows == sorted(rows, key=["slower", "unconfirmed", "inconclusive", "same", "faster"].index)
     # jsd on the H100 PCIe, 0.3.0 → 0.3.1: a release step on the page
     assert re.search(r"<td>0\.3\.0</td><td>0\.3\.1</td>", regressions)
+    counts = ", ".join(f"{rows.count(verdict)} {verdict}" for verdict in dict.fromkeys(rows))
+    assert f"{len(rows)} series: {counts}." in regressions
+    assert "Not listed here" not in regressions  # fewer than the page's 1,000 rows
 
 
 def test_republishing_rewrites_what_changed_and_removes_deleted_runs(kidx, tmp_path, seed_bundle):
@@ -152,6 +156,11 @@ def test_a_folder_kidx_did_not_write_is_refused(kidx, tmp_path, seed_bundle):
     assert err == (f"error: {folder} holds files that kidx publish did not write (no .kidx-site list there): "
                    "publish into an empty or new folder\n")
     assert sorted(p.name for p in folder.iterdir()) == ["notes.md"]
+    # a checkout of a pages branch: only hidden entries, so the site may go there
+    (folder / "notes.md").unlink()
+    (folder / ".git").mkdir()
+    assert publish(kidx, folder)[0] == 0
+    assert (folder / "index.html").is_file() and (folder / ".git").is_dir()
 
 
 def test_dry_run_writes_nothing(kidx, tmp_path, seed_bundle):
@@ -210,3 +219,57 @@ def test_without_jinja2_the_error_says_what_to_install(kidx, tmp_path, seed_bund
     assert (code, out) == (1, "")
     assert err == "error: kidx publish renders its pages with Jinja2: pip install 'kidx[publish]'\n"
     assert not (tmp_path / "site").exists()
+
+
+def test_base_url_names_each_page_s_canonical_address(kidx, tmp_path, seed_bundle):
+    assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle))[0] == 0
+    site = tmp_path / "site"
+    assert publish(kidx, site, "--base-url", "https://bench.example.org/kidx/")[0] == 0
+    assert '<link rel="canonical" href="https://bench.example.org/kidx/index.html">' in (site / "index.html").read_text()
+    assert '<link rel="canonical" href="https://bench.example.org/kidx/runs/6e7.html">' in (site / "runs/6e7.html").read_text()
+
+
+def shifted_series(seed_bundle: dict) -> dict:
+    """Ten releases of the seed's run, the latency a quarter higher from 0.5.0 on."""
+    items = [seed_bundle["protocol"], seed_bundle["environment"]]
+    values = [417000, 418000, 416500, 417500, 417200, 520000, 521000, 519500, 520500, 519800]
+    for number, value in enumerate(values):
+        run = json.loads(json.dumps(seed_bundle["run"]))
+        run["metadata"]["name"] = f"shift-{number}"
+        run["metadata"].setdefault("labels", {})["liger_version"] = f"0.{number}.0"
+        run["spec"]["timing"]["latencyNs"]["median"] = value
+        run["spec"]["measurements"] = [{"metric": "latency", "statistic": "p20", "unit": "ns", "value": value - 300},
+                                       {"metric": "latency", "statistic": "p80", "unit": "ns", "value": value + 300}]
+        run["spec"]["observedAt"] = f"2025-08-{number + 1:02d}T10:00:00.000Z"
+        items.append(run)
+    return {"apiVersion": "v1", "kind": "List", "items": items}
+
+
+def test_series_pages_show_change_points_with_their_cause(kidx, tmp_path, seed_bundle):
+    pytest.importorskip("kidx.analysis.changepoints")  # kidx series finds change points
+    assert kidx("apply", "-f", "-", stdin=json.dumps(shifted_series(seed_bundle)))[0] == 0
+    site = tmp_path / "site"
+    assert publish(kidx, site, "--release-label", "liger_version")[0] == 0
+    (page,) = sorted((site / "series").glob("*.html"))
+    text = page.read_text()
+    assert "<strong>Change point at 0.5.0</strong>: the level moved +24.7%" in text
+    assert "cause: liger_version 0.4.0 → 0.5.0" in text
+    assert text.count('<circle class="ring"') == 1  # the point after the change, ringed
+
+
+def test_the_regressions_page_lists_at_most_its_rows_and_counts_the_rest(kidx, history_store, tmp_path, monkeypatch):
+    from kidx.publish import site as pages
+
+    monkeypatch.setattr(pages, "REGRESSION_ROWS", 10)
+    site = tmp_path / "site"
+    assert publish(kidx, site, *LIGER_OPTIONS, store_path=history_store)[0] == 0
+    regressions = (site / "regressions.html").read_text()
+    rows = re.findall(r'<tr class="verdict-(\w+)">', regressions)
+    order = ["slower", "unconfirmed", "inconclusive", "same", "faster"]
+    assert len(rows) == 10 and rows == sorted(rows, key=order.index)
+    total = re.search(r"([0-9,]+) series: ([^<]*)\.</p>", regressions)
+    counts = {verdict: int(n.replace(",", "")) for n, verdict in re.findall(r"([0-9,]+) ([a-z-]+)", total.group(2))}
+    assert list(counts) == sorted(counts, key=order.index)
+    assert int(total.group(1).replace(",", "")) == sum(counts.values()) > 10
+    left = {verdict: n - rows.count(verdict) for verdict, n in counts.items() if n - rows.count(verdict)}
+    assert "Not listed here: " + ", ".join(f"{n:,} {verdict}" for verdict, n in left.items()) in regressions

@@ -4,7 +4,8 @@ objects that are gone, and never touch a file the site did not write.
 What the site wrote is listed in ``SITE_LIST`` (one path a line, sorted) inside the
 folder; a file not in that list is the user's (a CNAME, a README) and is left alone.
 A folder that holds files but no list is refused, so a mistyped path cannot be filled
-with pages (an empty or missing folder is fine).
+with pages (an empty or missing folder is fine, and so is one holding only hidden
+entries, such as the ``.git`` of a checkout of a pages branch).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ class SiteFolder:
                     if line and not line.startswith("/") and ".." not in line.split("/")]
         if self.root.exists() and not self.root.is_dir():
             raise KidxError(f"{self.root} is not a folder")
-        if self.root.is_dir() and any(self.root.iterdir()):
+        if self.root.is_dir() and any(not entry.name.startswith(".") for entry in self.root.iterdir()):
             raise KidxError(f"{self.root} holds files that kidx publish did not write (no {SITE_LIST} list "
                             "there): publish into an empty or new folder")
         return []

@@ -1,8 +1,9 @@
 """``kidx publish``: the pages of a static site of the index, from the selected runs.
 
 The selection is read once through the analysis operations (as ``compare``, ``series``
-and ``plot`` read it); the pages are rendered with Jinja2 (autoescaping every value) and
-handed to ``files.SiteFolder``, which writes only what changed. No page carries a build
+and ``plot`` read it); the pages are rendered with Jinja2, which escapes every value, and
+the runs' sections (a large store has a hundred thousand) here, through the same
+``escape``; ``files.SiteFolder`` writes only what changed. No page carries a build
 time: the "data as of" line is the latest ``creationTimestamp`` among the runs shown.
 """
 
@@ -38,6 +39,7 @@ from kidx.publish.model import (
 ASSETS = ("site.css", "site.js")
 ROLES = ("protocol", "workload", "environment", "implementation")
 RUN_SHARD = 3  # hex digits: 4,096 run pages at most
+REGRESSION_ROWS = 1000  # the regressions page lists this many steps, slower first
 REFERENCED_KINDS = ("BenchmarkProtocol", "Workload", "ExecutionEnvironment", "Implementation")
 
 
@@ -92,14 +94,13 @@ def _jinja():
         autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
-    environment.filters["short"] = short_digest
     return environment
 
 
 def _titles(store, runs: list[AnalysedRun]) -> dict[str, str]:
     """Stored titles of the objects the runs refer to, by digest."""
     titles: dict[str, str] = {}
-    for role, kind in zip(("protocol", "workload", "environment", "implementation"), REFERENCED_KINDS, strict=True):
+    for role, kind in zip(ROLES, REFERENCED_KINDS, strict=True):
         digests = {run.reference(role).digest for run in runs if run.reference(role).digest}
         if not digests:
             continue
@@ -401,23 +402,33 @@ class _Pages:
         title = self.title(first.workload)
         for number, one in enumerate(members):
             label = line_label(one.implementation, self.titles.get(one.implementation.digest or ""), title)
+            # the change points kidx series finds, each with what differs on either side of it
+            shifts = {shift.run.name: shift for shift in getattr(one, "changes", ())}
             points, rows = [], []
             for point in one.points:
                 m = point.run.known_measure
+                shift = shifts.get(point.run.name)
                 change = (f"{(point.change.ratio - 1) * 100:+.1f}%" if point.change is not None else "")
                 points.append(charts.ChartPoint(
                     self._step(point), m.value, m.low, m.high, root + run_path(point.run),
                     {"impl": label, "x": self._step(point), "value": format_value(m.value, unit),
                      "spread": (f"{format_value(m.low, unit)} – {format_value(m.high, unit)}"
                                 if m.low is not None and m.high is not None else ""),
-                     "change": (f"{change} ({point.verdict})" if point.verdict else ""),
+                     "change": (f"{change} ({point.verdict})" if point.verdict else "")
+                     + (f"; change point {shift.point.change * 100:+.1f}%: {'; '.join(shift.cause)}" if shift else ""),
                      "run": point.run.name, "digest": short_digest(point.run.manifest["metadata"]["digest"])},
-                    ring=point.verdict == "slower"))
+                    ring=point.verdict == "slower" or shift is not None))
                 rows.append({"point": point, "step": self._step(point), "value": format_value(m.value, unit),
                              "change": change, "href": root + run_path(point.run),
-                             "cause": self._cause(point, one)})
+                             "cause": "; ".join(shift.cause) if shift else self._cause(point, one),
+                             "shift": f"{shift.point.change * 100:+.1f}%" if shift else ""})
             chart_lines.append(charts.ChartLine(label, points))
-            tables.append({"series": one, "label": label, "rows": rows, "marker": charts.legend_marker(number)})
+            changes = [{"step": self._step(next(p for p in one.points if p.run.name == name)),
+                        "change": f"{shift.point.change * 100:+.1f}%", "p": f"{shift.point.p_value:.2g}",
+                        "cause": "; ".join(shift.cause), "before": root + run_path(shift.before),
+                        "after": root + run_path(shift.run)} for name, shift in shifts.items()]
+            tables.append({"series": one, "label": label, "rows": rows, "marker": charts.legend_marker(number),
+                           "changes": changes})
         quantity = _quantity(first.points[0].run.known_measure.metric)
         axis = self.request.release_label or "observed"
         description = f"{quantity} of {title} over {axis}, one line per implementation"
@@ -478,11 +489,21 @@ class _Pages:
                     "change": f"{(point.change.ratio - 1) * 100:+.1f}%" if point.change else "",
                     "href": f"series/{pid}.html", "run": "" + run_path(point.run),
                 })
-        order = {"slower": 0, "same": 1, "faster": 2}
-        rows.sort(key=lambda r: (order.get(r["verdict"], 3), -r["ratio"], r["title"], r["implementation"],
+        order = {"slower": 0, "unconfirmed": 1, "inconclusive": 2, "same": 3, "faster": 4}
+        rows.sort(key=lambda r: (order.get(r["verdict"], 5), -r["ratio"], r["title"], r["implementation"],
                                  r["environment"], r["href"]))
-        return self.page("regressions.html", "regressions.html", rows=rows, release_label=label,
-                         slower=sum(1 for r in rows if r["verdict"] == "slower"))
+        counts: dict[str, int] = {}
+        for row in rows:
+            counts[row["verdict"] or ""] = counts.get(row["verdict"] or "", 0) + 1
+        left = rows[REGRESSION_ROWS:]
+        unlisted = [(verdict, sum(1 for r in left if r["verdict"] == verdict)) for verdict in counts]
+
+        def by_order(pair: tuple[str, int]) -> tuple:
+            return order.get(pair[0], 3), pair[0]
+
+        return self.page("regressions.html", "regressions.html", rows=rows[:REGRESSION_ROWS], release_label=label,
+                         counts=sorted(counts.items(), key=by_order),
+                         unlisted=sorted(((v, n) for v, n in unlisted if n), key=by_order), total=len(rows))
 
     # environments and runs ------------------------------------------------------------
     def environment(self, environment: Referenced):

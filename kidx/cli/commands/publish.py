@@ -54,7 +54,8 @@ def publish(
     """Write a static site of the index: HTML, JavaScript and JSON, no server.
 
     Pages: the index (kernels by GPU by implementation, each cell the latest speedup over
-    the group's baseline with its history), one page per group family (the curve against
+    the group's baseline with its history), one page per kernel (the same for each of its
+    group families), one page per group family (the curve against
     the swept parameter, one line per implementation, p20-p80 bands), one per series over
     releases or time, the regressions, every run and every environment. Publishing into
     the same folder again rewrites only the files that changed and removes the pages of
