@@ -17,6 +17,9 @@ A page's set-up and exceptions are HTML comments (invisible when the page is ren
 - ``<!-- docs-test: before COMMAND -->`` just before a block: COMMAND runs, unseen, before
   the block (to make the state the page describes in words, such as a damaged file).
 
+A set-up command that exits with status 77 says the machine lacks what the page needs (a
+PostgreSQL server, say): the page's blocks are then skipped, with its message as the reason.
+
 Compared: standard output and standard error together, line by line, after the varying
 parts are replaced (times, ages); standard output's lines must also come in the order
 shown. The exit status is not compared, except where the page shows it (``echo $?``).
@@ -49,6 +52,7 @@ DURATION = re.compile(r"(?<=\bin )\d+(?:\.\d+)? ?s\b")
 # the random part of the name of a scratch folder kidx makes (`/tmp/kidx-record-0ghmv2pk`)
 SCRATCH = re.compile(r"(/tmp/kidx-[a-z]+-)[a-z0-9_]{8}\b")
 TEMP = "/tmp/"
+SKIP = 77  # a set-up command's exit status for "this machine lacks what the page needs"
 
 
 @dataclass
@@ -116,7 +120,7 @@ PAGES = [parse_page(path) for path in sorted(DOCS.rglob("*.md"))]
 EXECUTED = {"guide.md", "commands/completion.md", "commands/describe.md", "commands/import.md", "commands/env.md",
             "commands/fsck.md", "commands/record.md", "api.md", "commands/explain.md", "commands/apply.md",
             "commands/history.md", "commands/delete.md", "commands/get.md", "scripting.md", "store.md",
-            "recording-runs.md", "teams.md"}
+            "recording-runs.md", "teams.md", "reference/jsonpath.md", "commands/push.md", "speed-of-light.md"}
 BLOCKS = [block for page in PAGES for block in page.blocks]
 
 
@@ -147,6 +151,7 @@ class Session:
         }
         self.last_code = 0
         self.failed: str | None = None
+        self.skipped: str | None = None  # why the page cannot run here (a set-up exited 77)
         made = _set_up_states.get(tuple(page.setup))
         if made is not None:  # another page set up the same state: copy it (imports take seconds)
             for part in ("store", "work"):
@@ -156,6 +161,9 @@ class Session:
             return
         for command in page.setup:
             done = self.run(command)
+            if done.returncode == SKIP:
+                self.skipped = done.stderr.strip() or f"set-up `{command}` says this machine lacks what it needs"
+                return
             if done.returncode != 0:
                 self.failed = f"set-up `{command}` failed ({done.returncode}): {done.stderr.strip()}"
                 return
@@ -231,6 +239,8 @@ def test_docs(session: Session, request) -> None:
     block: Block = request.node.callspec.params["session"]
     if session.failed:
         pytest.fail(f"an earlier step of {block.page} failed: {session.failed}")
+    if session.skipped and block.page in EXECUTED:
+        pytest.skip(f"{block.page} cannot run here: {session.skipped}")
     if block.page not in EXECUTED:
         pytest.skip(f"{block.page}: not yet set up to run")
     if block.not_run:
@@ -275,3 +285,10 @@ def test_the_comparison_ignores_times_and_ages_but_nothing_else(tmp_path) -> Non
     # a page's shell keeps its folder, its variables and the last exit status
     assert session.check("mkdir sub && cd sub && export X=1; false", []) is None
     assert session.check("echo $? $X ${PWD##*/}", ["1 1 sub"]) is None
+
+
+def test_a_set_up_that_exits_77_skips_the_page(tmp_path) -> None:
+    session = Session(Page("example.md", setup=["echo 'no server here' >&2; exit 77"]), tmp_path / "s")
+    assert (session.skipped, session.failed) == ("no server here", None)
+    session = Session(Page("example.md", setup=["echo broken >&2; exit 3"]), tmp_path / "t")
+    assert session.skipped is None and session.failed == "set-up `echo broken >&2; exit 3` failed (3): broken"

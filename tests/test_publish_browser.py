@@ -200,3 +200,17 @@ def test_the_documented_ci_job(browser, tmp_path):
     assert visit.page.locator("#matrix tbody tr").count() == 8
     assert visit.console == [] and visit.errors == [] and visit.outside() == []
     visit.close()
+
+
+def test_a_point_reached_by_keyboard_shows_its_run_and_says_what_it_is(browser, h200_site):
+    page_path = next(p for p in sorted((h200_site / "groups").glob("*.html")))
+    visit = Visit(browser, h200_site, str(page_path.relative_to(h200_site)))
+    first = visit.page.locator("svg.chart a.pt").first
+    label = first.get_attribute("aria-label")
+    assert label.startswith("Hugging Face Transformers (eager) sequence length 1024 ")
+    first.focus()
+    tip = visit.page.locator("#tip")
+    assert tip.is_visible() and first.get_attribute("data-run") in tip.inner_text()
+    visit.page.keyboard.press("Tab")  # on to the next point: the box follows
+    assert visit.page.locator("svg.chart a.pt").nth(1).get_attribute("data-run") in tip.inner_text()
+    visit.close()

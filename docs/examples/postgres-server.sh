@@ -10,8 +10,13 @@
 #
 # The server binaries come from the system's packages (Debian keeps them in
 # /usr/lib/postgresql/VERSION/bin).
+__pg_ctl=$(command -v pg_ctl || ls -d /usr/lib/postgresql/*/bin/pg_ctl 2>/dev/null | sort -V | tail -1)
+if [ -z "$__pg_ctl" ] || [ ! -x "$(dirname "$__pg_ctl")/initdb" ]; then
+    echo "no PostgreSQL server (initdb, pg_ctl) on PATH or in /usr/lib/postgresql/*/bin" >&2
+    return 77 2>/dev/null || exit 77
+fi
 set -e
-__pg_bin=$(dirname "$(command -v pg_ctl || ls -d /usr/lib/postgresql/*/bin/pg_ctl | sort -V | tail -1)")
+__pg_bin=$(dirname "$__pg_ctl")
 __pg_folder=$(mktemp -d /tmp/kidx-postgres.XXXXXX)
 if [ "$(id -u)" = 0 ]; then
     __pg_as="$(command -v runuser || echo /usr/sbin/runuser) -u postgres --"
@@ -48,5 +53,5 @@ $__pg_as "$__pg_bin/pg_ctl" -D "$__pg_folder/data" -l "$__pg_folder/server.log" 
 nohup sh -c "while kill -0 $__pg_owner 2>/dev/null && [ -d '$__pg_folder/data' ]; do sleep 1; done;
     $__pg_as '$__pg_bin/pg_ctl' -D '$__pg_folder/data' -m immediate -w stop; rm -rf '$__pg_folder'" \
     > /dev/null 2>&1 &
-unset __pg_i __pg_as __pg_owner __pg_old
+unset __pg_i __pg_as __pg_owner __pg_old __pg_ctl
 set +e

@@ -19,6 +19,8 @@ COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#0
 DASHES = ("", "7 4", "2 3", "9 3 2 3", "12 5", "4 2 1 2", "1 2", "6 2 6 6")
 MARKERS = ("circle", "square", "triangle", "diamond", "down", "cross", "plus", "star")
 WIDTH, HEIGHT = 880, 420
+# what a screen reader says for a point: which line, where, how much
+SPOKEN = ("impl", "x", "value", "change")
 SPARK_POINTS = 30  # a sparkline shows the last this many days
 LEFT, RIGHT, TOP, BOTTOM = 96, 18, 16, 56
 
@@ -150,7 +152,9 @@ def line_chart(lines: list[ChartLine], x_label: str, y_label: str, y_format: Cal
     ys = [v for line in lines for p in line.points for v in (p.y, p.low, p.high) if v is not None and v > 0]
     if not ys:
         return ""
-    plot_left, plot_right, plot_top, plot_bottom = LEFT, WIDTH - RIGHT, TOP, HEIGHT - BOTTOM
+    # long category names are written slanted, in room taken from the plot
+    rotate = categorical and max((len(name) for name in x_names or ()), default=0) > 8
+    plot_left, plot_right, plot_top, plot_bottom = LEFT, WIDTH - RIGHT, TOP, HEIGHT - BOTTOM - (34 if rotate else 0)
     y_log = max(ys) / min(ys) > 20
     y_low, y_high = min(ys), max(ys)
     if not y_log:
@@ -188,7 +192,7 @@ def line_chart(lines: list[ChartLine], x_label: str, y_label: str, y_format: Cal
     else:
         unit = next((2.0 ** e for e in (40, 30, 20, 10) if y_high >= 2.0 ** e), 1.0) if binary else 1.0
         y_ticks = [t * unit for t in _nice_ticks(y_low / unit, y_high / unit)]
-    out = [f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(description)}">',
+    out = [f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="group" aria-label="{escape(description)}">',
            f'<title>{escape(description)}</title>', '<g class="grid">']
     for tick in y_ticks:
         y = y_scale(tick)
@@ -202,7 +206,6 @@ def line_chart(lines: list[ChartLine], x_label: str, y_label: str, y_format: Cal
     for tick in y_ticks:
         out.append(f'<text x="{plot_left - 8}" y="{y_scale(tick) + 4:.1f}" text-anchor="end">'
                    f'{escape(y_format(tick))}</text>')
-    rotate = categorical and max((len(name) for _, name in x_ticks), default=0) > 8
     for x, name in x_ticks:
         if rotate:
             out.append(f'<text x="{x:.1f}" y="{plot_bottom + 14}" text-anchor="end" '
@@ -233,6 +236,8 @@ def line_chart(lines: list[ChartLine], x_label: str, y_label: str, y_format: Cal
         for x, p in placed:
             y = y_scale(p.y)
             data = "".join(f' data-{key}="{escape(value)}"' for key, value in p.tip.items())
+            said = " ".join(value for key, value in p.tip.items() if key in SPOKEN and value)
+            data += f' aria-label="{escape(said)}"'
             ring = f'<circle class="ring" cx="{x:.1f}" cy="{y:.1f}" r="9"/>' if p.ring else ""
             out.append(f'<a class="pt" href="{escape(p.href)}"{data}>{ring}{marker(shape, x, y)}</a>')
         out.append("</g></g>")

@@ -1,8 +1,9 @@
 """``kidx publish``: the pages of a static site of the index, from the selected runs.
 
 The selection is read once through the analysis operations (as ``compare``, ``series``
-and ``plot`` read it); the pages are rendered with Jinja2 (autoescaping every value) and
-handed to ``files.SiteFolder``, which writes only what changed. No page carries a build
+and ``plot`` read it); the pages are rendered with Jinja2, which escapes every value, and
+the runs' sections (a large store has a hundred thousand) here, through the same
+``escape``; ``files.SiteFolder`` writes only what changed. No page carries a build
 time: the "data as of" line is the latest ``creationTimestamp`` among the runs shown.
 """
 
@@ -93,14 +94,13 @@ def _jinja():
         autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
-    environment.filters["short"] = short_digest
     return environment
 
 
 def _titles(store, runs: list[AnalysedRun]) -> dict[str, str]:
     """Stored titles of the objects the runs refer to, by digest."""
     titles: dict[str, str] = {}
-    for role, kind in zip(("protocol", "workload", "environment", "implementation"), REFERENCED_KINDS, strict=True):
+    for role, kind in zip(ROLES, REFERENCED_KINDS, strict=True):
         digests = {run.reference(role).digest for run in runs if run.reference(role).digest}
         if not digests:
             continue
