@@ -17,7 +17,7 @@ from kidx.cli.common import output
 from kidx.errors import KidxError
 
 ANALYSIS_ERROR_EXIT = 2  # as kidx diff: 1 is kept for "a regression was found"
-FORMATS = ("table", "json", "yaml", "csv", "tsv", "markdown")
+FORMATS = ("table", "wide", "json", "yaml", "csv", "tsv", "markdown")
 
 RunsArgument = Annotated[
     list[str] | None,
@@ -34,7 +34,8 @@ ThresholdOption = Annotated[
     float, typer.Option("--threshold", help="Smallest change, in percent, that can count as faster or slower.")
 ]
 FormatOption = Annotated[
-    str | None, typer.Option("--output", "-o", help="table, json, yaml, csv, tsv or markdown (for a pull request).")
+    str | None, typer.Option("--output", "-o", help="table, wide (with achieved bandwidth and share of peak), json, "
+                                                    "yaml, csv, tsv or markdown (for a pull request).")
 ]
 AllowEmptyOption = Annotated[
     bool,
@@ -71,20 +72,21 @@ def analysis_errors() -> Iterator[None]:
 
 def print_analysis(
     fmt: str,
-    table: Callable[[], str],
+    table: Callable[[bool], str],
     notices: Callable[[str], list[str]],
     document: Callable[[], dict],
     fields: Sequence[str],
     rows: Callable[[], list],
     markdown: Callable[[], str] | None = None,
 ) -> None:
-    """The table with its notices (given the table's text) on stderr, or the document as
-    json or yaml, or the rows as csv or tsv, or a markdown table."""
+    """The table (``wide``: with the speed-of-light columns) with its notices (given the
+    table's text) on stderr, or the document as json or yaml, or the rows as csv or tsv, or
+    a markdown table."""
     out = output()
     if fmt == "markdown" and markdown is not None:
         out.data(markdown())
-    elif fmt == "table":
-        text = table()
+    elif fmt in ("table", "wide"):
+        text = table(fmt == "wide")
         out.data(text)
         for note in notices(text):
             out.notice(note)

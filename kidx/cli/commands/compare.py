@@ -109,7 +109,7 @@ def _print(comparison, fmt: str) -> None:
         return [*printed.comparison_notes(comparison), *([nothing] if nothing else [])]
 
     print_analysis(
-        fmt, lambda: printed.render_comparison_table(comparison), notices,
+        fmt, lambda wide: printed.render_comparison_table(comparison, wide), notices,
         lambda: printed.comparison_document(comparison), printed.CSV_FIELDS,
         lambda: printed.comparison_rows(comparison), lambda: printed.render_comparison_markdown(comparison),
     )

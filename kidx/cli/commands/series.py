@@ -86,7 +86,7 @@ def _print(result, fmt: str) -> None:
         return [*printed.series_notes(result), *([] if text else ["No series of two or more points found"])]
 
     print_analysis(
-        fmt, lambda: printed.render_series_table(result), notices, lambda: printed.series_document(result),
+        fmt, lambda wide: printed.render_series_table(result, wide), notices, lambda: printed.series_document(result),
         printed.CSV_FIELDS, lambda: printed.series_rows(result), lambda: printed.render_series_markdown(result),
     )
 
