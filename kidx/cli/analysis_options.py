@@ -9,11 +9,12 @@ from typing import Annotated
 import typer
 
 # read the same way by the Python API (re-exported for the commands)
+from kidx.api.arguments import parse_alpha as parse_alpha
 from kidx.api.arguments import parse_by as parse_by
 from kidx.api.arguments import parse_only as parse_only
 from kidx.api.arguments import parse_threshold as parse_threshold
 from kidx.cli.common import output
-from kidx.errors import KidxError, UsageError
+from kidx.errors import KidxError
 
 ANALYSIS_ERROR_EXIT = 2  # as kidx diff: 1 is kept for "a regression was found"
 FORMATS = ("table", "wide", "json", "yaml", "csv", "tsv", "markdown")
@@ -98,12 +99,6 @@ def print_analysis(
         from kidx.output.delimited import render_delimited
 
         out.data(render_delimited(fmt, fields, rows()))
-
-
-def parse_alpha(value: float) -> float:
-    if not 0 < value < 1:
-        raise UsageError(f"invalid --alpha {value:g}: a probability between 0 and 1")
-    return value
 
 
 def gate(problems: Sequence[str], gating: bool, allow_empty: bool) -> None:
