@@ -40,7 +40,6 @@ from kidx.store import interrupts, notices
 from kidx.store.catalog import (
     CatalogQuery,
     Change,
-    Entry,
     ReferenceCondition,
     ReferencedFieldCondition,
     StoreBackend,
@@ -49,7 +48,7 @@ from kidx.store.catalog import (
 )
 from kidx.store.objects import PRESENT, WRITTEN, ObjectBackend, ObjectDB
 from kidx.store.postgres_url import INSTALL_HINT, masked, scrubbed
-from kidx.store.sql_catalog import ENTRY_COLUMNS, Dialect, SQLCatalog, Statements, translating
+from kidx.store.sql_catalog import Dialect, SQLCatalog, Statements, translating
 
 SCHEMA_VERSION = "1"
 LOCK_KEY = 0x6B696478  # "kidx": the one advisory lock a store's writers take
@@ -136,12 +135,6 @@ def present_text(digest) -> str:
 # digests are their 32 bytes; lists of values are bound as one array (``= ANY(%s)``)
 DIALECT = Dialect(mark="%s", schema="kidx.", entries="kidx.entries", last=_LAST,
                   stored_digest=raw, digest_text=present_text)
-
-
-# the metadata fields of a referenced object that a selector may name, as columns of ``t``
-_REFERENCED_METADATA_COLUMNS: dict[tuple[str, ...], str] = {
-    ("metadata", "name"): "t.name", ("metadata", "title"): "COALESCE(t.title, '')",
-}
 
 
 def digest_range(hexdigits: str) -> tuple[bytes, bytes]:
@@ -472,10 +465,6 @@ def _label_clause(requirement, column: str = "e.id") -> tuple[str, list] | None:
     raise StoreError(f"unknown label operator {operator!r}")
 
 
-def _needs_row_check(query: CatalogQuery) -> bool:
-    return any(r.operator in ("gt", "lt") for r in query.labels)
-
-
 class PostgresCatalog(SQLCatalog):
     """The catalog in PostgreSQL: entries, labels, references and revisions."""
 
@@ -535,18 +524,6 @@ class PostgresCatalog(SQLCatalog):
 
     # --- reads --------------------------------------------------------------------------
 
-    @translating
-    def list(self, query: CatalogQuery) -> list[Entry]:
-        if not self.readable:
-            return []
-        sql, parameters, check_rows = self.compile(query)
-        entries = [self.entry(row) for row in self.connection.execute(sql, parameters)]
-        if check_rows:
-            entries = [e for e in entries if all(label_holds(r, e.labels) for r in query.labels)]
-            if query.limit is not None:
-                entries = entries[: query.limit]
-        return entries
-
     def compile(self, query: CatalogQuery) -> tuple[str, builtins.list, bool]:
         """The SELECT for a query, its parameters, and whether rows need checking after."""
         where: list[str] = []
@@ -571,29 +548,12 @@ class PostgresCatalog(SQLCatalog):
         for requirement in query.labels:
             add(_label_clause(requirement))
         for condition in query.fields:
-            add(self._field_clause(condition))
+            add(self._field_clause(condition, "e."))
         for reference in query.references:
             add(self._reference_clause(reference))
         for through in query.referenced_fields:
             add(self._referenced_field_clause(through))
-        sql = f"SELECT {ENTRY_COLUMNS} FROM kidx.entries e"
-        if where:
-            sql += f" WHERE {' AND '.join(where)}"
-        sql += " ORDER BY e.kind, e.name" if query.order == "kind,name" else " ORDER BY e.name"
-        check_rows = _needs_row_check(query)
-        if query.limit is not None and not check_rows:
-            sql += " LIMIT %s"
-            parameters.append(query.limit)
-        return sql, parameters, check_rows
-
-    @staticmethod
-    def _field_clause(condition) -> tuple[str, builtins.list]:
-        path = tuple(condition.path)
-        columns = {("metadata", "name"): "e.name", ("metadata", "title"): "COALESCE(e.title, '')"}
-        if path not in columns:
-            raise StoreError(f"the catalog cannot select on {'.'.join(path)} (only metadata.name and metadata.title)")
-        operator = "=" if condition.operator == "=" else "<>"
-        return f"{columns[path]} {operator} %s", [condition.value]
+        return self._select(query, where, parameters, alias="e")
 
     def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, builtins.list]:
         """Answered from the (target, object_id, field) key of ``refs``."""
@@ -637,9 +597,7 @@ class PostgresCatalog(SQLCatalog):
         negation = "NOT " if absent_holds else ""
         value_test, values = ("<> ''", []) if condition.value == "" else ("= %s", [condition.value])
         if condition.path[:1] == ("metadata",):
-            column = _REFERENCED_METADATA_COLUMNS.get(tuple(condition.path))
-            if column is None:
-                raise StoreError(f"the catalog cannot select on {'.'.join(condition.path)} of a referenced object")
+            column = self._referenced_metadata_column(condition, "t.")
             targets = f"SELECT t.digest FROM kidx.entries t WHERE t.kind = %s AND {column} {value_test}"
             parameters = [condition.target_kind, *values]
         else:

@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kidx.store.catalog import Catalog, Change, Entry, Revision, scalar_leaves
+from kidx.errors import StoreError
+from kidx.store.catalog import Catalog, CatalogQuery, Change, Entry, Revision, label_holds, scalar_leaves
 
 
 def dumps(mapping: dict) -> str:
@@ -126,6 +127,27 @@ class Statements:
         self.stray_refs = (
             f"DELETE FROM {s}refs WHERE NOT EXISTS (SELECT 1 FROM {dialect.entries} e WHERE e.id = object_id)"
         )
+
+
+# the metadata fields a selector may name, as columns of the names table (a {} for its alias)
+METADATA_COLUMNS: dict[tuple[str, ...], str] = {
+    ("metadata", "name"): "{}name", ("metadata", "title"): "COALESCE({}title, '')",
+}
+
+
+def all_of(clauses: builtins.list[str]) -> str:
+    """``a AND b AND …`` as a balanced tree: SQLite parses a flat chain one level deeper per
+    clause and refuses 1,000 levels, while a selector may well have that many requirements.
+    The clauses keep their order, and so do their parameters."""
+    if len(clauses) <= 8:
+        return " AND ".join(clauses)
+    middle = len(clauses) // 2
+    return f"({all_of(clauses[:middle])}) AND ({all_of(clauses[middle:])})"
+
+
+def needs_row_check(query: CatalogQuery) -> bool:
+    """Numeric label comparisons (gt, lt) are exact only on the rows, after the SQL."""
+    return any(r.operator in ("gt", "lt") for r in query.labels)
 
 
 def translating(method):
@@ -265,6 +287,59 @@ class SQLCatalog(Catalog):
             return []
         rows = self.connection.execute(self.sql.label_values, (key, prefix, prefix + self.dialect.last))
         return [row[0] for row in rows]
+
+    # --- queries: each backend compiles its WHERE clauses, tuned to its planner --------
+
+    def compile(self, query: CatalogQuery) -> tuple[str, builtins.list, bool]:
+        """The SELECT for a query, its parameters, and whether rows need checking after."""
+        raise NotImplementedError
+
+    @translating
+    def list(self, query: CatalogQuery) -> builtins.list[Entry]:
+        if not self.readable:
+            return []
+        sql, parameters, check_rows = self.compile(query)
+        entries = [self.entry(row) for row in self.connection.execute(sql, parameters)]
+        if check_rows:
+            entries = [e for e in entries if all(label_holds(r, e.labels) for r in query.labels)]
+            if query.limit is not None:
+                entries = entries[: query.limit]
+        return entries
+
+    def _select(self, query: CatalogQuery, where: builtins.list[str], parameters: builtins.list,
+                alias: str = "") -> tuple[str, builtins.list, bool]:
+        """The SELECT of entries from the names table (``alias``: its alias, or none) where
+        all of ``where`` hold, in the query's order and limit."""
+        columns = ENTRY_COLUMNS if alias else ENTRY_COLUMNS.replace("e.", "")
+        table = f"{self.dialect.entries} {alias}" if alias else self.dialect.entries
+        prefix = f"{alias}." if alias else ""
+        sql = f"SELECT {columns} FROM {table}"
+        if where:
+            sql += f" WHERE {all_of(where)}"
+        sql += f" ORDER BY {prefix}kind, {prefix}name" if query.order == "kind,name" else f" ORDER BY {prefix}name"
+        check_rows = needs_row_check(query)
+        if query.limit is not None and not check_rows:
+            sql += f" LIMIT {self.dialect.mark}"
+            parameters.append(query.limit)
+        return sql, parameters, check_rows
+
+    def _field_clause(self, condition, prefix: str = "") -> tuple[str, builtins.list]:
+        """A condition on the name or title of the entries themselves (``prefix``: the
+        names table's alias and a dot, or nothing)."""
+        column = METADATA_COLUMNS.get(tuple(condition.path))
+        if column is None:
+            raise StoreError(
+                f"the catalog cannot select on {'.'.join(condition.path)} (only metadata.name and metadata.title)")
+        operator = "=" if condition.operator == "=" else "<>"
+        return f"{column.format(prefix)} {operator} {self.dialect.mark}", [condition.value]
+
+    @staticmethod
+    def _referenced_metadata_column(condition, prefix: str = "") -> str:
+        """The column of a referenced object's metadata field that a condition names."""
+        column = METADATA_COLUMNS.get(tuple(condition.path))
+        if column is None:
+            raise StoreError(f"the catalog cannot select on {'.'.join(condition.path)} of a referenced object")
+        return column.format(prefix)
 
     # --- maintenance (fsck, gc, export, restore) -----------------------------------------
 

@@ -32,16 +32,14 @@ from kidx.store.catalog import (
     Catalog,
     CatalogQuery,
     Change,
-    Entry,
     ReferenceCondition,
     ReferencedFieldCondition,
     StoreBackend,
     condition_holds,
     field_text,
-    label_holds,
 )
 from kidx.store.objects import FileObjectBackend, ObjectDB
-from kidx.store.sql_catalog import ENTRY_COLUMNS, Dialect, SQLCatalog, Statements, translating
+from kidx.store.sql_catalog import Dialect, SQLCatalog, Statements, translating
 
 SCHEMA_VERSION = "1"
 BUSY_TIMEOUT_S = 60.0
@@ -107,14 +105,8 @@ CREATE TABLE IF NOT EXISTS spec_indexed (digest TEXT PRIMARY KEY) WITHOUT ROWID;
 _SPEC_INDEX_MARK = "spec_index_revision"
 
 
-# the metadata fields of a referenced object that a selector may name, as catalog columns
-_REFERENCED_METADATA_COLUMNS: dict[tuple[str, ...], str] = {
-    ("metadata", "name"): "name", ("metadata", "title"): "COALESCE(title, '')",
-}
 # digests are their text; lists of values are bound in chunks under the variable limit
 DIALECT = Dialect(mark="?", schema="", entries="objects", last="\uffff", in_list_limit=_SQL_VARIABLES)
-# the columns of an Entry, as the compiled queries (over the unaliased table) select them
-_ENTRY_COLUMNS = ENTRY_COLUMNS.replace("e.", "")
 
 
 def _is_lock(exc: sqlite3.Error | ValueError) -> bool:
@@ -165,20 +157,6 @@ def _label_clause(requirement, column: str = "id") -> tuple[str, list] | None:
     if operator == "!":
         return f"{column} NOT IN (SELECT object_id FROM labels WHERE key=?)", [key]
     raise ValueError(f"unknown label operator {operator!r}")
-
-
-def _all_of(clauses: list[str]) -> str:
-    """``a AND b AND …`` as a balanced tree: SQLite parses a flat chain one level deeper per
-    clause and refuses 1,000 levels, while a selector may well have that many requirements.
-    The clauses keep their order, and so do their parameters."""
-    if len(clauses) <= 8:
-        return " AND ".join(clauses)
-    middle = len(clauses) // 2
-    return f"({_all_of(clauses[:middle])}) AND ({_all_of(clauses[middle:])})"
-
-
-def _needs_row_check(query: CatalogQuery) -> bool:
-    return any(r.operator in ("gt", "lt") for r in query.labels)
 
 
 class SQLiteCatalog(SQLCatalog):
@@ -390,16 +368,6 @@ class SQLiteCatalog(SQLCatalog):
 
     # --- reads --------------------------------------------------------------------------
 
-    @translating
-    def list(self, query: CatalogQuery) -> list[Entry]:
-        sql, parameters, check_rows = self.compile(query)
-        entries = [self.entry(row) for row in self.connection.execute(sql, parameters)]
-        if check_rows:
-            entries = [entry for entry in entries if self._row_holds(query, entry)]
-            if query.limit is not None:
-                entries = entries[: query.limit]
-        return entries
-
     def compile(self, query: CatalogQuery) -> tuple[str, builtins.list, bool]:
         """The SELECT for a query, its parameters, and whether rows need checking after."""
         where: list[str] = []
@@ -437,15 +405,7 @@ class SQLiteCatalog(SQLCatalog):
             # found; "+kind" stops SQLite from walking every row of the kind in name order.
             where.insert(0, "+kind=?" if narrowed else "kind=?")
             parameters.insert(0, query.kind)
-        sql = f"SELECT {_ENTRY_COLUMNS} FROM objects"
-        if where:
-            sql += f" WHERE {_all_of(where)}"
-        sql += " ORDER BY kind, name" if query.order == "kind,name" else " ORDER BY name"
-        check_rows = _needs_row_check(query)
-        if query.limit is not None and not check_rows:
-            sql += " LIMIT ?"
-            parameters.append(query.limit)
-        return sql, parameters, check_rows
+        return self._select(query, where, parameters)
 
     def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, builtins.list]:
         """Answered from the (target, object_id) primary key of ``refs``."""
@@ -479,19 +439,6 @@ class SQLiteCatalog(SQLCatalog):
             [*condition.digests, *field_parameters],
         )
 
-    @staticmethod
-    def _row_holds(query: CatalogQuery, entry: Entry) -> bool:
-        return all(label_holds(requirement, entry.labels) for requirement in query.labels)
-
-    @staticmethod
-    def _field_clause(condition) -> tuple[str, builtins.list]:
-        path = tuple(condition.path)
-        columns = {("metadata", "name"): "name", ("metadata", "title"): "COALESCE(title, '')"}
-        if path not in columns:
-            raise StoreError(f"the catalog cannot select on {'.'.join(path)} (only metadata.name and metadata.title)")
-        operator = "=" if condition.operator == "=" else "!="
-        return f"{columns[path]} {operator} ?", [condition.value]
-
     def _referenced_field_clause(self, condition: ReferencedFieldCondition) -> tuple[str, builtins.list]:
         """Objects whose ``field`` points at a target where the condition holds.
 
@@ -505,9 +452,7 @@ class SQLiteCatalog(SQLCatalog):
         negation = "NOT " if absent_holds else ""
         value_test, values = ("!= ''", []) if condition.value == "" else ("= ?", [condition.value])
         if condition.path[:1] == ("metadata",):
-            column = _REFERENCED_METADATA_COLUMNS.get(tuple(condition.path))
-            if column is None:
-                raise StoreError(f"the catalog cannot select on {'.'.join(condition.path)} of a referenced object")
+            column = self._referenced_metadata_column(condition)
             targets, parameters = f"SELECT digest FROM objects WHERE kind=? AND {column} {value_test}", [
                 condition.target_kind, *values]
         elif self._spec_index_fresh():
