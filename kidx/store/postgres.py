@@ -48,7 +48,7 @@ from kidx.store.catalog import (
 )
 from kidx.store.objects import PRESENT, WRITTEN, ObjectBackend, ObjectDB
 from kidx.store.postgres_url import INSTALL_HINT, masked, scrubbed
-from kidx.store.sql_catalog import Dialect, SQLCatalog, Statements, translating
+from kidx.store.sql_catalog import Dialect, SQLCatalog, Statements, label_clause, translating
 
 SCHEMA_VERSION = "1"
 LOCK_KEY = 0x6B696478  # "kidx": the one advisory lock a store's writers take
@@ -447,22 +447,18 @@ class PostgresObjectBackend(ObjectBackend):
 
 
 def _label_clause(requirement, column: str = "e.id") -> tuple[str, list] | None:
-    """SQL over the (key, value) label index for one requirement. It narrows the
-    candidates; gt/lt are checked exactly on the rows afterwards."""
-    operator, key, values = requirement.operator, requirement.key, list(requirement.values)
-    if operator in ("=", "==", "in", "!=", "notin"):
-        negation = "NOT " if operator in ("!=", "notin") else ""
-        if not values:
-            return ("false", []) if not negation else None
+    """A label requirement as ``[NOT] EXISTS`` a row of the (key, value) index for ``column``."""
+
+    def has_label(key: str, values: list | None, negation: str) -> tuple[str, list]:
+        if values is None:
+            return f"{negation}EXISTS (SELECT 1 FROM kidx.labels l WHERE l.object_id = {column} AND l.key = %s)", [key]
         return (
             f"{negation}EXISTS (SELECT 1 FROM kidx.labels l WHERE l.object_id = {column} "
             "AND l.key = %s AND l.value = ANY(%s))",
             [key, values],
         )
-    if operator in ("exists", "gt", "lt", "!"):
-        negation = "NOT " if operator == "!" else ""
-        return f"{negation}EXISTS (SELECT 1 FROM kidx.labels l WHERE l.object_id = {column} AND l.key = %s)", [key]
-    raise StoreError(f"unknown label operator {operator!r}")
+
+    return label_clause(requirement, has_label, "false")
 
 
 class PostgresCatalog(SQLCatalog):

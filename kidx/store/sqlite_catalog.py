@@ -39,7 +39,7 @@ from kidx.store.catalog import (
     field_text,
 )
 from kidx.store.objects import FileObjectBackend, ObjectDB
-from kidx.store.sql_catalog import Dialect, SQLCatalog, Statements, translating
+from kidx.store.sql_catalog import Dialect, SQLCatalog, Statements, label_clause, translating
 
 SCHEMA_VERSION = "1"
 BUSY_TIMEOUT_S = 60.0
@@ -141,22 +141,17 @@ def _marks(count: int) -> str:
 
 
 def _label_clause(requirement, column: str = "id") -> tuple[str, list] | None:
-    """SQL over the (key, value) label index for one requirement. It narrows the
-    candidates; gt/lt are checked exactly on the rows afterwards."""
-    operator, key, values = requirement.operator, requirement.key, list(requirement.values)
-    if operator in ("=", "==", "in", "!=", "notin"):
-        negation = "NOT " if operator in ("!=", "notin") else ""
-        if not values:
-            return ("0", []) if not negation else None
+    """A label requirement as ``column [NOT] IN`` the ids the (key, value) index finds."""
+
+    def has_label(key: str, values: list | None, negation: str) -> tuple[str, list]:
+        if values is None:
+            return f"{column} {negation}IN (SELECT object_id FROM labels WHERE key=?)", [key]
         return (
             f"{column} {negation}IN (SELECT object_id FROM labels WHERE key=? AND value IN ({_marks(len(values))}))",
             [key, *values],
         )
-    if operator in ("exists", "gt", "lt"):
-        return f"{column} IN (SELECT object_id FROM labels WHERE key=?)", [key]
-    if operator == "!":
-        return f"{column} NOT IN (SELECT object_id FROM labels WHERE key=?)", [key]
-    raise ValueError(f"unknown label operator {operator!r}")
+
+    return label_clause(requirement, has_label, "0")
 
 
 class SQLiteCatalog(SQLCatalog):
