@@ -39,6 +39,14 @@ PARSER_PATH = "import sys; from kidx.cli import fast; fast.parse = lambda argv: 
               "sys.argv[0] = 'kidx'; main()"
 
 
+def _shown(path: Path) -> str:
+    """A path inside the repository relative to it (a kept report names no machine's folders)."""
+    try:
+        return str(path.relative_to(HERE.parent))
+    except ValueError:
+        return str(path)
+
+
 def cold_times(commands: dict[str, list[str]], repeats: int, env: dict[str, str]) -> dict[str, tuple[list, list]]:
     """(wall seconds, CPU seconds) per round, interleaved so that drift hits every command alike."""
     times: dict[str, tuple[list, list]] = {label: ([], []) for label in commands}
@@ -106,7 +114,7 @@ def main() -> int:
                          f"{median(wall) / wall_base:.2f}x", f"{median(cpu) * 1000:.0f} ms",
                          f"{median(cpu) / cpu_base:.2f}x"])
         report.say(f"cold processes, medians of {args.repeats} interleaved rounds (stdout to /dev/null); "
-                   f"baseline: {sys.executable} -c pass")
+                   f"baseline: {_shown(Path(sys.executable))} -c pass")
         report.table(["command", "wall", "min", "x python", "cpu", "x python (cpu)"], rows)
         labels = list(commands)
         for fast_label, parser_label, target in ((labels[3], labels[4], 4), (labels[1], labels[2], 5)):

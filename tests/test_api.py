@@ -233,15 +233,18 @@ def test_compare_result_is_the_operations(head_store):
     with kidx.open_store(head_store) as store:
         comparison = store.compare(selector=ROPE_BACKWARD, field_selector=SEQ16384, baseline="transformers")
     h100 = next(g for g in comparison.groups if g.environment.name == "liger-bench-nvidia-h100-80gb-hbm3")
-    assert [(row.run.name, row.verdict) for row in h100.rows] == [(HF_RUN, "baseline"), (SEED_RUN, "faster")]
+    # one run a side: the bands say faster, which is within-run evidence only
+    assert [(row.run.name, row.verdict) for row in h100.rows] == [(HF_RUN, "baseline"), (SEED_RUN, "unconfirmed")]
+    assert h100.rows[1].judgement.within == "faster"
     assert comparison.regressions == []
+    assert repr(comparison) == f"Comparison({len(comparison.groups)} groups, 0 regressions)"
 
 
 def test_series_to_dict_is_the_commands_json(cli, history_store):
     selector = "liger_version in (0.3.0,0.3.1)"
     with kidx.open_store(history_store) as store:
         result = store.series(selector=selector, label="liger_version", baseline="torch")
-    assert isinstance(result, kidx.SeriesResult) and result.regressions
+    assert isinstance(result, kidx.SeriesResult) and result.counts() == {"unconfirmed": 36}
     assert result.to_dict() == cli_json(cli, "series", "-l", selector, "--label", "liger_version", "--baseline",
                                         "torch", store_path=history_store)
 

@@ -10,8 +10,10 @@ SEED_RUN = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv
 HF_RUN = "liger-llama4-rope-backward-huggingface-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads-7a1c5fe285"
 SEQ8192_RUN = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-seq-06a5f9125d"
 WORKLOAD = "liger-llama4-rope-hidden8192-kv-heads8-q-heads32-seq16384-bf16"
-RULE = ("rule: a change is significant when it exceeds 5% and the p20-p80 bands do not overlap (with raw samples: "
-        "Mann-Whitney U, p < 0.05; with no spread recorded: the 5% threshold alone)\n")
+RULE = ("rule: a change counts when it exceeds 5% and a two-sided t-test on the logs of the runs' statistics gives "
+        "p < 0.05 and |t| >= 5, with the spread between runs from repeated runs or the series' history; same when the "
+        "95% interval of the ratio lies within 5%; with only within-run evidence (Mann-Whitney U on samples, else "
+        "p20-p80 bands apart, else the threshold) at most unconfirmed\n")
 
 
 def test_llama4_rope_backward_h100_speedup_over_transformers(kidx, head_store):
@@ -23,10 +25,13 @@ def test_llama4_rope_backward_h100_speedup_over_transformers(kidx, head_store):
     assert (code, err) == (0, "")
     assert out == (
         f"protocol liger-bench-do-bench-backward, workload {WORKLOAD}, environment liger-bench-nvidia-h100-80gb-hbm3\n"
-        "IMPLEMENTATION                         MEDIAN    P20-P80           RATIO   SPEEDUP   VERDICT    RUN\n"
-        f"liger-llama4-rope-transformers-eager   1.482ms   1.481ms-1.483ms   1.000   1.00x     baseline   {HF_RUN}\n"
-        f"liger-llama4-rope-liger-triton         417.5µs   417.1µs-418.1µs   0.282   3.55x     faster     {SEED_RUN}\n"
-        "\n" + RULE
+        "IMPLEMENTATION                         MEDIAN    P20-P80           RUNS   RATIO   RATIO-CI   SPEEDUP   "
+        "VERDICT                RUN\n"
+        "liger-llama4-rope-transformers-eager   1.482ms   1.481ms-1.483ms   1      1.000              1.00x     "
+        f"baseline               {HF_RUN}\n"
+        "liger-llama4-rope-liger-triton         417.5µs   417.1µs-418.1µs   1      0.282              3.55x     "
+        f"unconfirmed (faster)   {SEED_RUN}\n"
+        "\n" + RULE + "summary: 0 slower, 0 faster, 0 same, 0 inconclusive, 1 unconfirmed\n"
     )
 
 
@@ -44,24 +49,32 @@ def test_json_shape_and_numbers(kidx, head_store):
     assert baseline == {
         "run": HF_RUN, "implementation": "liger-llama4-rope-transformers-eager", "label": None,
         "observedAt": "2025-08-07T21:42:17.000Z", "statistic": "median", "value": 1482272, "unit": "ns",
-        "low": 1481056, "high": 1483360, "samples": None, "ratio": 1.0, "speedup": 1.0, "verdict": "baseline",
-        "test": None, "pValue": None, "forced": False,
+        "low": 1481056, "high": 1483360, "samples": None, "runs": [HF_RUN], "spread": None, "ratio": 1.0,
+        "speedup": 1.0, "verdict": "baseline", "test": None, "pValue": None, "ciLow": None, "ciHigh": None,
+        "evidence": None, "withinRun": None, "reason": None, "forced": False,
     }
-    assert liger["value"] == 417536 and liger["verdict"] == "faster" and liger["test"] == "bands"
+    # one run a side and no history of either series: the bands are within-run evidence only
+    assert (liger["value"], liger["verdict"], liger["withinRun"], liger["test"], liger["evidence"]) == (
+        417536, "unconfirmed", "faster", "bands", "within-run")
+    assert liger["reason"] == "only within-run evidence: no repeated runs or history of the series"
+    assert document["summary"] == {"slower": 0, "faster": 0, "same": 0, "inconclusive": 0, "unconfirmed": 1}
     assert round(liger["speedup"], 4) == 3.5500 and round(liger["ratio"], 4) == 0.2817
 
 
 def test_default_baseline_is_the_earliest_observed_run(kidx, head_store):
     code, out, _ = kidx("compare", HF_RUN, SEED_RUN, "-o", "json", store_path=head_store)
     rows = json.loads(out)["groups"][0]["rows"]
-    assert [(r["run"], r["verdict"]) for r in rows] == [(SEED_RUN, "baseline"), (HF_RUN, "slower")]
-    assert code == 0  # slower rows fail only with --fail-on-regression
+    assert [(r["run"], r["verdict"], r["withinRun"]) for r in rows] == [
+        (SEED_RUN, "baseline", None), (HF_RUN, "unconfirmed", "slower")]
+    assert code == 0
 
 
-def test_fail_on_regression_exits_1_when_a_row_is_slower(kidx, head_store):
-    assert kidx("compare", HF_RUN, SEED_RUN, "--fail-on-regression", store_path=head_store).code == 1
-    assert kidx("compare", HF_RUN, SEED_RUN, "--baseline", "transformers", "--fail-on-regression",
-                store_path=head_store).code == 0
+def test_within_run_evidence_alone_fails_only_a_strict_gate(kidx, head_store):
+    # slower by its bands, but one run a side: unconfirmed, which --fail-on-regression lets pass
+    assert kidx("compare", HF_RUN, SEED_RUN, "--fail-on-regression", store_path=head_store).code == 0
+    assert kidx("compare", HF_RUN, SEED_RUN, "--fail-on-inconclusive", store_path=head_store).code == 1
+    assert kidx("compare", HF_RUN, SEED_RUN, "--baseline", "transformers", "--fail-on-inconclusive",
+                store_path=head_store).code == 1
 
 
 def test_cross_gpu_comparison_is_refused_naming_the_reference(kidx, head_store):
@@ -91,7 +104,8 @@ def test_force_compares_anyway_and_says_so_in_every_row(kidx, head_store):
     code, out, err = kidx("compare", SEED_RUN, SEQ8192_RUN, "--force", store_path=head_store)
     assert code == 0
     lines = out.splitlines()
-    assert lines[1].split() == ["IMPLEMENTATION", "MEDIAN", "P20-P80", "RATIO", "SPEEDUP", "VERDICT", "NOTE", "RUN"]
+    assert lines[1].split() == ["IMPLEMENTATION", "MEDIAN", "P20-P80", "RUNS", "RATIO", "RATIO-CI", "SPEEDUP", "VERDICT",
+                                "NOTE", "RUN"]
     assert all("forced: runs differ in workload" in line for line in lines[2:4])
     code, out, _ = kidx("compare", SEED_RUN, SEQ8192_RUN, "--force", "-o", "json", store_path=head_store)
     rows = json.loads(out)["groups"][0]["rows"]
@@ -141,34 +155,39 @@ def test_memory_runs_compare_peak_bytes_lower_is_better(kidx, head_store):
     assert group["protocol"] == "liger-bench-peak-memory-full"
     hf, liger = group["rows"]
     assert (hf["unit"], hf["value"], hf["verdict"]) == ("B", 2399273472, "baseline")
-    assert (liger["value"], liger["verdict"]) == (734134784, "faster")  # less memory is better
+    assert (liger["value"], liger["withinRun"]) == (734134784, "faster")  # less memory is better
     assert round(liger["speedup"], 2) == 3.27
     code, out, _ = kidx("compare", "--references", f"workload/{WORKLOAD}", "--references",
                         "environment/liger-bench-nvidia-h100-80gb-hbm3", "--field-selector",
                         "spec.sourceNative.benchmark=llama4_rope/full/memory", "--baseline", "transformers",
                         store_path=head_store)
-    assert out.splitlines()[1].split()[:5] == ["IMPLEMENTATION", "PEAK-MEDIAN", "P20-P80", "RATIO", "REDUCTION"]
+    assert out.splitlines()[1].split()[:7] == ["IMPLEMENTATION", "PEAK-MEDIAN", "P20-P80", "RUNS", "RATIO", "RATIO-CI",
+                                               "REDUCTION"]
 
 
-def test_release_regressions_0_3_0_to_0_3_1(kidx, history_store):
+def test_release_changes_0_3_0_to_0_3_1_rest_on_one_run_a_side(kidx, history_store):
+    # each release measured each kernel once and the store holds no other run of those series: the
+    # bands say slower 20 times, but with no between-run noise that is unconfirmed, not a regression
     code, out, err = kidx("compare", "-l", "liger_version in (0.3.0,0.3.1)", "--by", "label=liger_version",
                           "--baseline", "0.3.0", "--fail-on-regression", "-o", "csv", store_path=history_store)
-    assert code == 1
+    assert code == 0
     import csv
     import io
 
     rows = list(csv.DictReader(io.StringIO(out)))
     compared = [row for row in rows if row["verdict"] not in ("", "baseline")]
     assert {row["label"] for row in compared} == {"0.3.1"}
-    slower = sorted((row["workload"], row["protocol"], row["implementation"]) for row in compared if row["verdict"] == "slower")
+    assert {row["verdict"] for row in compared} == {"unconfirmed"}
+    slower = sorted((row["workload"], row["protocol"], row["implementation"]) for row in compared
+                    if row["withinRun"] == "slower")
     assert len(slower) == 20 and len(compared) == 36  # 24 latency, 12 peak memory
     assert all(w.startswith("liger-jsd-") for w, _, _ in slower)
     assert ("liger-jsd-batch4-seq2048-vocab131072", "liger-bench-do-bench-forward", "liger-jsd-liger-triton") in slower
-    faster = [row for row in compared if row["verdict"] == "faster"]
+    faster = [row for row in compared if row["withinRun"] == "faster"]
     assert [(r["workload"], r["protocol"], r["implementation"]) for r in faster] == [
         ("liger-jsd-batch4-seq2048-vocab4096", "liger-bench-do-bench-full", "liger-jsd-liger-triton")]
     assert kidx("compare", "-l", "liger_version in (0.3.0,0.3.1)", "--by", "label=liger_version",
-                "--baseline", "0.3.0", store_path=history_store).code == 0
+                "--baseline", "0.3.0", "--fail-on-inconclusive", store_path=history_store).code == 1
 
 
 def test_release_regression_table_names_the_release(kidx, history_store):
@@ -177,27 +196,29 @@ def test_release_regression_table_names_the_release(kidx, history_store):
     first = out.split("\n\n")[0].splitlines()
     assert first[0] == ("protocol liger-bench-do-bench-forward, workload liger-jsd-batch4-seq2048-vocab131072, "
                         "environment liger-bench-nvidia-h100-pcie, implementation liger-jsd-liger-triton")
-    assert first[1].split() == ["LIGER_VERSION", "MEDIAN", "P20-P80", "RATIO", "SPEEDUP", "VERDICT", "RUN"]
-    assert first[2].split()[:6] == ["0.3.0", "77.74ms", "77.74ms-77.74ms", "1.000", "1.00x", "baseline"]
-    assert first[3].split()[:6] == ["0.3.1", "87.04ms", "87.04ms-87.04ms", "1.120", "0.89x", "slower"]
+    assert first[1].split() == ["LIGER_VERSION", "MEDIAN", "P20-P80", "RUNS", "RATIO", "RATIO-CI", "SPEEDUP", "VERDICT",
+                                "RUN"]
+    assert first[2].split()[:7] == ["0.3.0", "77.74ms", "77.74ms-77.74ms", "1", "1.000", "1.00x", "baseline"]
+    assert first[3].split()[:8] == ["0.3.1", "87.04ms", "87.04ms-87.04ms", "1", "1.120", "0.89x", "unconfirmed",
+                                    "(slower)"]
+    assert out.endswith("summary: 0 slower, 0 faster, 0 same, 0 inconclusive, 36 unconfirmed\n")
     assert "comparable groups with a single run: nothing to compare with" in err
 
 
-def test_only_slower_lists_the_regressions_with_their_baselines(kidx, history_store):
+def test_only_lists_the_rows_of_a_verdict_with_their_baselines(kidx, history_store):
     code, out, err = kidx("compare", "-l", "liger_version in (0.3.0,0.3.1)", "--by", "label=liger_version",
-                          "--baseline", "0.3.0", "--only", "slower", "--fail-on-regression", "-o", "json",
+                          "--baseline", "0.3.0", "--only", "unconfirmed", "--fail-on-inconclusive", "-o", "json",
                           store_path=history_store)
     assert code == 1
     groups = json.loads(out)["groups"]
-    assert len(groups) == 20
-    assert all([row["verdict"] for row in group["rows"]] == ["baseline", "slower"] for group in groups)
-    assert {group["implementation"] for group in groups} == {"liger-jsd-liger-triton", "liger-jsd-torch-eager"}
+    assert len(groups) == 36
+    assert all([row["verdict"] for row in group["rows"]] == ["baseline", "unconfirmed"] for group in groups)
+    slower = [group for group in groups if group["rows"][1]["withinRun"] == "slower"]
+    assert len(slower) == 20
+    assert {group["implementation"] for group in slower} == {"liger-jsd-liger-triton", "liger-jsd-torch-eager"}
     code, out, err = kidx("compare", "-l", "liger_version in (0.3.0,0.3.1)", "--by", "label=liger_version",
-                          "--baseline", "0.3.0", "--only", "faster", store_path=history_store)
-    assert code == 0
-    assert out.splitlines()[0] == ("protocol liger-bench-do-bench-full, workload liger-jsd-batch4-seq2048-vocab4096, "
-                                   "environment liger-bench-nvidia-h100-pcie, implementation liger-jsd-liger-triton")
-    assert [line.split()[5] for line in out.splitlines()[2:4]] == ["baseline", "faster"]
+                          "--baseline", "0.3.0", "--only", "slower", store_path=history_store)
+    assert (code, out) == (0, "")  # nothing is confirmed slower
 
 
 def test_only_rejects_unknown_verdicts(kidx, head_store):
@@ -234,10 +255,13 @@ def test_runs_with_samples_are_judged_by_mann_whitney(kidx):
     assert code == 0, err
     rows = {row["run"]: row for row in json.loads(out)["groups"][0]["rows"]}
     assert rows["base"]["verdict"] == "baseline" and rows["base"]["samples"] == 8
-    assert (rows["new"]["test"], rows["new"]["verdict"]) == ("mann-whitney", "slower")
+    # one run each: the samples are within-run evidence, so at most unconfirmed
+    assert (rows["new"]["test"], rows["new"]["verdict"], rows["new"]["withinRun"]) == (
+        "mann-whitney", "unconfirmed", "slower")
     assert rows["new"]["pValue"] < 0.001
+    assert 1.15 < rows["new"]["ciLow"] < 1.2 < rows["new"]["ciHigh"] < 1.25  # Hodges-Lehmann, around +20%
     # a median 20% higher, but the samples overlap too much to call it
-    assert (rows["noisy"]["test"], rows["noisy"]["verdict"]) == ("mann-whitney", "same")
+    assert (rows["noisy"]["test"], rows["noisy"]["withinRun"]) == ("mann-whitney", "same")
     assert rows["noisy"]["implementation"] is None  # the implementation is not in the store
     code, out, _ = kidx("compare", "base", "new", "noisy", "--baseline", "sha256:" + "a" * 64)
     assert out.splitlines()[2].startswith("sha256:aaaaaaaaaaaa   ")  # shown as a short digest
@@ -253,7 +277,7 @@ def test_speedup_in_one_command_selecting_through_references(kidx, head_store):
     rows = [line.split(",") for line in out.splitlines()[1:]]
     assert [(row[3], row[8], row[14], row[15]) for row in rows] == [
         ("liger-llama4-rope-transformers-eager", "1482272", "1", "baseline"),
-        ("liger-llama4-rope-liger-triton", "417536", "3.5500459840588596", "faster"),
+        ("liger-llama4-rope-liger-triton", "417536", "3.5500459840588596", "unconfirmed"),
     ]
 
 
@@ -262,7 +286,9 @@ def test_speedup_selecting_by_the_importers_labels(kidx, head_store):
                           "--field-selector", "workload.spec.parameters.seq=16384", "--baseline", "transformers",
                           store_path=head_store)
     assert (code, err) == (0, "")
-    assert [line.split()[:6] for line in out.splitlines()[2:4]] == [
-        ["liger-llama4-rope-transformers-eager", "1.482ms", "1.481ms-1.483ms", "1.000", "1.00x", "baseline"],
-        ["liger-llama4-rope-liger-triton", "417.5µs", "417.1µs-418.1µs", "0.282", "3.55x", "faster"],
+    assert [line.split()[:8] for line in out.splitlines()[2:4]] == [
+        ["liger-llama4-rope-transformers-eager", "1.482ms", "1.481ms-1.483ms", "1", "1.000", "1.00x", "baseline",
+         HF_RUN],
+        ["liger-llama4-rope-liger-triton", "417.5µs", "417.1µs-418.1µs", "1", "0.282", "3.55x", "unconfirmed",
+         "(faster)"],
     ]

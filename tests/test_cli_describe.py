@@ -322,6 +322,8 @@ def test_describe_unknown_type(populated):
 
 
 def test_describe_missing_store_creates_nothing(kidx, store):
-    assert kidx("describe", "runs") == (0, "", "No resources found\n")
-    assert kidx("describe", "run", "x") == (1, "", 'Error (NotFound): benchmarkruns.kernelindex.dev "x" not found\n')
+    missing = (f"error: no store at {store} (--store): nothing has been written there (check the path, or write to "
+               "it first, e.g. kidx apply -f)\n")
+    assert kidx("describe", "runs") == (1, "", missing)
+    assert kidx("describe", "run", "x") == (1, "", missing)
     assert not store.exists()

@@ -82,7 +82,7 @@ def test_new_object_is_all_additions(kidx, write):
 
 def test_diff_writes_nothing(kidx, write, store):
     kidx("diff", "-f", write(run_yaml()))
-    assert kidx("get", "runs", "-o", "name") == (0, "", "")
+    assert kidx("get", "runs", "-o", "name").err.startswith(f"error: no store at {store} (--store)")
     assert not store.exists()
 
 

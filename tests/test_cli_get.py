@@ -571,9 +571,32 @@ def test_name_output(populated):
 
 
 @pytest.mark.parametrize("args", [("runs",), ("all",), ("runs,wl",), ("wl", "-o", "wide"), ("wl", "--show-labels")])
-def test_empty_store_table_says_no_resources_found_on_stderr(kidx, store, args):
-    assert kidx("get", *args) == (0, "", NO_RESOURCES)
+def test_a_named_store_that_does_not_exist_is_an_error(kidx, store, args):
+    # --store (or KIDX_STORE) names a store nothing was written to: a typo, not an empty store
+    assert kidx("get", *args) == (1, "", f"error: {missing_store_message(store)}\n")
     assert not store.exists()
+
+
+def missing_store_message(store, source="--store") -> str:
+    return (f"no store at {store} ({source}): nothing has been written there (check the path, or write to it first, "
+            "e.g. kidx apply -f)")
+
+
+def test_the_default_store_reads_as_empty_before_its_first_write(tmp_path):
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    environment = {"PATH": "/usr/bin:/bin", "HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "NO_COLOR": "1"}
+    completed = subprocess.run([sys.executable, "-m", "kidx", "get", "runs"], capture_output=True, env=environment,
+                               cwd=tmp_path)
+    assert (completed.returncode, completed.stdout, completed.stderr) == (0, b"", NO_RESOURCES.encode())
+    assert not (home / "data" / "kidx").exists()
+    environment["KIDX_STORE"] = str(tmp_path / "typo")
+    completed = subprocess.run([sys.executable, "-m", "kidx", "get", "runs"], capture_output=True, env=environment,
+                               cwd=tmp_path)
+    assert (completed.returncode, completed.stderr.decode()) == (
+        1, f"error: {missing_store_message(tmp_path / 'typo', '$KIDX_STORE')}\n")
 
 
 def test_nothing_selected_says_no_resources_found(populated):
@@ -635,10 +658,8 @@ def test_ignore_not_found(populated):
 
 
 def test_reading_a_missing_store_creates_nothing(kidx, store):
-    assert kidx("get", "run", "nope") == (
-        1, "", 'Error (NotFound): benchmarkruns.kernelindex.dev "nope" not found\n',
-    )
-    assert kidx("get", "all", "-o", "yaml") == (0, EMPTY_LIST_YAML, "")
+    assert kidx("get", "run", "nope") == (1, "", f"error: {missing_store_message(store)}\n")
+    assert kidx("get", "all", "-o", "yaml") == (1, "", f"error: {missing_store_message(store)}\n")
     assert not store.exists()
 
 

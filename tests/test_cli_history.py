@@ -223,8 +223,10 @@ def test_unknown_name(lifecycle):
         1, "", 'Error (NotFound): benchmarkruns.kernelindex.dev "nope" not found\n')
 
 
-def test_unknown_name_in_an_empty_store(kidx, store):
-    assert kidx("history", "run", "nope") == (1, "", 'Error (NotFound): benchmarkruns.kernelindex.dev "nope" not found\n')
+def test_unknown_name_in_a_missing_store(kidx, store):
+    assert kidx("history", "run", "nope") == (
+        1, "", f"error: no store at {store} (--store): nothing has been written there (check the path, or write to "
+               "it first, e.g. kidx apply -f)\n")
     assert not store.exists()
 
 

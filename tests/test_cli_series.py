@@ -12,27 +12,29 @@ KTO_B16 = "liger-kto-loss-batch16-beta0-1-biastrue-hidden1024-ignore-index42-mod
 
 def test_kto_loss_across_0_5_3_and_0_5_4_is_a_kernel_change(kidx, history_store):
     code, out, err = kidx("series", "-l", "liger_version in (0.5.3,0.5.4)", "--label", "liger_version",
-                          "--baseline", "transformers", "--field-selector", "spec.sourceNative.benchmark=kto_loss/forward",
+                          "--baseline", "huggingface", "--field-selector", "spec.sourceNative.benchmark=kto_loss/forward",
                           store_path=history_store)
     assert (code, err) == (0, "")
     block = out.split("\n\n")[0].splitlines()
     assert block[0] == (f"protocol liger-bench-do-bench-forward, workload {KTO_B16}, "
                         "environment liger-bench-nvidia-h100-80gb-hbm3, implementation liger-kto-loss-liger-triton")
     assert block[1].split() == ["OBSERVED", "LIGER_VERSION", "MEDIAN", "P20-P80", "CHANGE", "VERDICT",
-                                "SPEEDUP-VS-TRANSFORMERS", "SPEEDUP-CHANGE", "RUN"]
+                                "SPEEDUP-VS-HUGGINGFACE", "SPEEDUP-CHANGE", "RUN"]
     assert [line.split()[:-1] for line in block[2:]] == [
         ["2025-02-28T22:34:06.000Z", "0.5.3", "77.56ms", "77.56ms-77.56ms", "0.35x"],
-        ["2025-03-01T01:34:35.000Z", "0.5.3", "79.86ms", "79.86ms-79.86ms", "+3.0%", "same", "0.34x", "-2.8%"],
-        ["2025-03-03T08:22:44.000Z", "0.5.4", "30.67ms", "30.66ms-30.67ms", "-61.6%", "faster", "0.88x", "+160.0%"],
+        ["2025-03-01T01:34:35.000Z", "0.5.3", "79.86ms", "79.86ms-79.86ms", "+3.0%", "unconfirmed", "(same)",
+         "0.34x", "-2.8%"],
+        ["2025-03-03T08:22:44.000Z", "0.5.4", "30.67ms", "30.66ms-30.67ms", "-61.6%", "unconfirmed", "(faster)",
+         "0.88x", "+160.0%"],
     ]
-    assert out.endswith("\nrule: a change is significant when it exceeds 5% and the p20-p80 bands do not overlap "
-                        "(with raw samples: Mann-Whitney U, p < 0.05; with no spread recorded: the 5% threshold alone)\n")
+    # three points: each step leaves one other point, too few for a between-run spread
+    assert out.endswith("\nsummary: 0 slower, 0 faster, 0 same, 0 inconclusive, 20 unconfirmed; 0 change points\n")
 
 
 def test_jsd_across_0_3_0_and_0_3_1_moved_with_its_baseline(kidx, history_store):
     code, out, _ = kidx("series", "-l", "liger_version in (0.3.0,0.3.1)", "--label", "liger_version",
                         "--baseline", "torch", "--fail-on-regression", "-o", "json", store_path=history_store)
-    assert code == 1  # slower points
+    assert code == 0  # slower by the bands, but unconfirmed: two points, no between-run spread
     document = json.loads(out)
     assert document["label"] == "liger_version" and document["baseline"] == "torch"
     liger = [s for s in document["series"] if s["implementation"] == "liger-jsd-liger-triton"
@@ -40,7 +42,9 @@ def test_jsd_across_0_3_0_and_0_3_1_moved_with_its_baseline(kidx, history_store)
     [series] = liger
     first, second = series["points"]
     assert (first["label"], first["value"], first["change"], first["verdict"]) == ("0.3.0", 77741821, None, None)
-    assert (second["label"], second["value"], second["verdict"]) == ("0.3.1", 87036354, "slower")
+    assert (second["label"], second["value"], second["verdict"], second["withinRun"]) == (
+        "0.3.1", 87036354, "unconfirmed", "slower")
+    assert series["changePoints"] == []
     assert round(second["change"], 3) == 0.120
     # torch, measured a second later in the same session, slowed as much: the speedup barely moved
     assert second["baselineRun"].startswith("liger-jsd-forward-torch-nvidia-h100-pcie-batch4-seq2048-vocab131072-2024-10-02")
@@ -53,7 +57,8 @@ def test_series_csv_and_single_point_notice(kidx, history_store):
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
     assert len(rows) == 72 and {row["label"] for row in rows} == {"0.3.0", "0.3.1"}
-    assert sum(row["verdict"] == "slower" for row in rows) == 20
+    assert sum(row["withinRun"] == "slower" for row in rows) == 20
+    assert {row["verdict"] for row in rows} == {"", "unconfirmed"}
     code, out, err = kidx("series", "-l", "liger_version in (0.3.0,0.3.1)", "--label", "liger_version",
                           store_path=history_store)
     assert "series with a single point: nothing to follow" in err
@@ -66,9 +71,10 @@ def test_the_same_shape_measured_in_two_sweeps_of_one_release(kidx, head_store):
     assert code == 0
     document = json.loads(out)
     assert [(s["implementation"], [p["verdict"] for p in s["points"]]) for s in document["series"]] == [
-        ("liger-llama4-rope-liger-triton", [None, "faster"]),
-        ("liger-llama4-rope-transformers-eager", [None, "same"]),
+        ("liger-llama4-rope-liger-triton", [None, "unconfirmed"]),
+        ("liger-llama4-rope-transformers-eager", [None, "unconfirmed"]),
     ]
+    assert [[p["withinRun"] for p in s["points"]] for s in document["series"]] == [[None, "faster"], [None, "same"]]
     assert {s["workload"] for s in document["series"]} == {"liger-llama4-rope-hidden8192-kv-heads8-q-heads32-seq2048-bf16"}
     assert document["singlePointSeries"] == 12
 

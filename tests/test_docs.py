@@ -17,6 +17,9 @@ A page's set-up and exceptions are HTML comments (invisible when the page is ren
 - ``<!-- docs-test: before COMMAND -->`` just before a block: COMMAND runs, unseen, before
   the block (to make the state the page describes in words, such as a damaged file).
 
+A set-up command that exits with status 77 says the machine lacks what the page needs (a
+PostgreSQL server, say): the page's blocks are then skipped, with its message as the reason.
+
 Compared: standard output and standard error together, line by line, after the varying
 parts are replaced (times, ages); standard output's lines must also come in the order
 shown. The exit status is not compared, except where the page shows it (``echo $?``).
@@ -40,8 +43,16 @@ FENCE = re.compile(r"^(?P<indent> *)```console\n(?P<body>.*?)^(?P=indent)```", r
 DIRECTIVE = re.compile(r"<!--\s*docs-test:\s*(\w[\w-]*)\s*(.*?)\s*-->", re.S)
 # what legitimately differs from one run to the next
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?")
-AGE_AT_END = re.compile(r"(?<=\s)(?:\d+[smhd]|\d+m\d+s|\d+h\d+m|<unknown>)\s*$")
+# an age and the spaces that pad its column, wherever the AGE column stands (-o wide and -L
+# put columns after it, whose start then moves with the age's width), and the header's padding
+AGE = re.compile(r"(?<=\s)(?:\d+m\d+s|\d+h\d+m|\d+[smhd]|<unknown>)(?:\s+|$)")
+AGE_HEADER = re.compile(r"(?<=\s)AGE(?:\s+|$)")
+# how long a command took (`3 passed in 0.99s`, `the command ended in 8.0 s`)
+DURATION = re.compile(r"(?<=\bin )\d+(?:\.\d+)? ?s\b")
+# the random part of the name of a scratch folder kidx makes (`/tmp/kidx-record-0ghmv2pk`)
+SCRATCH = re.compile(r"(/tmp/kidx-[a-z]+-)[a-z0-9_]{8}\b")
 TEMP = "/tmp/"
+SKIP = 77  # a set-up command's exit status for "this machine lacks what the page needs"
 
 
 @dataclass
@@ -106,7 +117,10 @@ def _directives_before(text: str) -> list[tuple[str, str]]:
 PAGES = [parse_page(path) for path in sorted(DOCS.rglob("*.md"))]
 # Pages whose sessions are set up to run. A page not yet named here is skipped, with its
 # name in the skip reason, until its set-up is written and its blocks pass.
-EXECUTED = {"guide.md", "commands/completion.md", "commands/describe.md"}
+EXECUTED = {"guide.md", "commands/completion.md", "commands/describe.md", "commands/import.md", "commands/env.md",
+            "commands/fsck.md", "commands/record.md", "api.md", "commands/explain.md", "commands/apply.md",
+            "commands/history.md", "commands/delete.md", "commands/get.md", "scripting.md", "store.md",
+            "recording-runs.md", "teams.md", "reference/jsonpath.md", "commands/push.md", "speed-of-light.md"}
 BLOCKS = [block for page in PAGES for block in page.blocks]
 
 
@@ -137,6 +151,7 @@ class Session:
         }
         self.last_code = 0
         self.failed: str | None = None
+        self.skipped: str | None = None  # why the page cannot run here (a set-up exited 77)
         made = _set_up_states.get(tuple(page.setup))
         if made is not None:  # another page set up the same state: copy it (imports take seconds)
             for part in ("store", "work"):
@@ -146,6 +161,9 @@ class Session:
             return
         for command in page.setup:
             done = self.run(command)
+            if done.returncode == SKIP:
+                self.skipped = done.stderr.strip() or f"set-up `{command}` says this machine lacks what it needs"
+                return
             if done.returncode != 0:
                 self.failed = f"set-up `{command}` failed ({done.returncode}): {done.stderr.strip()}"
                 return
@@ -192,8 +210,9 @@ class Session:
         return line.replace(f"{self.tmp}/", TEMP).replace(str(self.tmp), TEMP.rstrip("/"))
 
     def normal(self, line: str) -> str:
-        line = TIMESTAMP.sub("<time>", self.shown(line))
-        return AGE_AT_END.sub("<age>", line).rstrip()
+        line = DURATION.sub("<duration>", TIMESTAMP.sub("<time>", self.shown(line)))
+        line = SCRATCH.sub(r"\1<random>", line)
+        return AGE_HEADER.sub("AGE ", AGE.sub("<age> ", line)).rstrip()
 
 
 _sessions: dict[str, Session] = {}
@@ -220,6 +239,8 @@ def test_docs(session: Session, request) -> None:
     block: Block = request.node.callspec.params["session"]
     if session.failed:
         pytest.fail(f"an earlier step of {block.page} failed: {session.failed}")
+    if session.skipped and block.page in EXECUTED:
+        pytest.skip(f"{block.page} cannot run here: {session.skipped}")
     if block.page not in EXECUTED:
         pytest.skip(f"{block.page}: not yet set up to run")
     if block.not_run:
@@ -253,9 +274,21 @@ def test_the_comparison_ignores_times_and_ages_but_nothing_else(tmp_path) -> Non
     session = Session(Page("example.md"), tmp_path / "s")
     assert session.check("kidx version", ["kidx 0.1.0"]) is None
     assert session.check("echo 'a   2025-08-07T21:42:15.000Z   3s'", ["a   2026-11-29T17:49:30Z   12m"]) is None
+    assert session.check("echo 'N   AGE   TIER'; echo 'a   3s    x'", ["N   AGE     TIER", "a   4m22s   x"]) is None
+    assert "shown but not printed" in session.check("echo 'a   3s    x'", ["a   3s    y"])
+    assert session.check("echo '3 passed in 0.99s; ended in 8.0 s'", ["3 passed in 1.53s; ended in 12.3 s"]) is None
+    assert "shown but not printed" in session.check("echo 'within 1 s'", ["within 2 s"])
+    assert session.check("echo /tmp/kidx-record-0ghmv2pk/r.json", ["/tmp/kidx-record-9ii0qbea/r.json"]) is None
     assert "shown but not printed" in session.check("kidx version", ["kidx 0.2.0"])
     assert "printed but not shown" in session.check("echo one; echo two", ["one"])
     assert "another order" in session.check("echo one; echo two", ["two", "one"])
     # a page's shell keeps its folder, its variables and the last exit status
     assert session.check("mkdir sub && cd sub && export X=1; false", []) is None
     assert session.check("echo $? $X ${PWD##*/}", ["1 1 sub"]) is None
+
+
+def test_a_set_up_that_exits_77_skips_the_page(tmp_path) -> None:
+    session = Session(Page("example.md", setup=["echo 'no server here' >&2; exit 77"]), tmp_path / "s")
+    assert (session.skipped, session.failed) == ("no server here", None)
+    session = Session(Page("example.md", setup=["echo broken >&2; exit 3"]), tmp_path / "t")
+    assert session.skipped is None and session.failed == "set-up `echo broken >&2; exit 3` failed (3): broken"

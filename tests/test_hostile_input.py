@@ -193,6 +193,9 @@ def test_data_outputs_stay_exact(kidx, hostile_protocol):
 
 
 def test_names_in_errors_are_escaped(kidx, store):
+    from conftest import SEED_BUNDLE
+
+    assert kidx("apply", "-f", str(SEED_BUNDLE)).code == 0  # a store that exists: reading a missing one is an error
     result = kidx("get", "run", f"no{CLEAR}pe\nerror: forged")
     assert result.code == 1
     assert result.err == 'Error (NotFound): benchmarkruns.kernelindex.dev "no^[[2Jpe\\nerror: forged" not found\n'

@@ -198,6 +198,9 @@ def test_many_writers_and_readers_at_once_lose_no_revision(postgres_store, kidx,
 
 def test_concurrent_batches_all_land(postgres_store, tmp_path):
     """Four processes apply 100 new runs each while two list runs: all 400 land."""
+    # the store exists before the readers start (reading a store that does not exist is an error)
+    first = write_list(tmp_path / "environment.json", [SEED["environment"]])
+    assert kidx_process(postgres_store, "apply", "-f", str(first)).returncode == 0
     processes = {}
     for writer in range(4):
         runs = [run_manifest(f"batch{writer}-{index:03d}", 1000 + index) for index in range(100)]

@@ -117,7 +117,9 @@ def test_store_option_beats_kidx_store(monkeypatch, capsys, tmp_path):
     assert (option / "catalog.sqlite").is_file()
     assert not (tmp_path / "from-env").exists()
     assert run_cli(capsys, "get", "runs", "-o", "name", "--store", str(option)) == (0, RUN_LINE + "\n", "")
-    assert run_cli(capsys, "get", "runs", "-o", "name") == (0, "", "")
+    assert run_cli(capsys, "get", "runs", "-o", "name") == (
+        1, "", f"error: no store at {tmp_path / 'from-env'} ($KIDX_STORE): nothing has been written there (check the "
+               "path, or write to it first, e.g. kidx apply -f)\n")
 
 
 # ---------------------------------------------------------------- object files

@@ -26,8 +26,8 @@ def update(path: Path) -> int:
     changed = 0
     with tempfile.TemporaryDirectory() as folder:
         session = Session(page, Path(folder) / "s")
-        if session.failed:
-            raise SystemExit(f"{path}: {session.failed}")
+        if session.failed or session.skipped:
+            raise SystemExit(f"{path}: {session.failed or session.skipped}")
         pieces, last = [], 0
         for fence, block in zip(FENCE.finditer(text), page.blocks, strict=True):
             pieces.append(text[last: fence.start("body")])

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-LOWER_IS_BETTER = {"latency": True, "peak_memory": True, "throughput": False}
+from kidx.analysis.comparability import DIRECTION_BY_METRIC, LOWER, direction_of
+
 UNITS = {"latency": "ns", "peak_memory": "B"}
 # measurements may be written in other units of the same quantity
 # keyed by unit names; any value read from a document may be looked up
@@ -33,8 +34,17 @@ class Measure(NamedTuple):
     band: str | None = None  # which quantiles low and high are: "p20-p80" or "p25-p75"
 
     @property
+    def direction(self) -> str | None:
+        """``lower`` or ``higher`` (is better); None when the metric and unit do not say."""
+        return direction_of(self.metric, self.unit)
+
+    @property
     def lower_is_better(self) -> bool:
-        return LOWER_IS_BETTER.get(self.metric, True)
+        """Whether less is better; an error for a metric of unknown direction (never a guess:
+        callers that can meet one check ``direction`` first)."""
+        if self.direction is None:
+            raise ValueError(f"metric {self.metric} ({self.unit}) has no known direction")
+        return self.direction == LOWER
 
 
 def measure_of(spec: dict, protocol_spec: dict | None = None) -> Measure | None:
@@ -46,7 +56,7 @@ def measure_of(spec: dict, protocol_spec: dict | None = None) -> Measure | None:
         return None
     metric, statistics, primary = headline
     declared = ((protocol_spec or {}).get("measurement") or {}).get("metric")
-    if declared in LOWER_IS_BETTER:
+    if declared in DIRECTION_BY_METRIC:
         metric = declared if declared != "throughput" else metric  # a run's own unit wins for throughput
     primary = primary or ((protocol_spec or {}).get("measurement") or {}).get("primaryStatistic") or "median"
     value = statistics.get(primary)

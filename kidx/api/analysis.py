@@ -80,12 +80,17 @@ class _Result:
         return getattr(self.result, name)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.result!r})"
+        """A summary line (the whole result is ``.result``, its document ``to_dict()``)."""
+        parts = [f"{len(getattr(self.result, name))} {name}" for name in ("groups", "series")
+                 if hasattr(self.result, name)]
+        parts.append(f"{len(self.result.regressions)} regressions")
+        return f"{type(self).__name__}({', '.join(parts)})"
 
 
 class Comparison(_Result):
     """What ``kidx compare`` found: ``groups`` (each with ``rows`` of ``run``, ``verdict``,
-    ``judgement``), ``regressions``, ``rule``, ``threshold``, and the runs left out."""
+    ``judgement``), ``regressions``, ``rule``, ``threshold``, and the runs left out; the
+    operation's own result object is ``.result``."""
 
     __slots__ = ()
 
@@ -99,7 +104,8 @@ class Comparison(_Result):
 
 class SeriesResult(_Result):
     """What ``kidx series`` found: ``series`` (each with ``points``), ``regressions``,
-    ``rule``, and the series and runs left out."""
+    ``rule``, and the series and runs left out; the operation's own result object is
+    ``.result``."""
 
     __slots__ = ()
 

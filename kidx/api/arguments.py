@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from kidx.query.field_selector import FieldSelector
     from kidx.query.label_selector import LabelSelector
 
-VERDICTS = ("faster", "slower", "same")
+VERDICTS = ("faster", "slower", "same", "inconclusive", "unconfirmed")  # what --only can keep
 
 
 def parse_selector(text: str | None) -> LabelSelector | None:
@@ -58,7 +58,8 @@ def parse_only(value: str | Iterable[str] | None) -> frozenset[str]:
     verdicts = frozenset(v.strip() for v in text.split(",") if v.strip())
     unknown = sorted(verdicts - set(VERDICTS))
     if unknown or not verdicts:
-        raise UsageError(f'invalid --only value "{text}": use faster, slower or same (comma-separated)')
+        raise UsageError(f'invalid --only value "{text}": use faster, slower, same, inconclusive or unconfirmed '
+                         "(comma-separated)")
     return verdicts
 
 

@@ -13,10 +13,10 @@ from kidx.api.arguments import parse_by as parse_by
 from kidx.api.arguments import parse_only as parse_only
 from kidx.api.arguments import parse_threshold as parse_threshold
 from kidx.cli.common import output
-from kidx.errors import KidxError
+from kidx.errors import KidxError, UsageError
 
 ANALYSIS_ERROR_EXIT = 2  # as kidx diff: 1 is kept for "a regression was found"
-FORMATS = ("table", "json", "yaml", "csv", "tsv")
+FORMATS = ("table", "json", "yaml", "csv", "tsv", "markdown")
 
 RunsArgument = Annotated[
     list[str] | None,
@@ -32,7 +32,22 @@ ReferencesOption = Annotated[
 ThresholdOption = Annotated[
     float, typer.Option("--threshold", help="Smallest change, in percent, that can count as faster or slower.")
 ]
-FormatOption = Annotated[str | None, typer.Option("--output", "-o", help="table, json, yaml, csv or tsv.")]
+FormatOption = Annotated[
+    str | None, typer.Option("--output", "-o", help="table, json, yaml, csv, tsv or markdown (for a pull request).")
+]
+AllowEmptyOption = Annotated[
+    bool,
+    typer.Option("--allow-empty", help="With --fail-on-regression or --fail-on-inconclusive: pass (exit 0) when "
+                                       "nothing could be judged, instead of failing (exit 2)."),
+]
+FailOnInconclusiveOption = Annotated[
+    bool,
+    typer.Option("--fail-on-inconclusive", help="Exit 1 when any verdict is inconclusive or unconfirmed "
+                                                "(for strict gates)."),
+]
+AlphaOption = Annotated[
+    float, typer.Option("--alpha", help="Significance level of the tests; the confidence intervals are at 1 - alpha.")
+]
 
 
 def parse_format(value: str | None, command: str) -> str:
@@ -60,11 +75,14 @@ def print_analysis(
     document: Callable[[], dict],
     fields: Sequence[str],
     rows: Callable[[], list],
+    markdown: Callable[[], str] | None = None,
 ) -> None:
     """The table with its notices (given the table's text) on stderr, or the document as
-    json or yaml, or the rows as csv or tsv."""
+    json or yaml, or the rows as csv or tsv, or a markdown table."""
     out = output()
-    if fmt == "table":
+    if fmt == "markdown" and markdown is not None:
+        out.data(markdown())
+    elif fmt == "table":
         text = table()
         out.data(text)
         for note in notices(text):
@@ -78,3 +96,28 @@ def print_analysis(
         from kidx.output.delimited import render_delimited
 
         out.data(render_delimited(fmt, fields, rows()))
+
+
+def parse_alpha(value: float) -> float:
+    if not 0 < value < 1:
+        raise UsageError(f"invalid --alpha {value:g}: a probability between 0 and 1")
+    return value
+
+
+def gate(problems: Sequence[str], gating: bool, allow_empty: bool) -> None:
+    """A gate fails closed: with --fail-on-… and without --allow-empty, anything that left
+    it unable to judge is an error (exit 2) that says what matched nothing."""
+    if gating and problems and not allow_empty:
+        error = KidxError("the gate cannot judge: " + "; ".join(problems)
+                          + " (--allow-empty passes when nothing could be judged)")
+        error.exit_code = ANALYSIS_ERROR_EXIT
+        raise error
+
+
+def gate_status(verdicts: Sequence[str | None], fail_on_regression: bool, fail_on_inconclusive: bool) -> int:
+    """1 when a gate's verdicts fail it, else 0."""
+    if fail_on_regression and "slower" in verdicts:
+        return 1
+    if fail_on_inconclusive and any(v in ("inconclusive", "unconfirmed", "direction-unknown") for v in verdicts):
+        return 1
+    return 0

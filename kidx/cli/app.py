@@ -42,6 +42,7 @@ COMMANDS: dict[str, str] = {
     "plot": "kidx.cli.commands.plot",
     "push": "kidx.cli.commands.push",
     "pull": "kidx.cli.commands.pull",
+    "publish": "kidx.cli.commands.publish",
 }
 INTERRUPTED = 130  # 128 + SIGINT, the shell's convention
 # kubectl diff reports errors with 2, since 1 means "differences found"

@@ -35,10 +35,47 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def open_store(location: str | None):
+def open_store(location: str | None, must_exist: bool = False):
+    """The store ``--store`` names, else $KIDX_STORE, else the default one. ``must_exist``
+    (reading commands): see ``require_store``."""
     from kidx.api.store import backend_store
 
-    return backend_store(location)
+    store = backend_store(location)
+    if must_exist:
+        require_store(store, location)
+    return store
+
+
+def require_store(store, location: str | None) -> None:
+    """A store named explicitly (``--store``, $KIDX_STORE) that does not exist is an error
+    for a reading command, not an empty store; the default store reads as empty until its
+    first write."""
+    import os
+
+    from kidx.store.store import STORE_ENV
+
+    named = location if location is not None else os.environ.get(STORE_ENV)
+    if named and not store.exists() and not _holds_files(named):
+        from kidx.errors import KidxError
+        from kidx.store.postgres_url import masked
+
+        source = "--store" if location is not None else f"${STORE_ENV}"
+        raise KidxError(f"no store at {masked(named)} ({source}): nothing has been written there (check "
+                        "the path, or write to it first, e.g. kidx apply -f)")
+
+
+def _holds_files(location: str) -> bool:
+    """Something on disk at a folder store's location (a store whose catalog is lost, a
+    file in its way): the store itself says what is wrong with it."""
+    from pathlib import Path
+
+    if "://" in location:
+        return False
+    folder = Path(location)
+    if folder.is_dir():
+        return any(folder.iterdir())
+    existing = next((path for path in (folder, *folder.parents) if path.exists()), None)
+    return existing is not None and not existing.is_dir()
 
 
 def kind_registry():
@@ -60,6 +97,17 @@ def parse_dry_run(value: str) -> str | None:
     if value == "server":
         return "(server dry run)"
     raise UsageError(f'Invalid dry-run value ({value}). Must be "none", "server", or "client".')
+
+
+def print_outcomes(report, output_format: str | None, suffix: str | None) -> None:
+    """What an apply did (its warnings, then a line per object): ``apply`` and the commands
+    that apply what they produce (``import``, ``env capture --apply``, ``record``)."""
+    from kidx.output.reports import outcome_lines
+
+    out = output()
+    for warning in report.warnings:
+        out.warning(warning)
+    out.data(outcome_lines(report.outcomes, output_format == "name", suffix))
 
 
 def report_missing(out: Output, missing: list[str], ignore_not_found: bool) -> int:

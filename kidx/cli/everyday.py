@@ -75,7 +75,7 @@ def run_get(
         load=plan.mode,
         reference_roles=plan.reference_roles,
     )
-    the_store = open_store(store)
+    the_store = open_store(store, must_exist=True)
     result = find_objects(the_store, kind_registry(), query)
     out = output()
     if fmt.is_table:
@@ -123,7 +123,7 @@ def run_describe(arguments: list[str] | None = None, selector: str | None = None
     from kidx.output.describe import describe_texts
 
     label_selector = parse_selector(selector)
-    result = describe_objects(open_store(store), kind_registry(), arguments or [], label_selector)
+    result = describe_objects(open_store(store, must_exist=True), kind_registry(), arguments or [], label_selector)
     out = output()
     out.data(describe_texts(result.descriptions, result.by_prefix))
     if not result.descriptions and not result.missing:

@@ -24,7 +24,8 @@ RecursiveOption = Annotated[
 ]
 SelectorOption = Annotated[
     str | None,
-    typer.Option("--selector", "-l", help="Label selector, e.g. -l 'liger_version=0.6.1,gpu in (h100,b200)'."),
+    typer.Option("--selector", "-l",
+                 help="Label selector, e.g. -l 'liger_version=0.6.1,gpu in (nvidia-h100-80gb-hbm3,nvidia-b200)'."),
 ]
 DryRunOption = Annotated[
     str,

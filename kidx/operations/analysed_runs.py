@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Protocol
 
+from kidx.analysis.comparability import ROLES
 from kidx.analysis.measures import Measure, measure_of
 from kidx.kinds.registry import KindRegistry
 from kidx.store.store import Store
 
 RUN_KIND = "benchmarkruns"
-# what comparability rests on (protocol, workload, environment) and what is compared
-# (implementation): the run's reference fields by name, as its CRD declares them
-ROLES = ("protocol", "workload", "environment", "implementation")
+# ROLES: what comparability rests on and what is compared (kidx.analysis.comparability):
+# the run's reference fields by name, as its CRD declares them
 
 
 class Referenced(NamedTuple):
@@ -45,6 +45,18 @@ class AnalysedRun(NamedTuple):
 
     def reference(self, role: str) -> Referenced:
         return getattr(self, role)
+
+    def implementation_names(self) -> set[str]:
+        """What ``--baseline`` may call the run's implementation: its name, digest,
+        library, or the run's ``provider`` label."""
+        implementation = self.implementation
+        names = {implementation.name, implementation.digest, (implementation.spec or {}).get("library"),
+                 self.labels.get("provider")}
+        return {name for name in names if isinstance(name, str)}
+
+    @property
+    def digest(self) -> str | None:
+        return self.manifest.get("metadata", {}).get("digest")
 
     @property
     def known_measure(self) -> Measure:

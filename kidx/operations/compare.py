@@ -1,23 +1,49 @@
-"""Compare: put comparable runs side by side, each against a baseline, with a verdict.
+"""Compare: put comparable runs side by side, arm against baseline arm, with a verdict.
 
-Runs are comparable when they share protocol, workload and environment digests; each
-such group is compared on its own (``--by implementation``), or, with ``--by label=KEY``,
-each implementation within it is compared across the values of a label (a release).
-The baseline is named with ``--baseline``; without it the earliest observed run of the
-group is the baseline (ties: by run name). When the baseline value matches several runs
-of a group, the most recently observed of them is used.
+Runs are comparable when they share protocol, workload and environment digests
+(``kidx.analysis.comparability``). Within each such group the runs fall into **arms**:
+with ``--by implementation`` one arm per implementation, with ``--by label=KEY`` (a
+release) one arm per value of the label for each implementation. An arm pools its runs;
+runs inside one arm are never compared with each other. Each arm is judged against the
+group's baseline arm: the one ``--baseline`` names, else, for version-like label values,
+the lowest by version order, else the arm of the earliest observed run (ties: by name).
+
+The between-run spread that decides a verdict comes from the arms' repeated runs and from
+the store's other runs of the same series (same protocol, workload, environment and
+implementation), as conbench's lookback does; without either, a verdict rests on
+within-run evidence and is at most ``unconfirmed``.
+
+A comparison also says what kept it from judging (nothing selected, a baseline or label
+no run has, nothing compared, releases that share no group), so a CI gate can fail
+closed on it.
 """
 
 from __future__ import annotations
 
+import difflib
+import re
+import statistics
 from typing import NamedTuple
 
+from kidx.analysis.changepoints import change_points, segment_noise
+from kidx.analysis.comparability import COMPARABLE_ROLES, ROLES, SUBJECT_ROLE, comparable_key, differing_roles
 from kidx.analysis.measures import Measure
-from kidx.analysis.significance import DEFAULT_THRESHOLD, Judgement, judge, rule_text
+from kidx.analysis.significance import (
+    ALPHA,
+    DEFAULT_THRESHOLD,
+    MIN_T,
+    NO_NOISE,
+    Judgement,
+    Noise,
+    judge_runs,
+    rule_text,
+)
 from kidx.errors import KidxError, UsageError
 from kidx.operations.analysed_runs import AnalysedRun, Referenced, select_runs
 
-GROUP_ROLES = ("protocol", "workload", "environment")
+NOTHING_COMPARED = "nothing compared"
+SUGGESTIONS = 8  # values or keys listed when a name matches nothing
+VERSION = re.compile(r"v?\d+(?:[.\-_+]?[0-9A-Za-z]+)*")
 
 
 class CompareRequest(NamedTuple):
@@ -30,17 +56,50 @@ class CompareRequest(NamedTuple):
     threshold: float = DEFAULT_THRESHOLD
     force: bool = False
     only: frozenset = frozenset()  # show only groups with rows of these verdicts (and only those rows)
+    alpha: float = ALPHA
+    min_t: float = MIN_T  # the smallest |t| a change needs (the noise between runs has heavy tails)
+
+
+class Arm(NamedTuple):
+    """The runs of one group that share the compared value, pooled."""
+
+    label: str | None  # the --by label's value
+    runs: list[AnalysedRun]  # oldest first
+    measure: Measure  # pooled: the median of the runs' statistics, samples combined
+
+    @property
+    def run(self) -> AnalysedRun:
+        """The newest run (the one a single-run arm is)."""
+        return self.runs[-1]
+
+    @property
+    def values(self) -> list[float]:
+        return [run.known_measure.value for run in self.runs]
+
+    @property
+    def spread(self) -> float | None:
+        """The relative spread between the arm's runs (standard deviation of logs)."""
+        from kidx.analysis.significance import spread_of
+
+        return spread_of(self.values).sigma
 
 
 class ComparedRow(NamedTuple):
-    run: AnalysedRun
-    label: str | None  # the --by label's value
+    arm: Arm
     judgement: Judgement | None  # None for the baseline itself and when there is no baseline
-    verdict: str | None  # baseline, faster, slower, same; None without a baseline
+    verdict: str | None  # baseline, faster, slower, same, inconclusive, unconfirmed; None without a baseline
+
+    @property
+    def run(self) -> AnalysedRun:
+        return self.arm.run
+
+    @property
+    def label(self) -> str | None:
+        return self.arm.label
 
     @property
     def measure(self) -> Measure:
-        return self.run.known_measure
+        return self.arm.measure
 
 
 class ComparedGroup(NamedTuple):
@@ -64,10 +123,27 @@ class Comparison(NamedTuple):
     label_key: str | None
     unmeasured: list[str]  # runs with no figure to compare (not passed, or no number)
     unlabelled: list[str]  # runs without the --by label
+    alpha: float = ALPHA
+    min_t: float = MIN_T
+    problems: tuple[str, ...] = ()  # what kept the comparison from judging: a gate fails closed on these
+    unmatched: tuple[str, ...] = ()  # label values that share no group with the baseline, and why
+    inputs: tuple[AnalysedRun, ...] = ()  # every run read, for the record
+
+    @property
+    def rows(self) -> list[ComparedRow]:
+        return [row for group in self.groups for row in group.rows]
 
     @property
     def regressions(self) -> list[ComparedRow]:
-        return [row for group in self.groups for row in group.rows if row.verdict == "slower"]
+        return [row for row in self.rows if row.verdict == "slower"]
+
+    def counts(self) -> dict[str, int]:
+        """How many rows got each verdict (the baseline rows not counted)."""
+        counted: dict[str, int] = {}
+        for row in self.rows:
+            if row.verdict not in (None, "baseline"):
+                counted[row.verdict] = counted.get(row.verdict, 0) + 1
+        return counted
 
 
 def compare(store, registry, request: CompareRequest) -> Comparison:
@@ -77,6 +153,7 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
     if selection.missing:
         raise KidxError("; ".join(selection.missing))
     runs = selection.runs
+    history_runs = _history(store, registry, request, runs)
     measured = [run for run in runs if run.measure is not None]
     unmeasured = [run.name for run in runs if run.measure is None]
     unlabelled: list[str] = []
@@ -87,21 +164,69 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
     if request.names and len(runs) > 1:
         forced = _incomparable(runs, request.force)
     if forced is not None:
-        buckets: dict[tuple[str | None, ...], list[AnalysedRun]] = {(): measured}
+        buckets: dict[tuple, list[AnalysedRun]] = {(): measured}
     else:
         buckets = {}
         for run in measured:
-            key = tuple(run.reference(role).digest for role in GROUP_ROLES)
+            key = comparable_key(run)
             if request.label_key is not None:
                 key += (run.implementation.digest,)
             buckets.setdefault(key, []).append(run)
-    groups = [_group(members, request, forced) for members in buckets.values() if members]
+    history = _History(history_runs)
+    groups = [_group(members, request, forced, history) for members in buckets.values() if members]
     groups.sort(key=_group_order)
+    problems = _problems(request, runs, measured, groups, store)
+    unmatched = _unmatched(request, measured, groups) if request.label_key is not None else []
+    if unmatched and not any(group.compared for group in groups):
+        problems.extend(unmatched)
     if request.only:
         groups = [_only(group, request.only) for group in groups if group.compared
                   and any(row.verdict in request.only for row in group.rows)]
-    return Comparison(groups, rule_text(request.threshold), request.threshold, request.label_key, unmeasured,
-                      unlabelled)
+    return Comparison(groups, rule_text(request.threshold, request.alpha, request.min_t), request.threshold,
+                      request.label_key, unmeasured, unlabelled, request.alpha, request.min_t, tuple(problems),
+                      tuple(unmatched), tuple(runs))
+
+
+def _history(store, registry, request: CompareRequest, selected: list[AnalysedRun]) -> list[AnalysedRun]:
+    """The store's runs of the selected runs' series (the history a verdict's noise is
+    measured on): one look-up per workload and environment, by their references."""
+    if not (request.names or request.selector or request.field_selector or request.references):
+        return selected  # the selection is the whole store
+    pairs = sorted({(run.workload.digest, run.environment.digest) for run in selected if run.measure is not None
+                    and run.workload.digest and run.environment.digest})
+    found: dict[str, AnalysedRun] = {run.name: run for run in selected}
+    for workload, environment in pairs:
+        for run in select_runs(store, registry, CompareRequest(names=[], references=(workload, environment))).runs:
+            found.setdefault(run.name, run)
+    return list(found.values())
+
+
+class _History:
+    """The store's runs of each series, oldest first, with their change points."""
+
+    def __init__(self, runs: list[AnalysedRun]):
+        self._series: dict[tuple, list[AnalysedRun]] = {}
+        for run in runs:
+            if run.measure is not None:
+                self._series.setdefault(_series_of(run), []).append(run)
+        self._points: dict[tuple, list] = {}
+
+    def noise(self, run: AnalysedRun, left_out: set[str]) -> Noise:
+        """The between-run spread of ``run``'s series, leaving out the named runs."""
+        key = _series_of(run)
+        members = self._series.get(key, [])
+        if len(members) < 2:
+            return NO_NOISE
+        if key not in self._points:
+            members.sort(key=lambda r: (r.observed, r.name))
+            self._points[key] = change_points([r.known_measure.value for r in members])
+        values = [r.known_measure.value for r in members]
+        out = frozenset(i for i, r in enumerate(members) if r.name in left_out)
+        return segment_noise(values, self._points[key], out)
+
+
+def _series_of(run: AnalysedRun) -> tuple:
+    return (*comparable_key(run), run.implementation.digest, run.known_measure.metric)
 
 
 def _only(group: ComparedGroup, verdicts: frozenset) -> ComparedGroup:
@@ -113,7 +238,7 @@ def _incomparable(runs: list[AnalysedRun], force: bool) -> str | None:
     """What differs among named runs; an error unless --force."""
     first = runs[0]
     for other in runs[1:]:
-        differing = [role for role in GROUP_ROLES if other.reference(role).digest != first.reference(role).digest]
+        differing = differing_roles(first, other)
         if not differing:
             continue
         what = "; ".join(
@@ -125,7 +250,7 @@ def _incomparable(runs: list[AnalysedRun], force: bool) -> str | None:
                 "(runs compare only under one protocol, workload and environment; --force compares them anyway)"
             )
         return "forced: runs differ in " + ", ".join(
-            role for role in GROUP_ROLES if len({r.reference(role).digest for r in runs}) > 1
+            role for role in COMPARABLE_ROLES if len({r.reference(role).digest for r in runs}) > 1
         )
     return None
 
@@ -134,48 +259,217 @@ def _label_of(run: AnalysedRun, request: CompareRequest) -> str | None:
     return run.labels.get(request.label_key) if request.label_key is not None else None
 
 
-def _matches_baseline(run: AnalysedRun, request: CompareRequest) -> bool:
+def _arms(members: list[AnalysedRun], request: CompareRequest, forced: str | None) -> list[Arm]:
+    keyed: dict[object, list[AnalysedRun]] = {}
+    for run in sorted(members, key=lambda run: (run.observed, run.name)):
+        if forced is not None:
+            key: object = run.name
+        elif request.label_key is not None:
+            key = _label_of(run, request)
+        else:
+            key = run.implementation.digest or run.name
+        keyed.setdefault(key, []).append(run)
+    return [Arm(_label_of(runs[0], request), runs, pooled(runs)) for runs in keyed.values()]
+
+
+def pooled(runs: list[AnalysedRun]) -> Measure:
+    """One figure for an arm: a single run's own; for several, the median of their
+    statistics, their samples combined (and the samples' p20-p80), else no band."""
+    if len(runs) == 1:
+        return runs[0].known_measure
+    measures = [run.known_measure for run in runs]
+    value = statistics.median(m.value for m in measures)
+    samples = None
+    low = high = None
+    if all(m.samples for m in measures):
+        samples = tuple(s for m in measures for s in m.samples or ())
+        ordered = sorted(samples)
+        low, high = _quantile(ordered, 0.2), _quantile(ordered, 0.8)
+    return measures[0]._replace(value=value, low=low, high=high, samples=samples)
+
+
+def _quantile(ordered: list[float], q: float) -> float:
+    position = q * (len(ordered) - 1)
+    lower = int(position)
+    upper = min(lower + 1, len(ordered) - 1)
+    return ordered[lower] + (ordered[upper] - ordered[lower]) * (position - lower)
+
+
+def version_key(value: str) -> tuple:
+    """Numeric parts compared as numbers: 0.10.0 after 0.9.1."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.findall(r"\d+|[A-Za-z]+", value))
+
+
+def _version_like(values) -> bool:
+    return all(isinstance(v, str) and VERSION.fullmatch(v) for v in values)
+
+
+def _baseline_arm(arms: list[Arm], request: CompareRequest) -> Arm | None:
+    if request.baseline is None:
+        if request.label_key is not None and _version_like([arm.label for arm in arms]):
+            return min(arms, key=lambda arm: version_key(arm.label or ""))
+        return min(arms, key=lambda arm: (arm.runs[0].observed, arm.runs[0].name))
     if request.label_key is not None:
-        return run.labels.get(request.label_key) == request.baseline
-    implementation = run.implementation
-    library = (implementation.spec or {}).get("library")
-    return request.baseline in (implementation.name, implementation.digest, library)
+        return next((arm for arm in arms if arm.label == request.baseline), None)
+    matching = [arm for arm in arms if request.baseline in arm.run.implementation_names()]
+    implementations = {arm.run.implementation.label for arm in matching}
+    if len(implementations) > 1:
+        raise KidxError(f"--baseline {request.baseline} is ambiguous: it matches implementations "
+                        f"{', '.join(sorted(implementations))} in one group; name one of them")
+    return max(matching, key=lambda arm: (arm.run.observed, arm.run.name)) if matching else None
 
 
-def _group(members: list[AnalysedRun], request: CompareRequest, forced: str | None) -> ComparedGroup:
+def _group(members: list[AnalysedRun], request: CompareRequest, forced: str | None, history: _History) -> ComparedGroup:
     first = members[0]
     implementation = first.implementation if request.label_key is not None and forced is None else None
 
     def group(rows: list[ComparedRow], note: str | None = None) -> ComparedGroup:
         return ComparedGroup(first.protocol, first.workload, first.environment, implementation, rows, note, forced)
 
-    if len(members) == 1:
-        row = ComparedRow(first, _label_of(first, request), None, None)
-        return group([row], "a single run: nothing to compare with")
-    if request.baseline is not None:
-        candidates = [run for run in members if _matches_baseline(run, request)]
-        if not candidates:
-            rows = [ComparedRow(run, _label_of(run, request), None, None) for run in _ordered(members, request)]
-            return group(rows, f"no run of baseline {request.baseline}")
-        baseline = max(candidates, key=lambda run: (run.observed, run.name))
-    else:
-        baseline = min(members, key=lambda run: (run.observed, run.name))
-    rows = [ComparedRow(baseline, _label_of(baseline, request), None, "baseline")]
-    for run in _ordered(members, request):
-        if run is baseline:
+    arms = _arms(members, request, forced)
+    ordered = _ordered(arms, request)
+    if len(arms) == 1:
+        what = ("a single run" if len(members) == 1
+                else f"a single arm ({len(members)} runs of one {_arm_word(request)})")
+        return group([ComparedRow(arms[0], None, None)], f"{what}: nothing to compare with")
+    baseline = _baseline_arm(arms, request)
+    if baseline is None:
+        return group([ComparedRow(arm, None, None) for arm in ordered], f"no run of baseline {request.baseline}")
+    rows = [ComparedRow(baseline, None, "baseline")]
+    for arm in ordered:
+        if arm is baseline:
             continue
-        judgement = judge(run.known_measure, baseline.known_measure, request.threshold)
-        verdict = judgement.verdict
-        rows.append(ComparedRow(run, _label_of(run, request), judgement, verdict))
+        compared = {run.name for run in arm.runs + baseline.runs}
+        noise = history.noise(arm.run, compared)
+        if arm.run.implementation.digest != baseline.run.implementation.digest:
+            noise = noise + history.noise(baseline.run, compared)
+        judgement = judge_runs(arm.measure, baseline.measure, arm.values, baseline.values, noise,
+                               request.threshold, request.alpha, request.min_t)
+        rows.append(ComparedRow(arm, judgement, judgement.verdict))
     return group(rows)
 
 
-def _ordered(members: list[AnalysedRun], request: CompareRequest) -> list[AnalysedRun]:
+def _arm_word(request: CompareRequest) -> str:
+    return f"{request.label_key} value" if request.label_key is not None else "implementation"
+
+
+def _ordered(arms: list[Arm], request: CompareRequest) -> list[Arm]:
     if request.label_key is not None:
-        return sorted(members, key=lambda run: (run.observed, _label_of(run, request) or "", run.name))
-    return sorted(members, key=lambda run: (run.implementation.label, run.observed, run.name))
+        return sorted(arms, key=lambda arm: (arm.runs[0].observed, arm.label or "", arm.runs[0].name))
+    return sorted(arms, key=lambda arm: (arm.run.implementation.label, arm.runs[0].observed, arm.runs[0].name))
 
 
 def _group_order(group: ComparedGroup):
     return (group.note is not None, group.protocol.label, group.workload.label, group.environment.label,
             group.implementation.label if group.implementation else "")
+
+
+def nearest(wanted: str, present) -> list[str]:
+    """``present``, the closest to ``wanted`` first (then in order)."""
+    present = sorted(set(present), key=lambda v: (version_key(v), v))
+    close = difflib.get_close_matches(wanted, present, n=len(present), cutoff=0.5)
+    return (close + [v for v in present if v not in close])[:SUGGESTIONS]
+
+
+def _listed(values: list[str], total: int) -> str:
+    more = f", … ({total} in all)" if total > len(values) else ""
+    return ", ".join(values) + more
+
+
+def _problems(request: CompareRequest, runs: list[AnalysedRun], measured: list[AnalysedRun],
+              groups: list[ComparedGroup], store) -> list[str]:
+    if not runs:
+        return [_empty_selection(request, store.catalog())]
+    problems = []
+    key = request.label_key
+    if key is not None and not measured:
+        keys = {k for run in runs for k in run.labels}
+        hint = f"; labels the selected runs carry: {_listed(nearest(key, keys), len(keys))}" if keys else ""
+        return [f"no selected run has the label {key} (--by label={key}){hint}"]
+    if request.baseline is not None:
+        if key is not None:
+            present = {run.labels[key] for run in measured}
+            if request.baseline not in present:
+                problems.append(f"no selected run has {key}={request.baseline} (--baseline); {key} values present: "
+                                f"{_listed(nearest(request.baseline, present), len(present))}")
+        elif not any(request.baseline in run.implementation_names() for run in measured):
+            present = {run.implementation.label for run in measured}
+            problems.append(f"no selected run's implementation is {request.baseline} (--baseline: a name, library "
+                            f"or provider label); implementations present: "
+                            f"{_listed(nearest(request.baseline, present), len(present))}")
+    if measured and not problems and not any(group.compared for group in groups):
+        problems.append(f"{NOTHING_COMPARED}: each comparable group of the {len(measured)} selected runs holds "
+                        f"a single arm (one {_arm_word(request)})")
+    return problems
+
+
+def _empty_selection(request: CompareRequest, catalog) -> str:
+    """What in the label selector matched nothing, with the keys or values the store has."""
+    what = []
+    for requirement in getattr(request.selector, "requirements", ()):
+        if requirement.operator not in ("=", "in"):
+            continue
+        present = set(catalog.label_values(requirement.key))
+        if not present:
+            keys = set(catalog.label_keys())
+            what.append(f"no run has the label {requirement.key}"
+                        + (f" (labels present: {_listed(nearest(requirement.key, keys), len(keys))})" if keys else ""))
+        elif not present & set(requirement.values):
+            wanted = requirement.values[0]
+            what.append(f"no run has {requirement.key}={','.join(requirement.values)} ({requirement.key} values "
+                        f"present: {_listed(nearest(wanted, present), len(present))})")
+    detail = "; ".join(what) if what else "no run matches every condition"
+    return f"the selection matched no runs: {detail}"
+
+
+def _unmatched(request: CompareRequest, measured: list[AnalysedRun], groups: list[ComparedGroup]) -> list[str]:
+    """For each label value compared with nothing, why: from the nearest runs."""
+    key = request.label_key
+    assert key is not None
+    by_value: dict[str, list[AnalysedRun]] = {}
+    for run in measured:
+        by_value.setdefault(run.labels[key], []).append(run)
+    if len(by_value) < 2 or (request.baseline is not None and request.baseline not in by_value):
+        return []
+    values = sorted(by_value, key=lambda v: (version_key(v), v)) if _version_like(by_value) else sorted(by_value)
+    reference = request.baseline if request.baseline is not None else values[0]
+    notes = []
+    for value in values:
+        if value == reference or _share(groups, value, reference):
+            continue
+        notes.append(_why_apart(value, by_value[value], reference, by_value[reference]))
+    return notes
+
+
+def _share(groups: list[ComparedGroup], value: str, reference: str) -> bool:
+    return any(group.compared and {value, reference} <= {row.label for row in group.rows} for group in groups)
+
+
+def _operation(run: AnalysedRun) -> str:
+    operation = (run.workload.spec or {}).get("operation")
+    return operation if isinstance(operation, str) else run.workload.label
+
+
+def _why_apart(value: str, runs: list[AnalysedRun], reference: str, reference_runs: list[AnalysedRun]) -> str:
+    operations = sorted({_operation(run) for run in runs})
+    reference_operations = {_operation(run) for run in reference_runs}
+    if not reference_operations & set(operations):
+        return (f"{value} has runs only for {_listed(operations[:SUGGESTIONS], len(operations))}; none shares a "
+                f"workload and environment with a {reference} run")
+    best = None
+    for run in runs:
+        for other in reference_runs:
+            differing = differing_roles(run, other, ROLES)
+            if best is None or len(differing) < len(best[2]):
+                best = (run, other, differing)
+            if len(differing) <= 1:
+                break
+        if best is not None and len(best[2]) <= 1:
+            break
+    assert best is not None
+    run, other, differing = best
+    if differing == [SUBJECT_ROLE] or not differing:
+        return f"{value} and {reference} share no comparable group with one implementation on both sides"
+    what = "; ".join(f"{role} {run.reference(role).label} vs {other.reference(role).label}" for role in differing)
+    return (f"{value} shares no comparable group with {reference}: the nearest runs, {run.name} and {other.name}, "
+            f"differ in {what}")

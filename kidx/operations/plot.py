@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from typing import NamedTuple
 
+from kidx.analysis.comparability import COMPARABLE_ROLES
 from kidx.analysis.measures import Measure
 from kidx.errors import KidxError, UsageError
 from kidx.operations.analysed_runs import AnalysedRun, Referenced, select_runs
@@ -24,7 +25,6 @@ MAX_PANELS = 12
 # Workload.spec.key is a text form of the parameters and dtype (see its CRD): it varies
 # with the swept parameter, so it does not set workloads apart here
 DERIVED_WORKLOAD_FIELDS = ("key",)
-ROLES = ("protocol", "workload", "environment")
 # --y: what is drawn, as (metric, unit) of the measure each point gets; "statistic" is the
 # run's own primary statistic
 Y_QUANTITIES = {"bandwidth": ("achieved_bandwidth", "B/s"), "flops": ("achieved_flops", "FLOP/s"),
@@ -168,7 +168,7 @@ def _x_value(run: AnalysedRun, x: FieldPath) -> float | None:
 
 def _panel_key(run: AnalysedRun, x: FieldPath) -> tuple:
     key: list[str | None] = []
-    for role in ROLES:
+    for role in COMPARABLE_ROLES:
         referenced = run.reference(role)
         if role == x.role and referenced.spec is not None and x.keys[0] == "spec":
             free = without(referenced.spec, x.keys[1:])

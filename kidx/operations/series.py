@@ -1,12 +1,20 @@
-"""Series: one (protocol, workload, environment, implementation) over time.
+"""Series: one implementation, workload and protocol over time on one kind of machine.
 
-Each series' runs are ordered by ``observedAt`` (then name); each point is judged against
-the previous one by the same rule as compare. With a baseline implementation, each point
-is also set against the baseline's run measured in the same session: same protocol,
-workload and environment, the same value of the release label when one is named, and
-observed within SESSION_WINDOW of the point. The speedup over that run, and its change
-from the previous point, tell a kernel change (latency moves, the baseline does not) from
-a machine change (both move together). The baseline's runs must be in the selection.
+A series' points are its runs ordered by ``observedAt`` (then name); its key is
+``kidx.analysis.comparability.series_key`` (a software upgrade stays in the series). Over
+the whole series, change points are found (E-Divisive means, ``kidx.analysis.changepoints``),
+each with its size, p-value and cause: what differs between the points on either side
+(the release label, environment fields such as ``torch 2.9.0 → 2.11.0`` or the GPU, the
+protocol) or nothing ("same kernel, machine and harness"). Each point is also judged
+against the previous one by compare's rule, with the between-run noise taken from the
+series' other points within their segment (conbench's lookback).
+
+With a baseline implementation, each point is also set against the baseline's run measured
+in the same session: same protocol, workload and environment, the same value of the
+release label when one is named, and observed within SESSION_WINDOW of the point. The
+speedup over that run, and its change from the previous point, tell a kernel change
+(latency moves, the baseline does not) from a machine change (both move together). The
+baseline's runs must be in the selection.
 """
 
 from __future__ import annotations
@@ -14,13 +22,15 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import NamedTuple
 
+from kidx.analysis.changepoints import ChangePoint, change_points, segment_noise
+from kidx.analysis.comparability import comparable_key, series_key
 from kidx.analysis.measures import observed_moment
-from kidx.analysis.significance import DEFAULT_THRESHOLD, Judgement, judge, rule_text
+from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, MIN_T, Judgement, judge, judge_runs, rule_text
 from kidx.errors import KidxError
 from kidx.operations.analysed_runs import AnalysedRun, Referenced, select_runs
 
 SESSION_WINDOW = timedelta(hours=1)
-SERIES_ROLES = ("protocol", "workload", "environment", "implementation")
+SAME_EVERYTHING = "same kernel, machine and harness"
 
 
 class SeriesRequest(NamedTuple):
@@ -29,18 +39,29 @@ class SeriesRequest(NamedTuple):
     field_selector: object = None
     references: tuple = ()
     label_key: str | None = None  # the release label shown at each point
-    baseline: str | None = None  # an implementation (name or library) measured in the same sessions
+    baseline: str | None = None  # an implementation (name, library or provider) measured in the same sessions
     threshold: float = DEFAULT_THRESHOLD
+    alpha: float = ALPHA
+    min_t: float = MIN_T
 
 
 class Point(NamedTuple):
     run: AnalysedRun
     label: str | None
     change: Judgement | None  # against the previous point; None for the first
-    verdict: str | None  # faster, slower, same; None for the first point
+    verdict: str | None  # faster, slower, same, inconclusive, unconfirmed; None for the first point
     baseline: AnalysedRun | None  # the baseline implementation's run in the same session
     speedup: float | None  # baseline / value (how many times better than the baseline)
     speedup_change: float | None  # speedup / previous speedup - 1
+
+
+class SeriesChange(NamedTuple):
+    """A change point: the level moved from the run before to ``run``."""
+
+    point: ChangePoint
+    run: AnalysedRun  # the first run after the change
+    before: AnalysedRun  # the last run before it
+    cause: list[str]  # what differs between the two; [SAME_EVERYTHING] when nothing does
 
 
 class Series(NamedTuple):
@@ -49,6 +70,14 @@ class Series(NamedTuple):
     environment: Referenced
     implementation: Referenced
     points: list[Point]
+    changes: list[SeriesChange] = []
+
+    @property
+    def environments(self) -> list[Referenced]:
+        seen: dict[str | None, Referenced] = {}
+        for point in self.points:
+            seen.setdefault(point.run.environment.digest, point.run.environment)
+        return list(seen.values())
 
 
 class SeriesResult(NamedTuple):
@@ -59,10 +88,25 @@ class SeriesResult(NamedTuple):
     label_key: str | None
     baseline: str | None
     unmeasured: list[str]
+    alpha: float = ALPHA
+    min_t: float = MIN_T
+    problems: tuple[str, ...] = ()  # what kept the series from being judged
+    inputs: tuple[AnalysedRun, ...] = ()
 
     @property
     def regressions(self) -> list[Point]:
         return [point for series in self.series for point in series.points if point.verdict == "slower"]
+
+    @property
+    def verdicts(self) -> list[str | None]:
+        return [point.verdict for series in self.series for point in series.points[1:]]
+
+    def counts(self) -> dict[str, int]:
+        counted: dict[str, int] = {}
+        for verdict in self.verdicts:
+            if verdict is not None:
+                counted[verdict] = counted.get(verdict, 0) + 1
+        return counted
 
 
 def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
@@ -72,7 +116,7 @@ def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
     measured = [run for run in selection.runs if run.measure is not None]
     buckets: dict[tuple, list[AnalysedRun]] = {}
     for run in measured:
-        buckets.setdefault(tuple(run.reference(role).digest for role in SERIES_ROLES), []).append(run)
+        buckets.setdefault((*series_key(run), run.known_measure.metric), []).append(run)
     sessions = _baseline_runs(measured, request.baseline) if request.baseline else {}
     series, single = [], 0
     for members in buckets.values():
@@ -81,23 +125,36 @@ def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
             continue
         members.sort(key=lambda run: (run.observed, run.name))
         series.append(_series(members, request, sessions))
-    series.sort(key=lambda s: tuple(getattr(s, role).label for role in SERIES_ROLES))
-    return SeriesResult(series, single, rule_text(request.threshold), request.threshold, request.label_key,
-                        request.baseline, [run.name for run in selection.runs if run.measure is None])
+    series.sort(key=lambda s: (s.protocol.label, s.workload.label, s.environment.label, s.implementation.label))
+    problems = []
+    if not selection.runs:
+        problems.append("the selection matched no runs")
+    elif not series:
+        problems.append(f"no series of two or more points among the {len(selection.runs)} selected runs")
+    if request.label_key and measured and not any(request.label_key in run.labels for run in measured):
+        keys = sorted({key for run in measured for key in run.labels})
+        problems.append(f"no selected run has the label {request.label_key} (--label); labels the selected runs "
+                        f"carry: {', '.join(keys[:8])}")
+    if request.baseline and measured and not sessions:
+        present = sorted({run.implementation.label for run in measured})
+        problems.append(f"no selected run's implementation is {request.baseline} (--baseline: a name, library or "
+                        f"provider label); implementations present: {', '.join(present[:8])}")
+    return SeriesResult(series, single, rule_text(request.threshold, request.alpha, request.min_t),
+                        request.threshold, request.label_key, request.baseline,
+                        [run.name for run in selection.runs if run.measure is None], request.alpha, request.min_t,
+                        tuple(problems), tuple(selection.runs))
 
 
 def _baseline_runs(runs: list[AnalysedRun], baseline: str) -> dict[tuple, list[AnalysedRun]]:
     found: dict[tuple, list[AnalysedRun]] = {}
     for run in runs:
-        implementation = run.implementation
-        if baseline in (implementation.name, implementation.digest, (implementation.spec or {}).get("library")):
-            key = tuple(run.reference(role).digest for role in SERIES_ROLES[:3])
-            found.setdefault(key, []).append(run)
+        if baseline in run.implementation_names():
+            found.setdefault(comparable_key(run), []).append(run)
     return found
 
 
 def _same_session(run: AnalysedRun, sessions: dict, label_key: str | None) -> AnalysedRun | None:
-    candidates = sessions.get(tuple(run.reference(role).digest for role in SERIES_ROLES[:3]), [])
+    candidates = sessions.get(comparable_key(run), [])
     moment = observed_moment(run.observed)
     best, best_gap = None, None
     for candidate in candidates:
@@ -113,9 +170,11 @@ def _same_session(run: AnalysedRun, sessions: dict, label_key: str | None) -> An
 
 
 def _series(members: list[AnalysedRun], request: SeriesRequest, sessions: dict) -> Series:
+    values = [run.known_measure.value for run in members]
+    found = change_points(values, request.threshold)
     points: list[Point] = []
     previous: Point | None = None
-    for run in members:
+    for index, run in enumerate(members):
         label = run.labels.get(request.label_key) if request.label_key else None
         baseline = _same_session(run, sessions, request.label_key) if request.baseline else None
         speedup = None
@@ -123,12 +182,46 @@ def _series(members: list[AnalysedRun], request: SeriesRequest, sessions: dict) 
             speedup = judge(run.known_measure, baseline.known_measure, request.threshold).speedup
         change = verdict = speedup_change = None
         if previous is not None:
-            change = judge(run.known_measure, previous.run.known_measure, request.threshold)
+            before = previous.run
+            noise = segment_noise(values, found, frozenset((index - 1, index)))
+            if before.environment.digest != run.environment.digest:
+                noise = noise._replace(df=0)  # another environment: no noise estimate carries over
+            change = judge_runs(run.known_measure, before.known_measure, [values[index]], [values[index - 1]],
+                                noise, request.threshold, request.alpha, request.min_t)
             verdict = change.verdict
             if speedup is not None and previous.speedup:
                 speedup_change = speedup / previous.speedup - 1
         point = Point(run, label, change, verdict, baseline, speedup, speedup_change)
         points.append(point)
         previous = point
+    changes = [SeriesChange(point, members[point.position], members[point.position - 1],
+                            cause(members[point.position - 1], members[point.position], request.label_key))
+               for point in found]
     first = members[0]
-    return Series(first.protocol, first.workload, first.environment, first.implementation, points)
+    return Series(first.protocol, first.workload, first.environment, first.implementation, points, changes)
+
+
+def cause(before: AnalysedRun, after: AnalysedRun, label_key: str | None) -> list[str]:
+    """What differs between two points of a series, in words."""
+    causes = []
+    if label_key is not None and before.labels.get(label_key) != after.labels.get(label_key):
+        causes.append(f"{label_key} {before.labels.get(label_key, '<none>')} → {after.labels.get(label_key, '<none>')}")
+    if before.environment.digest != after.environment.digest:
+        causes.extend(_environment_changes(before.environment, after.environment))
+    if before.protocol.digest != after.protocol.digest:
+        causes.append(f"protocol {before.protocol.label} → {after.protocol.label}")
+    return causes or [SAME_EVERYTHING]
+
+
+def _environment_changes(before: Referenced, after: Referenced) -> list[str]:
+    old, new = before.spec or {}, after.spec or {}
+    changes = []
+    old_gpu = (old.get("hardware") or {}).get("product")
+    new_gpu = (new.get("hardware") or {}).get("product")
+    if old_gpu != new_gpu:
+        changes.append(f"GPU {old_gpu or '<none>'} → {new_gpu or '<none>'}")
+    old_software, new_software = old.get("software") or {}, new.get("software") or {}
+    for name in sorted(set(old_software) | set(new_software)):
+        if old_software.get(name) != new_software.get(name):
+            changes.append(f"{name} {old_software.get(name, '<none>')} → {new_software.get(name, '<none>')}")
+    return changes or [f"environment {before.label} → {after.label}"]

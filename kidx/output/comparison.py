@@ -64,33 +64,94 @@ def group_heading(group) -> str:
     return ", ".join(parts)
 
 
+SUMMARY_ORDER = ("slower", "faster", "same", "inconclusive", "unconfirmed")
+
+
+def summary_text(counts: dict[str, int]) -> str:
+    """Every verdict counted: ``2 slower, 5 faster, 10 same, 1 inconclusive, 0 unconfirmed``."""
+    words = [f"{counts.get(verdict, 0)} {verdict}" for verdict in SUMMARY_ORDER]
+    words += [f"{n} {verdict}" for verdict, n in sorted(counts.items()) if verdict not in SUMMARY_ORDER]
+    return ", ".join(words)
+
+
+def verdict_text(verdict: str | None, judgement) -> str:
+    if verdict == "unconfirmed" and judgement is not None and judgement.within:
+        return f"unconfirmed ({judgement.within})"
+    return verdict or ""
+
+
+def interval_text(judgement) -> str:
+    if judgement is None or judgement.ci is None:
+        return ""
+    low, high = judgement.ci
+    return f"{low:.3f}-{high:.3f}"
+
+
+def runs_text(arm) -> str:
+    spread = arm.spread
+    return str(len(arm.runs)) if spread is None else f"{len(arm.runs)} ±{spread * 100:.1f}%"
+
+
+def comparison_cells(comparison, group, row) -> list[str]:
+    judgement = row.judgement
+    cells = [
+        row.label if comparison.label_key else row.run.implementation.label,
+        quantity(row.measure.value, row.measure.unit),
+        band_text(row.measure),
+        runs_text(row.arm),
+        "1.000" if judgement is None else f"{judgement.ratio:.3f}",
+        interval_text(judgement),
+        "1.00x" if judgement is None else ("?" if judgement.speedup is None else f"{judgement.speedup:.2f}x"),
+        verdict_text(row.verdict, judgement),
+        row.run.name,
+    ]
+    if group.forced:
+        cells.insert(8, group.forced)
+    return cells
+
+
+def comparison_headers(comparison, group) -> list[str]:
+    first = group.rows[0].measure
+    by = label_column_header(comparison.label_key) if comparison.label_key else "IMPLEMENTATION"
+    headers = [by, statistic_header(first), "P20-P80", "RUNS", "RATIO", "RATIO-CI", gain_header(first), "VERDICT",
+               "RUN"]
+    if group.forced:
+        headers.insert(8, "NOTE")
+    return headers
+
+
 def render_comparison_table(comparison) -> str:
     blocks = []
     for group in comparison.groups:
         if not group.compared:
             continue
-        first = group.rows[0].measure
-        by = label_column_header(comparison.label_key) if comparison.label_key else "IMPLEMENTATION"
-        headers = [by, statistic_header(first), "P20-P80", "RATIO", gain_header(first), "VERDICT", "RUN"]
-        if group.forced:
-            headers.insert(6, "NOTE")
-        rows = []
-        for row in group.rows:
-            judgement = row.judgement
-            cells = [
-                row.label if comparison.label_key else row.run.implementation.label,
-                quantity(row.measure.value, row.measure.unit),
-                band_text(row.measure),
-                "1.000" if judgement is None else f"{judgement.ratio:.3f}",
-                "1.00x" if judgement is None else f"{judgement.speedup:.2f}x",
-                row.verdict or "",
-                row.run.name,
-            ]
-            if group.forced:
-                cells.insert(6, group.forced)
-            rows.append(cells)
-        blocks.append(group_heading(group) + "\n" + render_table(headers, rows))
-    return with_rule(blocks, comparison.rule)
+        rows = [comparison_cells(comparison, group, row) for row in group.rows]
+        blocks.append(group_heading(group) + "\n" + render_table(comparison_headers(comparison, group), rows))
+    text = with_rule(blocks, comparison.rule)
+    return text + f"summary: {summary_text(comparison.counts())}\n" if text else ""
+
+
+def render_comparison_markdown(comparison) -> str:
+    """A GitHub-flavoured table of every compared row and a one-line summary."""
+    lines = [f"**{summary_text(comparison.counts())}**", ""]
+    compared = [group for group in comparison.groups if group.compared]
+    if compared:
+        header = ["group", "LABEL" if comparison.label_key else "IMPLEMENTATION", "value", "runs", "ratio",
+                  "ratio CI", "speedup", "verdict", "run"]
+        lines += [markdown_row(header), markdown_row(["---"] * len(header))]
+        for group in compared:
+            for row in group.rows:
+                cells = comparison_cells(comparison, group._replace(forced=None), row)
+                lines.append(markdown_row([group_heading(group), *(cells[:2] + cells[3:])]))
+        lines.append("")
+    lines += [f"rule: {comparison.rule}"]
+    lines += [f"- {problem}" for problem in comparison.problems]
+    lines += [f"- {note}" for note in comparison.unmatched if note not in comparison.problems]
+    return "\n".join(lines) + "\n"
+
+
+def markdown_row(cells) -> str:
+    return "| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |"
 
 
 def comparison_notes(comparison) -> list[str]:
@@ -109,7 +170,22 @@ def comparison_notes(comparison) -> list[str]:
         notes.append(f"{len(comparison.unmeasured)} runs left out: not passed, or no figure to compare")
     if comparison.unlabelled:
         notes.append(f"{len(comparison.unlabelled)} runs left out: no label {comparison.label_key}")
+    notes.extend(note for note in comparison.unmatched if note not in comparison.problems)
+    notes.extend(problem for problem in comparison.problems if not problem.startswith("nothing compared"))
     return notes
+
+
+def judgement_fields(judgement) -> dict:
+    """What a verdict rests on, for json, yaml and csv."""
+    return {
+        "test": judgement.test if judgement else None,
+        "pValue": judgement.p_value if judgement else None,
+        "ciLow": judgement.ci[0] if judgement and judgement.ci else None,
+        "ciHigh": judgement.ci[1] if judgement and judgement.ci else None,
+        "evidence": judgement.evidence if judgement else None,
+        "withinRun": judgement.within if judgement else None,
+        "reason": judgement.reason if judgement else None,
+    }
 
 
 def row_record(row, group) -> dict:
@@ -121,13 +197,36 @@ def row_record(row, group) -> dict:
         "label": row.label,
         "observedAt": row.run.observed or None,
         **measure_fields(measure),
+        "runs": [run.name for run in row.arm.runs],
+        "spread": row.arm.spread,
         "ratio": 1.0 if baseline_row else (judgement.ratio if judgement else None),
         "speedup": 1.0 if baseline_row else (judgement.speedup if judgement else None),
         "verdict": row.verdict,
-        "test": judgement.test if judgement else None,
-        "pValue": judgement.p_value if judgement else None,
+        **judgement_fields(judgement),
         "forced": group.forced is not None,
     }
+
+
+def parameters_record(result, pooling: str) -> dict:
+    """The rule's parameters, so that a verdict can be re-derived."""
+    from kidx.analysis.changepoints import CHANGE_ALPHA
+
+    return {
+        "test": "t-test on the logs of the runs' statistics (between runs); within a run: mann-whitney, bands, "
+                "threshold",
+        "threshold": result.threshold,
+        "alpha": result.alpha,
+        "minT": result.min_t,
+        "confidence": 1 - result.alpha,
+        "interval": "t (between runs); hodges-lehmann (samples)",
+        "noise": "pooled within arms and within the series' segments between change points (store history)",
+        "changePoints": {"method": "e-divisive means, t-test", "alpha": CHANGE_ALPHA},
+        "pooling": pooling,
+    }
+
+
+def inputs_record(runs) -> list[dict]:
+    return [{"run": run.name, "digest": run.digest} for run in sorted(runs, key=lambda run: run.name)]
 
 
 def comparison_document(comparison) -> dict:
@@ -146,14 +245,22 @@ def comparison_document(comparison) -> dict:
         "by": f"label={comparison.label_key}" if comparison.label_key else "implementation",
         "rule": comparison.rule,
         "threshold": comparison.threshold,
+        "parameters": parameters_record(comparison, "an arm pools its runs: the median of their statistics, "
+                                                    "samples combined; the test uses each run's statistic"),
         "groups": groups,
         "regressions": len(comparison.regressions),
+        "summary": {verdict: comparison.counts().get(verdict, 0) for verdict in SUMMARY_ORDER}
+        | {k: v for k, v in comparison.counts().items() if k not in SUMMARY_ORDER},
+        "problems": list(comparison.problems),
+        "unmatched": list(comparison.unmatched),
         "leftOut": {"unmeasured": comparison.unmeasured, "unlabelled": comparison.unlabelled},
+        "inputs": inputs_record(comparison.inputs),
     }
 
 
 CSV_FIELDS = ("protocol", "workload", "environment", "implementation", "label", "run", "observedAt", "statistic",
-              "value", "unit", "low", "high", "samples", "ratio", "speedup", "verdict", "test", "pValue", "note")
+              "value", "unit", "low", "high", "samples", "ratio", "speedup", "verdict", "test", "pValue", "note",
+              "runCount", "spread", "ciLow", "ciHigh", "evidence", "withinRun")
 
 
 def comparison_rows(comparison) -> list[list[str]]:
@@ -162,6 +269,7 @@ def comparison_rows(comparison) -> list[list[str]]:
         for row in group.rows:
             record = row_record(row, group)
             record.update(protocol=group.protocol.name, workload=group.workload.name,
-                          environment=group.environment.name, note=group.note or group.forced)
+                          environment=group.environment.name, note=group.note or group.forced,
+                          runCount=len(row.arm.runs))
             rows.append(["" if record[f] is None else raw_text(record[f]) for f in CSV_FIELDS])
     return rows

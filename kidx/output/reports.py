@@ -1,4 +1,5 @@
-"""The texts of the store's reports: ``history``, ``fsck`` and ``gc``.
+"""The texts of the store's reports: what ``apply`` and ``delete`` did, ``history``, ``fsck``
+and ``gc``.
 
 Each renderer takes the operation's result as it is (its fields, not its class: output/
 does not import operations/) and returns the text to print."""
@@ -6,11 +7,59 @@ does not import operations/) and returns the text to print."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from kidx.output.table import render_table
 from kidx.output.terminal import escape_control
+
+
+def import_notices(format_name: str, conversion: Any, report: Any, files: int, attached: str | None) -> list[str]:
+    """``import``'s lines on stderr: records read and skipped, and what happened per kind
+    (or, without ``report``, the kinds converted), then a line per record skipped.
+
+    ``files`` counts the files read, also those that gave no objects (header only)."""
+    noun = conversion.noun
+    parts = [f"{conversion.rows_read} {noun} read"]
+    if report is not None:
+        counts = Counter((o.info.kind, o.action) for o in report.outcomes)
+        for kind in dict.fromkeys(o.info.kind for o in report.outcomes):
+            actions = ", ".join(f"{counts[(kind, a)]} {a}" for a in ("created", "configured", "unchanged", "repaired")
+                                if counts[(kind, a)])
+            parts.append(f"{kind} {actions}")
+    else:
+        kinds = Counter(document.body["kind"] for document in conversion.documents)
+        parts.extend(f"{kind} {count}" for kind, count in kinds.items())
+    if attached is not None:
+        parts.append(f"runs refer to ExecutionEnvironment {attached}")
+    reasons = Counter(record.reason.split(" of line")[0] for record in conversion.skipped)
+    skipped = f"{len(conversion.skipped)} {noun} skipped"
+    if reasons:
+        skipped += " (" + ", ".join(f"{count} {reason}" for reason, count in reasons.items()) + ")"
+    parts.append(skipped)
+    notices = [f"import {format_name} ({files} file{'s' if files != 1 else ''}): " + "; ".join(parts)]
+    notices += [f"  skipped {record.source}, line {record.line}: {record.reason}" for record in conversion.skipped]
+    return notices
+
+
+def outcome_lines(outcomes: Iterable[Any], names_only: bool, suffix: str | None) -> str:
+    """A line per object applied: ``KIND/NAME ACTION`` (``created``, ``configured``, …),
+    or ``KIND/NAME`` with ``-o name``; ``suffix`` (the dry run's) after each."""
+    if names_only:
+        return "".join(f"{o.info.qualified_name}/{o.name}\n" for o in outcomes)
+    tail = f" {suffix}" if suffix else ""
+    return "".join(f"{o.info.qualified_name}/{o.name} {o.action}{tail}\n" for o in outcomes)
+
+
+def deletion_lines(deleted: Iterable[tuple[Any, Any]], names_only: bool, suffix: str | None) -> str:
+    """A line per name deleted (``(kind info, entry)`` pairs): kubectl's ``KIND "NAME" deleted``,
+    or ``KIND/NAME`` with ``-o name``; ``suffix`` (the dry run's) after each."""
+    if names_only:
+        return "".join(f"{info.qualified_name}/{entry.name}\n" for info, entry in deleted)
+    tail = f" {suffix}" if suffix else ""
+    return "".join(f'{info.qualified_name} "{entry.name}" deleted{tail}\n' for info, entry in deleted)
+
 
 HISTORY_HEADERS = ["REVISION", "EVENT", "GENERATION", "DIGEST", "RECORDED", "CHANGES"]
 

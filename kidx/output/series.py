@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from kidx.output.columns import label_column_header, raw_text
 from kidx.output.comparison import (
+    SUMMARY_ORDER,
     band_text,
     gain_header,
+    inputs_record,
+    judgement_fields,
+    markdown_row,
     measure_fields,
+    parameters_record,
     quantity,
     statistic_header,
+    summary_text,
+    verdict_text,
     with_rule,
 )
 from kidx.output.table import render_table
@@ -19,8 +26,21 @@ def percent(value) -> str:
 
 
 def series_heading(series) -> str:
+    environments = series.environments
+    environment = " → ".join(e.label for e in environments) if len(environments) > 1 else series.environment.label
     return (f"protocol {series.protocol.label}, workload {series.workload.label}, "
-            f"environment {series.environment.label}, implementation {series.implementation.label}")
+            f"environment {environment}, implementation {series.implementation.label}")
+
+
+def change_text(change) -> str:
+    point = change.point
+    return (f"change point at {change.run.name} (position {point.position}): {percent(point.change)}, "
+            f"p={point.p_value:.2g}; cause: {'; '.join(change.cause)}")
+
+
+def series_summary(result) -> str:
+    changes = sum(len(s.changes) for s in result.series)
+    return f"{summary_text(result.counts())}; {changes} change point{'' if changes == 1 else 's'}"
 
 
 def render_series_table(result) -> str:
@@ -42,13 +62,36 @@ def render_series_table(result) -> str:
             if result.label_key:
                 cells.append(point.label or "<none>")
             cells += [quantity(measure.value, measure.unit), band_text(measure),
-                      percent(point.change.ratio - 1) if point.change else "", point.verdict or ""]
+                      percent(point.change.ratio - 1) if point.change else "",
+                      verdict_text(point.verdict, point.change)]
             if result.baseline:
                 cells += ["<none>" if point.speedup is None else f"{point.speedup:.2f}x", percent(point.speedup_change)]
             cells.append(point.run.name)
             rows.append(cells)
-        blocks.append(series_heading(series) + "\n" + render_table(headers, rows))
-    return with_rule(blocks, result.rule)
+        changes = "".join(change_text(change) + "\n" for change in series.changes)
+        blocks.append(series_heading(series) + "\n" + render_table(headers, rows) + changes)
+    text = with_rule(blocks, result.rule)
+    return text + f"summary: {series_summary(result)}\n" if text else ""
+
+
+def render_series_markdown(result) -> str:
+    lines = [f"**{series_summary(result)}**", ""]
+    if result.series:
+        header = ["series", "observed", "label", "value", "change", "verdict", "run"]
+        lines += [markdown_row(header), markdown_row(["---"] * len(header))]
+        for series in result.series:
+            for point in series.points:
+                measure = point.run.measure
+                lines.append(markdown_row([
+                    series_heading(series), point.run.observed or "", point.label or "",
+                    quantity(measure.value, measure.unit), percent(point.change.ratio - 1) if point.change else "",
+                    verdict_text(point.verdict, point.change), point.run.name]))
+        lines.append("")
+        lines += [f"- {series.workload.label}, {series.implementation.label}: {change_text(change)}"
+                  for series in result.series for change in series.changes]
+    lines.append(f"rule: {result.rule}")
+    lines += [f"- {problem}" for problem in result.problems]
+    return "\n".join(lines) + "\n"
 
 
 def series_notes(result) -> list[str]:
@@ -57,6 +100,7 @@ def series_notes(result) -> list[str]:
         notes.append(f"{result.single} series with a single point: nothing to follow")
     if result.unmeasured:
         notes.append(f"{len(result.unmeasured)} runs left out: not passed, or no figure to compare")
+    notes.extend(result.problems)
     return notes
 
 
@@ -69,8 +113,7 @@ def point_record(point) -> dict:
         **measure_fields(measure),
         "change": None if change is None else change.ratio - 1,
         "verdict": point.verdict,
-        "test": change.test if change else None,
-        "pValue": change.p_value if change else None,
+        **judgement_fields(change),
         "baselineRun": point.baseline.name if point.baseline else None,
         "baselineValue": point.baseline.measure.value if point.baseline else None,
         "speedup": point.speedup,
@@ -78,10 +121,18 @@ def point_record(point) -> dict:
     }
 
 
+def change_record(change) -> dict:
+    point = change.point
+    return {"run": change.run.name, "position": point.position, "change": point.change, "pValue": point.p_value,
+            "score": point.score, "before": change.before.name, "cause": change.cause}
+
+
 def series_document(result) -> dict:
+    counts = result.counts()
     return {
         "rule": result.rule,
         "threshold": result.threshold,
+        "parameters": parameters_record(result, "none: each point is one run"),
         "label": result.label_key,
         "baseline": result.baseline,
         "series": [
@@ -90,26 +141,34 @@ def series_document(result) -> dict:
                 "workload": s.workload.name,
                 "environment": s.environment.name,
                 "implementation": s.implementation.name,
+                "environments": [e.name for e in s.environments],
                 "points": [point_record(p) for p in s.points],
+                "changePoints": [change_record(c) for c in s.changes],
             }
             for s in result.series
         ],
         "regressions": len(result.regressions),
+        "summary": {verdict: counts.get(verdict, 0) for verdict in SUMMARY_ORDER}
+        | {k: v for k, v in counts.items() if k not in SUMMARY_ORDER},
         "singlePointSeries": result.single,
+        "problems": list(result.problems),
+        "inputs": inputs_record(result.inputs),
     }
 
 
 CSV_FIELDS = ("protocol", "workload", "environment", "implementation", "run", "observedAt", "label", "statistic",
               "value", "unit", "low", "high", "samples", "change", "verdict", "test", "pValue", "baselineRun",
-              "baselineValue", "speedup", "speedupChange")
+              "baselineValue", "speedup", "speedupChange", "ciLow", "ciHigh", "evidence", "withinRun",
+              "changePoint")
 
 
 def series_rows(result) -> list[list[str]]:
     rows = []
     for s in result.series:
-        for point in s.points:
+        starts = {change.point.position for change in s.changes}
+        for index, point in enumerate(s.points):
             record = point_record(point)
-            record.update(protocol=s.protocol.name, workload=s.workload.name, environment=s.environment.name,
-                          implementation=s.implementation.name)
+            record.update(protocol=s.protocol.name, workload=s.workload.name, environment=point.run.environment.name,
+                          implementation=s.implementation.name, changePoint=index in starts)
             rows.append(["" if record[f] is None else raw_text(record[f]) for f in CSV_FIELDS])
     return rows

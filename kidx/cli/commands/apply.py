@@ -12,8 +12,8 @@ from kidx.cli.common import (
     StoreOption,
     kind_registry,
     open_store,
-    output,
     parse_dry_run,
+    print_outcomes,
 )
 from kidx.errors import UsageError
 from kidx.output.formats import checked_output
@@ -51,21 +51,6 @@ def apply(
         open_store(store), result.documents, kind_registry(), result.texts, dry_run=suffix is not None
     )
     print_outcomes(report, output_format, suffix)
-
-
-def print_outcomes(report, output_format: str | None, suffix: str | None) -> None:
-    """The apply result lines; shared with commands that apply what they produce."""
-    out = output()
-    for warning in report.warnings:
-        out.warning(warning)
-    lines = []
-    for outcome in report.outcomes:
-        name = f"{outcome.info.qualified_name}/{outcome.name}"
-        if output_format == "name":
-            lines.append(name)
-        else:
-            lines.append(f"{name} {outcome.action}" + (f" {suffix}" if suffix else ""))
-    out.data("".join(line + "\n" for line in lines))
 
 
 def register(app: typer.Typer) -> None:

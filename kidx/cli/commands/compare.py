@@ -7,10 +7,16 @@ from typing import Annotated
 import typer
 
 from kidx.cli.analysis_options import (
+    AllowEmptyOption,
+    AlphaOption,
+    FailOnInconclusiveOption,
     FormatOption,
     ReferencesOption,
     ThresholdOption,
     analysis_errors,
+    gate,
+    gate_status,
+    parse_alpha,
     parse_by,
     parse_format,
     parse_only,
@@ -22,10 +28,11 @@ from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_sto
 EXAMPLES = """\b
 Examples:
   kidx compare -l kernel=llama4_rope,operation=backward,gpu=nvidia-h100-80gb-hbm3 \\
-      --field-selector workload.spec.parameters.seq=16384 --baseline transformers
+      --field-selector workload.spec.parameters.seq=16384 --baseline huggingface
   kidx compare RUN-A RUN-B
   kidx compare -l 'liger_version in (0.3.0,0.3.1)' --by label=liger_version --baseline 0.3.0 \\
       --only slower --fail-on-regression
+  kidx compare -l 'gpu in (nvidia-h100-80gb-hbm3,nvidia-b200)' --by label=liger_version -o markdown
 """
 
 
@@ -49,17 +56,22 @@ def compare(
     ] = "implementation",
     baseline: Annotated[
         str | None,
-        typer.Option("--baseline", help="The baseline: an implementation (name or library), or a label value "
-                                        "with --by label=KEY. Default: the earliest observed run of each group."),
+        typer.Option("--baseline", help="The baseline: an implementation (name, library or provider label), or a "
+                                        "label value with --by label=KEY. Default: the lowest version-like label "
+                                        "value, else the earliest observed run of each group."),
     ] = None,
     threshold: ThresholdOption = 5.0,
+    alpha: AlphaOption = 0.05,  # kidx.analysis.significance.ALPHA
     fail_on_regression: Annotated[
-        bool, typer.Option("--fail-on-regression", help="Exit 1 when any run is slower than its baseline.")
+        bool, typer.Option("--fail-on-regression", help="Exit 1 when any row is slower than its baseline; exit 2 "
+                                                        "when nothing could be judged.")
     ] = False,
+    fail_on_inconclusive: FailOnInconclusiveOption = False,
+    allow_empty: AllowEmptyOption = False,
     only: Annotated[
         str | None,
-        typer.Option("--only", help="Show only rows with these verdicts (faster, slower, same; comma-separated), "
-                                    "each with its baseline."),
+        typer.Option("--only", help="Show only rows with these verdicts (faster, slower, same, inconclusive, "
+                                    "unconfirmed; comma-separated), each with its baseline."),
     ] = None,
     force: Annotated[
         bool,
@@ -71,10 +83,14 @@ def compare(
 ) -> int:
     """Compare runs against a baseline, only within comparable groups.
 
-    Runs are comparable when they share protocol, workload and environment. Each row
-    shows the primary statistic with its p20-p80 spread, the ratio to the baseline, the
-    speedup, and a verdict (baseline, faster, slower, same) by the rule printed with it.
-    Exit status: 0 done; 1 with --fail-on-regression when a row is slower; 2 an error.
+    Runs are comparable when they share protocol, workload and environment. Within a
+    group the runs of one implementation (or one label value) form an arm, pooled. Each
+    row shows an arm's statistic with its p20-p80 spread, its runs and their spread, the
+    ratio to the baseline with its confidence interval, the speedup, and a verdict
+    (baseline, faster, slower, same, inconclusive, unconfirmed) by the rule printed with
+    it; the summary line counts them. Exit status: 0 done; 1 with --fail-on-regression
+    when a row is slower (or --fail-on-inconclusive when one is inconclusive or
+    unconfirmed); 2 an error, or a gate that could not judge (unless --allow-empty).
     """
     with analysis_errors():
         from kidx.operations.compare import CompareRequest
@@ -91,10 +107,12 @@ def compare(
             threshold=parse_threshold(threshold),
             force=force,
             only=parse_only(only),
+            alpha=parse_alpha(alpha),
         )
-        comparison = run_compare(open_store(store), kind_registry(), request)
+        comparison = run_compare(open_store(store, must_exist=True), kind_registry(), request)
+        gate(comparison.problems, fail_on_regression or fail_on_inconclusive, allow_empty)
     _print(comparison, fmt)
-    return 1 if fail_on_regression and comparison.regressions else 0
+    return gate_status([row.verdict for row in comparison.rows], fail_on_regression, fail_on_inconclusive)
 
 
 def _print(comparison, fmt: str) -> None:
@@ -107,7 +125,7 @@ def _print(comparison, fmt: str) -> None:
     print_analysis(
         fmt, lambda: printed.render_comparison_table(comparison), notices,
         lambda: printed.comparison_document(comparison), printed.CSV_FIELDS,
-        lambda: printed.comparison_rows(comparison),
+        lambda: printed.comparison_rows(comparison), lambda: printed.render_comparison_markdown(comparison),
     )
 
 

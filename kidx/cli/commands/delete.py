@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -19,12 +19,8 @@ from kidx.cli.common import (
     parse_selector,
     report_missing,
 )
-from kidx.errors import InvalidInputError, Problem, UsageError
+from kidx.errors import UsageError
 from kidx.output.formats import checked_output
-
-if TYPE_CHECKING:
-    from kidx.kinds.registry import KindRegistry
-    from kidx.query.targets import Target
 
 EXAMPLES = """\b
 Examples:
@@ -59,8 +55,8 @@ def delete(
     Deleting removes the name from the catalog; its revisions stay recorded, and so
     does its object file, which they keep (kidx gc leaves it).
     """
-    from kidx.operations.delete import delete_entries
-    from kidx.query.selection import Selection, not_found_message, select
+    from kidx.operations.delete import delete_selected, targets_from_files
+    from kidx.output.reports import deletion_lines
     from kidx.query.targets import parse_targets
 
     suffix = parse_dry_run(dry_run)
@@ -72,7 +68,7 @@ def delete(
     if filename:
         if arguments:
             raise UsageError("cannot combine resource arguments with -f")
-        targets = _targets_from_files(filename, recursive, registry)
+        targets = targets_from_files(filename, recursive, registry)
     else:
         targets = parse_targets(arguments or [], registry, "delete")
         if any(t.names is None for t in targets) and not (all_objects or label_selector is not None):
@@ -81,40 +77,12 @@ def delete(
             raise UsageError("name cannot be provided when a selector is specified")
     if ignore_not_found is None:
         ignore_not_found = all_objects or label_selector is not None
-    the_store = open_store(store)
-    catalog = the_store.catalog()
-    selection: Selection = select(catalog, targets, label_selector)
-    entries, gone = delete_entries(the_store, selection.entries, dry_run=suffix is not None)
-    # names deleted by another process meanwhile are not this command's: NotFound, as kubectl
-    missing = selection.missing + [not_found_message(info, entry.name) for info, entry in gone]
+    result = delete_selected(open_store(store), targets, label_selector, dry_run=suffix is not None)
     out = output()
-    lines = []
-    for info, entry in entries:
-        if output_format == "name":
-            lines.append(f"{info.qualified_name}/{entry.name}")
-        else:
-            lines.append(f'{info.qualified_name} "{entry.name}" deleted' + (f" {suffix}" if suffix else ""))
-    out.data("".join(line + "\n" for line in lines))
-    if not entries and (ignore_not_found or not missing) and (all_objects or label_selector is not None):
+    out.data(deletion_lines(result.deleted, output_format == "name", suffix))
+    if not result.deleted and (ignore_not_found or not result.missing) and (all_objects or label_selector is not None):
         out.line("No resources found")
-    return report_missing(out, missing, ignore_not_found)
-
-
-def _targets_from_files(filename: list[str], recursive: bool, registry: KindRegistry) -> list[Target]:
-    from kidx.manifests.reader import expand_sources, read_sources
-    from kidx.query.targets import add_named
-
-    result = read_sources(expand_sources(filename, recursive))
-    if result.problems:
-        raise InvalidInputError(result.problems)
-    targets: list[Target] = []
-    for document in result.documents:
-        info = registry.by_kind(document.body.get("kind", ""))
-        name = (document.body.get("metadata") or {}).get("name")
-        if info is None or not isinstance(name, str):
-            raise InvalidInputError([Problem(document.location(), "not a kidx object with a name")])
-        add_named(targets, info, name)
-    return targets
+    return report_missing(out, result.missing, ignore_not_found)
 
 
 def register(app: typer.Typer) -> None:

@@ -85,7 +85,7 @@ def capture(
 
         out.data(to_json(manifest) if output_format == "json" else to_yaml(manifest))
         return
-    from kidx.cli.commands.apply import print_outcomes
+    from kidx.cli.common import print_outcomes
     from kidx.manifests.document import Document
     from kidx.operations.apply import apply_documents
 

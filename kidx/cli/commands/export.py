@@ -6,7 +6,15 @@ from typing import Annotated
 
 import typer
 
-from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output, parse_selector
+from kidx.cli.common import (
+    SelectorOption,
+    StoreOption,
+    kind_registry,
+    open_store,
+    output,
+    parse_selector,
+    require_store,
+)
 from kidx.errors import UsageError
 
 EXAMPLES = """\b
@@ -58,6 +66,7 @@ def export(
     the_store = open_store(store)
     selected, missing = export_selection(the_store, registry, arguments or [], label_selector,
                                          runs_only=export_format == "bmf")
+    require_store(the_store, store)  # after the arguments' own errors
     description = " ".join([*(arguments or []), *(["-l", selector] if selector else [])]) or "all"
     out = output()
     if missing:

@@ -38,7 +38,7 @@ def history(
     if len(targets) != 1 or not targets[0].names or len(targets[0].names) != 1:
         raise UsageError("history needs exactly one object: TYPE NAME or TYPE/NAME")
     info, name = targets[0].info, targets[0].names[0]
-    the_store = open_store(store)
+    the_store = open_store(store, must_exist=True)
     out = output()
     if revision is not None:
         checked_output(output_format, ("json", "yaml"))

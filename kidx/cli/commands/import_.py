@@ -225,7 +225,7 @@ def import_files(format_name: str, files: list[str], environment: str | None, dr
         out.data(to_yaml(document) if output_format == "yaml" else to_json(document))
         _summarise(out, format_name, converted, None, file_count, attached)
         return
-    from kidx.cli.commands.apply import print_outcomes
+    from kidx.cli.common import print_outcomes
     from kidx.operations.apply import apply_documents
 
     show_progress = out.stderr_is_terminal() and converted.rows_read >= LARGE_INPUT_RECORDS
@@ -238,30 +238,10 @@ def import_files(format_name: str, files: list[str], environment: str | None, dr
 
 
 def _summarise(out, format_name: str, converted, report, files: int, attached: str | None) -> None:
-    """One line on stderr: records read and skipped, and what happened per kind.
+    from kidx.output.reports import import_notices
 
-    ``files`` counts the files read, also those that gave no objects (header only)."""
-    noun = converted.noun
-    parts = [f"{converted.rows_read} {noun} read"]
-    if report is not None:
-        counts = Counter((o.info.kind, o.action) for o in report.outcomes)
-        for kind in dict.fromkeys(o.info.kind for o in report.outcomes):
-            actions = ", ".join(f"{counts[(kind, a)]} {a}" for a in ("created", "configured", "unchanged", "repaired")
-                                if counts[(kind, a)])
-            parts.append(f"{kind} {actions}")
-    else:
-        kinds = Counter(document.body["kind"] for document in converted.documents)
-        parts.extend(f"{kind} {count}" for kind, count in kinds.items())
-    if attached is not None:
-        parts.append(f"runs refer to ExecutionEnvironment {attached}")
-    reasons = Counter(record.reason.split(" of line")[0] for record in converted.skipped)
-    skipped = f"{len(converted.skipped)} {noun} skipped"
-    if reasons:
-        skipped += " (" + ", ".join(f"{count} {reason}" for reason, count in reasons.items()) + ")"
-    parts.append(skipped)
-    out.notice(f"import {format_name} ({files} file{'s' if files != 1 else ''}): " + "; ".join(parts))
-    for record in converted.skipped:
-        out.notice(f"  skipped {record.source}, line {record.line}: {record.reason}")
+    for notice in import_notices(format_name, converted, report, files, attached):
+        out.notice(notice)
     for note in converted.notes:
         out.warning(note)
 

@@ -78,7 +78,7 @@ def plot(
         label_key=parse_by(by),
         y=y,
     )
-    data = plot_data(open_store(store), registry, request)
+    data = plot_data(open_store(store, must_exist=True), registry, request)
     out = output()
     if not data.panels:
         figure = "a figure" if y == "statistic" else f"a known --y {y}"

@@ -7,12 +7,18 @@ from typing import Annotated
 import typer
 
 from kidx.cli.analysis_options import (
+    AllowEmptyOption,
+    AlphaOption,
+    FailOnInconclusiveOption,
     FieldSelectorOption,
     FormatOption,
     ReferencesOption,
     RunsArgument,
     ThresholdOption,
     analysis_errors,
+    gate,
+    gate_status,
+    parse_alpha,
     parse_format,
     parse_threshold,
     print_analysis,
@@ -21,7 +27,7 @@ from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_sto
 
 EXAMPLES = """\b
 Examples:
-  kidx series -l 'liger_version in (0.5.3,0.5.4)' --label liger_version --baseline transformers
+  kidx series -l 'liger_version in (0.5.3,0.5.4)' --label liger_version --baseline huggingface
   kidx series --references environment/liger-bench-nvidia-h100-pcie --label liger_version \\
       --baseline torch --fail-on-regression -o csv
 """
@@ -37,24 +43,30 @@ def series(
     ] = None,
     baseline: Annotated[
         str | None,
-        typer.Option("--baseline", help="An implementation (name or library) measured in the same sessions: "
-                                        "show the speedup over it and its change."),
+        typer.Option("--baseline", help="An implementation (name, library or provider label) measured in the same "
+                                        "sessions: show the speedup over it and its change."),
     ] = None,
     threshold: ThresholdOption = 5.0,
+    alpha: AlphaOption = 0.05,  # kidx.analysis.significance.ALPHA
     fail_on_regression: Annotated[
-        bool, typer.Option("--fail-on-regression", help="Exit 1 when any point is slower than the one before.")
+        bool, typer.Option("--fail-on-regression", help="Exit 1 when any point is slower than the one before; "
+                                                        "exit 2 when nothing could be judged.")
     ] = False,
+    fail_on_inconclusive: FailOnInconclusiveOption = False,
+    allow_empty: AllowEmptyOption = False,
     output_format: FormatOption = None,
     store: StoreOption = None,
 ) -> int:
     """Follow each (protocol, workload, environment, implementation) over time.
 
     Points are ordered by observedAt; each shows the change from the previous point and
-    whether it is significant (the rule printed with it). With --baseline, each point also
-    shows the speedup over the baseline implementation measured in the same session, so a
-    machine change (both moved) can be told from a kernel change. Series of a single
+    its verdict (the rule printed with it), and change points found over the whole series
+    are listed under it with their size, p-value and cause. With --baseline, each point
+    also shows the speedup over the baseline implementation measured in the same session,
+    so a machine change (both moved) can be told from a kernel change. Series of a single
     point are counted, not shown. Exit status: 0 done; 1 with --fail-on-regression when a
-    point is slower than the one before; 2 an error.
+    point is slower than the one before (or --fail-on-inconclusive when one is
+    inconclusive or unconfirmed); 2 an error, or a gate that could not judge.
     """
     with analysis_errors():
         from kidx.operations.series import SeriesRequest, build_series
@@ -68,10 +80,12 @@ def series(
             label_key=label,
             baseline=baseline,
             threshold=parse_threshold(threshold),
+            alpha=parse_alpha(alpha),
         )
-        result = build_series(open_store(store), kind_registry(), request)
+        result = build_series(open_store(store, must_exist=True), kind_registry(), request)
+        gate(result.problems, fail_on_regression or fail_on_inconclusive, allow_empty)
     _print(result, fmt)
-    return 1 if fail_on_regression and result.regressions else 0
+    return gate_status(result.verdicts, fail_on_regression, fail_on_inconclusive)
 
 
 def _print(result, fmt: str) -> None:
@@ -82,7 +96,7 @@ def _print(result, fmt: str) -> None:
 
     print_analysis(
         fmt, lambda: printed.render_series_table(result), notices, lambda: printed.series_document(result),
-        printed.CSV_FIELDS, lambda: printed.series_rows(result),
+        printed.CSV_FIELDS, lambda: printed.series_rows(result), lambda: printed.render_series_markdown(result),
     )
 
 

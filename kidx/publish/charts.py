@@ -1,0 +1,264 @@
+"""Charts as SVG, drawn here rather than in the browser: a page's bytes are its chart, so
+the same store gives the same files, and a chart shows without JavaScript.
+
+Every line has a colour, a marker shape and a dash pattern of its own, so lines can be
+told apart without colour. Each point is a link to its run and carries what the hover
+box shows as ``data-`` attributes (the page's script reads them; nothing is evaluated).
+Text is escaped here: every string can come from the store.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from html import escape
+from typing import NamedTuple
+
+# Okabe-Ito: told apart by most colour-blind readers too
+COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+DASHES = ("", "7 4", "2 3", "9 3 2 3", "12 5", "4 2 1 2", "1 2", "6 2 6 6")
+MARKERS = ("circle", "square", "triangle", "diamond", "down", "cross", "plus", "star")
+WIDTH, HEIGHT = 880, 420
+# what a screen reader says for a point: which line, where, how much
+SPOKEN = ("impl", "x", "value", "change")
+SPARK_POINTS = 30  # a sparkline shows the last this many days
+LEFT, RIGHT, TOP, BOTTOM = 96, 18, 16, 56
+
+
+class ChartPoint(NamedTuple):
+    x: float | str
+    y: float
+    low: float | None
+    high: float | None
+    href: str
+    tip: dict[str, str]  # shown on hover, in order
+    ring: bool = False  # marked (a change point, a regression)
+
+
+class ChartLine(NamedTuple):
+    label: str
+    points: list[ChartPoint]
+
+
+def style(index: int) -> tuple[str, str, str]:
+    return COLOURS[index % len(COLOURS)], DASHES[index % len(DASHES)], MARKERS[index % len(MARKERS)]
+
+
+_STAR = [(math.sin(a * math.pi / 5) * (1.2 if a % 2 == 0 else 0.5),
+          -math.cos(a * math.pi / 5) * (1.2 if a % 2 == 0 else 0.5)) for a in range(10)]
+
+
+def marker(shape: str, x: float, y: float, size: float = 5.0) -> str:
+    """The SVG element of one marker centred on (x, y)."""
+    s = size
+    if shape == "circle":
+        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{s * 0.9:.1f}"/>'
+    if shape == "square":
+        return f'<rect x="{x - s * 0.8:.1f}" y="{y - s * 0.8:.1f}" width="{s * 1.6:.1f}" height="{s * 1.6:.1f}"/>'
+    shapes: dict[str, list[tuple[float, float]]] = {
+        "triangle": [(0, -1.1), (1, 0.75), (-1, 0.75)],
+        "down": [(0, 1.1), (1, -0.75), (-1, -0.75)],
+        "diamond": [(0, -1.2), (1, 0), (0, 1.2), (-1, 0)],
+        "cross": [(-1, -0.6), (-0.6, -1), (0, -0.4), (0.6, -1), (1, -0.6), (0.4, 0), (1, 0.6), (0.6, 1), (0, 0.4),
+                  (-0.6, 1), (-1, 0.6), (-0.4, 0)],
+        "plus": [(-0.3, -1), (0.3, -1), (0.3, -0.3), (1, -0.3), (1, 0.3), (0.3, 0.3), (0.3, 1), (-0.3, 1),
+                 (-0.3, 0.3), (-1, 0.3), (-1, -0.3), (-0.3, -0.3)],
+        "star": _STAR,
+    }
+    corners = shapes[shape]
+    points = " ".join(f"{x + dx * s:.1f},{y + dy * s:.1f}" for dx, dy in corners)
+    return f'<polygon points="{points}"/>'
+
+
+def legend_marker(index: int) -> str:
+    colour, dash, shape = style(index)
+    dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+    return (f'<svg class="key" width="44" height="14" viewBox="0 0 44 14" aria-hidden="true">'
+            f'<line x1="2" y1="7" x2="42" y2="7" stroke="{colour}" stroke-width="2"{dash_attr}/>'
+            f'<g fill="{colour}">{marker(shape, 22, 7, 4)}</g></svg>')
+
+
+class _Scale:
+    def __init__(self, low: float, high: float, start: float, end: float, log: bool):
+        if log:
+            low, high = math.log(low), math.log(high)
+        if high == low:
+            low, high = low - 1, high + 1
+        self.low, self.high, self.start, self.end, self.log = low, high, start, end, log
+
+    def __call__(self, value: float) -> float:
+        v = math.log(value) if self.log else value
+        return self.start + (v - self.low) / (self.high - self.low) * (self.end - self.start)
+
+
+def doubling(values: list[float]) -> bool:
+    """Whether the values grow by factors of two (or more): a log axis shows them evenly."""
+    ordered = sorted(set(values))
+    if len(ordered) < 3 or ordered[0] <= 0:
+        return False
+    return all(b / a >= 1.9 for a, b in zip(ordered, ordered[1:], strict=False))
+
+
+def _nice_ticks(low: float, high: float, count: int = 6) -> list[float]:
+    span = high - low or abs(high) or 1.0
+    step = 10 ** math.floor(math.log10(span / count))
+    for factor in (1, 2, 2.5, 5, 10):
+        if span / (step * factor) <= count:
+            step *= factor
+            break
+    first = math.floor(low / step) * step
+    ticks, value = [], first
+    while value <= high + step * 1e-9:
+        if value >= low - step * 1e-9:
+            ticks.append(round(value, 12))
+        value += step
+    return ticks
+
+
+def _log_ticks(low: float, high: float) -> list[float]:
+    ticks = []
+    for exponent in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
+        for mantissa in (1, 2, 5):
+            value = mantissa * 10 ** exponent
+            if low <= value <= high:
+                ticks.append(value)
+    if len(ticks) < 2:
+        ticks = [low, high]
+    return ticks
+
+
+def _power_two_ticks(low: float, high: float) -> list[float]:
+    ticks = [2.0 ** e for e in range(math.floor(math.log2(low)), math.ceil(math.log2(high)) + 1)
+             if low <= 2.0 ** e <= high]
+    while len(ticks) > 12:
+        ticks = ticks[::2]
+    return ticks
+
+
+def _number(value: float) -> str:
+    if value == int(value) and abs(value) < 1e15:
+        return f"{int(value):,}"
+    return f"{value:.4g}"
+
+
+def line_chart(lines: list[ChartLine], x_label: str, y_label: str, y_format: Callable[[float], str],
+               description: str, x_names: list[str] | None = None, binary: bool = False) -> str:
+    """A chart of lines against x; ``x_names``: categorical x values, in order; ``binary``:
+    y is a size in bytes, ticked at round numbers of KiB, MiB or GiB."""
+    xs = [p.x for line in lines for p in line.points]
+    categorical = x_names is not None or any(isinstance(x, str) for x in xs)
+    if categorical and x_names is None:
+        x_names = sorted({str(x) for x in xs})
+    ys = [v for line in lines for p in line.points for v in (p.y, p.low, p.high) if v is not None and v > 0]
+    if not ys:
+        return ""
+    # long category names are written slanted, in room taken from the plot
+    rotate = categorical and max((len(name) for name in x_names or ()), default=0) > 8
+    plot_left, plot_right, plot_top, plot_bottom = LEFT, WIDTH - RIGHT, TOP, HEIGHT - BOTTOM - (34 if rotate else 0)
+    y_log = max(ys) / min(ys) > 20
+    y_low, y_high = min(ys), max(ys)
+    if not y_log:
+        y_low, y_high = min(0.0, y_low), y_high * 1.05
+    else:
+        y_low, y_high = y_low / 1.15, y_high * 1.15
+    y_scale = _Scale(y_low, y_high, plot_bottom, plot_top, y_log)
+    if categorical:
+        names = x_names or []
+        index = {name: i for i, name in enumerate(names)}
+        x_scale = _Scale(-0.5, len(names) - 0.5, plot_left, plot_right, False)
+
+        def x_pos(x) -> float:
+            return x_scale(index[str(x)])
+        x_ticks = [(x_scale(i), name) for i, name in enumerate(names)]
+        x_log = False
+    else:
+        numbers = [float(x) for x in xs]
+        x_log = doubling(numbers)
+        lo, hi = min(numbers), max(numbers)
+        if x_log:
+            pad = (hi / lo) ** 0.04
+            x_scale = _Scale(lo / pad, hi * pad, plot_left, plot_right, True)
+            ticks = _power_two_ticks(lo, hi)
+        else:
+            pad = (hi - lo) * 0.04 or 1
+            x_scale = _Scale(lo - pad, hi + pad, plot_left, plot_right, False)
+            ticks = _nice_ticks(lo, hi)
+
+        def x_pos(x) -> float:
+            return x_scale(float(x))
+        x_ticks = [(x_scale(t), _number(t)) for t in ticks]
+    if y_log:
+        y_ticks = _log_ticks(y_low, y_high)
+    else:
+        unit = next((2.0 ** e for e in (40, 30, 20, 10) if y_high >= 2.0 ** e), 1.0) if binary else 1.0
+        y_ticks = [t * unit for t in _nice_ticks(y_low / unit, y_high / unit)]
+    out = [f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="group" aria-label="{escape(description)}">',
+           f'<title>{escape(description)}</title>', '<g class="grid">']
+    for tick in y_ticks:
+        y = y_scale(tick)
+        out.append(f'<line x1="{plot_left}" y1="{y:.1f}" x2="{plot_right}" y2="{y:.1f}"/>')
+    for x, _ in x_ticks:
+        out.append(f'<line x1="{x:.1f}" y1="{plot_top}" x2="{x:.1f}" y2="{plot_bottom}"/>')
+    out.append("</g>")
+    out.append(f'<rect class="frame" x="{plot_left}" y="{plot_top}" width="{plot_right - plot_left}" '
+               f'height="{plot_bottom - plot_top}"/>')
+    out.append('<g class="ticks">')
+    for tick in y_ticks:
+        out.append(f'<text x="{plot_left - 8}" y="{y_scale(tick) + 4:.1f}" text-anchor="end">'
+                   f'{escape(y_format(tick))}</text>')
+    for x, name in x_ticks:
+        if rotate:
+            out.append(f'<text x="{x:.1f}" y="{plot_bottom + 14}" text-anchor="end" '
+                       f'transform="rotate(-20 {x:.1f} {plot_bottom + 14})">{escape(name)}</text>')
+        else:
+            out.append(f'<text x="{x:.1f}" y="{plot_bottom + 18}" text-anchor="middle">{escape(name)}</text>')
+    out.append("</g>")
+    axis_note = " (log₂ scale)" if x_log else ""
+    out.append(f'<text class="axis" x="{(plot_left + plot_right) / 2:.1f}" y="{HEIGHT - 8}" text-anchor="middle">'
+               f'{escape(x_label + axis_note)}</text>')
+    y_note = " (log scale)" if y_log else ""
+    out.append(f'<text class="axis" transform="rotate(-90)" x="{-(plot_top + plot_bottom) / 2:.1f}" y="16" '
+               f'text-anchor="middle">{escape(y_label + y_note)}</text>')
+    for number, line in enumerate(lines):
+        colour, dash, shape = style(number)
+        placed = [(x_pos(p.x), p) for p in line.points]
+        band = [(x, p.low, p.high) for x, p in placed if p.low is not None and p.high is not None and p.low > 0]
+        out.append(f'<g class="series" data-line="{escape(line.label)}">')
+        if len(band) >= 2:
+            upper = " ".join(f"{x:.1f},{y_scale(high):.1f}" for x, _, high in band)
+            lower = " ".join(f"{x:.1f},{y_scale(low):.1f}" for x, low, _ in reversed(band))
+            out.append(f'<polygon class="band" fill="{colour}" points="{upper} {lower}"/>')
+        if len(placed) >= 2:
+            path = " ".join(f"{x:.1f},{y_scale(p.y):.1f}" for x, p in placed)
+            dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+            out.append(f'<polyline class="line" stroke="{colour}"{dash_attr} points="{path}"/>')
+        out.append(f'<g class="points" fill="{colour}">')
+        for x, p in placed:
+            y = y_scale(p.y)
+            data = "".join(f' data-{key}="{escape(value)}"' for key, value in p.tip.items())
+            said = " ".join(value for key, value in p.tip.items() if key in SPOKEN and value)
+            data += f' aria-label="{escape(said)}"'
+            ring = f'<circle class="ring" cx="{x:.1f}" cy="{y:.1f}" r="9"/>' if p.ring else ""
+            out.append(f'<a class="pt" href="{escape(p.href)}"{data}>{ring}{marker(shape, x, y)}</a>')
+        out.append("</g></g>")
+    out.append("</svg>")
+    return "".join(out)
+
+
+def sparkline(values: list[float], width: int = 60, height: int = 20) -> str:
+    """A small line of a cell's history; the last value dotted."""
+    if not values:
+        return ""
+    values = values[-SPARK_POINTS:]
+    logs = [math.log(v) for v in values]
+    low, high = min(logs), max(logs)
+    if high - low < 1e-9:
+        low, high = low - 0.1, high + 0.1
+    step = (width - 6) / max(len(values) - 1, 1)
+    points = [(3 + i * step, height - 3 - (v - low) / (high - low) * (height - 6)) for i, v in enumerate(logs)]
+    if len(points) == 1:
+        points = [(3, points[0][1]), (width - 3, points[0][1])]
+    path = " ".join(f"{x:.0f},{y:.0f}" for x, y in points)
+    x, y = points[-1]
+    return (f'<svg class="spark" width="{width}" height="{height}" viewBox="0 0 {width} {height}" aria-hidden="true">'
+            f'<polyline points="{path}"/><circle cx="{x:.0f}" cy="{y:.0f}" r="2.2"/></svg>')

@@ -1,0 +1,275 @@
+"""kidx publish: the site's files, their determinism, re-publishing, and escaping.
+
+The pages are opened in a real browser by tests/test_publish_browser.py; here the files
+themselves are checked.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import REPO, SEED_RUN_NAME
+
+pytest.importorskip("jinja2")
+
+H200 = REPO / "tests" / "data" / "h200"
+LIGER_OPTIONS = ("--baseline", "transformers", "--baseline", "torch", "--release-label", "liger_version")
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def publish(kidx, site: Path, *args: str, store_path=None):
+    return kidx("publish", str(site), *args, store_path=store_path)
+
+
+def test_liger_head_site_has_every_kind_of_page(kidx, head_store, tmp_path):
+    site = tmp_path / "site"
+    code, out, err = publish(kidx, site, *LIGER_OPTIONS, "--title", "Liger-Kernel", store_path=head_store)
+    assert code == 0, err
+    assert out == ""
+    files = tree(site)
+    runs = [p for p in files if p.startswith("runs/")]
+    # runs whose digests share their first three hex digits share a page; each run is its anchor
+    assert all(re.fullmatch(r"runs/[0-9a-f]{3}\.html", p) for p in runs)
+    anchors = [m for p in runs for m in re.findall(r'<article class="run" id="([0-9a-f]{64})">', files[p].decode())]
+    assert len(anchors) == len(set(anchors)) == 3897
+    assert all(f"runs/{a[:3]}.html" in files for a in anchors)
+    groups = [p for p in files if p.startswith("groups/") and p.endswith(".html")]
+    assert len(groups) == len([p for p in files if p.startswith("groups/") and p.endswith(".json")])
+    assert len([p for p in files if p.startswith("environments/")]) == 6
+    assert {"index.html", "regressions.html", "assets/site.css", "assets/site.js", ".kidx-site"} <= set(files)
+    assert err == (f"{site}: {len(files) - 1} files (3897 runs, {len(groups)} group families, 88 series); "
+                   f"wrote {len(files) - 1}, 0 unchanged, removed 0\n")
+    index = files["index.html"].decode()
+    assert "<title>Index · Liger-Kernel</title>" in index
+    assert "H100 80GB HBM3" in index  # column headers from the environments' stored titles
+    # the seed's run page: its manifest, references and the commands that show it
+    code, digest, _ = kidx("get", "run", SEED_RUN_NAME, "-o", "jsonpath={.metadata.digest}", store_path=head_store)
+    hexdigits = digest.removeprefix("sha256:")
+    seed = files[f"runs/{hexdigits[:3]}.html"].decode()
+    assert f'<article class="run" id="{hexdigits}">' in seed
+    assert f"kidx describe run {SEED_RUN_NAME}" in seed
+    assert f"kidx get run {digest} -o yaml" in seed
+    assert "sha256:080e6e66e4ec75a131aa0c9121c74b8e8eed64e7b6d621d567c6a28f79548be8" in seed  # its protocol
+    assert 'href="../environments/2750ae381d6de582f1eb6b9008e0987463d19ede8af127d97d76c5ae09121393.html"' in seed
+    assert "&#34;latencyNs&#34;: {" in seed  # the manifest, escaped
+    # its speed of light (docs/speed-of-light.md): 553,648,128 B in 417.5 µs on an H100 SXM
+    assert "<strong>417.5µs</strong> · 1.326TB/s, 39.6% of the H100 SXM 80GB HBM3&#39;s peak · observed" in seed
+
+
+def test_group_page_curves_use_the_harness_axis_and_stored_titles(kidx, tmp_path):
+    assert kidx("import", "liger", str(H200 / "all_benchmark_data.csv"), "--environment",
+                str(H200 / "environment.yaml"))[0] == 0
+    site = tmp_path / "site"
+    code, _, err = publish(kidx, site, "--baseline", "transformers")
+    assert code == 0, err
+    families = [json.loads(p.read_text()) for p in sorted((site / "groups").glob("*.json"))]
+    # four passes and metrics (forward, backward, full speed; full memory), each swept over seq
+    assert sorted(f["x"]["parameter"] for f in families) == ["seq"] * 4
+    assert {f["x"]["label"] for f in families} == {"sequence length"}
+    for family in families:
+        assert family["title"] == "Llama 4 rotary position embedding · hidden 8192 · kv_heads 8 · q_heads 32 · bf16"
+        assert [(line["label"], line["baseline"], [p["x"] for p in line["points"]]) for line in family["lines"]] == [
+            ("Hugging Face Transformers (eager)", True, [1024, 2048, 4096, 8192, 16384]),
+            ("Liger (Triton)", False, [1024, 2048, 4096, 8192, 16384]),
+        ]
+    page = next((site / "groups").glob("*.html")).read_text()
+    assert "sequence length (log₂ scale)" in page
+    assert page.count('<g class="series"') == 2
+    assert page.count('<a class="pt"') == 10
+
+
+def test_h200_nvbench_runs_publish_without_a_harness_axis(kidx, tmp_path):
+    """NVBench states carry no axis label: the swept parameter is the one that varies."""
+    assert kidx("import", "nvbench", str(H200 / "nvbench.json"), "--environment", str(H200 / "environment.yaml"))[0] == 0
+    site = tmp_path / "site"
+    assert publish(kidx, site)[0] == 0
+    families = [json.loads(p.read_text()) for p in sorted((site / "groups").glob("*.json"))]
+    assert len(families) == 2
+    assert all(len(f["lines"]) == 1 and len(f["lines"][0]["points"]) == 2 for f in families)
+
+
+def test_the_same_store_gives_byte_identical_sites(kidx, history_store, tmp_path):
+    first, second = tmp_path / "one", tmp_path / "two"
+    assert publish(kidx, first, *LIGER_OPTIONS, store_path=history_store)[0] == 0
+    assert publish(kidx, second, *LIGER_OPTIONS, store_path=history_store)[0] == 0
+    assert tree(first) == tree(second)
+    code, _, err = publish(kidx, first, *LIGER_OPTIONS, store_path=history_store)
+    assert code == 0
+    assert err.endswith(f"wrote 0, {len(tree(first)) - 1} unchanged, removed 0\n")
+
+
+def test_history_has_sparklines_series_and_regressions(kidx, history_store, tmp_path):
+    site = tmp_path / "site"
+    assert publish(kidx, site, *LIGER_OPTIONS, store_path=history_store)[0] == 0
+    index = (site / "index.html").read_text()
+    assert index.count('<svg class="spark"') > 0
+    regressions = (site / "regressions.html").read_text()
+    rows = re.findall(r'<tr class="verdict-(\w+)">', regressions)
+    # slower first, then what the runs could not confirm either way
+    assert rows and rows == sorted(rows, key=["slower", "unconfirmed", "inconclusive", "same", "faster"].index)
+    # jsd on the H100 PCIe, 0.3.0 → 0.3.1: a release step on the page
+    assert re.search(r"<td>0\.3\.0</td><td>0\.3\.1</td>", regressions)
+    counts = ", ".join(f"{rows.count(verdict)} {verdict}" for verdict in dict.fromkeys(rows))
+    assert f"{len(rows)} series: {counts}." in regressions
+    assert "Not listed here" not in regressions  # fewer than the page's 1,000 rows
+
+
+def test_republishing_rewrites_what_changed_and_removes_deleted_runs(kidx, tmp_path, seed_bundle):
+    assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle))[0] == 0
+    assert kidx("import", "liger", str(H200 / "all_benchmark_data.csv"), "--environment",
+                str(H200 / "environment.yaml"))[0] == 0
+    site = tmp_path / "site"
+    assert publish(kidx, site)[0] == 0
+    (site / "CNAME").write_text("bench.example.org\n")  # the user's file: never touched
+    before = tree(site)
+    seed_page = "runs/6e7.html"
+    assert 'id="6e70abf28bfccdbc8dde69ec6347a8f22a416952374d02a065d78a2cb9973cba"' in before[seed_page].decode()
+    code, out, err = kidx("delete", "run", SEED_RUN_NAME)
+    assert code == 0, err
+    code, _, err = publish(kidx, site)
+    assert code == 0, err
+    after = tree(site)
+    assert seed_page not in after and not (site / seed_page).exists()
+    assert after["CNAME"] == b"bench.example.org\n"
+    changed = sorted(p for p in after if p in before and after[p] != before[p])
+    # the index and regressions pages lose the seed's row; its group family and environment go
+    assert "index.html" in changed and ".kidx-site" in changed
+    assert all(p in ("index.html", ".kidx-site") for p in changed), changed
+    removed = sorted(set(before) - set(after))
+    assert seed_page in removed
+    assert err.endswith(f"wrote 1, {len(after) - 3} unchanged, removed {len(removed)}\n")
+
+
+def test_a_folder_kidx_did_not_write_is_refused(kidx, tmp_path, seed_bundle):
+    assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle))[0] == 0
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "notes.md").write_text("mine\n")
+    code, out, err = publish(kidx, folder)
+    assert (code, out) == (1, "")
+    assert err == (f"error: {folder} holds files that kidx publish did not write (no .kidx-site list there): "
+                   "publish into an empty or new folder\n")
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.md"]
+    # a checkout of a pages branch: only hidden entries, so the site may go there
+    (folder / "notes.md").unlink()
+    (folder / ".git").mkdir()
+    assert publish(kidx, folder)[0] == 0
+    assert (folder / "index.html").is_file() and (folder / ".git").is_dir()
+
+
+def test_dry_run_writes_nothing(kidx, tmp_path, seed_bundle):
+    assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle))[0] == 0
+    code, _, err = publish(kidx, tmp_path / "site", "--dry-run")
+    assert code == 0
+    assert "would write" in err and not (tmp_path / "site").exists()
+
+
+HOSTILE = "<script>window.__pwned=1</script><img src=x onerror=window.__pwned=2>\"'&"
+
+
+def hostile_bundle(seed_bundle: dict) -> dict:
+    """The seed with a hostile string in every free-text place a store can hold one."""
+    bundle = json.loads(json.dumps(seed_bundle))
+    items = [item for item in bundle.values() if isinstance(item, dict) and "kind" in item]
+    for item in items:
+        metadata = item["metadata"]
+        metadata["title"] = HOSTILE + " " + item["kind"]
+        metadata.setdefault("annotations", {})["note"] = HOSTILE + "</pre></td></table>"
+        metadata.setdefault("labels", {})["suite"] = "x-onmouseover-alert-1"
+    run = next(item for item in items if item["kind"] == "BenchmarkRun")
+    run["spec"]["sourceNative"]["benchmark"] = HOSTILE
+    return bundle
+
+
+def test_hostile_strings_are_escaped_everywhere(kidx, tmp_path, seed_bundle):
+    code, _, err = kidx("apply", "-f", "-", stdin=json.dumps(hostile_bundle(seed_bundle)))
+    assert code == 0, err
+    site = tmp_path / "site"
+    assert publish(kidx, site, "--title", HOSTILE)[0] == 0
+    pages = {p: data.decode() for p, data in tree(site).items() if p.endswith(".html")}
+    assert len(pages) >= 4
+    for path, text in pages.items():
+        assert "<script>window" not in text, path
+        assert "<img src=x" not in text, path
+        assert text.count("<script") == 1, path  # the site's own script only
+    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in pages["index.html"]
+
+
+def test_missing_runs_named_are_an_error(kidx, tmp_path, seed_bundle):
+    assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle))[0] == 0
+    code, out, err = publish(kidx, tmp_path / "site", "no-such-run")
+    assert (code, out) == (1, "")
+    assert err == 'error: benchmarkruns.kernelindex.dev "no-such-run" not found\n'
+    assert not (tmp_path / "site").exists()
+
+
+def test_without_jinja2_the_error_says_what_to_install(kidx, tmp_path, seed_bundle, monkeypatch):
+    import importlib.util
+
+    assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle))[0] == 0
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *rest: None if name == "jinja2" else found(name, *rest))
+    code, out, err = publish(kidx, tmp_path / "site")
+    assert (code, out) == (1, "")
+    assert err == "error: kidx publish renders its pages with Jinja2: pip install 'kidx[publish]'\n"
+    assert not (tmp_path / "site").exists()
+
+
+def test_base_url_names_each_page_s_canonical_address(kidx, tmp_path, seed_bundle):
+    assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle))[0] == 0
+    site = tmp_path / "site"
+    assert publish(kidx, site, "--base-url", "https://bench.example.org/kidx/")[0] == 0
+    assert '<link rel="canonical" href="https://bench.example.org/kidx/index.html">' in (site / "index.html").read_text()
+    assert '<link rel="canonical" href="https://bench.example.org/kidx/runs/6e7.html">' in (site / "runs/6e7.html").read_text()
+
+
+def shifted_series(seed_bundle: dict) -> dict:
+    """Ten releases of the seed's run, the latency a quarter higher from 0.5.0 on."""
+    items = [seed_bundle["protocol"], seed_bundle["environment"]]
+    values = [417000, 418000, 416500, 417500, 417200, 520000, 521000, 519500, 520500, 519800]
+    for number, value in enumerate(values):
+        run = json.loads(json.dumps(seed_bundle["run"]))
+        run["metadata"]["name"] = f"shift-{number}"
+        run["metadata"].setdefault("labels", {})["liger_version"] = f"0.{number}.0"
+        run["spec"]["timing"]["latencyNs"]["median"] = value
+        run["spec"]["measurements"] = [{"metric": "latency", "statistic": "p20", "unit": "ns", "value": value - 300},
+                                       {"metric": "latency", "statistic": "p80", "unit": "ns", "value": value + 300}]
+        run["spec"]["observedAt"] = f"2025-08-{number + 1:02d}T10:00:00.000Z"
+        items.append(run)
+    return {"apiVersion": "v1", "kind": "List", "items": items}
+
+
+def test_series_pages_show_change_points_with_their_cause(kidx, tmp_path, seed_bundle):
+    pytest.importorskip("kidx.analysis.changepoints")  # kidx series finds change points
+    assert kidx("apply", "-f", "-", stdin=json.dumps(shifted_series(seed_bundle)))[0] == 0
+    site = tmp_path / "site"
+    assert publish(kidx, site, "--release-label", "liger_version")[0] == 0
+    (page,) = sorted((site / "series").glob("*.html"))
+    text = page.read_text()
+    assert "<strong>Change point at 0.5.0</strong>: the level moved +24.7%" in text
+    assert "cause: liger_version 0.4.0 → 0.5.0" in text
+    assert text.count('<circle class="ring"') == 1  # the point after the change, ringed
+
+
+def test_the_regressions_page_lists_at_most_its_rows_and_counts_the_rest(kidx, history_store, tmp_path, monkeypatch):
+    from kidx.publish import site as pages
+
+    monkeypatch.setattr(pages, "REGRESSION_ROWS", 10)
+    site = tmp_path / "site"
+    assert publish(kidx, site, *LIGER_OPTIONS, store_path=history_store)[0] == 0
+    regressions = (site / "regressions.html").read_text()
+    rows = re.findall(r'<tr class="verdict-(\w+)">', regressions)
+    order = ["slower", "unconfirmed", "inconclusive", "same", "faster"]
+    assert len(rows) == 10 and rows == sorted(rows, key=order.index)
+    total = re.search(r"([0-9,]+) series: ([^<]*)\.</p>", regressions)
+    counts = {verdict: int(n.replace(",", "")) for n, verdict in re.findall(r"([0-9,]+) ([a-z-]+)", total.group(2))}
+    assert list(counts) == sorted(counts, key=order.index)
+    assert int(total.group(1).replace(",", "")) == sum(counts.values()) > 10
+    left = {verdict: n - rows.count(verdict) for verdict, n in counts.items() if n - rows.count(verdict)}
+    assert "Not listed here: " + ", ".join(f"{n:,} {verdict}" for verdict, n in left.items()) in regressions

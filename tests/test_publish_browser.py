@@ -1,0 +1,216 @@
+"""kidx publish's pages opened in a real browser: Debian's Chromium (/usr/bin/chromium,
+installed by .ci/run when missing) driven by Playwright, headless, with background
+networking off. The pages are opened from file://, as a person opening the folder would.
+
+Skipped when Chromium or Playwright is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+from conftest import REPO
+from test_publish import HOSTILE, hostile_bundle
+
+CHROMIUM = Path("/usr/bin/chromium")
+H200 = REPO / "tests" / "data" / "h200"
+BROWSER_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium)")
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM), headless=True,
+            args=BROWSER_ARGS, viewport={"width": 1366, "height": 900},
+        )
+        yield context
+        context.close()
+
+
+class Visit:
+    """A page opened in the browser, with every console message, page error and request."""
+
+    def __init__(self, browser, site: Path, path: str):
+        self.site = site.resolve()
+        self.page = browser.new_page()
+        self.console: list[str] = []
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        self.page.goto((self.site / path).as_uri())
+        self.page.wait_for_load_state("load")
+
+    def outside(self) -> list[str]:
+        """Requests for anything but a file inside the site's folder."""
+        out = []
+        for url in self.requests:
+            parsed = urlparse(url)
+            if parsed.scheme != "file" or not Path(unquote(parsed.path)).resolve().is_relative_to(self.site):
+                out.append(url)
+        return out
+
+    def close(self) -> None:
+        self.page.close()
+
+
+@pytest.fixture
+def h200_site(kidx, tmp_path) -> Path:
+    assert kidx("import", "liger", str(H200 / "all_benchmark_data.csv"), "--environment",
+                str(H200 / "environment.yaml"))[0] == 0
+    site = tmp_path / "site"
+    code, _, err = kidx("publish", str(site), "--baseline", "transformers", "--title", "H200 benchmarks")
+    assert code == 0, err
+    return site
+
+
+def test_every_kind_of_page_loads_cleanly_and_stays_in_its_folder(browser, h200_site):
+    family = sorted((h200_site / "groups").glob("*.html"))[0].relative_to(h200_site)
+    run = sorted((h200_site / "runs").glob("*.html"))[0].relative_to(h200_site)
+    environment = sorted((h200_site / "environments").glob("*.html"))[0].relative_to(h200_site)
+    for path in ["index.html", "regressions.html", str(family), str(run), str(environment)]:
+        visit = Visit(browser, h200_site, path)
+        assert visit.console == [] and visit.errors == [], path
+        assert visit.outside() == [], path
+        assert any(url.endswith("/assets/site.js") for url in visit.requests), path  # the script did load
+        visit.close()
+
+
+def test_group_page_draws_a_line_per_implementation_and_hover_shows_the_run(browser, h200_site):
+    data_file = next(p for p in sorted((h200_site / "groups").glob("*.json"))
+                     if json.loads(p.read_text())["metric"] == "latency")
+    data = json.loads(data_file.read_text())
+    visit = Visit(browser, h200_site, f"groups/{data_file.stem}.html")
+    page = visit.page
+    lines = page.locator("svg.chart g.series")
+    assert lines.count() == len(data["lines"]) == 2
+    assert [lines.nth(i).get_attribute("data-line") for i in range(2)] == [line["label"] for line in data["lines"]]
+    assert page.locator("svg.chart polyline.line").count() == 2
+    assert page.locator("svg.chart polygon.band").count() == 2
+    # markers differ per line, not colour alone: a circle for the first, a square for the second
+    assert lines.nth(0).locator("a.pt circle").count() == 5
+    assert lines.nth(1).locator("a.pt rect").count() == 5
+    last = data["lines"][1]["points"][-1]
+    point = lines.nth(1).locator("a.pt").last
+    point.hover()
+    tip = page.locator("#tip")
+    assert tip.is_visible()
+    text = tip.inner_text()
+    assert last["run"] in text
+    assert last["digest"][:19] in text
+    assert point.get_attribute("data-value") in text
+    assert "p20–p80" in text
+    href = point.get_attribute("href")
+    assert href == f"../runs/{last['digest'][7:10]}.html#{last['digest'][7:]}"
+    point.click()
+    page.wait_for_load_state("load")
+    assert page.url == (h200_site / "runs" / f"{last['digest'][7:10]}.html").resolve().as_uri() + href[href.index("#"):]
+    assert last["run"] in page.locator(f"article[id='{last['digest'][7:]}']").inner_text()
+    assert visit.console == [] and visit.errors == []
+    visit.close()
+
+
+def test_every_link_on_the_group_and_index_pages_resolves(browser, h200_site):
+    for path in ["index.html", str(sorted((h200_site / "groups").glob("*.html"))[0].relative_to(h200_site))]:
+        visit = Visit(browser, h200_site, path)
+        hrefs = visit.page.eval_on_selector_all("a[href]", "els => els.map(e => new URL(e.getAttribute('href'), document.baseURI).href)")
+        assert len(hrefs) > 5
+        for href in hrefs:
+            address, _, anchor = href.partition("#")
+            target = Path(unquote(urlparse(address).path))
+            assert target.is_file(), (path, href)
+            assert target.resolve().is_relative_to(h200_site.resolve())
+            if anchor:
+                assert f'id="{anchor}"' in target.read_text(), (path, href)
+        visit.close()
+
+
+def test_index_filters_and_search(browser, h200_site):
+    visit = Visit(browser, h200_site, "index.html")
+    page = visit.page
+    rows = page.locator("#matrix tbody tr")
+    total = rows.count()
+    assert total == 8  # four passes, two implementations each
+    assert page.locator("#shown").inner_text() == f"{total} of {total} rows"
+    page.select_option("select[data-key=provider]", "liger")
+    assert page.locator("#shown").inner_text() == f"4 of {total} rows"
+    page.select_option("select[data-key=provider]", "")
+    page.fill("#search", "transformers backward")
+    assert page.locator("#shown").inner_text() == f"1 of {total} rows"
+    visit.close()
+
+
+def test_a_store_of_hostile_strings_runs_no_script(browser, kidx, tmp_path, seed_bundle):
+    assert kidx("apply", "-f", "-", stdin=json.dumps(hostile_bundle(seed_bundle)))[0] == 0
+    site = tmp_path / "site"
+    assert kidx("publish", str(site), "--title", HOSTILE)[0] == 0
+    pages = sorted(str(p.relative_to(site)) for p in site.rglob("*.html"))
+    for path in pages:
+        visit = Visit(browser, site, path)
+        assert visit.page.evaluate("typeof window.__pwned") == "undefined", path
+        assert visit.dialogs == [] and visit.errors == [], path
+        assert visit.outside() == [], path  # the <img src=x> never became a request
+        assert HOSTILE.split(">")[0] in visit.page.locator("body").inner_text(), path  # shown as text
+        visit.close()
+
+
+def documented_ci_commands() -> list[str]:
+    """The ``run: kidx …`` steps of the GitHub Actions job in docs/publish.md, in order."""
+    text = (REPO / "docs" / "publish.md").read_text(encoding="utf-8")
+    job = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    return [line.split("- run: ", 1)[1] for line in job.splitlines() if line.strip().startswith("- run: kidx ")]
+
+
+def test_the_documented_ci_job(browser, tmp_path):
+    """The job's kidx commands exactly as docs/publish.md shows them, with the H200 fixtures
+    as the new results, in a fresh folder with the job's KIDX_STORE; then the site opens."""
+    commands = documented_ci_commands()
+    assert [c.split()[:2] for c in commands] == [["kidx", "import"], ["kidx", "publish"]]
+    teams = (REPO / "docs" / "teams.md").read_text(encoding="utf-8")
+    assert all(f"\n{command}\n" in teams for command in commands)  # docs/teams.md shows the same lines
+    results = tmp_path / "results"
+    results.mkdir()
+    shutil.copy(H200 / "all_benchmark_data.csv", results)
+    shutil.copy(H200 / "environment.yaml", results)
+    environment = {**os.environ, "KIDX_STORE": "kidx-store", "NO_COLOR": "1",
+                   "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    for command in commands:
+        done = subprocess.run(["bash", "-e", "-c", command], cwd=tmp_path, env=environment, capture_output=True,
+                              text=True)
+        assert done.returncode == 0, (command, done.stderr)
+    assert done.stderr == "site: 53 files (40 runs, 4 group families, 0 series); wrote 53, 0 unchanged, removed 0\n"
+    visit = Visit(browser, tmp_path / "site", "index.html")
+    assert visit.page.locator("#matrix tbody tr").count() == 8
+    assert visit.console == [] and visit.errors == [] and visit.outside() == []
+    visit.close()
+
+
+def test_a_point_reached_by_keyboard_shows_its_run_and_says_what_it_is(browser, h200_site):
+    page_path = next(p for p in sorted((h200_site / "groups").glob("*.html")))
+    visit = Visit(browser, h200_site, str(page_path.relative_to(h200_site)))
+    first = visit.page.locator("svg.chart a.pt").first
+    label = first.get_attribute("aria-label")
+    assert label.startswith("Hugging Face Transformers (eager) sequence length 1024 ")
+    first.focus()
+    tip = visit.page.locator("#tip")
+    assert tip.is_visible() and first.get_attribute("data-run") in tip.inner_text()
+    visit.page.keyboard.press("Tab")  # on to the next point: the box follows
+    assert visit.page.locator("svg.chart a.pt").nth(1).get_attribute("data-run") in tip.inner_text()
+    visit.close()
