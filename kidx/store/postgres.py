@@ -23,6 +23,9 @@ Writers serialise on a transaction-level advisory lock taken before anything is 
 each command's decisions see every earlier command's result (no lost revision) and two
 writers can never deadlock each other; readers never wait (one REPEATABLE READ snapshot).
 A writer that has waited a second says so (``kidx.store.notices``).
+
+The statements and row mapping this catalog shares with the SQLite one are in
+``kidx.store.sql_catalog``; queries are compiled here.
 """
 
 from __future__ import annotations

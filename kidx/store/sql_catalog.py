@@ -33,6 +33,9 @@ def dumps(mapping: dict) -> str:
     return json.dumps(mapping, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+_loads = json.loads
+
+
 def _same(value: Any) -> Any:
     return value
 
@@ -199,19 +202,15 @@ class SQLCatalog(Catalog):
     # --- row mapping ---------------------------------------------------------------------
 
     def entry(self, row) -> Entry:
-        return Entry(
-            kind=row[1], name=row[2], digest=self.dialect.digest_text(row[3]), title=row[4],
-            labels=json.loads(row[5]), annotations=json.loads(row[6]), created=row[7], generation=row[8],
-            id=row[0], columns=row[9],
-        )
+        """The Entry of a row of ``ENTRY_COLUMNS`` (positional: keywords would cost more on
+        every row of every listing)."""
+        return Entry(row[1], row[2], self.dialect.digest_text(row[3]), row[4], _loads(row[5]), _loads(row[6]),
+                     row[7], row[8], row[0], row[9])
 
     def _revision(self, row, number: int) -> Revision:
-        return Revision(
-            kind=row[0], name=row[1], revision=number, event=row[2],
-            digest=None if row[3] is None else self.dialect.digest_text(row[3]), title=row[4],
-            labels=json.loads(row[5] or "{}"), annotations=json.loads(row[6] or "{}"),
-            generation=row[7], recorded=row[8],
-        )
+        """The Revision of a row of ``REVISION_COLUMNS``, the ``number``-th of its name."""
+        return Revision(row[0], row[1], number, row[2], None if row[3] is None else self.dialect.digest_text(row[3]),
+                        row[4], _loads(row[5] or "{}"), _loads(row[6] or "{}"), row[7], row[8])
 
     def _entry_row(self, object_id: int, entry: Entry, labels_json: str, annotations_json: str) -> tuple:
         return (object_id, entry.kind, entry.name, self.dialect.stored_digest(entry.digest), entry.title,
@@ -255,15 +254,14 @@ class SQLCatalog(Catalog):
 
     @translating
     def digests_present(self, digests: Iterable[str]) -> set[str]:
-        present: set[str] = set()
+        present: set = set()
         if not self.readable:
             return present
         stored, text = self.dialect.stored_digest, self.dialect.digest_text
-        for test, parameters in self.dialect.membership(list({stored(digest) for digest in digests})):
-            present.update(
-                text(row[0]) for row in self.connection.execute(self.sql.digests_present + test, parameters)
-            )
-        return present
+        wanted = set(digests) if stored is _same else {stored(digest) for digest in digests}
+        for test, parameters in self.dialect.membership(list(wanted)):
+            present.update(row[0] for row in self.connection.execute(self.sql.digests_present + test, parameters))
+        return present if text is _same else {text(digest) for digest in present}
 
     @translating
     def referrer_counts(self, digest: str) -> builtins.list[tuple[str, int]]:
@@ -317,7 +315,8 @@ class SQLCatalog(Catalog):
         if not self.readable:
             return []
         sql, parameters, check_rows = self.compile(query)
-        entries = [self.entry(row) for row in self.connection.execute(sql, parameters)]
+        entry = self.entry
+        entries = [entry(row) for row in self.connection.execute(sql, parameters)]
         if check_rows:
             entries = [e for e in entries if all(label_holds(r, e.labels) for r in query.labels)]
             if query.limit is not None:

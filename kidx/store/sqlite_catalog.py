@@ -13,7 +13,8 @@ One SQLite database (WAL) holds:
   index is behind the revisions (a write by an older kidx), reads use the objects.
 Writers take the database's write lock first (``BEGIN IMMEDIATE``), so two kidx processes
 serialise instead of interleaving; a waiting writer gives up cleanly after a timeout.
-Queries (``kidx.store.catalog.CatalogQuery``) are compiled to SQL here and nowhere else.
+Queries (``kidx.store.catalog.CatalogQuery``) are compiled to SQL here; the statements and row
+mapping this catalog shares with the PostgreSQL one are in ``kidx.store.sql_catalog``.
 """
 
 from __future__ import annotations
@@ -136,10 +137,6 @@ def store_error(exc: sqlite3.Error | ValueError, where: str | None = None) -> St
 # --- query compilation ------------------------------------------------------------------
 
 
-def _marks(count: int) -> str:
-    return ",".join("?" * count)
-
-
 def _label_clause(requirement, column: str = "id") -> tuple[str, list] | None:
     """A label requirement as ``column [NOT] IN`` the ids the (key, value) index finds."""
 
@@ -147,7 +144,8 @@ def _label_clause(requirement, column: str = "id") -> tuple[str, list] | None:
         if values is None:
             return f"{column} {negation}IN (SELECT object_id FROM labels WHERE key=?)", [key]
         return (
-            f"{column} {negation}IN (SELECT object_id FROM labels WHERE key=? AND value IN ({_marks(len(values))}))",
+            f"{column} {negation}IN (SELECT object_id FROM labels WHERE key=? "
+            f"AND value IN ({DIALECT.marks(len(values))}))",
             [key, *values],
         )
 
@@ -430,7 +428,7 @@ class SQLiteCatalog(SQLCatalog):
         if not condition.digests:
             return "0", []  # refers to nothing that exists: matches no object
         return (
-            f"id IN (SELECT object_id FROM refs WHERE target IN ({_marks(len(condition.digests))}){field_sql})",
+            f"id IN (SELECT object_id FROM refs WHERE target IN ({DIALECT.marks(len(condition.digests))}){field_sql})",
             [*condition.digests, *field_parameters],
         )
 
