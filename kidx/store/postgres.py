@@ -132,7 +132,7 @@ def raw(digest: str) -> bytes:
 
 def present_text(digest) -> str:
     """``sha256:<hex>`` of 32 stored bytes, from a column that is never NULL."""
-    return _PREFIX + bytes(digest).hex()
+    return _PREFIX + digest.hex()  # bytes, or a memoryview of them: no copy
 
 
 # digests are their 32 bytes; lists of values are bound as one array (``= ANY(%s)``)
