@@ -45,10 +45,22 @@ def test_open_store_resolves_as_the_command_line(tmp_path, monkeypatch):
     assert kidx.open_store().location == str(cli_open_store(None).location) == str(tmp_path / "data" / "kidx")
 
 
-def test_reading_a_store_that_does_not_exist_creates_nothing(tmp_path):
-    with kidx.open_store(tmp_path / "none") as store:
+def test_reading_a_store_named_that_does_not_exist_is_the_commands_error(cli, tmp_path, monkeypatch):
+    missing = tmp_path / "typo"
+    with kidx.open_store(missing) as store, pytest.raises(KidxError) as raised:
+        store.get("runs")
+    assert str(raised.value) == (f"no store at {missing} (kidx.open_store): nothing has been written there (check "
+                                 "the path, or write to it first, e.g. kidx apply -f)")
+    code, _, err = cli("get", "runs", store_path=missing)
+    assert code == 1 and err == f"error: {raised.value}\n".replace("(kidx.open_store)", "(--store)")
+    monkeypatch.setenv("KIDX_STORE", str(missing))
+    with kidx.open_store() as store, pytest.raises(KidxError, match=r"\(\$KIDX_STORE\)"):
+        store.records()
+    monkeypatch.delenv("KIDX_STORE")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    with kidx.open_store() as store:  # the default store reads as empty until its first write
         assert store.get("runs") == [] and store.records() == []
-    assert not (tmp_path / "none").exists()
+    assert not missing.exists() and not (tmp_path / "data").exists()
 
 
 # --- get -----------------------------------------------------------------------------------
@@ -135,6 +147,8 @@ def test_get_of_several_kinds_and_all(head_store):
     (lambda s: s.compare(by="labels=x"), ["compare", "--by", "labels=x"]),
     (lambda s: s.compare(threshold=-1), ["compare", "--threshold", "-1"]),
     (lambda s: s.compare(only="worse"), ["compare", "--only", "worse"]),
+    (lambda s: s.compare(alpha=1.5), ["compare", "--alpha", "1.5"]),
+    (lambda s: s.series(alpha=0), ["series", "--alpha", "0"]),
     (lambda s: s.compare("nope-1", "nope-2"), ["compare", "nope-1", "nope-2"]),
 ])
 def test_errors_carry_the_command_lines_message(cli, head_store, call, arguments):
@@ -203,7 +217,9 @@ def test_frame_without_pandas_says_which_extra(head_store, monkeypatch):
 
 
 def test_empty_frame_keeps_the_leading_columns(tmp_path):
-    with kidx.open_store(tmp_path / "empty") as store:
+    with kidx.open_store(tmp_path / "no-runs") as store:
+        store.apply({"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload", "metadata": {"name": "w"},
+                     "spec": {"operation": "x"}})
         frame = store.frame()
     assert len(frame) == 0 and list(frame.columns)[:4] == ["name", "digest", "status", "observedAt"]
 
@@ -256,7 +272,7 @@ def test_apply_reports_what_the_command_reports(cli, store, seed_bundle, tmp_pat
     path.write_text(json.dumps(seed_bundle))
     with kidx.open_store(store) as api:
         first = api.apply(path, dry_run=True)
-        assert not kidx.open_store(store).get("all")
+        assert not store.exists()  # a dry run writes nothing
         assert [(o.kind, o.action) for o in first.outcomes] == [
             ("BenchmarkRun", "created"), ("BenchmarkProtocol", "created"), ("ExecutionEnvironment", "created")]
         assert api.apply(path).count("created") == 3

@@ -52,6 +52,13 @@ def test_json_shape_and_numbers(kidx, head_store):
         "low": 1481056, "high": 1483360, "samples": None, "runs": [HF_RUN], "spread": None, "ratio": 1.0,
         "speedup": 1.0, "verdict": "baseline", "test": None, "pValue": None, "ciLow": None, "ciHigh": None,
         "evidence": None, "withinRun": None, "reason": None, "forced": False,
+        # 553,648,128 B (docs/speed-of-light.md) in the median 1.482272 ms, of the H100 SXM's 3.35 TB/s
+        "speedOfLight": {
+            "costSource": "formula", "formula": "liger_kernel_bench/llama4_rope/backward", "bytes": 553648128,
+            "bytesPerSecond": 553648128 / (1482272 * 1e-9),
+            "ofPeak": {"bandwidth": 553648128 / (1482272 * 1e-9) / 3.35e12,
+                       "sol": 553648128 / (1482272 * 1e-9) / 3.35e12},
+            "peakOf": "H100 SXM 80GB HBM3"},
     }
     # one run a side and no history of either series: the bands are within-run evidence only
     assert (liger["value"], liger["verdict"], liger["withinRun"], liger["test"], liger["evidence"]) == (
@@ -136,7 +143,7 @@ def test_missing_run_is_an_error_with_exit_2(kidx, head_store):
 
 @pytest.mark.parametrize("args, message", [
     (["--by", "provider"], 'invalid --by value "provider"'),
-    (["-o", "wide"], 'unable to match a printer suitable for the output format "wide", allowed formats are: '),
+    (["-o", "name"], 'unable to match a printer suitable for the output format "name", allowed formats are: '),
     (["--threshold", "-1"], "invalid --threshold -1"),
     (["--no-such-flag"], "unknown flag: --no-such-flag"),
 ])

@@ -120,7 +120,8 @@ PAGES = [parse_page(path) for path in sorted(DOCS.rglob("*.md"))]
 EXECUTED = {"guide.md", "commands/completion.md", "commands/describe.md", "commands/import.md", "commands/env.md",
             "commands/fsck.md", "commands/record.md", "api.md", "commands/explain.md", "commands/apply.md",
             "commands/history.md", "commands/delete.md", "commands/get.md", "scripting.md", "store.md",
-            "recording-runs.md", "teams.md", "reference/jsonpath.md", "commands/push.md", "speed-of-light.md"}
+            "recording-runs.md", "teams.md", "reference/jsonpath.md", "commands/push.md", "speed-of-light.md",
+            "publish.md", "commands/compare.md", "commands/series.md", "analysis.md"}
 BLOCKS = [block for page in PAGES for block in page.blocks]
 
 

@@ -142,3 +142,15 @@ def test_a_gpu_that_hangs_ends_in_an_error_not_a_hang(tmp_path, monkeypatch):
         measure_peaks(timeout=3)
     assert str(raised.value) == (
         "--measure-peaks: no answer within 3 s (the GPU or its driver hung); nothing was measured")
+
+
+def test_applied_the_measured_peaks_are_stored_as_annotations(capture, kidx_process):
+    code, out, err = capture("--apply", torch="AVAILABLE = True\n" + FAKE_TORCH)
+    assert code == 0, err
+    assert out.startswith("executionenvironment.kernelindex.dev/") and out.endswith(" created\n")
+    name = out.split("/", 1)[1].split()[0]
+    code, out, err = kidx_process("get", "env", name, "-o", "json")
+    assert code == 0, err
+    annotations = json.loads(out)["metadata"]["annotations"]
+    assert annotations["kernelindex.dev/measured-memory-bandwidth"] == "4294967296000"
+    assert annotations["kernelindex.dev/measured-flops-bf16"] == str(round(2 * 8192**3 / 0.0015))

@@ -246,7 +246,6 @@ def shifted_series(seed_bundle: dict) -> dict:
 
 
 def test_series_pages_show_change_points_with_their_cause(kidx, tmp_path, seed_bundle):
-    pytest.importorskip("kidx.analysis.changepoints")  # kidx series finds change points
     assert kidx("apply", "-f", "-", stdin=json.dumps(shifted_series(seed_bundle)))[0] == 0
     site = tmp_path / "site"
     assert publish(kidx, site, "--release-label", "liger_version")[0] == 0

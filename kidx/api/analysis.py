@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from kidx.api.arguments import parse_by, parse_field_selector, parse_only, parse_selector, parse_threshold
+from kidx.api.arguments import (
+    parse_alpha,
+    parse_by,
+    parse_field_selector,
+    parse_only,
+    parse_selector,
+    parse_threshold,
+)
 
 if TYPE_CHECKING:
     from kidx.operations.compare import CompareRequest
@@ -28,6 +35,7 @@ def compare_request(
     threshold: float = 5.0,
     only: str | Iterable[str] | None = None,
     force: bool = False,
+    alpha: float = 0.05,
 ) -> CompareRequest:
     """``kidx compare``'s options as the operation's request (threshold in percent)."""
     from kidx.operations.compare import CompareRequest
@@ -42,6 +50,7 @@ def compare_request(
         threshold=parse_threshold(threshold),
         force=force,
         only=parse_only(only),
+        alpha=parse_alpha(alpha),
     )
 
 
@@ -53,6 +62,7 @@ def series_request(
     label: str | None = None,
     baseline: str | None = None,
     threshold: float = 5.0,
+    alpha: float = 0.05,
 ) -> SeriesRequest:
     """``kidx series``'s options as the operation's request (threshold in percent)."""
     from kidx.operations.series import SeriesRequest
@@ -65,6 +75,7 @@ def series_request(
         label_key=label,
         baseline=baseline,
         threshold=parse_threshold(threshold),
+        alpha=parse_alpha(alpha),
     )
 
 

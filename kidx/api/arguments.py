@@ -1,7 +1,7 @@
 """Argument values shared by the command line and the Python API, read one way.
 
-Selectors are strings in the command line's grammar; ``--by``, ``--only`` and
-``--threshold`` are the analysis commands' values. Each bad value raises the
+Selectors are strings in the command line's grammar; ``--by``, ``--only``,
+``--threshold`` and ``--alpha`` are the analysis commands' values. Each bad value raises the
 ``kidx.errors`` exception with the command line's message, whichever face was used.
 """
 
@@ -61,6 +61,13 @@ def parse_only(value: str | Iterable[str] | None) -> frozenset[str]:
         raise UsageError(f'invalid --only value "{text}": use faster, slower, same, inconclusive or unconfirmed '
                          "(comma-separated)")
     return verdicts
+
+
+def parse_alpha(value: float) -> float:
+    """``--alpha``: the significance level of the analysis' tests."""
+    if not 0 < value < 1:
+        raise UsageError(f"invalid --alpha {value:g}: a probability between 0 and 1")
+    return value
 
 
 def parse_threshold(value: float) -> float:

@@ -41,15 +41,47 @@ def backend_store(location: str | os.PathLike[str] | None = None) -> backend.Sto
     return BackendStore(store_location(location))
 
 
+def require_store(store: backend.Store, location: str | os.PathLike[str] | None, source: str) -> None:
+    """A store named explicitly (``location``, said as ``source``, or $KIDX_STORE) that
+    does not exist is an error for reading, not an empty store; the default store reads
+    as empty until its first write."""
+    from kidx.store.store import STORE_ENV
+
+    named = os.fspath(location) if location is not None else os.environ.get(STORE_ENV)
+    if named and not store.exists() and not _holds_files(named):
+        from kidx.errors import KidxError
+        from kidx.store.postgres_url import masked
+
+        said = source if location is not None else f"${STORE_ENV}"
+        raise KidxError(f"no store at {masked(named)} ({said}): nothing has been written there (check "
+                        "the path, or write to it first, e.g. kidx apply -f)")
+
+
+def _holds_files(location: str) -> bool:
+    """Something on disk at a folder store's location (a store whose catalog is lost, a
+    file in its way): the store itself says what is wrong with it."""
+    from pathlib import Path
+
+    if "://" in location:
+        return False
+    folder = Path(location)
+    if folder.is_dir():
+        return any(folder.iterdir())
+    existing = next((path for path in (folder, *folder.parents) if path.exists()), None)
+    return existing is not None and not existing.is_dir()
+
+
 def open_store(location: str | os.PathLike[str] | None = None) -> Store:
     """Open a store: a folder path, a ``postgresql://`` URL, else ``$KIDX_STORE``, else
     the default folder, as the command line resolves ``--store``. Nothing is created
-    until the first write. Use it as a context manager to close it when done::
+    until the first write; reading a store named here or by ``$KIDX_STORE`` that does not
+    exist raises KidxError, as reading commands do. Use it as a context manager to close
+    it when done::
 
         with kidx.open_store("results/") as store:
             runs = store.get("runs", selector="kernel=llama4_rope")
     """
-    return Store(backend_store(location))
+    return Store(backend_store(location), location)
 
 
 class ApplyOutcome:
@@ -97,8 +129,10 @@ class Store:
     """A kidx store, opened by ``kidx.open_store``. Reads see the store as it is at each
     call; ``apply`` writes all or nothing."""
 
-    def __init__(self, store: backend.Store) -> None:
+    def __init__(self, store: backend.Store, location: str | os.PathLike[str] | None = None) -> None:
         self._store = store
+        self._named = location  # as given to open_store: None for $KIDX_STORE or the default
+        self._exists = False
         self._references: dict[tuple[str, str], dict[str, Any] | None] = {}
 
     @property
@@ -135,6 +169,7 @@ class Store:
 
         query = Query(arguments=[kind, *names], selector=_label_selector(selector),
                       field_selector=_field_selector(field_selector))
+        self._require()
         result = find_objects(self._store, _registry(), query)
         if result.missing:
             raise NotFoundError("\n".join(result.missing))
@@ -158,24 +193,27 @@ class Store:
     def compare(self, *names: str, selector: str | None = None, field_selector: str | None = None,
                 references: Iterable[str] = (), by: str = "implementation", baseline: str | None = None,
                 threshold: float = 5.0, only: str | Iterable[str] | None = None,
-                force: bool = False) -> Comparison:
+                force: bool = False, alpha: float = 0.05) -> Comparison:
         """``kidx compare``: the same options (``threshold`` in percent, ``only`` the
         verdicts to keep), the result the command renders; ``.to_dict()`` is its ``-o json``."""
         from kidx.api.analysis import Comparison, compare_request
         from kidx.operations.compare import compare
 
-        request = compare_request(names, selector, field_selector, references, by, baseline, threshold, only, force)
+        request = compare_request(names, selector, field_selector, references, by, baseline, threshold, only, force,
+                                  alpha)
+        self._require()
         return Comparison(compare(self._store, _registry(), request))
 
     def series(self, *names: str, selector: str | None = None, field_selector: str | None = None,
                references: Iterable[str] = (), label: str | None = None, baseline: str | None = None,
-               threshold: float = 5.0) -> SeriesResult:
+               threshold: float = 5.0, alpha: float = 0.05) -> SeriesResult:
         """``kidx series``: the same options, the result the command renders;
         ``.to_dict()`` is its ``-o json``."""
         from kidx.api.analysis import SeriesResult, series_request
         from kidx.operations.series import build_series
 
-        request = series_request(names, selector, field_selector, references, label, baseline, threshold)
+        request = series_request(names, selector, field_selector, references, label, baseline, threshold, alpha)
+        self._require()
         return SeriesResult(build_series(self._store, _registry(), request))
 
     # writing ----------------------------------------------------------------------------
@@ -207,7 +245,14 @@ class Store:
         from kidx.operations.analysed_runs import select_runs
 
         request = _RunsRequest([], _label_selector(selector), _field_selector(field_selector), ())
+        self._require()
         return select_runs(self._store, _registry(), request).runs
+
+    def _require(self) -> None:
+        """Reading: a store named explicitly must exist (checked until it does)."""
+        if not self._exists:
+            require_store(self._store, self._named, "kidx.open_store")
+            self._exists = self._store.exists()
 
     def _resolve(self, kind: str, digest: str) -> dict[str, Any] | None:
         """A referenced object's manifest (with its first name's metadata), or None."""

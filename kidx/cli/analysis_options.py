@@ -9,14 +9,15 @@ from typing import Annotated
 import typer
 
 # read the same way by the Python API (re-exported for the commands)
+from kidx.api.arguments import parse_alpha as parse_alpha
 from kidx.api.arguments import parse_by as parse_by
 from kidx.api.arguments import parse_only as parse_only
 from kidx.api.arguments import parse_threshold as parse_threshold
 from kidx.cli.common import output
-from kidx.errors import KidxError, UsageError
+from kidx.errors import KidxError
 
 ANALYSIS_ERROR_EXIT = 2  # as kidx diff: 1 is kept for "a regression was found"
-FORMATS = ("table", "json", "yaml", "csv", "tsv", "markdown")
+FORMATS = ("table", "wide", "json", "yaml", "csv", "tsv", "markdown")
 
 RunsArgument = Annotated[
     list[str] | None,
@@ -33,7 +34,8 @@ ThresholdOption = Annotated[
     float, typer.Option("--threshold", help="Smallest change, in percent, that can count as faster or slower.")
 ]
 FormatOption = Annotated[
-    str | None, typer.Option("--output", "-o", help="table, json, yaml, csv, tsv or markdown (for a pull request).")
+    str | None, typer.Option("--output", "-o", help="table, wide (with achieved bandwidth and share of peak), json, "
+                                                    "yaml, csv, tsv or markdown (for a pull request).")
 ]
 AllowEmptyOption = Annotated[
     bool,
@@ -70,20 +72,21 @@ def analysis_errors() -> Iterator[None]:
 
 def print_analysis(
     fmt: str,
-    table: Callable[[], str],
+    table: Callable[[bool], str],
     notices: Callable[[str], list[str]],
     document: Callable[[], dict],
     fields: Sequence[str],
     rows: Callable[[], list],
     markdown: Callable[[], str] | None = None,
 ) -> None:
-    """The table with its notices (given the table's text) on stderr, or the document as
-    json or yaml, or the rows as csv or tsv, or a markdown table."""
+    """The table (``wide``: with the speed-of-light columns) with its notices (given the
+    table's text) on stderr, or the document as json or yaml, or the rows as csv or tsv, or
+    a markdown table."""
     out = output()
     if fmt == "markdown" and markdown is not None:
         out.data(markdown())
-    elif fmt == "table":
-        text = table()
+    elif fmt in ("table", "wide"):
+        text = table(fmt == "wide")
         out.data(text)
         for note in notices(text):
             out.notice(note)
@@ -96,12 +99,6 @@ def print_analysis(
         from kidx.output.delimited import render_delimited
 
         out.data(render_delimited(fmt, fields, rows()))
-
-
-def parse_alpha(value: float) -> float:
-    if not 0 < value < 1:
-        raise UsageError(f"invalid --alpha {value:g}: a probability between 0 and 1")
-    return value
 
 
 def gate(problems: Sequence[str], gating: bool, allow_empty: bool) -> None:

@@ -48,34 +48,10 @@ def open_store(location: str | None, must_exist: bool = False):
 
 def require_store(store, location: str | None) -> None:
     """A store named explicitly (``--store``, $KIDX_STORE) that does not exist is an error
-    for a reading command, not an empty store; the default store reads as empty until its
-    first write."""
-    import os
+    for a reading command, not an empty store (``kidx.api.store.require_store``)."""
+    from kidx.api.store import require_store as required
 
-    from kidx.store.store import STORE_ENV
-
-    named = location if location is not None else os.environ.get(STORE_ENV)
-    if named and not store.exists() and not _holds_files(named):
-        from kidx.errors import KidxError
-        from kidx.store.postgres_url import masked
-
-        source = "--store" if location is not None else f"${STORE_ENV}"
-        raise KidxError(f"no store at {masked(named)} ({source}): nothing has been written there (check "
-                        "the path, or write to it first, e.g. kidx apply -f)")
-
-
-def _holds_files(location: str) -> bool:
-    """Something on disk at a folder store's location (a store whose catalog is lost, a
-    file in its way): the store itself says what is wrong with it."""
-    from pathlib import Path
-
-    if "://" in location:
-        return False
-    folder = Path(location)
-    if folder.is_dir():
-        return any(folder.iterdir())
-    existing = next((path for path in (folder, *folder.parents) if path.exists()), None)
-    return existing is not None and not existing.is_dir()
+    required(store, location, "--store")
 
 
 def kind_registry():

@@ -22,6 +22,7 @@ class Referenced(NamedTuple):
     digest: str | None
     name: str | None
     spec: dict | None
+    annotations: dict | None = None  # an environment's measured peaks live here (docs/speed-of-light.md)
 
     @property
     def label(self) -> str:
@@ -88,7 +89,9 @@ class ReferenceResolver:
             if manifest is None:  # not in the store
                 self._known[kind, digest] = Referenced(digest, None, None)
             else:
-                self._known[kind, digest] = Referenced(digest, manifest["metadata"].get("name"), manifest.get("spec"))
+                metadata = manifest["metadata"]
+                self._known[kind, digest] = Referenced(digest, metadata.get("name"), manifest.get("spec"),
+                                                       metadata.get("annotations"))
 
     def resolve(self, kind: str, digest) -> Referenced:
         if not isinstance(digest, str):

@@ -379,7 +379,7 @@ def _listed(values: list[str], total: int) -> str:
 def _problems(request: CompareRequest, runs: list[AnalysedRun], measured: list[AnalysedRun],
               groups: list[ComparedGroup], store) -> list[str]:
     if not runs:
-        return [_empty_selection(request, store.catalog())]
+        return [empty_selection(request.selector, store.catalog())]
     problems = []
     key = request.label_key
     if key is not None and not measured:
@@ -403,10 +403,10 @@ def _problems(request: CompareRequest, runs: list[AnalysedRun], measured: list[A
     return problems
 
 
-def _empty_selection(request: CompareRequest, catalog) -> str:
+def empty_selection(selector, catalog) -> str:
     """What in the label selector matched nothing, with the keys or values the store has."""
     what = []
-    for requirement in getattr(request.selector, "requirements", ()):
+    for requirement in getattr(selector, "requirements", ()):
         if requirement.operator not in ("=", "in"):
             continue
         present = set(catalog.label_values(requirement.key))

@@ -128,7 +128,9 @@ def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
     series.sort(key=lambda s: (s.protocol.label, s.workload.label, s.environment.label, s.implementation.label))
     problems = []
     if not selection.runs:
-        problems.append("the selection matched no runs")
+        from kidx.operations.compare import empty_selection
+
+        problems.append(empty_selection(request.selector, store.catalog()))
     elif not series:
         problems.append(f"no series of two or more points among the {len(selection.runs)} selected runs")
     if request.label_key and measured and not any(request.label_key in run.labels for run in measured):

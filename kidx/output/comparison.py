@@ -7,6 +7,7 @@ carry raw numbers (nanoseconds, bytes) for scripts and CI gates.
 
 from __future__ import annotations
 
+from kidx.output import speed_of_light
 from kidx.output.columns import label_column_header, raw_text
 from kidx.output.table import render_table
 from kidx.output.units import byte_size, nanoseconds
@@ -120,13 +121,18 @@ def comparison_headers(comparison, group) -> list[str]:
     return headers
 
 
-def render_comparison_table(comparison) -> str:
+def render_comparison_table(comparison, wide: bool = False) -> str:
+    """``wide``: with the speed-of-light columns each group has values for (-o wide)."""
     blocks = []
     for group in comparison.groups:
         if not group.compared:
             continue
+        headers = comparison_headers(comparison, group)
         rows = [comparison_cells(comparison, group, row) for row in group.rows]
-        blocks.append(group_heading(group) + "\n" + render_table(comparison_headers(comparison, group), rows))
+        if wide:
+            figures = [speed_of_light.run_achieved(row.run, row.measure) for row in group.rows]
+            headers, rows = speed_of_light.with_columns(headers, rows, figures)
+        blocks.append(group_heading(group) + "\n" + render_table(headers, rows))
     text = with_rule(blocks, comparison.rule)
     return text + f"summary: {summary_text(comparison.counts())}\n" if text else ""
 
@@ -204,6 +210,7 @@ def row_record(row, group) -> dict:
         "verdict": row.verdict,
         **judgement_fields(judgement),
         "forced": group.forced is not None,
+        "speedOfLight": speed_of_light.record(speed_of_light.run_achieved(row.run, measure)),
     }
 
 
@@ -260,7 +267,7 @@ def comparison_document(comparison) -> dict:
 
 CSV_FIELDS = ("protocol", "workload", "environment", "implementation", "label", "run", "observedAt", "statistic",
               "value", "unit", "low", "high", "samples", "ratio", "speedup", "verdict", "test", "pValue", "note",
-              "runCount", "spread", "ciLow", "ciHigh", "evidence", "withinRun")
+              "runCount", "spread", "ciLow", "ciHigh", "evidence", "withinRun", *speed_of_light.CSV_FIELDS)
 
 
 def comparison_rows(comparison) -> list[list[str]]:
@@ -271,5 +278,6 @@ def comparison_rows(comparison) -> list[list[str]]:
             record.update(protocol=group.protocol.name, workload=group.workload.name,
                           environment=group.environment.name, note=group.note or group.forced,
                           runCount=len(row.arm.runs))
+            record.update(speed_of_light.csv_values(speed_of_light.run_achieved(row.run, row.measure)))
             rows.append(["" if record[f] is None else raw_text(record[f]) for f in CSV_FIELDS])
     return rows

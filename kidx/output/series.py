@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kidx.output import speed_of_light
 from kidx.output.columns import label_column_header, raw_text
 from kidx.output.comparison import (
     SUMMARY_ORDER,
@@ -43,7 +44,8 @@ def series_summary(result) -> str:
     return f"{summary_text(result.counts())}; {changes} change point{'' if changes == 1 else 's'}"
 
 
-def render_series_table(result) -> str:
+def render_series_table(result, wide: bool = False) -> str:
+    """``wide``: with the speed-of-light columns each series has values for (-o wide)."""
     blocks = []
     for series in result.series:
         first = series.points[0].run.measure
@@ -68,6 +70,9 @@ def render_series_table(result) -> str:
                 cells += ["<none>" if point.speedup is None else f"{point.speedup:.2f}x", percent(point.speedup_change)]
             cells.append(point.run.name)
             rows.append(cells)
+        if wide:
+            figures = [speed_of_light.run_achieved(point.run) for point in series.points]
+            headers, rows = speed_of_light.with_columns(headers, rows, figures)
         changes = "".join(change_text(change) + "\n" for change in series.changes)
         blocks.append(series_heading(series) + "\n" + render_table(headers, rows) + changes)
     text = with_rule(blocks, result.rule)
@@ -118,6 +123,7 @@ def point_record(point) -> dict:
         "baselineValue": point.baseline.measure.value if point.baseline else None,
         "speedup": point.speedup,
         "speedupChange": point.speedup_change,
+        "speedOfLight": speed_of_light.record(speed_of_light.run_achieved(point.run)),
     }
 
 
@@ -159,7 +165,7 @@ def series_document(result) -> dict:
 CSV_FIELDS = ("protocol", "workload", "environment", "implementation", "run", "observedAt", "label", "statistic",
               "value", "unit", "low", "high", "samples", "change", "verdict", "test", "pValue", "baselineRun",
               "baselineValue", "speedup", "speedupChange", "ciLow", "ciHigh", "evidence", "withinRun",
-              "changePoint")
+              "changePoint", *speed_of_light.CSV_FIELDS)
 
 
 def series_rows(result) -> list[list[str]]:
@@ -170,5 +176,6 @@ def series_rows(result) -> list[list[str]]:
             record = point_record(point)
             record.update(protocol=s.protocol.name, workload=s.workload.name, environment=point.run.environment.name,
                           implementation=s.implementation.name, changePoint=index in starts)
+            record.update(speed_of_light.csv_values(speed_of_light.run_achieved(point.run)))
             rows.append(["" if record[f] is None else raw_text(record[f]) for f in CSV_FIELDS])
     return rows

@@ -9,7 +9,7 @@ without any known cost prints exactly as before (docs/speed-of-light.md).
 
 from __future__ import annotations
 
-from kidx.speed_of_light.achieved import Achieved
+from kidx.speed_of_light.achieved import Achieved, achieved
 
 NONE = "<none>"
 
@@ -62,3 +62,41 @@ def run_columns(figures: list[Achieved | None], raw: bool = False) -> tuple[list
     if raw:
         return headers, [["" if row[i] is None else repr(row[i]) for i in kept] for row in values]
     return headers, [[RUN_COLUMNS[i][2](row[i]) for i in kept] for row in values]
+
+
+def run_achieved(run, measure=None) -> Achieved | None:
+    """The figures of an analysed run (compare's and series' rows), from ``measure`` (an
+    arm's pooled figure) or the run's own; None unless the figure is a latency."""
+    measure = measure if measure is not None else run.measure
+    if measure is None or measure.metric != "latency" or measure.unit != "ns":
+        return None
+    environment = None
+    if run.environment.spec is not None:
+        environment = {"spec": run.environment.spec, "metadata": {"annotations": run.environment.annotations or {}}}
+    return achieved(run.manifest.get("spec") or {}, run.workload.spec, environment, measure.value)
+
+
+# -o csv/tsv of compare and series: the figures raw, one field each, empty where unknown
+CSV_FIELDS = ("bytesPerSecond", "flopsPerSecond", "sol", "solMeasured")
+
+
+def record(figures: Achieved | None) -> dict | None:
+    """The ``speedOfLight`` field of a json/yaml record: None where unknown."""
+    return None if figures is None else figures.as_dict()
+
+
+def csv_values(figures: Achieved | None) -> dict:
+    if figures is None:
+        return dict.fromkeys(CSV_FIELDS)
+    return {
+        "bytesPerSecond": figures.bytes_per_second,
+        "flopsPerSecond": figures.flops_per_second,
+        "sol": figures.peak.sol if figures.peak else None,
+        "solMeasured": figures.measured.sol if figures.measured else None,
+    }
+
+
+def with_columns(headers: list[str], rows: list[list[str]], figures: list[Achieved | None]):
+    """A table's headers and rows with the columns at least one row has a value for appended."""
+    extra, cells = run_columns(figures)
+    return [*headers, *extra], [[*row, *more] for row, more in zip(rows, cells, strict=True)]

@@ -403,7 +403,7 @@ class _Pages:
         for number, one in enumerate(members):
             label = line_label(one.implementation, self.titles.get(one.implementation.digest or ""), title)
             # the change points kidx series finds, each with what differs on either side of it
-            shifts = {shift.run.name: shift for shift in getattr(one, "changes", ())}
+            shifts = {shift.run.name: shift for shift in one.changes}
             points, rows = [], []
             for point in one.points:
                 m = point.run.known_measure

@@ -16,14 +16,10 @@ from kidx.cli.analysis_options import (
     analysis_errors,
     gate,
     gate_status,
-    parse_alpha,
-    parse_by,
     parse_format,
-    parse_only,
-    parse_threshold,
     print_analysis,
 )
-from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, parse_field_selector, parse_selector
+from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store
 
 EXAMPLES = """\b
 Examples:
@@ -93,22 +89,12 @@ def compare(
     unconfirmed); 2 an error, or a gate that could not judge (unless --allow-empty).
     """
     with analysis_errors():
-        from kidx.operations.compare import CompareRequest
+        from kidx.api.analysis import compare_request
         from kidx.operations.compare import compare as run_compare
 
         fmt = parse_format(output_format, "compare")
-        request = CompareRequest(
-            names=list(names or ()),
-            selector=parse_selector(selector),
-            field_selector=parse_field_selector(field_selector),
-            references=tuple(references or ()),
-            label_key=parse_by(by),
-            baseline=baseline,
-            threshold=parse_threshold(threshold),
-            force=force,
-            only=parse_only(only),
-            alpha=parse_alpha(alpha),
-        )
+        request = compare_request(names or (), selector, field_selector, references or (), by, baseline, threshold,
+                                  only, force, alpha)
         comparison = run_compare(open_store(store, must_exist=True), kind_registry(), request)
         gate(comparison.problems, fail_on_regression or fail_on_inconclusive, allow_empty)
     _print(comparison, fmt)
@@ -123,7 +109,7 @@ def _print(comparison, fmt: str) -> None:
         return [*printed.comparison_notes(comparison), *([nothing] if nothing else [])]
 
     print_analysis(
-        fmt, lambda: printed.render_comparison_table(comparison), notices,
+        fmt, lambda wide: printed.render_comparison_table(comparison, wide), notices,
         lambda: printed.comparison_document(comparison), printed.CSV_FIELDS,
         lambda: printed.comparison_rows(comparison), lambda: printed.render_comparison_markdown(comparison),
     )

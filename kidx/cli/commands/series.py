@@ -18,12 +18,10 @@ from kidx.cli.analysis_options import (
     analysis_errors,
     gate,
     gate_status,
-    parse_alpha,
     parse_format,
-    parse_threshold,
     print_analysis,
 )
-from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, parse_field_selector, parse_selector
+from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store
 
 EXAMPLES = """\b
 Examples:
@@ -69,19 +67,12 @@ def series(
     inconclusive or unconfirmed); 2 an error, or a gate that could not judge.
     """
     with analysis_errors():
-        from kidx.operations.series import SeriesRequest, build_series
+        from kidx.api.analysis import series_request
+        from kidx.operations.series import build_series
 
         fmt = parse_format(output_format, "series")
-        request = SeriesRequest(
-            names=list(names or ()),
-            selector=parse_selector(selector),
-            field_selector=parse_field_selector(field_selector),
-            references=tuple(references or ()),
-            label_key=label,
-            baseline=baseline,
-            threshold=parse_threshold(threshold),
-            alpha=parse_alpha(alpha),
-        )
+        request = series_request(names or (), selector, field_selector, references or (), label, baseline,
+                                 threshold, alpha)
         result = build_series(open_store(store, must_exist=True), kind_registry(), request)
         gate(result.problems, fail_on_regression or fail_on_inconclusive, allow_empty)
     _print(result, fmt)
@@ -95,7 +86,7 @@ def _print(result, fmt: str) -> None:
         return [*printed.series_notes(result), *([] if text else ["No series of two or more points found"])]
 
     print_analysis(
-        fmt, lambda: printed.render_series_table(result), notices, lambda: printed.series_document(result),
+        fmt, lambda wide: printed.render_series_table(result, wide), notices, lambda: printed.series_document(result),
         printed.CSV_FIELDS, lambda: printed.series_rows(result), lambda: printed.render_series_markdown(result),
     )
 
