@@ -214,3 +214,22 @@ def test_a_point_reached_by_keyboard_shows_its_run_and_says_what_it_is(browser, 
     visit.page.keyboard.press("Tab")  # on to the next point: the box follows
     assert visit.page.locator("svg.chart a.pt").nth(1).get_attribute("data-run") in tip.inner_text()
     visit.close()
+
+
+def test_series_and_kernel_pages_of_the_liger_history_load_cleanly(browser, kidx, history_store, tmp_path):
+    site = tmp_path / "site"
+    assert kidx("publish", str(site), "--baseline", "transformers", "--baseline", "torch", "--release-label",
+                "liger_version", store_path=history_store)[0] == 0
+    series = sorted((site / "series").glob("*.html"))
+    kernels = sorted((site / "kernels").glob("*.html"))
+    assert len(series) == 89 and len(kernels) == 38
+    for path in [series[0], series[-1], kernels[0], kernels[-1]]:
+        visit = Visit(browser, site, str(path.relative_to(site)))
+        assert visit.console == [] and visit.errors == [] and visit.outside() == [], path
+        if path.parent.name == "series":  # a line per implementation, over the releases
+            assert visit.page.locator("svg.chart g.series").count() == visit.page.locator("ul.legend li").count() >= 1
+        else:  # the kernel's families, each cell a link to its group page
+            assert visit.page.locator("#matrix tbody tr").count() >= 1
+            href = visit.page.locator("td.cell a").first.get_attribute("href")
+            assert href.startswith("../groups/") and (path.parent / href).resolve().is_file()
+        visit.close()

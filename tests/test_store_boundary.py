@@ -281,6 +281,49 @@ def test_objects_are_flushed_before_the_catalog_commits(tmp_path, monkeypatch):
     store.close()
 
 
+def test_lists_longer_than_one_statement_binds(store):
+    """Lists of names and digests longer than SQLite binds in one statement go to it in
+    chunks, and to PostgreSQL as one array: every one is found, and absent and repeated
+    ones change nothing."""
+    the_store = Store(store)
+    bodies = [canonical_json({"apiVersion": API, "kind": "Workload", "spec": {"operation": "op", "index": i}})
+              for i in range(1100)]
+    digests = [digest_bytes(body) for body in bodies]
+    names = [f"w{i:04}" for i in range(1100)]
+    with the_store.write() as transaction:
+        for digest, body in zip(digests, bodies, strict=True):
+            transaction.add_object(digest, body)
+        transaction.put([Change(_entry(name, digest), []) for name, digest in zip(names, digests, strict=True)],
+                        "2026-01-01T00:00:00Z")
+    catalog = the_store.catalog()
+    found = catalog.get_many("Workload", [*reversed(names), "absent", names[0]])
+    assert {name: entry.digest for name, entry in found.items()} == dict(zip(names, digests, strict=True))
+    assert catalog.digests_present([*digests, "sha256:" + "0" * 64, digests[7]]) == set(digests)
+    assert catalog.get_many("Workload", []) == {} and catalog.digests_present([]) == set()
+    the_store.close()
+
+
+def test_a_reference_named_twice_is_one_row(store):
+    """A spec may point at one object twice through one field: the catalog keeps one
+    reference row (what fsck and the referrer counts read)."""
+    the_store = Store(store)
+    target = canonical_json({"apiVersion": API, "kind": "Workload", "spec": {"operation": "t"}})
+    referrer = canonical_json({"apiVersion": API, "kind": "Workload", "spec": {"operation": "r"}})
+    target_digest, referrer_digest = digest_bytes(target), digest_bytes(referrer)
+    twice = [("workloadDigest", target_digest), ("workloadDigest", target_digest)]
+    with the_store.write() as transaction:
+        transaction.add_object(target_digest, target)
+        transaction.add_object(referrer_digest, referrer)
+        transaction.put([Change(_entry("t", target_digest), []), Change(_entry("r", referrer_digest), twice)],
+                        "2026-01-01T00:00:00Z")
+    catalog = the_store.catalog()
+    assert catalog.referrer_counts(target_digest) == [("Workload", 1)]
+    indexed, stray_labels, stray_references = catalog.index_rows()
+    assert indexed[("Workload", "r")] == ({}, {("workloadDigest", target_digest)})
+    assert (stray_labels, stray_references) == (0, 0)
+    the_store.close()
+
+
 @pytest.mark.sqlite_only  # SQLite's own plans, index catch-up and locks
 def test_a_held_write_lock_is_reported_as_busy(kidx, store, monkeypatch):
     from kidx.store import sqlite_catalog

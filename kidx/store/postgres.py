@@ -23,12 +23,14 @@ Writers serialise on a transaction-level advisory lock taken before anything is 
 each command's decisions see every earlier command's result (no lost revision) and two
 writers can never deadlock each other; readers never wait (one REPEATABLE READ snapshot).
 A writer that has waited a second says so (``kidx.store.notices``).
+
+The statements and row mapping this catalog shares with the SQLite one are in
+``kidx.store.sql_catalog``; queries are compiled here.
 """
 
 from __future__ import annotations
 
 import builtins
-import functools
 import hashlib
 import json
 import logging
@@ -39,20 +41,17 @@ from collections.abc import Iterable, Iterator, Sequence
 from kidx.errors import OutcomeUnknown, StoreBusy, StoreError
 from kidx.store import interrupts, notices
 from kidx.store.catalog import (
-    Catalog,
     CatalogQuery,
     Change,
-    Entry,
     ReferenceCondition,
     ReferencedFieldCondition,
-    Revision,
     StoreBackend,
     condition_holds,
     label_holds,
-    scalar_leaves,
 )
 from kidx.store.objects import PRESENT, WRITTEN, ObjectBackend, ObjectDB
 from kidx.store.postgres_url import INSTALL_HINT, masked, scrubbed
+from kidx.store.sql_catalog import Dialect, SQLCatalog, Statements, label_clause, translating
 
 SCHEMA_VERSION = "1"
 LOCK_KEY = 0x6B696478  # "kidx": the one advisory lock a store's writers take
@@ -124,19 +123,6 @@ CREATE TABLE kidx.spec_leaves (
 CREATE TABLE kidx.spec_indexed (digest bytea PRIMARY KEY);
 """
 
-_ENTRY_COLUMNS = "e.id, e.kind, e.name, e.digest, e.title, e.labels, e.annotations, e.created, e.generation, e.columns"
-_INSERT_ENTRY = (
-    "INSERT INTO kidx.entries (id, kind, name, digest, title, labels, annotations, created, generation, columns) "
-    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-)
-_INSERT_LABEL = "INSERT INTO kidx.labels (object_id, key, value) VALUES (%s, %s, %s)"
-_INSERT_REF = "INSERT INTO kidx.refs (object_id, field, target) VALUES (%s, %s, %s)"
-_INSERT_REVISION = (
-    "INSERT INTO kidx.revisions (kind, name, event, digest, title, labels, annotations, generation, recorded) "
-    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
-)
-
-
 def raw(digest: str) -> bytes:
     """``sha256:<hex>`` as the 32 bytes stored."""
     if not digest.startswith(_PREFIX) or len(digest) != 71:
@@ -144,35 +130,19 @@ def raw(digest: str) -> bytes:
     return bytes.fromhex(digest[7:])
 
 
-def text(digest) -> str | None:
-    return None if digest is None else present_text(digest)
-
-
 def present_text(digest) -> str:
     """``sha256:<hex>`` of 32 stored bytes, from a column that is never NULL."""
-    return _PREFIX + bytes(digest).hex()
+    return _PREFIX + digest.hex()  # bytes, or a memoryview of them: no copy
 
 
-# the metadata fields of a referenced object that a selector may name, as columns of ``t``
-_REFERENCED_METADATA_COLUMNS: dict[tuple[str, ...], str] = {
-    ("metadata", "name"): "t.name", ("metadata", "title"): "COALESCE(t.title, '')",
-}
+# digests are their 32 bytes; lists of values are bound as one array (``= ANY(%s)``)
+DIALECT = Dialect(mark="%s", schema="kidx.", entries="kidx.entries", last=_LAST,
+                  stored_digest=raw, digest_text=present_text)
 
 
 def digest_range(hexdigits: str) -> tuple[bytes, bytes]:
     """The lowest and highest 32-byte digests whose hex starts with ``hexdigits``."""
     return bytes.fromhex(hexdigits.ljust(64, "0")), bytes.fromhex(hexdigits.ljust(64, "f"))
-
-
-def _dumps(mapping: dict) -> str:
-    return json.dumps(mapping, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _entry(row) -> Entry:
-    return Entry(
-        kind=row[1], name=row[2], digest=_PREFIX + row[3].hex(), title=row[4], labels=json.loads(row[5]),
-        annotations=json.loads(row[6]), created=row[7], generation=row[8], id=row[0], columns=row[9],
-    )
 
 
 def driver():
@@ -368,14 +338,6 @@ class Connection:
                 self.schema_present = False
 
 
-def _translating(method):
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        return self.connection.translating(lambda: method(self, *args, **kwargs))
-
-    return wrapper
-
-
 # --- objects ----------------------------------------------------------------------------
 
 
@@ -488,55 +450,67 @@ class PostgresObjectBackend(ObjectBackend):
 
 
 def _label_clause(requirement, column: str = "e.id") -> tuple[str, list] | None:
-    """SQL over the (key, value) label index for one requirement. It narrows the
-    candidates; gt/lt are checked exactly on the rows afterwards."""
-    operator, key, values = requirement.operator, requirement.key, list(requirement.values)
-    if operator in ("=", "==", "in", "!=", "notin"):
-        negation = "NOT " if operator in ("!=", "notin") else ""
-        if not values:
-            return ("false", []) if not negation else None
+    """A label requirement as ``[NOT] EXISTS`` a row of the (key, value) index for ``column``."""
+
+    def has_label(key: str, values: list | None, negation: str) -> tuple[str, list]:
+        if values is None:
+            return f"{negation}EXISTS (SELECT 1 FROM kidx.labels l WHERE l.object_id = {column} AND l.key = %s)", [key]
         return (
             f"{negation}EXISTS (SELECT 1 FROM kidx.labels l WHERE l.object_id = {column} "
             "AND l.key = %s AND l.value = ANY(%s))",
             [key, values],
         )
-    if operator in ("exists", "gt", "lt", "!"):
-        negation = "NOT " if operator == "!" else ""
-        return f"{negation}EXISTS (SELECT 1 FROM kidx.labels l WHERE l.object_id = {column} AND l.key = %s)", [key]
-    raise StoreError(f"unknown label operator {operator!r}")
+
+    return label_clause(requirement, has_label, "false")
 
 
-def _needs_row_check(query: CatalogQuery) -> bool:
-    return any(r.operator in ("gt", "lt") for r in query.labels)
-
-
-class PostgresCatalog(Catalog):
+class PostgresCatalog(SQLCatalog):
     """The catalog in PostgreSQL: entries, labels, references and revisions."""
+
+    dialect = DIALECT
+    sql = Statements(DIALECT)
 
     def __init__(self, backend: PostgresBackend):
         self.backend = backend
         self.connection = backend.connection()
 
     @property
-    def _present(self) -> bool:
+    def readable(self) -> bool:
         return self.connection.schema_present
 
-    def _entries(self, query: str, parameters: Sequence = ()) -> list[Entry]:
-        if not self._present:
-            return []
-        return [_entry(row) for row in self.connection.execute(query, parameters)]
+    def translated(self, method, *args, **kwargs):
+        return self.connection.translating(lambda: method(*args, **kwargs))
+
+    def _write_starts(self, changes: Sequence[Change]) -> bool:
+        self._restore_starts(changes)
+        return False
+
+    def _restore_starts(self, changes: Sequence[Change]) -> None:
+        """Index the specs of the objects the rows refer to or carry (kept from the first
+        write on)."""
+        specs = self._specs_of(changes)
+        if specs:
+            self.backend.object_backend.flush()  # objects of this write first: they may be read here
+            self._index_specs(specs)
+
+    def _object_texts(self, digests: Sequence) -> dict:
+        return {
+            bytes(digest): bytes(content)
+            for digest, content in self.connection.execute(
+                "SELECT digest, content FROM kidx.objects WHERE digest = ANY(%s)", (list(digests),))
+        }
 
     # --- transactions -------------------------------------------------------------------
 
-    @_translating
+    @translating
     def begin_read(self) -> None:
         self.connection.begin_read()
 
-    @_translating
+    @translating
     def begin_write(self) -> None:
         self.connection.begin_write()
 
-    @_translating
+    @translating
     def commit(self) -> None:
         self.connection.commit()
 
@@ -548,37 +522,6 @@ class PostgresCatalog(Catalog):
         self.backend.close()
 
     # --- reads --------------------------------------------------------------------------
-
-    @_translating
-    def get(self, kind: str, name: str) -> Entry | None:
-        found = self._entries(
-            f"SELECT {_ENTRY_COLUMNS} FROM kidx.entries e WHERE e.kind=%s AND e.name=%s", (kind, name)
-        )
-        return found[0] if found else None
-
-    @_translating
-    def get_many(self, kind: str, names: Iterable[str]) -> dict[str, Entry]:
-        wanted = list(dict.fromkeys(names))
-        if not wanted:
-            return {}
-        return {
-            entry.name: entry
-            for entry in self._entries(
-                f"SELECT {_ENTRY_COLUMNS} FROM kidx.entries e WHERE e.kind=%s AND e.name = ANY(%s)", (kind, wanted)
-            )
-        }
-
-    @_translating
-    def list(self, query: CatalogQuery) -> list[Entry]:
-        if not self._present:
-            return []
-        sql, parameters, check_rows = self.compile(query)
-        entries = [_entry(row) for row in self.connection.execute(sql, parameters)]
-        if check_rows:
-            entries = [e for e in entries if all(label_holds(r, e.labels) for r in query.labels)]
-            if query.limit is not None:
-                entries = entries[: query.limit]
-        return entries
 
     def compile(self, query: CatalogQuery) -> tuple[str, builtins.list, bool]:
         """The SELECT for a query, its parameters, and whether rows need checking after."""
@@ -604,29 +547,12 @@ class PostgresCatalog(Catalog):
         for requirement in query.labels:
             add(_label_clause(requirement))
         for condition in query.fields:
-            add(self._field_clause(condition))
+            add(self._field_clause(condition, "e."))
         for reference in query.references:
             add(self._reference_clause(reference))
         for through in query.referenced_fields:
             add(self._referenced_field_clause(through))
-        sql = f"SELECT {_ENTRY_COLUMNS} FROM kidx.entries e"
-        if where:
-            sql += f" WHERE {' AND '.join(where)}"
-        sql += " ORDER BY e.kind, e.name" if query.order == "kind,name" else " ORDER BY e.name"
-        check_rows = _needs_row_check(query)
-        if query.limit is not None and not check_rows:
-            sql += " LIMIT %s"
-            parameters.append(query.limit)
-        return sql, parameters, check_rows
-
-    @staticmethod
-    def _field_clause(condition) -> tuple[str, builtins.list]:
-        path = tuple(condition.path)
-        columns = {("metadata", "name"): "e.name", ("metadata", "title"): "COALESCE(e.title, '')"}
-        if path not in columns:
-            raise StoreError(f"the catalog cannot select on {'.'.join(path)} (only metadata.name and metadata.title)")
-        operator = "=" if condition.operator == "=" else "<>"
-        return f"{columns[path]} {operator} %s", [condition.value]
+        return self._select(query, where, parameters, alias="e")
 
     def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, builtins.list]:
         """Answered from the (target, object_id, field) key of ``refs``."""
@@ -670,9 +596,7 @@ class PostgresCatalog(Catalog):
         negation = "NOT " if absent_holds else ""
         value_test, values = ("<> ''", []) if condition.value == "" else ("= %s", [condition.value])
         if condition.path[:1] == ("metadata",):
-            column = _REFERENCED_METADATA_COLUMNS.get(tuple(condition.path))
-            if column is None:
-                raise StoreError(f"the catalog cannot select on {'.'.join(condition.path)} of a referenced object")
+            column = self._referenced_metadata_column(condition, "t.")
             targets = f"SELECT t.digest FROM kidx.entries t WHERE t.kind = %s AND {column} {value_test}"
             parameters = [condition.target_kind, *values]
         else:
@@ -684,299 +608,9 @@ class PostgresCatalog(Catalog):
             [condition.field, *parameters],
         )
 
-    @_translating
-    def kinds_present(self) -> set[str]:
-        if not self._present:
-            return set()
-        return {row[0] for row in self.connection.execute("SELECT DISTINCT kind FROM kidx.entries")}
-
-    @_translating
-    def digests_present(self, digests: Iterable[str]) -> set[str]:
-        wanted = list({raw(digest) for digest in digests})
-        if not wanted or not self._present:
-            return set()
-        return {
-            present_text(row[0])
-            for row in self.connection.execute(
-                "SELECT DISTINCT digest FROM kidx.entries WHERE digest = ANY(%s)", (wanted,)
-            )
-        }
-
-    @_translating
-    def referrer_counts(self, digest: str) -> builtins.list[tuple[str, int]]:
-        if not self._present:
-            return []
-        return [
-            (row[0], row[1])
-            for row in self.connection.execute(
-                "SELECT e.kind, COUNT(DISTINCT e.id) FROM kidx.refs r JOIN kidx.entries e ON e.id = r.object_id "
-                "WHERE r.target = %s GROUP BY e.kind ORDER BY e.kind",
-                (raw(digest),),
-            )
-        ]
-
-    @_translating
-    def referrer_names(self, digest: str, kind: str, limit: int) -> builtins.list[str]:
-        if not self._present:
-            return []
-        return [
-            row[0]
-            for row in self.connection.execute(
-                "SELECT DISTINCT e.name FROM kidx.refs r JOIN kidx.entries e ON e.id = r.object_id "
-                "WHERE r.target = %s AND e.kind = %s ORDER BY e.name LIMIT %s",
-                (raw(digest), kind, limit),
-            )
-        ]
-
-    @_translating
-    def revisions(self, kind: str, name: str) -> builtins.list[Revision]:
-        if not self._present:
-            return []
-        return [
-            Revision(
-                kind=row[0], name=row[1], revision=number, event=row[2], digest=text(row[3]), title=row[4],
-                labels=json.loads(row[5] or "{}"), annotations=json.loads(row[6] or "{}"),
-                generation=row[7], recorded=row[8],
-            )
-            for number, row in enumerate(
-                self.connection.execute(
-                    "SELECT kind, name, event, digest, title, labels, annotations, generation, recorded "
-                    "FROM kidx.revisions WHERE kind = %s AND name = %s ORDER BY id",
-                    (kind, name),
-                ),
-                start=1,
-            )
-        ]
-
-    @_translating
-    def names_with_history(self, kind: str) -> builtins.list[str]:
-        if not self._present:
-            return []
-        return [
-            row[0]
-            for row in self.connection.execute(
-                "SELECT DISTINCT name FROM kidx.revisions WHERE kind = %s ORDER BY name", (kind,)
-            )
-        ]
-
-    @_translating
-    def label_keys(self, prefix: str = "") -> builtins.list[str]:
-        if not self._present:
-            return []
-        return [
-            row[0]
-            for row in self.connection.execute(
-                "SELECT DISTINCT key FROM kidx.labels WHERE key >= %s AND key < %s ORDER BY key",
-                (prefix, prefix + _LAST),
-            )
-        ]
-
-    @_translating
-    def label_values(self, key: str, prefix: str = "") -> builtins.list[str]:
-        if not self._present:
-            return []
-        return [
-            row[0]
-            for row in self.connection.execute(
-                "SELECT DISTINCT value FROM kidx.labels WHERE key = %s AND value >= %s AND value < %s ORDER BY value",
-                (key, prefix, prefix + _LAST),
-            )
-        ]
-
     # --- writes (inside begin_write … commit) -------------------------------------------
 
-    @_translating
-    def put_many(self, changes: Sequence[Change], now: str) -> None:
-        """Create or replace many names; ids are allocated here, under the writers' lock."""
-        specs: dict[bytes, dict | None] = {}
-        for change in changes:
-            for _, target in change[1]:
-                specs.setdefault(raw(target), None)
-            if len(change) > 2 and change[2] is not None:
-                specs[raw(change[0].digest)] = change[2]
-        self._index_specs(specs)
-        (highest,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM kidx.entries").fetchone()
-        rows: list[tuple] = []
-        updates: list[tuple] = []
-        label_rows: list[tuple] = []
-        ref_rows: list[tuple] = []
-        revision_rows: list[tuple] = []
-        for change in changes:
-            entry, references = change[0], change[1]
-            labels_json, annotations_json = _dumps(entry.labels), _dumps(entry.annotations)
-            digest = raw(entry.digest)
-            if entry.id is None:
-                highest += 1
-                object_id = highest
-                rows.append((object_id, entry.kind, entry.name, digest, entry.title, labels_json,
-                             annotations_json, entry.created, entry.generation, entry.columns))
-            else:
-                object_id = entry.id
-                updates.append((digest, entry.title, labels_json, annotations_json, entry.generation,
-                                entry.columns, object_id))
-            label_rows.extend((object_id, key, value) for key, value in entry.labels.items())
-            ref_rows.extend({(object_id, field_name, raw(target)) for field_name, target in references})
-            revision_rows.append((entry.kind, entry.name, "applied", digest, entry.title,
-                                  labels_json, annotations_json, entry.generation, now))
-        many = self.connection.executemany
-        if updates:
-            replaced = [(update[-1],) for update in updates]
-            many("DELETE FROM kidx.labels WHERE object_id = %s", replaced)
-            many("DELETE FROM kidx.refs WHERE object_id = %s", replaced)
-            many(
-                "UPDATE kidx.entries SET digest=%s, title=%s, labels=%s, annotations=%s, generation=%s, columns=%s "
-                "WHERE id=%s",
-                updates,
-            )
-        many(_INSERT_ENTRY, rows)
-        many(_INSERT_LABEL, label_rows)
-        many(_INSERT_REF, ref_rows)
-        many(_INSERT_REVISION, revision_rows)
-
-    def _index_specs(self, specs: dict[bytes, dict | None]) -> None:
-        """Index the scalar spec fields of objects not indexed yet; a None spec is read from
-        the objects table (skipped when the object is not there: indexed once it arrives)."""
-        if not specs:
-            return
-        self.backend.object_backend.flush()  # objects of this write first: they may be read here
-        execute = self.connection.execute
-        indexed = {bytes(row[0]) for row in execute(
-            "SELECT digest FROM kidx.spec_indexed WHERE digest = ANY(%s)", (list(specs),))}
-        missing = [digest for digest in specs if digest not in indexed]
-        to_read = [digest for digest in missing if specs[digest] is None]
-        read = {
-            bytes(digest): bytes(content)
-            for digest, content in execute(
-                "SELECT digest, content FROM kidx.objects WHERE digest = ANY(%s)", (to_read,))
-        } if to_read else {}
-        leaves: set[tuple] = set()  # (path, value, digest)
-        done: list[tuple] = []
-        for digest in missing:
-            spec = specs[digest]
-            if spec is None:
-                if digest not in read:
-                    continue
-                spec = json.loads(read[digest]).get("spec")
-                if not isinstance(spec, dict):
-                    continue
-            leaves.update((path, value, digest) for path, value in scalar_leaves(spec))
-            done.append((digest,))
-        self.connection.executemany(
-            "INSERT INTO kidx.spec_leaves (path, value, digest) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-            sorted(leaves))
-        self.connection.executemany(
-            "INSERT INTO kidx.spec_indexed (digest) VALUES (%s) ON CONFLICT DO NOTHING", done)
-
     # --- maintenance (export, gc, bundle restore) -----------------------------------------
-
-    @_translating
-    def all_revisions(self) -> builtins.list[Revision]:
-        if not self._present:
-            return []
-        numbers: dict[tuple[str, str], int] = {}
-        found = []
-        for row in self.connection.execute(
-            "SELECT kind, name, event, digest, title, labels, annotations, generation, recorded "
-            "FROM kidx.revisions ORDER BY id"
-        ):
-            key = (row[0], row[1])
-            numbers[key] = numbers.get(key, 0) + 1
-            found.append(Revision(
-                kind=row[0], name=row[1], revision=numbers[key], event=row[2], digest=text(row[3]), title=row[4],
-                labels=json.loads(row[5] or "{}"), annotations=json.loads(row[6] or "{}"),
-                generation=row[7], recorded=row[8],
-            ))
-        return found
-
-    @_translating
-    def index_rows(self):
-        """What the label and reference rows say, for fsck (see Catalog.index_rows)."""
-        if not self._present:
-            return {}, 0, 0
-        execute = self.connection.execute
-        names = {row[0]: (row[1], row[2]) for row in execute("SELECT id, kind, name FROM kidx.entries")}
-        indexed = {key: ({}, set()) for key in names.values()}
-        stray_labels = stray_references = 0
-        for object_id, key, value in execute("SELECT object_id, key, value FROM kidx.labels"):
-            owner = names.get(object_id)
-            if owner is None:
-                stray_labels += 1
-            else:
-                indexed[owner][0][key] = value
-        for object_id, field_name, target in execute("SELECT object_id, field, target FROM kidx.refs"):
-            owner = names.get(object_id)
-            if owner is None:
-                stray_references += 1
-            else:
-                indexed[owner][1].add((field_name, text(target)))
-        return indexed, stray_labels, stray_references
-
-    @_translating
-    def reindex(self, change: Change) -> None:
-        """Rewrite one name's label and reference rows and cached columns (fsck --repair)."""
-        entry = change.entry
-        execute = self.connection.execute
-        execute("DELETE FROM kidx.labels WHERE object_id = %s", (entry.id,))
-        execute("DELETE FROM kidx.refs WHERE object_id = %s", (entry.id,))
-        self.connection.executemany(
-            _INSERT_LABEL,
-            [(entry.id, key, value) for key, value in entry.labels.items()],
-        )
-        self.connection.executemany(
-            _INSERT_REF,
-            sorted({(entry.id, field_name, raw(target)) for field_name, target in change.references}),
-        )
-        execute("UPDATE kidx.entries SET columns = %s WHERE id = %s", (entry.columns, entry.id))
-
-    @_translating
-    def drop_stray_index_rows(self) -> None:
-        execute = self.connection.execute
-        execute("DELETE FROM kidx.labels l WHERE NOT EXISTS (SELECT 1 FROM kidx.entries e WHERE e.id = l.object_id)")
-        execute("DELETE FROM kidx.refs r WHERE NOT EXISTS (SELECT 1 FROM kidx.entries e WHERE e.id = r.object_id)")
-
-    @_translating
-    def restore(self, changes: Sequence[Change], revisions: Sequence[Revision]) -> None:
-        """Names and revisions exactly as given (a bundle), inside a write."""
-        specs: dict[bytes, dict | None] = {}
-        for change in changes:
-            for _, target in change.references:
-                specs.setdefault(raw(target), None)
-            if change.spec is not None:
-                specs[raw(change.entry.digest)] = change.spec
-        self._index_specs(specs)
-        (highest,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM kidx.entries").fetchone()
-        rows: list[tuple] = []
-        label_rows: list[tuple] = []
-        ref_rows: list[tuple] = []
-        for change in changes:
-            entry = change.entry
-            highest += 1
-            rows.append((highest, entry.kind, entry.name, raw(entry.digest), entry.title, _dumps(entry.labels),
-                         _dumps(entry.annotations), entry.created, entry.generation, entry.columns))
-            label_rows.extend((highest, key, value) for key, value in entry.labels.items())
-            ref_rows.extend({(highest, field_name, raw(target)) for field_name, target in change.references})
-        many = self.connection.executemany
-        many(_INSERT_ENTRY, rows)
-        many(_INSERT_LABEL, label_rows)
-        many(_INSERT_REF, ref_rows)
-        many(_INSERT_REVISION, [
-            (r.kind, r.name, r.event, raw(r.digest) if r.digest else None, r.title, _dumps(r.labels),
-             _dumps(r.annotations), r.generation, r.recorded)
-            for r in revisions
-        ])
-
-    @_translating
-    def delete(self, entry: Entry, now: str) -> None:
-        execute = self.connection.execute
-        execute("DELETE FROM kidx.labels WHERE object_id = %s", (entry.id,))
-        execute("DELETE FROM kidx.refs WHERE object_id = %s", (entry.id,))
-        execute("DELETE FROM kidx.entries WHERE id = %s", (entry.id,))
-        execute(
-            _INSERT_REVISION,
-            (entry.kind, entry.name, "deleted", raw(entry.digest), entry.title, _dumps(entry.labels),
-             _dumps(entry.annotations), entry.generation, now),
-        )
-
 
 # --- the backend ------------------------------------------------------------------------
 

@@ -13,18 +13,18 @@ One SQLite database (WAL) holds:
   index is behind the revisions (a write by an older kidx), reads use the objects.
 Writers take the database's write lock first (``BEGIN IMMEDIATE``), so two kidx processes
 serialise instead of interleaving; a waiting writer gives up cleanly after a timeout.
-Queries (``kidx.store.catalog.CatalogQuery``) are compiled to SQL here and nowhere else.
+Queries (``kidx.store.catalog.CatalogQuery``) are compiled to SQL here; the statements and row
+mapping this catalog shares with the PostgreSQL one are in ``kidx.store.sql_catalog``.
 """
 
 from __future__ import annotations
 
 import builtins
-import functools
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from kidx.errors import StoreBusy, StoreError, StoreReadOnly
@@ -33,17 +33,14 @@ from kidx.store.catalog import (
     Catalog,
     CatalogQuery,
     Change,
-    Entry,
     ReferenceCondition,
     ReferencedFieldCondition,
-    Revision,
     StoreBackend,
     condition_holds,
     field_text,
-    label_holds,
-    scalar_leaves,
 )
 from kidx.store.objects import FileObjectBackend, ObjectDB
+from kidx.store.sql_catalog import Dialect, SQLCatalog, Statements, label_clause, translating
 
 SCHEMA_VERSION = "1"
 BUSY_TIMEOUT_S = 60.0
@@ -109,37 +106,8 @@ CREATE TABLE IF NOT EXISTS spec_indexed (digest TEXT PRIMARY KEY) WITHOUT ROWID;
 _SPEC_INDEX_MARK = "spec_index_revision"
 
 
-def _dumps(mapping: dict) -> str:
-    return json.dumps(mapping, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-_INSERT_ENTRY = (
-    "INSERT INTO objects (id, kind, name, digest, title, labels, annotations, created, generation, columns) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_INSERT_LABEL = "INSERT INTO labels (object_id, key, value) VALUES (?, ?, ?)"
-_INSERT_REF = "INSERT OR IGNORE INTO refs (object_id, field, target) VALUES (?, ?, ?)"
-_INSERT_REVISION = (
-    "INSERT INTO revisions (kind, name, event, digest, title, labels, annotations, generation, recorded) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_ENTRY_COLUMNS = "id, kind, name, digest, title, labels, annotations, created, generation, columns"
-# the metadata fields of a referenced object that a selector may name, as catalog columns
-_REFERENCED_METADATA_COLUMNS: dict[tuple[str, ...], str] = {
-    ("metadata", "name"): "name", ("metadata", "title"): "COALESCE(title, '')",
-}
-
-
-def _entry(row) -> Entry:
-    return Entry(
-        kind=row[1], name=row[2], digest=row[3], title=row[4], labels=json.loads(row[5]),
-        annotations=json.loads(row[6]), created=row[7], generation=row[8], id=row[0], columns=row[9],
-    )
-
-
-def _chunks(items: Sequence, size: int = _SQL_VARIABLES) -> Iterator[Sequence]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
+# digests are their text; lists of values are bound in chunks under the variable limit
+DIALECT = Dialect(mark="?", schema="", entries="objects", last="\uffff", in_list_limit=_SQL_VARIABLES)
 
 
 def _is_lock(exc: sqlite3.Error | ValueError) -> bool:
@@ -166,58 +134,28 @@ def store_error(exc: sqlite3.Error | ValueError, where: str | None = None) -> St
     return StoreError(f"the store's catalog cannot be used: {exc}")
 
 
-def _translating(method):
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        try:
-            return method(self, *args, **kwargs)
-        except (sqlite3.Error, json.JSONDecodeError) as exc:
-            raise store_error(exc, self.location) from None
-
-    return wrapper
-
-
 # --- query compilation ------------------------------------------------------------------
 
 
-def _marks(count: int) -> str:
-    return ",".join("?" * count)
-
-
 def _label_clause(requirement, column: str = "id") -> tuple[str, list] | None:
-    """SQL over the (key, value) label index for one requirement. It narrows the
-    candidates; gt/lt are checked exactly on the rows afterwards."""
-    operator, key, values = requirement.operator, requirement.key, list(requirement.values)
-    if operator in ("=", "==", "in", "!=", "notin"):
-        negation = "NOT " if operator in ("!=", "notin") else ""
-        if not values:
-            return ("0", []) if not negation else None
+    """A label requirement as ``column [NOT] IN`` the ids the (key, value) index finds."""
+
+    def has_label(key: str, values: list | None, negation: str) -> tuple[str, list]:
+        if values is None:
+            return f"{column} {negation}IN (SELECT object_id FROM labels WHERE key=?)", [key]
         return (
-            f"{column} {negation}IN (SELECT object_id FROM labels WHERE key=? AND value IN ({_marks(len(values))}))",
+            f"{column} {negation}IN (SELECT object_id FROM labels WHERE key=? "
+            f"AND value IN ({DIALECT.marks(len(values))}))",
             [key, *values],
         )
-    if operator in ("exists", "gt", "lt"):
-        return f"{column} IN (SELECT object_id FROM labels WHERE key=?)", [key]
-    if operator == "!":
-        return f"{column} NOT IN (SELECT object_id FROM labels WHERE key=?)", [key]
-    raise ValueError(f"unknown label operator {operator!r}")
+
+    return label_clause(requirement, has_label, "0")
 
 
-def _all_of(clauses: list[str]) -> str:
-    """``a AND b AND …`` as a balanced tree: SQLite parses a flat chain one level deeper per
-    clause and refuses 1,000 levels, while a selector may well have that many requirements.
-    The clauses keep their order, and so do their parameters."""
-    if len(clauses) <= 8:
-        return " AND ".join(clauses)
-    middle = len(clauses) // 2
-    return f"({_all_of(clauses[:middle])}) AND ({_all_of(clauses[middle:])})"
+class SQLiteCatalog(SQLCatalog):
+    dialect = DIALECT
+    sql = Statements(DIALECT)
 
-
-def _needs_row_check(query: CatalogQuery) -> bool:
-    return any(r.operator in ("gt", "lt") for r in query.labels)
-
-
-class SQLiteCatalog(Catalog):
     def __init__(self, path: Path | None, objects: ObjectDB | None = None, write: bool = True):
         """Open the catalog at ``path``; None gives an empty, in-memory one (no store yet).
 
@@ -322,35 +260,26 @@ class SQLiteCatalog(Catalog):
         (last,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM revisions").fetchone()
         return mark is not None and mark[0] == str(last)
 
-    def _index_specs(self, specs: dict[str, dict | None]) -> None:
-        """Index the scalar leaves of objects not indexed yet; a None spec is read from the
-        object database (skipped when the object is not there)."""
-        wanted = list(specs)
-        indexed: set[str] = set()
-        for chunk in _chunks(wanted):
-            indexed.update(
-                row[0] for row in self.connection.execute(
-                    f"SELECT digest FROM spec_indexed WHERE digest IN ({_marks(len(chunk))})", chunk
-                )
-            )
-        missing = [digest for digest in wanted if digest not in indexed]
-        to_read = [digest for digest in missing if specs[digest] is None]
-        read = self.objects.read_many(to_read) if to_read and self.objects is not None else {}
-        leaves: list[tuple] = []  # (path, value, digest)
-        done: list[tuple[str]] = []
-        for digest in missing:
-            spec = specs[digest]
-            if spec is None:
-                data = read.get(digest)
-                if data is None:
-                    continue  # not in the store: reads as absent, indexed once it arrives
-                spec = json.loads(data).get("spec")
-                if not isinstance(spec, dict):
-                    continue
-            leaves.extend((path, value, digest) for path, value in scalar_leaves(spec))
-            done.append((digest,))
-        self.connection.executemany("INSERT OR IGNORE INTO spec_leaves (path, value, digest) VALUES (?, ?, ?)", leaves)
-        self.connection.executemany("INSERT OR IGNORE INTO spec_indexed (digest) VALUES (?)", done)
+    def translated(self, method, *args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except (sqlite3.Error, json.JSONDecodeError) as exc:
+            raise store_error(exc, self.location) from None
+
+    def _write_starts(self, changes: Sequence[Change]) -> bool:
+        """Bring the spec index up to date with the objects this write refers to or
+        carries; a catalog made before the index has no index to keep."""
+        if not self._has_table("spec_indexed"):
+            return False
+        self._catch_up_spec_index()
+        self._index_specs(self._specs_of(changes))
+        return True
+
+    def _write_ends(self) -> None:
+        self._mark_spec_index()
+
+    def _object_texts(self, digests: Sequence) -> dict:
+        return self.objects.read_many(digests) if self.objects is not None else {}
 
     def _catch_up_spec_index(self) -> None:
         """Before a write: when revisions were added by code that did not keep the index
@@ -370,13 +299,13 @@ class SQLiteCatalog(Catalog):
             "INSERT OR REPLACE INTO info (key, value) VALUES (?, ?)", (_SPEC_INDEX_MARK, str(last))
         )
 
-    @_translating
+    @translating
     def close(self) -> None:
         self.connection.close()
 
     # --- transactions -------------------------------------------------------------------
 
-    @_translating
+    @translating
     def begin_write(self) -> None:
         """Take the write lock; after a second of waiting for another writer, say so, then
         wait on (``BUSY_TIMEOUT_S`` in all)."""
@@ -394,11 +323,11 @@ class SQLiteCatalog(Catalog):
             self.connection.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
         self._writing = True
 
-    @_translating
+    @translating
     def begin_read(self) -> None:
         self.connection.execute("BEGIN")
 
-    @_translating
+    @translating
     def commit(self) -> None:
         self.connection.execute("COMMIT")
         if self._writing:
@@ -424,40 +353,13 @@ class SQLiteCatalog(Catalog):
         finally:
             self.connection.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
 
-    @_translating
+    @translating
     def rollback(self) -> None:
         self._writing = False
         if self.connection.in_transaction:
             self.connection.execute("ROLLBACK")
 
     # --- reads --------------------------------------------------------------------------
-
-    @_translating
-    def get(self, kind: str, name: str) -> Entry | None:
-        row = self.connection.execute(
-            f"SELECT {_ENTRY_COLUMNS} FROM objects WHERE kind=? AND name=?", (kind, name)
-        ).fetchone()
-        return _entry(row) if row else None
-
-    @_translating
-    def get_many(self, kind: str, names: Iterable[str]) -> dict[str, Entry]:
-        found: dict[str, Entry] = {}
-        for chunk in _chunks(list(dict.fromkeys(names))):
-            for row in self.connection.execute(
-                f"SELECT {_ENTRY_COLUMNS} FROM objects WHERE kind=? AND name IN ({_marks(len(chunk))})", (kind, *chunk)
-            ):
-                found[row[2]] = _entry(row)
-        return found
-
-    @_translating
-    def list(self, query: CatalogQuery) -> list[Entry]:
-        sql, parameters, check_rows = self.compile(query)
-        entries = [_entry(row) for row in self.connection.execute(sql, parameters)]
-        if check_rows:
-            entries = [entry for entry in entries if self._row_holds(query, entry)]
-            if query.limit is not None:
-                entries = entries[: query.limit]
-        return entries
 
     def compile(self, query: CatalogQuery) -> tuple[str, builtins.list, bool]:
         """The SELECT for a query, its parameters, and whether rows need checking after."""
@@ -496,15 +398,7 @@ class SQLiteCatalog(Catalog):
             # found; "+kind" stops SQLite from walking every row of the kind in name order.
             where.insert(0, "+kind=?" if narrowed else "kind=?")
             parameters.insert(0, query.kind)
-        sql = f"SELECT {_ENTRY_COLUMNS} FROM objects"
-        if where:
-            sql += f" WHERE {_all_of(where)}"
-        sql += " ORDER BY kind, name" if query.order == "kind,name" else " ORDER BY name"
-        check_rows = _needs_row_check(query)
-        if query.limit is not None and not check_rows:
-            sql += " LIMIT ?"
-            parameters.append(query.limit)
-        return sql, parameters, check_rows
+        return self._select(query, where, parameters)
 
     def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, builtins.list]:
         """Answered from the (target, object_id) primary key of ``refs``."""
@@ -534,22 +428,9 @@ class SQLiteCatalog(Catalog):
         if not condition.digests:
             return "0", []  # refers to nothing that exists: matches no object
         return (
-            f"id IN (SELECT object_id FROM refs WHERE target IN ({_marks(len(condition.digests))}){field_sql})",
+            f"id IN (SELECT object_id FROM refs WHERE target IN ({DIALECT.marks(len(condition.digests))}){field_sql})",
             [*condition.digests, *field_parameters],
         )
-
-    @staticmethod
-    def _row_holds(query: CatalogQuery, entry: Entry) -> bool:
-        return all(label_holds(requirement, entry.labels) for requirement in query.labels)
-
-    @staticmethod
-    def _field_clause(condition) -> tuple[str, builtins.list]:
-        path = tuple(condition.path)
-        columns = {("metadata", "name"): "name", ("metadata", "title"): "COALESCE(title, '')"}
-        if path not in columns:
-            raise StoreError(f"the catalog cannot select on {'.'.join(path)} (only metadata.name and metadata.title)")
-        operator = "=" if condition.operator == "=" else "!="
-        return f"{columns[path]} {operator} ?", [condition.value]
 
     def _referenced_field_clause(self, condition: ReferencedFieldCondition) -> tuple[str, builtins.list]:
         """Objects whose ``field`` points at a target where the condition holds.
@@ -564,9 +445,7 @@ class SQLiteCatalog(Catalog):
         negation = "NOT " if absent_holds else ""
         value_test, values = ("!= ''", []) if condition.value == "" else ("= ?", [condition.value])
         if condition.path[:1] == ("metadata",):
-            column = _REFERENCED_METADATA_COLUMNS.get(tuple(condition.path))
-            if column is None:
-                raise StoreError(f"the catalog cannot select on {'.'.join(condition.path)} of a referenced object")
+            column = self._referenced_metadata_column(condition)
             targets, parameters = f"SELECT digest FROM objects WHERE kind=? AND {column} {value_test}", [
                 condition.target_kind, *values]
         elif self._spec_index_fresh():
@@ -599,127 +478,7 @@ class SQLiteCatalog(Catalog):
                 found.add(digest)
         return found
 
-    @_translating
-    def kinds_present(self) -> set[str]:
-        return {row[0] for row in self.connection.execute("SELECT DISTINCT kind FROM objects")}
-
-    @_translating
-    def digests_present(self, digests: Iterable[str]) -> set[str]:
-        present: set[str] = set()
-        for chunk in _chunks(list(set(digests))):
-            present.update(
-                row[0]
-                for row in self.connection.execute(
-                    f"SELECT DISTINCT digest FROM objects WHERE digest IN ({_marks(len(chunk))})", chunk
-                )
-            )
-        return present
-
-    @_translating
-    def referrer_counts(self, digest: str) -> builtins.list[tuple[str, int]]:
-        return list(
-            self.connection.execute(
-                "SELECT o.kind, COUNT(DISTINCT o.id) FROM refs r JOIN objects o ON o.id = r.object_id "
-                "WHERE r.target=? GROUP BY o.kind ORDER BY o.kind",
-                (digest,),
-            )
-        )
-
-    @_translating
-    def referrer_names(self, digest: str, kind: str, limit: int) -> builtins.list[str]:
-        return [
-            row[0]
-            for row in self.connection.execute(
-                "SELECT DISTINCT o.name FROM refs r JOIN objects o ON o.id = r.object_id "
-                "WHERE r.target=? AND o.kind=? ORDER BY o.name LIMIT ?",
-                (digest, kind, limit),
-            )
-        ]
-
-    @_translating
-    def revisions(self, kind: str, name: str) -> builtins.list[Revision]:
-        return [
-            Revision(
-                kind=row[0], name=row[1], revision=number, event=row[3], digest=row[4], title=row[5],
-                labels=json.loads(row[6] or "{}"), annotations=json.loads(row[7] or "{}"),
-                generation=row[8], recorded=row[9],
-            )
-            for number, row in enumerate(
-                self.connection.execute(
-                    "SELECT kind, name, id, event, digest, title, labels, annotations, generation, recorded "
-                    "FROM revisions WHERE kind=? AND name=? ORDER BY id",
-                    (kind, name),
-                ),
-                start=1,
-            )
-        ]
-
-    @_translating
-    def names_with_history(self, kind: str) -> builtins.list[str]:
-        rows = self.connection.execute("SELECT DISTINCT name FROM revisions WHERE kind=? ORDER BY name", (kind,))
-        return [row[0] for row in rows]
-
-    @_translating
-    def label_keys(self, prefix: str = "") -> builtins.list[str]:
-        return [
-            row[0]
-            for row in self.connection.execute(
-                "SELECT DISTINCT key FROM labels WHERE key >= ? AND key < ? ORDER BY key", (prefix, prefix + "\uffff")
-            )
-        ]
-
-    @_translating
-    def label_values(self, key: str, prefix: str = "") -> builtins.list[str]:
-        return [
-            row[0]
-            for row in self.connection.execute(
-                "SELECT DISTINCT value FROM labels WHERE key=? AND value >= ? AND value < ? ORDER BY value",
-                (key, prefix, prefix + "\uffff"),
-            )
-        ]
-
     # --- maintenance (fsck, gc, export, restore) -----------------------------------------
-
-    @_translating
-    def all_entries(self) -> builtins.list[Entry]:
-        rows = self.connection.execute(f"SELECT {_ENTRY_COLUMNS} FROM objects ORDER BY kind, name")
-        return [_entry(row) for row in rows]
-
-    @_translating
-    def all_revisions(self) -> builtins.list[Revision]:
-        numbers: dict[tuple[str, str], int] = {}
-        found = []
-        for row in self.connection.execute(
-            "SELECT kind, name, id, event, digest, title, labels, annotations, generation, recorded "
-            "FROM revisions ORDER BY id"
-        ):
-            key = (row[0], row[1])
-            numbers[key] = numbers.get(key, 0) + 1
-            found.append(Revision(
-                kind=row[0], name=row[1], revision=numbers[key], event=row[3], digest=row[4], title=row[5],
-                labels=json.loads(row[6] or "{}"), annotations=json.loads(row[7] or "{}"),
-                generation=row[8], recorded=row[9],
-            ))
-        return found
-
-    @_translating
-    def index_rows(self):
-        names = {row[0]: (row[1], row[2]) for row in self.connection.execute("SELECT id, kind, name FROM objects")}
-        indexed = {key: ({}, set()) for key in names.values()}
-        stray_labels = stray_references = 0
-        for object_id, key, value in self.connection.execute("SELECT object_id, key, value FROM labels"):
-            owner = names.get(object_id)
-            if owner is None:
-                stray_labels += 1
-            else:
-                indexed[owner][0][key] = value
-        for object_id, field_name, target in self.connection.execute("SELECT object_id, field, target FROM refs"):
-            owner = names.get(object_id)
-            if owner is None:
-                stray_references += 1
-            else:
-                indexed[owner][1].add((field_name, target))
-        return indexed, stray_labels, stray_references
 
     def integrity_problems(self) -> builtins.list[str]:
         if self.path is None:
@@ -730,122 +489,9 @@ class SQLiteCatalog(Catalog):
             return [f"cannot be checked: {exc}"]
         return [] if rows == ["ok"] else rows
 
-    @_translating
+    @translating
     def rebuild_indexes(self) -> None:
         self.connection.execute("REINDEX")
-
-    @_translating
-    def reindex(self, change: Change) -> None:
-        entry = change.entry
-        self.connection.execute("DELETE FROM labels WHERE object_id=?", (entry.id,))
-        self.connection.execute("DELETE FROM refs WHERE object_id=?", (entry.id,))
-        self.connection.executemany(
-            _INSERT_LABEL,
-            [(entry.id, key, value) for key, value in entry.labels.items()],
-        )
-        self.connection.executemany(
-            _INSERT_REF,
-            [(entry.id, field_name, target) for field_name, target in change.references],
-        )
-        self.connection.execute("UPDATE objects SET columns=? WHERE id=?", (entry.columns, entry.id))
-
-    @_translating
-    def drop_stray_index_rows(self) -> None:
-        self.connection.execute("DELETE FROM labels WHERE object_id NOT IN (SELECT id FROM objects)")
-        self.connection.execute("DELETE FROM refs WHERE object_id NOT IN (SELECT id FROM objects)")
-
-    @_translating
-    def restore(self, changes: Sequence[Change], revisions: Sequence[Revision]) -> None:
-        (highest,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM objects").fetchone()
-        rows: list[tuple] = []
-        label_rows: list[tuple] = []
-        ref_rows: list[tuple] = []
-        for change in changes:
-            entry = change.entry
-            highest += 1
-            rows.append((highest, entry.kind, entry.name, entry.digest, entry.title, _dumps(entry.labels),
-                         _dumps(entry.annotations), entry.created, entry.generation, entry.columns))
-            label_rows.extend((highest, key, value) for key, value in entry.labels.items())
-            ref_rows.extend((highest, field_name, target) for field_name, target in change.references)
-        self.connection.executemany(_INSERT_ENTRY, rows)
-        self.connection.executemany(_INSERT_LABEL, label_rows)
-        self.connection.executemany(_INSERT_REF, ref_rows)
-        self.connection.executemany(
-            _INSERT_REVISION,
-            [(r.kind, r.name, r.event, r.digest, r.title, _dumps(r.labels), _dumps(r.annotations), r.generation,
-              r.recorded) for r in revisions],
-        )
-
-    # --- writes (inside begin_write … commit) -------------------------------------------
-
-    @_translating
-    def put_many(self, changes: Sequence[Change], now: str) -> None:
-        """Create or replace many names at once: a handful of statements, not a few per name.
-
-        New names get ids allocated here, which is safe because writers hold the write lock.
-        """
-        keeps_index = self._has_table("spec_indexed")
-        if keeps_index:
-            self._catch_up_spec_index()
-            specs: dict[str, dict | None] = {}
-            for change in changes:
-                for _, target in change[1]:
-                    specs.setdefault(target, None)
-                if len(change) > 2 and change[2] is not None:
-                    specs[change[0].digest] = change[2]
-            self._index_specs(specs)
-        (highest,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM objects").fetchone()
-        rows: list[tuple] = []
-        updates: list[tuple] = []
-        label_rows: list[tuple] = []
-        ref_rows: list[tuple] = []
-        revision_rows: list[tuple] = []
-        for change in changes:
-            entry, references = change[0], change[1]
-            labels_json, annotations_json = _dumps(entry.labels), _dumps(entry.annotations)
-            if entry.id is None:
-                highest += 1
-                object_id = highest
-                rows.append((object_id, entry.kind, entry.name, entry.digest, entry.title, labels_json,
-                             annotations_json, entry.created, entry.generation, entry.columns))
-            else:
-                object_id = entry.id
-                updates.append((entry.digest, entry.title, labels_json, annotations_json, entry.generation,
-                                entry.columns, object_id))
-            label_rows.extend((object_id, key, value) for key, value in entry.labels.items())
-            ref_rows.extend((object_id, field_name, target) for field_name, target in references)
-            revision_rows.append((entry.kind, entry.name, "applied", entry.digest, entry.title,
-                                  labels_json, annotations_json, entry.generation, now))
-        execute_many = self.connection.executemany
-        if updates:
-            execute_many("DELETE FROM labels WHERE object_id=?", [(u[-1],) for u in updates])
-            execute_many("DELETE FROM refs WHERE object_id=?", [(u[-1],) for u in updates])
-            execute_many(
-                "UPDATE objects SET digest=?, title=?, labels=?, annotations=?, generation=?, columns=? WHERE id=?",
-                updates,
-            )
-        execute_many(_INSERT_ENTRY, rows)
-        execute_many(_INSERT_LABEL, label_rows)
-        execute_many(_INSERT_REF, ref_rows)
-        execute_many(_INSERT_REVISION, revision_rows)
-        if keeps_index:
-            self._mark_spec_index()
-
-    @_translating
-    def delete(self, entry: Entry, now: str) -> None:
-        keeps_index = self._has_table("spec_indexed")
-        if keeps_index:
-            self._catch_up_spec_index()
-        self.connection.execute("DELETE FROM labels WHERE object_id=?", (entry.id,))
-        self.connection.execute("DELETE FROM refs WHERE object_id=?", (entry.id,))
-        self.connection.execute("DELETE FROM objects WHERE id=?", (entry.id,))
-        self.connection.execute(
-            _INSERT_REVISION,
-            (entry.kind, entry.name, "deleted", entry.digest, entry.title, _dumps(entry.labels),
-             _dumps(entry.annotations), entry.generation, now),
-        )
-        if keeps_index:
-            self._mark_spec_index()
 
 
 def _connect_read_only(path: Path) -> sqlite3.Connection:

@@ -1,0 +1,552 @@
+"""What the SQLite and PostgreSQL catalogs share: their statements and their row mapping.
+
+Both catalogs keep the same tables with the same columns: the current names (SQLite's
+``objects``, PostgreSQL's ``kidx.entries``), ``labels``, ``refs``, ``revisions`` and the
+spec index (``spec_leaves`` / ``spec_indexed``). So the statements that write and read
+them, and the mapping of their rows to ``Entry`` and ``Revision``, are written once here,
+in ``SQLCatalog``. What truly differs is a ``Dialect``: the parameter mark, where the
+tables live, how a digest is stored (SQLite: the text ``sha256:…``; PostgreSQL: its 32
+bytes), the end of a prefix range, and how a list of values is matched (SQLite: ``IN
+(?, …)`` in chunks under its limit on bound parameters; PostgreSQL: one array, ``=
+ANY(%s)``).
+
+Each backend keeps only its real differences: connections, transactions and locks,
+errors, schema creation, the spec index's bookkeeping, and query compilation (each
+tuned to its own planner).
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kidx.errors import StoreError
+from kidx.store.catalog import Catalog, CatalogQuery, Change, Entry, Revision, label_holds, scalar_leaves
+
+
+def dumps(mapping: dict) -> str:
+    """Labels and annotations as the catalogs store them: canonical compact JSON."""
+    return json.dumps(mapping, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+_loads = json.loads
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """What one database's SQL and columns do differently; see the module docstring."""
+
+    mark: str  # the parameter placeholder
+    schema: str  # prefix of every table name ("kidx." or "")
+    entries: str  # the table of current names
+    last: str  # a character after every other: the end of a prefix range
+    stored_digest: Callable[[str], Any] = _same  # "sha256:…" as a digest column holds it
+    digest_text: Callable[[Any], str] = _same  # a (non-NULL) digest column as "sha256:…"
+    in_list_limit: int | None = None  # values per IN list; None: one array, "= ANY(…)"
+
+    def marks(self, count: int) -> str:
+        return ", ".join([self.mark] * count)
+
+    def membership(self, values: Sequence) -> Iterator[tuple[str, builtins.list]]:
+        """``(" IN (…)", parameters)`` for a column to be among ``values``: one pair a chunk
+        (none for no values), so a statement is run once per pair."""
+        if not values:
+            return
+        if self.in_list_limit is None:
+            yield f" = ANY({self.mark})", [list(values)]
+            return
+        for start in range(0, len(values), self.in_list_limit):
+            chunk = list(values[start : start + self.in_list_limit])
+            yield f" IN ({self.marks(len(chunk))})", chunk
+
+
+ENTRY_COLUMNS = "e.id, e.kind, e.name, e.digest, e.title, e.labels, e.annotations, e.created, e.generation, e.columns"
+REVISION_COLUMNS = "kind, name, event, digest, title, labels, annotations, generation, recorded"
+
+
+class Statements:
+    """The statements both catalogs run, spelled in one dialect."""
+
+    def __init__(self, dialect: Dialect):
+        s, m = dialect.schema, dialect.mark
+        self.insert_entry = (
+            f"INSERT INTO {dialect.entries} (id, kind, name, digest, title, labels, annotations, created, generation, "
+            f"columns) VALUES ({dialect.marks(10)})"
+        )
+        self.update_entry = (
+            f"UPDATE {dialect.entries} SET digest={m}, title={m}, labels={m}, annotations={m}, generation={m}, "
+            f"columns={m} WHERE id={m}"
+        )
+        self.update_columns = f"UPDATE {dialect.entries} SET columns={m} WHERE id={m}"
+        self.delete_entry = f"DELETE FROM {dialect.entries} WHERE id={m}"
+        self.insert_label = f"INSERT INTO {s}labels (object_id, key, value) VALUES ({dialect.marks(3)})"
+        self.delete_labels = f"DELETE FROM {s}labels WHERE object_id={m}"
+        # a spec may name one target twice under one field: the row is kept once
+        self.insert_ref = (
+            f"INSERT INTO {s}refs (object_id, field, target) VALUES ({dialect.marks(3)}) ON CONFLICT DO NOTHING"
+        )
+        self.delete_refs = f"DELETE FROM {s}refs WHERE object_id={m}"
+        self.insert_revision = f"INSERT INTO {s}revisions ({REVISION_COLUMNS}) VALUES ({dialect.marks(9)})"
+        self.insert_spec_leaf = (
+            f"INSERT INTO {s}spec_leaves (path, value, digest) VALUES ({dialect.marks(3)}) ON CONFLICT DO NOTHING"
+        )
+        self.insert_spec_indexed = f"INSERT INTO {s}spec_indexed (digest) VALUES ({m}) ON CONFLICT DO NOTHING"
+        self.highest_id = f"SELECT COALESCE(MAX(id), 0) FROM {dialect.entries}"
+        self.get = f"SELECT {ENTRY_COLUMNS} FROM {dialect.entries} e WHERE e.kind={m} AND e.name={m}"
+        self.get_many = f"SELECT {ENTRY_COLUMNS} FROM {dialect.entries} e WHERE e.kind={m} AND e.name"
+        self.all_entries = f"SELECT {ENTRY_COLUMNS} FROM {dialect.entries} e ORDER BY e.kind, e.name"
+        self.kinds = f"SELECT DISTINCT kind FROM {dialect.entries}"
+        self.digests_present = f"SELECT DISTINCT digest FROM {dialect.entries} WHERE digest"
+        self.spec_indexed = f"SELECT digest FROM {s}spec_indexed WHERE digest"
+        self.referrer_counts = (
+            f"SELECT e.kind, COUNT(DISTINCT e.id) FROM {s}refs r JOIN {dialect.entries} e ON e.id = r.object_id "
+            f"WHERE r.target={m} GROUP BY e.kind ORDER BY e.kind"
+        )
+        self.referrer_names = (
+            f"SELECT DISTINCT e.name FROM {s}refs r JOIN {dialect.entries} e ON e.id = r.object_id "
+            f"WHERE r.target={m} AND e.kind={m} ORDER BY e.name LIMIT {m}"
+        )
+        self.revisions = f"SELECT {REVISION_COLUMNS} FROM {s}revisions WHERE kind={m} AND name={m} ORDER BY id"
+        self.all_revisions = f"SELECT {REVISION_COLUMNS} FROM {s}revisions ORDER BY id"
+        self.names_with_history = f"SELECT DISTINCT name FROM {s}revisions WHERE kind={m} ORDER BY name"
+        self.label_keys = f"SELECT DISTINCT key FROM {s}labels WHERE key >= {m} AND key < {m} ORDER BY key"
+        self.label_values = (
+            f"SELECT DISTINCT value FROM {s}labels WHERE key={m} AND value >= {m} AND value < {m} ORDER BY value"
+        )
+        self.id_names = f"SELECT id, kind, name FROM {dialect.entries}"
+        self.all_labels = f"SELECT object_id, key, value FROM {s}labels"
+        self.all_refs = f"SELECT object_id, field, target FROM {s}refs"
+        self.stray_labels = (
+            f"DELETE FROM {s}labels WHERE NOT EXISTS (SELECT 1 FROM {dialect.entries} e WHERE e.id = object_id)"
+        )
+        self.stray_refs = (
+            f"DELETE FROM {s}refs WHERE NOT EXISTS (SELECT 1 FROM {dialect.entries} e WHERE e.id = object_id)"
+        )
+
+
+# the metadata fields a selector may name, as columns of the names table (a {} for its alias)
+METADATA_COLUMNS: dict[tuple[str, ...], str] = {
+    ("metadata", "name"): "{}name", ("metadata", "title"): "COALESCE({}title, '')",
+}
+
+
+def all_of(clauses: builtins.list[str]) -> str:
+    """``a AND b AND …`` as a balanced tree: SQLite parses a flat chain one level deeper per
+    clause and refuses 1,000 levels, while a selector may well have that many requirements.
+    The clauses keep their order, and so do their parameters."""
+    if len(clauses) <= 8:
+        return " AND ".join(clauses)
+    middle = len(clauses) // 2
+    return f"({all_of(clauses[:middle])}) AND ({all_of(clauses[middle:])})"
+
+
+def needs_row_check(query: CatalogQuery) -> bool:
+    """Numeric label comparisons (gt, lt) are exact only on the rows, after the SQL."""
+    return any(r.operator in ("gt", "lt") for r in query.labels)
+
+
+def label_clause(requirement, has_label: Callable[[str, builtins.list | None, str], tuple[str, builtins.list]],
+                 never: str) -> tuple[str, builtins.list] | None:
+    """SQL over the (key, value) label index for one requirement (None: it holds for every
+    object). It narrows the candidates; gt/lt are checked exactly on the rows afterwards.
+    ``has_label(key, values, negation)`` spells "has the label key (with one of the values,
+    unless None)", after ``negation`` ("NOT " or ""), in one backend's SQL; ``never`` is
+    its false."""
+    operator, key, values = requirement.operator, requirement.key, list(requirement.values)
+    if operator in ("=", "==", "in", "!=", "notin"):
+        negation = "NOT " if operator in ("!=", "notin") else ""
+        if not values:
+            return None if negation else (never, [])
+        return has_label(key, values, negation)
+    if operator in ("exists", "gt", "lt", "!"):
+        return has_label(key, None, "NOT " if operator == "!" else "")
+    raise StoreError(f"unknown label operator {operator!r}")
+
+
+def translating(method):
+    """A catalog method whose database errors become kidx's (``SQLCatalog.translated``)."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        return self.translated(method, self, *args, **kwargs)
+
+    return wrapper
+
+
+class SQLCatalog(Catalog):
+    """The catalog methods both backends run alike. A subclass sets ``dialect`` and
+    ``sql`` (its ``Statements``) and provides ``connection`` (``execute``,
+    ``executemany``), ``translated`` and the spec index's hooks."""
+
+    dialect: Dialect
+    sql: Statements
+    connection: Any
+
+    def translated(self, method, *args, **kwargs):
+        """Run ``method`` with the database's errors turned into kidx's."""
+        return method(*args, **kwargs)
+
+    @property
+    def readable(self) -> bool:
+        """False while the database holds no catalog yet (it then reads as empty)."""
+        return True
+
+    # --- row mapping ---------------------------------------------------------------------
+
+    def entry(self, row) -> Entry:
+        """The Entry of a row of ``ENTRY_COLUMNS`` (positional: keywords would cost more on
+        every row of every listing)."""
+        return Entry(row[1], row[2], self.dialect.digest_text(row[3]), row[4], _loads(row[5]), _loads(row[6]),
+                     row[7], row[8], row[0], row[9])
+
+    def _revision(self, row, number: int) -> Revision:
+        """The Revision of a row of ``REVISION_COLUMNS``, the ``number``-th of its name."""
+        return Revision(row[0], row[1], number, row[2], None if row[3] is None else self.dialect.digest_text(row[3]),
+                        row[4], _loads(row[5] or "{}"), _loads(row[6] or "{}"), row[7], row[8])
+
+    def _entry_row(self, object_id: int, entry: Entry, labels_json: str, annotations_json: str) -> tuple:
+        return (object_id, entry.kind, entry.name, self.dialect.stored_digest(entry.digest), entry.title,
+                labels_json, annotations_json, entry.created, entry.generation, entry.columns)
+
+    def _revision_row(self, revision: Revision) -> tuple:
+        digest = None if revision.digest is None else self.dialect.stored_digest(revision.digest)
+        return (revision.kind, revision.name, revision.event, digest, revision.title, dumps(revision.labels),
+                dumps(revision.annotations), revision.generation, revision.recorded)
+
+    def _index_rows_of(self, object_id: int | None, entry: Entry, references: Iterable[tuple[str, str]],
+                       label_rows: builtins.list[tuple], ref_rows: builtins.list[tuple]) -> None:
+        stored = self.dialect.stored_digest
+        label_rows.extend((object_id, key, value) for key, value in entry.labels.items())
+        ref_rows.extend((object_id, field_name, stored(target)) for field_name, target in references)
+
+    # --- reads --------------------------------------------------------------------------
+
+    @translating
+    def get(self, kind: str, name: str) -> Entry | None:
+        if not self.readable:
+            return None
+        row = self.connection.execute(self.sql.get, (kind, name)).fetchone()
+        return self.entry(row) if row else None
+
+    @translating
+    def get_many(self, kind: str, names: Iterable[str]) -> dict[str, Entry]:
+        found: dict[str, Entry] = {}
+        if not self.readable:
+            return found
+        for test, parameters in self.dialect.membership(list(dict.fromkeys(names))):
+            for row in self.connection.execute(self.sql.get_many + test, (kind, *parameters)):
+                found[row[2]] = self.entry(row)
+        return found
+
+    @translating
+    def kinds_present(self) -> set[str]:
+        if not self.readable:
+            return set()
+        return {row[0] for row in self.connection.execute(self.sql.kinds)}
+
+    @translating
+    def digests_present(self, digests: Iterable[str]) -> set[str]:
+        present: set = set()
+        if not self.readable:
+            return present
+        stored, text = self.dialect.stored_digest, self.dialect.digest_text
+        wanted = set(digests) if stored is _same else {stored(digest) for digest in digests}
+        for test, parameters in self.dialect.membership(list(wanted)):
+            present.update(row[0] for row in self.connection.execute(self.sql.digests_present + test, parameters))
+        return present if text is _same else {text(digest) for digest in present}
+
+    @translating
+    def referrer_counts(self, digest: str) -> builtins.list[tuple[str, int]]:
+        if not self.readable:
+            return []
+        rows = self.connection.execute(self.sql.referrer_counts, (self.dialect.stored_digest(digest),))
+        return [(row[0], row[1]) for row in rows]
+
+    @translating
+    def referrer_names(self, digest: str, kind: str, limit: int) -> builtins.list[str]:
+        if not self.readable:
+            return []
+        rows = self.connection.execute(self.sql.referrer_names, (self.dialect.stored_digest(digest), kind, limit))
+        return [row[0] for row in rows]
+
+    @translating
+    def revisions(self, kind: str, name: str) -> builtins.list[Revision]:
+        if not self.readable:
+            return []
+        rows = self.connection.execute(self.sql.revisions, (kind, name))
+        return [self._revision(row, number) for number, row in enumerate(rows, start=1)]
+
+    @translating
+    def names_with_history(self, kind: str) -> builtins.list[str]:
+        if not self.readable:
+            return []
+        return [row[0] for row in self.connection.execute(self.sql.names_with_history, (kind,))]
+
+    @translating
+    def label_keys(self, prefix: str = "") -> builtins.list[str]:
+        if not self.readable:
+            return []
+        rows = self.connection.execute(self.sql.label_keys, (prefix, prefix + self.dialect.last))
+        return [row[0] for row in rows]
+
+    @translating
+    def label_values(self, key: str, prefix: str = "") -> builtins.list[str]:
+        if not self.readable:
+            return []
+        rows = self.connection.execute(self.sql.label_values, (key, prefix, prefix + self.dialect.last))
+        return [row[0] for row in rows]
+
+    # --- queries: each backend compiles its WHERE clauses, tuned to its planner --------
+
+    def compile(self, query: CatalogQuery) -> tuple[str, builtins.list, bool]:
+        """The SELECT for a query, its parameters, and whether rows need checking after."""
+        raise NotImplementedError
+
+    @translating
+    def list(self, query: CatalogQuery) -> builtins.list[Entry]:
+        if not self.readable:
+            return []
+        sql, parameters, check_rows = self.compile(query)
+        entry = self.entry
+        entries = [entry(row) for row in self.connection.execute(sql, parameters)]
+        if check_rows:
+            entries = [e for e in entries if all(label_holds(r, e.labels) for r in query.labels)]
+            if query.limit is not None:
+                entries = entries[: query.limit]
+        return entries
+
+    def _select(self, query: CatalogQuery, where: builtins.list[str], parameters: builtins.list,
+                alias: str = "") -> tuple[str, builtins.list, bool]:
+        """The SELECT of entries from the names table (``alias``: its alias, or none) where
+        all of ``where`` hold, in the query's order and limit."""
+        columns = ENTRY_COLUMNS if alias else ENTRY_COLUMNS.replace("e.", "")
+        table = f"{self.dialect.entries} {alias}" if alias else self.dialect.entries
+        prefix = f"{alias}." if alias else ""
+        sql = f"SELECT {columns} FROM {table}"
+        if where:
+            sql += f" WHERE {all_of(where)}"
+        sql += f" ORDER BY {prefix}kind, {prefix}name" if query.order == "kind,name" else f" ORDER BY {prefix}name"
+        check_rows = needs_row_check(query)
+        if query.limit is not None and not check_rows:
+            sql += f" LIMIT {self.dialect.mark}"
+            parameters.append(query.limit)
+        return sql, parameters, check_rows
+
+    def _field_clause(self, condition, prefix: str = "") -> tuple[str, builtins.list]:
+        """A condition on the name or title of the entries themselves (``prefix``: the
+        names table's alias and a dot, or nothing)."""
+        column = METADATA_COLUMNS.get(tuple(condition.path))
+        if column is None:
+            raise StoreError(
+                f"the catalog cannot select on {'.'.join(condition.path)} (only metadata.name and metadata.title)")
+        operator = "=" if condition.operator == "=" else "<>"
+        return f"{column.format(prefix)} {operator} {self.dialect.mark}", [condition.value]
+
+    @staticmethod
+    def _referenced_metadata_column(condition, prefix: str = "") -> str:
+        """The column of a referenced object's metadata field that a condition names."""
+        column = METADATA_COLUMNS.get(tuple(condition.path))
+        if column is None:
+            raise StoreError(f"the catalog cannot select on {'.'.join(condition.path)} of a referenced object")
+        return column.format(prefix)
+
+    # --- maintenance (fsck, gc, export, restore) -----------------------------------------
+
+    @translating
+    def all_entries(self) -> builtins.list[Entry]:
+        if not self.readable:
+            return []
+        return [self.entry(row) for row in self.connection.execute(self.sql.all_entries)]
+
+    @translating
+    def all_revisions(self) -> builtins.list[Revision]:
+        if not self.readable:
+            return []
+        numbers: dict[tuple[str, str], int] = {}
+        found = []
+        for row in self.connection.execute(self.sql.all_revisions):
+            key = (row[0], row[1])
+            numbers[key] = numbers.get(key, 0) + 1
+            found.append(self._revision(row, numbers[key]))
+        return found
+
+    @translating
+    def index_rows(self):
+        """What the label and reference rows say, for fsck (see Catalog.index_rows)."""
+        if not self.readable:
+            return {}, 0, 0
+        execute, text = self.connection.execute, self.dialect.digest_text
+        names = {row[0]: (row[1], row[2]) for row in execute(self.sql.id_names)}
+        indexed: dict[tuple[str, str], tuple[dict[str, str], set[tuple[str, str]]]] = {
+            key: ({}, set()) for key in names.values()}
+        stray_labels = stray_references = 0
+        for object_id, key, value in execute(self.sql.all_labels):
+            owner = names.get(object_id)
+            if owner is None:
+                stray_labels += 1
+            else:
+                indexed[owner][0][key] = value
+        for object_id, field_name, target in execute(self.sql.all_refs):
+            owner = names.get(object_id)
+            if owner is None:
+                stray_references += 1
+            else:
+                indexed[owner][1].add((field_name, text(target)))
+        return indexed, stray_labels, stray_references
+
+    @translating
+    def reindex(self, change: Change) -> None:
+        """Rewrite one name's label and reference rows and cached columns (fsck --repair)."""
+        entry = change.entry
+        label_rows: list[tuple] = []
+        ref_rows: list[tuple] = []
+        self._index_rows_of(entry.id, entry, change.references, label_rows, ref_rows)
+        self.connection.execute(self.sql.delete_labels, (entry.id,))
+        self.connection.execute(self.sql.delete_refs, (entry.id,))
+        self.connection.executemany(self.sql.insert_label, label_rows)
+        self.connection.executemany(self.sql.insert_ref, ref_rows)
+        self.connection.execute(self.sql.update_columns, (entry.columns, entry.id))
+
+    @translating
+    def drop_stray_index_rows(self) -> None:
+        self.connection.execute(self.sql.stray_labels)
+        self.connection.execute(self.sql.stray_refs)
+
+    # --- writes (inside begin_write … commit) -------------------------------------------
+
+    def _write_starts(self, changes: Sequence[Change]) -> bool:
+        """Before a write's rows (the spec index's upkeep); True: call ``_write_ends`` after."""
+        return False
+
+    def _write_ends(self) -> None:
+        """After a write's rows, when ``_write_starts`` asked for it."""
+
+    def _restore_starts(self, changes: Sequence[Change]) -> None:
+        """Before a restore's rows."""
+
+    def _specs_of(self, changes: Sequence[Change]) -> dict:
+        """The spec of every object the changes refer to (None: read it from the objects)
+        or carry, by stored digest: what the spec index must hold after the write."""
+        stored = self.dialect.stored_digest
+        specs: dict = {}
+        for change in changes:
+            for _, target in change[1]:
+                specs.setdefault(stored(target), None)
+            if len(change) > 2 and change[2] is not None:
+                specs[stored(change[0].digest)] = change[2]
+        return specs
+
+    def _index_specs(self, specs: dict) -> None:
+        """Index the scalar leaves of objects not indexed yet (keys: stored digests); a None
+        spec is read from the objects (skipped when the object is not there: indexed once
+        it arrives)."""
+        if not specs:
+            return
+        indexed: set = set()
+        for test, parameters in self.dialect.membership(list(specs)):
+            indexed.update(row[0] for row in self.connection.execute(self.sql.spec_indexed + test, parameters))
+        missing = [digest for digest in specs if digest not in indexed]
+        to_read = [digest for digest in missing if specs[digest] is None]
+        read = self._object_texts(to_read) if to_read else {}
+        leaves: set[tuple] = set()  # (path, value, digest)
+        done: list[tuple] = []
+        for digest in missing:
+            spec = specs[digest]
+            if spec is None:
+                data = read.get(digest)
+                if data is None:
+                    continue
+                spec = json.loads(data).get("spec")
+                if not isinstance(spec, dict):
+                    continue
+            leaves.update((path, value, digest) for path, value in scalar_leaves(spec))
+            done.append((digest,))
+        self.connection.executemany(self.sql.insert_spec_leaf, sorted(leaves))
+        self.connection.executemany(self.sql.insert_spec_indexed, done)
+
+    def _object_texts(self, digests: Sequence) -> dict:
+        """The stored bytes of the objects with these (stored) digests, by digest; absent
+        ones are left out."""
+        raise NotImplementedError
+
+    @translating
+    def put_many(self, changes: Sequence[Change], now: str) -> None:
+        """Create or replace many names at once: a handful of statements, not a few per name.
+
+        New names get ids allocated here, which is safe because writers hold the write lock.
+        """
+        marking = self._write_starts(changes)
+        stored = self.dialect.stored_digest
+        (highest,) = self.connection.execute(self.sql.highest_id).fetchone()
+        rows: list[tuple] = []
+        updates: list[tuple] = []
+        label_rows: list[tuple] = []
+        ref_rows: list[tuple] = []
+        revision_rows: list[tuple] = []
+        for change in changes:
+            entry, references = change[0], change[1]
+            labels_json, annotations_json = dumps(entry.labels), dumps(entry.annotations)
+            digest = stored(entry.digest)
+            if entry.id is None:
+                highest += 1
+                object_id = highest
+                rows.append(self._entry_row(object_id, entry, labels_json, annotations_json))
+            else:
+                object_id = entry.id
+                updates.append((digest, entry.title, labels_json, annotations_json, entry.generation,
+                                entry.columns, object_id))
+            self._index_rows_of(object_id, entry, references, label_rows, ref_rows)
+            revision_rows.append((entry.kind, entry.name, "applied", digest, entry.title,
+                                  labels_json, annotations_json, entry.generation, now))
+        many = self.connection.executemany
+        if updates:
+            replaced = [(update[-1],) for update in updates]
+            many(self.sql.delete_labels, replaced)
+            many(self.sql.delete_refs, replaced)
+            many(self.sql.update_entry, updates)
+        many(self.sql.insert_entry, rows)
+        many(self.sql.insert_label, label_rows)
+        many(self.sql.insert_ref, ref_rows)
+        many(self.sql.insert_revision, revision_rows)
+        if marking:
+            self._write_ends()
+
+    @translating
+    def delete(self, entry: Entry, now: str) -> None:
+        marking = self._write_starts(())
+        execute = self.connection.execute
+        execute(self.sql.delete_labels, (entry.id,))
+        execute(self.sql.delete_refs, (entry.id,))
+        execute(self.sql.delete_entry, (entry.id,))
+        execute(self.sql.insert_revision, (
+            entry.kind, entry.name, "deleted", self.dialect.stored_digest(entry.digest), entry.title,
+            dumps(entry.labels), dumps(entry.annotations), entry.generation, now))
+        if marking:
+            self._write_ends()
+
+    @translating
+    def restore(self, changes: Sequence[Change], revisions: Sequence[Revision]) -> None:
+        """Names and revisions exactly as given (a bundle), inside a write."""
+        self._restore_starts(changes)
+        (highest,) = self.connection.execute(self.sql.highest_id).fetchone()
+        rows: list[tuple] = []
+        label_rows: list[tuple] = []
+        ref_rows: list[tuple] = []
+        for change in changes:
+            entry = change.entry
+            highest += 1
+            rows.append(self._entry_row(highest, entry, dumps(entry.labels), dumps(entry.annotations)))
+            self._index_rows_of(highest, entry, change.references, label_rows, ref_rows)
+        many = self.connection.executemany
+        many(self.sql.insert_entry, rows)
+        many(self.sql.insert_label, label_rows)
+        many(self.sql.insert_ref, ref_rows)
+        many(self.sql.insert_revision, [self._revision_row(r) for r in revisions])
