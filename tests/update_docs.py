@@ -2,7 +2,7 @@
 
     python tests/update_docs.py docs/commands/describe.md [more pages…]
 
-Runs the page's session exactly as tests/test_docs.py does and, for each command whose
+Runs the page's session exactly as tests/quality/test_docs.py does and, for each command whose
 output no longer matches, replaces the shown lines with the printed ones (standard error
 first, then standard output; the session's folders shown as /tmp/…). Commands that still
 match keep their lines as written. Read the diff before committing it: a changed output
@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from test_docs import DOCS, FENCE, Session, parse_page  # noqa: E402
+from quality.test_docs import DOCS, FENCE, Session, parse_page  # noqa: E402
 
 
 def update(path: Path) -> int:

@@ -4,7 +4,7 @@
 
 rewrites everything after the marker line in docs/api.md (the worked example above it
 is written by hand); ``--check`` exits 1 when the page is out of date, and
-tests/test_api_surface.py fails then too.
+tests/api/test_api_surface.py fails then too.
 """
 
 from __future__ import annotations

@@ -26,9 +26,9 @@ import copy
 import json
 import random
 import re
-from pathlib import Path
 
 import pytest
+from conftest import REPO
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, FormatChecker
@@ -36,7 +36,6 @@ from jsonschema import Draft202012Validator, FormatChecker
 from kidx.kinds.crd_files import load_crds
 from kidx.kinds.schema import KNOWN_KEYWORDS, SchemaCompileError, SchemaValidator, compile_predicate, is_date_time
 
-REPO = Path(__file__).resolve().parents[1]
 SEED = json.loads((REPO / "docs" / "examples" / "seed-bundle.json").read_text(encoding="utf-8"))
 API = "kernelindex.dev/v1alpha1"
 MISSING = object()

@@ -11,13 +11,12 @@ from __future__ import annotations
 import copy
 import json
 import re
-from pathlib import Path
 
 import pytest
+from conftest import REPO as REPO_ROOT
 from jsonschema import Draft202012Validator
 from ruamel.yaml import YAML
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 CRD_DIR = REPO_ROOT / "crds"
 
 GROUP = "kernelindex.dev"

@@ -11,13 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 from kidx.errors import InvalidInputError
 from kidx.identity import digest_of
 from kidx.importers import liger
 from kidx.importers.liger import LigerImport, SkippedRow, convert_files, convert_text
 
-REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data" / "liger"
 MAIN = str(DATA / "all_benchmark_data.csv")
 CUTEDSL = str(DATA / "all_benchmark_data_cutedsl.csv")

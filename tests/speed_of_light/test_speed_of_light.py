@@ -358,7 +358,7 @@ def test_a_declared_cost_is_validated_and_an_absent_one_changes_no_digest(kidx, 
     declared = json.loads(json.dumps(base))
     declared["spec"]["cost"] = {"bytes": 2 << 30}
     assert digest_of(base) != digest_of(declared)
-    # the seed's digests are pinned by tests/test_identity.py; an absent cost is simply not hashed
+    # the seed's digests are pinned by tests/identity/test_identity.py; an absent cost is simply not hashed
     assert digest_of(base) == digest_of({**base, "spec": dict(base["spec"])})
     path = tmp_path / "w.json"
     path.write_text(json.dumps(declared))

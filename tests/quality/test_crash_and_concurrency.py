@@ -27,11 +27,11 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 from kidx.identity import digest_of
 from kidx.store.store import Store
 
-REPO = Path(__file__).resolve().parents[1]
 SEED = json.loads((REPO / "docs" / "examples" / "seed-bundle.json").read_text(encoding="utf-8"))
 RUN_KIND = "BenchmarkRun"
 TEMPORARY = re.compile(r"^\.")  # object writers' temporary files are hidden (".tmp-…")

@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import SEED_BUNDLE, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_DIGEST, SEED_RUN_NAME
+from conftest import REPO, SEED_BUNDLE, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST, SEED_RUN_DIGEST, SEED_RUN_NAME
 
 from kidx.identity.canonical import canonical_json, digest_bytes
 from kidx.store.catalog import (
@@ -24,7 +24,6 @@ from kidx.store.catalog import (
 )
 from kidx.store.store import Store, utc_now
 
-REPO = Path(__file__).resolve().parents[1]
 # the typed queries run on a folder store and on a PostgreSQL store (conftest.py)
 pytestmark = pytest.mark.both_backends
 API = "kernelindex.dev/v1alpha1"

@@ -9,6 +9,7 @@ import math
 import random
 
 import pytest
+from conftest import REPO
 
 from kidx.analysis.changepoints import change_points
 from kidx.analysis.comparability import direction_of
@@ -441,9 +442,8 @@ def test_the_aa_benchmark_script_reports_false_positives_and_power(tmp_path):
     import shutil
     import subprocess
     import sys
-    from pathlib import Path
 
-    repo = Path(__file__).resolve().parents[1]
+    repo = REPO
     data = tmp_path / "aa"
     for rep in ("rep-01", "rep-02", "rep-03"):
         shutil.copytree(repo / "tests" / "data" / "h200-aa" / rep, data / rep)

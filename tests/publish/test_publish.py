@@ -1,6 +1,6 @@
 """kidx publish: the site's files, their determinism, re-publishing, and escaping.
 
-The pages are opened in a real browser by tests/test_publish_browser.py; here the files
+The pages are opened in a real browser by tests/publish/test_publish_browser.py; here the files
 themselves are checked.
 """
 

@@ -22,9 +22,9 @@ import signal
 import time
 
 import pytest
+from cli.test_push import state
 from conftest import SEED_BUNDLE, SEED_RUN_NAME
-from test_cli_push import state
-from test_transfer_races import Started, kidx, paused, resume
+from operations.test_transfer_races import Started, kidx, paused, resume
 
 RUN = "benchmarkrun.kernelindex.dev"
 COMMITTED_NOTE = "interrupted after the write was committed: the outcome above is what the store holds\n"

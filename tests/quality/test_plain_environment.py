@@ -17,7 +17,7 @@ import pytest
 from conftest import REPO
 
 PLAIN_PATH = "/usr/bin:/bin"
-POSTGRES_TEST = "tests/test_postgres.py::test_the_store_can_come_from_the_environment"
+POSTGRES_TEST = "tests/store/test_postgres.py::test_the_store_can_come_from_the_environment"
 
 
 def test_pipelines_and_a_postgres_store_pass_under_env_i(tmp_path):
@@ -32,7 +32,7 @@ def test_pipelines_and_a_postgres_store_pass_under_env_i(tmp_path):
     done = subprocess.run(
         [env, "-i", f"PATH={PLAIN_PATH}", f"HOME={home}",
          sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs",
-         f"--basetemp={tmp_path / 'inner'}", "tests/test_pipelines.py", POSTGRES_TEST],
+         f"--basetemp={tmp_path / 'inner'}", "tests/cli/test_pipelines.py", POSTGRES_TEST],
         capture_output=True, text=True, cwd=REPO, stdin=subprocess.DEVNULL, timeout=1200,
     )
     summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""

@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 import pytest
+from cli.test_push import SEED_CREATED, SEED_UNCHANGED, state
 from conftest import LIGER_DATA, REPO, SEED_BUNDLE, SEED_RUN_NAME
-from test_cli_push import SEED_CREATED, SEED_UNCHANGED, state
 
 RUN = "benchmarkrun.kernelindex.dev"
 CUTEDSL = str(LIGER_DATA / "all_benchmark_data_cutedsl.csv")

@@ -94,8 +94,8 @@ def _docs_yaml_blocks() -> list[str]:
 
 
 def _test_manifests() -> list[str]:
-    from test_cli_apply import workload_yaml
-    from test_safety import run_yaml
+    from cli.test_apply import workload_yaml
+    from quality.test_safety import run_yaml
 
     return [
         run_yaml().decode(), run_yaml(status="great").decode(), workload_yaml("a", "one"),

@@ -21,9 +21,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 API = "kernelindex.dev/v1alpha1"
-REPO = Path(__file__).resolve().parents[1]
 SEED = json.loads((REPO / "docs" / "examples" / "seed-bundle.json").read_text(encoding="utf-8"))
 NEW_NAME = "safety-run"  # not in the seeded store: accepting a case would create it
 

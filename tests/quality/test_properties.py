@@ -10,7 +10,7 @@ import time
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_label_selector import keys, selector_texts, values
+from query.test_label_selector import keys, selector_texts, values
 
 from kidx.errors import KidxError, Problem, UsageError
 from kidx.identity.canonical import canonical_json, digest_of
