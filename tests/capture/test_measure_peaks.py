@@ -128,6 +128,7 @@ def test_peaks_that_cannot_be_measured_are_an_error_and_nothing_is_printed(captu
     assert (code, out) == (1, "") and not store.exists()
 
 
+@pytest.mark.slow
 def test_a_gpu_that_hangs_ends_in_an_error_not_a_hang(tmp_path, monkeypatch):
     from kidx.speed_of_light.measure import PeakMeasurementError, measure_peaks
 

@@ -381,6 +381,7 @@ def test_values_of_flags_that_are_not_names(complete):
     assert complete("delete", "runs", "--dry-run", "s") == ["server"]
 
 
+@pytest.mark.slow
 def test_bash_in_a_terminal_inserts_label_values_once(filled):
     """Through a real interactive bash and readline, where `-l key=` once became `key==value`."""
     import pty

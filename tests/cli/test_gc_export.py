@@ -235,6 +235,7 @@ def test_apply_of_a_bundle_points_to_import_bundle(kidx, seeded, tmp_path):
                           f"restore it with 'kidx import bundle {bundle}'\n")
 
 
+@pytest.mark.slow
 def test_liger_import_round_trips_byte_for_byte(kidx_process, store, tmp_path):
     csvs = sorted(str(path) for path in LIGER_DATA.glob("all_benchmark_data*.csv"))
     assert len(csvs) == 3

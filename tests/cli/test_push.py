@@ -267,6 +267,7 @@ def liger_store(tmp_path_factory) -> Path:
     return store
 
 
+@pytest.mark.slow
 def test_a_liger_import_round_trips_through_postgres(kidx, liger_store, postgres_store, tmp_path):
     code, out, err = kidx("push", str(postgres_store), store_path=liger_store)
     assert code == 0, err
@@ -284,6 +285,7 @@ def test_a_liger_import_round_trips_through_postgres(kidx, liger_store, postgres
         "get", "runs", "-l", "kernel=llama4_rope", "--no-headers", store_path=liger_store)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("delay", [0.4, 0.9, 1.6])
 def test_a_killed_push_leaves_both_stores_usable_and_a_rerun_completes_it(liger_store, postgres_store, tmp_path,
                                                                           delay):

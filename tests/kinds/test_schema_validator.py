@@ -330,6 +330,7 @@ def mutate(kind: str, document: dict, generator: random.Random, count: int) -> d
     return mutated
 
 
+@pytest.mark.slow
 def test_random_mutations_agree():
     generator = random.Random(20250807)
     documents = valid_documents()

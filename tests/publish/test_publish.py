@@ -94,6 +94,7 @@ def test_h200_nvbench_runs_publish_without_a_harness_axis(kidx, tmp_path):
     assert all(len(f["lines"]) == 1 and len(f["lines"][0]["points"]) == 2 for f in families)
 
 
+@pytest.mark.slow
 def test_the_same_store_gives_byte_identical_sites(kidx, history_store, tmp_path):
     first, second = tmp_path / "one", tmp_path / "two"
     assert publish(kidx, first, *LIGER_OPTIONS, store_path=history_store)[0] == 0

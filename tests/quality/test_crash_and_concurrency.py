@@ -258,6 +258,7 @@ BIG = 2500  # runs in the batch that gets killed
 TRIALS = 10
 
 
+@pytest.mark.slow
 def test_sigkill_during_apply_leaves_a_usable_all_or_nothing_store(tmp_path, seeded_store):
     started = time.monotonic()
     big = tmp_path / "big.json"

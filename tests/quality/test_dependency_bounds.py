@@ -17,6 +17,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 from conftest import REPO, SEED_BUNDLE, SEED_RUN_NAME
 
 INSTALL_TIMEOUT = 600
@@ -54,6 +55,7 @@ def _run(command: list[str], what: str, **options) -> subprocess.CompletedProces
     return completed
 
 
+@pytest.mark.slow
 def test_kidx_runs_with_the_declared_lower_bounds(tmp_path):
     constraints = tmp_path / "constraints.txt"
     constraints.write_text("".join(f"{name}=={version}\n" for name, version in lower_bounds().items()))

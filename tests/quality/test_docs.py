@@ -123,6 +123,10 @@ EXECUTED = {"guide.md", "commands/completion.md", "commands/describe.md", "comma
             "recording-runs.md", "teams.md", "reference/jsonpath.md", "commands/push.md", "speed-of-light.md",
             "publish.md", "analysis.md", "commands/compare.md", "commands/series.md", "commands/plot.md"}
 BLOCKS = [block for page in PAGES for block in page.blocks]
+# pages whose blocks take many seconds (a command that waits on a lock, a long pipeline);
+# a page's blocks share one session, so the whole page is marked, never one block of it
+SLOW_PAGES = {"store.md", "scripting.md"}
+CASES = [pytest.param(block, marks=pytest.mark.slow) if block.page in SLOW_PAGES else block for block in BLOCKS]
 
 
 class Session:
@@ -235,7 +239,7 @@ def _id(block: Block) -> str:
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="the docs' sessions are bash sessions")
-@pytest.mark.parametrize("session", BLOCKS, ids=_id, indirect=True)
+@pytest.mark.parametrize("session", CASES, ids=_id, indirect=True)
 def test_docs(session: Session, request) -> None:
     block: Block = request.node.callspec.params["session"]
     if session.failed:

@@ -20,6 +20,7 @@ PLAIN_PATH = "/usr/bin:/bin"
 POSTGRES_TEST = "tests/store/test_postgres.py::test_the_store_can_come_from_the_environment"
 
 
+@pytest.mark.slow
 def test_pipelines_and_a_postgres_store_pass_under_env_i(tmp_path):
     env = shutil.which("env", path=PLAIN_PATH)
     if env is None:

@@ -82,6 +82,7 @@ def test_the_liger_data_the_tests_use_is_in_the_clone(clone):
     assert main.count(b"\r\n") == 2449 and b"\n" not in main.replace(b"\r\n", b"")
 
 
+@pytest.mark.slow
 def test_the_test_suite_collects_in_the_clone(clone):
     completed = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],

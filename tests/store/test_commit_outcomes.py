@@ -167,6 +167,7 @@ def absent_synchronous_standby(postgres_store):
 WAITS_FOR_COMMIT = "to confirm the commit"
 
 
+@pytest.mark.slow
 def test_a_commit_held_by_a_standby_is_announced_and_ctrl_c_keeps_it(tmp_path, postgres_store):
     with absent_synchronous_standby(postgres_store):
         applying = Started(tmp_path, "apply", ["apply", "-f", seed_file(tmp_path), "--store", postgres_store])
@@ -184,6 +185,7 @@ def test_a_commit_held_by_a_standby_is_announced_and_ctrl_c_keeps_it(tmp_path, p
     assert len(names(postgres_store)) == 3
 
 
+@pytest.mark.slow
 def test_a_commit_held_by_a_standby_completes_when_the_standby_is_no_longer_needed(tmp_path, postgres_store):
     with absent_synchronous_standby(postgres_store) as connection:
         applying = Started(tmp_path, "apply", ["apply", "-f", seed_file(tmp_path), "--store", postgres_store])
@@ -202,6 +204,7 @@ def _terminate_kidx(connection, postgres_store) -> int:
     return len(rows)
 
 
+@pytest.mark.slow
 def test_the_connection_lost_during_commit_is_an_unknown_outcome(tmp_path, postgres_store):
     """The server ends the session while COMMIT waits (here for the standby; the commit is
     then on the server's disk): exit 3, saying it may or may not be committed and how to
@@ -221,6 +224,7 @@ def test_the_connection_lost_during_commit_is_an_unknown_outcome(tmp_path, postg
     assert (again.returncode, again.stdout) == (0, SEED_LINES.replace(" created", " unchanged"))
 
 
+@pytest.mark.slow
 def test_a_second_ctrl_c_while_the_server_does_not_answer_gives_up_with_the_outcome_unknown(tmp_path, postgres_store):
     """The session's server process stopped (SIGSTOP) while COMMIT waits: the first Ctrl-C's
     cancel request cannot be served, so kidx would wait for ever; the second Ctrl-C gives
