@@ -121,7 +121,8 @@ EXECUTED = {"guide.md", "commands/completion.md", "commands/describe.md", "comma
             "commands/fsck.md", "commands/record.md", "api.md", "commands/explain.md", "commands/apply.md",
             "commands/history.md", "commands/delete.md", "commands/get.md", "scripting.md", "store.md",
             "recording-runs.md", "teams.md", "reference/jsonpath.md", "commands/push.md", "speed-of-light.md",
-            "publish.md", "analysis.md", "commands/compare.md", "commands/series.md", "commands/plot.md"}
+            "publish.md", "analysis.md", "commands/compare.md", "commands/series.md", "commands/plot.md",
+            "maintenance.md", "reference/store-guarantees.md"}
 BLOCKS = [block for page in PAGES for block in page.blocks]
 
 
