@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -102,17 +101,7 @@ def main() -> int:
             report.check(label, f"{bench_store.median(times[label]) / base:.2f}x python", "info", None)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    report.section = "summary"
-    report.table(["metric", "measured", "target", "result"], [list(r) for r in report.summary])
-    report.save()
-    report.data["summary"] = [list(r) for r in report.summary]
-    report.data["meta"] = {
-        "title": "Selection through references", "script": "bench/bench_analysis.py",
-        "date": time.strftime("%Y-%m-%d"), "cpus": os.cpu_count(), "python": platform.python_version(),
-        "code": bench_store.code_version(), "sizes": [args.runs], "total_s": round(time.perf_counter() - started),
-    }
-    (args.out / f"bench_analysis-{stamp}.json").write_text(json.dumps(report.data, indent=1, default=str))
-    print(f"report saved to {report.path}")
+    report.finish(started, title="Selection through references", script="bench/bench_analysis.py", sizes=[args.runs])
     return 0
 
 

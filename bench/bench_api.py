@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -129,17 +128,8 @@ def main() -> int:
                      None)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    report.section = "summary"
-    report.table(["metric", "measured", "target", "result"], [list(r) for r in report.summary])
-    report.save()
-    report.data["summary"] = [list(r) for r in report.summary]
-    report.data["meta"] = {
-        "title": "Python API: Store.frame() against kidx get -o json", "script": "bench/bench_api.py",
-        "date": time.strftime("%Y-%m-%d"), "cpus": os.cpu_count(), "python": platform.python_version(),
-        "code": bench_store.code_version(), "sizes": [args.runs], "total_s": round(time.perf_counter() - started),
-    }
-    (args.out / f"bench_api-{stamp}.json").write_text(json.dumps(report.data, indent=1, default=str))
-    print(f"report saved to {report.path}")
+    report.finish(started, title="Python API: Store.frame() against kidx get -o json", script="bench/bench_api.py",
+                  sizes=[args.runs])
     return 0
 
 

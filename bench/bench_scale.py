@@ -269,19 +269,9 @@ def main() -> int:
                     backend.close()
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    report.section = "summary"
     report.say("\n=== summary " + "=" * 60)
-    report.table(["metric", "measured", "target", "result"], [list(r) for r in report.summary])
-    report.save()
-    report.data["summary"] = [list(r) for r in report.summary]
-    report.data["meta"] = {
-        "title": "Scale benchmark", "script": "bench/bench_scale.py", "date": time.strftime("%Y-%m-%d"),
-        "cpus": os.cpu_count(), "python": platform.python_version(), "code": code_version(),
-        "sizes": sorted(args.sizes), "backend": ", ".join(args.backend),
-        "total_s": round(time.perf_counter() - started),
-    }
-    (args.out / f"bench_scale-{stamp}.json").write_text(json.dumps(report.data, indent=1, default=str))
-    print(f"report saved to {report.path}")
+    report.finish(started, title="Scale benchmark", script="bench/bench_scale.py", sizes=sorted(args.sizes),
+                  backend=", ".join(args.backend))
     return 0
 
 

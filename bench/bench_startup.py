@@ -17,9 +17,7 @@ runs (wall time, as bench_store.py measures): describe <= 4x, get -l <= 5x.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import resource
 import shutil
 import subprocess
@@ -128,17 +126,7 @@ def main() -> int:
         report.say(f"load at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    report.section = "summary"
-    report.table(["metric", "measured", "target", "result"], [list(r) for r in report.summary])
-    report.save()
-    report.data["summary"] = [list(r) for r in report.summary]
-    report.data["meta"] = {
-        "title": "Everyday commands' start", "script": "bench/bench_startup.py",
-        "date": time.strftime("%Y-%m-%d"), "cpus": os.cpu_count(), "python": platform.python_version(),
-        "code": bench_store.code_version(), "sizes": [runs], "total_s": round(time.perf_counter() - started),
-    }
-    (args.out / f"bench_startup-{stamp}.json").write_text(json.dumps(report.data, indent=1, default=str))
-    print(f"report saved to {report.path}")
+    report.finish(started, title="Everyday commands' start", script="bench/bench_startup.py", sizes=[runs])
     return 0
 
 

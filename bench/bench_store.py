@@ -585,6 +585,22 @@ class Report:
     def save(self) -> None:
         self.path.write_text("\n".join(self.lines) + "\n", encoding="utf-8")
 
+    def finish(self, started: float, summary_table: bool = True, **meta) -> None:
+        """Close the report: the summary table (unless the script printed its own), the text
+        file, and beside it the JSON that docs/performance.md is rendered from, its ``meta``
+        holding ``meta`` and the facts every report records."""
+        if summary_table:
+            self.section = "summary"
+            self.table(["metric", "measured", "target", "result"], [list(r) for r in self.summary])
+        self.save()
+        self.data["summary"] = [list(r) for r in self.summary]
+        self.data["meta"] = {
+            **meta, "date": time.strftime("%Y-%m-%d"), "cpus": os.cpu_count(), "python": platform.python_version(),
+            "code": code_version(), "total_s": round(time.perf_counter() - started),
+        }
+        self.path.with_suffix(".json").write_text(json.dumps(self.data, indent=1, default=str))
+        print(f"report saved to {self.path}")
+
 
 def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_target_size: bool) -> None:
     say = report.say
@@ -965,15 +981,7 @@ def main() -> int:
     report.say(f"\n{fails} of {sum(1 for r in report.summary if r[3] in ('PASS', 'FAIL'))} targets missed; "
                f"total {time.perf_counter() - started:.0f} s; load {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
                f"code at the end: {code_version()}")
-    report.save()
-    report.data["summary"] = [list(r) for r in report.summary]
-    report.data["meta"] = {
-        "date": time.strftime("%Y-%m-%d"), "cpus": os.cpu_count(), "python": platform.python_version(),
-        "code": code_version(), "sizes": sorted(args.runs), "repeats": args.repeats,
-        "total_s": round(time.perf_counter() - started),
-    }
-    (args.out / f"bench_store-{stamp}.json").write_text(json.dumps(report.data, indent=1, default=str))
-    print(f"report saved to {report.path}")
+    report.finish(started, summary_table=False, sizes=sorted(args.runs), repeats=args.repeats)
     return 0
 
 

@@ -1,6 +1,6 @@
 """The export bundle: a portable, versioned JSON file holding part or all of a store.
 
-Format ``kidx.bundle/v1`` (docs/store.md#export-and-restore) is one JSON object, written
+Format ``kidx.bundle/v1`` (docs/maintenance.md#export-and-restore-backups) is one JSON object, written
 one entry per line so that it diffs and greps well::
 
     {"format":"kidx.bundle/v1","exported":"2026-…Z","selection":"all",

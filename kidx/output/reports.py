@@ -127,7 +127,7 @@ def fsck_advice(problems: Sequence[Any], repaired: bool, repairable_from_objects
     if "catalog-missing" in checks:
         advice.append("'kidx import bundle FILE' into an empty store restores names and history from a bundle")
     return "; ".join(advice) or (
-        "these problems cannot be repaired automatically (see 'Checking the store: fsck' in docs/store.md)"
+        "these problems cannot be repaired automatically (see 'Checking the store: fsck' in docs/maintenance.md)"
     )
 
 

@@ -121,11 +121,12 @@ EXECUTED = {"guide.md", "commands/completion.md", "commands/describe.md", "comma
             "commands/fsck.md", "commands/record.md", "api.md", "commands/explain.md", "commands/apply.md",
             "commands/history.md", "commands/delete.md", "commands/get.md", "scripting.md", "store.md",
             "recording-runs.md", "teams.md", "reference/jsonpath.md", "commands/push.md", "speed-of-light.md",
-            "publish.md", "analysis.md", "commands/compare.md", "commands/series.md", "commands/plot.md"}
+            "publish.md", "analysis.md", "commands/compare.md", "commands/series.md", "commands/plot.md",
+            "maintenance.md", "reference/store-guarantees.md"}
 BLOCKS = [block for page in PAGES for block in page.blocks]
 # pages whose blocks take many seconds (a command that waits on a lock, a long pipeline);
 # a page's blocks share one session, so the whole page is marked, never one block of it
-SLOW_PAGES = {"store.md", "scripting.md"}
+SLOW_PAGES = {"reference/store-guarantees.md", "scripting.md"}
 CASES = [pytest.param(block, marks=pytest.mark.slow) if block.page in SLOW_PAGES else block for block in BLOCKS]
 
 
