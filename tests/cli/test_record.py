@@ -189,7 +189,6 @@ def test_a_harness_that_writes_nothing_imports_nothing(checkout, tmp_path):
     assert not store.exists()
 
 
-@pytest.mark.slow
 def test_ctrl_c_stops_the_harness_and_imports_nothing(checkout, tmp_path):
     store = tmp_path / "store"
     marker = tmp_path / "stopped"
