@@ -21,7 +21,6 @@ report (text and JSON) goes to --out, for bench/render_performance.py.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -57,16 +56,7 @@ def records_in_process(root: Path) -> tuple[float, int]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=100_000)
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--store", help="an existing store to reuse (else a temporary one)")
-    parser.add_argument("--out", type=Path, default=HERE / "out", help="report folder (default bench/out)")
-    args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    report = bench_store.Report(args.out / f"bench_api-{stamp}.txt")
+    args, report = bench_store.generated_store_benchmark(__doc__, "bench_api")
     report.section = f"{args.runs:,} runs: Store.frame() against kidx get -o json"
     started = time.perf_counter()
     kidx_cli = bench_store.kidx_command()

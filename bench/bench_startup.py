@@ -16,7 +16,6 @@ runs (wall time, as bench_store.py measures): describe <= 4x, get -l <= 5x.
 
 from __future__ import annotations
 
-import argparse
 import os
 import resource
 import shutil
@@ -64,16 +63,7 @@ def cold_times(commands: dict[str, list[str]], repeats: int, env: dict[str, str]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=100_000, help="runs in the generated store")
-    parser.add_argument("--repeats", type=int, default=21, help="rounds (default 21)")
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--store", help="an existing store to reuse (else a temporary one)")
-    parser.add_argument("--out", type=Path, default=HERE / "out", help="report folder (default bench/out)")
-    args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    report = bench_store.Report(args.out / f"bench_startup-{stamp}.txt")
+    args, report = bench_store.generated_store_benchmark(__doc__, "bench_startup", repeats=21)
     started = time.perf_counter()
     kidx = bench_store.kidx_command()
     work = Path(tempfile.mkdtemp(prefix="kidx-bench-startup-"))

@@ -602,6 +602,20 @@ class Report:
         print(f"report saved to {self.path}")
 
 
+def generated_store_benchmark(doc: str, name: str, repeats: int = 7) -> tuple[argparse.Namespace, Report]:
+    """The options every benchmark over a generated store takes (--runs, --repeats, --seed,
+    --store, --out), parsed, and its report opened in --out as NAME-<time>.txt."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=100_000, help="runs in the generated store")
+    parser.add_argument("--repeats", type=int, default=repeats, help=f"rounds (default {repeats})")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--store", help="an existing store to reuse (else a temporary one)")
+    parser.add_argument("--out", type=Path, default=HERE / "out", help="report folder (default bench/out)")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    return args, Report(args.out / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}.txt")
+
+
 def bench_size(n: int, args, report: Report, work: Path, kidx: list[str], is_target_size: bool) -> None:
     say = report.say
     say(f"\n=== {n:,} runs " + "=" * 60)
