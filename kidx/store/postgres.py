@@ -51,7 +51,16 @@ from kidx.store.catalog import (
 )
 from kidx.store.objects import PRESENT, WRITTEN, ObjectBackend, ObjectDB
 from kidx.store.postgres_url import INSTALL_HINT, masked, scrubbed
-from kidx.store.sql_catalog import Dialect, SQLCatalog, Statements, label_clause, translating
+from kidx.store.sql_catalog import (
+    Dialect,
+    SQLCatalog,
+    Statements,
+    digest_of_raw,
+    label_clause,
+    raw_digest,
+    raw_digest_range,
+    translating,
+)
 
 SCHEMA_VERSION = "1"
 LOCK_KEY = 0x6B696478  # "kidx": the one advisory lock a store's writers take
@@ -61,7 +70,6 @@ UNKNOWN_OUTCOME = (
     "the write may or may not have been committed. Check with 'kidx get' or 'kidx history' on that store, or run "
     "the command again: what is stored already is reported unchanged"
 )
-_PREFIX = "sha256:"
 _LAST = "\U0010ffff"  # sorts after every character: the end of a prefix range
 
 SCHEMA = """
@@ -123,16 +131,8 @@ CREATE TABLE kidx.spec_leaves (
 CREATE TABLE kidx.spec_indexed (digest bytea PRIMARY KEY);
 """
 
-def raw(digest: str) -> bytes:
-    """``sha256:<hex>`` as the 32 bytes stored."""
-    if not digest.startswith(_PREFIX) or len(digest) != 71:
-        raise StoreError(f"not a sha256 digest: {digest!r}")
-    return bytes.fromhex(digest[7:])
-
-
-def present_text(digest) -> str:
-    """``sha256:<hex>`` of 32 stored bytes, from a column that is never NULL."""
-    return _PREFIX + digest.hex()  # bytes, or a memoryview of them: no copy
+raw = raw_digest  # ``sha256:<hex>`` as the 32 bytes stored
+present_text = digest_of_raw  # and back, from a column that is never NULL
 
 
 # digests are their 32 bytes; lists of values are bound as one array (``= ANY(%s)``)
@@ -140,9 +140,7 @@ DIALECT = Dialect(mark="%s", schema="kidx.", entries="kidx.entries", last=_LAST,
                   stored_digest=raw, digest_text=present_text)
 
 
-def digest_range(hexdigits: str) -> tuple[bytes, bytes]:
-    """The lowest and highest 32-byte digests whose hex starts with ``hexdigits``."""
-    return bytes.fromhex(hexdigits.ljust(64, "0")), bytes.fromhex(hexdigits.ljust(64, "f"))
+digest_range = raw_digest_range  # the 32-byte digests whose hex starts with some digits
 
 
 def driver():

@@ -1,18 +1,21 @@
 """What the SQLite and PostgreSQL catalogs share: their statements and their row mapping.
 
-Both catalogs keep the same tables with the same columns: the current names (SQLite's
-``objects``, PostgreSQL's ``kidx.entries``), ``labels``, ``refs``, ``revisions`` and the
-spec index (``spec_leaves`` / ``spec_indexed``). So the statements that write and read
-them, and the mapping of their rows to ``Entry`` and ``Revision``, are written once here,
-in ``SQLCatalog``. What truly differs is a ``Dialect``: the parameter mark, where the
-tables live, how a digest is stored (SQLite: the text ``sha256:…``; PostgreSQL: its 32
-bytes), the end of a prefix range, and how a list of values is matched (SQLite: ``IN
-(?, …)`` in chunks under its limit on bound parameters; PostgreSQL: one array, ``=
-ANY(%s)``).
+Both catalogs read the same tables (or views) with the same columns: the current names
+(SQLite's ``objects``, PostgreSQL's ``kidx.entries``), ``labels``, ``refs``,
+``revisions`` and the spec index (``spec_leaves`` / ``spec_indexed``). So the statements
+that write and read them, and the mapping of their rows to ``Entry`` and ``Revision``,
+are written once here, in ``SQLCatalog``. What truly differs is a ``Dialect``: the
+parameter mark, where the tables live, how a digest is stored (its 32 bytes; the text
+``sha256:…`` in an SQLite catalog of schema 1), the end of a prefix range, and how a
+list of values is matched (SQLite: ``IN (?, …)`` in chunks under its limit on bound
+parameters; PostgreSQL: one array, ``= ANY(%s)``); and a few hooks for where SQLite's
+schema 2 keeps rows more compactly (a name's current revision in its names row, each
+distinct reference target once: ``_current_revision``, ``_new_revision``,
+``_insert_refs``, ``_restored_revisions`` and ``Statements.supersede``).
 
 Each backend keeps only its real differences: connections, transactions and locks,
-errors, schema creation, the spec index's bookkeeping, and query compilation (each
-tuned to its own planner).
+errors, schema creation and upgrades, the spec index's bookkeeping, and query
+compilation (each tuned to its own planner).
 """
 
 from __future__ import annotations
@@ -38,6 +41,26 @@ _loads = json.loads
 
 def _same(value: Any) -> Any:
     return value
+
+
+DIGEST_PREFIX = "sha256:"
+
+
+def raw_digest(digest: str) -> bytes:
+    """``sha256:<hex>`` as the 32 bytes stored."""
+    if not digest.startswith(DIGEST_PREFIX) or len(digest) != 71:
+        raise StoreError(f"not a sha256 digest: {digest!r}")
+    return bytes.fromhex(digest[7:])
+
+
+def digest_of_raw(digest) -> str:
+    """``sha256:<hex>`` of 32 stored bytes, from a column that is never NULL."""
+    return DIGEST_PREFIX + digest.hex()  # bytes, or a memoryview of them: no copy
+
+
+def raw_digest_range(hexdigits: str) -> tuple[bytes, bytes]:
+    """The lowest and highest 32-byte digests whose hex starts with ``hexdigits``."""
+    return bytes.fromhex(hexdigits.ljust(64, "0")), bytes.fromhex(hexdigits.ljust(64, "f"))
 
 
 @dataclass(frozen=True)
@@ -99,6 +122,8 @@ class Statements:
             f"INSERT INTO {s}spec_leaves (path, value, digest) VALUES ({dialect.marks(3)}) ON CONFLICT DO NOTHING"
         )
         self.insert_spec_indexed = f"INSERT INTO {s}spec_indexed (digest) VALUES ({m}) ON CONFLICT DO NOTHING"
+        # a backend that keeps each name's current revision in its row moves it out first
+        self.supersede: str | None = None
         self.highest_id = f"SELECT COALESCE(MAX(id), 0) FROM {dialect.entries}"
         self.get = f"SELECT {ENTRY_COLUMNS} FROM {dialect.entries} e WHERE e.kind={m} AND e.name={m}"
         self.get_many = f"SELECT {ENTRY_COLUMNS} FROM {dialect.entries} e WHERE e.kind={m} AND e.name"
@@ -220,6 +245,19 @@ class SQLCatalog(Catalog):
         digest = None if revision.digest is None else self.dialect.stored_digest(revision.digest)
         return (revision.kind, revision.name, revision.event, digest, revision.title, dumps(revision.labels),
                 dumps(revision.annotations), revision.generation, revision.recorded)
+
+    def _current_revision(self, now: str) -> tuple:
+        """What a names row records of the revision it is, appended to its columns: nothing
+        here (every revision is a row of ``revisions``); see the SQLite catalog."""
+        return ()
+
+    def _new_revision(self, row: tuple) -> tuple:
+        """A row of ``REVISION_COLUMNS`` as ``insert_revision`` takes it."""
+        return row
+
+    def _insert_refs(self, rows: builtins.list[tuple]) -> None:
+        """Insert (object_id, field, stored target) rows into the reference index."""
+        self.connection.executemany(self.sql.insert_ref, rows)
 
     def _index_rows_of(self, object_id: int | None, entry: Entry, references: Iterable[tuple[str, str]],
                        label_rows: builtins.list[tuple], ref_rows: builtins.list[tuple]) -> None:
@@ -412,7 +450,7 @@ class SQLCatalog(Catalog):
         self.connection.execute(self.sql.delete_labels, (entry.id,))
         self.connection.execute(self.sql.delete_refs, (entry.id,))
         self.connection.executemany(self.sql.insert_label, label_rows)
-        self.connection.executemany(self.sql.insert_ref, ref_rows)
+        self._insert_refs(ref_rows)
         self.connection.execute(self.sql.update_columns, (entry.columns, entry.id))
 
     @translating
@@ -495,26 +533,30 @@ class SQLCatalog(Catalog):
             entry, references = change[0], change[1]
             labels_json, annotations_json = dumps(entry.labels), dumps(entry.annotations)
             digest = stored(entry.digest)
+            current = self._current_revision(now)
             if entry.id is None:
                 highest += 1
                 object_id = highest
-                rows.append(self._entry_row(object_id, entry, labels_json, annotations_json))
+                rows.append(self._entry_row(object_id, entry, labels_json, annotations_json) + current)
             else:
                 object_id = entry.id
                 updates.append((digest, entry.title, labels_json, annotations_json, entry.generation,
-                                entry.columns, object_id))
+                                entry.columns, *current, object_id))
             self._index_rows_of(object_id, entry, references, label_rows, ref_rows)
-            revision_rows.append((entry.kind, entry.name, "applied", digest, entry.title,
-                                  labels_json, annotations_json, entry.generation, now))
+            if not current:
+                revision_rows.append(self._new_revision((entry.kind, entry.name, "applied", digest, entry.title,
+                                                         labels_json, annotations_json, entry.generation, now)))
         many = self.connection.executemany
         if updates:
             replaced = [(update[-1],) for update in updates]
+            if self.sql.supersede is not None:
+                many(self.sql.supersede, replaced)
             many(self.sql.delete_labels, replaced)
             many(self.sql.delete_refs, replaced)
             many(self.sql.update_entry, updates)
         many(self.sql.insert_entry, rows)
         many(self.sql.insert_label, label_rows)
-        many(self.sql.insert_ref, ref_rows)
+        self._insert_refs(ref_rows)
         many(self.sql.insert_revision, revision_rows)
         if marking:
             self._write_ends()
@@ -523,12 +565,14 @@ class SQLCatalog(Catalog):
     def delete(self, entry: Entry, now: str) -> None:
         marking = self._write_starts(())
         execute = self.connection.execute
+        if self.sql.supersede is not None:
+            execute(self.sql.supersede, (entry.id,))
         execute(self.sql.delete_labels, (entry.id,))
         execute(self.sql.delete_refs, (entry.id,))
         execute(self.sql.delete_entry, (entry.id,))
-        execute(self.sql.insert_revision, (
+        execute(self.sql.insert_revision, self._new_revision((
             entry.kind, entry.name, "deleted", self.dialect.stored_digest(entry.digest), entry.title,
-            dumps(entry.labels), dumps(entry.annotations), entry.generation, now))
+            dumps(entry.labels), dumps(entry.annotations), entry.generation, now)))
         if marking:
             self._write_ends()
 
@@ -540,13 +584,20 @@ class SQLCatalog(Catalog):
         rows: list[tuple] = []
         label_rows: list[tuple] = []
         ref_rows: list[tuple] = []
-        for change in changes:
+        current, revision_rows = self._restored_revisions(changes, revisions)
+        for change, kept in zip(changes, current, strict=True):
             entry = change.entry
             highest += 1
-            rows.append(self._entry_row(highest, entry, dumps(entry.labels), dumps(entry.annotations)))
+            rows.append(self._entry_row(highest, entry, dumps(entry.labels), dumps(entry.annotations)) + kept)
             self._index_rows_of(highest, entry, change.references, label_rows, ref_rows)
         many = self.connection.executemany
         many(self.sql.insert_entry, rows)
         many(self.sql.insert_label, label_rows)
-        many(self.sql.insert_ref, ref_rows)
-        many(self.sql.insert_revision, [self._revision_row(r) for r in revisions])
+        self._insert_refs(ref_rows)
+        many(self.sql.insert_revision, revision_rows)
+
+    def _restored_revisions(self, changes: Sequence[Change],
+                            revisions: Sequence[Revision]) -> tuple[builtins.list[tuple], builtins.list[tuple]]:
+        """What ``restore`` writes of the revisions: per change what its names row records
+        of its current revision (``_current_revision``), and the rows for ``insert_revision``."""
+        return [() for _ in changes], [self._revision_row(r) for r in revisions]

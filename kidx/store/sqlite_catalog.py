@@ -1,16 +1,28 @@
 """The SQLite backend: a folder holding ``catalog.sqlite`` and ``objects/sha256/…`` files.
 
-One SQLite database (WAL) holds:
-- ``objects``: the current digest and metadata of every name;
+One SQLite database (WAL) holds, in schema version 2:
+- ``objects``: the current digest and metadata of every name, and the revision that state
+  is (its id and time): a name's current revision is kept once, in its row;
 - ``labels``: one row per label, indexed by (key, value) for selectors;
-- ``refs``: one row per reference field, indexed by target digest for reverse look-ups;
-- ``revisions``: every state a name has had, appended and never rewritten, so nothing
-  applied is ever lost (a deletion is a revision too);
+- ``refs``: a view of one row per reference field (object, field, target digest), kept as
+  ``ref_targets`` (each distinct (field, target) once) and ``ref_links`` (object, target
+  id), indexed by target for reverse look-ups and by object for updates;
+- ``revisions``: a view of every state a name has had, in the order recorded: the earlier
+  states (``past_revisions``, appended and never rewritten) and the current one of each
+  name (its ``objects`` row), so nothing applied is ever lost (a deletion is a revision
+  too);
 - ``spec_leaves`` / ``spec_indexed``: the scalar spec fields of the objects references
   point at (workloads, environments, …: few), by digest, so that selection can follow a
-  reference without reading object files. Stores made before these tables existed get
-  them (filled from the objects) on their first write; until then, and whenever the
-  index is behind the revisions (a write by an older kidx), reads use the objects.
+  reference without reading object files.
+Digests are their 32 bytes (as in the PostgreSQL catalog); a new catalog has 8 KiB pages.
+
+Schema version 1 (kidx before this layout) kept digests as text, every revision as a row of
+a ``revisions`` table, and the references in a ``refs`` table; its stores made before the
+spec index lacked the two spec tables, and a write by an older kidx could leave that index
+behind the revisions (reads then used the objects). Such a catalog is read as it is, with
+the SQL of its own version, so every read gives what it gave; the first write upgrades it
+to version 2 inside that write's own transaction (``_upgrade``), so an interrupted or failed
+upgrade leaves it as it was, and says so once (``kidx.store.notices``) when it commits.
 Writers take the database's write lock first (``BEGIN IMMEDIATE``), so two kidx processes
 serialise instead of interleaving; a waiting writer gives up cleanly after a timeout.
 Queries (``kidx.store.catalog.CatalogQuery``) are compiled to SQL here; the statements and row
@@ -35,54 +47,79 @@ from kidx.store.catalog import (
     Change,
     ReferenceCondition,
     ReferencedFieldCondition,
+    Revision,
     StoreBackend,
     condition_holds,
     field_text,
 )
 from kidx.store.objects import FileObjectBackend, ObjectDB
-from kidx.store.sql_catalog import Dialect, SQLCatalog, Statements, label_clause, translating
+from kidx.store.sql_catalog import (
+    Dialect,
+    SQLCatalog,
+    Statements,
+    digest_of_raw,
+    label_clause,
+    raw_digest,
+    raw_digest_range,
+    translating,
+)
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+#: versions this kidx reads as they are and upgrades on the first write
+OLDER_SCHEMA_VERSIONS = ("1",)
+PAGE_SIZE = 8192  # of a new catalog: rows of about 1 KB waste less of each page than at 4 KiB
 BUSY_TIMEOUT_S = 60.0
 CATALOG_FILE = "catalog.sqlite"
 _SQL_VARIABLES = 500  # stay far below SQLite's limit on bound parameters
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS objects (
+CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE objects (
     id INTEGER PRIMARY KEY,
     kind TEXT NOT NULL,
     name TEXT NOT NULL,
-    digest TEXT NOT NULL,
+    digest BLOB NOT NULL,  -- the digest's 32 bytes
     title TEXT,
     labels TEXT NOT NULL,
     annotations TEXT NOT NULL,
     created TEXT NOT NULL,
     generation INTEGER NOT NULL,
     columns TEXT,  -- printer-column values, see kidx.store.column_cache
+    revision INTEGER,  -- the id of the revision this state is; NULL: not a revision of its own
+    recorded TEXT,  -- when that revision was recorded
     UNIQUE (kind, name)
 );
-CREATE INDEX IF NOT EXISTS objects_by_digest ON objects (digest);
-CREATE TABLE IF NOT EXISTS labels (
+CREATE INDEX objects_by_digest ON objects (digest);
+CREATE TABLE labels (
     object_id INTEGER NOT NULL,
     key TEXT NOT NULL,
     value TEXT NOT NULL,
     PRIMARY KEY (key, value, object_id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS labels_by_object ON labels (object_id);
-CREATE TABLE IF NOT EXISTS refs (
-    object_id INTEGER NOT NULL,
+CREATE INDEX labels_by_object ON labels (object_id);
+-- every (field, target) some object has referred to, once: a few hundred, whatever the runs
+CREATE TABLE ref_targets (
+    id INTEGER PRIMARY KEY,
     field TEXT NOT NULL,
-    target TEXT NOT NULL,
-    PRIMARY KEY (target, object_id, field)
+    target BLOB NOT NULL,
+    UNIQUE (target, field)
+);
+CREATE TABLE ref_links (
+    object_id INTEGER NOT NULL,
+    target_id INTEGER NOT NULL,
+    PRIMARY KEY (target_id, object_id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS refs_by_object ON refs (object_id);
-CREATE TABLE IF NOT EXISTS revisions (
+CREATE INDEX ref_links_by_object ON ref_links (object_id);
+CREATE VIEW refs (object_id, field, target) AS
+    SELECT ref_links.object_id, ref_targets.field, ref_targets.target
+    FROM ref_links JOIN ref_targets ON ref_targets.id = ref_links.target_id;
+-- the states names had before their current one (a name's current revision is its objects row)
+CREATE TABLE past_revisions (
     id INTEGER PRIMARY KEY,
     kind TEXT NOT NULL,
     name TEXT NOT NULL,
     event TEXT NOT NULL,
-    digest TEXT,
+    digest BLOB,
     title TEXT,
     labels TEXT,
     annotations TEXT,
@@ -90,24 +127,100 @@ CREATE TABLE IF NOT EXISTS revisions (
     recorded TEXT NOT NULL
 );
 -- a name's revisions are its rows in id order: numbered when read, so appending costs no look-up
-CREATE INDEX IF NOT EXISTS revisions_by_name ON revisions (kind, name, id);
-"""
-# Added after schema 1 (same schema number: older kidx ignores them, see the docstring).
-_SPEC_INDEX_SCHEMA = """
-CREATE TABLE IF NOT EXISTS spec_leaves (
+CREATE INDEX past_revisions_by_name ON past_revisions (kind, name, id);
+CREATE VIEW revisions (id, kind, name, event, digest, title, labels, annotations, generation, recorded) AS
+    SELECT id, kind, name, event, digest, title, labels, annotations, generation, recorded FROM past_revisions
+    UNION ALL
+    SELECT revision, kind, name, 'applied', digest, title, labels, annotations, generation, recorded
+    FROM objects WHERE revision IS NOT NULL;
+CREATE TABLE spec_leaves (
     path TEXT NOT NULL,  -- "spec.parameters.seq"
     value TEXT NOT NULL,  -- its text, as field selectors read it
+    digest BLOB NOT NULL,
+    PRIMARY KEY (path, value, digest)
+) WITHOUT ROWID;
+CREATE TABLE spec_indexed (digest BLOB PRIMARY KEY) WITHOUT ROWID;
+"""
+# Schema 1's spec index, added after it (same schema number: older kidx ignored it)
+_SPEC_INDEX_SCHEMA_1 = """
+CREATE TABLE IF NOT EXISTS spec_leaves (
+    path TEXT NOT NULL,
+    value TEXT NOT NULL,
     digest TEXT NOT NULL,
     PRIMARY KEY (path, value, digest)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS spec_indexed (digest TEXT PRIMARY KEY) WITHOUT ROWID;
 """
-# info key: the last revision id the spec index is known to be complete for
+# Schema 1 to 2 (see _upgrade), after the old tables were renamed to *_1 and their indexes
+# dropped: every row copied, digests as bytes; a name's last revision moves into its objects
+# row when it is exactly the row's state (else the row is no revision of its own, and every
+# revision stays a row).
+_UPGRADE_1_TO_2 = (
+    """INSERT INTO objects (id, kind, name, digest, title, labels, annotations, created, generation, columns)
+       SELECT id, kind, name, kidx_raw_digest(digest), title, labels, annotations, created, generation, columns
+       FROM objects_1""",
+    """INSERT INTO past_revisions (id, kind, name, event, digest, title, labels, annotations, generation, recorded)
+       SELECT id, kind, name, event, kidx_raw_digest(digest), title, labels, annotations, generation, recorded
+       FROM revisions_1""",
+    """UPDATE objects SET revision = (SELECT MAX(r.id) FROM past_revisions r
+                                      WHERE r.kind = objects.kind AND r.name = objects.name)""",
+    """UPDATE objects SET revision = NULL WHERE NOT EXISTS (
+           SELECT 1 FROM past_revisions r WHERE r.id = objects.revision AND r.event = 'applied'
+           AND r.digest IS objects.digest AND r.title IS objects.title AND r.labels IS objects.labels
+           AND r.annotations IS objects.annotations AND r.generation IS objects.generation)""",
+    """UPDATE objects SET recorded = (SELECT r.recorded FROM past_revisions r WHERE r.id = objects.revision)
+       WHERE revision IS NOT NULL""",
+    "DELETE FROM past_revisions WHERE id IN (SELECT revision FROM objects WHERE revision IS NOT NULL)",
+    "INSERT INTO ref_targets (field, target) SELECT DISTINCT field, kidx_raw_digest(target) FROM refs_1",
+    """INSERT INTO ref_links (object_id, target_id)
+       SELECT r.object_id, t.id FROM refs_1 r JOIN ref_targets t
+       ON t.target = kidx_raw_digest(r.target) AND t.field = r.field ON CONFLICT DO NOTHING""",
+)
+_OLD_TABLES = ("objects", "revisions", "refs")
+_OLD_INDEXES = ("objects_by_digest", "refs_by_object", "revisions_by_name")
 _SPEC_INDEX_MARK = "spec_index_revision"
+# info key (schema 2): the id of the last revision recorded (the current ones are objects rows)
+_LAST_REVISION = "last_revision"
+UPGRADED = "upgraded the store's catalog ({location}) to schema version {version}"
 
 
-# digests are their text; lists of values are bound in chunks under the variable limit
-DIALECT = Dialect(mark="?", schema="", entries="objects", last="\uffff", in_list_limit=_SQL_VARIABLES)
+# digests are their 32 bytes (schema 1: their text); lists of values are bound in chunks
+# under the variable limit
+DIALECT = Dialect(mark="?", schema="", entries="objects", last="\uffff", in_list_limit=_SQL_VARIABLES,
+                  stored_digest=raw_digest, digest_text=digest_of_raw)
+DIALECT_1 = Dialect(mark="?", schema="", entries="objects", last="\uffff", in_list_limit=_SQL_VARIABLES)
+
+
+class _Statements(Statements):
+    """Schema 2's writes: the current revision in its names row, references by target id."""
+
+    def __init__(self, dialect: Dialect):
+        super().__init__(dialect)
+        entry_columns = "id, kind, name, digest, title, labels, annotations, created, generation, columns"
+        self.insert_entry = f"INSERT INTO objects ({entry_columns}, revision, recorded) VALUES ({dialect.marks(12)})"
+        self.update_entry = ("UPDATE objects SET digest=?, title=?, labels=?, annotations=?, generation=?, columns=?, "
+                             "revision=?, recorded=? WHERE id=?")
+        past = "id, kind, name, event, digest, title, labels, annotations, generation, recorded"
+        self.supersede = (f"INSERT INTO past_revisions ({past}) SELECT revision, kind, name, 'applied', digest, "
+                          "title, labels, annotations, generation, recorded FROM objects WHERE id=? "
+                          "AND revision IS NOT NULL")
+        self.insert_revision = f"INSERT INTO past_revisions ({past}) VALUES ({dialect.marks(10)})"
+        self.insert_ref = "INSERT INTO ref_links (object_id, target_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
+        self.delete_refs = "DELETE FROM ref_links WHERE object_id=?"
+        self.stray_refs = "DELETE FROM ref_links WHERE NOT EXISTS (SELECT 1 FROM objects e WHERE e.id = object_id)"
+
+
+STATEMENTS = _Statements(DIALECT)
+STATEMENTS_1 = Statements(DIALECT_1)
+
+
+def _raw_or_none(digest: str | None) -> bytes | None:
+    """SQL's ``kidx_raw_digest``: a text digest as its bytes; NULL for NULL and for text
+    that is no digest (it matches nothing)."""
+    try:
+        return raw_digest(digest) if isinstance(digest, str) else None
+    except (StoreError, ValueError):
+        return None
 
 
 def _is_lock(exc: sqlite3.Error | ValueError) -> bool:
@@ -154,14 +267,15 @@ def _label_clause(requirement, column: str = "id") -> tuple[str, list] | None:
 
 class SQLiteCatalog(SQLCatalog):
     dialect = DIALECT
-    sql = Statements(DIALECT)
+    sql: Statements = STATEMENTS
+    version = SCHEMA_VERSION  # of the catalog opened (an older one reads with its own SQL)
 
     def __init__(self, path: Path | None, objects: ObjectDB | None = None, write: bool = True):
         """Open the catalog at ``path``; None gives an empty, in-memory one (no store yet).
 
         ``objects`` is the object database of the same store, read when a query needs a
         referenced object's fields that the catalog does not index. Opened for writing,
-        a catalog made before the spec index gets its tables (filled on the first write).
+        a catalog of an older schema version is upgraded by the first write (``begin_write``).
         Opened for reading (``write=False``), the file is opened read-only: reading never
         writes, not even the schema into an empty file that a crash during the very first
         write left.
@@ -170,10 +284,14 @@ class SQLiteCatalog(SQLCatalog):
         self.objects = objects
         self.location = None if path is None else str(path)
         self._writing = False
+        self._upgraded_from: str | None = None  # in the write in progress
+        self._next_revision: int | None = None  # while a write takes revision ids
         self.has_schema = True
         if path is not None and not write:
             self.connection = _connect_read_only(path)
-            if self._retrying(self._schema_version) is not None:
+            version = self._retrying(self._schema_version)
+            if version is not None:
+                self._use_version(version)
                 return
             self.connection.close()  # an empty or schema-less file reads as an empty store
             path = None
@@ -182,11 +300,18 @@ class SQLiteCatalog(SQLCatalog):
         target = ":memory:" if path is None else str(path)
         self.connection = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         if path is not None:
+            # before anything is written: a page size is fixed once the file has its first page
+            self.connection.execute(f"PRAGMA page_size={PAGE_SIZE}")
             self._retrying(lambda: self.connection.execute("PRAGMA journal_mode=WAL").fetchall())
             self.connection.execute("PRAGMA synchronous=FULL")
         self._retrying(self._ensure_schema)
-        if write:
-            self._retrying(self._ensure_spec_index)
+
+    def _use_version(self, version: str) -> None:
+        """Read (and write) with the SQL of the catalog's schema version."""
+        self.version = version
+        self.dialect, self.sql = (DIALECT, STATEMENTS) if version == SCHEMA_VERSION else (DIALECT_1, STATEMENTS_1)
+        # digests given as text (JSON lists of them, the upgrade's copies) as they are stored
+        self.connection.create_function("kidx_raw_digest", 1, _raw_or_none, deterministic=True)
 
     def _retrying(self, action):
         """Run ``action``, waiting out locks SQLite reports at once instead of waiting for.
@@ -224,41 +349,94 @@ class SQLiteCatalog(SQLCatalog):
                 return None
             raise StoreError(f"the store's catalog {self.location} is damaged (its schema version is missing); "
                              "`kidx fsck` tells what is wrong")
-        if row[0] != SCHEMA_VERSION:
+        if row[0] != SCHEMA_VERSION and row[0] not in OLDER_SCHEMA_VERSIONS:
             # a newer kidx may store things this one would misread or overwrite
             raise StoreError(
                 f"the store's catalog {self.location} has schema version {row[0]!r}, but this kidx knows "
-                f"only version {SCHEMA_VERSION!r}: a newer kidx wrote it; use that one (nothing was changed)"
+                f"only versions up to {SCHEMA_VERSION!r}: a newer kidx wrote it; use that one (nothing was changed)"
             )
         return row[0]
 
     def _ensure_schema(self) -> None:
-        if self._schema_version() is not None:
-            return
-        # one script, one transaction: two processes creating the store at once both succeed
-        self.connection.executescript(
-            "BEGIN IMMEDIATE;"
-            + _SCHEMA
-            + f"INSERT OR IGNORE INTO info (key, value) VALUES ('schema', '{SCHEMA_VERSION}');"
-            + "COMMIT;"
-        )
+        version = self._schema_version()
+        if version is None:
+            # one transaction, the schema created only if nobody else did in the meantime:
+            # two processes creating the store at once both succeed
+            self.connection.execute("BEGIN IMMEDIATE")
+            try:
+                if self._schema_version() is None:
+                    for statement in _SCHEMA.split(";\n"):
+                        self.connection.execute(statement)
+                    self.connection.execute("INSERT INTO info (key, value) VALUES ('schema', ?), (?, '0')",
+                                            (SCHEMA_VERSION, _LAST_REVISION))
+                self.connection.execute("COMMIT")
+            except BaseException:
+                self.connection.execute("ROLLBACK")
+                raise
+            version = self._schema_version()
+        self._use_version(version or SCHEMA_VERSION)
 
     def _has_table(self, name: str) -> bool:
         return self.connection.execute(
             "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)
         ).fetchone() is not None
 
-    def _ensure_spec_index(self) -> None:
-        if not self._has_table("spec_indexed"):
-            self.connection.executescript("BEGIN IMMEDIATE;" + _SPEC_INDEX_SCHEMA + "COMMIT;")
-
     def _spec_index_fresh(self) -> bool:
         """The index exists and every revision so far was written by code that keeps it."""
         if not self._has_table("spec_indexed"):
             return False
         mark = self.connection.execute("SELECT value FROM info WHERE key=?", (_SPEC_INDEX_MARK,)).fetchone()
-        (last,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM revisions").fetchone()
-        return mark is not None and mark[0] == str(last)
+        return mark is not None and mark[0] == str(self._last_revision())
+
+    def _last_revision(self) -> int:
+        """The id of the last revision recorded."""
+        if self.version != SCHEMA_VERSION:
+            return self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM revisions").fetchone()[0]
+        return int(self.connection.execute("SELECT value FROM info WHERE key=?", (_LAST_REVISION,)).fetchone()[0])
+
+    def _revision_id(self) -> int:
+        """A new revision id (inside a write; ``_save_revision_ids`` records those taken)."""
+        taken = self._last_revision() + 1 if self._next_revision is None else self._next_revision
+        self._next_revision = taken + 1
+        return taken
+
+    def _save_revision_ids(self) -> None:
+        if self._next_revision is not None:
+            self.connection.execute("UPDATE info SET value=? WHERE key=?",
+                                    (str(self._next_revision - 1), _LAST_REVISION))
+            self._next_revision = None
+
+    # --- the upgrade from an older schema (inside the first write's transaction) -------
+
+    def _upgrade(self) -> None:
+        """Rewrite a schema 1 catalog as schema 2, inside the write's transaction: every
+        name, label, reference, revision and spec index row is kept (see _UPGRADE_1_TO_2);
+        a failure or an interruption rolls it all back with the write."""
+        execute = self.connection.execute
+        if not self._has_table("spec_indexed"):
+            for statement in _SPEC_INDEX_SCHEMA_1.strip().split(";\n"):
+                execute(statement)
+        for index in _OLD_INDEXES:
+            execute(f"DROP INDEX IF EXISTS {index}")
+        for table in (*_OLD_TABLES, "spec_leaves", "spec_indexed"):
+            execute(f"ALTER TABLE {table} RENAME TO {table}_1")
+        for statement in _SCHEMA.split(";\n"):  # all but what schema 1 has alike
+            if not statement.lstrip().startswith(("CREATE TABLE info", "CREATE TABLE labels", "CREATE INDEX labels_")):
+                execute(statement)
+        (last,) = execute("SELECT COALESCE(MAX(id), 0) FROM revisions_1").fetchone()
+        for statement in _UPGRADE_1_TO_2:
+            execute(statement)
+        execute("INSERT INTO spec_leaves (path, value, digest) "
+                "SELECT path, value, kidx_raw_digest(digest) FROM spec_leaves_1")
+        execute("INSERT INTO spec_indexed (digest) SELECT kidx_raw_digest(digest) FROM spec_indexed_1")
+        for table in (*_OLD_TABLES, "spec_leaves", "spec_indexed"):
+            execute(f"DROP TABLE {table}_1")
+        execute("UPDATE info SET value=? WHERE key='schema'", (SCHEMA_VERSION,))
+        execute("INSERT OR REPLACE INTO info (key, value) VALUES (?, ?)", (_LAST_REVISION, str(last)))
+        self._use_version(SCHEMA_VERSION)
+        # a spec index that was missing or behind is filled from the objects now
+        self._catch_up_spec_index()
+        self._mark_spec_index()
 
     def translated(self, method, *args, **kwargs):
         try:
@@ -276,10 +454,14 @@ class SQLiteCatalog(SQLCatalog):
         return True
 
     def _write_ends(self) -> None:
+        self._save_revision_ids()
         self._mark_spec_index()
 
     def _object_texts(self, digests: Sequence) -> dict:
-        return self.objects.read_many(digests) if self.objects is not None else {}
+        if self.objects is None:
+            return {}
+        texts = {digest_of_raw(digest): digest for digest in digests}
+        return {texts[text]: data for text, data in self.objects.read_many(list(texts)).items()}
 
     def _catch_up_spec_index(self) -> None:
         """Before a write: when revisions were added by code that did not keep the index
@@ -288,16 +470,62 @@ class SQLiteCatalog(SQLCatalog):
             return
         targets = [
             row[0] for row in self.connection.execute(
-                "SELECT DISTINCT target FROM refs WHERE target NOT IN (SELECT digest FROM spec_indexed)"
+                "SELECT DISTINCT target FROM ref_targets WHERE target NOT IN (SELECT digest FROM spec_indexed)"
             )
         ]
         self._index_specs(dict.fromkeys(targets))
 
     def _mark_spec_index(self) -> None:
-        (last,) = self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM revisions").fetchone()
         self.connection.execute(
-            "INSERT OR REPLACE INTO info (key, value) VALUES (?, ?)", (_SPEC_INDEX_MARK, str(last))
+            "INSERT OR REPLACE INTO info (key, value) VALUES (?, ?)", (_SPEC_INDEX_MARK, str(self._last_revision()))
         )
+
+    # --- schema 2's revisions and references (hooks of SQLCatalog's writes) -------------
+
+    def _current_revision(self, now: str) -> tuple:
+        """A names row is its name's current revision: (its id, when)."""
+        return (self._revision_id(), now)
+
+    def _new_revision(self, row: tuple) -> tuple:
+        return (self._revision_id(), *row)
+
+    def _restored_revisions(self, changes: Sequence[Change],
+                            revisions: Sequence[Revision]) -> tuple[builtins.list[tuple], builtins.list[tuple]]:
+        """Revision ids in the order given; a current name's last revision, when it is its
+        state exactly, is kept in its names row, every other one as a past revision."""
+        ids = [self._revision_id() for _ in revisions]
+        last: dict[tuple[str, str], int] = {}
+        for number, revision in enumerate(revisions):
+            last[(revision.kind, revision.name)] = number
+        current: list[tuple] = []
+        kept: set[int] = set()
+        for change in changes:
+            entry = change.entry
+            at = last.get((entry.kind, entry.name))
+            latest = None if at is None else revisions[at]
+            if latest is not None and at is not None and latest.event == "applied" and (
+                    latest.digest, latest.title, latest.labels, latest.annotations, latest.generation) == (
+                    entry.digest, entry.title, entry.labels, entry.annotations, entry.generation):
+                current.append((ids[at], latest.recorded))
+                kept.add(at)
+            else:
+                current.append((None, None))
+        self._save_revision_ids()
+        return current, [(ids[position], *self._revision_row(revision))
+                         for position, revision in enumerate(revisions) if position not in kept]
+
+    def _insert_refs(self, rows: builtins.list[tuple]) -> None:
+        """(object_id, field, target) rows as links to each distinct (field, target) once."""
+        if not rows:
+            return
+        execute = self.connection.execute
+        pairs = {(field_name, target) for _, field_name, target in rows}
+        ids: dict[tuple, int] = {}
+        for field_name, target in pairs:
+            found = execute("SELECT id FROM ref_targets WHERE target=? AND field=?", (target, field_name)).fetchone()
+            ids[(field_name, target)] = found[0] if found is not None else execute(
+                "INSERT INTO ref_targets (field, target) VALUES (?, ?)", (field_name, target)).lastrowid
+        self.connection.executemany(self.sql.insert_ref, [(row[0], ids[(row[1], row[2])]) for row in rows])
 
     @translating
     def close(self) -> None:
@@ -322,6 +550,11 @@ class SQLiteCatalog(SQLCatalog):
         finally:
             self.connection.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
         self._writing = True
+        version = self._schema_version()  # another kidx may have upgraded it meanwhile
+        if version is not None and version != SCHEMA_VERSION:
+            self._use_version(version)
+            self._upgraded_from = version
+            self._upgrade()
 
     @translating
     def begin_read(self) -> None:
@@ -330,6 +563,9 @@ class SQLiteCatalog(SQLCatalog):
     @translating
     def commit(self) -> None:
         self.connection.execute("COMMIT")
+        if self._upgraded_from is not None:
+            self._upgraded_from = None
+            notices.notify(UPGRADED.format(location=self.location, version=SCHEMA_VERSION))
         if self._writing:
             self._writing = False
             try:
@@ -356,8 +592,12 @@ class SQLiteCatalog(SQLCatalog):
     @translating
     def rollback(self) -> None:
         self._writing = False
+        self._next_revision = None
         if self.connection.in_transaction:
             self.connection.execute("ROLLBACK")
+        if self._upgraded_from is not None:  # the upgrade is undone with the write
+            self._use_version(self._upgraded_from)
+            self._upgraded_from = None
 
     # --- reads --------------------------------------------------------------------------
 
@@ -379,10 +619,9 @@ class SQLiteCatalog(SQLCatalog):
         if query.name_prefix is not None:
             add(("name >= ? AND name < ?", [query.name_prefix, query.name_prefix + "\uffff"]))
         if query.digests is not None:
-            add(("digest IN (SELECT value FROM json_each(?))", [json.dumps(list(query.digests))]), True)
+            add((f"digest IN ({self._digest_list()})", [json.dumps(list(query.digests))]), True)
         if query.digest_prefix is not None:
-            low = "sha256:" + query.digest_prefix
-            add(("digest >= ? AND digest < ?", [low, low + "\uffff"]), True)
+            add(("digest BETWEEN ? AND ?", self._digest_range(query.digest_prefix)), True)
         for requirement in query.labels:
             clause = _label_clause(requirement)
             add(clause, clause is not None and " NOT IN " not in clause[0])
@@ -400,14 +639,25 @@ class SQLiteCatalog(SQLCatalog):
             parameters.insert(0, query.kind)
         return self._select(query, where, parameters)
 
+    def _digest_list(self) -> str:
+        """SQL for the digests of a JSON list of ``sha256:…`` texts, as the catalog stores them."""
+        return "SELECT kidx_raw_digest(value) FROM json_each(?)" if self.version == SCHEMA_VERSION else (
+            "SELECT value FROM json_each(?)")
+
+    def _digest_range(self, hexdigits: str) -> builtins.list:
+        """The lowest and highest stored digest whose hex starts with ``hexdigits``."""
+        if self.version == SCHEMA_VERSION:
+            return list(raw_digest_range(hexdigits))
+        low = "sha256:" + hexdigits
+        return [low, low + "\uffff"]
+
     def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, builtins.list]:
-        """Answered from the (target, object_id) primary key of ``refs``."""
+        """Answered from the target index of ``refs``."""
         field_sql, field_parameters = ("", []) if condition.field is None else (" AND field=?", [condition.field])
         if condition.digest_prefix is not None:
-            low = "sha256:" + condition.digest_prefix
             return (
-                f"id IN (SELECT object_id FROM refs WHERE target >= ? AND target < ?{field_sql})",
-                [low, low + "\uffff", *field_parameters],
+                f"id IN (SELECT object_id FROM refs WHERE target BETWEEN ? AND ?{field_sql})",
+                [*self._digest_range(condition.digest_prefix), *field_parameters],
             )
         if condition.target_kind is not None and any(r.operator in ("gt", "lt") for r in condition.target_labels):
             # numeric label comparisons are exact only on the rows: find the targets first
@@ -427,9 +677,10 @@ class SQLiteCatalog(SQLCatalog):
             )
         if not condition.digests:
             return "0", []  # refers to nothing that exists: matches no object
+        stored = self.dialect.stored_digest
         return (
             f"id IN (SELECT object_id FROM refs WHERE target IN ({DIALECT.marks(len(condition.digests))}){field_sql})",
-            [*condition.digests, *field_parameters],
+            [*(stored(digest) for digest in condition.digests), *field_parameters],
         )
 
     def _referenced_field_clause(self, condition: ReferencedFieldCondition) -> tuple[str, builtins.list]:
@@ -452,7 +703,7 @@ class SQLiteCatalog(SQLCatalog):
             targets, parameters = f"SELECT digest FROM spec_leaves WHERE path=? AND value {value_test}", [
                 ".".join(condition.path), *values]
         else:  # no index yet (a store not written since it was made by older kidx): read the targets
-            targets, parameters = "SELECT value FROM json_each(?)", [
+            targets, parameters = self._digest_list(), [
                 json.dumps(sorted(self._spec_targets_where(condition, want=not absent_holds)))]
         return (
             f"id {negation}IN (SELECT object_id FROM refs WHERE field=? AND target IN ({targets}))",
@@ -462,8 +713,9 @@ class SQLiteCatalog(SQLCatalog):
     def _spec_targets_where(self, condition: ReferencedFieldCondition, want: bool) -> set[str]:
         """Digests referenced through ``condition.field`` whose object satisfies the spec
         condition (``want``) or fails it (not ``want``), reading the objects."""
+        as_text = self.dialect.digest_text
         targets = [
-            row[0]
+            as_text(row[0])
             for row in self.connection.execute("SELECT DISTINCT target FROM refs WHERE field=?", (condition.field,))
         ]
         if not targets or self.objects is None:

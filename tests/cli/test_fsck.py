@@ -187,7 +187,12 @@ def test_index_and_cache_damage_is_found_and_repaired(kidx, seeded):
     table = kidx("get", "runs", "-o", "wide").out
     sql(seeded, "DELETE FROM labels WHERE key='liger_version'")
     sql(seeded, "INSERT INTO labels (object_id, key, value) VALUES (999, 'ghost', 'x')")
-    sql(seeded, "UPDATE refs SET target=? WHERE field='protocolDigest'", SEED_ENVIRONMENT_DIGEST)
+    # the run's protocolDigest row now names the environment (refs is a view of ref_links and ref_targets)
+    environment = bytes.fromhex(SEED_ENVIRONMENT_DIGEST[7:])
+    sql(seeded, "INSERT INTO ref_targets (field, target) VALUES ('protocolDigest', ?)", environment)
+    sql(seeded, "UPDATE ref_links SET target_id=(SELECT id FROM ref_targets WHERE field='protocolDigest' AND target=?) "
+        "WHERE target_id IN (SELECT id FROM ref_targets WHERE field='protocolDigest' AND target<>?)",
+        environment, environment)
     sql(seeded, "UPDATE objects SET columns=? WHERE kind='BenchmarkRun'", "00000000:[]")
     code, lines, err = fsck_lines(kidx)
     assert code == 1
@@ -215,7 +220,11 @@ def test_index_and_cache_damage_is_found_and_repaired(kidx, seeded):
 
 
 def test_name_disagreeing_with_its_history_is_reported_not_guessed(kidx, seeded):
-    sql(seeded, "UPDATE objects SET title='forged' WHERE kind='BenchmarkProtocol'")
+    # the name's current revision is its row: keep that revision as a past one, then forge the row
+    sql(seeded, "INSERT INTO past_revisions (id, kind, name, event, digest, title, labels, annotations, generation, "
+        "recorded) SELECT revision, kind, name, 'applied', digest, title, labels, annotations, generation, recorded "
+        "FROM objects WHERE kind='BenchmarkProtocol'")
+    sql(seeded, "UPDATE objects SET title='forged', revision=NULL, recorded=NULL WHERE kind='BenchmarkProtocol'")
     code, lines, err = fsck_lines(kidx, "--repair")
     assert code == 1
     assert lines[0] == (f"name-revision BenchmarkProtocol/{PROTOCOL}: current state differs from its last revision "

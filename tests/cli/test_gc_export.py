@@ -81,8 +81,8 @@ def test_gc_removes_orphans_and_temporary_files_only(kidx, seeded):
 def test_gc_keeps_objects_that_kept_objects_refer_to(kidx, seeded):
     """An environment whose name and history are gone is still kept while a run refers to it."""
     connection = sqlite3.connect(seeded / "catalog.sqlite")
-    connection.execute("DELETE FROM revisions WHERE kind='ExecutionEnvironment'")
-    connection.execute("DELETE FROM objects WHERE kind='ExecutionEnvironment'")
+    connection.execute("DELETE FROM past_revisions WHERE kind='ExecutionEnvironment'")
+    connection.execute("DELETE FROM objects WHERE kind='ExecutionEnvironment'")  # and its current revision
     connection.commit()
     connection.close()
     assert kidx("gc").out == ""
@@ -109,12 +109,9 @@ def test_gc_waits_for_a_writer_and_never_removes_its_objects(kidx, seeded, tmp_p
             process.wait(timeout=1.5)
         assert object_path(seeded, ORPHAN_DIGEST).exists()
         # the writer commits a name for the object; then gc runs and keeps it
-        connection.execute(
-            "INSERT INTO objects (kind, name, digest, labels, annotations, created, generation) "
-            "VALUES ('Workload', 'w', ?, '{}', '{}', 't', 1)", (ORPHAN_DIGEST,))
-        connection.execute(
-            "INSERT INTO revisions (kind, name, event, digest, labels, annotations, generation, recorded) "
-            "VALUES ('Workload', 'w', 'applied', ?, '{}', '{}', 1, 't')", (ORPHAN_DIGEST,))
+        connection.execute(  # a name and its current revision (the row itself)
+            "INSERT INTO objects (kind, name, digest, labels, annotations, created, generation, revision, recorded) "
+            "VALUES ('Workload', 'w', ?, '{}', '{}', 't', 1, 1000, 't')", (bytes.fromhex(ORPHAN_DIGEST[7:]),))
         connection.execute("COMMIT")
         out, err = process.communicate(timeout=60)
     finally:

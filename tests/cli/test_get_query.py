@@ -300,7 +300,9 @@ def test_references_bad_values(q, value, message):
 
 
 def test_references_are_answered_from_the_refs_primary_key(small_store):
-    """The SQL the SQLite catalog compiles for --references searches refs by its key."""
+    """The SQL the SQLite catalog compiles for --references searches refs by its keys: refs
+    is a view of ref_targets (each (field, target) once, keyed by target) and ref_links
+    (keyed by target id)."""
     from kidx.kinds.registry import registry
     from kidx.query.references import reference_condition
     from kidx.store.catalog import CatalogQuery
@@ -313,10 +315,12 @@ def test_references_are_answered_from_the_refs_primary_key(small_store):
         assert catalog.list(query), value
         sql, parameters, _ = catalog.compile(query)
         plan = [row[-1] for row in catalog.connection.execute("EXPLAIN QUERY PLAN " + sql, parameters)]
-        refs_steps = [step for step in plan if " refs " in f" {step} "]
-        assert refs_steps, plan
-        assert all("PRIMARY KEY" in step for step in refs_steps), plan
-        assert not any(step.startswith("SCAN refs") for step in plan), plan
+        links = [step for step in plan if " ref_links " in f" {step} "]
+        targets = [step for step in plan if " ref_targets " in f" {step} "]
+        assert links and targets, plan
+        assert all(step.startswith("SEARCH ref_links USING PRIMARY KEY (target_id=?)") for step in links), plan
+        assert all(step.startswith("SEARCH ref_targets USING COVERING INDEX sqlite_autoindex_ref_targets_1 (target")
+                   for step in targets), plan
     catalog.close()
 
 

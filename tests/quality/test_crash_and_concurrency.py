@@ -119,9 +119,11 @@ def assert_consistent(store_path: Path) -> None:
     store = Store(store_path)
     catalog = store.catalog()
     try:
-        referenced = {row[0] for row in catalog.connection.execute("SELECT digest FROM objects")}
+        as_text = catalog.dialect.digest_text  # the catalog's stored form of a digest as "sha256:…"
+        referenced = {as_text(row[0]) for row in catalog.connection.execute("SELECT digest FROM objects")}
         referenced |= {
-            row[0] for row in catalog.connection.execute("SELECT digest FROM revisions WHERE digest IS NOT NULL")
+            as_text(row[0])
+            for row in catalog.connection.execute("SELECT digest FROM revisions WHERE digest IS NOT NULL")
         }
     finally:
         store.close()
