@@ -74,6 +74,11 @@ def render(reports: list[Path]) -> str:
     ]
     for path in reports:
         data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or "meta" not in data:
+            # another script's JSON beside the reports (bench_verdicts' counts, which
+            # docs/analysis.md cites), not a timing report: nothing to render here
+            print(f"skipped {path.name}: not a benchmark report (no meta)", file=sys.stderr)
+            continue
         try:
             source = str(path.resolve().relative_to(REPO))
         except ValueError:
