@@ -441,11 +441,12 @@ def timed_run(argv: list[str], stdout=subprocess.DEVNULL, timeout: float | None 
     return elapsed, proc.returncode, proc.stderr
 
 
-def file_baseline(folder: Path, count: int) -> float:
+def file_baseline(folder: Path, count: int, name: str = "file-baseline", remove: bool = True) -> float:
     """Seconds to write `count` 1.8 KB files as kidx writes objects (256 fan-out folders,
     temporary name, rename) and then make them durable with one syncfs(), as kidx does
-    before its catalog commit: what this disk charges for durable file creation now."""
-    root = folder / "file-baseline"
+    before its catalog commit: what this disk charges for durable file creation now.
+    The files are removed afterwards unless not `remove` (see bench_liger)."""
+    root = folder / name
     shutil.rmtree(root, ignore_errors=True)
     settle()
     payload = b"x" * 1800
@@ -461,7 +462,8 @@ def file_baseline(folder: Path, count: int) -> float:
         os.replace(temporary, f"{root}/{name[:2]}/{name[2:]}")
     syncfs(root)
     elapsed = time.perf_counter() - start
-    shutil.rmtree(root, ignore_errors=True)
+    if remove:
+        shutil.rmtree(root, ignore_errors=True)
     return elapsed
 
 
@@ -863,8 +865,14 @@ def bench_liger(args, report: Report, work: Path, kidx: list[str]) -> None:
     say(f"{len(files)} CSVs -> {n_docs:,} objects ({json_path.stat().st_size / 1e6:.1f} MB as JSON)")
     times = {"import": [], "apply": [], "baseline": []}
     cpus = {"import": [], "apply": []}
-    for rep in range(args.liger_repeats):  # interleaved, each into a fresh empty store
-        times["baseline"].append(file_baseline(work, n_docs))
+    # Interleaved, each into a fresh empty store. Nothing is removed until every round is
+    # done: on a file system that skips recently freed inodes (ext4 without a journal, as
+    # here) the files a removal frees make the next few seconds of file creation slower,
+    # so a removal between timings would charge one command for the one before it.
+    kept: list[Path] = []
+    for rep in range(args.liger_repeats):
+        times["baseline"].append(file_baseline(work, n_docs, name=f"liger-baseline-{rep}", remove=False))
+        kept.append(work / f"liger-baseline-{rep}")
         for what in ("import", "apply"):
             store = work / f"liger-{what}-{rep}"
             shutil.rmtree(store, ignore_errors=True)
@@ -878,8 +886,10 @@ def bench_liger(args, report: Report, work: Path, kidx: list[str]) -> None:
                 return
             times[what].append(elapsed)
             cpus[what].append(LAST_CPU)
-            if not args.keep:
-                shutil.rmtree(store, ignore_errors=True)
+            kept.append(store)
+    if not args.keep:
+        for folder in kept:
+            shutil.rmtree(folder, ignore_errors=True)
     imp, app = median(times["import"]), median(times["apply"])
     base_files = median(times["baseline"])
     per_round = [i / b for i, b in zip(times["import"], times["baseline"], strict=True)]
