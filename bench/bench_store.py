@@ -974,6 +974,7 @@ def main() -> int:
 
     probe = YAML(typ="safe", pure=False)
     c_parser = "clib" in probe.Parser.__module__ or probe.Parser.__name__.startswith("C")
+    load_at_start = os.getloadavg()[0]
     report.say(f"kidx bench_store  {time.strftime('%Y-%m-%d %H:%M:%S')}  host {platform.node()}  "
                f"{os.cpu_count()} CPUs  load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     report.say(f"python {platform.python_version()} ({sys.executable}); kidx: {' '.join(kidx)}; "
@@ -1016,7 +1017,8 @@ def main() -> int:
                f"total {time.perf_counter() - started:.0f} s; load {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
                f"code at the end: {code_version()}")
     meta = {"title": "Store benchmark, Liger import only"} if not sizes else {}
-    report.finish(started, summary_table=False, sizes=sizes, repeats=args.repeats, **meta)
+    report.finish(started, summary_table=False, sizes=sizes, repeats=args.repeats,
+                  load=f"{load_at_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end", **meta)
     return 0
 
 

@@ -39,6 +39,7 @@ def render_report(data: dict, source: str) -> list[str]:
         f"{meta.get('python', '?')}, code at {meta.get('code', '?')}"
         + (f", sizes {', '.join(f'{n:,}' for n in meta['sizes'])} runs" if meta.get("sizes") else "")
         + (f", backend {meta['backend']}" if meta.get("backend") else "")
+        + (f"; machine load (1-minute average) {meta['load']}" if meta.get("load") else "")
         + f"; the whole run took {meta.get('total_s', '?')} s. Report: `{source}`.",
         "",
     ]
