@@ -8,7 +8,6 @@ infinities. Callers hash exactly the bytes this module returns.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from typing import Any
@@ -40,6 +39,8 @@ def identity_of(manifest: dict) -> dict:
 
 
 def digest_bytes(data: bytes) -> str:
+    import hashlib  # here, not at the top: listing commands never hash, and its import is not free
+
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 class LoadMode(Enum):
     NAMES = "names"  # name and labels from the catalog: names printed, nothing sorted
+    TABLE = "table"  # the CRD's printer columns only: as COLUMNS, without annotations
     COLUMNS = "columns"  # the catalog's cached column values (reference digests among them)
     MANIFESTS = "manifests"  # each object read in full
 

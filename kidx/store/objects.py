@@ -26,7 +26,6 @@ or emptied one is repaired. It answers WRITTEN, PRESENT or REPLACED.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import re
 import stat
@@ -34,6 +33,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
+
+from kidx.identity.canonical import digest_bytes
 
 _HEX = re.compile(r"^[0-9a-f]{64}$")
 _FAN = re.compile(r"^[0-9a-f]{2}$")
@@ -148,7 +149,7 @@ class ObjectDB:
         docstring). With ``verify`` (bytes from elsewhere, such as another store), refuse
         bytes that do not hash to it."""
         hexdigest = self._hex(digest)
-        if verify and hashlib.sha256(data).hexdigest() != hexdigest:
+        if verify and digest_bytes(data) != digest:
             from kidx.errors import StoreError
 
             raise StoreError(f"object {digest}: its bytes do not hash to its digest")
@@ -186,7 +187,7 @@ class ObjectDB:
             yield "sha256:" + hexdigest
 
     def verify(self, digest: str) -> bool:
-        return "sha256:" + hashlib.sha256(self.read(digest)).hexdigest() == digest
+        return digest_bytes(self.read(digest)) == digest
 
 
 def syncfs(path: Path | str) -> None:
@@ -355,6 +356,8 @@ def _content_is(path: str, data: bytes) -> bool:
 
 
 def _hashes_to(path: str, hexdigest: str) -> bool:
+    import hashlib  # here, not at the top: reading the catalog never hashes, and its import is not free
+
     try:
         with open(path, "rb") as stream:
             return hashlib.file_digest(stream, "sha256").hexdigest() == hexdigest

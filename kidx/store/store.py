@@ -27,12 +27,10 @@ import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 
 from kidx.errors import StoreError
 from kidx.identity.canonical import digest_bytes
-from kidx.store import interrupts
 from kidx.store.catalog import (
     Catalog,
     CatalogQuery,
@@ -43,7 +41,7 @@ from kidx.store.catalog import (
     condition_holds,
     field_text,
 )
-from kidx.store.column_cache import fingerprint, spec_stub
+from kidx.store.column_cache import spec_stubs
 from kidx.store.faults import crash_point
 from kidx.store.objects import PRESENT
 
@@ -199,6 +197,8 @@ class Store:
     @contextmanager
     def write(self) -> Iterator[WriteTransaction]:
         """One write, all or nothing: objects made durable, then the catalog committed."""
+        from kidx.store import interrupts  # signal and threading: a write's cost, not a read's
+
         catalog = self.catalog(write=True)
         catalog.begin_write()
         transaction = WriteTransaction(catalog, self.objects)
@@ -235,7 +235,7 @@ class Store:
         own_spec = [c for c in query.fields if c.path[:1] == ("spec",)]
         if not own_spec or catalog.answers_spec_fields:
             return catalog.list(query)
-        narrowed = replace(query, fields=tuple(c for c in query.fields if c.path[:1] != ("spec",)), limit=None)
+        narrowed = query._replace(fields=tuple(c for c in query.fields if c.path[:1] != ("spec",)), limit=None)
         found = []
         for entry in catalog.list(narrowed):
             identity = self.identity(entry.digest)
@@ -294,13 +294,17 @@ class Store:
     def manifest(self, entry: Entry) -> dict:
         return manifest_of(entry, self.identity(entry.digest))
 
-    def table_manifest(self, entry: Entry, info) -> dict:
-        """Enough of the manifest for a table row: metadata and the printer columns' fields,
+    def table_manifests(self, entries: Sequence[Entry], info) -> list[dict]:
+        """Enough of each manifest for a table row: metadata and the printer columns' fields,
         from the catalog row alone when it caches them (no object file read)."""
-        stub = spec_stub(info, entry.columns, fingerprint(info))
-        if stub is None:
-            return self.manifest(entry)
-        return manifest_of(entry, {"apiVersion": info.api_version, "kind": info.kind, "spec": stub})
+        manifests = []
+        api_version, kind = info.api_version, info.kind
+        for entry, stub in zip(entries, spec_stubs(info, [entry.columns for entry in entries]), strict=True):
+            if stub is None:
+                manifests.append(self.manifest(entry))
+            else:
+                manifests.append(manifest_of(entry, {"apiVersion": api_version, "kind": kind, "spec": stub}))
+        return manifests
 
 
 def manifest_of(entry: Entry, identity: dict) -> dict:
