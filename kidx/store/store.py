@@ -27,7 +27,7 @@ import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kidx.errors import StoreError
 from kidx.identity.canonical import digest_bytes
@@ -45,6 +45,9 @@ from kidx.store.column_cache import spec_stubs
 from kidx.store.faults import crash_point
 from kidx.store.objects import PRESENT
 
+if TYPE_CHECKING:
+    from pathlib import Path
+
 STORE_ENV = "KIDX_STORE"
 #: URL scheme -> module defining ``backend(location) -> StoreBackend``
 BACKENDS: dict[str, str] = {"postgresql": "kidx.store.postgres", "postgres": "kidx.store.postgres"}
@@ -61,6 +64,8 @@ def default_store_location() -> str:
 
 def default_store_path() -> Path:
     """The default location as a folder (for the SQLite backend)."""
+    from pathlib import Path
+
     return Path(default_store_location())
 
 
@@ -71,7 +76,7 @@ def backend_for(location: str | Path) -> StoreBackend:
     from kidx.store.postgres_url import normalised, refusal, url_scheme
 
     text = str(location)
-    if not isinstance(location, Path) and url_scheme(text) is not None:  # a Path is a folder, by type
+    if not isinstance(location, os.PathLike) and url_scheme(text) is not None:  # a Path is a folder, by type
         reason = refusal(text, tuple(BACKENDS))
         if reason is not None:
             raise StoreError(reason)
@@ -79,7 +84,7 @@ def backend_for(location: str | Path) -> StoreBackend:
         return importlib.import_module(BACKENDS[text.partition(":")[0]]).backend(text)
     from kidx.store.sqlite_catalog import SQLiteBackend
 
-    return SQLiteBackend(Path(text))
+    return SQLiteBackend(text)
 
 
 def utc_now() -> str:
