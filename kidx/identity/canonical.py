@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+
+from kidx.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 DIGEST_PATTERN = re.compile(r"^sha256:[0-9a-f]{64}$")
 

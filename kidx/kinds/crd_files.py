@@ -11,7 +11,8 @@ import json
 import os
 import sys
 import zlib
-from typing import TYPE_CHECKING
+
+from kidx.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pathlib import Path

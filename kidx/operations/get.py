@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
 
 from kidx.kinds.registry import KindInfo, KindRegistry
 from kidx.query.loading import LoadMode
 from kidx.query.selection import select
 from kidx.query.targets import parse_targets, selection_rules
+from kidx.records import TYPE_CHECKING, NamedTuple
 from kidx.store.catalog import CatalogQuery
 from kidx.store.store import Store
 

@@ -8,10 +8,10 @@ with the command's formats sorted and comma-separated."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, NamedTuple
 
 from kidx.errors import UsageError
 from kidx.query.loading import LoadMode, LoadPlan
+from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from kidx.jsonpath import Steps

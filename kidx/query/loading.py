@@ -7,7 +7,8 @@ from the output format and the sort keys)."""
 from __future__ import annotations
 
 from enum import Enum
-from typing import NamedTuple
+
+from kidx.records import NamedTuple
 
 
 class LoadMode(Enum):

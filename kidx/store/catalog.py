@@ -57,11 +57,13 @@ import builtins
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from kidx.errors import StoreError
+from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from kidx.store.objects import ObjectDB
 
 
@@ -113,17 +115,19 @@ class Change(NamedTuple):
 # --- typed queries ----------------------------------------------------------------------
 
 
-class LabelRequirement(Protocol):
-    """One label requirement; ``kidx.query.label_selector.Requirement`` is one.
+if TYPE_CHECKING:  # a type for the checker only: at run time any object with these fields is one
 
-    ``operator`` is one of ``=``, ``!=``, ``in``, ``notin``, ``exists``, ``!``, ``gt``,
-    ``lt``; ``values`` holds one value for ``=``/``!=``/``gt``/``lt``, none for
-    ``exists``/``!``.
-    """
+    class LabelRequirement(Protocol):
+        """One label requirement; ``kidx.query.label_selector.Requirement`` is one.
 
-    key: str
-    operator: str
-    values: tuple[str, ...]
+        ``operator`` is one of ``=``, ``!=``, ``in``, ``notin``, ``exists``, ``!``, ``gt``,
+        ``lt``; ``values`` holds one value for ``=``/``!=``/``gt``/``lt``, none for
+        ``exists``/``!``.
+        """
+
+        key: str
+        operator: str
+        values: tuple[str, ...]
 
 
 class FieldCondition(NamedTuple):

@@ -86,24 +86,37 @@ def spec_stubs(info: KindInfo, cached: list[str | None]) -> list[dict | None]:
 
 @cache
 def _builder(paths: tuple[tuple[str, ...], ...]):
-    """A function from the cached values (in ``paths``' order) to the spec stub: the
-    nested mappings are made per value present, with one-key paths (most of them) set
-    directly."""
-    def build(values: list) -> dict:
+    """A function from the cached values (in ``paths``' order) to the spec stub. Where no
+    two paths share their first key (every CRD kidx ships), each value present becomes
+    one nested mapping under its own key; otherwise each path is walked and merged."""
+
+    def build_merged(values: list) -> dict:
         stub: dict = {}
         for path, value in zip(paths, values, strict=False):
             if value is None:
                 continue
-            if len(path) == 1:
-                stub[path[0]] = value
-                continue
             node = stub
             for key in path[:-1]:
-                inner = node.get(key)
-                if inner is None:
-                    inner = node[key] = {}
-                node = inner
+                node = node.setdefault(key, {})
             node[path[-1]] = value
         return stub
 
-    return build
+    firsts = [path[0] for path in paths]
+    if len(set(firsts)) != len(firsts):
+        return build_merged
+    # each path's first key, and the rest innermost first (none for most)
+    plan = [(path[0], path[:0:-1]) for path in paths]
+
+    def build_apart(values: list) -> dict:
+        if len(values) != len(plan):
+            return build_merged(values)
+        stub: dict = {}
+        for (first, inner), value in zip(plan, values, strict=True):
+            if value is not None:
+                if inner:
+                    for key in inner:
+                        value = {key: value}
+                stub[first] = value
+        return stub
+
+    return build_apart

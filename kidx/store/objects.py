@@ -31,9 +31,9 @@ import re
 import stat
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, NamedTuple
 
 from kidx.identity.canonical import digest_bytes
+from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -21,10 +21,13 @@ import builtins
 import functools
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, NamedTuple
 
 from kidx.errors import StoreError
+from kidx.records import TYPE_CHECKING, NamedTuple
 from kidx.store.catalog import Catalog, CatalogQuery, Change, Entry, Revision, label_holds, scalar_leaves
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def dumps(mapping: dict) -> str:
@@ -221,9 +224,12 @@ class SQLCatalog(Catalog):
             metadata = None
         if metadata is None or len(metadata) != 2 * len(rows):
             return [self.entry(row) for row in rows]
-        text = self.dialect.digest_text
-        values = iter(metadata)
-        return [Entry(row[1], row[2], text(row[3]), row[4], labels, annotations, row[7], row[8], row[0], row[9])
+        text, values = self.dialect.digest_text, iter(metadata)
+        make = tuple.__new__  # what Entry(…) does, without its Python-level __new__ on every row
+        if text is _same:
+            return [make(Entry, (row[1], row[2], row[3], row[4], labels, annotations, row[7], row[8], row[0], row[9]))
+                    for row, labels, annotations in zip(rows, values, values, strict=True)]
+        return [make(Entry, (row[1], row[2], text(row[3]), row[4], labels, annotations, row[7], row[8], row[0], row[9]))
                 for row, labels, annotations in zip(rows, values, values, strict=True)]
 
     def _revision(self, row, number: int) -> Revision:

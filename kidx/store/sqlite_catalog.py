@@ -25,9 +25,9 @@ import os
 import sqlite3
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from kidx.errors import StoreBusy, StoreError, StoreReadOnly
+from kidx.records import TYPE_CHECKING
 from kidx.store import notices
 from kidx.store.catalog import (
     Catalog,

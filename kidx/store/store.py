@@ -27,10 +27,10 @@ import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
 
 from kidx.errors import StoreError
 from kidx.identity.canonical import digest_bytes
+from kidx.records import TYPE_CHECKING
 from kidx.store.catalog import (
     Catalog,
     CatalogQuery,
