@@ -195,7 +195,9 @@ def test_ctrl_c_stops_the_harness_and_imports_nothing(checkout, tmp_path):
     harness = ("import signal, sys, time\n"
                f"signal.signal(signal.SIGINT, lambda *a: (open({str(marker)!r}, 'w').close(), sys.exit(3)))\n"
                "print('har' + 'ness ready', flush=True)\n"
-               "time.sleep(120)\n")
+               # short sleeps: an interrupt that comes between two bytecodes is handled at the next
+               # (one that came just before a single long sleep began would wait for its end)
+               "for _ in range(2400): time.sleep(0.05)\n")
     process = subprocess.Popen([sys.executable, "-m", "kidx", "record", "google-benchmark", "--no-capture", "--",
                                 sys.executable, "-c", harness], cwd=checkout, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, env={**os.environ, "KIDX_STORE": str(store)})
