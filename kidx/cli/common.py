@@ -3,13 +3,16 @@ selectors and --dry-run, reporting names not found."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-# read the same way by the Python API (re-exported for the commands)
 from kidx.api.arguments import parse_field_selector as parse_field_selector
 from kidx.api.arguments import parse_selector as parse_selector
 from kidx.errors import InvalidInputError, KidxError, UsageError
 from kidx.output.gateway import Output
+
+# read the same way by the Python API (re-exported for the commands)
+from kidx.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 # The commands' shared typer options live in kidx.cli.options and are reached through
 # this module too (imported on first use), so that what only needs the helpers below (the

@@ -62,16 +62,61 @@ def column_values(info: KindInfo, spec: dict) -> str | None:
     return print_key + ":" + json.dumps(values, separators=(",", ":"), ensure_ascii=False)
 
 
-def spec_stub(info: KindInfo, cached: str | None, expected: str | None) -> dict | None:
-    """A spec holding just the cached column values, or None when the cache does not apply."""
-    if not cached or expected is None or not cached.startswith(expected + ":"):
-        return None
-    stub: dict = {}
-    for path, value in zip(_spec_paths(info) or (), json.loads(cached[len(expected) + 1:]), strict=False):
-        if value is None:
-            continue
-        node = stub
-        for key in path[:-1]:
-            node = node.setdefault(key, {})
-        node[path[-1]] = value
-    return stub
+def spec_stubs(info: KindInfo, cached: list[str | None]) -> list[dict | None]:
+    """For each cached value, a spec holding just its column values, or None where the
+    cache does not apply (no value, or one made for other columns). The values of all the
+    rows are decoded as one JSON array: a decoder call per row costs more than the decoding."""
+    expected, paths = fingerprint(info), _spec_paths(info)
+    if expected is None or paths is None:
+        return [None] * len(cached)
+    prefix = expected + ":"
+    start = len(prefix)
+    applies = [bool(text) and text.startswith(prefix) for text in cached]  # type: ignore[union-attr]
+    payloads = [text[start:] for text, ok in zip(cached, applies, strict=True) if ok]  # type: ignore[index]
+    try:
+        decoded = json.loads("[" + ",".join(payloads) + "]") if payloads else []
+    except ValueError:
+        decoded = None
+    if decoded is None or len(decoded) != len(payloads):  # a damaged value: each read alone, as it was
+        decoded = [json.loads(payload) for payload in payloads]
+    build = _builder(paths)
+    values = iter(decoded)
+    return [build(next(values)) if ok else None for ok in applies]
+
+
+@cache
+def _builder(paths: tuple[tuple[str, ...], ...]):
+    """A function from the cached values (in ``paths``' order) to the spec stub. Where no
+    two paths share their first key (every CRD kidx ships), each value present becomes
+    one nested mapping under its own key; otherwise each path is walked and merged."""
+
+    def build_merged(values: list) -> dict:
+        stub: dict = {}
+        for path, value in zip(paths, values, strict=False):
+            if value is None:
+                continue
+            node = stub
+            for key in path[:-1]:
+                node = node.setdefault(key, {})
+            node[path[-1]] = value
+        return stub
+
+    firsts = [path[0] for path in paths]
+    if len(set(firsts)) != len(firsts):
+        return build_merged
+    # each path's first key, and the rest innermost first (none for most)
+    plan = [(path[0], path[:0:-1]) for path in paths]
+
+    def build_apart(values: list) -> dict:
+        if len(values) != len(plan):
+            return build_merged(values)
+        stub: dict = {}
+        for (first, inner), value in zip(plan, values, strict=True):
+            if value is not None:
+                if inner:
+                    for key in inner:
+                        value = {key: value}
+                stub[first] = value
+        return stub
+
+    return build_apart
