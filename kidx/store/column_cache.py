@@ -86,9 +86,8 @@ def spec_stubs(info: KindInfo, cached: list[str | None]) -> list[dict | None]:
 
 @cache
 def _builder(paths: tuple[tuple[str, ...], ...]):
-    """A function from the cached values (in ``paths``' order) to the spec stub. Where no
-    two paths share their first key (every CRD kidx ships), each value present becomes
-    one nested mapping under its own key; otherwise each path is walked and merged."""
+    """A function from the cached values (in ``paths``' order) to the spec stub: each
+    value present at its path, nothing for a None."""
 
     def build_merged(values: list) -> dict:
         stub: dict = {}
@@ -104,19 +103,19 @@ def _builder(paths: tuple[tuple[str, ...], ...]):
     firsts = [path[0] for path in paths]
     if len(set(firsts)) != len(firsts):
         return build_merged
-    # each path's first key, and the rest innermost first (none for most)
-    plan = [(path[0], path[:0:-1]) for path in paths]
-
-    def build_apart(values: list) -> dict:
-        if len(values) != len(plan):
-            return build_merged(values)
-        stub: dict = {}
-        for (first, inner), value in zip(plan, values, strict=True):
-            if value is not None:
-                if inner:
-                    for key in inner:
-                        value = {key: value}
-                stub[first] = value
-        return stub
-
-    return build_apart
+    # Where no two paths share their first key, the stub is one statement per value, made
+    # into a function once per kind and process (as collections.namedtuple makes its
+    # classes): a loop over the paths costs more than the rest of a table row. The keys
+    # are JSON-path names (``_SPEC_PATH``), written as Python string literals.
+    lines = ["def build_apart(values):", f"    if len(values) != {len(paths)}:", "        return build_merged(values)",
+             "    stub = {}"]
+    for index, path in enumerate(paths):
+        value = f"values[{index}]"
+        for key in reversed(path[1:]):
+            value = f"{{{key!r}: {value}}}"
+        lines.append(f"    if values[{index}] is not None:")
+        lines.append(f"        stub[{path[0]!r}] = {value}")
+    lines.append("    return stub")
+    namespace: dict = {"build_merged": build_merged}
+    exec("\n".join(lines), namespace)  # noqa: S102 (the text above, from the kind's own column paths)
+    return namespace["build_apart"]
