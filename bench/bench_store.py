@@ -441,11 +441,12 @@ def timed_run(argv: list[str], stdout=subprocess.DEVNULL, timeout: float | None 
     return elapsed, proc.returncode, proc.stderr
 
 
-def file_baseline(folder: Path, count: int) -> float:
+def file_baseline(folder: Path, count: int, name: str = "file-baseline", remove: bool = True) -> float:
     """Seconds to write `count` 1.8 KB files as kidx writes objects (256 fan-out folders,
     temporary name, rename) and then make them durable with one syncfs(), as kidx does
-    before its catalog commit: what this disk charges for durable file creation now."""
-    root = folder / "file-baseline"
+    before its catalog commit: what this disk charges for durable file creation now.
+    The files are removed afterwards unless not `remove` (see bench_liger)."""
+    root = folder / name
     shutil.rmtree(root, ignore_errors=True)
     settle()
     payload = b"x" * 1800
@@ -461,7 +462,8 @@ def file_baseline(folder: Path, count: int) -> float:
         os.replace(temporary, f"{root}/{name[:2]}/{name[2:]}")
     syncfs(root)
     elapsed = time.perf_counter() - start
-    shutil.rmtree(root, ignore_errors=True)
+    if remove:
+        shutil.rmtree(root, ignore_errors=True)
     return elapsed
 
 
@@ -602,10 +604,14 @@ class Report:
         print(f"report saved to {self.path}")
 
 
-def generated_store_benchmark(doc: str, name: str, repeats: int = 7) -> tuple[argparse.Namespace, Report]:
+def generated_store_benchmark(doc: str, name: str, repeats: int = 7,
+                              options=None) -> tuple[argparse.Namespace, Report]:
     """The options every benchmark over a generated store takes (--runs, --repeats, --seed,
-    --store, --out), parsed, and its report opened in --out as NAME-<time>.txt."""
+    --store, --out; ``options(parser)`` adds a script's own), parsed, and its report opened
+    in --out as NAME-<time>.txt."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    if options is not None:
+        options(parser)
     parser.add_argument("--runs", type=int, default=100_000, help="runs in the generated store")
     parser.add_argument("--repeats", type=int, default=repeats, help=f"rounds (default {repeats})")
     parser.add_argument("--seed", type=int, default=7)
@@ -863,8 +869,14 @@ def bench_liger(args, report: Report, work: Path, kidx: list[str]) -> None:
     say(f"{len(files)} CSVs -> {n_docs:,} objects ({json_path.stat().st_size / 1e6:.1f} MB as JSON)")
     times = {"import": [], "apply": [], "baseline": []}
     cpus = {"import": [], "apply": []}
-    for rep in range(args.liger_repeats):  # interleaved, each into a fresh empty store
-        times["baseline"].append(file_baseline(work, n_docs))
+    # Interleaved, each into a fresh empty store. Nothing is removed until every round is
+    # done: on a file system that skips recently freed inodes (ext4 without a journal, as
+    # here) the files a removal frees make the next few seconds of file creation slower,
+    # so a removal between timings would charge one command for the one before it.
+    kept: list[Path] = []
+    for rep in range(args.liger_repeats):
+        times["baseline"].append(file_baseline(work, n_docs, name=f"liger-baseline-{rep}", remove=False))
+        kept.append(work / f"liger-baseline-{rep}")
         for what in ("import", "apply"):
             store = work / f"liger-{what}-{rep}"
             shutil.rmtree(store, ignore_errors=True)
@@ -878,10 +890,13 @@ def bench_liger(args, report: Report, work: Path, kidx: list[str]) -> None:
                 return
             times[what].append(elapsed)
             cpus[what].append(LAST_CPU)
-            if not args.keep:
-                shutil.rmtree(store, ignore_errors=True)
+            kept.append(store)
+    if not args.keep:
+        for folder in kept:
+            shutil.rmtree(folder, ignore_errors=True)
     imp, app = median(times["import"]), median(times["apply"])
     base_files = median(times["baseline"])
+    per_round = [i / b for i, b in zip(times["import"], times["baseline"], strict=True)]
     cpu = {w: (median([c[0] for c in cpus[w]]), median([c[1] for c in cpus[w]])) for w in cpus}
     report.table(["command (empty store)", "median", "min", "max", "CPU user", "CPU sys"], [
         ["kidx import liger CSVs", f"{imp:.2f} s", f"{min(times['import']):.2f}", f"{max(times['import']):.2f}",
@@ -891,11 +906,17 @@ def bench_liger(args, report: Report, work: Path, kidx: list[str]) -> None:
         ["import / apply", f"{imp / app:.2f}x", "", "", "", ""],
         [f"file baseline: {n_docs:,} files, tmp+rename+syncfs", f"{base_files:.2f} s", f"{min(times['baseline']):.2f}",
          f"{max(times['baseline']):.2f}", "", ""],
+        ["import / file baseline", f"{imp / base_files:.2f}x", f"{min(per_round):.2f}x", f"{max(per_round):.2f}x",
+         "", ""],
     ])
-    say(f"(median of {args.liger_repeats}, interleaved)")
+    say(f"(median of {args.liger_repeats}, interleaved; the import / file baseline row: ratio of the medians, "
+        f"min and max of the rounds' own ratios; the baseline writes {n_docs / base_files:,.0f} files/s)")
     report.check("import liger (3 CSVs)", f"{imp:.2f} s", "<= 3 s", imp <= 3)
     report.check("import / apply same JSON", f"{imp / app:.2f}x", "<= 1.5x", imp / app <= 1.5)
-    report.data["liger"] = {"import_s": imp, "apply_s": app, "cpu": cpu, "file_baseline_s": base_files}
+    report.check("import liger / file baseline", f"{imp / base_files:.2f}x ({n_docs / base_files:,.0f} files/s)",
+                 "<= 1.3x", imp / base_files <= 1.3)
+    report.data["liger"] = {"import_s": imp, "apply_s": app, "cpu": cpu, "file_baseline_s": base_files,
+                            "import_over_baseline": imp / base_files, "rounds": times}
 
 
 def code_version() -> str:
@@ -919,6 +940,8 @@ def _terminate(signum, frame):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, nargs="+", default=[10000, 100000], help="store sizes (runs)")
+    parser.add_argument("--only", choices=["liger"],
+                        help="liger: only the Liger import part (no generated store sizes)")
     parser.add_argument("--out", type=Path, default=HERE / "out", help="output folder (default bench/out)")
     parser.add_argument("--liger-dir", default=str(DEFAULT_LIGER_DIR), help="folder of Liger CSVs")
     parser.add_argument("--repeats", type=int, default=11, help="cold-process rounds (default 11)")
@@ -955,6 +978,7 @@ def main() -> int:
 
     probe = YAML(typ="safe", pure=False)
     c_parser = "clib" in probe.Parser.__module__ or probe.Parser.__name__.startswith("C")
+    load_at_start = os.getloadavg()[0]
     report.say(f"kidx bench_store  {time.strftime('%Y-%m-%d %H:%M:%S')}  host {platform.node()}  "
                f"{os.cpu_count()} CPUs  load {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     report.say(f"python {platform.python_version()} ({sys.executable}); kidx: {' '.join(kidx)}; "
@@ -974,8 +998,8 @@ def main() -> int:
                       if os.environ.get("PYTHONDONTWRITEBYTECODE") else ""))
     started = time.perf_counter()
     signal.signal(signal.SIGTERM, _terminate)  # clean up the stores on kill, too
+    sizes = [] if args.only == "liger" else sorted(args.runs)
     try:
-        sizes = sorted(args.runs)
         for n in sizes:
             bench_size(n, args, report, work, kidx, is_target_size=(n == max(sizes) and n >= 100000))
         bench_liger(args, report, work, kidx)
@@ -989,13 +1013,16 @@ def main() -> int:
 
     report.say("\n=== summary " + "=" * 60)
     report.section = "summary"
-    report.say("(targets on describe / get -l apply at 100,000 runs; smaller sizes are info)")
+    if sizes:
+        report.say("(targets on describe / get -l apply at 100,000 runs; smaller sizes are info)")
     report.table(["metric", "measured", "target", "result"], [list(r) for r in report.summary])
     fails = sum(1 for r in report.summary if r[3] == "FAIL")
     report.say(f"\n{fails} of {sum(1 for r in report.summary if r[3] in ('PASS', 'FAIL'))} targets missed; "
                f"total {time.perf_counter() - started:.0f} s; load {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
                f"code at the end: {code_version()}")
-    report.finish(started, summary_table=False, sizes=sorted(args.runs), repeats=args.repeats)
+    meta = {"title": "Store benchmark, Liger import only"} if not sizes else {}
+    report.finish(started, summary_table=False, sizes=sizes, repeats=args.repeats,
+                  load=f"{load_at_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end", **meta)
     return 0
 
 

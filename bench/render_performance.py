@@ -39,6 +39,7 @@ def render_report(data: dict, source: str) -> list[str]:
         f"{meta.get('python', '?')}, code at {meta.get('code', '?')}"
         + (f", sizes {', '.join(f'{n:,}' for n in meta['sizes'])} runs" if meta.get("sizes") else "")
         + (f", backend {meta['backend']}" if meta.get("backend") else "")
+        + (f"; machine load (1-minute average) {meta['load']}" if meta.get("load") else "")
         + f"; the whole run took {meta.get('total_s', '?')} s. Report: `{source}`.",
         "",
     ]
@@ -74,6 +75,11 @@ def render(reports: list[Path]) -> str:
     ]
     for path in reports:
         data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or "meta" not in data:
+            # another script's JSON beside the reports (bench_verdicts' counts, which
+            # docs/analysis.md cites), not a timing report: nothing to render here
+            print(f"skipped {path.name}: not a benchmark report (no meta)", file=sys.stderr)
+            continue
         try:
             source = str(path.resolve().relative_to(REPO))
         except ValueError:

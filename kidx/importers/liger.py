@@ -454,6 +454,10 @@ class _Converter:
         self.shared = SharedObjects("liger")
         self._seen: dict[str, tuple[str, int, list[str]]] = {}  # externalId -> (source, line, fields)
         self._shapes: dict[tuple, tuple] = {}  # (x_name, x_label, x_value, extra) -> workload facts
+        # per distinct text, as rows repeat them: gpu_name -> (its slug, its gpu label);
+        # timestamp -> (observedAt or None, its externalId form)
+        self._gpus: dict[str, tuple[str, str]] = {}
+        self._times: dict[str, tuple[str | None, str]] = {}
 
     # reading ---------------------------------------------------------------------------
     def add_text(self, text: str, source: str) -> None:
@@ -556,7 +560,10 @@ class _Converter:
         ys = {col: self._y_value(f[col], HEADER[col], metric, bad) for col in (_Y20, _Y50, _Y80)}
         shape = self._shape(x_name, f[_X_LABEL], x_text, f[_EXTRA], bad)
         timestamp = f[_TIMESTAMP]
-        observed = _observed_at(timestamp)
+        times = self._times.get(timestamp)
+        if times is None:
+            times = self._times[timestamp] = (_observed_at(timestamp), timestamp.replace(" ", "-").replace(":", "-"))
+        observed, stamp = times
         if observed is None:
             bad.append(("timestamp", f"{timestamp!r} is not a time in %Y-%m-%d %H:%M:%S form"))
         version = f[_VERSION]
@@ -567,9 +574,13 @@ class _Converter:
         assert shape is not None  # _shape adds a problem whenever it gives None
 
         parameters, dtype, key, signature = shape
+        gpu_names = self._gpus.get(gpu)
+        if gpu_names is None:
+            gpu_names = self._gpus[gpu] = (slug(gpu), gpu_label(gpu))
+        gpu_slug, gpu_label_value = gpu_names
         benchmark = f"{kernel}/{mode}" + ("/memory" if metric == "memory" else "")
         external_id = "/".join(
-            [benchmark, provider, slug(gpu), key, timestamp.replace(" ", "-").replace(":", "-")]
+            [benchmark, provider, gpu_slug, key, stamp]
         )
 
         earlier = self._seen.get(external_id)
@@ -641,7 +652,7 @@ class _Converter:
         # what people select by; metadata, so the digest is the same with or without them
         labels = valid_labels({
             "liger_version": version, "kernel": kernel, "operation": mode, "provider": provider,
-            "metric": metric, "gpu": gpu_label(gpu),
+            "metric": metric, "gpu": gpu_label_value,
         })
         if labels:
             metadata["labels"] = labels

@@ -154,6 +154,26 @@ def _length_test(measure: type[Sized], bound: int, at_least: bool) -> Predicate:
 def compile_predicate(schema: dict) -> Predicate:
     """The fast path: whether a value satisfies ``schema``, nothing more. Must accept
     exactly what jsonschema accepts (see the module docstring)."""
+    return _compile(schema)[0]
+
+
+# the Python types each schema type accepts, as the _TYPE_TESTS read them
+_TYPE_SETS: dict[str, frozenset[type]] = {
+    "object": frozenset({dict}),
+    "array": frozenset({list}),
+    "string": frozenset({str}),
+    "integer": frozenset({int}),
+    "number": frozenset({int, float}),
+    "boolean": frozenset({bool}),
+}
+
+
+def _compile(schema: dict) -> tuple[Predicate, frozenset[type] | None]:
+    """The predicate, and when all the schema asks is a type (nullable or not), the Python
+    types it accepts: an object checks such a property with one ``type(v) in types``
+    instead of a call. The common shapes (an object of properties, a string with a
+    pattern, an array of items) are one function each, type test included: the
+    predicate runs for every field of every document of an apply."""
     unknown = set(schema) - KNOWN_KEYWORDS
     if unknown:
         raise SchemaCompileError(f"unsupported schema keywords: {', '.join(sorted(unknown))}")
@@ -163,12 +183,17 @@ def compile_predicate(schema: dict) -> Predicate:
     tests: list[Predicate] = []
     nullable = bool(schema.get("nullable"))
     type_test = _TYPE_TESTS.get(type_name) if type_name is not None else None  # a known type, checked above
+    # the one test of a common shape, fused with the type test below
+    fused: Predicate | None = None
     if "enum" in schema:
         allowed = tuple(schema["enum"])
         tests.append(lambda v: v in allowed and not (type(v) is bool and not any(a is v for a in allowed)))
     if "pattern" in schema:
         search = pattern_regex(schema["pattern"]).search
         tests.append(lambda v: type(v) is not str or search(v) is not None)
+        if type_name == "string":
+            fused = (lambda v: v is None or type(v) is str and search(v) is not None) if nullable \
+                else (lambda v: type(v) is str and search(v) is not None)
     if schema.get("format") in CHECKED_FORMATS:
         tests.append(CHECKED_FORMATS[schema["format"]])
     if "minimum" in schema:
@@ -184,17 +209,27 @@ def compile_predicate(schema: dict) -> Predicate:
             bound = schema[keyword]
             tests.append(_length_test(measure, bound, at_least))
     if "properties" in schema or "additionalProperties" in schema or "required" in schema:
-        tests.append(_object_predicate(schema))
+        tests.append(_object_predicate(schema, non_object=True))
+        if type_name == "object":
+            fused = _object_predicate(schema, non_object=False, nullable=nullable)
     if "items" in schema:
         item_valid = compile_predicate(schema["items"])
         tests.append(lambda v: type(v) is not list or all(item_valid(item) for item in v))
+        if type_name == "array":
+            fused = (lambda v: v is None or type(v) is list and all(item_valid(item) for item in v)) if nullable \
+                else (lambda v: type(v) is list and all(item_valid(item) for item in v))
     if "anyOf" in schema:
         branches = tuple(compile_predicate(branch) for branch in schema["anyOf"])
         tests.append(lambda v: any(branch(v) for branch in branches))
     if not tests:
-        if type_test is None:
-            return lambda v: True
-        return (lambda v: v is None or type_test(v)) if nullable else type_test
+        if type_name is None:
+            return (lambda v: True), None
+        types = _TYPE_SETS[type_name] | ({type(None)} if nullable else set())
+        return (lambda v: type(v) in types), types
+    if fused is not None and len(tests) == 1:
+        return fused, None
+    if type_name == "string" and not {"properties", "additionalProperties", "required", "items", "anyOf"} & set(schema):
+        return _string_predicate(schema, nullable), None
     checks = tuple(tests)
 
     def valid(value) -> bool:
@@ -207,11 +242,38 @@ def compile_predicate(schema: dict) -> Predicate:
                 return False
         return True
 
-    return valid
+    return valid, None
 
 
-def _object_predicate(schema: dict) -> Predicate:
-    properties = {name: compile_predicate(sub) for name, sub in schema.get("properties", {}).items()}
+def _string_predicate(schema: dict, nullable: bool) -> Predicate:
+    """A string schema's rules in one function: enum, pattern, lengths, format (minimum and
+    maximum say nothing about a string)."""
+    allowed = tuple(schema["enum"]) if "enum" in schema else None
+    search = pattern_regex(schema["pattern"]).search if "pattern" in schema else None
+    shortest, longest = schema.get("minLength"), schema.get("maxLength")
+    form = CHECKED_FORMATS.get(schema.get("format", ""))
+
+    def valid_string(value) -> bool:
+        if type(value) is not str:
+            return nullable and value is None
+        if allowed is not None and value not in allowed:
+            return False
+        if shortest is not None and len(value) < shortest or longest is not None and len(value) > longest:
+            return False
+        if search is not None and search(value) is None:
+            return False
+        return form is None or form(value)
+
+    return valid_string
+
+
+def _object_predicate(schema: dict, non_object: bool, nullable: bool = False) -> Predicate:
+    """The object rules of ``schema``. A value that is not an object passes when
+    ``non_object`` (the type is checked elsewhere, or not at all); else it fails, unless it
+    is None and ``nullable``."""
+    compiled = {name: _compile(sub) for name, sub in schema.get("properties", {}).items()}
+    properties = {name: predicate for name, (predicate, types) in compiled.items() if types is None}
+    typed = {name: types for name, (_, types) in compiled.items() if types is not None}
     required = tuple(schema.get("required", ()))
     additional = schema.get("additionalProperties")
     open_object = schema.get("x-kubernetes-preserve-unknown-fields") is True or additional is True
@@ -220,11 +282,16 @@ def _object_predicate(schema: dict) -> Predicate:
 
     def valid_object(value) -> bool:
         if type(value) is not dict:
-            return True
+            return non_object or (nullable and value is None)
         for name in required:
             if name not in value:
                 return False
         for key, item in value.items():
+            types = typed.get(key)
+            if types is not None:
+                if type(item) not in types:
+                    return False
+                continue
             sub = properties.get(key)
             if sub is not None:
                 if not sub(item):

@@ -44,7 +44,8 @@ def check_json_data(document: object, limit: int = MAX_NODES) -> int:
 def _plain(value: Any, depth: int, left: int) -> int:
     """Budget left after ``value``, or -1 when it is not plain, bounded JSON data."""
     # Any: dispatch is on the exact type (subclasses such as bool are not int here), kept
-    # in one local for speed, which the type checker cannot follow
+    # in one local for speed, which the type checker cannot follow. A container's common
+    # members (ASCII strings, 64-bit integers) are counted in its loop, without a call.
     left -= 1
     kind = type(value)
     if kind is str:
@@ -55,7 +56,11 @@ def _plain(value: Any, depth: int, left: int) -> int:
         for key, item in value.items():
             if type(key) is not str or not key.isascii() and _SURROGATE.search(key):
                 return -1
-            left = _plain(item, depth + 1, left)
+            member = type(item)
+            if member is str and item.isascii() or member is int and INT64_MIN <= item <= INT64_MAX:
+                left -= 1
+            else:
+                left = _plain(item, depth + 1, left)
             if left < 0:
                 return -1
         return left
@@ -63,7 +68,11 @@ def _plain(value: Any, depth: int, left: int) -> int:
         if depth >= MAX_DEPTH:
             return -1
         for item in value:
-            left = _plain(item, depth + 1, left)
+            member = type(item)
+            if member is str and item.isascii() or member is int and INT64_MIN <= item <= INT64_MAX:
+                left -= 1
+            else:
+                left = _plain(item, depth + 1, left)
             if left < 0:
                 return -1
         return left

@@ -255,7 +255,7 @@ def plan_output(format_name: str, command: list[str], results: str | None, folde
         if named:
             return OutputPlan(list(command), _absolute(Path(named), folder), False)
         if not _is_pytest(command):
-            raise UsageError(f"cannot tell where '{shlex.join(command)}' writes pytest-benchmark JSON: run pytest "
+            raise UsageError(f"cannot tell where {shlex.join(command)} writes pytest-benchmark JSON: run pytest "
                              "directly, or give --results FILE")
         return OutputPlan([*command, f"--benchmark-json={target}"], target, True)
     if format_name == "google-benchmark":
@@ -306,18 +306,58 @@ def run_harness(command: list[str], folder: Path, echo: Callable[[str], None]) -
     started = time.monotonic()
     try:
         process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1)
+                                   stdin=subprocess.DEVNULL)
     except OSError as exc:
-        raise HarnessFailed(f"cannot run {command[0]}: {exc.strerror or exc}; nothing was imported") from None
+        raise HarnessFailed(
+            f"cannot run {shlex.quote(command[0])}: {exc.strerror or exc}; nothing was imported") from None
     try:
         assert process.stdout is not None
-        for line in process.stdout:
-            echo(line.rstrip("\n"))
-        returncode = process.wait()
+        _pass_lines(process.stdout.fileno(), echo)
+        returncode = _waited(process)
     except KeyboardInterrupt:
         _stop(process)
         raise HarnessInterrupted("interrupted: the command was stopped; nothing was imported") from None
     return HarnessResult(returncode, time.monotonic() - started)
+
+
+# Python runs a signal's handler between bytecodes: a Ctrl-C that arrives just before a
+# blocking read or wait has begun is only seen when that call returns, which for a harness
+# that says nothing more is never. Every wait below is therefore bounded by _TICK, after
+# which the interrupt, if any, is raised.
+_TICK = 0.1
+
+
+def _pass_lines(fd: int, echo: Callable[[str], None]) -> None:
+    """Each line read from ``fd`` until its end, passed to ``echo``: decoded as a text
+    stream reads it (universal newlines, undecodable bytes replaced)."""
+    import codecs
+    import locale
+    import select
+
+    text = codecs.getincrementaldecoder(locale.getpreferredencoding(False))(errors="replace")
+    decoder = io.IncrementalNewlineDecoder(text, translate=True)
+    pending = ""
+    while True:
+        if not select.select([fd], [], [], _TICK)[0]:
+            continue
+        chunk = os.read(fd, 65536)
+        pending += decoder.decode(chunk, final=not chunk)
+        *lines, pending = pending.split("\n")
+        for line in lines:
+            echo(line)
+        if not chunk:
+            break
+    if pending:
+        echo(pending)
+
+
+def _waited(process: subprocess.Popen) -> int:
+    """The harness's exit status, once it has ended."""
+    while True:
+        try:
+            return process.wait(timeout=_TICK)
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def _stop(process: subprocess.Popen) -> None:
@@ -346,5 +386,5 @@ def failure_message(command: list[str], result: HarnessResult) -> str:
             name = signal.Signals(-result.returncode).name
         except ValueError:
             name = f"signal {-result.returncode}"
-        return f"'{shlex.join(command)}' was killed by {name}; nothing was imported"
-    return f"'{shlex.join(command)}' exited with status {result.returncode}; nothing was imported"
+        return f"{shlex.join(command)} was killed by {name}; nothing was imported"
+    return f"{shlex.join(command)} exited with status {result.returncode}; nothing was imported"

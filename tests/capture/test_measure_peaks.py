@@ -68,6 +68,14 @@ class cuda:
 
 @pytest.fixture
 def capture(tmp_path, kidx_process):
+    return capturing(tmp_path, kidx_process)
+
+
+def capturing(tmp_path, kidx_process):
+    """``run(*args, torch=SOURCE, measure=True)``: ``kidx env capture [--measure-peaks]
+    ARGS`` where ``import torch`` runs SOURCE (None: it fails), NVML has no driver and
+    nvidia-smi is not on PATH."""
+
     def run(*args: str, torch: str | None, measure: bool = True):
         lib = tmp_path / "lib"
         (lib / "torch").mkdir(parents=True, exist_ok=True)

@@ -62,3 +62,49 @@ def test_predicate_agrees_with_jsonschema_on_mutations(member):
     assert checked == 1500
     assert not disagreements, disagreements[:3]
     assert valid(manifest) and not of_record.jsonschema_errors(manifest)
+
+
+# schemas of the shapes the predicate compiles into one function each (a type alone, a
+# string's rules, an object of properties, an array of items), nullable or not
+SHAPES = [
+    {"type": "string"},
+    {"type": "string", "nullable": True},
+    {"type": "number"},
+    {"type": "integer", "nullable": True},
+    {"type": "boolean"},
+    {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
+    {"type": "string", "pattern": "^[a-z]+$", "nullable": True},
+    {"type": "string", "enum": ["passed", "x"], "maxLength": 5},
+    {"type": "string", "enum": ["passed", True, 1], "nullable": True},
+    {"type": "string", "minLength": 1, "maxLength": 3, "pattern": "^[a-zA-Z]*$"},
+    {"type": "string", "format": "date-time", "nullable": True},
+    {"type": "string", "format": "nanoseconds"},
+    {"enum": ["passed", 1, True]},
+    {"pattern": "^x$"},
+    {"type": "object", "properties": {"name": {"type": "string"}, "n": {"type": "number", "nullable": True}},
+     "required": ["name"], "additionalProperties": False},
+    {"type": "object", "nullable": True, "properties": {"name": {"type": "string", "maxLength": 1}},
+     "additionalProperties": False},
+    {"properties": {"name": {"type": "string"}}, "x-kubernetes-preserve-unknown-fields": True},
+    {"type": "object", "additionalProperties": {"type": "string", "nullable": True}},
+    {"type": "array", "items": {"type": "integer"}},
+    {"type": "array", "nullable": True, "items": {"type": "object", "properties": {"unknown": {"type": "integer"}},
+                                                  "additionalProperties": False}},
+    {"type": "array", "items": {"type": "number"}, "maxItems": 1},
+]
+SHAPE_VALUES = [*ODD_VALUES, "2025-08-07T21:42:15.000Z", "2025-02-30T00:00:00Z", "ab", "passed", {"name": None},
+                {"name": "a", "n": None}, {"name": "a", "n": 5.0}, {"name": "a", "x": 1}, [1, 2], [1.0], [None],
+                [{"unknown": 1}], [{"unknown": "1"}], {"a": "b", "c": None}, {"a": 1}]
+
+
+@pytest.mark.parametrize("schema", SHAPES, ids=lambda schema: json.dumps(schema, sort_keys=True)[:60])
+def test_predicate_agrees_with_jsonschema_on_each_shape(schema):
+    """Each shape on its own and as an object's property (where a type alone is checked
+    without a call), on values of every type."""
+    for shape in (schema, {"type": "object", "properties": {"field": schema}}):
+        valid, of_record = compile_predicate(shape), SchemaValidator(shape)
+        values = SHAPE_VALUES if shape is schema else [{"field": value} for value in SHAPE_VALUES]
+        disagreements = [value for value in values if valid(value) != (not of_record.jsonschema_errors(value))]
+        assert not disagreements, (shape, disagreements)
+    assert any(compile_predicate(schema)(value) for value in SHAPE_VALUES)
+    assert not all(compile_predicate(schema)(value) for value in SHAPE_VALUES)

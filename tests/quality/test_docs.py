@@ -16,6 +16,11 @@ A page's set-up and exceptions are HTML comments (invisible when the page is ren
   as a set (for output whose order the page does not promise).
 - ``<!-- docs-test: before COMMAND -->`` just before a block: COMMAND runs, unseen, before
   the block (to make the state the page describes in words, such as a damaged file).
+- ``<!-- docs-test: machine FACT=VALUE … -->`` just before a block: the block shows what
+  ``kidx env capture`` read on the machine the page was written on; VALUE is what it read
+  for FACT (``cpu``, ``vendor``, ``architecture``, ``os``, ``python``, ``kernel``,
+  ``hostname``, ``cpu-count``). Each is replaced by this machine's own before comparing,
+  and so is the environment name that follows from the spec (see ``expected_here``).
 
 A set-up command that exits with status 77 says the machine lacks what the page needs (a
 PostgreSQL server, say): the page's blocks are then skipped, with its message as the reason.
@@ -28,8 +33,11 @@ shown. The exit status is not compared, except where the page shows it (``echo $
 from __future__ import annotations
 
 import os
+import platform
 import re
+import shlex
 import shutil
+import socket
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -63,6 +71,7 @@ class Block:
     not_run: str | None = None
     unordered: bool = False
     before: list[str] = field(default_factory=list)
+    machine: dict[str, str] | None = None  # the facts of the machine the page was written on
 
 
 @dataclass
@@ -73,8 +82,11 @@ class Page:
 
 
 def parse_page(path: Path) -> Page:
-    text = path.read_text(encoding="utf-8")
-    page = Page(path.relative_to(DOCS).as_posix())
+    return parse_page_text(path.relative_to(DOCS).as_posix(), path.read_text(encoding="utf-8"))
+
+
+def parse_page_text(name: str, text: str) -> Page:
+    page = Page(name)
     for found in DIRECTIVE.finditer(text):
         if found.group(1) == "setup":
             page.setup.append(found.group(2))
@@ -94,6 +106,8 @@ def parse_page(path: Path) -> Page:
                 block.unordered = True
             elif kind == "before":
                 block.before.append(argument)
+            elif kind == "machine":
+                block.machine = dict(fact.split("=", 1) for fact in shlex.split(argument))
         page.blocks.append(block)
     return page
 
@@ -112,6 +126,87 @@ def _directives_before(text: str) -> list[tuple[str, str]]:
             found.insert(0, (comment.group(1), comment.group(2)))
         rest = rest[:start].rstrip()
     return found
+
+
+# where each machine fact stands in `kidx env capture`'s output: the keys of its lines
+FACT_LINES = {"cpu": ("product", "cpu", "title"), "vendor": ("vendor",), "architecture": ("architecture",),
+              "os": ("os",), "python": ("python",), "kernel": ("kernelindex.dev/kernel",),
+              "hostname": ("kernelindex.dev/hostname",), "cpu-count": ("kernelindex.dev/cpu-count",)}
+
+
+def this_machine() -> dict[str, str]:
+    """The facts of the machine the test runs on, read where docs/commands/env.md says
+    kidx reads them (the pages' sessions run kidx in this interpreter)."""
+    from kidx.importers.gpus import slug
+
+    cpu = " ".join((_first_value("/proc/cpuinfo", "model name", ":") or "").split()) or platform.processor()
+    os_name = ((_first_value("/etc/os-release", "PRETTY_NAME", "=") or "").strip('"')
+               or f"{platform.system()} {platform.release()}")
+    word = cpu.split()[0].lower().split("(")[0] if cpu.split() else ""
+    return {"cpu": cpu, "vendor": {"genuineintel": "intel", "authenticamd": "amd"}.get(word, slug(word) or "unknown"),
+            "architecture": platform.machine(), "os": os_name, "python": platform.python_version(),
+            "kernel": platform.release(), "hostname": socket.gethostname(), "cpu-count": str(os.cpu_count())}
+
+
+def _first_value(path: str, key: str, separator: str) -> str | None:
+    """The value of the first ``key SEPARATOR value`` line of ``path``; None without one."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                name, found, value = line.partition(separator)
+                if found and name.strip() == key and value.strip():
+                    return value.strip()
+    except OSError:
+        pass
+    return None
+
+
+def environment_name(body: dict) -> str:
+    """The name kidx env capture derives from an environment's spec (docs/commands/env.md)."""
+    from kidx.identity import digest_of
+    from kidx.importers.gpus import slug
+
+    hardware = body["spec"]["hardware"]
+    if "count" in hardware:
+        base = slug(" ".join(filter(None, [hardware["product"], hardware.get("formFactor")]))) + f"-{hardware['count']}x"
+    else:
+        base = "cpu-" + slug(hardware["product"])
+    return base[:200].rstrip("-") + "-" + digest_of(body).split(":", 1)[1][:10]
+
+
+def expected_here(block: Block) -> list[tuple[str, list[str]]]:
+    """The block's commands and what they print on this machine: in a ``machine`` block,
+    each fact of the page's machine, where its line shows it, replaced by this machine's;
+    then the environment name derived from the page's spec, wherever it stands, by the
+    name derived from the spec that results."""
+    if block.machine is None:
+        return block.commands
+    here = this_machine()
+
+    def replaced(line: str) -> str:
+        for fact, value in block.machine.items():
+            for key in FACT_LINES[fact]:
+                start, _, rest = line.partition(f"{key}: ")
+                if _ and not start.strip():
+                    line = f"{start}{key}: {rest.replace(value, here[fact])}"
+        return line
+
+    commands = [(command, [replaced(line) for line in shown]) for command, shown in block.commands]
+    for (_, before), (_, after) in zip(block.commands, commands, strict=True):
+        if any(line.startswith("apiVersion: ") for line in before):
+            from ruamel.yaml import YAML
+
+            def document(lines: list[str]) -> dict:
+                start = next(index for index, line in enumerate(lines) if line.startswith("apiVersion: "))
+                return YAML(typ="safe").load("\n".join(lines[start:]))
+
+            page_body = document(before)
+            page_name = page_body["metadata"]["name"]
+            assert environment_name(page_body) == page_name, f"{block.page}: {page_name} is not its spec's name"
+            name = environment_name(document(after))
+            commands = [(command, [line.replace(page_name, name) for line in shown]) for command, shown in commands]
+            break
+    return commands
 
 
 PAGES = [parse_page(path) for path in sorted(DOCS.rglob("*.md"))]
@@ -160,10 +255,7 @@ class Session:
         self.skipped: str | None = None  # why the page cannot run here (a set-up exited 77)
         made = _set_up_states.get(tuple(page.setup))
         if made is not None:  # another page set up the same state: copy it (imports take seconds)
-            for part in ("store", "work"):
-                if (made / part).exists():
-                    shutil.rmtree(self.root / part, ignore_errors=True)
-                    shutil.copytree(made / part, self.root / part, symlinks=True)
+            self._copy_state(*made)
             return
         for command in page.setup:
             done = self.run(command)
@@ -174,10 +266,23 @@ class Session:
                 self.failed = f"set-up `{command}` failed ({done.returncode}): {done.stderr.strip()}"
                 return
         if page.setup:
-            _set_up_states[tuple(page.setup)] = self.root / "made"
-            for part in ("store", "work"):
+            _set_up_states[tuple(page.setup)] = (self.root / "made", self.root)
+            for part in SESSION_PARTS:
                 if (self.root / part).exists():
                     shutil.copytree(self.root / part, self.root / "made" / part, symlinks=True)
+
+    def _copy_state(self, made: Path, root: Path) -> None:
+        """The state another session's set-up made (``made``, a copy of what it left under
+        ``root``): its files, and the folder and exported variables its shell ended with,
+        each path under ``root`` now under this session's root."""
+        for part in SESSION_PARTS:
+            if (made / part).exists():
+                shutil.rmtree(self.root / part, ignore_errors=True)
+                shutil.copytree(made / part, self.root / part, symlinks=True)
+        for left in ("cwd", "env"):
+            path = self.state / left
+            if path.exists():
+                path.write_text(path.read_text().replace(f"{root}/", f"{self.root}/"))
 
     def run(self, command: str) -> subprocess.CompletedProcess:
         """Run one command as the page's shell would: after the commands before it."""
@@ -222,7 +327,10 @@ class Session:
 
 
 _sessions: dict[str, Session] = {}
-_set_up_states: dict[tuple[str, ...], Path] = {}  # a page's set-up commands → the state they made
+# a page's set-up commands → (a copy of the state they made, the root of the session they ran in)
+_set_up_states: dict[tuple[str, ...], tuple[Path, Path]] = {}
+# what a session's commands can change: its store, its folders, its shell's folder and variables
+SESSION_PARTS = ("store", "work", "home", "tmp", "cache", "state")
 
 
 @pytest.fixture
@@ -256,7 +364,7 @@ def test_docs(session: Session, request) -> None:
         if done.returncode != 0:
             session.failed = f"block {block.number}'s preparation `{command}`"
             pytest.fail(f"preparing block {block.number}: `{command}` failed: {done.stderr.strip()}", pytrace=False)
-    for command, shown in block.commands:
+    for command, shown in expected_here(block):
         problem = session.check(command, shown, ordered=not block.unordered)
         if problem:
             session.failed = f"block {block.number}, `{command}`"
@@ -298,3 +406,68 @@ def test_a_set_up_that_exits_77_skips_the_page(tmp_path) -> None:
     assert (session.skipped, session.failed) == ("no server here", None)
     session = Session(Page("example.md", setup=["echo broken >&2; exit 3"]), tmp_path / "t")
     assert session.skipped is None and session.failed == "set-up `echo broken >&2; exit 3` failed (3): broken"
+
+
+PAGE_MACHINE = {"cpu": "Intel(R) Xeon(R) Processor", "vendor": "intel", "architecture": "x86_64", "os": "Debian 12",
+                "python": "3.11.7", "kernel": "6.18.44", "hostname": "vm", "cpu-count": "2"}
+ANOTHER_MACHINE = {"cpu": "AMD EPYC 9654 96-Core Processor", "vendor": "amd", "architecture": "aarch64",
+                   "os": "Ubuntu 24.04.3 LTS", "python": "3.12.3", "kernel": "6.8.0-49-generic", "hostname": "ci-7",
+                   "cpu-count": "192"}
+
+
+def captured_lines(facts: dict[str, str], name: str) -> list[str]:
+    return ["note: no GPU found: this is a CPU environment", "apiVersion: kernelindex.dev/v1alpha1",
+            "kind: ExecutionEnvironment", "metadata:", "  annotations:",
+            f"    kernelindex.dev/cpu-count: '{facts['cpu-count']}'", f"    kernelindex.dev/hostname: {facts['hostname']}",
+            f"    kernelindex.dev/kernel: {facts['kernel']}", f"  name: {name}", f"  title: CPU only · {facts['cpu']}",
+            "spec:", "  hardware:", f"    architecture: {facts['architecture']}", f"    product: {facts['cpu']}",
+            f"    vendor: {facts['vendor']}", "  software:", f"    os: {facts['os']}", f"    python: {facts['python']}"]
+
+
+def test_a_machine_block_expects_this_machines_facts_and_the_name_they_make(monkeypatch) -> None:
+    """A page written on one machine, checked on another: the facts the directive names
+    are this machine's where their lines show them (and nowhere else: the cpu count's 2
+    is not replaced in other lines), and the name follows the spec that results."""
+    page_name, here_name = "cpu-intel-r-xeon-r-processor-42cd74a9fd", "cpu-amd-epyc-9654-96-core-processor-4155fff126"
+    monkeypatch.setattr(sys.modules[__name__], "this_machine", lambda: ANOTHER_MACHINE)
+    block = Block("example.md", 1, [("kidx env capture", captured_lines(PAGE_MACHINE, page_name)),
+                                    ("kidx env capture --apply", [f"executionenvironment.kernelindex.dev/{page_name} "
+                                                                  "created", "2 2 vm"])],
+                  machine=PAGE_MACHINE)
+    assert expected_here(block) == [
+        ("kidx env capture", captured_lines(ANOTHER_MACHINE, here_name)),
+        ("kidx env capture --apply", [f"executionenvironment.kernelindex.dev/{here_name} created", "2 2 vm"])]
+    page = parse_page_text("example.md", '<!-- docs-test: machine cpu="A B" cpu-count=2 -->\n```console\n$ true\n```\n')
+    assert page.blocks[0].machine == {"cpu": "A B", "cpu-count": "2"}
+
+
+def test_this_machines_facts_are_what_kidx_env_capture_reads_here(tmp_path) -> None:
+    session = Session(Page("example.md"), tmp_path / "s")
+    done = session.run("kidx env capture -o json 2>/dev/null")
+    import json
+
+    body, here = json.loads(done.stdout), this_machine()
+    annotations, spec = body["metadata"]["annotations"], body["spec"]
+    cpu = spec.get("host", {}).get("cpu") or spec["hardware"]["product"]
+    assert (cpu, spec["software"]["os"], spec["software"]["python"]) == (here["cpu"], here["os"], here["python"])
+    assert [annotations[f"kernelindex.dev/{fact}"] for fact in ("kernel", "hostname", "cpu-count")] == [
+        here["kernel"], here["hostname"], here["cpu-count"]]
+    if "count" not in spec["hardware"]:  # a CPU environment: the CPU is the hardware
+        assert (spec["hardware"]["vendor"], spec["hardware"]["architecture"]) == (here["vendor"], here["architecture"])
+    assert environment_name(body) == body["metadata"]["name"]
+
+
+def test_a_copied_set_up_keeps_the_folder_variables_and_files_it_left(tmp_path) -> None:
+    """Two pages with the same set-up: the second gets a copy of what the first's made,
+    the same as if it had run it itself (the shell's folder, exported variables, files in
+    /tmp/ and the home folder), whichever page comes first."""
+    setup = ["mkdir sub && cd sub && export FROM_SETUP=$HOME && echo made > /tmp/note && touch ~/.rc",
+             "export KIDX_STORE=/tmp/store && kidx apply -f ../docs/examples/seed-bundle.json > /dev/null 2>&1"]
+    for name in ("first", "second"):
+        session = Session(Page(f"{name}.md", setup=list(setup)), tmp_path / name)
+        assert session.failed is None
+        assert session.check("echo ${PWD##*/} $(cat /tmp/note) $(ls -A ~)", ["sub made .rc"]) is None
+        assert session.check('test "$FROM_SETUP" = "$HOME" && echo "$KIDX_STORE"', ["/tmp/store"]) is None
+        assert session.check("kidx get protocols -o name", [
+            "benchmarkprotocol.kernelindex.dev/liger-bench-do-bench-backward"]) is None
+    assert tuple(setup) in _set_up_states

@@ -64,9 +64,30 @@ def interrupted_at(tmp_path, stage: str, args) -> tuple[int, str, str]:
     """Run kidx to ``stage``, press Ctrl-C there, let it go on; its exit code and output."""
     started, folder = paused(tmp_path, "command", stage, args)
     started.process.send_signal(signal.SIGINT)
-    time.sleep(0.2)  # the signal is delivered (to a held handler, or as KeyboardInterrupt)
+    delivered(started.process.pid, signal.SIGINT)  # to a held handler, or as KeyboardInterrupt
     resume(folder)
     return started.finish()
+
+
+def delivered(pid: int, signum: int, limit: float = 120) -> None:
+    """Block until process ``pid`` has taken signal ``signum`` sent to it: it is no longer
+    pending (Linux lists a process's pending signals in /proc; elsewhere, a pause). The
+    paused process checks for its resume file only after its handler has run."""
+    status = f"/proc/{pid}/status"
+    try:
+        open(status).close()
+    except OSError:
+        time.sleep(1.0)
+        return
+    bit = 1 << (signum - 1)
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        with open(status) as lines:
+            pending = [int(line.split()[1], 16) for line in lines if line.startswith(("SigPnd:", "ShdPnd:"))]
+        if not any(mask & bit for mask in pending):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"process {pid} never took signal {signum}")
 
 
 def writing(tmp_path, target, command: str) -> list:
@@ -197,23 +218,45 @@ def test_a_commit_held_by_a_standby_completes_when_the_standby_is_no_longer_need
     assert len(said(err)) == 1 and WAITS_FOR_COMMIT in err
 
 
-def _terminate_kidx(connection, postgres_store) -> int:
+def server_now(connection):
+    """The server's clock now: the sessions a test starts after this began after it."""
+    (now,) = connection.execute("SELECT clock_timestamp()").fetchone()
+    return now
+
+
+def kidx_sessions(connection, postgres_store, since) -> list[int]:
+    """The server processes of the kidx sessions in the test's database that began after
+    ``since``: the test's own. A database is reused from test to test, and the session of
+    an earlier test's kidx, ended, may still be listed while its server process exits."""
     rows = connection.execute(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'kidx' AND datname = %s",
-        (postgres_store.database,)).fetchall()
-    return len(rows)
+        "SELECT pid FROM pg_stat_activity WHERE application_name = 'kidx' AND datname = %s AND backend_start > %s",
+        (postgres_store.database, since)).fetchall()
+    return [pid for (pid,) in rows]
+
+
+def _terminate_kidx(connection, postgres_store, since) -> int:
+    ended = [pid for pid in kidx_sessions(connection, postgres_store, since)
+             if connection.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone()[0]]
+    return len(ended)
 
 
 @pytest.mark.slow
 def test_the_connection_lost_during_commit_is_an_unknown_outcome(tmp_path, postgres_store):
     """The server ends the session while COMMIT waits (here for the standby; the commit is
     then on the server's disk): exit 3, saying it may or may not be committed and how to
-    check, no driver internals. Running the command again settles it."""
-    with absent_synchronous_standby(postgres_store) as connection:
+    check, no driver internals. Running the command again settles it. An earlier kidx
+    session in the database (as one of a test before may still be listed) is not the
+    test's to end."""
+    import psycopg
+
+    with absent_synchronous_standby(postgres_store) as connection, \
+            psycopg.connect(postgres_store.url, application_name="kidx") as earlier:
+        since = server_now(connection)
         applying = Started(tmp_path, "apply", ["apply", "-f", seed_file(tmp_path), "--store", postgres_store])
         assert applying.waits_or_ends(saying=WAITS_FOR_COMMIT) == "waiting"
-        assert _terminate_kidx(connection, postgres_store) == 1
+        assert _terminate_kidx(connection, postgres_store, since) == 1
         code, out, err = applying.finish()
+        assert earlier.execute("SELECT 1").fetchone() == (1,)
     assert (code, out) == (3, "")
     last = err.splitlines()[-1]
     assert last.startswith(f"error: lost the connection to the store at {postgres_store} while it committed (")
@@ -232,11 +275,10 @@ def test_a_second_ctrl_c_while_the_server_does_not_answer_gives_up_with_the_outc
     import os
 
     with absent_synchronous_standby(postgres_store) as connection:
+        since = server_now(connection)
         applying = Started(tmp_path, "apply", ["apply", "-f", seed_file(tmp_path), "--store", postgres_store])
         assert applying.waits_or_ends(saying=WAITS_FOR_COMMIT) == "waiting"
-        (backend,) = connection.execute(
-            "SELECT pid FROM pg_stat_activity WHERE application_name = 'kidx' AND datname = %s",
-            (postgres_store.database,)).fetchone()
+        (backend,) = kidx_sessions(connection, postgres_store, since)
         os.kill(backend, signal.SIGSTOP)
         try:
             applying.process.send_signal(signal.SIGINT)
@@ -281,10 +323,11 @@ def test_the_server_gone_before_the_commit_is_nothing_written_without_driver_int
     """The session ended while apply holds its write, before its objects are sent
     (``objects``) or once everything but COMMIT is (``catalog``): exit 1, nothing stored,
     and no "error ignored terminating <psycopg.Pipeline …>" from the driver."""
-    applying, folder = paused(tmp_path, "apply", stage, ["apply", "-f", seed_file(tmp_path), "--store",
-                                                            postgres_store])
     with superuser(postgres_store) as connection:
-        assert _terminate_kidx(connection, postgres_store) == 1
+        since = server_now(connection)
+        applying, folder = paused(tmp_path, "apply", stage, ["apply", "-f", seed_file(tmp_path), "--store",
+                                                                postgres_store])
+        assert _terminate_kidx(connection, postgres_store, since) == 1
     resume(folder)
     code, out, err = applying.finish()
     assert (code, out) == (1, "")

@@ -88,9 +88,14 @@ def capture(
     from kidx.cli.common import print_outcomes
     from kidx.manifests.document import Document
     from kidx.operations.apply import apply_documents
+    from kidx.operations.measured_peaks import keep_measured_peaks
 
+    the_store = open_store(store)
+    kept = keep_measured_peaks(manifest, the_store)
+    if kept.notice:
+        out.notice(kept.notice)
     report = apply_documents(
-        open_store(store), [Document(manifest, "<captured>", 1, None)], kind_registry(), dry_run=suffix is not None
+        the_store, [Document(kept.body, "<captured>", 1, None)], kind_registry(), dry_run=suffix is not None
     )
     print_outcomes(report, "name" if output_format == "name" else None, suffix)
 

@@ -184,10 +184,10 @@ def bundle(
                      + (f" {suffix}" if suffix else ""))
     out.data("".join(line + "\n" for line in lines))
     counts = Counter(outcome.action for outcome in report.outcomes)
+    actions = ", ".join(f"{count:,} {action}" for action, count in counts.items())
     out.notice(
         f"import bundle: {len(contents.names):,} names, {len(contents.revisions):,} revisions, "
-        f"{len(contents.objects):,} objects; " + ", ".join(f"{count:,} {action}" for action, count in counts.items())
-        + (f" {suffix}" if suffix else "")
+        f"{len(contents.objects):,} objects" + (f"; {actions}" if actions else "") + (f" {suffix}" if suffix else "")
     )
 
 
@@ -228,6 +228,8 @@ def import_files(format_name: str, files: list[str], environment: str | None, dr
     from kidx.cli.common import print_outcomes
     from kidx.operations.apply import apply_documents
 
+    if attached is not None:
+        converted = _keeping_measured_peaks(out, converted, attached, the_store())
     show_progress = out.stderr_is_terminal() and converted.rows_read >= LARGE_INPUT_RECORDS
     with _progress(out, show_progress) as advance:
         report = apply_documents(
@@ -235,6 +237,25 @@ def import_files(format_name: str, files: list[str], environment: str | None, dr
         )
     print_outcomes(report, output_format, suffix)
     _summarise(out, format_name, converted, report, file_count, attached)
+
+
+def _keeping_measured_peaks(out, converted: Conversion, name: str, store) -> Conversion:
+    """The conversion with the environment from ``--environment FILE`` (when it came from
+    a file: it is then one of the documents) keeping the peaks measured on it before."""
+    import dataclasses
+
+    from kidx.operations.measured_peaks import keep_measured_peaks
+
+    documents = []
+    for document in converted.documents:
+        metadata = document.body.get("metadata") or {}
+        if document.body.get("kind") == "ExecutionEnvironment" and metadata.get("name") == name:
+            kept = keep_measured_peaks(document.body, store)
+            if kept.notice:
+                out.notice(kept.notice)
+            document = document._replace(body=kept.body)
+        documents.append(document)
+    return dataclasses.replace(converted, documents=documents)
 
 
 def _summarise(out, format_name: str, converted, report, files: int, attached: str | None) -> None:

@@ -1,0 +1,54 @@
+"""A captured environment stored again keeps the peaks measured on it before.
+
+``kidx env capture --measure-peaks`` records what the machine reached in annotations
+(``kernelindex.dev/measured-*``, docs/speed-of-light.md). A later capture without it, of
+the same environment (the same spec, so the same digest), would replace them with
+nothing when stored: ``env capture --apply``, and ``import --environment FILE`` and
+``kidx record`` with a captured file, carry the stored ones over instead, and say so. A
+capture that measured again brings its own. An environment whose spec changed under the
+same name (``--name``) is another one: its earlier peaks are not carried, and stay in
+the name's history.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from kidx.store.store import Store
+
+MEASURED = "kernelindex.dev/measured-"  # kidx.speed_of_light.peaks' annotations all start so
+MEASURED_AT = MEASURED + "peaks-at"
+
+
+class KeptPeaks(NamedTuple):
+    body: dict  # the manifest to store: with the stored measured peaks when kept
+    notice: str | None  # what happened to the stored peaks, when there were any
+
+
+def keep_measured_peaks(body: dict, store: Store) -> KeptPeaks:
+    """``body`` (an ExecutionEnvironment to store in ``store``) with the measured-peak
+    annotations of the stored environment of its name, when it has none of its own and
+    the stored one has the same spec."""
+    from kidx.identity import digest_of
+
+    metadata = body.get("metadata") or {}
+    annotations = metadata.get("annotations") or {}
+    name = metadata.get("name")
+    if not name or any(key.startswith(MEASURED) for key in annotations) or not store.exists():
+        return KeptPeaks(body, None)
+    entry = store.catalog().get("ExecutionEnvironment", name)
+    measured = {key: value for key, value in (entry.annotations if entry else {}).items() if key.startswith(MEASURED)}
+    if entry is None or not measured:
+        return KeptPeaks(body, None)
+    at = measured.get(MEASURED_AT, "an earlier capture")
+    if entry.digest != digest_of(body):
+        return KeptPeaks(body, f"note: the stored executionenvironment {name} has peaks measured at {at} for another "
+                               f"spec: they are not carried over (its history keeps them: kidx history environment "
+                               f"{name})")
+    kept = {**body, "metadata": {**metadata, "annotations": {**annotations, **measured}}}
+    return KeptPeaks(kept, f"note: kept the peaks measured at {at} on executionenvironment {name} (--measure-peaks "
+                           "measures them again)")
+
+
+__all__ = ["KeptPeaks", "keep_measured_peaks"]
