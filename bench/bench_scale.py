@@ -18,7 +18,9 @@ For each backend the store is grown in chunks of --chunk runs (each chunk one
   tables, and the object table separately).
 
 Targets (from the project's goals): at 1,000,000 runs `get -l` returning 1,000 rows within
-0.5 s on either backend, and the SQLite catalog no larger per run than at 100,000. The
+0.5 s on either backend; the SQLite catalog at most 2,000 bytes per run at 100,000 runs
+(with a per-table breakdown from SQLite's dbstat, where this SQLite has it) and no larger
+per run at 1,000,000 than at 100,000. The
 report (text and JSON) goes to --out; bench/render_performance.py turns the JSON into
 docs/performance.md. The script exits 0: it is a report, and a missed target shows FAIL.
 
@@ -59,6 +61,8 @@ from bench_store import (  # noqa: E402
 )
 
 TARGET_GET_S = 0.5
+TARGET_SQLITE_BYTES_PER_RUN = 2_000  # at 100,000 runs
+TARGET_BYTES_AT = 100_000
 PAGE = f"{PAGE_KEY}=p0042"
 
 
@@ -88,6 +92,10 @@ class Backend:
     def catalog_bytes(self) -> dict[str, int]:
         raise NotImplementedError
 
+    def table_bytes(self) -> dict[str, int] | None:
+        """Bytes of each table and index of the catalog, where the database can tell."""
+        return None
+
     def close(self) -> None:
         pass
 
@@ -109,6 +117,18 @@ class SQLiteBackend(Backend):
         catalog = sum(f.stat().st_size for f in files if f.exists())
         objects = sum(f.stat().st_blocks * 512 for f in (self.root / "objects").rglob("*") if f.is_file())
         return {"catalog": catalog, "objects": objects}
+
+    def table_bytes(self) -> dict[str, int] | None:
+        """SQLite's dbstat (when this SQLite was built with it): the pages of each table and index."""
+        import sqlite3
+
+        connection = sqlite3.connect(f"file:{self.root / 'catalog.sqlite'}?mode=ro", uri=True)
+        try:
+            return dict(connection.execute("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC"))
+        except sqlite3.OperationalError:  # no such table: dbstat
+            return None
+        finally:
+            connection.close()
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
@@ -162,7 +182,7 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
     sizes = sorted(args.sizes)
     grown = 0
     sample_run = workload = None
-    rows, query_rows, size_rows = [], [], []
+    rows, query_rows, size_rows, table_rows = [], [], [], []
     per_run_catalog = {}
     for size in sizes:
         applied_s = 0.0
@@ -226,9 +246,23 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
             "get_page_s": get_s, "cold_ms": {k: median(v) * 1000 for k, v in times.items()},
             "catalog_bytes": sizes_now["catalog"], "objects_bytes": sizes_now["objects"],
         }
+        if backend.name == "sqlite":
+            at_target = size == TARGET_BYTES_AT
+            report.check(f"sqlite catalog bytes per run at {size:,} runs", f"{per_run:,.0f} B",
+                         f"<= {TARGET_SQLITE_BYTES_PER_RUN:,}" if at_target else "info",
+                         per_run <= TARGET_SQLITE_BYTES_PER_RUN if at_target else None)
+            tables = backend.table_bytes()
+            if tables is None:
+                say("  (this SQLite has no dbstat: no per-table breakdown)")
+            else:
+                report.data[backend.name][size]["table_bytes"] = tables
+                table_rows.extend([f"{size:,}", name, f"{total / 1e6:,.1f} MB", f"{total / size:,.0f} B"]
+                                  for name, total in tables.items())
     report.table(["runs", "chunks", "apply wall", "apply rate"], rows)
     report.table(["runs", "command (cold process)", "median", "x python"], query_rows)
     report.table(["runs", "catalog", "catalog per run", "objects"], size_rows)
+    if table_rows:
+        report.table(["runs", "sqlite table or index (dbstat)", "size", "per run"], table_rows)
     if backend.name == "sqlite" and len(per_run_catalog) > 1:
         small, large = per_run_catalog[min(per_run_catalog)], per_run_catalog[max(per_run_catalog)]
         report.check(f"sqlite catalog per run at {max(per_run_catalog):,} vs {min(per_run_catalog):,}",

@@ -374,7 +374,8 @@ class SQLiteCatalog(SQLCatalog):
                                             (SCHEMA_VERSION, _LAST_REVISION))
                 self.connection.execute("COMMIT")
             except BaseException:
-                self.connection.execute("ROLLBACK")
+                if self.connection.in_transaction:
+                    self.connection.execute("ROLLBACK")
                 raise
             version = self._schema_version()
         self._use_version(version or SCHEMA_VERSION)
