@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[2]
+REPO = next(folder for folder in HERE.parents if (folder / "pyproject.toml").exists())  # the checkout
 SEED_BUNDLE = REPO / "docs" / "examples" / "seed-bundle.json"
 
 
