@@ -32,13 +32,16 @@ import bench_store  # noqa: E402
 CHUNK = 20_000
 
 
-def build_store(root: Path, runs: int, seed: int, kidx: list[str]) -> None:
+def build_store(root: Path, runs: int, seed: int, kidx: list[str], location: str | None = None) -> None:
+    """The generated runs applied in chunks to the store at ``root`` (or at ``location``,
+    such as a PostgreSQL URL, with the chunk files written beside ``root``)."""
+    root.parent.mkdir(parents=True, exist_ok=True)
     for first in range(0, runs, CHUNK):
         data = bench_store.generate(min(CHUNK, runs - first), seed, first=first)
         documents = (data.shared if first == 0 else []) + data.runs
         path = root.parent / f"chunk-{first}.json"
         path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": documents}))
-        subprocess.run([*kidx, "apply", "-f", str(path), "-o", "name", "--store", str(root)],
+        subprocess.run([*kidx, "apply", "-f", str(path), "-o", "name", "--store", location or str(root)],
                        check=True, stdout=subprocess.DEVNULL)
         path.unlink()
 

@@ -604,10 +604,14 @@ class Report:
         print(f"report saved to {self.path}")
 
 
-def generated_store_benchmark(doc: str, name: str, repeats: int = 7) -> tuple[argparse.Namespace, Report]:
+def generated_store_benchmark(doc: str, name: str, repeats: int = 7,
+                              options=None) -> tuple[argparse.Namespace, Report]:
     """The options every benchmark over a generated store takes (--runs, --repeats, --seed,
-    --store, --out), parsed, and its report opened in --out as NAME-<time>.txt."""
+    --store, --out; ``options(parser)`` adds a script's own), parsed, and its report opened
+    in --out as NAME-<time>.txt."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    if options is not None:
+        options(parser)
     parser.add_argument("--runs", type=int, default=100_000, help="runs in the generated store")
     parser.add_argument("--repeats", type=int, default=repeats, help=f"rounds (default {repeats})")
     parser.add_argument("--seed", type=int, default=7)

@@ -13,11 +13,13 @@ Names are imported on first use, so ``import kidx`` (and every ``kidx`` command)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing or any module (kidx.records says why)
 
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from kidx.api.analysis import Comparison, SeriesResult
     from kidx.api.objects import Environment, Implementation, Protocol, Run, StoredObject, Workload
     from kidx.api.recording import Recording, Timings, capture_environment, record_run

@@ -20,7 +20,7 @@ as the command line prints for the same bad input; it never exits the interprete
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from kidx.records import NamedTuple
 
 
 class KidxError(Exception):

@@ -8,9 +8,9 @@ Selectors are strings in the command line's grammar; ``--by``, ``--only``,
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from kidx.errors import UsageError
+from kidx.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from kidx.query.field_selector import FieldSelector

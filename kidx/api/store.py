@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+
+from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from types import TracebackType
+    from typing import Any
 
     from kidx.api.analysis import Comparison, SeriesResult
     from kidx.api.objects import StoredObject

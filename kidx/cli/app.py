@@ -12,7 +12,8 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from typing import TYPE_CHECKING
+
+from kidx.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any

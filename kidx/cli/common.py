@@ -3,13 +3,16 @@ selectors and --dry-run, reporting names not found."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-# read the same way by the Python API (re-exported for the commands)
 from kidx.api.arguments import parse_field_selector as parse_field_selector
 from kidx.api.arguments import parse_selector as parse_selector
-from kidx.errors import UsageError
+from kidx.errors import InvalidInputError, KidxError, UsageError
 from kidx.output.gateway import Output
+
+# read the same way by the Python API (re-exported for the commands)
+from kidx.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 # The commands' shared typer options live in kidx.cli.options and are reached through
 # this module too (imported on first use), so that what only needs the helpers below (the
@@ -52,6 +55,29 @@ def require_store(store, location: str | None) -> None:
     from kidx.api.store import require_store as required
 
     required(store, location, "--store")
+
+
+STORE_LACKS = " is neither in this batch nor in the store"  # how apply says a by-name reference is not found
+
+
+def unresolved_without_store(exc: InvalidInputError, the_store, location: str | None) -> InvalidInputError:
+    """``exc``'s problems, where a by-name reference the batch does not satisfy was looked
+    for in a store named (--store, $KIDX_STORE) that does not exist, saying so rather than
+    that the store lacks it (digest and diff read a store for references)."""
+    import os
+
+    from kidx.store.postgres_url import masked
+    from kidx.store.store import STORE_ENV
+
+    try:
+        require_store(the_store, location)
+    except KidxError:
+        named, said = (location, "--store") if location is not None else (os.environ[STORE_ENV], f"${STORE_ENV}")
+        problems = [problem._replace(message=problem.message.replace(
+            STORE_LACKS, f" is not in this batch, and there is no store at {masked(named)} ({said}) to look in"))
+            for problem in exc.problems]
+        return InvalidInputError(problems)
+    return exc
 
 
 def kind_registry():

@@ -8,7 +8,6 @@ commands start without importing typer. Nothing here imports typer."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from kidx.cli.common import (
     kind_registry,
@@ -19,6 +18,7 @@ from kidx.cli.common import (
     report_missing,
 )
 from kidx.errors import UsageError
+from kidx.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from kidx.store.store import Store

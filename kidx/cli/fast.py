@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+
+from kidx.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 VALUE, LIST, FLAG, COUNT = "value", "list", "flag", "count"
 

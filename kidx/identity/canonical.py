@@ -8,10 +8,13 @@ infinities. Callers hash exactly the bytes this module returns.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-from typing import Any
+
+from kidx.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 DIGEST_PATTERN = re.compile(r"^sha256:[0-9a-f]{64}$")
 
@@ -40,6 +43,8 @@ def identity_of(manifest: dict) -> dict:
 
 
 def digest_bytes(data: bytes) -> str:
+    import hashlib  # here, not at the top: listing commands never hash, and its import is not free
+
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 

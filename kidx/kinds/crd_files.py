@@ -11,56 +11,66 @@ import json
 import os
 import sys
 import zlib
-from pathlib import Path
+
+from kidx.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# plain os.path on strings: every command loads the CRDs, and pathlib's import is not free
 
 CRD_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-def crd_folder() -> Path:
+def crd_folder() -> str:
     """The packaged ``kidx/crds`` (installed wheel) or the repository's ``crds/``."""
     override = os.environ.get("KIDX_CRDS")
     if override:
-        return Path(override)
-    package = Path(__file__).resolve().parent.parent
-    installed = package / "crds"
-    if installed.is_dir():
+        return override
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    installed = os.path.join(package, "crds")
+    if os.path.isdir(installed):
         return installed
-    return package.parent / "crds"
+    return os.path.join(os.path.dirname(package), "crds")
 
 
-def load_crds(folder: Path | None = None) -> list[dict]:
-    folder = folder or crd_folder()
-    files = sorted(p for p in folder.iterdir() if p.name.endswith(CRD_SUFFIXES))
-    contents = [p.read_bytes() for p in files]
+def load_crds(folder: str | Path | None = None) -> list[dict]:
+    folder = os.fspath(folder) if folder else crd_folder()
+    names = sorted(name for name in os.listdir(folder) if name.endswith(CRD_SUFFIXES))
+    contents = []
+    for name in names:
+        with open(os.path.join(folder, name), "rb") as stream:
+            contents.append(stream.read())
     # the cache key changes with any byte of any CRD (crc32 is enough to notice edits)
-    joined = b"\0".join(p.name.encode() + b"\0" + c for p, c in zip(files, contents, strict=True))
+    joined = b"\0".join(name.encode() + b"\0" + c for name, c in zip(names, contents, strict=True))
     fingerprint = f"{zlib.crc32(joined):08x}{len(joined):08x}"
     cache = _cache_path(fingerprint)
     if cache is not None:
         try:
-            return json.loads(cache.read_text(encoding="utf-8"))
+            with open(cache, encoding="utf-8") as stream:
+                return json.loads(stream.read())
         except (OSError, ValueError):
             pass
-    definitions = [_parse(path, content) for path, content in zip(files, contents, strict=True)]
+    definitions = [_parse(os.path.join(folder, name), content) for name, content in zip(names, contents, strict=True)]
     if cache is not None:
         _write_cache(cache, definitions)
     return definitions
 
 
-def _parse(path: Path, content: bytes) -> dict:
+def _parse(path: str, content: bytes) -> dict:
     from kidx.manifests.parsing import parse_json_stream, parse_yaml_stream
 
     text = content.decode("utf-8")
-    documents = parse_json_stream(text) if path.suffix == ".json" else parse_yaml_stream(text)
+    documents = parse_json_stream(text) if path.endswith(".json") else parse_yaml_stream(text)
     if len(documents) != 1 or not isinstance(documents[0].data, dict):
         raise ValueError(f"{path}: expected exactly one CustomResourceDefinition")
     return documents[0].data
 
 
-def _cache_path(fingerprint: str) -> Path | None:
+def _cache_path(fingerprint: str) -> str | None:
     if os.environ.get("KIDX_NO_CACHE"):
         return None
-    return Path(_user_cache_dir()) / f"crds-{fingerprint}.json"
+    return os.path.join(_user_cache_dir(), f"crds-{fingerprint}.json")
 
 
 def _user_cache_dir() -> str:
@@ -74,11 +84,13 @@ def _user_cache_dir() -> str:
     return user_cache_dir("kidx")
 
 
-def _write_cache(cache: Path, definitions: list[dict]) -> None:
+def _write_cache(cache: str, definitions: list[dict]) -> None:
     try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        temporary = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(definitions), encoding="utf-8")
+        folder, name = os.path.split(cache)
+        os.makedirs(folder, exist_ok=True)
+        temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+        with open(temporary, "w", encoding="utf-8") as stream:
+            stream.write(json.dumps(definitions))
         os.replace(temporary, cache)
     except OSError:
         pass  # a read-only cache folder only costs speed

@@ -6,9 +6,8 @@ that claim the same name, so a type argument always resolves to exactly one kind
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from kidx.errors import KidxError
+from kidx.records import NamedTuple
 
 REFERENCE_MARK = "x-kidx-reference"
 NAME_REFERENCE_MARK = "x-kidx-name-reference"

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
-
 from kidx.query.descriptions import Description, describe_entry
 from kidx.query.selection import select
 from kidx.query.targets import parse_targets, selection_rules
+from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from kidx.kinds.registry import KindRegistry

@@ -7,6 +7,8 @@ Problems (each makes fsck exit 1):
 - ``damaged-object``: an object file does not hash to its name (edited, truncated, empty);
 - ``missing-object``: a name or revision refers to an object that is not stored;
 - ``name-revision``: a name's current state is not its last revision;
+- ``revision-generation``: an applied revision of a name whose generation is not higher
+  than the one before it (each change raises it; a re-created name starts again at 1);
 - ``unknown-kind``: a name's kind has no CRD, so its indexes cannot be checked;
 - ``invalid-metadata``: a name, label or annotation key that apply refuses (written by a
   kidx whose bundle import did not check them): such a name cannot be given to commands;
@@ -44,8 +46,9 @@ from kidx.store.column_cache import column_values
 from kidx.store.store import Store
 
 PROBLEM_CHECKS = (
-    "catalog-integrity", "catalog-missing", "damaged-object", "missing-object", "name-revision", "unknown-kind",
-    "invalid-metadata", "wrong-kind", "label-index", "reference-index", "cached-columns",
+    "catalog-integrity", "catalog-missing", "damaged-object", "missing-object", "name-revision",
+    "revision-generation", "unknown-kind", "invalid-metadata", "wrong-kind", "label-index", "reference-index",
+    "cached-columns",
 )
 NOTE_CHECKS = ("orphaned-object", "temporary-file", "stray-file", "dangling-reference")
 REPAIRABLE_FROM_OBJECTS = ("label-index", "reference-index", "cached-columns", "catalog-integrity")
@@ -136,6 +139,7 @@ class _Scan:
                      "restored from a bundle (kidx import bundle FILE)")
         self._needed_objects()
         self._names_match_history()
+        self._generations_increase()
         self._names_valid()
         self._indexes(indexed, stray_labels, stray_references)
         self._orphans_and_dangling()
@@ -214,6 +218,22 @@ class _Scan:
             if revision.event == "applied":
                 self.add("name-revision", f"{kind}/{name}",
                          f"revision {revision.revision} applied it, but the name is not in the catalog")
+
+    def _generations_increase(self) -> None:
+        """Each applied revision of a name raises its generation, from 1 when the name is
+        created (again, after a deletion, whose revision keeps the generation it ended)."""
+        before: dict[tuple[str, str], Revision] = {}
+        for revision in self.revisions:
+            key = (revision.kind, revision.name)
+            if revision.event != "applied":
+                before.pop(key, None)
+                continue
+            previous = before.get(key)
+            if previous is not None and (revision.generation or 0) <= (previous.generation or 0):
+                self.add("revision-generation", f"{revision.kind}/{revision.name}",
+                         f"revision {revision.revision} has generation {revision.generation}, no higher than "
+                         f"revision {previous.revision} before it ({previous.generation})")
+            before[key] = revision
 
     def _names_valid(self) -> None:
         """What apply would refuse in a stored name: its metadata, or an object of another kind."""

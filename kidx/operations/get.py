@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
 
 from kidx.kinds.registry import KindInfo, KindRegistry
 from kidx.query.loading import LoadMode
 from kidx.query.selection import select
 from kidx.query.targets import parse_targets, selection_rules
+from kidx.records import TYPE_CHECKING, NamedTuple
 from kidx.store.catalog import CatalogQuery
 from kidx.store.store import Store
 
@@ -61,8 +61,8 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
             check = named_check is not None
             attached = query.reference_roles | (selected_through if check else frozenset())
             load = LoadMode.MANIFESTS if check else query.load
-            if load is LoadMode.COLUMNS:
-                manifests = [store.table_manifest(entry, info) for entry in entries]
+            if load is LoadMode.COLUMNS or load is LoadMode.TABLE:
+                manifests = store.table_manifests(entries, info)
             elif load is LoadMode.MANIFESTS:
                 manifests = [store.manifest(entry) for entry in entries]
             else:
@@ -145,8 +145,12 @@ def _conditions(query: Query, registry: KindRegistry, catalog, targets) -> Catal
                 fields.append(FieldCondition(tuple(split_path(requirement.field)), requirement.operator,
                                              requirement.value))
     limit = query.limit if not query.sort_keys else None  # sorting needs every match first
+    # names and the CRD's columns need no annotations (unless a kind's columns show them),
+    # and they are most of a long listing's reading
+    annotations = not (query.load in (LoadMode.NAMES, LoadMode.TABLE) and not any(
+        column.json_path.startswith(".metadata.annotations") for target in targets for column in target.info.columns))
     return CatalogQuery(fields=tuple(fields), references=references, referenced_fields=tuple(referenced),
-                        limit=limit)
+                        limit=limit, annotations=annotations)
 
 
 def _name_only(entry) -> dict:

@@ -255,7 +255,7 @@ def plan_output(format_name: str, command: list[str], results: str | None, folde
         if named:
             return OutputPlan(list(command), _absolute(Path(named), folder), False)
         if not _is_pytest(command):
-            raise UsageError(f"cannot tell where '{shlex.join(command)}' writes pytest-benchmark JSON: run pytest "
+            raise UsageError(f"cannot tell where {shlex.join(command)} writes pytest-benchmark JSON: run pytest "
                              "directly, or give --results FILE")
         return OutputPlan([*command, f"--benchmark-json={target}"], target, True)
     if format_name == "google-benchmark":
@@ -308,7 +308,8 @@ def run_harness(command: list[str], folder: Path, echo: Callable[[str], None]) -
         process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL)
     except OSError as exc:
-        raise HarnessFailed(f"cannot run {command[0]}: {exc.strerror or exc}; nothing was imported") from None
+        raise HarnessFailed(
+            f"cannot run {shlex.quote(command[0])}: {exc.strerror or exc}; nothing was imported") from None
     try:
         assert process.stdout is not None
         _pass_lines(process.stdout.fileno(), echo)
@@ -385,5 +386,5 @@ def failure_message(command: list[str], result: HarnessResult) -> str:
             name = signal.Signals(-result.returncode).name
         except ValueError:
             name = f"signal {-result.returncode}"
-        return f"'{shlex.join(command)}' was killed by {name}; nothing was imported"
-    return f"'{shlex.join(command)}' exited with status {result.returncode}; nothing was imported"
+        return f"{shlex.join(command)} was killed by {name}; nothing was imported"
+    return f"{shlex.join(command)} exited with status {result.returncode}; nothing was imported"

@@ -26,10 +26,12 @@ def _getter(json_path: str) -> Callable[[dict], object]:
         keys = json_path[1:].split(".")
 
         def get(obj: dict):
-            for key in keys:
-                if not isinstance(obj, dict) or key not in obj:
-                    return None
-                obj = obj[key]
+            # JSON values: indexing anything but a mapping by a key is a TypeError
+            try:
+                for key in keys:
+                    obj = obj[key]
+            except (KeyError, TypeError):
+                return None
             return obj
 
         return get
@@ -43,6 +45,8 @@ def _getter(json_path: str) -> Callable[[dict], object]:
 
 
 def _scalar_text(value) -> str:
+    if type(value) is str:  # the usual value, first
+        return value
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer():
@@ -66,13 +70,15 @@ class ColumnSet:
         self.columns: list[PrinterColumn] = [c for c in info.columns if wide or c.priority == 0]
         self._getters = [_getter(c.json_path) for c in self.columns]
         self._namer = namer
+        # (getter, formatter) per column, each chosen once rather than on every cell
+        self._shown = [(get, self._formatter(column)) for column, get in zip(self.columns, self._getters, strict=True)]
 
     @property
     def headers(self) -> list[str]:
         return [column.name.upper() for column in self.columns]
 
     def cells(self, manifest: dict) -> list[str]:
-        return [self._cell(column, get(manifest)) for column, get in zip(self.columns, self._getters, strict=True)]
+        return [shown(get(manifest)) for get, shown in self._shown]
 
     def raw_cells(self, manifest: dict) -> list[str]:
         """The same columns for ``-o csv``/``tsv``: numbers as numbers (nanoseconds, bytes),
@@ -88,19 +94,25 @@ class ColumnSet:
             return name if name is not None else value
         return raw_text(value)
 
-    def _cell(self, column: PrinterColumn, value) -> str:
+    def _formatter(self, column: PrinterColumn) -> Callable[[object], str]:
+        """How the column shows a value: its type and format, ``<none>`` for no value."""
         if column.type == "date":
-            return age(value if isinstance(value, str) else None)
-        if value is None:
-            return NONE
+            return lambda value: age(value if isinstance(value, str) else None)
         if column.format == "nanoseconds":
-            return nanoseconds(value)
-        if column.format == "bytes":
-            return byte_size(value)
-        if column.format == "reference" and isinstance(value, str):
-            name = self._namer(value) if self._namer else None
-            return name if name is not None else short_digest(value)
-        return _scalar_text(value)
+            shown = nanoseconds
+        elif column.format == "bytes":
+            shown = byte_size
+        elif column.format == "reference":
+            shown = self._reference
+        else:
+            shown = _scalar_text
+        return lambda value: NONE if value is None else shown(value)
+
+    def _reference(self, value) -> str:
+        if not isinstance(value, str):
+            return _scalar_text(value)
+        name = self._namer(value) if self._namer else None
+        return name if name is not None else short_digest(value)
 
 
 def label_column_header(key: str) -> str:

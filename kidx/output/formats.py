@@ -8,10 +8,10 @@ with the command's formats sorted and comma-separated."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, NamedTuple
 
 from kidx.errors import UsageError
 from kidx.query.loading import LoadMode, LoadPlan
+from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from kidx.jsonpath import Steps
@@ -64,7 +64,7 @@ class OutputFormat(NamedTuple):
         # the speed-of-light columns of -o wide read the workload and the environment
         shown = frozenset({"workload", "environment"}) if self.kind == "wide" else frozenset()
         if not sort_keys and not self.argument:  # nothing to read paths from (the common case)
-            mode = LoadMode.NAMES if self.kind == "name" else LoadMode.COLUMNS if self.reads_columns \
+            mode = LoadMode.NAMES if self.kind == "name" else LoadMode.TABLE if self.reads_columns \
                 else LoadMode.MANIFESTS
             return LoadPlan(mode, shown)
         from kidx.jsonpath import compile_relaxed

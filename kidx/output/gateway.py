@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TextIO
 
 from kidx.output.terminal import escape_control
+from kidx.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import TextIO
 
 
 class OutputClosed(Exception):

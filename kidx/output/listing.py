@@ -7,13 +7,12 @@ prefixed with ``kind.group/`` when more than one kind is shown (or with --show-k
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from kidx.kinds.registry import KindInfo
 from kidx.output.columns import ColumnSet, ReferenceNamer, label_column_header, labels_cell
 from kidx.output.formats import OutputFormat
 from kidx.output.serialize import as_list, to_json, to_yaml
 from kidx.output.table import render_table
+from kidx.records import NamedTuple
 
 Groups = list[tuple[KindInfo, list[dict]]]
 
@@ -45,14 +44,17 @@ def _table(info: KindInfo, manifests: list[dict], options: TableOptions, namer, 
     headers = ["NAME", *columns.headers, *sol_headers, *(label_column_header(k) for k in options.label_columns)]
     if options.show_labels:
         headers.append("LABELS")
+    prefix = f"{info.qualified_name}/" if prefix_names else ""
+    label_columns, show_labels, cells = options.label_columns, options.show_labels, columns.cells
     rows = []
     for manifest, extra in zip(manifests, sol_cells, strict=True):
-        name = manifest["metadata"]["name"]
-        labels = manifest["metadata"].get("labels") or {}
-        row = [f"{info.qualified_name}/{name}" if prefix_names else name, *columns.cells(manifest), *extra]
-        row.extend(labels.get(key, "") for key in options.label_columns)
-        if options.show_labels:
-            row.append(labels_cell(labels))
+        metadata = manifest["metadata"]
+        row = [prefix + metadata["name"], *cells(manifest), *extra]
+        if label_columns or show_labels:
+            labels = metadata.get("labels") or {}
+            row.extend([labels.get(key, "") for key in label_columns])
+            if show_labels:
+                row.append(labels_cell(labels))
         rows.append(row)
     return render_table(None if options.no_headers else headers, rows)
 

@@ -29,18 +29,27 @@ def sanitize(cell: str) -> str:
 
 
 def render_table(headers: list[str] | None, rows: list[list[str]]) -> str:
-    body = [[sanitize(cell) for cell in row] for row in rows]
-    lines = ([[sanitize(header) for header in headers]] if headers else []) + body
+    lines = ([headers] if headers else []) + rows
     if not lines:
         return ""
-    widths = [0] * max(len(line) for line in lines)
-    for line in lines:
-        for index, cell in enumerate(line[:-1]):
-            widths[index] = max(widths[index], len(cell))
-    widths = [max(width + PADDING, MIN_WIDTH) for width in widths]
+    # the usual line is printable as a whole, and then each of its cells is
+    lines = [line if "".join(line).isprintable() else [sanitize(cell) for cell in line] for line in lines]
+    count = max(len(line) for line in lines)
+    if all(len(line) == count for line in lines):
+        widths = [max(width + PADDING, MIN_WIDTH) for width in map(max, *(map(len, line) for line in lines))] \
+            if len(lines) > 1 else [max(len(cell) + PADDING, MIN_WIDTH) for cell in lines[0]]
+    else:  # rows of different lengths (never from kidx's own tables, but allowed)
+        widths = [0] * count
+        for line in lines:
+            for index, cell in enumerate(line[:-1]):
+                widths[index] = max(widths[index], len(cell))
+        widths = [max(width + PADDING, MIN_WIDTH) for width in widths]
     out: list[str] = []
+    layouts: dict[int, str] = {}  # cells in a line -> its format: each cell but the last padded
     for line in lines:
-        parts = [cell.ljust(widths[index]) for index, cell in enumerate(line[:-1])]
-        parts.append(line[-1] if line else "")
-        out.append("".join(parts).rstrip() if not line[-1] else "".join(parts))
+        layout = layouts.get(len(line))
+        if layout is None:
+            layout = layouts[len(line)] = "".join(f"{{:<{width}}}" for width in widths[: len(line) - 1]) + "{}"
+        text = layout.format(*line)
+        out.append(text if line[-1] else text.rstrip())
     return "\n".join(out) + "\n"

@@ -4,9 +4,8 @@ ways (what it refers to, what refers to it). A result type both ``operations/`` 
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from kidx.kinds.registry import KindInfo
+from kidx.records import NamedTuple
 from kidx.store.catalog import Entry
 from kidx.store.store import Store
 

@@ -14,9 +14,9 @@ compiles itself into a closure once, when it is built.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import NamedTuple
 
 from kidx.errors import UsageError
+from kidx.records import NamedTuple
 
 # The operators a Requirement can carry. "==" is accepted by the parser but stored as
 # "=": the two mean the same thing, and one spelling keeps equality and str() simple.

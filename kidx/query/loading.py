@@ -7,11 +7,13 @@ from the output format and the sort keys)."""
 from __future__ import annotations
 
 from enum import Enum
-from typing import NamedTuple
+
+from kidx.records import NamedTuple
 
 
 class LoadMode(Enum):
     NAMES = "names"  # name and labels from the catalog: names printed, nothing sorted
+    TABLE = "table"  # the CRD's printer columns only: as COLUMNS, without annotations
     COLUMNS = "columns"  # the catalog's cached column values (reference digests among them)
     MANIFESTS = "manifests"  # each object read in full
 

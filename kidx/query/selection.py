@@ -7,7 +7,6 @@ eight hex digits; an exact name always wins over a digest reading.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from kidx.errors import KidxError
 from kidx.kinds.registry import KindInfo
@@ -70,10 +69,10 @@ def select(catalog: Catalog, targets: list[Target], label_selector=None, conditi
     selection = Selection()
     base = conditions if conditions is not None else CatalogQuery()
     if label_selector is not None:
-        base = replace(base, labels=tuple(label_selector.requirements))
+        base = base._replace(labels=tuple(label_selector.requirements))
     for target in targets:
         if target.names is None:
-            query = replace(base, kind=target.info.kind)
+            query = base._replace(kind=target.info.kind)
             entries = store.select(query, catalog) if store is not None else catalog.list(query)
         else:
             entries = []

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from kidx.errors import UsageError
 from kidx.kinds.registry import KindInfo, KindRegistry
+from kidx.records import NamedTuple
 
 ALL = "all"
 

@@ -57,12 +57,13 @@ import builtins
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from kidx.errors import StoreError
+from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from kidx.store.objects import ObjectDB
 
 
@@ -114,21 +115,22 @@ class Change(NamedTuple):
 # --- typed queries ----------------------------------------------------------------------
 
 
-class LabelRequirement(Protocol):
-    """One label requirement; ``kidx.query.label_selector.Requirement`` is one.
+if TYPE_CHECKING:  # a type for the checker only: at run time any object with these fields is one
 
-    ``operator`` is one of ``=``, ``!=``, ``in``, ``notin``, ``exists``, ``!``, ``gt``,
-    ``lt``; ``values`` holds one value for ``=``/``!=``/``gt``/``lt``, none for
-    ``exists``/``!``.
-    """
+    class LabelRequirement(Protocol):
+        """One label requirement; ``kidx.query.label_selector.Requirement`` is one.
 
-    key: str
-    operator: str
-    values: tuple[str, ...]
+        ``operator`` is one of ``=``, ``!=``, ``in``, ``notin``, ``exists``, ``!``, ``gt``,
+        ``lt``; ``values`` holds one value for ``=``/``!=``/``gt``/``lt``, none for
+        ``exists``/``!``.
+        """
+
+        key: str
+        operator: str
+        values: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class FieldCondition:
+class FieldCondition(NamedTuple):
     """``path = value`` or ``path != value`` on the object's own manifest.
 
     ``path`` starts with ``metadata`` (``name``, ``title``) or ``spec``. As with kubernetes
@@ -141,8 +143,7 @@ class FieldCondition:
     value: str
 
 
-@dataclass(frozen=True, slots=True)
-class ReferenceCondition:
+class ReferenceCondition(NamedTuple):
     """The object refers (through ``field``, or any reference field when None) to
 
     - one of ``digests``; or
@@ -158,8 +159,7 @@ class ReferenceCondition:
     field: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ReferencedFieldCondition:
+class ReferencedFieldCondition(NamedTuple):
     """A condition on a field of the object a reference field points at.
 
     ``field`` is the reference field (``workloadDigest``), ``target_kind`` the kind it
@@ -181,8 +181,7 @@ class ReferencedFieldCondition:
     value: str
 
 
-@dataclass(frozen=True, slots=True)
-class CatalogQuery:
+class CatalogQuery(NamedTuple):
     """What ``Catalog.list`` selects; every given part must hold (AND)."""
 
     kind: str | None = None  # None: every kind
@@ -196,6 +195,9 @@ class CatalogQuery:
     referenced_fields: tuple[ReferencedFieldCondition, ...] = ()
     order: str = "name"  # "name", or "kind,name" (kind first)
     limit: int | None = None
+    # False when what reads the entries needs no annotations (a table of the CRD's
+    # columns): each entry's annotations then read as {}, never to be written back
+    annotations: bool = True
 
 
 # --- shared semantics, so every backend reads values alike ------------------------------

@@ -62,16 +62,60 @@ def column_values(info: KindInfo, spec: dict) -> str | None:
     return print_key + ":" + json.dumps(values, separators=(",", ":"), ensure_ascii=False)
 
 
-def spec_stub(info: KindInfo, cached: str | None, expected: str | None) -> dict | None:
-    """A spec holding just the cached column values, or None when the cache does not apply."""
-    if not cached or expected is None or not cached.startswith(expected + ":"):
-        return None
-    stub: dict = {}
-    for path, value in zip(_spec_paths(info) or (), json.loads(cached[len(expected) + 1:]), strict=False):
-        if value is None:
-            continue
-        node = stub
-        for key in path[:-1]:
-            node = node.setdefault(key, {})
-        node[path[-1]] = value
-    return stub
+def spec_stubs(info: KindInfo, cached: list[str | None]) -> list[dict | None]:
+    """For each cached value, a spec holding just its column values, or None where the
+    cache does not apply (no value, or one made for other columns). The values of all the
+    rows are decoded as one JSON array: a decoder call per row costs more than the decoding."""
+    expected, paths = fingerprint(info), _spec_paths(info)
+    if expected is None or paths is None:
+        return [None] * len(cached)
+    prefix = expected + ":"
+    start = len(prefix)
+    applies = [bool(text) and text.startswith(prefix) for text in cached]  # type: ignore[union-attr]
+    payloads = [text[start:] for text, ok in zip(cached, applies, strict=True) if ok]  # type: ignore[index]
+    try:
+        decoded = json.loads("[" + ",".join(payloads) + "]") if payloads else []
+    except ValueError:
+        decoded = None
+    if decoded is None or len(decoded) != len(payloads):  # a damaged value: each read alone, as it was
+        decoded = [json.loads(payload) for payload in payloads]
+    build = _builder(paths)
+    values = iter(decoded)
+    return [build(next(values)) if ok else None for ok in applies]
+
+
+@cache
+def _builder(paths: tuple[tuple[str, ...], ...]):
+    """A function from the cached values (in ``paths``' order) to the spec stub: each
+    value present at its path, nothing for a None."""
+
+    def build_merged(values: list) -> dict:
+        stub: dict = {}
+        for path, value in zip(paths, values, strict=False):
+            if value is None:
+                continue
+            node = stub
+            for key in path[:-1]:
+                node = node.setdefault(key, {})
+            node[path[-1]] = value
+        return stub
+
+    firsts = [path[0] for path in paths]
+    if len(set(firsts)) != len(firsts):
+        return build_merged
+    # Where no two paths share their first key, the stub is one statement per value, made
+    # into a function once per kind and process (as collections.namedtuple makes its
+    # classes): a loop over the paths costs more than the rest of a table row. The keys
+    # are JSON-path names (``_SPEC_PATH``), written as Python string literals.
+    lines = ["def build_apart(values):", f"    if len(values) != {len(paths)}:", "        return build_merged(values)",
+             "    stub = {}"]
+    for index, path in enumerate(paths):
+        value = f"values[{index}]"
+        for key in reversed(path[1:]):
+            value = f"{{{key!r}: {value}}}"
+        lines.append(f"    if values[{index}] is not None:")
+        lines.append(f"        stub[{path[0]!r}] = {value}")
+    lines.append("    return stub")
+    namespace: dict = {"build_merged": build_merged}
+    exec("\n".join(lines), namespace)  # noqa: S102 (the text above, from the kind's own column paths)
+    return namespace["build_apart"]

@@ -26,14 +26,17 @@ or emptied one is repaired. It answers WRITTEN, PRESENT or REPLACED.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import re
 import stat
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
-from pathlib import Path
-from typing import NamedTuple
+
+from kidx.identity.canonical import digest_bytes
+from kidx.records import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _HEX = re.compile(r"^[0-9a-f]{64}$")
 _FAN = re.compile(r"^[0-9a-f]{2}$")
@@ -148,7 +151,7 @@ class ObjectDB:
         docstring). With ``verify`` (bytes from elsewhere, such as another store), refuse
         bytes that do not hash to it."""
         hexdigest = self._hex(digest)
-        if verify and hashlib.sha256(data).hexdigest() != hexdigest:
+        if verify and digest_bytes(data) != digest:
             from kidx.errors import StoreError
 
             raise StoreError(f"object {digest}: its bytes do not hash to its digest")
@@ -186,7 +189,20 @@ class ObjectDB:
             yield "sha256:" + hexdigest
 
     def verify(self, digest: str) -> bool:
-        return "sha256:" + hashlib.sha256(self.read(digest)).hexdigest() == digest
+        return digest_bytes(self.read(digest)) == digest
+
+
+def path_text(path: Path | str) -> str:
+    """``str(Path(path))`` (repeated and trailing slashes and ``.`` parts dropped, ``..``
+    kept), so that messages name a folder as they always have, without importing pathlib
+    on a command's read path."""
+    text = os.fspath(path)
+    if os.name != "posix":
+        from pathlib import Path
+
+        return str(Path(text))
+    root = "//" if text.startswith("//") and not text.startswith("///") else "/" if text.startswith("/") else ""
+    return root + "/".join(part for part in text.split("/") if part and part != ".") or "."
 
 
 def syncfs(path: Path | str) -> None:
@@ -212,12 +228,18 @@ class FileObjectBackend(ObjectBackend):
     the first two hex digits."""
 
     def __init__(self, root: Path | str):
-        self.root = Path(root)
-        self.location = str(self.root)
-        self._root_text = str(self.root)
+        # plain os calls on strings where a command reads (pathlib's import is not free)
+        self._root_text = path_text(root)
+        self.location = self._root_text
         self._folders: set[str] = set()  # fan-out folders known to exist
         self._temporary_prefix = f"{TEMPORARY_PREFIX}{os.getpid()}-{os.urandom(4).hex()}-"
         self._written = 0
+
+    @property
+    def root(self) -> Path:
+        from pathlib import Path
+
+        return Path(self._root_text)
 
     def path_of(self, digest: str) -> Path:
         hexdigest = ObjectDB._hex(digest)
@@ -324,8 +346,8 @@ class FileObjectBackend(ObjectBackend):
 
     def flush(self) -> None:
         """Make every written object durable before the catalog refers to it."""
-        if self.root.exists():
-            syncfs(self.root)
+        if os.path.exists(self._root_text):
+            syncfs(self._root_text)
 
     def hexdigests(self) -> Iterator[str]:
         """Every well-formed object file; temporary files and strays are skipped."""
@@ -355,6 +377,8 @@ def _content_is(path: str, data: bytes) -> bool:
 
 
 def _hashes_to(path: str, hexdigest: str) -> bool:
+    import hashlib  # here, not at the top: reading the catalog never hashes, and its import is not free
+
     try:
         with open(path, "rb") as stream:
             return hashlib.file_digest(stream, "sha256").hexdigest() == hexdigest

@@ -21,11 +21,13 @@ import builtins
 import functools
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
 
 from kidx.errors import StoreError
+from kidx.records import TYPE_CHECKING, NamedTuple
 from kidx.store.catalog import Catalog, CatalogQuery, Change, Entry, Revision, label_holds, scalar_leaves
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def dumps(mapping: dict) -> str:
@@ -40,8 +42,7 @@ def _same(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True)
-class Dialect:
+class Dialect(NamedTuple):
     """What one database's SQL and columns do differently; see the module docstring."""
 
     mark: str  # the parameter placeholder
@@ -69,6 +70,8 @@ class Dialect:
 
 
 ENTRY_COLUMNS = "e.id, e.kind, e.name, e.digest, e.title, e.labels, e.annotations, e.created, e.generation, e.columns"
+# for a query that needs no annotations (CatalogQuery.annotations): each reads as {}
+ENTRY_COLUMNS_WITHOUT_ANNOTATIONS = ENTRY_COLUMNS.replace("e.annotations", "'{}'")
 REVISION_COLUMNS = "kind, name, event, digest, title, labels, annotations, generation, recorded"
 
 
@@ -207,6 +210,28 @@ class SQLCatalog(Catalog):
         return Entry(row[1], row[2], self.dialect.digest_text(row[3]), row[4], _loads(row[5]), _loads(row[6]),
                      row[7], row[8], row[0], row[9])
 
+    def entries(self, rows: Sequence) -> builtins.list[Entry]:
+        """The Entries of many rows of ``ENTRY_COLUMNS``. Their labels and annotations are
+        decoded as one JSON array: a decoder call per row and field costs more than the
+        decoding itself in a long listing. A damaged value that reads as more or fewer
+        than one value (``{},{}``) would shift the rest, so then each row is read alone,
+        and its own error is the one raised."""
+        if not rows:
+            return []
+        try:
+            metadata = _loads("[" + ",".join([f"{row[5]},{row[6]}" for row in rows]) + "]")
+        except ValueError:
+            metadata = None
+        if metadata is None or len(metadata) != 2 * len(rows):
+            return [self.entry(row) for row in rows]
+        text, values = self.dialect.digest_text, iter(metadata)
+        make = tuple.__new__  # what Entry(…) does, without its Python-level __new__ on every row
+        if text is _same:
+            return [make(Entry, (row[1], row[2], row[3], row[4], labels, annotations, row[7], row[8], row[0], row[9]))
+                    for row, labels, annotations in zip(rows, values, values, strict=True)]
+        return [make(Entry, (row[1], row[2], text(row[3]), row[4], labels, annotations, row[7], row[8], row[0], row[9]))
+                for row, labels, annotations in zip(rows, values, values, strict=True)]
+
     def _revision(self, row, number: int) -> Revision:
         """The Revision of a row of ``REVISION_COLUMNS``, the ``number``-th of its name."""
         return Revision(row[0], row[1], number, row[2], None if row[3] is None else self.dialect.digest_text(row[3]),
@@ -315,8 +340,7 @@ class SQLCatalog(Catalog):
         if not self.readable:
             return []
         sql, parameters, check_rows = self.compile(query)
-        entry = self.entry
-        entries = [entry(row) for row in self.connection.execute(sql, parameters)]
+        entries = self.entries(self.connection.execute(sql, parameters).fetchall())
         if check_rows:
             entries = [e for e in entries if all(label_holds(r, e.labels) for r in query.labels)]
             if query.limit is not None:
@@ -327,7 +351,9 @@ class SQLCatalog(Catalog):
                 alias: str = "") -> tuple[str, builtins.list, bool]:
         """The SELECT of entries from the names table (``alias``: its alias, or none) where
         all of ``where`` hold, in the query's order and limit."""
-        columns = ENTRY_COLUMNS if alias else ENTRY_COLUMNS.replace("e.", "")
+        columns = ENTRY_COLUMNS if query.annotations else ENTRY_COLUMNS_WITHOUT_ANNOTATIONS
+        if not alias:
+            columns = columns.replace("e.", "")
         table = f"{self.dialect.entries} {alias}" if alias else self.dialect.entries
         prefix = f"{alias}." if alias else ""
         sql = f"SELECT {columns} FROM {table}"
@@ -364,7 +390,7 @@ class SQLCatalog(Catalog):
     def all_entries(self) -> builtins.list[Entry]:
         if not self.readable:
             return []
-        return [self.entry(row) for row in self.connection.execute(self.sql.all_entries)]
+        return self.entries(self.connection.execute(self.sql.all_entries).fetchall())
 
     @translating
     def all_revisions(self) -> builtins.list[Revision]:

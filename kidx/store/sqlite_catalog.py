@@ -25,9 +25,9 @@ import os
 import sqlite3
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 from kidx.errors import StoreBusy, StoreError, StoreReadOnly
+from kidx.records import TYPE_CHECKING
 from kidx.store import notices
 from kidx.store.catalog import (
     Catalog,
@@ -39,8 +39,11 @@ from kidx.store.catalog import (
     condition_holds,
     field_text,
 )
-from kidx.store.objects import FileObjectBackend, ObjectDB
+from kidx.store.objects import FileObjectBackend, ObjectDB, path_text
 from kidx.store.sql_catalog import Dialect, SQLCatalog, Statements, label_clause, translating
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SCHEMA_VERSION = "1"
 BUSY_TIMEOUT_S = 60.0
@@ -156,7 +159,7 @@ class SQLiteCatalog(SQLCatalog):
     dialect = DIALECT
     sql = Statements(DIALECT)
 
-    def __init__(self, path: Path | None, objects: ObjectDB | None = None, write: bool = True):
+    def __init__(self, path: Path | str | None, objects: ObjectDB | None = None, write: bool = True):
         """Open the catalog at ``path``; None gives an empty, in-memory one (no store yet).
 
         ``objects`` is the object database of the same store, read when a query needs a
@@ -494,7 +497,7 @@ class SQLiteCatalog(SQLCatalog):
         self.connection.execute("REINDEX")
 
 
-def _connect_read_only(path: Path) -> sqlite3.Connection:
+def _connect_read_only(path: Path | str) -> sqlite3.Connection:
     """A read-only connection. In a folder nobody may write, SQLite cannot create the WAL's
     shared-memory file that readers need; there nobody can be writing either, so the file
     is read as immutable."""
@@ -504,13 +507,13 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
         connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
         return connection
     except sqlite3.OperationalError:
-        if os.access(path.parent, os.W_OK):
+        if os.access(os.path.dirname(os.fspath(path)) or ".", os.W_OK):
             raise
     connection.close()
     return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
 
 
-def _has_files(folder: Path) -> bool:
+def _has_files(folder: str) -> bool:
     try:
         with os.scandir(folder) as fan_out:
             for entry in fan_out:
@@ -521,10 +524,10 @@ def _has_files(folder: Path) -> bool:
     return False
 
 
-def _read_only_reason(root: Path) -> str | None:
+def _read_only_reason(root: str) -> str | None:
     """Why nothing in the store folder can be written, or None when it can."""
-    paths = [root, root / CATALOG_FILE, root / "objects" / "sha256"]
-    if all(not path.exists() or os.access(path, os.W_OK) for path in paths):
+    paths = [root, os.path.join(root, CATALOG_FILE), os.path.join(root, "objects", "sha256")]
+    if all(not os.path.exists(path) or os.access(path, os.W_OK) for path in paths):
         return None
     try:
         if os.statvfs(root).f_flag & os.ST_RDONLY:
@@ -538,52 +541,68 @@ class SQLiteBackend(StoreBackend):
     """A store folder: ``catalog.sqlite`` beside ``objects/sha256/``."""
 
     def __init__(self, root: Path | str):
-        self.root = Path(root)
-        self.location = str(self.root)
-        self.objects = ObjectDB(FileObjectBackend(self.root / "objects" / "sha256"))
+        # strings and os calls: opening a store for reading should not import pathlib
+        self.location = path_text(root)
+        self._objects_folder = path_text(os.path.join(self.location, "objects", "sha256"))
+        self._catalog_file = path_text(os.path.join(self.location, CATALOG_FILE))
+        self.objects = ObjectDB(FileObjectBackend(self._objects_folder))
+
+    @property
+    def root(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.location)
 
     @property
     def catalog_path(self) -> Path:
-        return self.root / CATALOG_FILE
+        from pathlib import Path
+
+        return Path(self._catalog_file)
 
     def exists(self) -> bool:
-        return self.catalog_path.exists()
+        return os.path.exists(self._catalog_file)
 
     def lost_catalog(self, catalog: Catalog) -> str | None:
-        if getattr(catalog, "has_schema", True) or not _has_files(self.root / "objects" / "sha256"):
+        if getattr(catalog, "has_schema", True) or not _has_files(self._objects_folder):
             return None
-        state = "is empty" if self.catalog_path.exists() else "is missing"
+        state = "is empty" if os.path.exists(self._catalog_file) else "is missing"
         return (
-            f"the store at {self.root} has object files but its catalog ({CATALOG_FILE}) {state}, so its "
+            f"the store at {self.location} has object files but its catalog ({CATALOG_FILE}) {state}, so its "
             "names, labels and history cannot be read (nothing was changed); run `kidx fsck --repair` to "
             "rebuild what can be rebuilt: names and history come back only from a bundle made by `kidx export`"
         )
 
     def _check_folder(self) -> None:
         """A store path that is (or lies under) a file is a mistake, not an empty store."""
-        for path in (self.root, *self.root.parents):
-            if path.exists():
-                if not path.is_dir():
-                    raise StoreError(f"cannot open the store at {self.root}: {path} is a file, not a folder")
+        path = self.location
+        while True:  # the folder, then each parent, as Path.parents gives them
+            if os.path.exists(path):
+                if not os.path.isdir(path):
+                    raise StoreError(f"cannot open the store at {self.location}: {path} is a file, not a folder")
                 return
+            parent = os.path.dirname(path)
+            if not parent or parent == path:
+                return
+            path = parent
 
     def open_catalog(self, write: bool) -> SQLiteCatalog:
         self._check_folder()
         try:
             if write:
-                reason = _read_only_reason(self.root) if self.root.exists() else None
+                reason = _read_only_reason(self.location) if os.path.exists(self.location) else None
                 if reason is not None:
                     raise StoreReadOnly(
-                        f"the store at {self.root} is read-only ({reason}): nothing was changed; "
+                        f"the store at {self.location} is read-only ({reason}): nothing was changed; "
                         "reading it still works"
                     )
-                self.root.mkdir(parents=True, exist_ok=True)
-                return SQLiteCatalog(self.catalog_path, self.objects, write=True)
-            return SQLiteCatalog(self.catalog_path if self.catalog_path.exists() else None, self.objects, write=False)
+                os.makedirs(self.location, exist_ok=True)
+                return SQLiteCatalog(self._catalog_file, self.objects, write=True)
+            found = os.path.exists(self._catalog_file)
+            return SQLiteCatalog(self._catalog_file if found else None, self.objects, write=False)
         except OSError as exc:
-            raise StoreError(f"cannot open the store at {self.root}: {exc.strerror or exc}") from None
+            raise StoreError(f"cannot open the store at {self.location}: {exc.strerror or exc}") from None
         except sqlite3.Error as exc:
-            error = store_error(exc, str(self.catalog_path))
+            error = store_error(exc, self._catalog_file)
             if type(error) is not StoreError or "cannot be used" not in str(error):
                 raise error from None  # busy, damaged, read-only, full: their own messages
-            raise StoreError(f"cannot open the store at {self.root}: {exc}") from None
+            raise StoreError(f"cannot open the store at {self.location}: {exc}") from None

@@ -27,12 +27,10 @@ import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
-from pathlib import Path
 
 from kidx.errors import StoreError
 from kidx.identity.canonical import digest_bytes
-from kidx.store import interrupts
+from kidx.records import TYPE_CHECKING
 from kidx.store.catalog import (
     Catalog,
     CatalogQuery,
@@ -43,9 +41,12 @@ from kidx.store.catalog import (
     condition_holds,
     field_text,
 )
-from kidx.store.column_cache import fingerprint, spec_stub
+from kidx.store.column_cache import spec_stubs
 from kidx.store.faults import crash_point
 from kidx.store.objects import PRESENT
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 STORE_ENV = "KIDX_STORE"
 #: URL scheme -> module defining ``backend(location) -> StoreBackend``
@@ -63,6 +64,8 @@ def default_store_location() -> str:
 
 def default_store_path() -> Path:
     """The default location as a folder (for the SQLite backend)."""
+    from pathlib import Path
+
     return Path(default_store_location())
 
 
@@ -73,7 +76,7 @@ def backend_for(location: str | Path) -> StoreBackend:
     from kidx.store.postgres_url import normalised, refusal, url_scheme
 
     text = str(location)
-    if not isinstance(location, Path) and url_scheme(text) is not None:  # a Path is a folder, by type
+    if not isinstance(location, os.PathLike) and url_scheme(text) is not None:  # a Path is a folder, by type
         reason = refusal(text, tuple(BACKENDS))
         if reason is not None:
             raise StoreError(reason)
@@ -81,7 +84,7 @@ def backend_for(location: str | Path) -> StoreBackend:
         return importlib.import_module(BACKENDS[text.partition(":")[0]]).backend(text)
     from kidx.store.sqlite_catalog import SQLiteBackend
 
-    return SQLiteBackend(Path(text))
+    return SQLiteBackend(text)
 
 
 def utc_now() -> str:
@@ -199,6 +202,8 @@ class Store:
     @contextmanager
     def write(self) -> Iterator[WriteTransaction]:
         """One write, all or nothing: objects made durable, then the catalog committed."""
+        from kidx.store import interrupts  # signal and threading: a write's cost, not a read's
+
         catalog = self.catalog(write=True)
         catalog.begin_write()
         transaction = WriteTransaction(catalog, self.objects)
@@ -235,7 +240,7 @@ class Store:
         own_spec = [c for c in query.fields if c.path[:1] == ("spec",)]
         if not own_spec or catalog.answers_spec_fields:
             return catalog.list(query)
-        narrowed = replace(query, fields=tuple(c for c in query.fields if c.path[:1] != ("spec",)), limit=None)
+        narrowed = query._replace(fields=tuple(c for c in query.fields if c.path[:1] != ("spec",)), limit=None)
         found = []
         for entry in catalog.list(narrowed):
             identity = self.identity(entry.digest)
@@ -294,13 +299,17 @@ class Store:
     def manifest(self, entry: Entry) -> dict:
         return manifest_of(entry, self.identity(entry.digest))
 
-    def table_manifest(self, entry: Entry, info) -> dict:
-        """Enough of the manifest for a table row: metadata and the printer columns' fields,
+    def table_manifests(self, entries: Sequence[Entry], info) -> list[dict]:
+        """Enough of each manifest for a table row: metadata and the printer columns' fields,
         from the catalog row alone when it caches them (no object file read)."""
-        stub = spec_stub(info, entry.columns, fingerprint(info))
-        if stub is None:
-            return self.manifest(entry)
-        return manifest_of(entry, {"apiVersion": info.api_version, "kind": info.kind, "spec": stub})
+        manifests = []
+        api_version, kind = info.api_version, info.kind
+        for entry, stub in zip(entries, spec_stubs(info, [entry.columns for entry in entries]), strict=True):
+            if stub is None:
+                manifests.append(self.manifest(entry))
+            else:
+                manifests.append(manifest_of(entry, {"apiVersion": api_version, "kind": kind, "spec": stub}))
+        return manifests
 
 
 def manifest_of(entry: Entry, identity: dict) -> dict:

@@ -45,6 +45,26 @@ def fixed_clock(monkeypatch):
     monkeypatch.setattr(apply_module, "utc_now", lambda: NOW)
 
 
+OTHER = f"""\
+apiVersion: {API}
+kind: BenchmarkProtocol
+metadata:
+  name: other
+spec:
+  harness: {{name: h}}
+  measurement: {{timer: cuda_events}}
+"""
+
+
+@pytest.fixture
+def existing_store(kidx, tmp_path):
+    """The test's store, made to exist (holding one protocol the tests do not diff): diff
+    of a store named that does not exist is an error."""
+    path = tmp_path / "other.yaml"
+    path.write_text(OTHER, encoding="utf-8")
+    assert kidx("apply", "-f", str(path))[0] == 0
+
+
 @pytest.fixture
 def write(tmp_path):
     def write(text: str, name: str = "r1.yaml"):
@@ -55,7 +75,7 @@ def write(tmp_path):
     return write
 
 
-def test_new_object_is_all_additions(kidx, write):
+def test_new_object_is_all_additions(kidx, write, existing_store):
     assert kidx("diff", "-f", write(run_yaml())) == (
         1,
         HEADER
@@ -81,12 +101,12 @@ def test_new_object_is_all_additions(kidx, write):
 
 
 def test_diff_writes_nothing(kidx, write, store):
-    kidx("diff", "-f", write(run_yaml()))
+    assert kidx("diff", "-f", write(run_yaml()))[0] == 2  # the store named does not exist
     assert kidx("get", "runs", "-o", "name").err.startswith(f"error: no store at {store} (--store)")
     assert not store.exists()
 
 
-def test_several_new_objects_each_get_a_diff(kidx, write):
+def test_several_new_objects_each_get_a_diff(kidx, write, existing_store):
     code, out, err = kidx("diff", "-f", write(run_yaml(name="r1") + "---\n" + run_yaml(name="r2")))
     assert (code, err) == (1, "")
     assert [line for line in out.splitlines() if line.startswith("diff ")] == [
@@ -192,7 +212,7 @@ def test_no_file_exits_2(kidx):
     assert kidx("diff") == (2, "", "error: must specify -f\n")
 
 
-def test_diff_as_a_process_keeps_the_exit_codes(kidx_process, tmp_path):
+def test_diff_as_a_process_keeps_the_exit_codes(kidx_process, tmp_path, existing_store):
     path = tmp_path / "r1.yaml"
     path.write_text(run_yaml(), encoding="utf-8")
     code, out, err = kidx_process("diff", "-f", str(path))
@@ -202,3 +222,21 @@ def test_diff_as_a_process_keeps_the_exit_codes(kidx_process, tmp_path):
     assert kidx_process("diff", "-f", str(path)) == (0, "", "")
     assert kidx_process("diff", "-f", str(tmp_path / "nope.yaml")).code == 2
     assert kidx_process("diff", "--bogus").code == 2
+
+
+def test_a_store_named_that_does_not_exist_is_an_error_exit_2(kidx, kidx_process, write, store):
+    """As for get: --store or $KIDX_STORE naming no store is exit 2, not "everything is
+    new"; the input's own problems come first, and a by-name reference the batch lacks is
+    said to have no store to be looked in."""
+    missing = (f"error: no store at {store} (--store): nothing has been written there (check the path, or write to "
+               "it first, e.g. kidx apply -f)\n")
+    path = write(run_yaml())
+    assert kidx("diff", "-f", path) == (2, "", missing)
+    assert kidx_process("diff", "-f", path) == (2, "", missing.replace("(--store)", "($KIDX_STORE)"))
+    by_name = write(run_yaml().replace("  status: passed\n", "  status: passed\n  protocolRef: {name: p9}\n"), "r.yaml")
+    assert kidx("diff", "-f", by_name) == (2, "", (
+        f"error: {by_name}, document 1, line 10: spec.protocolRef.name: Not found: BenchmarkProtocol \"p9\" is not in "
+        f"this batch, and there is no store at {store} (--store) to look in\n"))
+    code, out, err = kidx("diff", "-f", write(run_yaml().replace("status: passed", "status: great"), "bad.yaml"))
+    assert (code, out) == (2, "") and "great" in err and "no store" not in err
+    assert not store.exists()

@@ -86,12 +86,25 @@ def test_digest_pins_by_name_references_from_the_store(kidx):
 
 
 def test_digest_unknown_by_name_reference_is_an_error(kidx, store):
+    kidx("apply", "-f", "-", stdin=json.dumps(PROTOCOL))
     code, out, err = kidx("digest", "-f", "-", stdin=json.dumps(run_by_name(protocol="nope")))
     assert (code, out) == (1, "")
     assert err == (
         'error: STDIN, document 1, line 1: spec.protocolRef.name: Not found: BenchmarkProtocol "nope" is '
         "neither in this batch nor in the store\n"
     )
+
+
+def test_digest_says_when_the_store_named_to_look_in_does_not_exist(kidx, store, kidx_process):
+    """digest needs a store only for by-name references the batch does not satisfy: with
+    none, a store named that does not exist is not read; with one, the error says the store
+    does not exist rather than that it lacks the name."""
+    message = ('error: STDIN, document 1, line 1: spec.protocolRef.name: Not found: BenchmarkProtocol "nope" is not '
+               f"in this batch, and there is no store at {store} (--store) to look in\n")
+    assert kidx("digest", "-f", "-", stdin=json.dumps(run_by_name(protocol="nope"))) == (1, "", message)
+    completed = kidx_process("digest", "-f", "-", stdin=json.dumps(run_by_name(protocol="nope")))
+    assert completed == (1, "", message.replace("(--store)", "($KIDX_STORE)"))
+    assert kidx("digest", "-f", str(SEED_BUNDLE)) == (0, SEED_LINES, "")
     assert not store.exists()
 
 

@@ -214,6 +214,35 @@ def test_index_and_cache_damage_is_found_and_repaired(kidx, seeded):
     assert len(kidx("history", "run", SEED_RUN_NAME).out.splitlines()) == 2
 
 
+@pytest.fixture
+def generations_repeated(kidx, seeded, seed_bundle) -> Path:
+    """The seed with its protocol relabelled (revision 2, generation 2) and its environment
+    deleted and applied again (generation 1 again: legitimate); then the protocol's second
+    revision, and its name, given generation 1 as its first has, through the catalog's SQL."""
+    relabelled = {**seed_bundle["protocol"], "metadata": {**seed_bundle["protocol"]["metadata"], "labels": {"t": "x"}}}
+    assert kidx("apply", "-f", "-", stdin=json.dumps(relabelled)).code == 0
+    assert kidx("delete", "env", ENVIRONMENT).code == 0
+    assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle["environment"])).code == 0
+    assert fsck_lines(kidx)[0] == 0  # generations 1, 2 and 1, 1 (deleted), 1: as they should be
+    sql(seeded, "UPDATE revisions SET generation = 1 WHERE kind = 'BenchmarkProtocol'")
+    sql(seeded, "UPDATE objects SET generation = 1 WHERE kind = 'BenchmarkProtocol'")
+    return seeded
+
+
+def test_a_generation_that_does_not_increase_is_reported_not_repaired(kidx, generations_repeated):
+    problem = (f"revision-generation BenchmarkProtocol/{PROTOCOL}: revision 2 has generation 1, no higher than "
+               "revision 1 before it (1)")
+    code, lines, _ = fsck_lines(kidx)
+    assert code == 1
+    assert [line for line in lines if not line.startswith(("dangling-reference ", "checked ", "2 notes"))] == [
+        problem, "1 problem: revision-generation 1"]
+    code, lines, err = fsck_lines(kidx, "--repair")
+    assert code == 1 and problem in lines and "cannot be repaired automatically" in err
+    report = json.loads(kidx("fsck", "-o", "json").out)
+    assert report["problems"] == [{"check": "revision-generation", "subject": f"BenchmarkProtocol/{PROTOCOL}",
+                                   "message": problem.split(": ", 1)[1]}]
+
+
 def test_name_disagreeing_with_its_history_is_reported_not_guessed(kidx, seeded):
     sql(seeded, "UPDATE objects SET title='forged' WHERE kind='BenchmarkProtocol'")
     code, lines, err = fsck_lines(kidx, "--repair")

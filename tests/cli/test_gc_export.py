@@ -256,3 +256,14 @@ def test_liger_import_round_trips_byte_for_byte(kidx_process, store, tmp_path):
     again = tmp_path / "again.kidx.json"
     assert kidx_process("export", "-o", str(again), env={"KIDX_STORE": str(restored)}).code == 0
     assert again.read_bytes().split(b"\n", 1)[1] == bundle.read_bytes().split(b"\n", 1)[1]
+
+
+def test_an_empty_bundle_imports_with_a_summary_that_ends_cleanly(kidx, seeded, tmp_path):
+    bundle = tmp_path / "none.kidx.json"
+    result = kidx("export", "runs", "-l", "nosuch=x", "-o", str(bundle))
+    assert (result.code, result.out) == (0, "")
+    restored = tmp_path / "restored"
+    assert kidx("import", "bundle", str(bundle), "--dry-run", store_path=restored) == (
+        0, "", "import bundle: 0 names, 0 revisions, 0 objects (dry run)\n")
+    assert kidx("import", "bundle", str(bundle), store_path=restored) == (
+        0, "", "import bundle: 0 names, 0 revisions, 0 objects\n")

@@ -129,7 +129,9 @@ def test_which_paths_read_the_runs_own_spec():
     assert plan("name") == LoadPlan(LoadMode.NAMES, frozenset())
     assert plan("name", "metadata.name").mode is LoadMode.MANIFESTS
     assert plan("yaml", "workload.spec.parameters.seq") == LoadPlan(LoadMode.MANIFESTS, frozenset({"workload"}))
-    assert plan("csv=N:.metadata.name").mode is plan("csv").mode is LoadMode.COLUMNS
+    assert plan("csv=N:.metadata.name").mode is LoadMode.COLUMNS
+    # the CRD's own columns (a table, or its raw form) need no annotations
+    assert plan("csv").mode is plan(None).mode is plan("wide").mode is LoadMode.TABLE
     assert plan("custom-columns=X:{..median}").mode is LoadMode.MANIFESTS
     assert reads("{..median}").own_spec and reads("{.items[*].metadata.name}").own_spec
     assert reads("{.items[*].spec.x}") == (frozenset(), True)

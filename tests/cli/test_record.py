@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -214,13 +215,34 @@ def test_ctrl_c_stops_the_harness_and_imports_nothing(checkout, tmp_path):
     assert not store.exists()
 
 
+def test_a_failing_command_is_said_as_a_shell_would_write_it(checkout, tmp_path):
+    """The command in an error reads as it would be typed: each argument quoted only when
+    it needs it, nothing quoted twice."""
+    store, python = tmp_path / "store", shlex.quote(sys.executable)
+
+    def recorded(*command: str) -> tuple[int, str]:
+        done = kidx_in(checkout, store, "record", "google-benchmark", "--no-capture", "--results", "out.json", "--",
+                       *command)
+        return done.returncode, done.stderr.splitlines()[-1]
+
+    assert recorded(sys.executable, "-c", "import sys; sys.exit(3)") == (
+        1, f"error: {python} -c 'import sys; sys.exit(3)' exited with status 3; nothing was imported")
+    assert recorded(sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGTERM)", "it's") == (
+        1, f"error: {python} -c 'import os, signal; os.kill(os.getpid(), signal.SIGTERM)' 'it'\"'\"'s' was killed by "
+           "SIGTERM; nothing was imported")
+    assert recorded(str(tmp_path / "no such harness"), "--fast") == (
+        1, f"error: cannot run '{tmp_path}/no such harness': No such file or directory; nothing was imported")
+    assert not store.exists()
+
+
 def test_bad_command_lines(checkout, tmp_path):
     store = tmp_path / "store"
     done = kidx_in(checkout, store, "record", "pytest-benchmark", "--label", "bad key=x", "--", "pytest")
     assert done.returncode == 1 and "--label bad key=x: Invalid value: \"bad key\"" in done.stderr
     done = kidx_in(checkout, store, "record", "pytest-benchmark", "--no-capture", "--", "make", "bench")
     assert done.returncode == 1
-    assert "cannot tell where 'make bench' writes pytest-benchmark JSON" in done.stderr
+    assert done.stderr == ("error: cannot tell where make bench writes pytest-benchmark JSON: run pytest directly, "
+                           "or give --results FILE\n")
     done = kidx_in(checkout, store, "record", "nosuch", "--", "true")
     assert done.returncode == 1 and "unknown format 'nosuch'" in done.stderr
     done = kidx_in(checkout, store, "record", "liger", "--environment", "e.yaml", "--capture", "--", "true")

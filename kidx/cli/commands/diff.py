@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import typer
 
-from kidx.cli.common import FilenameOption, RecursiveOption, StoreOption, kind_registry, open_store, output
+from kidx.cli.common import (
+    FilenameOption,
+    RecursiveOption,
+    StoreOption,
+    kind_registry,
+    open_store,
+    output,
+    require_store,
+    unresolved_without_store,
+)
 from kidx.errors import InvalidInputError, KidxError, UsageError
 
 DIFF_ERROR_EXIT = 2
@@ -29,7 +38,14 @@ def diff(
         result = read_sources(expand_sources(filename, recursive))
         if result.problems:
             raise InvalidInputError(result.problems)
-        text = render_diff(changed_objects(open_store(store), result.documents, kind_registry(), result.texts))
+        the_store = open_store(store)
+        try:
+            changes = changed_objects(the_store, result.documents, kind_registry(), result.texts)
+        except InvalidInputError as exc:
+            raise unresolved_without_store(exc, the_store, store) from None
+        # a store named that does not exist is an error, as for get: not "everything is new"
+        require_store(the_store, store)
+        text = render_diff(changes)
     except KidxError as exc:
         exc.exit_code = DIFF_ERROR_EXIT
         raise

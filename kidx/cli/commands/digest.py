@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import typer
 
-from kidx.cli.common import FilenameOption, RecursiveOption, StoreOption, kind_registry, open_store, output
+from kidx.cli.common import (
+    FilenameOption,
+    RecursiveOption,
+    StoreOption,
+    kind_registry,
+    open_store,
+    output,
+    unresolved_without_store,
+)
 from kidx.errors import InvalidInputError, UsageError
 
 
@@ -26,7 +34,11 @@ def digest(
     result = read_sources(expand_sources(filename, recursive))
     if result.problems:
         raise InvalidInputError(result.problems)
-    report = apply_documents(open_store(store), result.documents, kind_registry(), result.texts, dry_run=True)
+    the_store = open_store(store)
+    try:
+        report = apply_documents(the_store, result.documents, kind_registry(), result.texts, dry_run=True)
+    except InvalidInputError as exc:
+        raise unresolved_without_store(exc, the_store, store) from None
     output().data("".join(f"{o.digest}  {o.info.kind}/{o.name}\n" for o in report.outcomes))
 
 

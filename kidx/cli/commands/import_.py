@@ -184,10 +184,10 @@ def bundle(
                      + (f" {suffix}" if suffix else ""))
     out.data("".join(line + "\n" for line in lines))
     counts = Counter(outcome.action for outcome in report.outcomes)
+    actions = ", ".join(f"{count:,} {action}" for action, count in counts.items())
     out.notice(
         f"import bundle: {len(contents.names):,} names, {len(contents.revisions):,} revisions, "
-        f"{len(contents.objects):,} objects; " + ", ".join(f"{count:,} {action}" for action, count in counts.items())
-        + (f" {suffix}" if suffix else "")
+        f"{len(contents.objects):,} objects" + (f"; {actions}" if actions else "") + (f" {suffix}" if suffix else "")
     )
 
 
