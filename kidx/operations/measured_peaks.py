@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from kidx.manifests.document import Document
     from kidx.store.store import Store
 
 MEASURED = "kernelindex.dev/measured-"  # kidx.speed_of_light.peaks' annotations all start so
@@ -51,4 +52,19 @@ def keep_measured_peaks(body: dict, store: Store) -> KeptPeaks:
                            "measures them again)")
 
 
-__all__ = ["KeptPeaks", "keep_measured_peaks"]
+def keep_measured_peaks_in(documents: list[Document], name: str, store: Store) -> tuple[list[Document], list[str]]:
+    """``documents`` with the ExecutionEnvironment named ``name`` among them (when it is:
+    ``import --environment FILE``) keeping the peaks measured on it before; the notices."""
+    kept_documents, notices = [], []
+    for document in documents:
+        metadata = document.body.get("metadata") or {}
+        if document.body.get("kind") == "ExecutionEnvironment" and metadata.get("name") == name:
+            kept = keep_measured_peaks(document.body, store)
+            if kept.notice:
+                notices.append(kept.notice)
+            document = document._replace(body=kept.body)
+        kept_documents.append(document)
+    return kept_documents, notices
+
+
+__all__ = ["KeptPeaks", "keep_measured_peaks", "keep_measured_peaks_in"]

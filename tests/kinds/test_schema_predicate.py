@@ -91,10 +91,26 @@ SHAPES = [
     {"type": "array", "nullable": True, "items": {"type": "object", "properties": {"unknown": {"type": "integer"}},
                                                   "additionalProperties": False}},
     {"type": "array", "items": {"type": "number"}, "maxItems": 1},
+    {"type": "array", "items": {"type": "string", "nullable": True, "pattern": "^[a-z]$"}, "minItems": 2},
+    {"items": {"type": "integer", "minimum": 0}},
+    {"type": "object", "properties": {"name": {"type": "string"}}, "additionalProperties": {"type": "integer"}},
+    {"type": "object", "additionalProperties": False},
+    {"required": ["name"]},
+    {"type": "number", "minimum": 0, "maximum": 2},
+    {"minimum": 1},
+    {"maxLength": 1, "minItems": 1},
+    {"anyOf": [{"type": "string", "pattern": "^a"}, {"type": "integer"}, {"type": "object", "required": ["a"]}]},
+    {"type": "object", "nullable": True, "anyOf": [{"required": ["name"]}, {"required": ["a"]}]},
+    {"type": "object", "properties": {"name": {"type": "object", "properties": {"a": {"type": "array", "items": {
+        "type": "object", "properties": {"b": {"type": "boolean"}}, "additionalProperties": False}}},
+        "additionalProperties": False}}, "additionalProperties": False},
+    {},
 ]
 SHAPE_VALUES = [*ODD_VALUES, "2025-08-07T21:42:15.000Z", "2025-02-30T00:00:00Z", "ab", "passed", {"name": None},
                 {"name": "a", "n": None}, {"name": "a", "n": 5.0}, {"name": "a", "x": 1}, [1, 2], [1.0], [None],
-                [{"unknown": 1}], [{"unknown": "1"}], {"a": "b", "c": None}, {"a": 1}]
+                [{"unknown": 1}], [{"unknown": "1"}], {"a": "b", "c": None}, {"a": 1}, ["a", "b"], ["a", None],
+                [0, -1], 2.5, float("nan"), {"name": {"a": [{"b": True}]}}, {"name": {"a": [{"b": 1}]}},
+                {"name": {"a": [{"c": True}]}}, {"name": "a", "z": 2}, {"name": 1, "z": 2}]
 
 
 @pytest.mark.parametrize("schema", SHAPES, ids=lambda schema: json.dumps(schema, sort_keys=True)[:60])
@@ -107,4 +123,4 @@ def test_predicate_agrees_with_jsonschema_on_each_shape(schema):
         disagreements = [value for value in values if valid(value) != (not of_record.jsonschema_errors(value))]
         assert not disagreements, (shape, disagreements)
     assert any(compile_predicate(schema)(value) for value in SHAPE_VALUES)
-    assert not all(compile_predicate(schema)(value) for value in SHAPE_VALUES)
+    assert schema == {} or not all(compile_predicate(schema)(value) for value in SHAPE_VALUES)

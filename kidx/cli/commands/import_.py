@@ -240,21 +240,15 @@ def import_files(format_name: str, files: list[str], environment: str | None, dr
 
 
 def _keeping_measured_peaks(out, converted: Conversion, name: str, store) -> Conversion:
-    """The conversion with the environment from ``--environment FILE`` (when it came from
-    a file: it is then one of the documents) keeping the peaks measured on it before."""
+    """The conversion with the environment from ``--environment FILE`` keeping the peaks
+    measured on it before (kidx.operations.measured_peaks)."""
     import dataclasses
 
-    from kidx.operations.measured_peaks import keep_measured_peaks
+    from kidx.operations.measured_peaks import keep_measured_peaks_in
 
-    documents = []
-    for document in converted.documents:
-        metadata = document.body.get("metadata") or {}
-        if document.body.get("kind") == "ExecutionEnvironment" and metadata.get("name") == name:
-            kept = keep_measured_peaks(document.body, store)
-            if kept.notice:
-                out.notice(kept.notice)
-            document = document._replace(body=kept.body)
-        documents.append(document)
+    documents, notices = keep_measured_peaks_in(converted.documents, name, store)
+    for notice in notices:
+        out.notice(notice)
     return dataclasses.replace(converted, documents=documents)
 
 
