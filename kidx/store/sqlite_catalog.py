@@ -558,15 +558,23 @@ class SQLiteCatalog(SQLCatalog):
         finally:
             self.connection.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
         self._writing = True
-        version = self._schema_version()  # another kidx may have upgraded it meanwhile
-        if version is not None and version != SCHEMA_VERSION:
-            self._use_version(version)
-            self._upgraded_from = version
+        self._follow_version()  # another kidx may have upgraded it since it was opened
+        if self.version != SCHEMA_VERSION:
+            self._upgraded_from = self.version
             self._upgrade()
 
     @translating
     def begin_read(self) -> None:
         self.connection.execute("BEGIN")
+        self._follow_version()  # the snapshot's own version (the first read starts it)
+
+    def _follow_version(self) -> None:
+        """Speak the SQL of the schema version the database has now: another process may
+        have upgraded it since this connection was opened."""
+        if self.has_schema:
+            version = self._schema_version()
+            if version is not None and version != self.version:
+                self._use_version(version)
 
     @translating
     def commit(self) -> None:
