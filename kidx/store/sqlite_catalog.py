@@ -579,17 +579,30 @@ class SQLiteCatalog(SQLCatalog):
     @translating
     def commit(self) -> None:
         self.connection.execute("COMMIT")
-        if self._upgraded_from is not None:
+        upgraded = self._upgraded_from is not None
+        if upgraded:
             self._upgraded_from = None
             notices.notify(UPGRADED.format(location=self.location, version=SCHEMA_VERSION))
         if self._writing:
             self._writing = False
             try:
+                if upgraded:
+                    self._compact()
                 self._checkpoint()
             except (sqlite3.Error, KeyboardInterrupt):
                 # Committed is done: housekeeping that fails (a full disk) or is interrupted
                 # (Ctrl-C) must not turn the command's success into a reported failure.
                 pass
+
+    def _compact(self) -> None:
+        """Give back the pages the old schema's tables held (an upgrade writes the new tables
+        beside them), if nobody is in the way: VACUUM is its own transaction, all or nothing."""
+        self.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        self.connection.execute("PRAGMA busy_timeout=0")
+        try:
+            self.connection.execute("VACUUM")
+        finally:
+            self.connection.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
 
     def _checkpoint(self) -> None:
         """Fold the write-ahead log into the database and empty it, if nobody is in the way.

@@ -157,6 +157,11 @@ def test_the_upgrade_keeps_every_row_and_the_catalog_then_works_as_a_new_one(kid
     upgraded = sqlite_catalog.UPGRADED.format(location=store / "catalog.sqlite", version=sqlite_catalog.SCHEMA_VERSION)
     assert result.err.count(upgraded) == 1, result.err
     assert schema_version(store) == sqlite_catalog.SCHEMA_VERSION
+    connection = sqlite3.connect(store / "catalog.sqlite")
+    try:  # the old tables' pages were given back after the commit
+        assert connection.execute("PRAGMA freelist_count").fetchone()[0] == 0
+    finally:
+        connection.close()
     with Store(store).reading() as catalog:
         after_entries, after_revisions = list(catalog.all_entries()), list(catalog.all_revisions())
         after_indexes = catalog.index_rows()
