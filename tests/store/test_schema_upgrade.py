@@ -224,3 +224,31 @@ def test_an_upgrade_killed_before_its_commit_leaves_the_old_store_as_it_was(kidx
     # and the next write upgrades it
     assert kidx("apply", "-f", str(SEED_BUNDLE), store_path=store).code == 0
     assert schema_version(store) == sqlite_catalog.SCHEMA_VERSION
+
+
+def test_a_catalog_opened_before_another_process_upgraded_it_reads_and_writes_the_new_schema(kidx, tmp_path):
+    store = copy_of_old_store(tmp_path / "store")
+    reader, writer = Store(store), Store(store)
+    reading, writing = reader.catalog(), writer.catalog(write=True)  # both opened on schema 1
+    assert (reading.version, writing.version) == ("1", "1")
+    with Store(store).reading() as catalog:
+        run = catalog.get("BenchmarkRun", SEED_RUN_NAME)
+        revisions = catalog.revisions("BenchmarkRun", SEED_RUN_NAME)
+    assert run is not None
+    protocol = json.dumps(json.loads(SEED_BUNDLE.read_text())["protocol"])  # stored as it is: unchanged
+    assert kidx("apply", "-f", "-", stdin=protocol, store_path=store).code == 0  # another process upgrades it
+    assert schema_version(store) == sqlite_catalog.SCHEMA_VERSION
+    with reader.reading() as catalog:
+        assert catalog.get("BenchmarkRun", SEED_RUN_NAME) == run
+        assert [entry.name for entry in catalog.by_digest(run.digest)] == [SEED_RUN_NAME]
+        assert catalog.revisions("BenchmarkRun", SEED_RUN_NAME) == revisions
+    with writer.write() as transaction:
+        transaction.delete(run, "2026-12-02T00:00:00Z")
+    reader.close()
+    writer.close()
+    history = kidx("history", "run", SEED_RUN_NAME, store_path=store)
+    assert history.code == 0 and history.out.splitlines()[-1].split()[:2] == ["3", "deleted"], history
+    with Store(store).reading() as catalog:
+        assert catalog.get("BenchmarkRun", SEED_RUN_NAME) is None
+        assert catalog.revisions("BenchmarkRun", SEED_RUN_NAME)[:2] == revisions
+        assert catalog.revisions("BenchmarkRun", SEED_RUN_NAME)[2].digest == run.digest
