@@ -114,7 +114,9 @@ class RunsRequest(Protocol):
     def references(self) -> tuple: ...
 
 
-def select_runs(store: Store, registry: KindRegistry, request: RunsRequest) -> Selection:
+def select_runs(store: Store, registry: KindRegistry, request: RunsRequest, conditions: tuple = ()) -> Selection:
+    """The runs the request selects, analysed; ``conditions``: ReferenceConditions they
+    must also meet."""
     from kidx.operations.get import Query, find_objects
 
     query = Query(
@@ -122,6 +124,7 @@ def select_runs(store: Store, registry: KindRegistry, request: RunsRequest) -> S
         selector=request.selector,
         field_selector=request.field_selector,
         references=tuple(request.references),
+        reference_conditions=conditions,
     )
     result = find_objects(store, registry, query)
     fields = run_reference_fields(registry)

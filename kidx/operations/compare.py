@@ -39,7 +39,7 @@ from kidx.analysis.significance import (
     rule_text,
 )
 from kidx.errors import KidxError, UsageError
-from kidx.operations.analysed_runs import AnalysedRun, Referenced, select_runs
+from kidx.operations.analysed_runs import AnalysedRun, Referenced, run_reference_fields, select_runs
 
 NOTHING_COMPARED = "nothing compared"
 SUGGESTIONS = 8  # values or keys listed when a name matches nothing
@@ -189,14 +189,29 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
 
 def _history(store, registry, request: CompareRequest, selected: list[AnalysedRun]) -> list[AnalysedRun]:
     """The store's runs of the selected runs' series (the history a verdict's noise is
-    measured on): one look-up per workload and environment, by their references."""
+    measured on): the runs on each (workload, environment) pair of the selection, found by
+    their references in one look-up per environment (or per workload, when there are
+    fewer), never one per pair."""
+    from kidx.store.catalog import ReferenceCondition
+
     if not (request.names or request.selector or request.field_selector or request.references):
         return selected  # the selection is the whole store
-    pairs = sorted({(run.workload.digest, run.environment.digest) for run in selected if run.measure is not None
-                    and run.workload.digest and run.environment.digest})
-    found: dict[str, AnalysedRun] = {run.name: run for run in selected}
+    pairs = {(run.workload.digest, run.environment.digest) for run in selected if run.measure is not None
+             and run.workload.digest and run.environment.digest}
+    fields = run_reference_fields(registry)
+    workload_field, environment_field = fields["workload"][0], fields["environment"][0]
+    by_environment = len({e for _, e in pairs}) <= len({w for w, _ in pairs})
+    groups: dict[str, set[str]] = {}
     for workload, environment in pairs:
-        for run in select_runs(store, registry, CompareRequest(names=[], references=(workload, environment))).runs:
+        key, other = (environment, workload) if by_environment else (workload, environment)
+        groups.setdefault(key, set()).add(other)
+    key_field, other_field = (environment_field, workload_field) if by_environment else (workload_field,
+                                                                                        environment_field)
+    found: dict[str, AnalysedRun] = {run.name: run for run in selected}
+    for key in sorted(groups):
+        conditions = (ReferenceCondition(digests=(key,), field=key_field),
+                      ReferenceCondition(digests=tuple(sorted(groups[key])), field=other_field))
+        for run in select_runs(store, registry, CompareRequest(names=[]), conditions).runs:
             found.setdefault(run.name, run)
     return list(found.values())
 

@@ -30,6 +30,9 @@ class Query(NamedTuple):
     # referenced objects to attach to each manifest under the reference field's name
     # without "Digest" (``workload``), for columns and sort keys such as workload.spec.parameters.seq
     reference_roles: frozenset = frozenset()
+    # typed conditions on references, held with the rest (for callers that have digests,
+    # not --references text: compare's history)
+    reference_conditions: tuple[ReferenceCondition, ...] = ()
 
 
 class QueryResult(NamedTuple):
@@ -129,6 +132,7 @@ def _conditions(query: Query, registry: KindRegistry, catalog, targets) -> Catal
         from kidx.query.references import reference_conditions
 
         references = tuple(reference_conditions(list(query.references), registry, catalog))
+    references += tuple(query.reference_conditions)
     fields, referenced = [], []
     if query.field_selector is not None:
         from kidx.query.field_selector import split_path
