@@ -87,6 +87,17 @@ def test_pytest_benchmark_recorded_with_the_commit_and_a_captured_environment(ch
     assert len(newer) == 3 and all(run["metadata"]["labels"]["suite"] == "nightly" for run in newer)
 
 
+def test_library_names_the_implementations_of_pytest_benchmark_runs(checkout, tmp_path):
+    store = tmp_path / "store"
+    done = kidx_in(checkout, store, "record", "pytest-benchmark", "--no-capture", "--library", "fastrope", "--",
+                   sys.executable, "-m", "pytest", "test_sample.py", *PYTEST_OPTIONS)
+    assert done.returncode == 0, done.stderr
+    assert "(pass --library NAME)" not in done.stderr  # no guess to warn about
+    implementations = json.loads(kidx_in(REPO, store, "get", "implementations", "-o", "json").stdout)["items"]
+    assert implementations and {item["spec"]["library"] for item in implementations} == {"fastrope"}
+    assert all(item["metadata"]["name"].startswith("pytest-fastrope-") for item in implementations)
+
+
 def test_google_benchmark_recorded(checkout, tmp_path):
     pytest.importorskip("google_benchmark")
     store = tmp_path / "store"
@@ -247,4 +258,7 @@ def test_bad_command_lines(checkout, tmp_path):
     assert done.returncode == 1 and "unknown format 'nosuch'" in done.stderr
     done = kidx_in(checkout, store, "record", "liger", "--environment", "e.yaml", "--capture", "--", "true")
     assert done.returncode == 1 and "--environment and --capture exclude each other" in done.stderr
+    done = kidx_in(checkout, store, "record", "nvbench", "--library", "x", "--", "true")
+    assert (done.returncode, done.stdout, done.stderr) == (
+        1, "", "error: --library applies to pytest-benchmark (the nvbench format names its implementations itself)\n")
     assert not store.exists()

@@ -1,4 +1,4 @@
-"""kidx record [--environment NAME|FILE | --capture] [--label k=v…] [--results FILE] FORMAT -- COMMAND…
+"""kidx record [--environment NAME|FILE | --capture] [--label k=v…] [--results FILE] [--library NAME] FORMAT -- COMMAND…
 
 Runs a benchmark harness and imports what it wrote, labelled with the commit it ran; the
 steps are kidx.operations.record's, the import is kidx import's.
@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from kidx.cli.commands.import_ import EnvironmentOption, OutputOption
+from kidx.cli.commands.import_ import EnvironmentOption, LibraryOption, OutputOption
 from kidx.cli.common import DryRunOption, StoreOption, output
 from kidx.errors import UsageError
 from kidx.importers.framework import IMPORTERS
@@ -43,6 +43,7 @@ def record(
         str | None,
         typer.Option("--results", help="The file the command writes its results to (default: found per format)."),
     ] = None,
+    library: LibraryOption = None,
     dry_run: DryRunOption = "none",
     output_format: OutputOption = None,
     store: StoreOption = None,
@@ -66,6 +67,9 @@ def record(
         raise UsageError(f"unknown format {format_name!r}; formats: {', '.join(IMPORTERS)}")
     if environment is not None and capture:
         raise UsageError("--environment and --capture exclude each other")
+    if library is not None and not IMPORTERS[format_name].library_option:
+        takes = ", ".join(name for name, info in IMPORTERS.items() if info.library_option)
+        raise UsageError(f"--library applies to {takes} (the {format_name} format names its implementations itself)")
     checked_output(output_format, ("json", "name", "yaml"))
     labels = recording.parse_labels(label or [])
     command = list(command or [])
@@ -93,7 +97,8 @@ def record(
         def adjust(conversion):
             return recording.label_runs(plan.restore_lines(conversion), run_labels, annotations)
 
-        import_files(format_name, files, environment, dry_run, output_format, store, adjust=adjust)
+        import_files(format_name, files, environment, dry_run, output_format, store, adjust=adjust,
+                     options={"library": library} if library else None)
 
 
 def _capture(out, scratch) -> str:
