@@ -18,6 +18,7 @@ from kidx.api.arguments import (
     parse_only,
     parse_selector,
     parse_threshold,
+    reference_values,
 )
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ def compare_request(
         names=list(names),
         selector=parse_selector(selector),
         field_selector=parse_field_selector(field_selector),
-        references=tuple(references),
+        references=reference_values(references),
         label_key=parse_by(by),
         baseline=baseline,
         threshold=parse_threshold(threshold),
@@ -71,7 +72,7 @@ def series_request(
         names=list(names),
         selector=parse_selector(selector),
         field_selector=parse_field_selector(field_selector),
-        references=tuple(references),
+        references=reference_values(references),
         label_key=label,
         baseline=baseline,
         threshold=parse_threshold(threshold),

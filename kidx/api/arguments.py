@@ -19,6 +19,12 @@ if TYPE_CHECKING:
 VERDICTS = ("faster", "slower", "same", "inconclusive", "unconfirmed")  # what --only can keep
 
 
+def reference_values(values: Iterable[str]) -> tuple[str, ...]:
+    """``--references`` values (``workload/NAME``, a digest, ``TYPE:SELECTOR``), each of
+    which the selected objects must refer to; one string is one value, not its letters."""
+    return (values,) if isinstance(values, str) else tuple(values)
+
+
 def parse_selector(text: str | None) -> LabelSelector | None:
     """A label selector (``-l``), or None for none."""
     if text is None:

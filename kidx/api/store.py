@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 
+from kidx.api.arguments import reference_values
 from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -159,18 +160,19 @@ class Store:
     # reading ----------------------------------------------------------------------------
 
     def get(self, kind: str, *names: str, selector: str | None = None,
-            field_selector: str | None = None) -> list[StoredObject]:
+            field_selector: str | None = None, references: Iterable[str] = ()) -> list[StoredObject]:
         """Objects of ``kind`` (any spelling ``kidx get`` takes: runs, run, br,
         BenchmarkRun, ``runs,workloads``, ``all``), by name or digest, else every one the
         label and field selectors select (the command line's grammar, references
-        included: ``workload.spec.parameters.seq=16384``). A name that matches nothing
-        raises NotFoundError with the command's message."""
+        included: ``workload.spec.parameters.seq=16384``) and that refers to each of
+        ``references`` (``--references``: ``workload/NAME``, a digest, ``TYPE:SELECTOR``).
+        A name that matches nothing raises NotFoundError with the command's message."""
         from kidx.api.objects import stored_object
         from kidx.errors import NotFoundError
         from kidx.operations.get import Query, find_objects
 
         query = Query(arguments=[kind, *names], selector=_label_selector(selector),
-                      field_selector=_field_selector(field_selector))
+                      field_selector=_field_selector(field_selector), references=reference_values(references))
         self._require()
         result = find_objects(self._store, _registry(), query)
         if result.missing:
@@ -178,19 +180,20 @@ class Store:
         return [stored_object(manifest, self._resolve) for _, manifests in result.groups for manifest in manifests]
 
     def records(self, selector: str | None = None, field_selector: str | None = None,
-                columns: Sequence[str] | None = None) -> list[dict[str, Any]]:
-        """Selected runs as rows of plain values (kidx.api.rows says which columns)."""
+                columns: Sequence[str] | None = None, references: Iterable[str] = ()) -> list[dict[str, Any]]:
+        """Selected runs as rows of plain values (kidx.api.rows says which columns);
+        ``references`` selects as in ``get``."""
         from kidx.api.rows import run_rows
 
-        return run_rows(self._runs(selector, field_selector), columns)
+        return run_rows(self._runs(selector, field_selector, references), columns)
 
     def frame(self, selector: str | None = None, field_selector: str | None = None,
-              columns: Sequence[str] | None = None) -> Any:
+              columns: Sequence[str] | None = None, references: Iterable[str] = ()) -> Any:
         """Selected runs as a pandas DataFrame, one row each, the columns of ``records``
         (``observedAt`` as a timezone-aware timestamp). Needs ``pip install 'kidx[pandas]'``."""
         from kidx.api.rows import data_frame
 
-        return data_frame(self.records(selector, field_selector, columns), columns)
+        return data_frame(self.records(selector, field_selector, columns, references), columns)
 
     def compare(self, *names: str, selector: str | None = None, field_selector: str | None = None,
                 references: Iterable[str] = (), by: str = "implementation", baseline: str | None = None,
@@ -242,11 +245,12 @@ class Store:
 
     # internals --------------------------------------------------------------------------
 
-    def _runs(self, selector: str | None, field_selector: str | None) -> list[AnalysedRun]:
+    def _runs(self, selector: str | None, field_selector: str | None, references: Iterable[str]) -> list[AnalysedRun]:
         """The selected runs as compare reads them: headline figure and referenced objects."""
         from kidx.operations.analysed_runs import select_runs
 
-        request = _RunsRequest([], _label_selector(selector), _field_selector(field_selector), ())
+        request = _RunsRequest([], _label_selector(selector), _field_selector(field_selector),
+                               reference_values(references))
         self._require()
         return select_runs(self._store, _registry(), request).runs
 

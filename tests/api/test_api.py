@@ -166,6 +166,23 @@ def test_not_found_names_every_missing_object(head_store):
                                  'benchmarkruns.kernelindex.dev "b" not found')
 
 
+def test_references_select_as_the_command_lines(cli, head_store):
+    """``references=`` is ``--references``: objects by TYPE/NAME, one string or several."""
+    workload, triton = f"workload/{WORKLOAD}", "implementation/liger-llama4-rope-liger-triton"
+    code, out, _ = cli("get", "runs", "--references", workload, "--references", triton, "-o", "name",
+                       store_path=head_store)
+    expected = [line.split("/", 1)[1] for line in out.splitlines()]
+    assert code == 0 and SEED_RUN in expected and HF_RUN not in expected
+    with kidx.open_store(head_store) as store:
+        assert [run.name for run in store.get("runs", references=[workload, triton])] == expected
+        assert [row["name"] for row in store.records(references=(workload, triton))] == expected
+        both = [run.name for run in store.get("runs", references=workload)]  # one string: one value
+        assert SEED_RUN in both and HF_RUN in both and len(both) > len(expected)
+        with pytest.raises(NotFoundError) as raised:
+            store.records(references="workload/no-such-workload")
+    assert 'workloads.kernelindex.dev "no-such-workload" not found' in str(raised.value)
+
+
 # --- records and frames ----------------------------------------------------------------
 
 def test_records_are_one_row_per_selected_run(cli, head_store):
