@@ -17,6 +17,9 @@ class DescribeResult(NamedTuple):
     descriptions: list[Description]
     missing: list[str]  # NotFound messages
     by_prefix: bool  # found by name prefix (kubectl prints these one newline apart)
+    # per description: a run's achieved bandwidth, FLOP/s and share of the GPU's peak
+    # (kidx.speed_of_light.achieved.Achieved), None where unknown or not a run
+    speed_of_light: tuple = ()
 
 
 def describe_objects(
@@ -42,7 +45,27 @@ def describe_objects(
             if prefixed:
                 found, missing, by_prefix = found + prefixed, [], True
         descriptions = [describe_entry(store, info, entry) for info, entry in found]
-    return DescribeResult(descriptions, missing, by_prefix)
+        figures = [_speed_of_light(store, info, d.manifest) for (info, _), d in zip(found, descriptions, strict=True)]
+    return DescribeResult(descriptions, missing, by_prefix, tuple(figures))
+
+
+def _speed_of_light(store: Store, info, manifest: dict):
+    """A run's figures, from its workload's cost and its environment's peaks; None for
+    another kind, or a run whose latency, workload or cost is unknown."""
+    spec = manifest.get("spec") or {}
+    fields = {reference.target_kind: reference.field for reference in info.references}
+    if info.kind != "BenchmarkRun" or "Workload" not in fields or spec.get("status") != "passed":
+        return None
+    workload_digest, environment_digest = spec.get(fields["Workload"]), spec.get(fields.get("ExecutionEnvironment", ""))
+    if not isinstance(workload_digest, str):
+        return None
+    from kidx.speed_of_light.achieved import achieved
+
+    workload = store.referenced_manifests([workload_digest], "Workload").get(workload_digest)
+    environment = None
+    if isinstance(environment_digest, str):
+        environment = store.referenced_manifests([environment_digest], "ExecutionEnvironment").get(environment_digest)
+    return achieved(spec, (workload or {}).get("spec"), environment)
 
 
 __all__ = ["DescribeResult", "describe_objects"]

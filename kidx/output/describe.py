@@ -8,6 +8,7 @@ section header ends the run.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from kidx.output.terminal import escape_control
 from kidx.query.descriptions import Description
@@ -93,13 +94,15 @@ def _scalar(value) -> str:
     return str(value)
 
 
-def describe_texts(descriptions: list[Description], by_prefix: bool = False) -> str:
+def describe_texts(descriptions: list[Description], by_prefix: bool = False, speed_of_light: Sequence = ()) -> str:
     """Every description, a blank line apart (one newline apart when found by name
-    prefix, as kubectl prints them)."""
-    return ("\n" if by_prefix else "\n\n").join(describe_text(d) for d in descriptions)
+    prefix, as kubectl prints them); ``speed_of_light``: each one's figures, or None."""
+    figures = list(speed_of_light) or [None] * len(descriptions)
+    return ("\n" if by_prefix else "\n\n").join(
+        describe_text(d, f) for d, f in zip(descriptions, figures, strict=True))
 
 
-def describe_text(description: Description) -> str:
+def describe_text(description: Description, speed_of_light=None) -> str:
     manifest, references, referrers = description.manifest, description.references, description.referrers
     metadata = manifest["metadata"]
     writer = DescribeWriter()
@@ -126,6 +129,8 @@ def describe_text(description: Description) -> str:
             if line.title:
                 shown += f" ({line.title})"
             writer.pair(humanize(line.field), f"{shown}  {line.digest[:19]}", 2)
+    if speed_of_light is not None:
+        _speed_of_light(writer, speed_of_light)
     if referrers:
         writer.header("Referenced By")
         for referrer in referrers:
@@ -137,3 +142,34 @@ def describe_text(description: Description) -> str:
     else:
         writer.pair("Referenced By", NONE)
     return writer.render()
+
+
+def _speed_of_light(writer: DescribeWriter, figures) -> None:
+    """What the run achieved against the GPU's peaks (docs/speed-of-light.md): the lines
+    whose figures are known, and no guess for the others."""
+    from kidx.output.speed_of_light import bandwidth, flop_rate, percent
+
+    cost = figures.cost
+    moved = [f"{cost.bytes:,} B" if cost.bytes is not None else None,
+             f"{cost.flops:,} FLOP" if cost.flops is not None else None]
+    source = f"formula {cost.formula}" if cost.formula else cost.source
+    writer.header("Speed of Light")
+    writer.pair("Cost", f"{', '.join(part for part in moved if part)} ({source})", 2)
+
+    def shares(of_published, of_measured) -> str:
+        said = [f"{percent(value)} of the {which} peak" for value, which in (
+            (of_published, "published"), (of_measured, "measured")) if value is not None]
+        return f" ({', '.join(said)})" if said else ""
+
+    peak, measured = figures.peak, figures.measured
+    if figures.bytes_per_second is not None:
+        writer.pair("Bandwidth", bandwidth(figures.bytes_per_second) + shares(
+            peak.bandwidth if peak else None, measured.bandwidth if measured else None), 2)
+    if figures.flops_per_second is not None:
+        precision = f" {figures.precision}" if figures.precision else ""
+        writer.pair("FLOP/s", flop_rate(figures.flops_per_second) + precision + shares(
+            peak.flops if peak else None, measured.flops if measured else None), 2)
+    if peak is not None and peak.sol is not None:
+        writer.pair("SOL", f"{percent(peak.sol)} of the published peak of the {figures.gpu}", 2)
+    if measured is not None and measured.sol is not None:
+        writer.pair("SOL Measured", f"{percent(measured.sol)} of the peak measured on the environment", 2)

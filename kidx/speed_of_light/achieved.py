@@ -13,15 +13,16 @@ FLOPs / FLOP peak) / latency, each term present only when both of its sides are 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
 
+from kidx.records import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from typing import Any
 from kidx.speed_of_light.costs import Cost, cost_of, timed_pass
 from kidx.speed_of_light.peaks import PRECISION_OF_DTYPE, measured_peak, published_peak
 
 
-@dataclass(frozen=True)
-class Fractions:
+class Fractions(NamedTuple):
     """Fractions (0.61, not 61) of one set of peaks; None where a side is unknown."""
 
     bandwidth: float | None
@@ -33,8 +34,7 @@ class Fractions:
         return max(known) if known else None
 
 
-@dataclass(frozen=True)
-class Achieved:
+class Achieved(NamedTuple):
     cost: Cost
     latency_ns: float
     bytes_per_second: float | None

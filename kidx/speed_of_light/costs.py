@@ -25,8 +25,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+
+from kidx.records import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from typing import Any
 
 LIGER_FAMILY = "liger_kernel_bench"
 PASSES = ("forward", "backward", "full", "no-grad-forward")
@@ -41,8 +44,7 @@ INT64 = 8
 COMPLEX64 = 8
 
 
-@dataclass(frozen=True)
-class Cost:
+class Cost(NamedTuple):
     """What one invocation costs. ``source`` is ``declared`` (the workload's spec.cost) or
     ``formula``; ``formula`` names the formula (``liger_kernel_bench/rms_norm/forward``)."""
 
@@ -52,8 +54,7 @@ class Cost:
     formula: str | None = None
 
 
-@dataclass(frozen=True)
-class Traffic:
+class Traffic(NamedTuple):
     """The two passes of an operation, from which every timed pass is composed:
     forward = reads + writes + saved; no-grad-forward = reads + writes (nothing is saved
     without autograd); backward = backward_reads + backward_writes; full = forward +

@@ -14,15 +14,17 @@ the environment's annotations, outside its identity.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+
+from kidx.records import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from typing import Any
 
 TERA = 10**12
 GIGA = 10**9
 
 
-@dataclass(frozen=True)
-class Peak:
+class Peak(NamedTuple):
     """Per-GPU peaks: memory bandwidth in bytes/s, dense FLOP/s by math precision (``fp32``
     on the CUDA cores; ``tf32``, ``bf16``, ``fp16``, ``fp8`` on the Tensor Cores; a
     precision the GPU lacks is absent)."""
@@ -84,8 +86,7 @@ def published_peak(hardware: Mapping[str, Any] | None) -> Peak | None:
     return PUBLISHED.get((hardware.get("product"), hardware.get("formFactor")))  # type: ignore[arg-type]
 
 
-@dataclass(frozen=True)
-class MeasuredPeak:
+class MeasuredPeak(NamedTuple):
     bandwidth: float | None
     flops: Mapping[str, float]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import SEED_BUNDLE, SEED_PROTOCOL_DIGEST, SEED_RUN_DIGEST, SEED_RUN_NAME
+from conftest import REPO, SEED_BUNDLE, SEED_PROTOCOL_DIGEST, SEED_RUN_DIGEST, SEED_RUN_NAME
 
 from kidx.identity import digest_of
 
@@ -327,3 +327,59 @@ def test_describe_missing_store_creates_nothing(kidx, store):
     assert kidx("describe", "runs") == (1, "", missing)
     assert kidx("describe", "run", "x") == (1, "", missing)
     assert not store.exists()
+
+
+# --- speed of light ------------------------------------------------------------------------
+
+H200_DATA = REPO / "tests" / "data" / "h200"
+H200_FORWARD = "liger-llama4-rope-forward-liger-nvidia-h200-hidden8192-kv-heads8-q-heads32-seq16384-bf16-f7c12242c8"
+
+
+def _section(text: str) -> list[str]:
+    lines = text.splitlines()
+    if "Speed of Light:" not in lines:
+        return []
+    start = lines.index("Speed of Light:")
+    end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith("  "))
+    return lines[start:end]
+
+
+def test_a_timed_run_shows_its_speed_of_light_and_others_do_not(kidx):
+    imported = kidx("import", "liger", str(H200_DATA / "all_benchmark_data.csv"), "--environment",
+                    str(H200_DATA / "environment.yaml"))
+    assert imported.code == 0, imported.err
+    described = kidx("describe", "run", H200_FORWARD)
+    assert described.code == 0, described.err
+    assert _section(described.out) == [
+        "Speed of Light:",
+        "  Cost:         687,865,856 B (formula liger_kernel_bench/llama4_rope/forward)",
+        "  Bandwidth:    1.861TB/s (38.8% of the published peak)",
+        "  SOL:          38.8% of the published peak of the H200 SXM 141GB",
+    ]
+    lines = described.out.splitlines()
+    assert lines.index("Speed of Light:") == lines.index("References:") + 5  # after the four references
+    # a memory run has no latency, and a workload or environment is not described so
+    for other in ("liger-llama4-rope-full-memory", "workload", "environment"):
+        if other.startswith("liger"):
+            names = kidx("get", "runs", "-o", "name").out.split()
+            other = next(name for name in names if other in name)
+        assert _section(kidx("describe", other).out) == [], other
+
+
+def test_the_measured_peak_of_the_environment_is_shown_beside_the_published_one(kidx):
+    assert kidx("import", "liger", str(H200_DATA / "all_benchmark_data.csv"), "--environment",
+                str(H200_DATA / "environment.yaml")).code == 0
+    environment = json.loads(kidx("get", "environments", "-o", "json").out)["items"][0]
+    environment["metadata"]["annotations"] = {
+        **environment["metadata"].get("annotations", {}),
+        "kernelindex.dev/measured-memory-bandwidth": "4000000000000",
+        "kernelindex.dev/measured-peaks-at": "2026-12-01T00:00:00Z",
+    }
+    for key in ("digest", "creationTimestamp", "generation"):
+        environment["metadata"].pop(key)
+    assert kidx("apply", "-f", "-", stdin=json.dumps(environment)).code == 0
+    assert _section(kidx("describe", "run", H200_FORWARD).out)[2:] == [
+        "  Bandwidth:     1.861TB/s (38.8% of the published peak, 46.5% of the measured peak)",
+        "  SOL:           38.8% of the published peak of the H200 SXM 141GB",
+        "  SOL Measured:  46.5% of the peak measured on the environment",
+    ]
