@@ -199,18 +199,16 @@ def _history(store, registry, request: CompareRequest, selected: list[AnalysedRu
     pairs = {(run.workload.digest, run.environment.digest) for run in selected if run.measure is not None
              and run.workload.digest and run.environment.digest}
     fields = run_reference_fields(registry)
-    workload_field, environment_field = fields["workload"][0], fields["environment"][0]
-    by_environment = len({e for _, e in pairs}) <= len({w for w, _ in pairs})
+    pair_fields = (fields["workload"][0], fields["environment"][0])  # in the pairs' order
+    # one look-up per value of the role with fewer distinct values (0: workload, 1: environment)
+    key, other = (1, 0) if len({p[1] for p in pairs}) <= len({p[0] for p in pairs}) else (0, 1)
     groups: dict[str, set[str]] = {}
-    for workload, environment in pairs:
-        key, other = (environment, workload) if by_environment else (workload, environment)
-        groups.setdefault(key, set()).add(other)
-    key_field, other_field = (environment_field, workload_field) if by_environment else (workload_field,
-                                                                                        environment_field)
+    for pair in pairs:
+        groups.setdefault(pair[key], set()).add(pair[other])
     found: dict[str, AnalysedRun] = {run.name: run for run in selected}
-    for key in sorted(groups):
-        conditions = (ReferenceCondition(digests=(key,), field=key_field),
-                      ReferenceCondition(digests=tuple(sorted(groups[key])), field=other_field))
+    for value in sorted(groups):
+        conditions = (ReferenceCondition(digests=(value,), field=pair_fields[key]),
+                      ReferenceCondition(digests=tuple(sorted(groups[value])), field=pair_fields[other]))
         for run in select_runs(store, registry, CompareRequest(names=[]), conditions).runs:
             found.setdefault(run.name, run)
     return list(found.values())

@@ -9,6 +9,7 @@ control character is escaped too (``kidx.output.terminal``).
 from __future__ import annotations
 
 import re
+from itertools import zip_longest
 
 from kidx.output.terminal import escape_control
 
@@ -34,16 +35,9 @@ def render_table(headers: list[str] | None, rows: list[list[str]]) -> str:
         return ""
     # the usual line is printable as a whole, and then each of its cells is
     lines = [line if "".join(line).isprintable() else [sanitize(cell) for cell in line] for line in lines]
-    count = max(len(line) for line in lines)
-    if all(len(line) == count for line in lines):
-        widths = [max(width + PADDING, MIN_WIDTH) for width in map(max, *(map(len, line) for line in lines))] \
-            if len(lines) > 1 else [max(len(cell) + PADDING, MIN_WIDTH) for cell in lines[0]]
-    else:  # rows of different lengths (never from kidx's own tables, but allowed)
-        widths = [0] * count
-        for line in lines:
-            for index, cell in enumerate(line[:-1]):
-                widths[index] = max(widths[index], len(cell))
-        widths = [max(width + PADDING, MIN_WIDTH) for width in widths]
+    # each column but a line's last is as wide as its widest cell (the last is never padded)
+    widths = [max(max(map(len, column)) + PADDING, MIN_WIDTH)
+              for column in zip_longest(*(line[:-1] for line in lines), fillvalue="")]
     out: list[str] = []
     layouts: dict[int, str] = {}  # cells in a line -> its format: each cell but the last padded
     for line in lines:

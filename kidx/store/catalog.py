@@ -226,6 +226,18 @@ def field_text(obj: Mapping, path: Sequence[str]) -> str | None:
     return scalar_text(node)
 
 
+def decoded_together(texts: Sequence[str]) -> list | None:
+    """The JSON values of many texts, decoded as one array (a decoder call per text costs
+    more than the decoding in a long listing); None when that fails or gives another
+    count than one value a text (a damaged ``{},{}`` would shift the rest), for the
+    caller to read each alone and raise its own error."""
+    try:
+        values = json.loads("[" + ",".join(texts) + "]") if texts else []
+    except ValueError:
+        return None
+    return values if len(values) == len(texts) else None
+
+
 def condition_holds(condition, text: str | None) -> bool:
     equal = text == condition.value
     return equal if condition.operator == "=" else not equal

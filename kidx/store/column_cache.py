@@ -15,6 +15,7 @@ import zlib
 from functools import cache
 
 from kidx.kinds.registry import KindInfo
+from kidx.store.catalog import decoded_together
 
 _SPEC_PATH = re.compile(r"^\.spec(\.[A-Za-z_][A-Za-z0-9_-]*)+$")
 
@@ -65,7 +66,7 @@ def column_values(info: KindInfo, spec: dict) -> str | None:
 def spec_stubs(info: KindInfo, cached: list[str | None]) -> list[dict | None]:
     """For each cached value, a spec holding just its column values, or None where the
     cache does not apply (no value, or one made for other columns). The values of all the
-    rows are decoded as one JSON array: a decoder call per row costs more than the decoding."""
+    rows are decoded together (kidx.store.catalog.decoded_together)."""
     expected, paths = fingerprint(info), _spec_paths(info)
     if expected is None or paths is None:
         return [None] * len(cached)
@@ -73,11 +74,8 @@ def spec_stubs(info: KindInfo, cached: list[str | None]) -> list[dict | None]:
     start = len(prefix)
     applies = [bool(text) and text.startswith(prefix) for text in cached]  # type: ignore[union-attr]
     payloads = [text[start:] for text, ok in zip(cached, applies, strict=True) if ok]  # type: ignore[index]
-    try:
-        decoded = json.loads("[" + ",".join(payloads) + "]") if payloads else []
-    except ValueError:
-        decoded = None
-    if decoded is None or len(decoded) != len(payloads):  # a damaged value: each read alone, as it was
+    decoded = decoded_together(payloads)
+    if decoded is None:  # a damaged value: each read alone, as it was
         decoded = [json.loads(payload) for payload in payloads]
     build = _builder(paths)
     values = iter(decoded)

@@ -27,7 +27,16 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from kidx.errors import StoreError
 from kidx.records import TYPE_CHECKING, NamedTuple
-from kidx.store.catalog import Catalog, CatalogQuery, Change, Entry, Revision, label_holds, scalar_leaves
+from kidx.store.catalog import (
+    Catalog,
+    CatalogQuery,
+    Change,
+    Entry,
+    Revision,
+    decoded_together,
+    label_holds,
+    scalar_leaves,
+)
 
 if TYPE_CHECKING:
     from typing import Any
@@ -236,24 +245,13 @@ class SQLCatalog(Catalog):
                      row[7], row[8], row[0], row[9])
 
     def entries(self, rows: Sequence) -> builtins.list[Entry]:
-        """The Entries of many rows of ``ENTRY_COLUMNS``. Their labels and annotations are
-        decoded as one JSON array: a decoder call per row and field costs more than the
-        decoding itself in a long listing. A damaged value that reads as more or fewer
-        than one value (``{},{}``) would shift the rest, so then each row is read alone,
-        and its own error is the one raised."""
-        if not rows:
-            return []
-        try:
-            metadata = _loads("[" + ",".join([f"{row[5]},{row[6]}" for row in rows]) + "]")
-        except ValueError:
-            metadata = None
-        if metadata is None or len(metadata) != 2 * len(rows):
+        """The Entries of many rows of ``ENTRY_COLUMNS``, their labels and annotations
+        decoded together (``decoded_together``); with a damaged value each row is read alone."""
+        metadata = decoded_together([text for row in rows for text in (row[5], row[6])])
+        if metadata is None:
             return [self.entry(row) for row in rows]
         text, values = self.dialect.digest_text, iter(metadata)
         make = tuple.__new__  # what Entry(…) does, without its Python-level __new__ on every row
-        if text is _same:
-            return [make(Entry, (row[1], row[2], row[3], row[4], labels, annotations, row[7], row[8], row[0], row[9]))
-                    for row, labels, annotations in zip(rows, values, values, strict=True)]
         return [make(Entry, (row[1], row[2], text(row[3]), row[4], labels, annotations, row[7], row[8], row[0], row[9]))
                 for row, labels, annotations in zip(rows, values, values, strict=True)]
 
