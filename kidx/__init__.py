@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from kidx.api.analysis import Comparison, SeriesResult
+    from kidx.api.measuring import measure
     from kidx.api.objects import Environment, Implementation, Protocol, Run, StoredObject, Workload
     from kidx.api.recording import Recording, Timings, capture_environment, record_run
     from kidx.api.store import ApplyOutcome, ApplyResult, Store, open_store
@@ -43,6 +44,7 @@ _PUBLIC = {
     "Recording": "kidx.api.recording",
     "Timings": "kidx.api.recording",
     "capture_environment": "kidx.api.recording",
+    "measure": "kidx.api.measuring",
 }
 
 __all__ = [
@@ -61,6 +63,7 @@ __all__ = [
     "Workload",
     "__version__",
     "capture_environment",
+    "measure",
     "open_store",
     "record_run",
 ]

@@ -16,6 +16,10 @@ as the command line prints for the same bad input; it never exits the interprete
   ``OutcomeUnknown``: the connection was lost during a commit, which may or may not
   have happened).
 - ``MissingDependencyError``: an optional extra is needed (``pip install 'kidx[…]'``).
+- ``DeviceUnavailable``: a GPU timer (``kidx.measure``, ``kidx record --timer``) needs
+  PyTorch with a CUDA device, and this process has none.
+- ``MeasurementFailed``: a GPU timer ran but could not time the call (it launched no GPU
+  work, or timing it failed); the message says which timer and why.
 """
 
 from __future__ import annotations
@@ -39,6 +43,14 @@ class NotFoundError(KidxError):
 
 class MissingDependencyError(KidxError):
     """An optional dependency is not installed; the message names the extra to install."""
+
+
+class DeviceUnavailable(KidxError):
+    """A GPU timer was asked for where there is no PyTorch with a CUDA device."""
+
+
+class MeasurementFailed(KidxError):
+    """A GPU timer could not time the call it was given."""
 
 
 class StoreError(KidxError):

@@ -21,6 +21,7 @@ The steps, each its own function so the command stays thin:
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import os
 import re
@@ -34,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from kidx.errors import KidxError, UsageError
 from kidx.kinds.metadata import label_value_error, qualified_key_error
+from kidx.records import NamedTuple
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -42,6 +44,8 @@ if TYPE_CHECKING:
 
 ANNOTATION_PREFIX = "kernelindex.dev/"
 LIGER_DATA_FILE = "all_benchmark_data.csv"
+#: Liger's harness writes all_benchmark_data_<value>.csv instead when this is set
+LIGER_TARGET_VARIABLE = "LIGER_BENCH_TARGET"
 _NOT_LABEL_TEXT = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
@@ -121,17 +125,26 @@ def recording_metadata(state: GitState | None, command: list[str], labels: dict[
     return recorded, annotations
 
 
-def label_runs(conversion: Conversion, labels: dict[str, str], annotations: dict[str, str]) -> Conversion:
-    """The conversion with ``labels`` and ``annotations`` added to every run."""
+class Metadata(NamedTuple):
+    """What one imported file's runs get: labels and annotations."""
+
+    labels: dict[str, str]
+    annotations: dict[str, str]
+
+
+def label_runs(conversion: Conversion, by_source: dict[str, Metadata]) -> Conversion:
+    """The conversion with each run given the labels and annotations ``by_source`` names
+    for the file it was read from."""
     from kidx.importers.framework import Conversion
 
     documents = []
     for document in conversion.documents:
         body = document.body
-        if body["kind"] == "BenchmarkRun":
+        added = by_source.get(document.source)
+        if body["kind"] == "BenchmarkRun" and added is not None:
             metadata = dict(body.get("metadata") or {})
-            metadata["labels"] = {**(metadata.get("labels") or {}), **labels}
-            metadata["annotations"] = {**(metadata.get("annotations") or {}), **annotations}
+            metadata["labels"] = {**(metadata.get("labels") or {}), **added.labels}
+            metadata["annotations"] = {**(metadata.get("annotations") or {}), **added.annotations}
             document = document._replace(body={**body, "metadata": metadata})
         documents.append(document)
     return Conversion(documents, conversion.rows_read, conversion.skipped, conversion.noun, conversion.notes)
@@ -195,22 +208,25 @@ class OutputPlan:
         extracted.write_text(buffer.getvalue(), encoding="utf-8")
         return extracted
 
-    def restore_lines(self, conversion: Conversion) -> Conversion:
-        """Source-line annotations that point into the harness's own file, not the extract."""
-        if not self.line_map:
-            return conversion
-        from kidx.importers.framework import ANNOTATION_LINE, Conversion
 
-        documents = []
-        for document in conversion.documents:
-            annotations = (document.body.get("metadata") or {}).get("annotations") or {}
-            line = annotations.get(ANNOTATION_LINE)
-            if line is not None and line.isdigit() and int(line) in self.line_map:
-                metadata = {**document.body["metadata"],
-                            "annotations": {**annotations, ANNOTATION_LINE: str(self.line_map[int(line)])}}
-                document = document._replace(body={**document.body, "metadata": metadata})
-            documents.append(document)
-        return Conversion(documents, conversion.rows_read, conversion.skipped, conversion.noun, conversion.notes)
+def restore_lines(conversion: Conversion, line_maps: dict[str, dict[int, int]]) -> Conversion:
+    """Source-line annotations that point into the harness's own file, not the extract
+    (``line_maps``: extracted file -> its line -> the line in the harness's file)."""
+    if not any(line_maps.values()):
+        return conversion
+    from kidx.importers.framework import ANNOTATION_LINE, Conversion
+
+    documents = []
+    for document in conversion.documents:
+        annotations = (document.body.get("metadata") or {}).get("annotations") or {}
+        line = annotations.get(ANNOTATION_LINE)
+        line_map = line_maps.get(document.source) or {}
+        if line is not None and line.isdigit() and int(line) in line_map:
+            metadata = {**document.body["metadata"],
+                        "annotations": {**annotations, ANNOTATION_LINE: str(line_map[int(line)])}}
+            document = document._replace(body={**document.body, "metadata": metadata})
+        documents.append(document)
+    return Conversion(documents, conversion.rows_read, conversion.skipped, conversion.noun, conversion.notes)
 
 
 def _csv_records(path: Path):
@@ -299,14 +315,16 @@ class HarnessResult:
     seconds: float
 
 
-def run_harness(command: list[str], folder: Path, echo: Callable[[str], None]) -> HarnessResult:
-    """Run ``command`` in ``folder``, its output (stdout and stderr) passed to ``echo``
-    line by line. Ctrl-C reaches the harness too (same process group); kidx waits for it
-    to end, then raises HarnessFailed: nothing is imported from a stopped run."""
+def run_harness(command: list[str], folder: Path, echo: Callable[[str], None],
+                environment: dict[str, str] | None = None) -> HarnessResult:
+    """Run ``command`` in ``folder`` (with ``environment``, else kidx's own), its output
+    (stdout and stderr) passed to ``echo`` line by line. Ctrl-C reaches the harness too
+    (same process group); kidx waits for it to end, then raises HarnessFailed: nothing is
+    imported from a stopped run."""
     started = time.monotonic()
     try:
         process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL)
+                                   stdin=subprocess.DEVNULL, env=environment)
     except OSError as exc:
         raise HarnessFailed(
             f"cannot run {shlex.quote(command[0])}: {exc.strerror or exc}; nothing was imported") from None
@@ -388,3 +406,105 @@ def failure_message(command: list[str], result: HarnessResult) -> str:
             name = f"signal {-result.returncode}"
         return f"{shlex.join(command)} was killed by {name}; nothing was imported"
     return f"{shlex.join(command)} exited with status {result.returncode}; nothing was imported"
+
+
+# --- several processes, one or two commands ------------------------------------------------
+
+@dataclass
+class Side:
+    """One command that kidx record runs: its output plan, its code, and its side's name
+    (``base`` or ``head`` under --interleave, else None)."""
+
+    name: str | None
+    plan: OutputPlan
+    state: GitState | None
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Collected:
+    """What the processes wrote so far: the files to import (each a copy in the scratch
+    folder), each file's labels and annotations, line maps and do_bench calls."""
+
+    files: list[str] = field(default_factory=list)
+    metadata: dict[str, Metadata] = field(default_factory=dict)
+    line_maps: dict[str, dict[int, int]] = field(default_factory=dict)
+    timer_calls: dict[str, list[dict]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def command_folder(command: list[str], folder: Path) -> Path:
+    """The folder of the first script a command runs (its checkout is the code that ran),
+    else ``folder``."""
+    for argument in command[1:]:
+        if argument.endswith(".py"):
+            script = _absolute(Path(argument), folder)
+            if script.is_file():
+                return script.parent
+    return folder
+
+
+def split_interleaved(command: list[str]) -> tuple[list[str], list[str]]:
+    """--interleave's two commands: BASE… -- HEAD…."""
+    if "--" not in command:
+        raise UsageError("--interleave needs two commands: kidx record FORMAT --interleave -- BASE… -- HEAD…")
+    cut = command.index("--")
+    base, head = command[:cut], command[cut + 1:]
+    if not base or not head:
+        raise UsageError("--interleave needs two commands: kidx record FORMAT --interleave -- BASE… -- HEAD…")
+    return base, head
+
+
+def run_processes(sides: list[Side], processes: int, folder: Path, scratch: Path, echo: Callable[[str], None],
+                  timer: tuple[str, str] | None, collected: Collected,
+                  ended: Callable[[OutputPlan, HarnessResult, dict[str, str]], None]) -> None:
+    """Run each side's command ``processes`` times, alternating sides (A B A B …), each
+    run a fresh process; what each wrote is copied into ``collected`` as it ends, so a
+    later failure loses nothing already measured. ``timer``: (timer, cache) to replace
+    do_bench with."""
+    import shutil
+
+    from kidx.operations.record_timers import read_log, timer_environment
+
+    repeated = processes > 1 or len(sides) > 1
+    for repetition in range(1, processes + 1):
+        for side in sides:
+            tag = f"{side.name}-{repetition:02d}" if side.name else f"{repetition:02d}"
+            target = scratch / f"process-{tag}"
+            target.mkdir()
+            log = target / "do_bench.jsonl"
+            environment = timer_environment(*timer, log) if timer else None
+            plan = side.plan
+            if plan.appended_csv and repeated:
+                # each process writes a file of its own (the harness's LIGER_BENCH_TARGET), so a
+                # later process's rows are never dropped as duplicates of an earlier one's
+                liger_target = f"kidx-{os.getpid()}-{tag}"
+                environment = {**(environment or os.environ), LIGER_TARGET_VARIABLE: liger_target}
+                plan = dataclasses.replace(plan, path=plan.path.with_name(f"all_benchmark_data_{liger_target}.csv"))
+            plan.snapshot()
+            if repeated:
+                echo(f"process {repetition} of {processes}" + (f", {side.name}" if side.name else "")
+                     + f": {shlex.join(side.plan.command)}")
+            result = run_harness(plan.command, folder, echo, environment)
+            if result.returncode != 0:
+                raise HarnessFailed(failure_message(plan.command, result))
+            labels = dict(side.labels)
+            if repeated:
+                labels["repetition"] = str(repetition)
+            if side.name:
+                labels["side"] = side.name
+            ended(plan, result, labels)
+            calls, notes = read_log(log) if timer else ([], [])
+            collected.notes.extend(notes)
+            for written in plan.collect(target):
+                kept = Path(written)
+                if kept.parent != target:
+                    kept = target / kept.name
+                    shutil.copyfile(written, kept)
+                key = str(kept)
+                collected.files.append(key)
+                collected.line_maps[key] = dict(plan.line_map)
+                collected.metadata[key] = Metadata(labels, recording_metadata(side.state, plan.command, {})[1])
+                collected.timer_calls[key] = calls
+            if plan is not side.plan:
+                plan.path.unlink(missing_ok=True)  # the file kidx asked this process to write

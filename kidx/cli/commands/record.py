@@ -1,4 +1,5 @@
-"""kidx record [--environment NAME|FILE | --capture] [--label k=v…] [--results FILE] [--library NAME] FORMAT -- COMMAND…
+"""kidx record [--environment NAME|FILE | --capture] [--label k=v…] [--results FILE] [--library NAME]
+[--timer T [--cache C]] [--processes N] [--interleave] FORMAT -- COMMAND… [-- HEAD-COMMAND…]
 
 Runs a benchmark harness and imports what it wrote, labelled with the commit it ran; the
 steps are kidx.operations.record's, the import is kidx import's.
@@ -6,6 +7,7 @@ steps are kidx.operations.record's, the import is kidx import's.
 
 from __future__ import annotations
 
+import shlex
 from typing import Annotated
 
 import typer
@@ -14,6 +16,7 @@ from kidx.cli.commands.import_ import EnvironmentOption, LibraryOption, OutputOp
 from kidx.cli.common import DryRunOption, StoreOption, output
 from kidx.errors import UsageError
 from kidx.importers.framework import IMPORTERS
+from kidx.timers.settings import CACHES, TIMERS
 
 EXAMPLES = """\b
 Examples:
@@ -21,6 +24,9 @@ Examples:
   kidx record google-benchmark --label suite=nightly -- ./build/my_benchmark --benchmark_repetitions=10
   cd Liger-Kernel/benchmark/scripts && kidx record liger -- python benchmark_rms_norm.py
   kidx record nvbench --environment environment.yaml -- ./my_nvbench_binary
+  kidx record liger --timer cuda_graph --processes 8 -- python benchmark_rms_norm.py
+  kidx record liger --timer cuda_graph --interleave --processes 4 -- \\
+      python ../base/benchmark_rms_norm.py -- python benchmark_rms_norm.py
 """
 
 
@@ -44,6 +50,27 @@ def record(
         typer.Option("--results", help="The file the command writes its results to (default: found per format)."),
     ] = None,
     library: LibraryOption = None,
+    timer: Annotated[
+        str | None,
+        typer.Option("--timer", help=f"Time with kidx's timer in place of the harness's triton.testing.do_bench: "
+                                     f"{', '.join(TIMERS)}. Default: the harness's own timer.",
+                     show_default=False),
+    ] = None,
+    cache: Annotated[
+        str,
+        typer.Option("--cache", help=f"The L2 cache with --timer: {', '.join(CACHES)} (flushed before each sample, "
+                                     "or not)."),
+    ] = "cold",
+    processes: Annotated[
+        int,
+        typer.Option("--processes", min=1, help="Run the command this many times, each a fresh process; every "
+                                                "run is labelled repetition=N."),
+    ] = 1,
+    interleave: Annotated[
+        bool,
+        typer.Option("--interleave", help="Two commands, BASE… -- HEAD…, run alternately (A B A B …), each run "
+                                          "labelled side=base or side=head."),
+    ] = False,
     dry_run: DryRunOption = "none",
     output_format: OutputOption = None,
     store: StoreOption = None,
@@ -52,16 +79,18 @@ def record(
     commit and branch of this folder (and dirty=true when it had uncommitted changes).
 
     The environment is captured first unless given. The harness's output goes to
-    standard error; standard output carries kidx's result lines only. When the command
-    fails or is interrupted, nothing is imported and kidx exits 1 (130 on Ctrl-C).
+    standard error; standard output carries kidx's result lines only. When a command
+    fails or is interrupted, kidx exits 1 (130 on Ctrl-C) and imports nothing; what the
+    processes before it wrote is kept, and kidx says where and how to import it.
     """
-    import shlex
+    import shutil
     import tempfile
     from pathlib import Path
 
     from kidx.cli.commands.import_ import import_files
     from kidx.operations import record as recording
     from kidx.output.formats import checked_output
+    from kidx.timers.settings import checked_cache, checked_timer
 
     if format_name not in IMPORTERS:
         raise UsageError(f"unknown format {format_name!r}; formats: {', '.join(IMPORTERS)}")
@@ -71,34 +100,75 @@ def record(
         takes = ", ".join(name for name, info in IMPORTERS.items() if info.library_option)
         raise UsageError(f"--library applies to {takes} (the {format_name} format names its implementations itself)")
     checked_output(output_format, ("json", "name", "yaml"))
+    timing = (checked_timer(timer, "--timer"), checked_cache(cache, "--cache")) if timer is not None else None
     labels = recording.parse_labels(label or [])
     command = list(command or [])
+    commands = list(recording.split_interleaved(command)) if interleave else [command]
     out = output()
     folder = Path.cwd()
-    state = recording.git_state(folder)
-    with tempfile.TemporaryDirectory(prefix="kidx-record-") as scratch_name:
-        scratch = Path(scratch_name)
-        plan = recording.plan_output(format_name, command, results, folder, scratch)
+    scratch = Path(tempfile.mkdtemp(prefix="kidx-record-"))
+    collected = recording.Collected()
+    try:
+        sides = []
+        for index, side_command in enumerate(commands):
+            name = ("base", "head")[index] if interleave else None
+            side_scratch = scratch / (name or "plan")
+            side_scratch.mkdir()
+            plan = recording.plan_output(format_name, side_command, results, folder, side_scratch)
+            state = recording.git_state(recording.command_folder(side_command, folder) if interleave else folder)
+            if state is None:
+                out.warning(f"{folder} is not in a git checkout: the runs carry no commit label")
+            sides.append(recording.Side(name, plan, state, recording.recording_metadata(state, plan.command,
+                                                                                        labels)[0]))
         if environment is None and capture is not False:
             environment = _capture(out, scratch)
-        plan.snapshot()
-        out.notice(f"record {format_name}: running {shlex.join(plan.command)}")
-        result = recording.run_harness(plan.command, folder, out.notice)
-        if result.returncode != 0:
-            raise recording.HarnessFailed(recording.failure_message(plan.command, result))
-        files = plan.collect(scratch)
-        run_labels, annotations = recording.recording_metadata(state, plan.command, labels)
-        shown = ", ".join(f"{key}={value}" for key, value in run_labels.items()) or "none"
-        out.notice(f"record {format_name}: the command ended in {result.seconds:.1f} s; importing "
-                   f"{plan.path}; labels: {shown}")
-        if state is None:
-            out.warning(f"{folder} is not in a git checkout: the runs carry no commit label")
+        for side in sides:
+            out.notice(f"record {format_name}: running {shlex.join(side.plan.command)}"
+                       + (f" ({processes} processes)" if processes > 1 else "")
+                       + (f", timed with {timing[0]} ({timing[1]} L2) in place of do_bench" if timing else ""))
+
+        def ended(plan, result, run_labels):
+            shown = ", ".join(f"{key}={value}" for key, value in run_labels.items()) or "none"
+            out.notice(f"record {format_name}: the command ended in {result.seconds:.1f} s; importing "
+                       f"{plan.path}; labels: {shown}")
+
+        recording.run_processes(sides, processes, folder, scratch, out.notice, timing, collected, ended)
+        for note in collected.notes:
+            out.warning(note)
 
         def adjust(conversion):
-            return recording.label_runs(plan.restore_lines(conversion), run_labels, annotations)
+            conversion = recording.restore_lines(conversion, collected.line_maps)
+            if timing:
+                conversion = _retimed(out, conversion, collected)
+            return recording.label_runs(conversion, collected.metadata)
 
-        import_files(format_name, files, environment, dry_run, output_format, store, adjust=adjust,
+        import_files(format_name, collected.files, environment, dry_run, output_format, store, adjust=adjust,
                      options={"library": library} if library else None)
+    except BaseException:
+        if collected.files:
+            out.warning(f"the results measured so far are kept in {scratch}: import them with kidx import "
+                        f"{format_name} {shlex.join(collected.files)}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _retimed(out, conversion, collected):
+    from kidx.operations.record_timers import retimed
+
+    calls = sum(len(entries) for entries in collected.timer_calls.values())
+    if not calls:
+        out.warning("--timer had no effect: the command never called triton.testing.do_bench, so its runs keep "
+                    "the harness's own timer")
+        return conversion
+    conversion, changed, kept = retimed(conversion, collected.timer_calls)
+    out.notice(f"record: {changed} run{'s' if changed != 1 else ''} timed by kidx's timer ({calls} do_bench "
+               f"call{'s' if calls != 1 else ''})")
+    if kept:
+        out.warning(f"{kept} run{'s' if kept != 1 else ''} matched no do_bench call and keep the harness's own "
+                    "protocol")
+    return conversion
 
 
 def _capture(out, scratch) -> str:

@@ -1,0 +1,50 @@
+"""``kidx.measure``: time a callable on the GPU with one of kidx's timers
+(``kidx.timers``), as ``Timings`` that ``record_run`` takes with their protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from kidx.api.recording import Timings
+from kidx.timers.settings import DEFAULT_REP_MS, DEFAULT_WARMUP_MS, measurement_spec, settings
+
+SOURCE = "kidx.measure"
+
+
+def measure(fn: Callable[[], Any], *, timer: str = "cuda_graph", cache: str = "cold",
+            warmup_ms: float = DEFAULT_WARMUP_MS, rep_ms: float = DEFAULT_REP_MS,
+            grad_to_none: Sequence[Any] | None = None) -> Timings:
+    """Time ``fn`` (called with no arguments) on the current CUDA device.
+
+    ``timer``: ``cuda_graph`` (the call captured in a CUDA graph, each sample one replay
+    between CUDA events), ``cupti`` (the device time of the kernels it launched, from
+    CUPTI through torch.profiler) or ``cuda_events`` (events around each call, as
+    ``triton.testing.do_bench``: launch and host latency included). A call that cannot
+    be captured in a graph is timed with ``cupti``, and the timings' protocol says so.
+    ``cache``: ``cold`` flushes the L2 before each sample, ``warm`` does not.
+    ``warmup_ms`` and ``rep_ms`` are do_bench's budgets: untimed calls for ``warmup_ms``,
+    then samples for ``rep_ms`` (at least 10, at most 10,000; cupti at most 1,000).
+    ``grad_to_none``: tensors whose ``.grad`` is cleared before each call (before the
+    capture, for a graph).
+
+    The ``Timings`` hold the samples in nanoseconds and a protocol naming the timer that
+    measured, the cache state and the budgets. Without PyTorch or a CUDA device:
+    ``kidx.errors.DeviceUnavailable``; a call that launches no GPU work under cupti:
+    ``kidx.errors.MeasurementFailed``.
+    """
+    from kidx.timers.cuda import measure_samples
+
+    chosen = settings(timer, cache, warmup_ms, rep_ms)
+    measured = measure_samples(fn, chosen, grad_to_none)
+    protocol = {"harness": {"name": SOURCE},
+                "measurement": measurement_spec(measured.timer, chosen.cache, chosen.warmup_ms, chosen.rep_ms)}
+    timings = Timings.from_samples(measured.samples_ms, unit="ms", protocol=protocol)
+    timings.source = SOURCE
+    timings.native = {"callsPerSample": float(measured.calls_per_sample)}
+    if measured.sm_clock_mhz is not None:
+        timings.native["smClockMHz"] = float(measured.sm_clock_mhz)
+    if measured.fallback:
+        timings.details = {"timerFallback": f"{chosen.timer} asked for, {measured.timer} measured: "
+                                            f"{measured.fallback}"}
+    return timings

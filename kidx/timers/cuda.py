@@ -1,0 +1,238 @@
+"""The GPU timers, on PyTorch's CUDA API (imported only when a timer runs).
+
+Each returns samples in milliseconds, one per timed call, after do_bench's warm-up:
+
+- ``cuda_events``: CUDA events around each call, as ``triton.testing.do_bench`` records
+  them: the host's Python, autograd and launch latency inside the call are timed too
+  whenever the GPU waits for them;
+- ``cuda_graph``: the call captured once in a CUDA graph (after three calls on a side
+  stream, as PyTorch's documentation asks), each sample one replay between CUDA events.
+  With a cold cache, the L2 flush before each replay keeps the GPU busy while the host
+  queues the replay, so no host time is timed; with a warm cache, one replay runs enough
+  calls back to back (at least ``WARM_REPLAY_MS`` of work) to keep the host ahead, and a
+  sample is its time over its calls. ``grad_to_none`` is honoured before the capture only:
+  a replay writes the same gradient buffers each time;
+- ``cupti``: the device time of every kernel, copy and fill the call launched, from
+  CUPTI activity records through ``torch.profiler``, summed per call
+  (``kidx.timers.profiler_trace``); for what a graph cannot capture.
+
+A call that cannot be captured (a retained autograd graph's backward, code that
+synchronises the host) is timed with ``cupti`` instead, and the result says so.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from kidx.errors import DeviceUnavailable, MeasurementFailed
+from kidx.records import NamedTuple
+from kidx.timers.profiler_trace import SAMPLE_PREFIX, device_time_per_sample
+from kidx.timers.settings import MAX_PROFILED_SAMPLES, TimerSettings, sample_count
+
+#: the least work one warm graph replay holds, so the host stays ahead of the GPU
+WARM_REPLAY_MS = 0.2
+#: the most calls captured in one warm graph
+MAX_CALLS_PER_REPLAY = 1000
+#: calls that estimate a call's time before the budgets are turned into counts
+ESTIMATE_CALLS = 5
+#: the flush buffer when the device does not say its L2 size
+DEFAULT_FLUSH_BYTES = 256 * 2**20
+
+
+class Measured(NamedTuple):
+    """Samples (ms) and how they were taken."""
+
+    samples_ms: list[float]
+    timer: str  # the timer that measured: cupti where a cuda_graph capture failed
+    fallback: str | None  # why the timer differs from the one asked for
+    calls_per_sample: int
+    sm_clock_mhz: int | None  # the SM clock just after timing, where NVML can say
+
+
+class _CaptureFailed(Exception):
+    pass
+
+
+def cuda_torch() -> Any:
+    """PyTorch, with a CUDA device; DeviceUnavailable otherwise."""
+    try:
+        import torch
+    except ImportError:
+        raise DeviceUnavailable("the GPU timers need PyTorch with CUDA, and this Python has no torch") from None
+    if not torch.cuda.is_available():
+        raise DeviceUnavailable("the GPU timers need a CUDA device, and torch.cuda.is_available() is False "
+                                "(no GPU, or a CPU-only build of PyTorch)")
+    return torch
+
+
+_FLUSH_BUFFERS: dict[int, Any] = {}
+
+
+def _flush_buffer(torch: Any) -> Any:
+    """A buffer twice the size of the current device's L2 cache, made once per device."""
+    device = torch.cuda.current_device()
+    buffer = _FLUSH_BUFFERS.get(device)
+    if buffer is None:
+        l2_bytes = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0) or 0
+        size = 2 * l2_bytes if l2_bytes > 0 else DEFAULT_FLUSH_BYTES
+        buffer = _FLUSH_BUFFERS[device] = torch.empty(size, dtype=torch.int8, device="cuda")
+    return buffer
+
+
+def _clear(grad_to_none: Sequence[Any] | None) -> None:
+    for tensor in grad_to_none or ():
+        tensor.grad = None
+
+
+def _event(torch: Any) -> Any:
+    return torch.cuda.Event(enable_timing=True)
+
+
+def _estimate_ms(torch: Any, call: Callable[[], Any], before: Callable[[], None]) -> float:
+    """The time of one call (with what runs before it), from a few calls after a first."""
+    call()
+    torch.cuda.synchronize()
+    start, end = _event(torch), _event(torch)
+    start.record()
+    for _ in range(ESTIMATE_CALLS):
+        before()
+        call()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / ESTIMATE_CALLS
+
+
+def _warm_up(call: Callable[[], Any], before: Callable[[], None], warmup_ms: float, estimate_ms: float) -> None:
+    for _ in range(max(1, int(warmup_ms / estimate_ms)) if estimate_ms > 0 else 1):
+        before()
+        call()
+
+
+def _events_around(torch: Any, call: Callable[[], Any], before: Callable[[], None], count: int) -> list[float]:
+    starts = [_event(torch) for _ in range(count)]
+    ends = [_event(torch) for _ in range(count)]
+    for start, end in zip(starts, ends, strict=True):
+        before()
+        start.record()
+        call()
+        end.record()
+    torch.cuda.synchronize()
+    return [start.elapsed_time(end) for start, end in zip(starts, ends, strict=True)]
+
+
+def _preparation(torch: Any, settings: TimerSettings, grad_to_none: Sequence[Any] | None) -> Callable[[], None]:
+    """What runs before each sample: gradients cleared, the L2 flushed when cold."""
+    flush = _flush_buffer(torch) if settings.cache == "cold" else None
+
+    def before() -> None:
+        _clear(grad_to_none)
+        if flush is not None:
+            flush.zero_()
+
+    return before
+
+
+def time_with_events(torch: Any, fn: Callable[[], Any], settings: TimerSettings,
+                     grad_to_none: Sequence[Any] | None) -> tuple[list[float], int]:
+    before = _preparation(torch, settings, grad_to_none)
+    estimate = _estimate_ms(torch, fn, before)
+    _warm_up(fn, before, settings.warmup_ms, estimate)
+    return _events_around(torch, fn, before, sample_count(settings.rep_ms, estimate)), 1
+
+
+def _captured(torch: Any, fn: Callable[[], Any], grad_to_none: Sequence[Any] | None, calls: int) -> Any:
+    """A CUDA graph of ``calls`` calls of ``fn``; _CaptureFailed when it cannot be made."""
+    try:
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                _clear(grad_to_none)
+                fn()
+        torch.cuda.current_stream().wait_stream(side)
+        torch.cuda.synchronize()
+        _clear(grad_to_none)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(calls):
+                fn()
+        torch.cuda.synchronize()
+        return graph
+    except Exception as exc:  # whatever the capture raised: the call is timed another way
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        try:
+            torch.cuda.synchronize()
+        except Exception as after:
+            raise MeasurementFailed(f"cuda_graph: the capture failed ({reason}) and left the device unusable "
+                                    f"({after})") from None
+        raise _CaptureFailed(reason[:300]) from None
+
+
+def time_with_graph(torch: Any, fn: Callable[[], Any], settings: TimerSettings,
+                    grad_to_none: Sequence[Any] | None) -> tuple[list[float], int]:
+    graph = _captured(torch, fn, grad_to_none, 1)
+    cold = settings.cache == "cold"
+    before = _preparation(torch, settings, None)  # gradients: cleared before the capture only
+    estimate = _estimate_ms(torch, graph.replay, before)
+    calls = 1
+    if not cold and 0 < estimate < WARM_REPLAY_MS:
+        calls = min(MAX_CALLS_PER_REPLAY, math.ceil(WARM_REPLAY_MS / estimate))
+        graph = _captured(torch, fn, grad_to_none, calls)
+    _warm_up(graph.replay, before, settings.warmup_ms, estimate * calls)
+    samples = _events_around(torch, graph.replay, before, sample_count(settings.rep_ms, estimate * calls))
+    return [sample / calls for sample in samples], calls
+
+
+def time_with_cupti(torch: Any, fn: Callable[[], Any], settings: TimerSettings,
+                    grad_to_none: Sequence[Any] | None) -> tuple[list[float], int]:
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    before = _preparation(torch, settings, grad_to_none)
+    estimate = _estimate_ms(torch, fn, before)
+    _warm_up(fn, before, settings.warmup_ms, estimate)
+    count = sample_count(settings.rep_ms, estimate, MAX_PROFILED_SAMPLES)
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as profiler:
+        for number in range(count):
+            before()
+            torch.cuda.synchronize()
+            with record_function(f"{SAMPLE_PREFIX}{number}"):
+                fn()
+                torch.cuda.synchronize()
+    with tempfile.TemporaryDirectory(prefix="kidx-cupti-") as folder:
+        path = os.path.join(folder, "trace.json")
+        profiler.export_chrome_trace(path)
+        with open(path, encoding="utf-8") as handle:
+            trace = json.load(handle)
+    return device_time_per_sample(trace), 1
+
+
+def _sm_clock(torch: Any) -> int | None:
+    try:
+        return int(torch.cuda.clock_rate())
+    except Exception:  # NVML missing or refused: the clock is unknown, not an error
+        return None
+
+
+def measure_samples(fn: Callable[[], Any], settings: TimerSettings,
+                    grad_to_none: Sequence[Any] | None = None) -> Measured:
+    """Time ``fn`` with ``settings``; the result names the timer that measured."""
+    if not callable(fn):
+        raise MeasurementFailed(f"expected a callable to time, got {type(fn).__name__}")
+    torch = cuda_torch()
+    timer, fallback = settings.timer, None
+    if timer == "cuda_events":
+        samples, calls = time_with_events(torch, fn, settings, grad_to_none)
+    elif timer == "cuda_graph":
+        try:
+            samples, calls = time_with_graph(torch, fn, settings, grad_to_none)
+        except _CaptureFailed as failed:
+            timer, fallback = "cupti", f"the call could not be captured in a CUDA graph: {failed}"
+            samples, calls = time_with_cupti(torch, fn, settings, grad_to_none)
+    else:
+        samples, calls = time_with_cupti(torch, fn, settings, grad_to_none)
+    return Measured(samples, timer, fallback, calls, _sm_clock(torch))

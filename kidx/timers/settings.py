@@ -1,0 +1,99 @@
+"""The timers and cache states kidx measures with, a timer's settings, and the
+``spec.measurement`` of the BenchmarkProtocol they make (identity: runs of different
+timers or settings are different protocols, docs/measuring.md)."""
+
+from __future__ import annotations
+
+import os
+
+from kidx.errors import UsageError
+from kidx.records import NamedTuple
+
+#: timer name -> what a sample is; the first is the default
+TIMERS = {
+    "cuda_graph": "the call captured once in a CUDA graph; each sample one replay, timed with CUDA events",
+    "cupti": "the device time of the kernels the call launched, from CUPTI activity records "
+             "(torch.profiler), summed per call",
+    "cuda_events": "CUDA events recorded around each call, as triton.testing.do_bench times it "
+                   "(host and launch latency inside the call included)",
+}
+#: cache state -> what happens before each sample; the first is the default
+CACHES = {
+    "cold": "a buffer twice the size of the GPU's L2 cache written before each sample, outside the timed region",
+    "warm": "nothing flushed between samples",
+}
+#: do_bench's defaults (milliseconds): warm-up and repetition budgets
+DEFAULT_WARMUP_MS = 25.0
+DEFAULT_REP_MS = 100.0
+#: the fewest and most samples a timer takes, whatever the budget
+MIN_SAMPLES = 10
+MAX_SAMPLES = 10_000
+#: cupti keeps a trace of every call: fewer samples
+MAX_PROFILED_SAMPLES = 1_000
+
+#: the variables kidx record sets for the replacement do_bench in the harness's process
+ENV_TIMER = "KIDX_TIMER"
+ENV_CACHE = "KIDX_TIMER_CACHE"
+ENV_LOG = "KIDX_TIMER_LOG"
+ENV_PACKAGE = "KIDX_TIMER_PACKAGE"
+
+
+class TimerSettings(NamedTuple):
+    """How a call is timed: the timer, the L2 state, and do_bench's budgets (ms)."""
+
+    timer: str = "cuda_graph"
+    cache: str = "cold"
+    warmup_ms: float = DEFAULT_WARMUP_MS
+    rep_ms: float = DEFAULT_REP_MS
+
+
+def checked_timer(timer: str, option: str = "timer") -> str:
+    if timer not in TIMERS:
+        raise UsageError(f'{option} "{timer}": use {", ".join(TIMERS)}')
+    return timer
+
+
+def checked_cache(cache: str, option: str = "cache") -> str:
+    if cache not in CACHES:
+        raise UsageError(f'{option} "{cache}": use {", ".join(CACHES)}')
+    return cache
+
+
+def checked_budget(value: object, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0 or value == float("inf"):
+        raise UsageError(f"{what}: {value!r} is not a finite, non-negative number of milliseconds")
+    return float(value)
+
+
+def settings(timer: str = "cuda_graph", cache: str = "cold", warmup_ms: object = DEFAULT_WARMUP_MS,
+             rep_ms: object = DEFAULT_REP_MS) -> TimerSettings:
+    """Checked settings; a UsageError names the bad one."""
+    return TimerSettings(checked_timer(timer), checked_cache(cache), checked_budget(warmup_ms, "warmup_ms"),
+                         checked_budget(rep_ms, "rep_ms"))
+
+
+def sample_count(budget_ms: float, estimate_ms: float, most: int = MAX_SAMPLES) -> int:
+    """Samples that fill ``budget_ms`` at ``estimate_ms`` each, as do_bench counts them,
+    but never fewer than MIN_SAMPLES nor more than ``most``."""
+    count = int(budget_ms / estimate_ms) if estimate_ms > 0 else most
+    return max(MIN_SAMPLES, min(most, count))
+
+
+def measurement_spec(timer: str, cache: str, warmup_ms: float, rep_ms: float, *,
+                     replaces_do_bench: bool = False, statistic: str = "median") -> dict:
+    """The protocol's ``spec.measurement`` for runs timed this way."""
+    method = f"{TIMERS[timer]}; L2 cache {cache}: {CACHES[cache]}"
+    if replaces_do_bench:
+        method = "kidx's timer in place of the harness's triton.testing.do_bench: " + method
+    spec: dict = {"metric": "latency", "timer": timer, "primaryStatistic": statistic, "cache": cache,
+                  "warmupMs": float(warmup_ms), "repetitionMs": float(rep_ms), "method": method}
+    if replaces_do_bench:
+        spec["replacesDoBench"] = True
+    return spec
+
+
+def settings_from_environment(environ: os._Environ | dict | None = None) -> tuple[str, str]:
+    """(timer, cache) that kidx record asked for, read in the harness's process."""
+    environ = os.environ if environ is None else environ
+    return (checked_timer(environ.get(ENV_TIMER, "cuda_graph"), ENV_TIMER),
+            checked_cache(environ.get(ENV_CACHE, "cold"), ENV_CACHE))
