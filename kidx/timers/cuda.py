@@ -5,13 +5,14 @@ Each returns samples in milliseconds, one per timed call, after do_bench's warm-
 - ``cuda_events``: CUDA events around each call, as ``triton.testing.do_bench`` records
   them: the host's Python, autograd and launch latency inside the call are timed too
   whenever the GPU waits for them;
-- ``cuda_graph``: the call captured once in a CUDA graph (after three calls on a side
-  stream, as PyTorch's documentation asks), each sample one replay between CUDA events.
-  With a cold cache, the L2 flush before each replay keeps the GPU busy while the host
-  queues the replay, so no host time is timed; with a warm cache, one replay runs enough
-  calls back to back (at least ``WARM_REPLAY_MS`` of work) to keep the host ahead, and a
-  sample is its time over its calls. ``grad_to_none`` is honoured before the capture only:
-  a replay writes the same gradient buffers each time;
+- ``cuda_graph``: the call captured in a CUDA graph (after three calls on a side stream,
+  as PyTorch's documentation asks), replays timed with CUDA events. One replay holds
+  enough calls (at least ``WARM_REPLAY_MS`` of work) that the host queues the next while
+  the GPU runs it, so no host time is timed and a graph's launch is shared by its calls.
+  Warm: the calls back to back, a sample the replay's time over its calls. Cold: each
+  call preceded by the L2 flush, and a second graph of the flushes alone replayed in turn
+  with it; a sample is the difference over the calls. ``grad_to_none`` is honoured before
+  the capture only: a replay writes the same gradient buffers each time;
 - ``cupti``: the device time of every kernel, copy and fill the call launched, from
   CUPTI activity records through ``torch.profiler``, summed per call
   (``kidx.timers.profiler_trace``); for what a graph cannot capture.
@@ -165,27 +166,78 @@ def _captured(torch: Any, fn: Callable[[], Any], grad_to_none: Sequence[Any] | N
         return graph
     except Exception as exc:  # whatever the capture raised: the call is timed another way
         reason = " ".join(str(exc).split()) or type(exc).__name__
-        try:
-            torch.cuda.synchronize()
-        except Exception as after:
-            raise MeasurementFailed(f"cuda_graph: the capture failed ({reason}) and left the device unusable "
-                                    f"({after})") from None
+        _recover_from_failed_capture(torch, reason)
         raise _CaptureFailed(reason[:300]) from None
+
+
+def _recover_from_failed_capture(torch: Any, reason: str) -> None:
+    """A capture that failed leaves the CUDA random generator in capture mode (its next use
+    outside a graph raises "Offset increment outside graph capture"); a capture that
+    succeeds takes it out again, so one of a single fill is made and dropped."""
+    try:
+        torch.cuda.synchronize()
+        scratch = torch.zeros(1, device="cuda")
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            scratch.add_(1)
+        torch.cuda.synchronize()
+    except Exception as after:
+        raise MeasurementFailed(f"cuda_graph: the capture failed ({reason}) and left the device unusable "
+                                f"({' '.join(str(after).split())})") from None
+
+
+def _replay_times(torch: Any, graphs: Sequence[Any], count: int) -> list[list[float]]:
+    """``count`` timed replays of each graph, the graphs alternating."""
+    events = [[(_event(torch), _event(torch)) for _ in range(count)] for _ in graphs]
+    for index in range(count):
+        for graph, timed in zip(graphs, events, strict=True):
+            start, end = timed[index]
+            start.record()
+            graph.replay()
+            end.record()
+    torch.cuda.synchronize()
+    return [[start.elapsed_time(end) for start, end in timed] for timed in events]
 
 
 def time_with_graph(torch: Any, fn: Callable[[], Any], settings: TimerSettings,
                     grad_to_none: Sequence[Any] | None) -> tuple[list[float], int]:
-    graph = _captured(torch, fn, grad_to_none, 1)
-    cold = settings.cache == "cold"
-    before = _preparation(torch, settings, None)  # gradients: cleared before the capture only
-    estimate = _estimate_ms(torch, graph.replay, before)
-    calls = 1
-    if not cold and 0 < estimate < WARM_REPLAY_MS:
-        calls = min(MAX_CALLS_PER_REPLAY, math.ceil(WARM_REPLAY_MS / estimate))
-        graph = _captured(torch, fn, grad_to_none, calls)
-    _warm_up(graph.replay, before, settings.warmup_ms, estimate * calls)
-    samples = _events_around(torch, graph.replay, before, sample_count(settings.rep_ms, estimate * calls))
-    return [sample / calls for sample in samples], calls
+    """Warm: a graph of enough calls to keep the host ahead, each sample its replay over
+    its calls. Cold: a graph of that many (flush, call) pairs and one of the flushes alone,
+    replayed in turn; a sample is the difference over the calls, so neither the flush nor
+    the graph's launch is timed."""
+    single = _captured(torch, fn, grad_to_none, 1)  # also proves that the call can be captured
+    estimate = _estimate_ms(torch, single.replay, lambda: None)
+    graphs = [single]
+    if settings.cache == "cold":
+        flush = _flush_buffer(torch)
+        per_call = estimate + _estimate_ms(torch, flush.zero_, lambda: None)
+        calls = _calls_per_replay(per_call)
+
+        def flushed_call() -> None:
+            flush.zero_()
+            fn()
+
+        graphs = [_captured(torch, flush.zero_, None, calls), _captured(torch, flushed_call, grad_to_none, calls)]
+    else:
+        per_call = estimate
+        calls = _calls_per_replay(per_call)
+        if calls > 1:
+            graphs = [_captured(torch, fn, grad_to_none, calls)]
+    replay_ms = per_call * calls * len(graphs)
+    for _ in range(max(1, int(settings.warmup_ms / replay_ms)) if replay_ms > 0 else 1):
+        for graph in graphs:
+            graph.replay()
+    times = _replay_times(torch, graphs, sample_count(settings.rep_ms, replay_ms))
+    if len(times) == 1:
+        return [time / calls for time in times[0]], calls
+    flushes, both = times
+    return [max(0.0, (total - alone) / calls) for alone, total in zip(flushes, both, strict=True)], calls
+
+
+def _calls_per_replay(per_call_ms: float) -> int:
+    if per_call_ms <= 0:
+        return MAX_CALLS_PER_REPLAY
+    return max(1, min(MAX_CALLS_PER_REPLAY, math.ceil(WARM_REPLAY_MS / per_call_ms)))
 
 
 def time_with_cupti(torch: Any, fn: Callable[[], Any], settings: TimerSettings,

@@ -46,6 +46,7 @@ for label, call in calls.items():
                 continue
             show(label, timings)
             print(f"{'':<34} ({time.perf_counter() - started:.2f} s)", flush=True)
+            torch.randn(16, device="cuda")  # the random generator is usable after a failed capture
 
 if len(sys.argv) > 1:
     environment = kidx.capture_environment()

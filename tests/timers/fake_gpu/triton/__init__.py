@@ -1,0 +1,2 @@
+"""A stand-in for triton with only ``triton.testing`` (see ../README.md)."""
+from . import testing  # noqa: F401
