@@ -26,7 +26,7 @@ SHAPES=default; [ "$PHASE" = step ] && SHAPES=step
 cd /tmp/liger/scripts
 for timer in $TIMERS; do
   t0=$(date +%s)
-  timeout ${RECORD_LIMIT:-420} $KIDX record liger --environment $R/environment.yaml --timer $timer --processes $N \
+  timeout -s INT -k 30 ${RECORD_LIMIT:-420} $KIDX record liger --environment $R/environment.yaml --timer $timer --processes $N \
     --label suite=h200-timers --label shapes=$SHAPES --label timer=$timer --store /tmp/store-$PHASE -- python3 timers_driver.py $SHAPES
   echo "record $timer rc=$? in $(( $(date +%s) - t0 )) s"
 done
@@ -34,7 +34,7 @@ cd /tmp
 $KIDX get runs -l suite=h200-timers -o wide --store /tmp/store-$PHASE > $R/kidx-get-runs.txt 2>&1; head -20 $R/kidx-get-runs.txt
 $KIDX get protocols --store /tmp/store-$PHASE 2>&1 | head -20
 $KIDX export -o $R/store.kidx.json --store /tmp/store-$PHASE; echo "export rc=$?"
-ls /tmp/kidx-record-* 2>/dev/null | head
+for kept in /tmp/kidx-record-*; do [ -d "$kept" ] && cp -r "$kept" $R/; done; ls -d $R/kidx-record-* 2>/dev/null
 (cd /tmp/result && tar czf $OUT/$PHASE.tgz $PHASE)
 ls -la $OUT
 echo "== $(date -u +%FT%TZ) end, $(( $(date +%s) - START )) s"
