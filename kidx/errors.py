@@ -15,7 +15,8 @@ as the command line prints for the same bad input; it never exits the interprete
   write lock was not had in time; ``StoreReadOnly``: it can only be read;
   ``OutcomeUnknown``: the connection was lost during a commit, which may or may not
   have happened).
-- ``MissingDependencyError``: an optional extra is needed (``pip install 'kidx[…]'``).
+- ``MissingDependencyError``: an optional extra is needed (``install_hint`` says how to
+  install it: kidx is not on the package index, so from a checkout of kidx).
 """
 
 from __future__ import annotations
@@ -39,6 +40,12 @@ class NotFoundError(KidxError):
 
 class MissingDependencyError(KidxError):
     """An optional dependency is not installed; the message names the extra to install."""
+
+
+def install_hint(extra: str) -> str:
+    """How to install kidx with an optional extra. kidx is not on the package index, so
+    ``pip install 'kidx[extra]'`` would fail: it is installed from a checkout of kidx."""
+    return f"pip install '.[{extra}]' from a checkout of kidx"
 
 
 class StoreError(KidxError):

@@ -232,7 +232,7 @@ def test_frame_without_pandas_says_which_extra(head_store, monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now fails
     with kidx.open_store(head_store) as store, pytest.raises(MissingDependencyError) as raised:
         store.frame()
-    assert "pip install 'kidx[pandas]'" in str(raised.value)
+    assert "pip install '.[pandas]' from a checkout of kidx" in str(raised.value)
 
 
 def test_empty_frame_keeps_the_leading_columns(tmp_path):

@@ -244,6 +244,9 @@ class Session:
         self.environment = {
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/local/bin:/usr/bin:/bin",
             "HOME": str(self.home),
+            # the checkout's kidx, whichever copy the interpreter has installed (an editable
+            # install of another checkout, say): the pages document this code
+            "PYTHONPATH": str(REPO),
             "TMPDIR": str(self.tmp),
             "LANG": "C.UTF-8",
             "NO_COLOR": "1",
