@@ -222,6 +222,8 @@ BLOCKS = [block for page in PAGES for block in page.blocks]
 # pages whose blocks take many seconds (a command that waits on a lock, a long pipeline);
 # a page's blocks share one session, so the whole page is marked, never one block of it
 SLOW_PAGES = {"reference/store-guarantees.md", "scripting.md"}
+# a page's blocks share one session, in one process, in order: under pytest-xdist the
+# README's `--dist loadfile` runs this whole file in one worker
 CASES = [pytest.param(block, marks=pytest.mark.slow) if block.page in SLOW_PAGES else block for block in BLOCKS]
 
 
