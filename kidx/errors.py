@@ -15,7 +15,8 @@ as the command line prints for the same bad input; it never exits the interprete
   write lock was not had in time; ``StoreReadOnly``: it can only be read;
   ``OutcomeUnknown``: the connection was lost during a commit, which may or may not
   have happened).
-- ``MissingDependencyError``: an optional extra is needed (``pip install 'kidx[…]'``).
+- ``MissingDependencyError``: an optional extra is needed (``install_hint`` says how to
+  install it: kidx is not on the package index, so from a checkout of kidx).
 - ``DeviceUnavailable``: a GPU timer (``kidx.measure``, ``kidx record --timer``) needs
   PyTorch with a CUDA device, and this process has none.
 - ``MeasurementFailed``: a GPU timer ran but could not time the call (it launched no GPU
@@ -51,6 +52,12 @@ class DeviceUnavailable(KidxError):
 
 class MeasurementFailed(KidxError):
     """A GPU timer could not time the call it was given."""
+
+
+def install_hint(extra: str) -> str:
+    """How to install kidx with an optional extra. kidx is not on the package index, so
+    ``pip install 'kidx[extra]'`` would fail: it is installed from a checkout of kidx."""
+    return f"pip install '.[{extra}]' from a checkout of kidx"
 
 
 class StoreError(KidxError):

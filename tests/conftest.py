@@ -36,6 +36,10 @@ def _isolated_environment(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.delenv("KIDX_STORE", raising=False)
+    # under pytest-xdist: a pytest a test starts (the harness kidx record runs) is no worker,
+    # and pytest-benchmark would disable itself there if it inherited a worker's variables
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
 
 
 BACKENDS = ("sqlite", "postgresql")

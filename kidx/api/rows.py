@@ -90,10 +90,10 @@ def data_frame(rows: list[dict[str, Any]], columns: Sequence[str] | None) -> Any
     try:
         import pandas
     except ImportError:
-        from kidx.errors import MissingDependencyError
+        from kidx.errors import MissingDependencyError, install_hint
 
         raise MissingDependencyError(
-            "Store.frame() needs pandas, which is not installed: pip install 'kidx[pandas]' "
+            f"Store.frame() needs pandas, which is not installed: {install_hint('pandas')} "
             "(Store.records() gives the same rows as dicts without it)"
         ) from None
     names = list(rows[0]) if rows else list(columns if columns is not None else LEADING)

@@ -190,7 +190,8 @@ class Store:
     def frame(self, selector: str | None = None, field_selector: str | None = None,
               columns: Sequence[str] | None = None, references: Iterable[str] = ()) -> Any:
         """Selected runs as a pandas DataFrame, one row each, the columns of ``records``
-        (``observedAt`` as a timezone-aware timestamp). Needs ``pip install 'kidx[pandas]'``."""
+        (``observedAt`` as a timezone-aware timestamp). Needs pandas (``pip install '.[pandas]'``
+        from a checkout of kidx)."""
         from kidx.api.rows import data_frame
 
         return data_frame(self.records(selector, field_selector, columns, references), columns)

@@ -26,10 +26,12 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
+from kidx.errors import install_hint
+
 PROBE_TIMEOUT_ENV = "KIDX_PROBE_TIMEOUT"
 DEFAULT_PROBE_TIMEOUT_S = 20.0
 _KILLED_WAIT_S = 2.0  # a child stuck in the driver may not even die: it is then left behind
-NVML_EXTRA_HINT = "pip install 'kidx[nvml]'"
+NVML_EXTRA_HINT = install_hint("nvml")
 # Python distributions whose versions are part of an environment's software, as
 # software key -> distribution name.
 LIBRARIES = {"torch": "torch", "triton": "triton", "liger-kernel": "liger_kernel", "transformers": "transformers"}

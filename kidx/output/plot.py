@@ -8,10 +8,10 @@ and carries no creation date, so the same data draws the same file.
 
 from __future__ import annotations
 
-from kidx.errors import KidxError
+from kidx.errors import KidxError, install_hint
 from kidx.output.columns import raw_text
 
-MISSING = "kidx plot needs matplotlib: pip install 'kidx[plot]'"
+MISSING = f"kidx plot needs matplotlib: {install_hint('plot')}"
 SCALES = {"ns": (1e6, "ms"), "B": (2**20, "MiB"), "B/s": (1e9, "GB/s"), "FLOP/s": (1e12, "TFLOP/s"),
           "%": (1, "% of peak")}
 QUANTITIES = {"peak_memory": "peak memory", "achieved_bandwidth": "achieved bandwidth",

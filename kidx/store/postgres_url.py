@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import re
 
+from kidx.errors import install_hint
+
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):(/{1,2})")
 _PASSWORD_IN_QUERY = re.compile(r"([?&]password=)([^&]*)", re.IGNORECASE)
-INSTALL_HINT = "pip install 'kidx[postgres]'"
+INSTALL_HINT = install_hint("postgres")
 
 
 def url_scheme(location: object) -> tuple[str, str] | None:

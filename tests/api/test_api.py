@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import datetime
 import json
+import statistics
 import sys
+from typing import NamedTuple
 
 import pytest
 
@@ -230,7 +232,7 @@ def test_frame_without_pandas_says_which_extra(head_store, monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas now fails
     with kidx.open_store(head_store) as store, pytest.raises(MissingDependencyError) as raised:
         store.frame()
-    assert "pip install 'kidx[pandas]'" in str(raised.value)
+    assert "pip install '.[pandas]' from a checkout of kidx" in str(raised.value)
 
 
 def test_empty_frame_keeps_the_leading_columns(tmp_path):
@@ -385,8 +387,101 @@ def test_timings_from_do_bench():
         kidx.Timings.from_do_bench([0.5, float("nan"), 0.6])
 
 
+class TaskSpec(NamedTuple):
+    """torch.utils.benchmark's TaskSpec, the fields kidx reads (torch/utils/benchmark/utils/common.py)."""
+
+    stmt: str
+    setup: str = "pass"
+    global_setup: str = ""
+    label: str | None = None
+    sub_label: str | None = None
+    description: str | None = None
+    env: str | None = None
+    num_threads: int = 1
+
+
+class Measurement:
+    """The documented shape of a ``torch.utils.benchmark.Measurement``: ``raw_times`` (seconds
+    per block of ``number_per_run`` calls), ``times`` (seconds per call), ``median``, ``mean``
+    and ``iqr`` of those (numpy's linear percentiles), and the ``task_spec`` it timed."""
+
+    def __init__(self, number_per_run: int, raw_times: list[float], task_spec: TaskSpec):
+        self.number_per_run, self.raw_times, self.task_spec = number_per_run, raw_times, task_spec
+
+    @property
+    def times(self) -> list[float]:
+        return [t / self.number_per_run for t in self.raw_times]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+    @property
+    def mean(self) -> float:
+        return statistics.mean(self.times)
+
+    @property
+    def iqr(self) -> float:
+        if len(self.times) < 2:
+            return 0.0
+        first, _, third = statistics.quantiles(self.times, n=4, method="inclusive")
+        return third - first
+
+
+def _public(version: str) -> str:
+    """A version without its local part: ``2.13.0+cu130`` -> ``2.13.0`` (PEP 440)."""
+    return version.split("+", 1)[0]
+
+
+def test_timings_from_a_measurement():
+    measurement = Measurement(100, [0.000125, 0.000100, 0.000150, 0.000110],
+                              TaskSpec("x @ x", label="matmul", sub_label="32", num_threads=4))
+    timings = kidx.Timings.from_measurement(measurement)
+    assert timings.samples == (1250.0, 1000.0, 1500.0, 1100.0)
+    assert timings.statistics["median"] == 1175.0 and timings.statistics["mean"] == 1212.5
+    # numpy's linear percentiles of 1.0, 1.1, 1.25, 1.5 us: p25 1.075, p75 1.3125
+    assert timings.native == pytest.approx({"median_s": 1.175e-06, "mean_s": 1.2125e-06, "iqr_s": 2.375e-07,
+                                            "number_per_run": 100.0}, rel=1e-12, abs=0)
+    assert timings.protocol["harness"]["name"] == "torch.utils.benchmark"
+    assert timings.protocol["measurement"]["method"] == (
+        "torch.utils.benchmark.Timer.blocked_autorange: each sample is the mean time of a block of calls, timed on "
+        "the host clock with the device synchronised; 4 CPU threads")
+    assert timings.details == {"stmt": "x @ x", "label": "matmul", "sub_label": "32"}
+    one_thread = kidx.Timings.from_measurement(Measurement(1, [0.5], TaskSpec("f()")))
+    assert one_thread.protocol["measurement"]["method"].endswith("; 1 CPU thread")
+    assert one_thread.details == {"stmt": "f()"}
+    recording = kidx.record_run(implementation=IMPLEMENTATION, workload=WORKLOAD_SPEC, environment=ENVIRONMENT,
+                                timings=measurement, observed_at=WHEN)
+    assert recording.run["spec"]["samples"]["values"] == [1250.0, 1000.0, 1500.0, 1100.0]
+    assert recording.run["spec"]["sourceNative"]["source"] == "torch.utils.benchmark"
+    with pytest.raises(UsageError, match="not a torch.utils.benchmark Measurement"):
+        kidx.Timings.from_measurement(Measurement(1, [], TaskSpec("f()")))
+
+
+def test_the_torch_version_is_the_installed_distributions(monkeypatch):
+    """The harness version is torch's installed distribution version, whatever torch.__version__
+    adds to it (a CUDA wheel from the package index says ``2.13.0`` there and ``2.13.0+cu130``
+    in torch.__version__); without torch installed the protocol names no version."""
+    import importlib.metadata
+
+    measurement = Measurement(1, [0.5], TaskSpec("f()"))
+    monkeypatch.setattr(importlib.metadata, "version",
+                        lambda name: "2.13.0" if name == "torch" else pytest.fail(f"asked for {name}"))
+    assert kidx.Timings.from_measurement(measurement).protocol["harness"]["version"] == "2.13.0"
+
+    def not_installed(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", not_installed)
+    assert "version" not in kidx.Timings.from_measurement(measurement).protocol["harness"]
+    assert _public("2.13.0+cu130") == _public("2.13.0") == "2.13.0"
+
+
 def test_timings_from_a_real_torch_measurement():
+    """The same, against torch.utils.benchmark itself where torch is installed (not by the test extra)."""
     torch = pytest.importorskip("torch")
+    import importlib.metadata
+
     from torch.utils.benchmark import Timer
 
     x = torch.ones(32, 32)
@@ -396,8 +491,10 @@ def test_timings_from_a_real_torch_measurement():
     assert timings.samples == tuple(round(t * 1e9, 3) for t in measurement.times)
     assert timings.statistics["median"] == pytest.approx(measurement.median * 1e9, abs=0.001)
     assert timings.statistics["mean"] == pytest.approx(measurement.mean * 1e9, abs=0.001)
+    assert timings.native["iqr_s"] == measurement.iqr
     assert timings.protocol["harness"]["name"] == "torch.utils.benchmark"
-    assert timings.protocol["harness"]["version"] == torch.__version__
+    assert timings.protocol["harness"]["version"] == importlib.metadata.version("torch")
+    assert _public(timings.protocol["harness"]["version"]) == _public(torch.__version__)
     assert timings.native["number_per_run"] == measurement.number_per_run
     assert timings.protocol["measurement"]["method"].endswith(f"; {measurement.task_spec.num_threads} CPU thread"
                                                               + ("s" if measurement.task_spec.num_threads != 1 else ""))

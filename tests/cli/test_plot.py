@@ -114,4 +114,4 @@ def test_bad_arguments(kidx, head_store, tmp_path, monkeypatch, args, message):
 def test_without_matplotlib_says_how_to_get_it(kidx, head_store, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
     code, out, err = _plot(kidx, head_store, tmp_path / "x.svg")
-    assert (code, out, err) == (1, "", "error: kidx plot needs matplotlib: pip install 'kidx[plot]'\n")
+    assert (code, out, err) == (1, "", "error: kidx plot needs matplotlib: pip install '.[plot]' from a checkout of kidx\n")

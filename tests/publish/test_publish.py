@@ -218,7 +218,7 @@ def test_without_jinja2_the_error_says_what_to_install(kidx, tmp_path, seed_bund
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *rest: None if name == "jinja2" else found(name, *rest))
     code, out, err = publish(kidx, tmp_path / "site")
     assert (code, out) == (1, "")
-    assert err == "error: kidx publish renders its pages with Jinja2: pip install 'kidx[publish]'\n"
+    assert err == "error: kidx publish renders its pages with Jinja2: pip install '.[publish]' from a checkout of kidx\n"
     assert not (tmp_path / "site").exists()
 
 

@@ -222,6 +222,8 @@ BLOCKS = [block for page in PAGES for block in page.blocks]
 # pages whose blocks take many seconds (a command that waits on a lock, a long pipeline);
 # a page's blocks share one session, so the whole page is marked, never one block of it
 SLOW_PAGES = {"reference/store-guarantees.md", "scripting.md"}
+# a page's blocks share one session, in one process, in order: under pytest-xdist the
+# README's `--dist loadfile` runs this whole file in one worker
 CASES = [pytest.param(block, marks=pytest.mark.slow) if block.page in SLOW_PAGES else block for block in BLOCKS]
 
 
@@ -244,6 +246,9 @@ class Session:
         self.environment = {
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/local/bin:/usr/bin:/bin",
             "HOME": str(self.home),
+            # the checkout's kidx, whichever copy the interpreter has installed (an editable
+            # install of another checkout, say): the pages document this code
+            "PYTHONPATH": str(REPO),
             "TMPDIR": str(self.tmp),
             "LANG": "C.UTF-8",
             "NO_COLOR": "1",

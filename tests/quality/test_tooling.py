@@ -20,6 +20,8 @@ def _readme_test_command() -> str:
 def test_ci_runs_the_readme_test_command_then_ruff_mypy_and_lint_imports():
     script = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert "set -euo pipefail" in script  # a lint or type error fails CI
+    # as a fresh machine: no pip cache to hide what a new machine downloads, set before any pip runs
+    assert script.index("export PIP_NO_CACHE_DIR=1") < next(i for i, line in enumerate(script) if "pip install" in line)
     steps = [line for line in script if line.startswith((".venv/", "python3 "))]
     assert steps == [_readme_test_command(), ".venv/bin/ruff check kidx tests bench", ".venv/bin/mypy",
                      ".venv/bin/lint-imports"]

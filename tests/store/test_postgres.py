@@ -76,7 +76,7 @@ def test_without_psycopg_a_postgres_store_says_how_to_install_it(kidx, monkeypat
             1,
             "",
             "error: a PostgreSQL store needs the psycopg driver, which is not installed: "
-            "pip install 'kidx[postgres]'\n",
+            "pip install '.[postgres]' from a checkout of kidx\n",
         )
 
 

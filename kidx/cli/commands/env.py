@@ -52,7 +52,7 @@ def capture(
     """Read this machine's GPUs, driver, CUDA, libraries, CPU and OS into an
     ExecutionEnvironment, and print it or store it.
 
-    GPUs come from NVML (pip install 'kidx[nvml]'), else nvidia-smi, else torch. What
+    GPUs come from NVML (the nvml extra), else nvidia-smi, else torch. What
     could not be read is listed on stderr and kept in an annotation. Only what makes
     results comparable is in the spec (the digest); host name, GPU UUIDs and clocks are
     annotations.
