@@ -58,6 +58,8 @@ class Judgement(NamedTuple):
     within: str | None = None  # with within-run evidence only: what it shows (faster, slower, same)
     reason: str | None = None  # why inconclusive or unconfirmed
     conclusive: bool = True  # False when the test could not reach ALPHA or the noise is too wide
+    detectable: float | None = None  # between runs: the smallest relative change this evidence could call
+    runs_needed: int | None = None  # between runs: runs a side that would call a change of the threshold
 
     @property
     def verdict(self) -> str:
@@ -163,12 +165,62 @@ def judge_runs(value: Measure, baseline: Measure, value_runs: Sequence[float], b
         ci = (math.exp(difference - half), math.exp(difference + half))
     beyond = abs(ratio - 1) > threshold
     significant = beyond and p < alpha and abs(t) >= min_t
-    judgement = Judgement(ratio, speedup, significant, "t-test", p, ci, BETWEEN_RUNS)
+    detectable = detectable_change(sigma, noise.df, len(a), len(b), threshold, alpha, min_t)
+    needed = runs_needed(sigma, noise.df, threshold, alpha, min_t)
+    judgement = Judgement(ratio, speedup, significant, "t-test", p, ci, BETWEEN_RUNS,
+                          detectable=detectable, runs_needed=needed)
     if significant or (1 - threshold <= ci[0] and ci[1] <= 1 + threshold):
         return judgement
     why = (f"noise between runs (±{sigma * 100:.1f}%) too wide for a {threshold * 100:g}% threshold"
            if ci[1] / ci[0] > (1 + threshold) / (1 - threshold) else "the interval reaches past the threshold")
+    why += f"; {needed_text(needed, len(a), len(b))}"
     return judgement._replace(conclusive=False, reason=why)
+
+
+RUNS_NEEDED_LIMIT = 1000  # runs a side beyond which runs_needed gives up (None)
+
+
+def critical_t(df: float, alpha: float = ALPHA, min_t: float = MIN_T) -> float:
+    """The |t| a change needs under the between-run rule: p < alpha and |t| >= min_t."""
+    return max(min_t, t_quantile(1 - alpha / 2, df)) if df >= 1 else math.inf
+
+
+def detectable_change(sigma: float | None, df: int, n_value: int, n_baseline: int,
+                      threshold: float = DEFAULT_THRESHOLD, alpha: float = ALPHA, min_t: float = MIN_T) -> float | None:
+    """The smallest relative change (a slowdown: value / baseline - 1) that ``judge_runs``
+    would call with this between-run spread (``sigma`` of logs, ``df`` degrees of freedom)
+    and these numbers of runs: the difference of mean logs at which |t| reaches the
+    critical value (p < alpha and |t| >= min_t), and never below the threshold. None
+    without a spread; 0.0 means the spread is nil and any change beyond the threshold shows."""
+    if sigma is None or df < 1 or not n_value or not n_baseline:
+        return None
+    se = sigma * math.sqrt(1 / n_value + 1 / n_baseline)
+    return max(threshold, math.expm1(critical_t(df, alpha, min_t) * se))
+
+
+def runs_needed(sigma: float | None, df: int, threshold: float = DEFAULT_THRESHOLD, alpha: float = ALPHA,
+                min_t: float = MIN_T) -> int | None:
+    """The fewest runs a side with which a change of the threshold would be called, the
+    spread staying what it is (its degrees of freedom growing with the runs added); None
+    without a spread, or beyond RUNS_NEEDED_LIMIT."""
+    if sigma is None or df < 1:
+        return None
+    if sigma == 0:
+        return 1
+    target = math.log1p(threshold)
+    for n in range(1, RUNS_NEEDED_LIMIT + 1):
+        if critical_t(max(df, 2 * (n - 1)), alpha, min_t) * sigma * math.sqrt(2 / n) <= target:
+            return n
+    return None
+
+
+def needed_text(needed: int | None, n_value: int, n_baseline: int) -> str:
+    """What would decide an inconclusive comparison: ``needs 6 runs a side``."""
+    if needed is None:
+        return f"needs more than {RUNS_NEEDED_LIMIT} runs a side"
+    if needed <= min(n_value, n_baseline):
+        return "more runs a side would narrow the interval"
+    return f"needs {needed} runs a side"
 
 
 def rule_text(threshold: float, alpha: float = ALPHA, min_t: float = MIN_T) -> str:

@@ -125,7 +125,7 @@ def run_describe(arguments: list[str] | None = None, selector: str | None = None
     label_selector = parse_selector(selector)
     result = describe_objects(open_store(store, must_exist=True), kind_registry(), arguments or [], label_selector)
     out = output()
-    out.data(describe_texts(result.descriptions, result.by_prefix, result.speed_of_light))
+    out.data(describe_texts(result.descriptions, result.by_prefix, result.speed_of_light, result.host))
     if not result.descriptions and not result.missing:
         out.notice("No resources found")
     return report_missing(out, result.missing, False)

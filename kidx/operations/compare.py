@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 from kidx.analysis.changepoints import change_points, segment_noise
 from kidx.analysis.comparability import COMPARABLE_ROLES, ROLES, SUBJECT_ROLE, comparable_key, differing_roles
+from kidx.analysis.hostbound import HostEvidence, is_kernel_timer, timer_of
 from kidx.analysis.measures import Measure
 from kidx.analysis.significance import (
     ALPHA,
@@ -40,6 +41,7 @@ from kidx.analysis.significance import (
 )
 from kidx.errors import KidxError, UsageError
 from kidx.operations.analysed_runs import AnalysedRun, Referenced, run_reference_fields, select_runs
+from kidx.operations.host_bound import evidence, related_runs
 
 NOTHING_COMPARED = "nothing compared"
 SUGGESTIONS = 8  # values or keys listed when a name matches nothing
@@ -88,6 +90,7 @@ class ComparedRow(NamedTuple):
     arm: Arm
     judgement: Judgement | None  # None for the baseline itself and when there is no baseline
     verdict: str | None  # baseline, faster, slower, same, inconclusive, unconfirmed; None without a baseline
+    host: HostEvidence | None = None  # how much of the arm's figure is the host's, where the store shows it
 
     @property
     def run(self) -> AnalysedRun:
@@ -174,6 +177,7 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
             buckets.setdefault(key, []).append(run)
     history = _History(history_runs)
     groups = [_group(members, request, forced, history) for members in buckets.values() if members]
+    groups = _with_host_evidence(store, registry, request, groups, history_runs)
     groups.sort(key=_group_order)
     problems = _problems(request, runs, measured, groups, store)
     unmatched = _unmatched(request, measured, groups) if request.label_key is not None else []
@@ -187,6 +191,32 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
                       tuple(unmatched), tuple(runs))
 
 
+def _narrowed(request: CompareRequest) -> bool:
+    return bool(request.names or request.selector or request.field_selector or request.references)
+
+
+def _with_host_evidence(store, registry, request: CompareRequest, groups: list[ComparedGroup],
+                        history_runs: list[AnalysedRun]) -> list[ComparedGroup]:
+    """Each compared row with its host evidence (kidx.analysis.hostbound): a kernel-timer
+    twin's launch overhead, else what its sweep or speed of light shows; the arm's pooled
+    figure is the one divided."""
+    shown = [row.run for group in groups if group.compared for row in group.rows]
+    if not shown:
+        return groups
+    context = related_runs(store, registry, shown, history_runs) if _narrowed(request) else history_runs
+    found = evidence(shown, context)
+    if not found:
+        return groups
+    out = []
+    for group in groups:
+        rows = []
+        for row in group.rows:
+            host = found.get(row.run.name)
+            rows.append(row._replace(host=host.with_value(row.measure.value)) if host is not None else row)
+        out.append(group._replace(rows=rows))
+    return out
+
+
 def _history(store, registry, request: CompareRequest, selected: list[AnalysedRun]) -> list[AnalysedRun]:
     """The store's runs of the selected runs' series (the history a verdict's noise is
     measured on): the runs on each (workload, environment) pair of the selection, found by
@@ -194,7 +224,7 @@ def _history(store, registry, request: CompareRequest, selected: list[AnalysedRu
     fewer), never one per pair."""
     from kidx.store.catalog import ReferenceCondition
 
-    if not (request.names or request.selector or request.field_selector or request.references):
+    if not _narrowed(request):
         return selected  # the selection is the whole store
     pairs = {(run.workload.digest, run.environment.digest) for run in selected if run.measure is not None
              and run.workload.digest and run.environment.digest}
@@ -358,6 +388,9 @@ def _group(members: list[AnalysedRun], request: CompareRequest, forced: str | No
             noise = noise + history.noise(baseline.run, compared)
         judgement = judge_runs(arm.measure, baseline.measure, arm.values, baseline.values, noise,
                                request.threshold, request.alpha, request.min_t)
+        if (not judgement.conclusive and judgement.detectable is not None and arm.measure.metric == "latency"
+                and not is_kernel_timer(timer_of(first.protocol.spec))):
+            judgement = judgement._replace(reason=f"{judgement.reason}, or a kernel timer")
         rows.append(ComparedRow(arm, judgement, judgement.verdict))
     return group(rows)
 

@@ -20,6 +20,8 @@ class DescribeResult(NamedTuple):
     # per description: a run's achieved bandwidth, FLOP/s and share of the GPU's peak
     # (kidx.speed_of_light.achieved.Achieved), None where unknown or not a run
     speed_of_light: tuple = ()
+    # per description: a run's host evidence (kidx.analysis.hostbound.HostEvidence), None where none
+    host: tuple = ()
 
 
 def describe_objects(
@@ -46,7 +48,63 @@ def describe_objects(
                 found, missing, by_prefix = found + prefixed, [], True
         descriptions = [describe_entry(store, info, entry) for info, entry in found]
         figures = [_speed_of_light(store, info, d.manifest) for (info, _), d in zip(found, descriptions, strict=True)]
-    return DescribeResult(descriptions, missing, by_prefix, tuple(figures))
+        host = [_host(store, info, d.manifest, f) for (info, _), d, f in zip(found, descriptions, figures, strict=True)]
+    return DescribeResult(descriptions, missing, by_prefix, tuple(figures), tuple(host))
+
+
+def _host(store: Store, info, manifest: dict, figures):
+    """A passed latency run's host evidence (docs/analysis.md): its kernel-timer twins'
+    launch overhead, else what its sweep and its speed of light show; None for another
+    kind, a run timed by a kernel timer, or one with no evidence."""
+    from kidx.analysis.hostbound import is_kernel_timer, latency_ns, timer_of
+
+    spec = manifest.get("spec") or {}
+    if info.kind != "BenchmarkRun" or spec.get("status") != "passed" or latency_ns(spec) is None:
+        return None
+    fields = {reference.target_kind: reference.field for reference in info.references}
+    roles = ("BenchmarkProtocol", "Workload", "Implementation", "ExecutionEnvironment")
+    if any(not isinstance(spec.get(fields.get(kind, "")), str) for kind in roles):
+        return None
+    protocol = spec[fields["BenchmarkProtocol"]]
+    timer = timer_of((store.referenced_manifests([protocol], "BenchmarkProtocol").get(protocol) or {}).get("spec"))
+    if is_kernel_timer(timer):
+        return None
+    from kidx.analysis.hostbound import assess
+    from kidx.store.catalog import CatalogQuery, ReferenceCondition
+
+    def runs_referring(*kinds: str) -> list[dict]:
+        conditions = tuple(ReferenceCondition(digests=(spec[fields[kind]],), field=fields[kind]) for kind in kinds)
+        entries = store.select(CatalogQuery(kind=info.kind, references=conditions))
+        return [store.manifest(entry) for entry in entries if entry.digest != manifest["metadata"]["digest"]]
+
+    twins = runs_referring("Workload", "Implementation", "ExecutionEnvironment")
+    sweep = runs_referring("BenchmarkProtocol", "Implementation", "ExecutionEnvironment")
+    others = [m for m in twins + sweep if (m.get("spec") or {}).get("status") == "passed"]
+    protocols = store.referenced_manifests({(m["spec"]).get(fields["BenchmarkProtocol"]) for m in others}
+                                           - {None}, "BenchmarkProtocol")
+    workloads = store.referenced_manifests({(m["spec"]).get(fields["Workload"]) for m in others + [manifest]}
+                                           - {None}, "Workload")
+    timed = [_timed(m, fields, protocols, workloads) for m in others]
+    own = _timed(manifest, fields, {protocol: {"spec": {"measurement": {"timer": timer}}}}, workloads)
+    if own is None:
+        return None
+    if figures is not None:
+        own = own._replace(cost_bytes=figures.cost.bytes, sol=figures.peak.sol if figures.peak else None)
+    return assess([own, *(t for t in timed if t is not None)]).get(own.name)
+
+
+def _timed(manifest: dict, fields: dict, protocols: dict, workloads: dict):
+    from kidx.analysis.hostbound import Timed, latency_ns, timer_of
+
+    spec = manifest.get("spec") or {}
+    value = latency_ns(spec)
+    if value is None:
+        return None
+    protocol, workload = spec.get(fields["BenchmarkProtocol"]), spec.get(fields["Workload"])
+    return Timed(manifest["metadata"]["name"], workload, spec.get(fields["Implementation"]),
+                 spec.get(fields["ExecutionEnvironment"]), protocol,
+                 timer_of((protocols.get(protocol) or {}).get("spec")), value,
+                 (workloads.get(workload) or {}).get("spec"))
 
 
 def _speed_of_light(store: Store, info, manifest: dict):

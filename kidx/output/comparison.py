@@ -132,9 +132,39 @@ def render_comparison_table(comparison, wide: bool = False) -> str:
         if wide:
             figures = [speed_of_light.run_achieved(row.run, row.measure) for row in group.rows]
             headers, rows = speed_of_light.with_columns(headers, rows, figures)
+            headers, rows = _with_evidence_columns(headers, rows, group.rows)
         blocks.append(group_heading(group) + "\n" + render_table(headers, rows))
     text = with_rule(blocks, comparison.rule)
     return text + f"summary: {summary_text(comparison.counts())}\n" if text else ""
+
+
+def detectable_text(judgement) -> str:
+    """The smallest change the evidence could have called, with the runs a side a change of
+    the threshold needs where the arms have fewer: ``>12.3% (needs 6 a side)``."""
+    if judgement is None or judgement.detectable is None:
+        return "<none>"
+    return f">{judgement.detectable * 100:.1f}%"
+
+
+def host_text(host) -> str:
+    """The launch overhead with its flag, or the reason the data suggests a host-bound timing."""
+    if host is None:
+        return "<none>"
+    if host.overhead is not None:
+        return f"{host.overhead:.2f}x host-bound" if host.host_bound else f"{host.overhead:.2f}x"
+    return "likely host-bound (" + "; ".join(host.reasons) + ")"
+
+
+def _with_evidence_columns(headers: list[str], rows: list[list[str]], compared) -> tuple[list[str], list[list[str]]]:
+    """-o wide's DETECTABLE (judged rows) and LAUNCH-OVERHEAD (where any row has evidence) columns."""
+    if any(row.judgement is not None for row in compared):
+        headers = [*headers, "DETECTABLE"]
+        rows = [[*cells, "" if row.judgement is None else detectable_text(row.judgement)]
+                for cells, row in zip(rows, compared, strict=True)]
+    if any(row.host is not None for row in compared):
+        headers = [*headers, "LAUNCH-OVERHEAD"]
+        rows = [[*cells, host_text(row.host)] for cells, row in zip(rows, compared, strict=True)]
+    return headers, rows
 
 
 def render_comparison_markdown(comparison) -> str:
@@ -191,6 +221,8 @@ def judgement_fields(judgement) -> dict:
         "evidence": judgement.evidence if judgement else None,
         "withinRun": judgement.within if judgement else None,
         "reason": judgement.reason if judgement else None,
+        "detectableChange": judgement.detectable if judgement else None,
+        "runsNeeded": judgement.runs_needed if judgement else None,
     }
 
 
@@ -211,6 +243,20 @@ def row_record(row, group) -> dict:
         **judgement_fields(judgement),
         "forced": group.forced is not None,
         "speedOfLight": speed_of_light.record(speed_of_light.run_achieved(row.run, measure)),
+        **host_fields(row.host),
+    }
+
+
+def host_fields(host) -> dict:
+    """The launch overhead (events time / kernel time, with a kernel-timer twin) and whether
+    the figure is host-bound; without a twin, whether the data suggests it and why."""
+    return {
+        "launchOverhead": host.overhead if host is not None else None,
+        "kernelTime": host.kernel_ns if host is not None else None,
+        "kernelTimer": host.kernel_timer if host is not None else None,
+        "hostBound": host.host_bound if host is not None else None,
+        "likelyHostBound": host.likely if host is not None else False,
+        "hostBoundReasons": list(host.reasons) if host is not None else [],
     }
 
 

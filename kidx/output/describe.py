@@ -94,15 +94,18 @@ def _scalar(value) -> str:
     return str(value)
 
 
-def describe_texts(descriptions: list[Description], by_prefix: bool = False, speed_of_light: Sequence = ()) -> str:
+def describe_texts(descriptions: list[Description], by_prefix: bool = False, speed_of_light: Sequence = (),
+                   host: Sequence = ()) -> str:
     """Every description, a blank line apart (one newline apart when found by name
-    prefix, as kubectl prints them); ``speed_of_light``: each one's figures, or None."""
+    prefix, as kubectl prints them); ``speed_of_light``: each one's figures, or None;
+    ``host``: each one's host evidence, or None."""
     figures = list(speed_of_light) or [None] * len(descriptions)
+    evidence = list(host) or [None] * len(descriptions)
     return ("\n" if by_prefix else "\n\n").join(
-        describe_text(d, f) for d, f in zip(descriptions, figures, strict=True))
+        describe_text(d, f, h) for d, f, h in zip(descriptions, figures, evidence, strict=True))
 
 
-def describe_text(description: Description, speed_of_light=None) -> str:
+def describe_text(description: Description, speed_of_light=None, host=None) -> str:
     manifest, references, referrers = description.manifest, description.references, description.referrers
     metadata = manifest["metadata"]
     writer = DescribeWriter()
@@ -131,6 +134,8 @@ def describe_text(description: Description, speed_of_light=None) -> str:
             writer.pair(humanize(line.field), f"{shown}  {line.digest[:19]}", 2)
     if speed_of_light is not None:
         _speed_of_light(writer, speed_of_light)
+    if host is not None:
+        _host(writer, host)
     if referrers:
         writer.header("Referenced By")
         for referrer in referrers:
@@ -173,3 +178,14 @@ def _speed_of_light(writer: DescribeWriter, figures) -> None:
         writer.pair("SOL", f"{percent(peak.sol)} of the published peak of the {figures.gpu}", 2)
     if measured is not None and measured.sol is not None:
         writer.pair("SOL Measured", f"{percent(measured.sol)} of the peak measured on the environment", 2)
+
+
+def _host(writer: DescribeWriter, host) -> None:
+    """How much of the timing is the host's (docs/analysis.md): the launch overhead over a
+    kernel-timer twin, or why the data suggests a host-bound timing."""
+    writer.header("Host Share")
+    if host.overhead is not None:
+        writer.pair("Launch Overhead", host.text(), 2)
+        writer.pair("Kernel Runs", ", ".join(host.twins), 2)
+        return
+    writer.multi("Likely Host-Bound", list(host.reasons), 2)

@@ -520,9 +520,14 @@ class _Pages:
         for run in self.model.runs:
             shards.setdefault(run_page(run), []).append(run)
         references: dict[tuple, str] = {}  # the references table, made once per combination
+        from kidx.operations.host_bound import evidence
+
+        self.host = evidence(self.model.runs, self.model.runs)  # twins and sweeps among the published runs
         for path, runs in sorted(shards.items()):
             runs.sort(key=lambda r: r.manifest["metadata"]["digest"])
             yield self.page("runs.html", path, runs=[self._run(run, references) for run in runs])
+
+    host: dict = {}  # run name -> kidx.analysis.hostbound.HostEvidence
 
     def _run(self, run: AnalysedRun, made: dict[tuple, str]) -> Markup:
         """One run's section of its page, made here rather than by the template (a large
@@ -545,6 +550,9 @@ class _Pages:
             figures = speed_of_light_text(run)
             if figures:
                 measure += f" · {escape(figures)}"
+            host = self.host.get(run.name)
+            if host is not None:
+                measure += f' · <span class="host-bound">{escape(host.text())}</span>'
         referrers = [r for r in self.referrers.get(digest, []) if r is not run]
         if referrers:
             referred = "<ul>" + "".join(f'<li><a href="../{escape(run_path(r))}">{escape(r.name)}</a></li>'

@@ -51,7 +51,11 @@ def test_json_shape_and_numbers(kidx, head_store):
         "observedAt": "2025-08-07T21:42:17.000Z", "statistic": "median", "value": 1482272, "unit": "ns",
         "low": 1481056, "high": 1483360, "samples": None, "runs": [HF_RUN], "spread": None, "ratio": 1.0,
         "speedup": 1.0, "verdict": "baseline", "test": None, "pValue": None, "ciLow": None, "ciHigh": None,
-        "evidence": None, "withinRun": None, "reason": None, "forced": False,
+        "evidence": None, "withinRun": None, "reason": None, "detectableChange": None, "runsNeeded": None,
+        "forced": False,
+        # no kernel-timer twin, and at 553 MB (above SMALL_WORKING_SET) and a seq sweep that grows: not host-bound
+        "launchOverhead": None, "kernelTime": None, "kernelTimer": None, "hostBound": None,
+        "likelyHostBound": False, "hostBoundReasons": [],
         # 553,648,128 B (docs/speed-of-light.md) in the median 1.482272 ms, of the H100 SXM's 3.35 TB/s
         "speedOfLight": {
             "costSource": "formula", "formula": "liger_kernel_bench/llama4_rope/backward", "bytes": 553648128,

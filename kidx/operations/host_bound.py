@@ -1,0 +1,88 @@
+"""Which of the runs an analysis shows are mostly host: the store's evidence, gathered for
+the rules of ``kidx.analysis.hostbound`` (compare, publish; describe reads the same
+rules through ``kidx.operations.describe``).
+
+The evidence a run needs lives in other runs: its kernel-timer twins (same workload,
+implementation and environment, another protocol whose timer differs) and the other
+points of its sweeps (same protocol, implementation and environment). ``related_runs``
+finds them in the store, one look-up per distinct pair, never one per run.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from kidx.analysis.hostbound import HostEvidence, Timed, assess, is_kernel_timer, timer_of
+from kidx.operations.analysed_runs import AnalysedRun, run_reference_fields, select_runs
+
+
+class _EveryRun(NamedTuple):
+    """A request for the runs that meet reference conditions alone."""
+
+    names: list = []
+    selector: object = None
+    field_selector: object = None
+    references: tuple = ()
+
+
+def timed(run: AnalysedRun, with_cost: bool = False) -> Timed | None:
+    """The run as the rules read it; None unless it is a passed latency run.
+    ``with_cost``: with its compulsory traffic and share of the roofline, where known."""
+    measure = run.measure
+    if measure is None or measure.metric != "latency":
+        return None
+    cost_bytes = sol = None
+    if with_cost:
+        from kidx.speed_of_light.achieved import achieved
+
+        environment = {"spec": run.environment.spec} if run.environment.spec is not None else None
+        figures = achieved(run.manifest.get("spec") or {}, run.workload.spec, environment, measure.value)
+        if figures is not None:
+            cost_bytes = figures.cost.bytes
+            sol = figures.peak.sol if figures.peak is not None else None
+    return Timed(run.name, run.workload.digest, run.implementation.digest, run.environment.digest,
+                 run.protocol.digest, timer_of(run.protocol.spec), measure.value, run.workload.spec, cost_bytes, sol)
+
+
+def evidence(shown: list[AnalysedRun], context: list[AnalysedRun]) -> dict[str, HostEvidence]:
+    """The evidence for each shown run that has some, read from the shown runs and the
+    ``context`` (their twins and sweeps, as ``related_runs`` finds them)."""
+    names = {run.name for run in shown}
+    records: dict[str, Timed] = {}
+    for run in shown:
+        found = timed(run, with_cost=True)
+        if found is not None:
+            records[run.name] = found
+    for run in context:
+        if run.name not in names and run.name not in records:
+            found = timed(run)
+            if found is not None:
+                records[run.name] = found
+    assessed = assess(list(records.values()))
+    return {name: found for name, found in assessed.items() if name in names}
+
+
+def related_runs(store, registry, shown: list[AnalysedRun], known: list[AnalysedRun]) -> list[AnalysedRun]:
+    """The store's runs that may be twins or sweep points of the shown runs that are not
+    timed by a kernel timer: runs on each (workload, environment) and each (protocol,
+    environment) of theirs, beside the ``known`` runs already read."""
+    from kidx.store.catalog import ReferenceCondition
+
+    wanted = [run for run in shown if run.measure is not None and run.measure.metric == "latency"
+              and not is_kernel_timer(timer_of(run.protocol.spec))]
+    if not wanted:
+        return known
+    fields = run_reference_fields(registry)
+    found: dict[str, AnalysedRun] = {run.name: run for run in known}
+    for role in ("workload", "protocol"):
+        pairs: dict[str, set[str]] = {}
+        for run in wanted:
+            digest, environment = run.reference(role).digest, run.environment.digest
+            if digest and environment:
+                pairs.setdefault(environment, set()).add(digest)
+        for environment, digests in sorted(pairs.items()):
+            conditions = (ReferenceCondition(digests=(environment,), field=fields["environment"][0]),
+                          ReferenceCondition(digests=tuple(sorted(digests)), field=fields[role][0]))
+            for run in select_runs(store, registry, _EveryRun(), conditions).runs:
+                found.setdefault(run.name, run)
+    return list(found.values())
