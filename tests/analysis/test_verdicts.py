@@ -191,6 +191,18 @@ def _arms(kidx, baseline, contender, base_day=1):
     return json.loads(out)["groups"][0]["rows"][1]
 
 
+def test_only_filters_what_is_printed_never_what_the_gate_judges(kidx):
+    manifests = [run_manifest(f"base{i}", "a", v, day=1 + i) for i, v in enumerate([100, 101, 99, 100.5])]
+    manifests += [run_manifest(f"new{i}", "b", v, day=11 + i) for i, v in enumerate([200, 202, 198, 201])]
+    apply(kidx, *manifests)
+    code, out, err = kidx("compare", "--baseline", "sha256:" + "a" * 64, "--only", "faster", "--fail-on-regression")
+    assert (code, out) == (1, "")  # the 2x slowdown fails the gate, though --only faster shows no row
+    code, _, _ = kidx("compare", "--baseline", "sha256:" + "a" * 64, "--only", "slower", "--fail-on-regression")
+    assert code == 1
+    code, _, _ = kidx("compare", "--baseline", "sha256:" + "a" * 64, "--only", "faster")
+    assert code == 0
+
+
 def test_repeated_runs_decide_slower_with_an_interval(kidx):
     row = _arms(kidx, [100, 101, 99, 100.5], [110, 111, 109, 110.5])
     assert (row["verdict"], row["evidence"], row["test"]) == ("slower", "between-runs", "t-test")
