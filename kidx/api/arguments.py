@@ -78,6 +78,6 @@ def parse_alpha(value: float) -> float:
 
 def parse_threshold(value: float) -> float:
     """``--threshold`` in percent → the fraction the analysis uses."""
-    if not 0 <= value < 1000:
-        raise UsageError(f"invalid --threshold {value:g}: a percentage from 0 up")
+    if not 0 <= value < 100:  # a change within ±threshold is "same": 100% or more would reach a ratio of 0
+        raise UsageError(f"invalid --threshold {value:g}: a percentage from 0 up to, not including, 100")
     return value / 100

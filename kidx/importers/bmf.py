@@ -106,15 +106,7 @@ class _Converter(JsonConverter):
 
 def _line_of_key(lines: LineFinder, key: str) -> int | None:
     """The line of a top-level key (``"name": {``), found in order."""
-    needle = json.dumps(key)
-    for variant in (needle, json.dumps(key, ensure_ascii=False)):
-        found = lines.text.find(variant + ":", lines.position)
-        if found < 0:
-            found = lines.text.find(variant + " :", lines.position)
-        if found >= 0:
-            lines.position = found + 1
-            return lines.text.count("\n", 0, found) + 1
-    return None
+    return lines.find_key(key)
 
 
 def _problems_of(benchmark: str, measures: Any) -> list[tuple[str, str]]:

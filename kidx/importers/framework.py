@@ -14,6 +14,7 @@ import hashlib
 import importlib
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -121,20 +122,86 @@ def read_text(path: str, problems: list[Problem]) -> str | None:
 
 
 def read_json(path: str, problems: list[Problem], what: str) -> tuple[Any, str] | None:
-    """(parsed JSON, its text), or None with a Problem at the line of the syntax error."""
+    """(parsed JSON, its text), or None with a Problem at the line of what is wrong: a
+    syntax error, a key repeated in one object (JSON parsers keep the last silently), a
+    string holding a lone surrogate (it cannot be stored as UTF-8), nesting too deep to read."""
     text = read_text(path, problems)
     if text is None:
         return None
     if not text.strip():
         problems.append(Problem(Location(path, line=1), f"the file is empty; expected {what}"))
         return None
+    repeated: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict:
+        mapping = dict(items)
+        if len(mapping) != len(items) and not repeated:
+            repeated.append("")
+        return mapping
+
     try:
-        return json.loads(text, parse_constant=_keep_constant), text
+        data = json.loads(text, parse_constant=_keep_constant, object_pairs_hook=pairs)
+    except RecursionError:
+        problems.append(Problem(Location(path, line=1), f"nested too deeply to read; expected {what}"))
+        return None
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
         message = getattr(exc, "msg", str(exc))
         problems.append(Problem(Location(path, line=line), f"not valid JSON ({message}); expected {what}"))
         return None
+    if repeated:
+        line, key = _repeated_key(text)
+        problems.append(Problem(Location(path, line=line), f"the key {json.dumps(key, ensure_ascii=True)} appears "
+                                "twice in one object; expected one of each"))
+        return None
+    lone = _lone_surrogate(text) if "\\u" in text and _LONE_SURROGATE.search(text) else None
+    if lone is not None:
+        line, where = lone
+        problems.append(Problem(Location(path, line=line), f"{where} holds a lone surrogate escape (\\ud800-\\udfff "
+                                "without its pair): not a character, so it cannot be stored"))
+        return None
+    return data, text
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:]')
+_LONE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # any surrogate escape: _lone_surrogate looks closer
+
+
+def _repeated_key(text: str) -> tuple[int, str]:
+    """The line and the key of the first key repeated in one object (the text parsed, so
+    only strings, brackets and colons matter; read iteratively, at any depth)."""
+    stack: list[set[str] | None] = []
+    line, counted = 1, 0
+    previous: str | None = None
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token == "{":
+            stack.append(set())
+        elif token == "[":
+            stack.append(None)
+        elif token in "}]":
+            stack.pop()
+        elif token == ":" and previous is not None and stack and stack[-1] is not None:
+            key = json.loads(previous)
+            if key in stack[-1]:
+                line += text.count("\n", counted, match.start())
+                return line, key
+            stack[-1].add(key)
+        previous = token if token.startswith('"') else None
+    return 1, ""
+
+
+def _lone_surrogate(text: str) -> tuple[int, str] | None:
+    """The line of the first string with a lone surrogate escape, and that string (escaped)."""
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token.startswith('"') and "\\u" in token:
+            value = json.loads(token)
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return text.count("\n", 0, match.start()) + 1, f"the string {json.dumps(value)}"
+    return None
 
 
 def _keep_constant(name: str) -> float:
@@ -142,26 +209,47 @@ def _keep_constant(name: str) -> float:
     return float(name)
 
 
+_COLON = re.compile(r"\s*:\s*")
+
+
 class LineFinder:
     """Line numbers of records in a JSON text, found in order by a key text they hold.
 
     JSON parsers do not report positions, but each record of these formats starts with a
     distinctive key ("fullname": …, "name": …), so the n-th record is at the n-th match
-    after the previous one."""
+    after the previous one. Each search starts where the last one ended and lines are
+    counted from there, so a file's records are found in time linear in its size."""
 
     def __init__(self, text: str):
         self.text = text
+        self.ascii = text.isascii()  # then every string is written with \u escapes, if any
         self.position = 0
+        self._line = 1  # the line of self._counted
+        self._counted = 0
+
+    def spellings(self, value: Any) -> list[str]:
+        """How a JSON writer may have written ``value`` in this text."""
+        if self.ascii:
+            return [json.dumps(value)]
+        return list(dict.fromkeys([json.dumps(value, ensure_ascii=False), json.dumps(value)]))
+
+    def find_key(self, key: Any, value: Any = None, any_value: bool = True) -> int | None:
+        """The line of the next ``"key":`` (followed by ``value`` unless ``any_value``)."""
+        values = None if any_value else self.spellings(value)
+        for spelled in self.spellings(key):
+            start = self.position
+            while (found := self.text.find(spelled, start)) >= 0:
+                after = _COLON.match(self.text, found + len(spelled))
+                if after and (values is None or any(self.text.startswith(v, after.end()) for v in values)):
+                    self._line += self.text.count("\n", self._counted, found)
+                    self._counted = found
+                    self.position = found + 1
+                    return self._line
+                start = found + 1
+        return None
 
     def line_of(self, key: str, value: Any) -> int | None:
-        needle_variants = [f'"{key}": {json.dumps(value)}', f'"{key}":{json.dumps(value)}',
-                           f'"{key}": {json.dumps(value, ensure_ascii=False)}']
-        found = [self.text.find(n, self.position) for n in needle_variants]
-        found = [f for f in found if f >= 0]
-        if not found:
-            return None
-        self.position = min(found) + 1
-        return self.text.count("\n", 0, self.position) + 1
+        return self.find_key(key, value, any_value=False)
 
 
 def non_negative_number(value: Any) -> bool:

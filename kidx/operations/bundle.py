@@ -387,8 +387,11 @@ def _check_sums(check: _Checker, document: dict, bundle: Bundle) -> None:
 
 def _check_generations(check: _Checker, bundle: Bundle) -> None:
     """A name's generations rise with each applied revision and start again after a
-    deletion, as the store records them: a revision listed twice is refused."""
-    last: dict[tuple[str, str], int] = {}
+    deletion, as the store records them: a revision listed twice is refused. Two distinct
+    revisions sharing a generation (what a store's concurrent writes could once leave,
+    ``kidx fsck``'s ``revision-generation``) are kept as the store had them, with a warning:
+    a backup is restored, not refused for its store's flaw."""
+    last: dict[tuple[str, str], tuple[int, BundleRevision]] = {}
     for position, revision in enumerate(bundle.revisions):
         key = (revision.kind, revision.name)
         if revision.event == "deleted":
@@ -396,11 +399,17 @@ def _check_generations(check: _Checker, bundle: Bundle) -> None:
             continue
         assert revision.generation is not None  # applied revisions carry one (checked above)
         previous = last.get(key)
-        if previous is not None and revision.generation <= previous:
-            check.add(f"revisions[{position}].generation",
-                      f'{revision.kind} "{revision.name}" generation {revision.generation} follows generation '
-                      f"{previous}: a revision is listed twice or out of order")
-        last[key] = revision.generation
+        if previous is not None and revision.generation <= previous[1].generation:  # type: ignore[operator]
+            if revision == previous[1]:
+                check.add(f"revisions[{position}].generation",
+                          f'{revision.kind} "{revision.name}" generation {revision.generation} follows generation '
+                          f"{previous[1].generation}: a revision is listed twice or out of order")
+            else:
+                bundle.warnings.append(
+                    f"{check.source}: revisions[{position}]: {revision.kind} \"{revision.name}\" generation "
+                    f"{revision.generation} follows generation {previous[1].generation} (revisions[{previous[0]}]); "
+                    "restored as recorded ('kidx fsck' reports it as revision-generation)")
+        last[key] = (position, revision)
 
 
 def _check_as_apply(check: _Checker, bundle: Bundle, contents: dict[str, dict], registry: KindRegistry) -> None:

@@ -131,6 +131,12 @@ class Comparison(NamedTuple):
     problems: tuple[str, ...] = ()  # what kept the comparison from judging: a gate fails closed on these
     unmatched: tuple[str, ...] = ()  # label values that share no group with the baseline, and why
     inputs: tuple[AnalysedRun, ...] = ()  # every run read, for the record
+    judged: tuple[str | None, ...] | None = None  # every row's verdict before --only (None: the rows')
+
+    @property
+    def verdicts(self) -> list[str | None]:
+        """What a gate judges: every row's verdict, whatever --only shows."""
+        return list(self.judged) if self.judged is not None else [row.verdict for row in self.rows]
 
     @property
     def rows(self) -> list[ComparedRow]:
@@ -183,12 +189,13 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
     unmatched = _unmatched(request, measured, groups) if request.label_key is not None else []
     if unmatched and not any(group.compared for group in groups):
         problems.extend(unmatched)
-    if request.only:
+    judged = tuple(row.verdict for group in groups for row in group.rows)
+    if request.only:  # what is shown; the gate judges every row (judged)
         groups = [_only(group, request.only) for group in groups if group.compared
                   and any(row.verdict in request.only for row in group.rows)]
     return Comparison(groups, rule_text(request.threshold, request.alpha, request.min_t), request.threshold,
                       request.label_key, unmeasured, unlabelled, request.alpha, request.min_t, tuple(problems),
-                      tuple(unmatched), tuple(runs))
+                      tuple(unmatched), tuple(runs), judged)
 
 
 def _narrowed(request: CompareRequest) -> bool:

@@ -36,6 +36,7 @@ class ExportReport:
     objects: int = 0
     dangling: int = 0  # references to digests the store does not hold (not exported)
     size: int = 0
+    warnings: list[str] = field(default_factory=list)  # what fsck would find in what was exported
 
 
 def collect_bundle(
@@ -123,6 +124,25 @@ def collect_bundle(
     return bundle, dangling
 
 
+def _generation_findings(revisions: list[BundleRevision]) -> list[str]:
+    """fsck's revision-generation finding for the exported history: the bundle keeps it as
+    the store has it (``import bundle`` restores it with the same warning)."""
+    findings = []
+    last: dict[tuple[str, str], BundleRevision] = {}
+    for revision in revisions:
+        key = (revision.kind, revision.name)
+        if revision.event != "applied":
+            last.pop(key, None)
+            continue
+        previous = last.get(key)
+        if previous is not None and (revision.generation or 0) <= (previous.generation or 0):
+            findings.append(f"revision-generation {revision.kind}/{revision.name}: generation "
+                            f"{revision.generation} follows generation {previous.generation}; exported as the "
+                            "store has it (see 'kidx fsck')")
+        last[key] = revision
+    return findings
+
+
 def _references(registry: KindRegistry, data: bytes) -> list[str]:
     identity = json.loads(data)
     info = registry.by_kind(identity.get("kind", ""))
@@ -158,7 +178,8 @@ def export(
     """Write the bundle to ``path`` (atomically: the old file or the whole new one) or to
     ``stream``."""
     bundle, dangling = collect_bundle(store, registry, selected, selection)
-    report = ExportReport(len(bundle.names), len(bundle.revisions), len(bundle.objects), dangling)
+    report = ExportReport(len(bundle.names), len(bundle.revisions), len(bundle.objects), dangling,
+                          warnings=_generation_findings(bundle.revisions))
     if path is not None:
         report.size = write_bundle_file(path, bundle, crash_point)
     else:

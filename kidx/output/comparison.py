@@ -180,14 +180,26 @@ def render_comparison_markdown(comparison) -> str:
                 cells = comparison_cells(comparison, group._replace(forced=None), row)
                 lines.append(markdown_row([group_heading(group), *(cells[:2] + cells[3:])]))
         lines.append("")
-    lines += [f"rule: {comparison.rule}"]
-    lines += [f"- {problem}" for problem in comparison.problems]
-    lines += [f"- {note}" for note in comparison.unmatched if note not in comparison.problems]
+    lines += [f"rule: {markdown_text(comparison.rule)}"]
+    lines += [f"- {markdown_text(problem)}" for problem in comparison.problems]
+    lines += [f"- {markdown_text(note)}" for note in comparison.unmatched if note not in comparison.problems]
     return "\n".join(lines) + "\n"
 
 
+_MARKDOWN_SPECIAL = {ord(c): "\\" + c for c in "\\`*_[]<>|#!~&"}
+_MARKDOWN_SPECIAL[ord("@")] = "@\u2060"  # a word joiner after it: no @mention, and it reads the same
+_MARKDOWN_SPECIAL.update({code: " " for code in [*range(0x20), 0x7f, *range(0x80, 0xa0), 0x2028, 0x2029]})
+
+
+def markdown_text(value) -> str:
+    """A value as one line of inert GitHub markdown: control characters and line breaks
+    become spaces, and every character that could start markup (a link, an image, HTML,
+    emphasis, code, a heading, a table cell, an @mention) is escaped."""
+    return str(value).translate(_MARKDOWN_SPECIAL)
+
+
 def markdown_row(cells) -> str:
-    return "| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |"
+    return "| " + " | ".join(markdown_text(cell) for cell in cells) + " |"
 
 
 def comparison_notes(comparison) -> list[str]:

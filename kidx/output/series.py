@@ -11,6 +11,7 @@ from kidx.output.comparison import (
     inputs_record,
     judgement_fields,
     markdown_row,
+    markdown_text,
     measure_fields,
     parameters_record,
     quantity,
@@ -20,6 +21,7 @@ from kidx.output.comparison import (
     with_rule,
 )
 from kidx.output.table import render_table
+from kidx.output.terminal import escape_control
 
 
 def percent(value) -> str:
@@ -36,7 +38,7 @@ def series_heading(series) -> str:
 def change_text(change) -> str:
     point = change.point
     return (f"change point at {change.run.name} (position {point.position}): {percent(point.change)}, "
-            f"p={point.p_value:.2g}; cause: {'; '.join(change.cause)}")
+            f"p={point.p_value:.2g}; cause: {'; '.join(escape_control(cause) for cause in change.cause)}")
 
 
 def series_summary(result) -> str:
@@ -92,10 +94,10 @@ def render_series_markdown(result) -> str:
                     quantity(measure.value, measure.unit), percent(point.change.ratio - 1) if point.change else "",
                     verdict_text(point.verdict, point.change), point.run.name]))
         lines.append("")
-        lines += [f"- {series.workload.label}, {series.implementation.label}: {change_text(change)}"
-                  for series in result.series for change in series.changes]
-    lines.append(f"rule: {result.rule}")
-    lines += [f"- {problem}" for problem in result.problems]
+        lines += [f"- {markdown_text(series.workload.label)}, {markdown_text(series.implementation.label)}: "
+                  f"{markdown_text(change_text(change))}" for series in result.series for change in series.changes]
+    lines.append(f"rule: {markdown_text(result.rule)}")
+    lines += [f"- {markdown_text(problem)}" for problem in result.problems]
     return "\n".join(lines) + "\n"
 
 

@@ -6,11 +6,23 @@ folder; a file not in that list is the user's (a CNAME, a README) and is left al
 A folder that holds files but no list is refused, so a mistyped path cannot be filled
 with pages (an empty or missing folder is fine, and so is one holding only hidden
 entries, such as the ``.git`` of a checkout of a pages branch).
+
+What may be removed is decided by the site's layout (a pattern every page's path
+matches), never by the list alone: a list naming ``.git/HEAD`` removes nothing, and a
+page of the layout that no list names (written by a publish killed before it wrote its
+list) is removed by the next publish that does not write it. Nothing is written or
+removed through a symbolic link: a folder of the layout that is a link is refused
+before anything is written, a page that is a link is replaced by a file (the link's
+target untouched), and each file is written through a new temporary file of its own.
+One publish at a time writes into a folder (an exclusive lock on the folder itself).
 """
 
 from __future__ import annotations
 
 import os
+import re
+import stat
+import tempfile
 from pathlib import Path
 
 from kidx.errors import KidxError
@@ -20,12 +32,18 @@ SITE_LIST = ".kidx-site"
 
 class SiteFolder:
     """Pages are compared and written as they are added, so a large site is never held in
-    memory; ``finish`` removes what the previous publish wrote and this one did not."""
+    memory; ``finish`` removes the layout's files that this publish did not write."""
 
-    def __init__(self, root: Path, dry_run: bool = False):
+    def __init__(self, root: Path, layout: re.Pattern[str], folders: tuple[str, ...], dry_run: bool = False):
+        """``layout`` matches every path a page can have; ``folders`` are the folders those paths are in."""
         self.root = Path(root)
+        self.layout = layout
+        self.folders = folders
         self.dry_run = dry_run
-        self.previous = self._previous()  # refuses a folder that is not a site before anything is written
+        # refuses a folder that is not a site, or a folder of the layout that is a link, before anything is written
+        self.previous = self._previous()
+        self._refuse_links()
+        self._lock: int | None = None
         self.pages: set[str] = set()
         self.written: list[str] = []
         self.unchanged = 0
@@ -33,25 +51,29 @@ class SiteFolder:
     def add(self, path: str, text: str) -> None:
         if path in self.pages:
             raise ValueError(f"two pages at {path}")
+        if not self.layout.fullmatch(path):
+            raise ValueError(f"{path} is not a path of the site's layout")
         self.pages.add(path)
         data = text.encode("utf-8")
         target = self.root / path
-        try:
-            if target.stat().st_size == len(data) and target.read_bytes() == data:
-                self.unchanged += 1
-                return
-        except FileNotFoundError:
-            pass
+        if _same_file_bytes(target, data):
+            self.unchanged += 1
+            return
         self.written.append(path)
         if not self.dry_run:
-            _write(target, data)
+            self._take_lock()
+            _write(self.root, target, data)
+
+    def _take_lock(self) -> None:
+        if self._lock is None:
+            self._lock = _lock(self.root)
 
     def _previous(self) -> list[str]:
         listed = self.root / SITE_LIST
-        if listed.is_file():
-            # only paths the site could have written: relative, inside the folder
-            return [line for line in listed.read_text("utf-8").splitlines()
-                    if line and not line.startswith("/") and ".." not in line.split("/")]
+        if _is_regular_file(listed):
+            # only paths the site's layout could have written (never a hidden one, never outside)
+            return [line for line in listed.read_text("utf-8", errors="replace").splitlines()
+                    if self.layout.fullmatch(line)]
         if self.root.exists() and not self.root.is_dir():
             raise KidxError(f"{self.root} is not a folder")
         if self.root.is_dir() and any(not entry.name.startswith(".") for entry in self.root.iterdir()):
@@ -59,30 +81,111 @@ class SiteFolder:
                             "there): publish into an empty or new folder")
         return []
 
+    def _refuse_links(self) -> None:
+        for name in self.folders:
+            folder = self.root / name
+            if folder.is_symlink():
+                raise KidxError(f"{folder} is a symbolic link: kidx publish never writes or removes through a "
+                                "link; remove the link (or publish into another folder)")
+            if folder.exists() and not folder.is_dir():
+                raise KidxError(f"{folder} is not a folder: kidx publish writes its pages there")
+
+    def _on_disk(self) -> set[str]:
+        """The files of the site's layout that are in the folder, whoever listed them."""
+        found: set[str] = set()
+        for name in ["", *self.folders]:
+            folder = self.root / name
+            if name and (folder.is_symlink() or not folder.is_dir()):
+                continue
+            try:
+                entries = list(os.scandir(folder))
+            except FileNotFoundError:
+                continue
+            for entry in entries:
+                path = f"{name}/{entry.name}" if name else entry.name
+                if self.layout.fullmatch(path) and not entry.is_dir(follow_symlinks=False):
+                    found.add(path)
+        return found
+
     def finish(self) -> list[str]:
-        """Remove the pages of the previous publish that this one did not write; the paths removed."""
-        removed = sorted(set(self.previous) - self.pages)
+        """Remove the layout's files that this publish did not write; the paths removed."""
+        removed = sorted((set(self.previous) | self._on_disk()) - self.pages)
         if not self.dry_run:
+            self._take_lock()
             for path in removed:
                 target = self.root / path
-                if target.is_file():
-                    target.unlink()
-                _remove_empty_parents(target.parent, self.root)
+                if target.is_symlink() or _is_regular_file(target):
+                    target.unlink()  # a link itself, never its target
+                if not target.parent.is_symlink():
+                    _remove_empty_parents(target.parent, self.root)
             listing = "".join(f"{path}\n" for path in sorted(self.pages)).encode("utf-8")
             target = self.root / SITE_LIST
-            if not target.is_file() or target.read_bytes() != listing:
-                _write(target, listing)
+            if not _same_file_bytes(target, listing):
+                _write(self.root, target, listing)
         return removed
 
+    def close(self) -> None:
+        """Release the folder's lock (finished or not)."""
+        if self._lock is not None and self._lock >= 0:
+            os.close(self._lock)
+        self._lock = None
 
-def _write(target: Path, data: bytes) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, target)
+
+def _is_regular_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
+def _same_file_bytes(target: Path, data: bytes) -> bool:
+    """Whether ``target`` is a regular file (not a link) holding exactly ``data``."""
+    try:
+        status = target.lstat()
+        if not stat.S_ISREG(status.st_mode) or status.st_size != len(data):
+            return False
+        return target.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _write(root: Path, target: Path, data: bytes) -> None:
+    folder = target.parent
+    if folder != root:
+        if folder.is_symlink():
+            raise KidxError(f"{folder} is a symbolic link: kidx publish never writes through a link")
+        folder.mkdir(parents=True, exist_ok=True)
+    # a temporary file of its own (O_EXCL: never an existing file, never through a link), then a rename,
+    # which replaces a link at the target rather than writing where it points
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def _remove_empty_parents(folder: Path, root: Path) -> None:
-    while folder != root and folder.is_dir() and not any(folder.iterdir()):
+    while folder != root and not folder.is_symlink() and folder.is_dir() and not any(folder.iterdir()):
         folder.rmdir()
         folder = folder.parent
+
+
+def _lock(root: Path) -> int:
+    """An exclusive lock on the folder for this process's life: a second publish into it is refused."""
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # Windows: no advisory locks on folders
+        return -1
+    handle = os.open(root, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as error:
+        os.close(handle)
+        raise KidxError(f"{root}: another kidx publish is writing into this folder; "
+                        "try again when it is done") from error
+    return handle

@@ -10,6 +10,7 @@ time: the "data as of" line is the latest ``creationTimestamp`` among the runs s
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -40,6 +41,11 @@ ASSETS = ("site.css", "site.js")
 ROLES = ("protocol", "workload", "environment", "implementation")
 RUN_SHARD = 3  # hex digits: 4,096 run pages at most
 REGRESSION_ROWS = 1000  # the regressions page lists this many steps, slower first
+# every path a page can have (files.SiteFolder removes only these, never a hidden path or another file)
+LAYOUT_FOLDERS = ("assets", "environments", "groups", "kernels", "runs", "series")
+LAYOUT = re.compile(r"(?:index|regressions)\.html|assets/site\.(?:css|js)|runs/[0-9a-f]{" + str(RUN_SHARD) + r"}\.html"
+                    r"|environments/[0-9a-f]{64}\.html|groups/[0-9a-f]{16}\.(?:html|json)"
+                    r"|(?:kernels|series)/[0-9a-f]{16}\.html")
 REFERENCED_KINDS = ("BenchmarkProtocol", "Workload", "ExecutionEnvironment", "Implementation")
 
 
@@ -68,7 +74,7 @@ class PublishReport(NamedTuple):
 
 def publish(store, registry, request: PublishRequest) -> PublishReport:
     jinja = _jinja()
-    folder = SiteFolder(request.folder, request.dry_run)
+    folder = SiteFolder(request.folder, LAYOUT, LAYOUT_FOLDERS, request.dry_run)
     # the series read the selection: every page is made from the runs they read
     series = build_series(store, registry, SeriesRequest(
         names=request.names, selector=request.selector, field_selector=request.field_selector,
@@ -79,11 +85,15 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
     titles = _titles(store, runs)
     model = build_model(runs, request.baselines, titles)
     pages = _Pages(jinja, request, model, series.series, titles, run_reference_fields(registry))
-    for path, text in pages.render():
-        folder.add(path, text)
-    for asset in ASSETS:
-        folder.add(f"assets/{asset}", resources.files("kidx.publish").joinpath("assets", asset).read_text("utf-8"))
-    removed = folder.finish()
+    try:
+        for path, text in pages.render():
+            folder.add(path, text)
+        for asset in ASSETS:
+            folder.add(f"assets/{asset}",
+                       resources.files("kidx.publish").joinpath("assets", asset).read_text("utf-8"))
+        removed = folder.finish()
+    finally:
+        folder.close()
     return PublishReport(len(folder.pages), folder.written, folder.unchanged, removed, len(runs),
                          len(model.families), len(series.series))
 

@@ -4,6 +4,7 @@ reproducible, postable output."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import random
@@ -190,6 +191,18 @@ def _arms(kidx, baseline, contender, base_day=1):
     return json.loads(out)["groups"][0]["rows"][1]
 
 
+def test_only_filters_what_is_printed_never_what_the_gate_judges(kidx):
+    manifests = [run_manifest(f"base{i}", "a", v, day=1 + i) for i, v in enumerate([100, 101, 99, 100.5])]
+    manifests += [run_manifest(f"new{i}", "b", v, day=11 + i) for i, v in enumerate([200, 202, 198, 201])]
+    apply(kidx, *manifests)
+    code, out, err = kidx("compare", "--baseline", "sha256:" + "a" * 64, "--only", "faster", "--fail-on-regression")
+    assert (code, out) == (1, "")  # the 2x slowdown fails the gate, though --only faster shows no row
+    code, _, _ = kidx("compare", "--baseline", "sha256:" + "a" * 64, "--only", "slower", "--fail-on-regression")
+    assert code == 1
+    code, _, _ = kidx("compare", "--baseline", "sha256:" + "a" * 64, "--only", "faster")
+    assert code == 0
+
+
 def test_repeated_runs_decide_slower_with_an_interval(kidx):
     row = _arms(kidx, [100, 101, 99, 100.5], [110, 111, 109, 110.5])
     assert (row["verdict"], row["evidence"], row["test"]) == ("slower", "between-runs", "t-test")
@@ -356,6 +369,41 @@ def test_markdown_for_a_pull_request(kidx):
     assert lines[-1].startswith("rule: a change counts when it exceeds 5%")
     series = kidx("series", "-o", "markdown").out.splitlines()
     assert series[0] == "**0 slower, 0 faster, 0 same, 0 inconclusive, 4 unconfirmed; 0 change points**"
+
+
+HOSTILE_MARKDOWN = "2.11\n# Owned [link](https://evil.example) <img src=x> @admin `x` *b* _i_ | ~s~ !\x1b[31m"
+
+
+def _json_environment(torch: str) -> tuple[str, str]:
+    spec = {"hardware": {"vendor": "nvidia", "product": "NVIDIA H200", "architecture": "sm_90"},
+            "software": {"torch": torch}}
+    manifest = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "ExecutionEnvironment", "spec": spec}
+    name = "h200-" + hashlib.sha256(torch.encode()).hexdigest()[:8]
+    return digest_of(manifest), json.dumps({**manifest, "metadata": {"name": name}}) + "\n"
+
+
+def test_stored_strings_are_inert_in_markdown_and_escaped_in_tables(kidx):
+    from kidx.output.comparison import markdown_text
+
+    assert markdown_text(HOSTILE_MARKDOWN) == (
+        "2.11 \\# Owned \\[link\\](https://evil.example) \\<img src=x\\> @\u2060admin \\`x\\` \\*b\\* \\_i\\_ "
+        "\\| \\~s\\~ \\! \\[31m")
+    old, old_manifest = _json_environment("2.9.0")
+    new, new_manifest = _json_environment(HOSTILE_MARKDOWN)
+    rng = random.Random(7)
+    runs = [run_manifest(f"p{i:02d}", "a", 100 * rng.gauss(1, 0.005) * (1.15 if i >= 6 else 1), day=1 + i,
+                         environment=new if i >= 6 else old, labels={"release": "1.0"}) for i in range(12)]
+    apply(kidx, old_manifest, new_manifest, *runs)
+    code, out, err = kidx("series", "--label", "release", "-o", "markdown")
+    assert code == 0, err
+    cause = [line for line in out.splitlines() if "cause:" in line]
+    assert len(cause) == 1
+    assert cause[0].endswith("cause: torch 2.9.0 → 2.11\\\\n\\# Owned \\[link\\](https://evil.example) \\<img src=x\\> "
+                             "@\u2060admin \\`x\\` \\*b\\* \\_i\\_ \\| \\~s\\~ \\!^\\[\\[31m")
+    assert all(ch.isprintable() or ch == "\u2060" for ch in out.replace("\n", ""))
+    code, out, err = kidx("series", "--label", "release")
+    assert code == 0, err
+    assert "\x1b" not in out and "cause: torch 2.9.0 → 2.11\\n# Owned" in out
 
 
 # ---------------------------------------------------------------- help examples and comparability

@@ -149,6 +149,8 @@ def test_missing_run_is_an_error_with_exit_2(kidx, head_store):
     (["--by", "provider"], 'invalid --by value "provider"'),
     (["-o", "name"], 'unable to match a printer suitable for the output format "name", allowed formats are: '),
     (["--threshold", "-1"], "invalid --threshold -1"),
+    (["--threshold", "100"], "invalid --threshold 100: a percentage from 0 up to, not including, 100"),
+    (["--threshold", "250"], "invalid --threshold 250: a percentage from 0 up to, not including, 100"),
     (["--no-such-flag"], "unknown flag: --no-such-flag"),
 ])
 def test_bad_arguments_exit_2(kidx, head_store, args, message):

@@ -249,6 +249,28 @@ def test_a_generation_that_does_not_increase_is_reported_not_repaired(kidx, gene
                                    "message": problem.split(": ", 1)[1]}]
 
 
+def test_a_store_with_a_repeated_generation_exports_a_backup_that_restores(kidx, generations_repeated, tmp_path):
+    backup = tmp_path / "backup.json"
+    code, _, err = kidx("export", "-o", str(backup))
+    assert code == 0
+    assert err.splitlines()[0] == (f"Warning: revision-generation BenchmarkProtocol/{PROTOCOL}: generation 1 follows "
+                                   "generation 1; exported as the store has it (see 'kidx fsck')")
+    assert err.splitlines()[1].startswith("exported 3 names, 6 revisions")
+    code, out, err = kidx("import", "bundle", str(backup), store_path=tmp_path / "restored")
+    assert code == 0, err
+    assert err.splitlines()[0] == (
+        f"Warning: {backup}: revisions[3]: BenchmarkProtocol \"{PROTOCOL}\" generation 1 follows "
+        "generation 1 (revisions[1]); restored as recorded ('kidx fsck' reports it as revision-generation)")
+    assert sorted(out.splitlines()) == sorted([
+        f"benchmarkprotocol.kernelindex.dev/{PROTOCOL} restored",
+        f"executionenvironment.kernelindex.dev/{ENVIRONMENT} restored",
+        f"benchmarkrun.kernelindex.dev/{SEED_RUN_NAME} restored"])
+    assert kidx("history", "protocol", PROTOCOL, store_path=tmp_path / "restored").out == \
+        kidx("history", "protocol", PROTOCOL).out
+    assert kidx("get", "protocol", PROTOCOL, "-o", "json", store_path=tmp_path / "restored").out == \
+        kidx("get", "protocol", PROTOCOL, "-o", "json").out
+
+
 def test_name_disagreeing_with_its_history_is_reported_not_guessed(kidx, seeded):
     # the name's current revision is its row: keep that revision as a past one, then forge the row
     sql(seeded, "INSERT INTO past_revisions (id, kind, name, event, digest, title, labels, annotations, generation, "

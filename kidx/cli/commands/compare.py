@@ -98,7 +98,7 @@ def compare(
         comparison = run_compare(open_store(store, must_exist=True), kind_registry(), request)
         gate(comparison.problems, fail_on_regression or fail_on_inconclusive, allow_empty)
     _print(comparison, fmt)
-    return gate_status([row.verdict for row in comparison.rows], fail_on_regression, fail_on_inconclusive)
+    return gate_status(comparison.verdicts, fail_on_regression, fail_on_inconclusive)
 
 
 def _print(comparison, fmt: str) -> None:

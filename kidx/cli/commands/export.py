@@ -61,6 +61,8 @@ def export(
         raise UsageError("must specify -o FILE (or -o - for standard output)")
     if export_format not in ("bundle", "bmf"):
         raise UsageError(f"unknown --format {export_format}: bundle or bmf")
+    from kidx.output.terminal import escape_control
+
     label_selector = parse_selector(selector)
     registry = kind_registry()
     the_store = open_store(store)
@@ -85,6 +87,8 @@ def export(
     else:
         report = write_export(the_store, registry, selected, description, Path(output_file))
         where = f"{output_file} ({report.size:,} bytes)"
+    for warning in report.warnings:
+        out.warning(escape_control(warning))
     dangling = f"; {report.dangling:,} references to objects not in the store" if report.dangling else ""
     out.notice(
         f"exported {report.names:,} names, {report.revisions:,} revisions and {report.objects:,} objects "
