@@ -69,6 +69,10 @@ IMPORTERS: dict[str, ImporterInfo] = {
         "tritonbench files: ';'-separated --csv tables (give --op and --mode) or JSON (--output-json, result.json).",
         options=("op", "mode"),
     ),
+    "pytorch-benchmark": ImporterInfo(
+        "kidx.importers.pytorch_benchmark", "PyTorch OSS benchmark records (v3), as the HUD's dashboards read them.",
+        "v3 record files: a JSON list, or JSON lines, optionally gzipped.",
+    ),
 }
 
 

@@ -75,6 +75,11 @@ Examples:
   kidx import tritonbench softmax.csv --op softmax --mode fwd --environment environment.yaml
   kidx import tritonbench result.json
 """,
+    "pytorch-benchmark": """\b
+Examples:
+  kidx import pytorch-benchmark benchmark_results.json
+  kidx export runs --format pytorch-benchmark -o - | kidx import pytorch-benchmark /dev/stdin --store /tmp/other
+""",
 }
 _DOCS = {
     "liger": """Import Liger-Kernel's benchmark CSVs: one run per row, plus the protocols,
@@ -92,6 +97,9 @@ _DOCS = {
     "tritonbench": """Import tritonbench results: one run per (input, backend, metric) value of a --csv
     table (with --op and --mode) or of a --output-json or nightly result.json; averages and
     pass flags are not runs, and a cell holding an error is a failed run.""",
+    "pytorch-benchmark": """Import PyTorch OSS benchmark records (v3): one run per record, its
+    benchmark_values as samples, model.backend the implementation, runners and
+    dependencies the environment; records kidx exported come back as they were.""",
 }
 _COMMON_DOC = """
 
