@@ -39,6 +39,8 @@ class ImporterInfo:
     summary: str  # one line for --help
     files: str  # what FILE… is
     library_option: bool = False  # the format takes --library (convert_files(paths, library=…))
+    # further options the format takes (convert_files(paths, op=…)): names in import_'s option table
+    options: tuple[str, ...] = ()
 
 
 # format -> importer; modules are imported only when their format is used.
@@ -62,6 +64,15 @@ IMPORTERS: dict[str, ImporterInfo] = {
     "bmf": ImporterInfo(
         "kidx.importers.bmf", "Bencher Metric Format JSON (benchmark → measure → value).",
         "BMF JSON files (benchmark name → measure → {value, lower_value, upper_value}).",
+    ),
+    "tritonbench": ImporterInfo(
+        "kidx.importers.tritonbench", "tritonbench results (--csv tables, --output-json, nightly result.json).",
+        "tritonbench files: ';'-separated --csv tables (give --op and --mode) or JSON (--output-json, result.json).",
+        options=("op", "mode"),
+    ),
+    "pytorch-benchmark": ImporterInfo(
+        "kidx.importers.pytorch_benchmark", "PyTorch OSS benchmark records (v3), as the HUD's dashboards read them.",
+        "v3 record files: a JSON list, or JSON lines, optionally gzipped.",
     ),
 }
 

@@ -152,7 +152,8 @@ def _references(registry: KindRegistry, data: bytes) -> list[str]:
 
 
 def export_selection(
-    store: Store, registry: KindRegistry, arguments: list[str], selector, runs_only: bool = False
+    store: Store, registry: KindRegistry, arguments: list[str], selector, runs_only: bool = False,
+    format_name: str = "bmf",
 ) -> tuple[list[tuple[str, str]] | None, list[str]]:
     """``(kind, name)`` of what ``export`` writes (None: the whole store) and the
     NotFound messages of names asked for that matched nothing. With ``runs_only`` (the
@@ -166,7 +167,8 @@ def export_selection(
     targets = parse_targets(arguments, registry, "export")
     others = sorted({target.info.kind for target in targets} - {"BenchmarkRun"})
     if runs_only and others:
-        raise UsageError(f"BMF holds runs only, not {', '.join(others)}: select runs (kidx export runs …)")
+        holder = "BMF" if format_name == "bmf" else format_name
+        raise UsageError(f"{holder} holds runs only, not {', '.join(others)}: select runs (kidx export runs …)")
     chosen = select(store.catalog(), targets, selector)
     return [(info.kind, entry.name) for info, entry in chosen.entries], chosen.missing
 

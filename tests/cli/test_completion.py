@@ -262,8 +262,11 @@ def test_files(complete):
 def test_other_positions(complete):
     assert complete("completion", "") == ["bash", "zsh", "fish"]
     assert complete("completion", "z") == ["zsh"]
-    assert complete("import", "") == ["liger", "pytest-benchmark", "nvbench", "google-benchmark", "bmf", "bundle"]
-    assert complete("record", "") == ["liger", "pytest-benchmark", "nvbench", "google-benchmark", "bmf"]
+    assert complete("import", "") == ["liger", "pytest-benchmark", "nvbench", "google-benchmark", "bmf", "tritonbench",
+                                       "pytorch-benchmark",
+                                       "bundle"]
+    assert complete("record", "") == ["liger", "pytest-benchmark", "nvbench", "google-benchmark", "bmf", "tritonbench",
+                                       "pytorch-benchmark"]
     assert complete("record", "--c") == ["--capture"]
     assert complete("import", "n") == ["nvbench"]
     assert complete("import", "liger", "f.csv", "--environment", "") == ["__files__"]

@@ -254,6 +254,8 @@ class Session:
             "NO_COLOR": "1",
             "KIDX_STORE": str(self.root / "store"),
             "XDG_CACHE_HOME": str(self.root / "cache"),
+            # a checkout tested with another checkout's environment (PYTHONPATH=$PWD) runs its own kidx
+            **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}),
         }
         self.last_code = 0
         self.failed: str | None = None

@@ -17,12 +17,15 @@ from kidx.cli.common import (
 )
 from kidx.errors import UsageError
 
+FORMATS = ("bundle", "bmf", "pytorch-benchmark")
+
 EXAMPLES = """\b
 Examples:
   kidx export -o backup.kidx.json
   kidx export runs -l liger_version=0.6.1 -o runs.kidx.json
   kidx import bundle backup.kidx.json --store /tmp/restored
   kidx export runs -l commit=abc123 --format bmf -o results.bmf.json
+  kidx export runs -l gpu=nvidia-h100-80gb-hbm3 --format pytorch-benchmark -o records.json
 """
 
 
@@ -42,7 +45,8 @@ def export(
     export_format: Annotated[
         str,
         typer.Option("--format", help="bundle: a kidx bundle (a backup); bmf: the selected runs' figures in "
-                                      "Bencher Metric Format, for bencher run --adapter json."),
+                                      "Bencher Metric Format, for bencher run --adapter json; pytorch-benchmark: one "
+                                      "PyTorch OSS benchmark (v3) record per run, as JSON lines."),
     ] = "bundle",
     store: StoreOption = None,
 ) -> int:
@@ -59,15 +63,16 @@ def export(
 
     if not output_file:
         raise UsageError("must specify -o FILE (or -o - for standard output)")
-    if export_format not in ("bundle", "bmf"):
-        raise UsageError(f"unknown --format {export_format}: bundle or bmf")
+    if export_format not in FORMATS:
+        raise UsageError(f"unknown --format {export_format}: {', '.join(FORMATS[:-1])} or {FORMATS[-1]}")
     from kidx.output.terminal import escape_control
 
     label_selector = parse_selector(selector)
     registry = kind_registry()
     the_store = open_store(store)
     selected, missing = export_selection(the_store, registry, arguments or [], label_selector,
-                                         runs_only=export_format == "bmf")
+                                         runs_only=export_format != "bundle",
+                                         format_name=export_format)
     require_store(the_store, store)  # after the arguments' own errors
     description = " ".join([*(arguments or []), *(["-l", selector] if selector else [])]) or "all"
     out = output()
@@ -77,6 +82,8 @@ def export(
         return report_missing(out, missing, False)
     if export_format == "bmf":
         return _export_bmf(out, the_store, selected, output_file)
+    if export_format == "pytorch-benchmark":
+        return _export_pytorch_benchmark(out, the_store, selected, output_file)
     if output_file == "-":
         import io
 
@@ -114,6 +121,24 @@ def _export_bmf(out, the_store, selected, output_file: str) -> int:
     out.notice(f"exported {len(report.benchmarks):,} benchmarks in Bencher Metric Format to {where}"
                + (f"; left out: {', '.join(left)}" if left else ""))
     return 0
+
+
+def _export_pytorch_benchmark(out, the_store, selected, output_file: str) -> int:
+    from kidx.operations.pytorch_benchmark_export import pytorch_benchmark_report
+
+    report = pytorch_benchmark_report(the_store, selected)
+    _write(out, report.text(), output_file)
+    where = "standard output" if output_file == "-" else output_file
+    out.notice(f"exported {len(report.records):,} runs as PyTorch OSS benchmark (v3) records to {where}")
+    return 0
+
+
+def _write(out, text: str, output_file: str) -> None:
+    if output_file == "-":
+        out.data(text)
+        return
+    with open(output_file, "w", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 def register(app: typer.Typer) -> None:

@@ -69,6 +69,17 @@ Examples:
   ./my_nvbench_binary --json results.json
   kidx import nvbench results.json --environment environment.yaml
 """,
+    "tritonbench": """\b
+Examples:
+  python run.py --op softmax --mode fwd --csv > softmax.csv
+  kidx import tritonbench softmax.csv --op softmax --mode fwd --environment environment.yaml
+  kidx import tritonbench result.json
+""",
+    "pytorch-benchmark": """\b
+Examples:
+  kidx import pytorch-benchmark benchmark_results.json
+  kidx export runs --format pytorch-benchmark -o - | kidx import pytorch-benchmark /dev/stdin --store /tmp/other
+""",
 }
 _DOCS = {
     "liger": """Import Liger-Kernel's benchmark CSVs: one run per row, plus the protocols,
@@ -83,6 +94,12 @@ _DOCS = {
     written; latency (ns) is the headline, its bounds the lower and upper measurements.""",
     "nvbench": """Import NVIDIA NVBench JSON: one run per benchmark state (GPU time of the
     CUDA-event timer, with its samples when recorded), and an environment per device.""",
+    "tritonbench": """Import tritonbench results: one run per (input, backend, metric) value of a --csv
+    table (with --op and --mode) or of a --output-json or nightly result.json; averages and
+    pass flags are not runs, and a cell holding an error is a failed run.""",
+    "pytorch-benchmark": """Import PyTorch OSS benchmark records (v3): one run per record, its
+    benchmark_values as samples, model.backend the implementation, runners and
+    dependencies the environment; records kidx exported come back as they were.""",
 }
 _COMMON_DOC = """
 
@@ -112,6 +129,18 @@ LibraryOption = Annotated[
 ]
 
 
+# options a format may take besides the common ones (ImporterInfo.options), by name
+_OPTIONS = {
+    "op": Annotated[str | None, typer.Option("--op", help="The operator the file measured (a tritonbench CSV does "
+                                                          "not name it).")],
+    "mode": Annotated[str | None, typer.Option("--mode", help="The mode it ran in: fwd, bwd, fwd_bwd or fwd_no_grad "
+                                                              "(a tritonbench CSV does not name it).")],
+    "level": Annotated[int | None, typer.Option("--level", min=1,
+                                                help="The KernelBench level of the problems, where the file does "
+                                                     "not say.")],
+}
+
+
 def _command(format_name: str) -> Callable[..., None]:
     def plain_command(
         files: list[str],
@@ -133,9 +162,25 @@ def _command(format_name: str) -> Callable[..., None]:
         import_files(format_name, files, environment, dry_run, output_format, store,
                      options={"library": library} if library else None)
 
-    command = command_with_library if IMPORTERS[format_name].library_option else plain_command
+    info = IMPORTERS[format_name]
+    command: Callable[..., None] = command_with_library if info.library_option else plain_command
     # (annotations are strings here; this one is built per format, so it is given as an object)
-    command.__annotations__["files"] = Annotated[list[str], typer.Argument(help=IMPORTERS[format_name].files)]
+    command.__annotations__["files"] = Annotated[list[str], typer.Argument(help=info.files)]
+    if info.options:
+        import inspect
+
+        def with_options(files, environment, dry_run, output_format, store, **options) -> None:
+            given = {name: value for name, value in options.items() if value is not None}
+            import_files(format_name, files, environment, dry_run, output_format, store, options=given or None)
+
+        signature = inspect.signature(plain_command, eval_str=True)
+        common = list(signature.parameters.values())
+        extra = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=_OPTIONS[name])
+                 for name in info.options]
+        with_options.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=[*common, *extra])
+        with_options.__annotations__ = {**plain_command.__annotations__, **{n: _OPTIONS[n] for n in info.options}}
+        command = with_options
     command.__name__ = format_name.replace("-", "_")
     command.__doc__ = _DOCS[format_name] + _COMMON_DOC
     return command

@@ -1,0 +1,372 @@
+"""Convert PyTorch's OSS benchmark records ("v3") into kidx manifests.
+
+PyTorch, vLLM, tritonbench, TorchAO and ExecuTorch upload their results as v3 records
+(the column set of ClickHouse's ``benchmark.oss_ci_benchmark_v3``, documented in
+pytorch/test-infra's ``clickhouse_db_schema/oss_ci_benchmark_v3/schema.sql``): a JSON list
+of records, or JSON lines (ClickHouse's JSONEachRow), either of them gzipped. A record
+has ``benchmark {name, mode, dtype, extra_info}``, ``model {name, type, backend,
+origins, extra_info}``, ``inputs``, ``metric {name, benchmark_values, target_value,
+extra_info}``, ``runners`` and ``dependencies`` (repo, branch, sha, version), and the
+provenance ``repo``, ``head_branch``, ``head_sha``, ``workflow_id``, ``job_id`` and
+``timestamp`` (seconds since the epoch).
+
+Output, per record: one BenchmarkRun. ``metric.benchmark_values`` are its samples; a
+metric whose name says it is a time with its unit (``latency_ms``, ``latency(ms)``,
+``median_us``, ``time_ns``) is the headline ``spec.timing.latencyNs.median`` (and the
+values its samples, in ns); any other metric keeps its values in
+``spec.sourceNative`` only. A Workload per (benchmark, mode, dtype, model), an
+Implementation per (model type, model name, backend), a BenchmarkProtocol per
+(benchmark, metric, ``benchmark.extra_info``) and an ExecutionEnvironment per runner and
+dependencies (the GPU, else the CPU; the dependencies' versions or commits as software).
+
+Records written by ``kidx export --format pytorch-benchmark`` carry the kidx objects they
+came from in their ``extra_info`` maps (``kidx.run``, ``kidx.protocol``, …, canonical JSON
+strings); those are read back as they are, so export then import gives the same runs,
+digests included.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import math
+import os
+import re
+import statistics
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from kidx.errors import Location, Problem
+from kidx.importers.framework import (
+    ANNOTATION_FILE,
+    ANNOTATION_LINE,
+    Conversion,
+    JsonConverter,
+    hashed_name,
+    manifest,
+    problem,
+    raise_if_problems,
+    slug,
+    valid_labels,
+)
+from kidx.importers.gpus import canonical_gpu_name, gpu_hardware
+from kidx.manifests.document import Document
+from kidx.manifests.reader import InputTooLarge, max_input_size, read_bounded
+
+SOURCE_NAME = "pytorch-benchmark"
+FAMILY = "pytorch_benchmark"
+WHAT = "PyTorch OSS benchmark records (v3: a JSON list or JSON lines, optionally gzipped)"
+# extra_info keys under which kidx export keeps its own objects
+KIDX_KEYS = {"run": "kidx.run", "BenchmarkProtocol": "kidx.protocol", "Workload": "kidx.workload",
+             "Implementation": "kidx.implementation", "ExecutionEnvironment": "kidx.environment"}
+NOT_CARRIED = (
+    "which statistic a value is, and the timer (a v3 record has values, not how they were taken)",
+    "the unit, where the metric's name does not say it",
+)
+_TIME = re.compile(r"(?:^|[_\W])(ms|us|ns|s)\W*$|\((ms|us|ns|s)\)")
+_SCALE = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def convert_files(paths: list[str]) -> Conversion:
+    return _Converter().convert(paths)
+
+
+class _Converter(JsonConverter):
+    what, noun, fallback_name = WHAT, "records", "pytorch-benchmark"
+
+    def convert(self, paths: list[str]) -> Conversion:
+        for path in paths:
+            records = _read_records(path, self.problems)
+            for line, index, record in records or ():
+                self.read += 1
+                self._record(path, line, index, record)
+        raise_if_problems(self.problems)
+        return super().convert([])
+
+    def _record(self, path: str, line: int, index: int, record: Any) -> None:
+        where = f"[{index}]"
+        if not isinstance(record, dict):
+            problem(self.problems, path, line, where, "a record must be an object")
+            return
+        bad = _problems_of(record)
+        if bad:
+            for field, message in bad:
+                problem(self.problems, path, line, f"{where}.{field}", message)
+            return
+        fingerprint = hashlib.sha256(json.dumps(record, sort_keys=True).encode("utf-8")).hexdigest()[:12]
+        metric = record["metric"]
+        own = _kidx_objects(record)
+        if own is not None:
+            self._kidx_record(path, line, where, own)
+            return
+        benchmark, model = record.get("benchmark") or {}, record.get("model") or {}
+        external_id = "/".join(str(part) for part in (
+            record.get("repo") or "", record.get("head_sha") or "", record.get("workflow_id") or "",
+            record.get("job_id") or "", benchmark.get("name") or "", model.get("name") or "",
+            model.get("backend") or "", metric["name"], fingerprint))
+        if not self.first_sighting(external_id, path, line):
+            return
+        position = (path, 1, line)
+        protocol = self.shared.add("BenchmarkProtocol", (json.dumps([benchmark, metric["name"]], sort_keys=True),),
+                                   position, lambda: _protocol(benchmark, metric["name"]))
+        runners = record.get("runners") or []
+        runner = runners[0] if runners and isinstance(runners[0], dict) else {}
+        dependencies: dict = record["dependencies"] if isinstance(record.get("dependencies"), dict) else {}
+        environment = self.shared.add("ExecutionEnvironment", (json.dumps([runner, dependencies], sort_keys=True),),
+                                      position, lambda: _environment(runner, dependencies))
+        workload = self.shared.add("Workload", (json.dumps([benchmark.get("name"), benchmark.get("mode"),
+                                                            benchmark.get("dtype"), model.get("name")]),),
+                                   position, lambda: _workload(benchmark, model))
+        implementation = self.shared.add("Implementation", (model.get("type"), model.get("name"), model.get("backend")),
+                                         position, lambda: _implementation(model))
+        values = [float(v) for v in metric.get("benchmark_values") or []]
+        spec: dict[str, Any] = {"status": "passed"}
+        timestamp = record.get("timestamp")
+        if isinstance(timestamp, int) and not isinstance(timestamp, bool) and 0 < timestamp < 2**37:
+            spec["observedAt"] = datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        unit = _time_unit(metric["name"])
+        if unit is not None and values:
+            ns = [round(v * _SCALE[unit], 3) for v in values]
+            spec["timing"] = {"latencyNs": {"median": round(statistics.median(ns), 3)}, "primaryStatistic": "median"}
+            if len(ns) > 1:
+                spec["timing"]["latencyNs"].update(min=min(ns), max=max(ns), mean=round(statistics.fmean(ns), 3))
+                spec["samples"] = {"metric": "latency", "unit": "ns", "values": ns}
+        spec["sourceNative"] = {
+            "source": SOURCE_NAME,
+            "benchmark": f"{benchmark.get('name') or ''}/{model.get('name') or ''}",
+            "externalId": external_id,
+            "metrics": {metric["name"]: statistics.median(values) if values else None},
+            "record": record,
+        }
+        spec["protocolDigest"] = protocol
+        spec["workloadDigest"] = workload
+        spec["environmentDigest"] = environment
+        spec["implementationDigest"] = implementation
+        labels = valid_labels({
+            "benchmark": slug(str(benchmark.get("name") or "")), "model": slug(str(model.get("name") or "")),
+            "backend": slug(str(model.get("backend") or "")), "metric": slug(metric["name"]),
+            "commit": str(record.get("head_sha") or ""), "branch": slug(str(record.get("head_branch") or ""))})
+        metadata: dict[str, Any] = {
+            "name": hashed_name(slug("pytorch-benchmark/" + external_id), external_id, 100),
+            "title": " · ".join(str(p) for p in (benchmark.get("name"), model.get("name"), model.get("backend"),
+                                                 metric["name"]) if p),
+            "labels": labels,
+            "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(line)},
+        }
+        body = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
+        self.runs.append(Document(body, path, 1, line))
+
+    def _kidx_record(self, path: str, line: int, where: str, own: dict[str, dict]) -> None:
+        """A record kidx wrote: its run and the objects the run refers to, as they were."""
+        run = own["run"]
+        external_id = str((run["spec"].get("sourceNative") or {}).get("externalId") or run["metadata"]["name"])
+        if not self.first_sighting(json.dumps([run["metadata"]["name"], external_id]), path, line):
+            return
+        position = (path, 1, line)
+        for kind, body in own.items():
+            if kind != "run":
+                self.shared.add(kind, (json.dumps(body, sort_keys=True),), position, _as_built(body))
+        self.runs.append(Document(run, path, 1, line))
+
+
+def _as_built(body: dict) -> Callable[[], tuple[str, dict]]:
+    return lambda: (body["metadata"]["name"], body)
+
+
+def _read_records(path: str, problems: list[Problem]) -> list[tuple[int, int, Any]] | None:
+    """(line, index, record) of a file's records, or None with a Problem."""
+    try:
+        data = read_bounded(path)
+    except OSError as exc:
+        problems.append(Problem(Location(path), f"cannot read file: {exc.strerror or exc}"))
+        return None
+    except InputTooLarge as exc:
+        problems.append(Problem(Location(path), exc.message))
+        return None
+    if data[:2] == b"\x1f\x8b":
+        limit = max_input_size()
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as unpacked:
+                data = unpacked.read(limit + 1)
+        except (OSError, EOFError) as exc:
+            problems.append(Problem(Location(path), f"not a readable gzip file: {exc}"))
+            return None
+        if len(data) > limit:
+            problems.append(Problem(Location(path), InputTooLarge(limit).message + " (uncompressed)"))
+            return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        problems.append(Problem(Location(path, line=line),
+                                f"not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}"))
+        return None
+    text = text.lstrip("\ufeff")
+    if not text.strip():
+        problems.append(Problem(Location(path, line=1), f"the file is empty; expected {WHAT}"))
+        return None
+    try:
+        whole = json.loads(text, parse_constant=float)
+    except ValueError:
+        whole = None
+        records: list[tuple[int, int, Any]] = []
+        for number, row in enumerate(text.splitlines(), start=1):
+            if not row.strip():
+                continue
+            try:
+                records.append((number, len(records), json.loads(row, parse_constant=float)))
+            except ValueError as exc:
+                problems.append(Problem(Location(path, line=number),
+                                        f"not valid JSON ({getattr(exc, 'msg', exc)}); expected {WHAT}"))
+                return None
+        return records
+    if isinstance(whole, dict):
+        return [(1, 0, whole)]
+    if not isinstance(whole, list):
+        problems.append(Problem(Location(path, line=1), f"not {WHAT}: expected a list of records"))
+        return None
+    lines = _record_lines(text, len(whole))
+    return [(lines[i], i, record) for i, record in enumerate(whole)]
+
+
+def _record_lines(text: str, count: int) -> list[int]:
+    """The line each record of a JSON list starts on (its n-th ``{`` at depth 1)."""
+    lines, depth, line, in_string, escaped = [], 0, 1, False, False
+    for char in text:
+        if char == "\n":
+            line += 1
+        if in_string:
+            escaped = not escaped and char == "\\"
+            if char == '"' and not escaped:
+                in_string = False
+            continue
+        if char == '"':
+            in_string, escaped = True, False
+        elif char in "[{":
+            if depth == 1 and char == "{":
+                lines.append(line)
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+    return (lines + [1] * count)[:count]
+
+
+def _problems_of(record: dict) -> list[tuple[str, str]]:
+    bad: list[tuple[str, str]] = []
+    metric = record.get("metric")
+    if not isinstance(metric, dict) or not isinstance(metric.get("name"), str) or not metric["name"]:
+        return [("metric.name", "is missing or not a string")]
+    values = metric.get("benchmark_values")
+    if not isinstance(values, list):
+        bad.append(("metric.benchmark_values", "must be a list of numbers"))
+    else:
+        for i, value in enumerate(values):
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+                bad.append((f"metric.benchmark_values[{i}]", f"{value!r} is not a finite number"))
+    for key in ("benchmark", "model"):
+        if not isinstance(record.get(key, {}), dict):
+            bad.append((key, "must be an object"))
+    if not isinstance(record.get("runners", []), list):
+        bad.append(("runners", "must be a list"))
+    return bad
+
+
+def _kidx_objects(record: dict) -> dict[str, dict] | None:
+    """The objects a record kidx exported carries, or None for any other record."""
+    found: dict[str, dict] = {}
+    places = {"run": record["metric"], "BenchmarkProtocol": record.get("benchmark") or {},
+              "Workload": record.get("model") or {}, "Implementation": record.get("model") or {},
+              "ExecutionEnvironment": ((record.get("runners") or [{}])[0]) or {}}
+    for kind, holder in places.items():
+        extra = holder.get("extra_info") if isinstance(holder, dict) else None
+        text = extra.get(KIDX_KEYS[kind]) if isinstance(extra, dict) else None
+        if isinstance(text, str):
+            try:
+                body = json.loads(text)
+            except ValueError:
+                return None
+            if isinstance(body, dict) and isinstance(body.get("metadata"), dict) and isinstance(body.get("spec"), dict):
+                found[kind] = body
+    return found if "run" in found else None
+
+
+def _time_unit(name: str) -> str | None:
+    lowered = name.lower()
+    if not any(word in lowered for word in ("latency", "time", "duration", "median", "mean", "p50")):
+        return None
+    match = _TIME.search(lowered)
+    return (match.group(1) or match.group(2)) if match else None
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def _protocol(benchmark: dict, metric: str) -> tuple[str, dict]:
+    name_of = str(benchmark.get("name") or "unnamed benchmark")
+    extra: dict = benchmark["extra_info"] if isinstance(benchmark.get("extra_info"), dict) else {}
+    settings = "; ".join(f"{key}={_text(value)}" for key, value in sorted(extra.items()))
+    method = f"{metric} as {name_of} reports it" + (f" ({settings})" if settings else "")
+    measurement: dict[str, Any] = {"primaryStatistic": "median", "method": method}
+    if _time_unit(metric):
+        measurement.update(metric="latency", timer="other")
+    spec = {"harness": {"name": name_of},
+            "measurement": measurement,
+            "comparability": {"family": FAMILY,
+                              "notes": "Values of one metric of a PyTorch OSS benchmark record; comparable within one "
+                                       "benchmark, model, backend and runner."}}
+    name = slug(f"pytorch-benchmark-{name_of}-{metric}")
+    if settings or len(name) > 80:
+        name = hashed_name(name, json.dumps([benchmark, metric], sort_keys=True), 100)
+    return name, manifest("BenchmarkProtocol", name, f"{name_of} · {metric}", spec)
+
+
+def _environment(runner: dict, dependencies: dict) -> tuple[str, dict]:
+    gpu = str(runner.get("gpu_info") or "")
+    if gpu:
+        hardware = gpu_hardware(gpu)
+        if isinstance(runner.get("gpu_count"), int) and runner["gpu_count"] > 0:
+            hardware["count"] = runner["gpu_count"]
+    else:
+        hardware = {"vendor": "unknown", "product": str(runner.get("cpu_info") or runner.get("type") or "unknown")}
+    software = {}
+    for name, dependency in sorted(dependencies.items()):
+        if isinstance(dependency, dict):
+            version = dependency.get("version") or dependency.get("sha")
+            if isinstance(version, str) and version:
+                software[str(name)] = version
+    cuda = (runner.get("extra_info") or {}).get("cuda_version") if isinstance(runner.get("extra_info"), dict) else None
+    if isinstance(cuda, str) and cuda:
+        software["cuda"] = cuda
+    spec = {"hardware": hardware, "software": software}
+    base = "pytorch-benchmark-" + slug(canonical_gpu_name(gpu) or gpu or hardware["product"])
+    name = hashed_name(base, json.dumps(spec, sort_keys=True), 100)
+    body = manifest("ExecutionEnvironment", name, f"{runner.get('name') or 'runner'} · {hardware['product']}", spec)
+    annotations = {key: str(runner[field]) for key, field in (("kernelindex.dev/runner", "name"),
+                                                             ("kernelindex.dev/runner-type", "type"))
+                   if isinstance(runner.get(field), (str, int)) and str(runner[field])}
+    if annotations:
+        body["metadata"]["annotations"] = annotations
+    return name, body
+
+
+def _workload(benchmark: dict, model: dict) -> tuple[str, dict]:
+    parameters = {key: str(benchmark[key]) for key in ("mode", "dtype") if benchmark.get(key)}
+    if benchmark.get("name"):
+        parameters["benchmark"] = str(benchmark["name"])
+    operation = str(model.get("name") or benchmark.get("name") or "unnamed")
+    spec = {"family": FAMILY, "operation": operation, "parameters": parameters}
+    name = hashed_name(slug(f"pytorch-benchmark-{operation}"), json.dumps(spec, sort_keys=True), 100)
+    return name, manifest("Workload", name, " · ".join([operation, *parameters.values()]), spec)
+
+
+def _implementation(model: dict) -> tuple[str, dict]:
+    spec: dict[str, Any] = {"library": str(model.get("type") or "unknown"),
+                            "operation": str(model.get("name") or "unnamed")}
+    if model.get("backend"):
+        spec["backend"] = str(model["backend"])
+    name = hashed_name(slug("pytorch-benchmark-" + "-".join(spec.values())), json.dumps(spec, sort_keys=True), 100)
+    return name, manifest("Implementation", name, " · ".join(spec.values()), spec)

@@ -1,0 +1,142 @@
+"""PyTorch OSS benchmark records (v3): kidx import pytorch-benchmark, kidx export --format
+pytorch-benchmark, the round trip, and the export loaded into the v3 column set by DuckDB."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from conftest import REPO
+
+DATA = REPO / "tests" / "data" / "pytorch-benchmark"
+VLLM = DATA / "vllm.json"
+LINES = DATA / "tritonbench.jsonl"
+TRITONBENCH = REPO / "tests" / "data" / "tritonbench" / "result.json"
+NVBENCH = REPO / "tests" / "data" / "h200" / "nvbench.json"
+
+
+def items(kidx, *args: str, store_path=None) -> list[dict]:
+    return json.loads(kidx("get", *args, "-o", "json", store_path=store_path).out)["items"]
+
+
+def test_import_a_list(kidx):
+    code, out, err = kidx("import", "pytorch-benchmark", str(VLLM))
+    assert code == 0, err
+    assert err == ("import pytorch-benchmark (1 file): 3 records read; BenchmarkProtocol 3 created; "
+                   "ExecutionEnvironment 1 created; Implementation 1 created; Workload 1 created; "
+                   "BenchmarkRun 3 created; 0 records skipped\n")
+    runs = {run["spec"]["sourceNative"]["record"]["metric"]["name"]: run["spec"] for run in items(kidx, "runs")}
+    latency = runs["latency(ms)"]
+    assert latency["timing"] == {"latencyNs": {"median": 811070000.0, "min": 809910000.0, "max": 815620000.0,
+                                               "mean": 811902000.0}, "primaryStatistic": "median"}
+    assert latency["samples"]["values"] == [812430000.0, 809910000.0, 811070000.0, 815620000.0, 810480000.0]
+    assert latency["observedAt"] == "2025-07-31T08:32:45Z"
+    assert runs["median_ttft_ms"]["timing"]["latencyNs"] == {"median": 21620000.0}
+    assert "timing" not in runs["tokens_per_second"]
+    assert runs["tokens_per_second"]["sourceNative"]["metrics"] == {"tokens_per_second": 1260.4}
+    [environment] = items(kidx, "environments")
+    assert environment["spec"] == {
+        "hardware": {"vendor": "nvidia", "product": "NVIDIA H100", "formFactor": "80GB HBM3", "architecture": "sm_90",
+                     "count": 1},
+        "software": {"torch": "2.7.1+cu128", "vllm": "0.10.1.dev212"}}
+    [implementation] = items(kidx, "implementations")
+    assert implementation["spec"] == {"library": "vllm", "operation": "meta-llama/Meta-Llama-3.1-8B-Instruct"}
+    assert kidx("import", "pytorch-benchmark", str(VLLM)).out.count(" unchanged") == 9
+
+
+def test_import_gzipped_json_lines(kidx, tmp_path):
+    packed = tmp_path / "records.json.gz"
+    packed.write_bytes(gzip.compress(LINES.read_bytes()))
+    code, out, err = kidx("import", "pytorch-benchmark", str(packed))
+    assert code == 0, err
+    runs = items(kidx, "runs")
+    assert sorted(r["spec"]["sourceNative"]["record"]["model"]["backend"] for r in runs) == [
+        "naive_softmax", "triton_softmax"]
+    assert all(r["spec"]["sourceNative"]["metrics"] == {"latency": r["spec"]["sourceNative"]["record"]["metric"]
+                                                        ["benchmark_values"][0]} for r in runs)
+    assert {e["spec"]["software"]["cuda"] for e in items(kidx, "environments")} == {"12.8"}
+
+
+def test_export_then_import_is_identical(kidx, tmp_path):
+    assert kidx("import", "tritonbench", str(TRITONBENCH)).code == 0
+    assert kidx("import", "nvbench", str(NVBENCH)).code == 0
+    assert kidx("import", "pytorch-benchmark", str(VLLM)).code == 0
+    exported = tmp_path / "records.jsonl"
+    code, out, err = kidx("export", "runs", "--format", "pytorch-benchmark", "-o", str(exported))
+    assert code == 0, err
+    assert err == f"exported 18 runs as PyTorch OSS benchmark (v3) records to {exported}\n"
+    other = tmp_path / "other"
+    code, out, err = kidx("import", "pytorch-benchmark", str(exported), store_path=other)
+    assert code == 0, err
+    for kind in ("runs", "protocols", "workloads", "environments", "implementations"):
+        before = {(i["metadata"]["name"], i["metadata"]["digest"]) for i in items(kidx, kind)}
+        after = {(i["metadata"]["name"], i["metadata"]["digest"]) for i in items(kidx, kind, store_path=other)}
+        assert before == after, kind
+    code, again, err = kidx("export", "runs", "--format", "pytorch-benchmark", "-o", "-", store_path=other)
+    assert again == exported.read_text()
+
+
+V3_COLUMNS = {
+    "timestamp": "UBIGINT", "schema_version": "VARCHAR", "name": "VARCHAR", "repo": "VARCHAR",
+    "head_branch": "VARCHAR", "head_sha": "VARCHAR", "workflow_id": "UBIGINT", "run_attempt": "UINTEGER",
+    "job_id": "UBIGINT",
+    "runners": "STRUCT(name VARCHAR, type VARCHAR, cpu_info VARCHAR, cpu_count UINTEGER, mem_info VARCHAR, "
+               "avail_mem_in_gb UINTEGER, gpu_info VARCHAR, gpu_count UINTEGER, gpu_mem_info VARCHAR, "
+               "avail_gpu_mem_in_gb UINTEGER, extra_info MAP(VARCHAR, VARCHAR))[]",
+    "benchmark": "STRUCT(name VARCHAR, mode VARCHAR, dtype VARCHAR, extra_info MAP(VARCHAR, VARCHAR))",
+    "model": "STRUCT(name VARCHAR, type VARCHAR, backend VARCHAR, origins VARCHAR[], "
+             "extra_info MAP(VARCHAR, VARCHAR))",
+    "inputs": "MAP(VARCHAR, STRUCT(dtype VARCHAR, extra_info MAP(VARCHAR, VARCHAR)))",
+    "dependencies": "MAP(VARCHAR, STRUCT(repo VARCHAR, branch VARCHAR, sha VARCHAR, version VARCHAR, "
+                    "extra_info MAP(VARCHAR, VARCHAR)))",
+    "metric": "STRUCT(name VARCHAR, benchmark_values FLOAT[], target_value FLOAT, extra_info MAP(VARCHAR, VARCHAR))",
+}
+
+
+def test_export_loads_into_the_v3_columns(kidx, tmp_path):
+    """ClickHouse's oss_ci_benchmark_v3 column types, in DuckDB's spelling: every record loads,
+    strictly typed (Float32 values, string maps), and reads back as written."""
+    duckdb = pytest.importorskip("duckdb")
+    assert kidx("import", "tritonbench", str(TRITONBENCH)).code == 0
+    exported = tmp_path / "records.jsonl"
+    assert kidx("export", "runs", "--format", "pytorch-benchmark", "-o", str(exported)).code == 0
+    columns = ", ".join(f"'{name}': '{kind}'" for name, kind in V3_COLUMNS.items())
+    connection = duckdb.connect()
+    rows = connection.execute(
+        f"SELECT model.name, model.backend, metric.name, metric.benchmark_values, runners[1].gpu_info, "
+        f"dependencies['cuda'].version, timestamp FROM read_json('{exported}', format='newline_delimited', "
+        f"columns={{{columns}}}) ORDER BY model.name, model.backend, metric.benchmark_values").fetchall()
+    runs = [r for r in items(kidx, "runs") if "timing" in r["spec"]]
+    assert len(rows) == 11
+    latency = [row for row in rows if row[3]]
+    assert len(latency) == len(runs) == 5
+    assert sorted(row[3][0] for row in latency) == pytest.approx(
+        sorted(r["spec"]["timing"]["latencyNs"]["median"] for r in runs), rel=1e-6)
+    assert {row[4] for row in rows} == {"NVIDIA H100"} and {row[5] for row in rows} == {"12.8"}
+    assert {row[6] for row in rows} == {1753949565}
+
+
+def test_bad_records(kidx, store, tmp_path, monkeypatch):
+    bad = tmp_path / "bad.json"
+    bad.write_text('[\n {"metric": {"name": "latency_ms", "benchmark_values": [1, NaN]}},\n'
+                   ' {"metric": {"benchmark_values": []}},\n 3\n]\n')
+    code, out, err = kidx("import", "pytorch-benchmark", str(bad))
+    assert (code, out) == (1, "")
+    assert err == (f"error: {bad}, line 2: [0].metric.benchmark_values[1]: nan is not a finite number\n"
+                   f"error: {bad}, line 3: [1].metric.name: is missing or not a string\n"
+                   f"error: {bad}, line 1: [2]: a record must be an object\n"
+                   "error: 3 problems found; nothing was changed\n")
+    lines = tmp_path / "lines.json"
+    lines.write_text('{"metric": {"name": "x", "benchmark_values": []}}\n{"metric": \n')
+    assert kidx("import", "pytorch-benchmark", str(lines)).err.startswith(f"error: {lines}, line 2: not valid JSON")
+    bomb = tmp_path / "bomb.json.gz"
+    bomb.write_bytes(gzip.compress(b" " * (5 << 20)))
+    monkeypatch.setenv("KIDX_MAX_INPUT_SIZE", "4Mi")
+    code, out, err = kidx("import", "pytorch-benchmark", str(bomb))
+    assert (code, err) == (1, f"error: {bomb}: input is larger than 4 MiB, the limit for one source (set "
+                                 "KIDX_MAX_INPUT_SIZE to change it) (uncompressed)\n")
+    monkeypatch.delenv("KIDX_MAX_INPUT_SIZE")
+    assert not store.exists()
+    code, out, err = kidx("export", "workloads", "--format", "pytorch-benchmark", "-o", "-")
+    assert code == 1 and "pytorch-benchmark holds runs only, not Workload" in err
