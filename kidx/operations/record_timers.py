@@ -108,6 +108,11 @@ def retimed(conversion: Conversion, entries: dict[str, list[dict]]) -> tuple[Con
             made[digest] = original._replace(body=protocol)
         documents.append(document._replace(body=_retimed_run(body, entry, digest)))
         runs_retimed += 1
+    # the harness's protocols that no run measured under any more are not stored
+    measured_under = {document.body["spec"].get("protocolDigest") for document in documents
+                      if document.body.get("kind") == "BenchmarkRun"}
+    documents = [document for document in documents if document.body.get("kind") != "BenchmarkProtocol"
+                 or digest_of(document.body) in measured_under]
     # the new protocols go before the first run, as every conversion orders them
     first_run = next((index for index, document in enumerate(documents)
                       if document.body.get("kind") == "BenchmarkRun"), len(documents))

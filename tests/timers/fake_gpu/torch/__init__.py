@@ -1,5 +1,6 @@
 """A stand-in for the parts of PyTorch's CUDA API that kidx's timers use (see ../README.md)."""
 import contextlib
+import os
 
 HOST_MS = 0.030  # host latency per launch outside a graph
 FLUSH_MS = 0.040  # one L2 flush
@@ -99,7 +100,7 @@ class cuda:  # noqa: N801 - the module's name
     Event = _Event
     Stream = _Stream
     CUDAGraph = _Graph
-    available = True
+    available = not os.environ.get("FAKE_GPU_ABSENT")
 
     @staticmethod
     def is_available():

@@ -1,4 +1,4 @@
-"""The stand-in GPU (fake_gpu/README.md) for the timer tests."""
+"""The stand-in GPU (fake_gpu/README.md) as a fixture: ``from stand_in_gpu import fake_gpu``."""
 
 from __future__ import annotations
 

@@ -1,0 +1,148 @@
+"""kidx record --timer, --processes and --interleave end to end on the stand-in GPU
+(fake_gpu/README.md): a Liger-style harness that calls triton.testing.do_bench, run
+unmodified, gets kidx's do_bench; its runs get the protocol of the timer that measured
+them; repeated processes and interleaved sides are labelled; what was measured before a
+failure is kept."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+REPO = HERE.parents[1]
+FAKE_GPU = HERE / "fake_gpu"
+
+pytestmark = pytest.mark.slow  # a harness process per case, and kidx around it
+
+
+@pytest.fixture
+def scripts(tmp_path) -> Path:
+    folder = tmp_path / "benchmark" / "scripts"
+    folder.mkdir(parents=True)
+    (tmp_path / "benchmark" / "data").mkdir()
+    (folder / "utils.py").write_text("")  # where Liger's harness keeps its utils
+    shutil.copy(HERE / "liger_stand_in.py", folder / "benchmark_stand_in.py")
+    return folder
+
+
+def record(folder: Path, store: Path, *arguments: str, gpu: bool = True) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "KIDX_STORE": str(store), "NO_COLOR": "1",
+                   "PYTHONPATH": os.pathsep.join([str(FAKE_GPU), str(REPO)])}
+    if not gpu:
+        environment["FAKE_GPU_ABSENT"] = "1"  # the stand-in torch has no CUDA device
+    return subprocess.run([sys.executable, "-m", "kidx", "record", "liger", "--no-capture", *arguments],
+                          cwd=folder, capture_output=True, text=True, env=environment, timeout=300)
+
+
+def stored(store: Path, kind: str) -> list[dict]:
+    completed = subprocess.run([sys.executable, "-m", "kidx", "get", kind, "-o", "json", "--store", str(store)],
+                               capture_output=True, text=True, check=True)
+    return json.loads(completed.stdout)["items"]
+
+
+def test_the_harness_gets_kidx_timer_and_its_runs_say_which(scripts, tmp_path):
+    store = tmp_path / "store"
+    done = record(scripts, store, "--timer", "cuda_graph", "--processes", "2", "--", sys.executable,
+                  "benchmark_stand_in.py")
+    assert done.returncode == 0, done.stderr
+    assert "record: 4 runs timed by kidx's timer (4 do_bench calls)\n" in done.stderr
+    assert "BenchmarkProtocol 2 created" in done.stderr and "BenchmarkRun 4 created" in done.stderr
+    protocols = {protocol["metadata"]["name"]: protocol["spec"]["measurement"]
+                 for protocol in stored(store, "protocols")}
+    assert sorted(measurement["timer"] for measurement in protocols.values()) == ["cuda_graph", "cupti"]
+    for measurement in protocols.values():  # the harness's own protocol is not stored: nothing was timed by it
+        assert measurement["replacesDoBench"] is True and measurement["cache"] == "cold"
+        assert measurement["warmupMs"] == 25.0 and measurement["repetitionMs"] == 10.0
+        assert measurement["quantiles"] == [0.5, 0.2, 0.8]
+    runs = stored(store, "runs")
+    by_pass = {}
+    for run in runs:
+        by_pass.setdefault(run["metadata"]["labels"]["operation"], []).append(run)
+    assert sorted(run["metadata"]["labels"]["repetition"] for run in by_pass["forward"]) == ["1", "2"]
+    for run in by_pass["forward"]:  # the two kernels only: no launch, no host latency, no flush
+        assert run["spec"]["timing"]["latencyNs"]["median"] == pytest.approx(5000.0)
+        assert run["spec"]["samples"]["values"] == pytest.approx([5000.0] * len(run["spec"]["samples"]["values"]))
+        assert "kernelindex.dev/timer-fallback" not in run["metadata"]["annotations"]
+        assert run["metadata"]["annotations"]["kernelindex.dev/sm-clock-mhz"] == "1980"
+    for run in by_pass["backward"]:
+        assert run["spec"]["timing"]["latencyNs"]["median"] == pytest.approx(12000.0)
+        assert run["metadata"]["annotations"]["kernelindex.dev/timer-fallback"] == (
+            "cuda_graph asked for: the call could not be captured in a CUDA graph: "
+            "operation not permitted when stream is capturing")
+
+
+def test_without_the_timer_the_harness_keeps_its_own(scripts, tmp_path):
+    store = tmp_path / "store"
+    done = record(scripts, store, "--", sys.executable, "benchmark_stand_in.py")
+    assert done.returncode == 0, done.stderr
+    assert [protocol["spec"]["measurement"]["timer"] for protocol in stored(store, "protocols")] == [
+        "cuda_events", "cuda_events"]  # Liger's protocol of each pass
+    assert {run["spec"]["timing"]["latencyNs"]["median"] for run in stored(store, "runs")} == {1_000_000.0}
+
+
+def test_a_harness_that_never_calls_do_bench_is_told(scripts, tmp_path):
+    store = tmp_path / "store"
+    done = record(scripts, store, "--timer", "cupti", "--", sys.executable, "benchmark_stand_in.py", "--no-do-bench")
+    assert done.returncode == 0, done.stderr
+    assert ("Warning: --timer had no effect: the command never called triton.testing.do_bench, so its runs keep "
+            "the harness's own timer\n") in done.stderr
+    assert [protocol["spec"]["measurement"]["timer"] for protocol in stored(store, "protocols")] == [
+        "cuda_events", "cuda_events"]
+
+
+def test_without_a_gpu_the_harness_fails_and_nothing_is_imported(scripts, tmp_path):
+    store = tmp_path / "store"
+    done = record(scripts, store, "--timer", "cuda_graph", "--", sys.executable, "benchmark_stand_in.py", gpu=False)
+    assert done.returncode == 1
+    assert ("kidx.errors.DeviceUnavailable: the GPU timers need a CUDA device, and torch.cuda.is_available() is "
+            "False (no GPU, or a CPU-only build of PyTorch)") in done.stderr
+    assert done.stderr.endswith("exited with status 1; nothing was imported\n")
+    assert not store.exists()
+
+
+def test_what_was_measured_before_a_failure_is_kept_and_can_be_imported(scripts, tmp_path):
+    store = tmp_path / "store"
+    done = record(scripts, store, "--timer", "cuda_graph", "--processes", "3", "--", sys.executable,
+                  "benchmark_stand_in.py", "--fail-after", "2")
+    assert done.returncode == 1
+    kept = [line for line in done.stderr.splitlines() if "the results measured so far are kept in" in line]
+    assert len(kept) == 1, done.stderr
+    files = kept[0].split("import them with kidx import liger ", 1)[1].split()
+    assert len(files) == 2 and all(Path(file).is_file() for file in files)
+    assert not store.exists()
+    imported = subprocess.run([sys.executable, "-m", "kidx", "import", "liger", *files, "--store", str(store)],
+                              capture_output=True, text=True)
+    assert imported.returncode == 0, imported.stderr
+    assert len(stored(store, "runs")) == 4
+    shutil.rmtree(Path(files[0]).parents[1])
+
+
+def test_interleaved_sides_alternate_and_are_labelled(scripts, tmp_path):
+    store = tmp_path / "store"
+    done = record(scripts, store, "--timer", "cuda_graph", "--interleave", "--processes", "2", "--",
+                  sys.executable, "benchmark_stand_in.py", "--", sys.executable, "benchmark_stand_in.py")
+    assert done.returncode == 0, done.stderr
+    order = [line.split(":", 1)[0] for line in done.stderr.splitlines() if line.startswith("process ")]
+    assert order == ["process 1 of 2, base", "process 1 of 2, head", "process 2 of 2, base", "process 2 of 2, head"]
+    sides = sorted((run["metadata"]["labels"]["side"], run["metadata"]["labels"]["repetition"])
+                   for run in stored(store, "runs"))
+    assert sides == [(side, repetition) for side in ("base", "head") for repetition in ("1", "2") for _ in "ab"]
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--timer", "wall"], 'error: --timer "wall": use cuda_graph, cupti, cuda_events\n'),
+    (["--timer", "cupti", "--cache", "hot"], 'error: --cache "hot": use cold, warm\n'),
+    (["--interleave"], "error: --interleave needs two commands: kidx record FORMAT --interleave -- BASE… -- HEAD…\n"),
+])
+def test_bad_timer_options_are_refused_before_anything_runs(scripts, tmp_path, arguments, message):
+    done = record(scripts, tmp_path / "store", *arguments, "--", sys.executable, "benchmark_stand_in.py")
+    assert done.returncode == 2 or done.returncode == 1
+    assert done.stderr.endswith(message)
+    assert not (scripts / "runs-so-far").exists()
