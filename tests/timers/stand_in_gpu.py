@@ -1,4 +1,4 @@
-"""The stand-in GPU (fake_gpu/README.md) as a fixture: ``from stand_in_gpu import fake_gpu``."""
+"""The stand-in GPU (fake_gpu/README.md) as the fixture ``fake_gpu``: ``from stand_in_gpu import stand_in_gpu``."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 FAKE_GPU = Path(__file__).parent / "fake_gpu"
 
 
-@pytest.fixture
-def fake_gpu(monkeypatch):
+@pytest.fixture(name="fake_gpu")
+def stand_in_gpu(monkeypatch):
     """``torch`` (and ``triton``) are the stand-ins for the length of a test."""
     for name in [name for name in sys.modules if name.split(".")[0] in ("torch", "triton")]:
         monkeypatch.delitem(sys.modules, name)

@@ -7,9 +7,9 @@ import statistics
 import sys
 
 import pytest
+from stand_in_gpu import stand_in_gpu  # noqa: F401 - the fixture fake_gpu
 
 import kidx
-from stand_in_gpu import fake_gpu  # noqa: F401 - a fixture
 from kidx.errors import DeviceUnavailable, MeasurementFailed, UsageError
 from kidx.timers.cuda import measure_samples
 from kidx.timers.settings import MAX_PROFILED_SAMPLES, MIN_SAMPLES, TimerSettings, sample_count
