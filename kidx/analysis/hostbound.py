@@ -84,6 +84,15 @@ class Timed(NamedTuple):
     workload_spec: dict | None = None
     cost_bytes: float | None = None  # the workload's compulsory traffic, where known
     sol: float | None = None  # the share of the published roofline the run reached, where known
+    benchmark: str | None = None  # the source's benchmark name (Liger's holds the timed pass)
+
+
+def benchmark_of(run_spec: dict) -> str | None:
+    """A run's ``spec.sourceNative.benchmark``: a twin must share it (Liger's names the
+    timed pass, which the workload does not hold)."""
+    native = run_spec.get("sourceNative")
+    benchmark = native.get("benchmark") if isinstance(native, dict) else None
+    return benchmark if isinstance(benchmark, str) else None
 
 
 class HostEvidence(NamedTuple):
@@ -140,13 +149,13 @@ def assess(runs: Sequence[Timed]) -> dict[str, HostEvidence]:
     twins: dict[tuple, list[Timed]] = {}
     for run in runs:
         if is_kernel_timer(run.timer):
-            twins.setdefault((run.workload, run.implementation, run.environment), []).append(run)
+            twins.setdefault((run.workload, run.implementation, run.environment, run.benchmark), []).append(run)
     sweeps = _sweeps(runs)
     found: dict[str, HostEvidence] = {}
     for run in runs:
         if is_kernel_timer(run.timer):
             continue
-        kernel = [t for t in twins.get((run.workload, run.implementation, run.environment), ())
+        kernel = [t for t in twins.get((run.workload, run.implementation, run.environment, run.benchmark), ())
                   if t.timer != run.timer]
         if kernel and run.workload is not None:
             kernel_ns = statistics.median(t.value for t in kernel)

@@ -21,7 +21,7 @@ GROUPS = (
     ("Opening a store", ("open_store", "Store", "ApplyResult", "ApplyOutcome")),
     ("Stored objects", ("StoredObject", "Run", "Workload", "Implementation", "Protocol", "Environment")),
     ("Analysis results", ("Comparison", "SeriesResult")),
-    ("Recording runs", ("record_run", "Timings", "Recording", "capture_environment")),
+    ("Recording runs", ("measure", "record_run", "Timings", "Recording", "capture_environment")),
 )
 
 

@@ -94,7 +94,7 @@ def _host(store: Store, info, manifest: dict, figures):
 
 
 def _timed(manifest: dict, fields: dict, protocols: dict, workloads: dict):
-    from kidx.analysis.hostbound import Timed, latency_ns, timer_of
+    from kidx.analysis.hostbound import Timed, benchmark_of, latency_ns, timer_of
 
     spec = manifest.get("spec") or {}
     value = latency_ns(spec)
@@ -104,7 +104,7 @@ def _timed(manifest: dict, fields: dict, protocols: dict, workloads: dict):
     return Timed(manifest["metadata"]["name"], workload, spec.get(fields["Implementation"]),
                  spec.get(fields["ExecutionEnvironment"]), protocol,
                  timer_of((protocols.get(protocol) or {}).get("spec")), value,
-                 (workloads.get(workload) or {}).get("spec"))
+                 (workloads.get(workload) or {}).get("spec"), benchmark=benchmark_of(spec))
 
 
 def _speed_of_light(store: Store, info, manifest: dict):

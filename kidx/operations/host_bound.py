@@ -3,7 +3,8 @@ the rules of ``kidx.analysis.hostbound`` (compare, publish; describe reads the s
 rules through ``kidx.operations.describe``).
 
 The evidence a run needs lives in other runs: its kernel-timer twins (same workload,
-implementation and environment, another protocol whose timer differs) and the other
+implementation, environment and benchmark name — Liger's names the timed pass, which its
+protocols also hold — another protocol whose timer differs) and the other
 points of its sweeps (same protocol, implementation and environment). ``related_runs``
 finds them in the store, one look-up per distinct pair, never one per run.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from kidx.analysis.hostbound import HostEvidence, Timed, assess, is_kernel_timer, timer_of
+from kidx.analysis.hostbound import HostEvidence, Timed, assess, benchmark_of, is_kernel_timer, timer_of
 from kidx.operations.analysed_runs import AnalysedRun, run_reference_fields, select_runs
 
 
@@ -41,7 +42,8 @@ def timed(run: AnalysedRun, with_cost: bool = False) -> Timed | None:
             cost_bytes = figures.cost.bytes
             sol = figures.peak.sol if figures.peak is not None else None
     return Timed(run.name, run.workload.digest, run.implementation.digest, run.environment.digest,
-                 run.protocol.digest, timer_of(run.protocol.spec), measure.value, run.workload.spec, cost_bytes, sol)
+                 run.protocol.digest, timer_of(run.protocol.spec), measure.value, run.workload.spec, cost_bytes, sol,
+                 benchmark_of(run.manifest.get("spec") or {}))
 
 
 def evidence(shown: list[AnalysedRun], context: list[AnalysedRun]) -> dict[str, HostEvidence]:
