@@ -430,6 +430,7 @@ class Collected:
     metadata: dict[str, Metadata] = field(default_factory=dict)
     line_maps: dict[str, dict[int, int]] = field(default_factory=dict)
     timer_calls: dict[str, list[dict]] = field(default_factory=dict)
+    max_sm_mhz: dict[str, int] = field(default_factory=dict)  # the GPU's maximum SM clock, where read
     notes: list[str] = field(default_factory=list)
 
 
@@ -457,7 +458,8 @@ def split_interleaved(command: list[str]) -> tuple[list[str], list[str]]:
 
 def run_processes(sides: list[Side], processes: int, folder: Path, scratch: Path, echo: Callable[[str], None],
                   timer: tuple[str, str] | None, collected: Collected,
-                  ended: Callable[[OutputPlan, HarnessResult, dict[str, str]], None]) -> None:
+                  ended: Callable[[OutputPlan, HarnessResult, dict[str, str]], None],
+                  gpu_states: Callable[[], list] = list) -> None:
     """Run each side's command ``processes`` times, alternating sides (A B A B …), each
     run a fresh process; what each wrote is copied into ``collected`` as it ends, so a
     later failure loses nothing already measured. ``timer``: (timer, cache) to replace
@@ -482,6 +484,7 @@ def run_processes(sides: list[Side], processes: int, folder: Path, scratch: Path
                 environment = {**(environment or os.environ), LIGER_TARGET_VARIABLE: liger_target}
                 plan = dataclasses.replace(plan, path=plan.path.with_name(f"all_benchmark_data_{liger_target}.csv"))
             plan.snapshot()
+            before = gpu_states()
             if repeated:
                 echo(f"process {repetition} of {processes}" + (f", {side.name}" if side.name else "")
                      + f": {shlex.join(side.plan.command)}")
@@ -494,6 +497,12 @@ def run_processes(sides: list[Side], processes: int, folder: Path, scratch: Path
             if side.name:
                 labels["side"] = side.name
             ended(plan, result, labels)
+            after = gpu_states()
+            annotations = recording_metadata(side.state, plan.command, {})[1]
+            for moment, states in (("before", before), ("after", after)):
+                if states:
+                    annotations[f"{ANNOTATION_PREFIX}gpu-state-{moment}"] = "; ".join(state.text() for state in states)
+            max_clocks = [state.max_sm_mhz for state in before if state.max_sm_mhz]
             calls, notes = read_log(log) if timer else ([], [])
             collected.notes.extend(notes)
             for written in plan.collect(target):
@@ -504,7 +513,9 @@ def run_processes(sides: list[Side], processes: int, folder: Path, scratch: Path
                 key = str(kept)
                 collected.files.append(key)
                 collected.line_maps[key] = dict(plan.line_map)
-                collected.metadata[key] = Metadata(labels, recording_metadata(side.state, plan.command, {})[1])
+                collected.metadata[key] = Metadata(labels, annotations)
                 collected.timer_calls[key] = calls
+                if max_clocks:
+                    collected.max_sm_mhz[key] = min(max_clocks)
             if plan is not side.plan:
                 plan.path.unlink(missing_ok=True)  # the file kidx asked this process to write

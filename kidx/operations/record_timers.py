@@ -22,12 +22,16 @@ from typing import Any
 
 from kidx.identity import digest_of
 from kidx.importers.framework import Conversion, hashed_name, slug
+from kidx.records import NamedTuple
 from kidx.timers.settings import ENV_CACHE, ENV_LOG, ENV_PACKAGE, ENV_TIMER, measurement_spec
 
 KIDX_PACKAGE = Path(__file__).resolve().parents[1]
 SITE_FOLDER = KIDX_PACKAGE / "timers" / "site"
 ANNOTATION_FALLBACK = "kernelindex.dev/timer-fallback"
 ANNOTATION_SM_CLOCK = "kernelindex.dev/sm-clock-mhz"
+ANNOTATION_CLOCK_WARNING = "kernelindex.dev/clock-warning"
+#: a run whose SM clock, read just after timing, was below this share of the GPU's maximum is flagged
+LOW_CLOCK_SHARE = 0.8
 
 
 def timer_environment(timer: str, cache: str, log: Path, base: dict[str, str] | None = None) -> dict[str, str]:
@@ -76,10 +80,18 @@ def _run_headline(body: dict) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def retimed(conversion: Conversion, entries: dict[str, list[dict]]) -> tuple[Conversion, int, int]:
+class Retimed(NamedTuple):
+    conversion: Conversion
+    retimed: int  # runs given their timer's protocol
+    kept: int  # runs left with the harness's timer
+    low_clock: int  # runs measured while the SM clock was below LOW_CLOCK_SHARE of its maximum
+
+
+def retimed(conversion: Conversion, entries: dict[str, list[dict]],
+            max_sm_mhz: dict[str, int] | None = None) -> Retimed:
     """The conversion with each run a logged call measured given its timer's protocol:
-    ``entries`` maps each imported file to the calls logged by the process that wrote it;
-    (conversion, runs retimed, runs left with the harness's timer)."""
+    ``entries`` maps each imported file to the calls logged by the process that wrote it,
+    ``max_sm_mhz`` to the GPU's maximum SM clock where it was read."""
     by_value: dict[tuple[str, str], deque[dict]] = defaultdict(deque)
     for source, logged in entries.items():
         for entry in logged:
@@ -87,7 +99,7 @@ def retimed(conversion: Conversion, entries: dict[str, list[dict]]) -> tuple[Con
     protocols = {digest_of(document.body): document for document in conversion.documents
                  if document.body.get("kind") == "BenchmarkProtocol"}
     made: dict[str, Any] = {}  # new protocol digest -> its document
-    documents, runs_retimed, runs_kept = [], 0, 0
+    documents, runs_retimed, runs_kept, low_clock = [], 0, 0, 0
     for document in conversion.documents:
         body = document.body
         if body.get("kind") != "BenchmarkRun":
@@ -106,7 +118,9 @@ def retimed(conversion: Conversion, entries: dict[str, list[dict]]) -> tuple[Con
         digest = digest_of(protocol)
         if digest not in made:
             made[digest] = original._replace(body=protocol)
-        documents.append(document._replace(body=_retimed_run(body, entry, digest)))
+        run = _retimed_run(body, entry, digest, (max_sm_mhz or {}).get(document.source))
+        low_clock += ANNOTATION_CLOCK_WARNING in run["metadata"]["annotations"]
+        documents.append(document._replace(body=run))
         runs_retimed += 1
     # the harness's protocols that no run measured under any more are not stored
     measured_under = {document.body["spec"].get("protocolDigest") for document in documents
@@ -117,8 +131,8 @@ def retimed(conversion: Conversion, entries: dict[str, list[dict]]) -> tuple[Con
     first_run = next((index for index, document in enumerate(documents)
                       if document.body.get("kind") == "BenchmarkRun"), len(documents))
     documents[first_run:first_run] = list(made.values())
-    return (Conversion(documents, conversion.rows_read, conversion.skipped, conversion.noun, conversion.notes),
-            runs_retimed, runs_kept)
+    return Retimed(Conversion(documents, conversion.rows_read, conversion.skipped, conversion.noun, conversion.notes),
+                   runs_retimed, runs_kept, low_clock)
 
 
 def _timer_protocol(harness_protocol: dict, entry: dict) -> dict:
@@ -150,7 +164,7 @@ def _timer_protocol(harness_protocol: dict, entry: dict) -> dict:
     return protocol
 
 
-def _retimed_run(body: dict, entry: dict, protocol_digest: str) -> dict:
+def _retimed_run(body: dict, entry: dict, protocol_digest: str, max_sm_mhz: int | None) -> dict:
     run = copy.deepcopy(body)
     spec = run["spec"]
     spec["protocolDigest"] = protocol_digest
@@ -160,7 +174,11 @@ def _retimed_run(body: dict, entry: dict, protocol_digest: str) -> dict:
     annotations = dict((run.get("metadata") or {}).get("annotations") or {})
     if entry.get("fallback"):
         annotations[ANNOTATION_FALLBACK] = f"{entry.get('requestedTimer')} asked for: {entry['fallback']}"
-    if isinstance(entry.get("smClockMHz"), int):
-        annotations[ANNOTATION_SM_CLOCK] = str(entry["smClockMHz"])
+    clock = entry.get("smClockMHz")
+    if isinstance(clock, int) and not isinstance(clock, bool):
+        annotations[ANNOTATION_SM_CLOCK] = str(clock)
+        if max_sm_mhz and clock < LOW_CLOCK_SHARE * max_sm_mhz:
+            annotations[ANNOTATION_CLOCK_WARNING] = (f"the SM clock was {clock} MHz just after timing, below "
+                                                     f"{LOW_CLOCK_SHARE:.0%} of the GPU's maximum {max_sm_mhz} MHz")
     run.setdefault("metadata", {})["annotations"] = annotations
     return run

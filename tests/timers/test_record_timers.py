@@ -41,6 +41,15 @@ def record(folder: Path, store: Path, *arguments: str, gpu: bool = True) -> subp
                           cwd=folder, capture_output=True, text=True, env=environment, timeout=300)
 
 
+def fake_nvidia_smi(folder: Path, sm_mhz: int) -> str:
+    """A folder holding an nvidia-smi that answers kidx's query of the GPUs' state."""
+    folder.mkdir()
+    program = folder / "nvidia-smi"
+    program.write_text(f"#!/bin/sh\necho '0, {sm_mhz}, 1980, 3201, 350.25, 45'\n")
+    program.chmod(0o755)
+    return str(folder)
+
+
 def stored(store: Path, kind: str) -> list[dict]:
     completed = subprocess.run([sys.executable, "-m", "kidx", "get", kind, "-o", "json", "--store", str(store)],
                                capture_output=True, text=True, check=True)
@@ -76,6 +85,25 @@ def test_the_harness_gets_kidx_timer_and_its_runs_say_which(scripts, tmp_path):
         assert run["metadata"]["annotations"]["kernelindex.dev/timer-fallback"] == (
             "cuda_graph asked for: the call could not be captured in a CUDA graph: "
             "operation not permitted when stream is capturing")
+
+
+def test_the_gpu_state_is_kept_and_a_low_clock_is_flagged(scripts, tmp_path, monkeypatch):
+    """Each process's runs keep the GPUs' state before and after it; a run whose SM clock,
+    read just after timing, was below 80 % of the GPU's maximum (1200 of 1980 MHz) is flagged."""
+    monkeypatch.setenv("PATH", fake_nvidia_smi(tmp_path / "bin", 1400) + os.pathsep + os.environ["PATH"])
+    monkeypatch.setenv("FAKE_GPU_SM_CLOCK", "1200")
+    store = tmp_path / "store"
+    done = record(scripts, store, "--timer", "cuda_graph", "--", sys.executable, "benchmark_stand_in.py")
+    assert done.returncode == 0, done.stderr
+    assert ("Warning: 2 runs measured while the SM clock was well below the GPU's maximum (annotation "
+            "kernelindex.dev/clock-warning)\n") in done.stderr
+    for run in stored(store, "runs"):
+        annotations = run["metadata"]["annotations"]
+        assert annotations["kernelindex.dev/gpu-state-before"] == (
+            "0: sm 1400 MHz (max 1980), memory 3201 MHz, 350.25 W, 45 C")
+        assert annotations["kernelindex.dev/gpu-state-after"] == annotations["kernelindex.dev/gpu-state-before"]
+        assert annotations["kernelindex.dev/clock-warning"] == (
+            "the SM clock was 1200 MHz just after timing, below 80% of the GPU's maximum 1980 MHz")
 
 
 def test_without_the_timer_the_harness_keeps_its_own(scripts, tmp_path):

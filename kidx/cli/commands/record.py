@@ -132,7 +132,9 @@ def record(
             out.notice(f"record {format_name}: the command ended in {result.seconds:.1f} s; importing "
                        f"{plan.path}; labels: {shown}")
 
-        recording.run_processes(sides, processes, folder, scratch, out.notice, timing, collected, ended)
+        from kidx.capture.gpu_state import gpu_states
+
+        recording.run_processes(sides, processes, folder, scratch, out.notice, timing, collected, ended, gpu_states)
         for note in collected.notes:
             out.warning(note)
 
@@ -162,13 +164,16 @@ def _retimed(out, conversion, collected):
         out.warning("--timer had no effect: the command never called triton.testing.do_bench, so its runs keep "
                     "the harness's own timer")
         return conversion
-    conversion, changed, kept = retimed(conversion, collected.timer_calls)
-    out.notice(f"record: {changed} run{'s' if changed != 1 else ''} timed by kidx's timer ({calls} do_bench "
-               f"call{'s' if calls != 1 else ''})")
-    if kept:
-        out.warning(f"{kept} run{'s' if kept != 1 else ''} matched no do_bench call and keep the harness's own "
-                    "protocol")
-    return conversion
+    result = retimed(conversion, collected.timer_calls, collected.max_sm_mhz)
+    out.notice(f"record: {result.retimed} run{'s' if result.retimed != 1 else ''} timed by kidx's timer ({calls} "
+               f"do_bench call{'s' if calls != 1 else ''})")
+    if result.kept:
+        out.warning(f"{result.kept} run{'s' if result.kept != 1 else ''} matched no do_bench call and keep the "
+                    "harness's own protocol")
+    if result.low_clock:
+        out.warning(f"{result.low_clock} run{'s' if result.low_clock != 1 else ''} measured while the SM clock was "
+                    "well below the GPU's maximum (annotation kernelindex.dev/clock-warning)")
+    return result.conversion
 
 
 def _capture(out, scratch) -> str:

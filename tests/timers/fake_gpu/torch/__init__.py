@@ -138,4 +138,4 @@ class cuda:  # noqa: N801 - the module's name
 
     @staticmethod
     def clock_rate():
-        return 1980
+        return int(os.environ.get("FAKE_GPU_SM_CLOCK", "1980"))
