@@ -112,8 +112,8 @@ def record(
         sides = []
         for index, side_command in enumerate(commands):
             name = ("base", "head")[index] if interleave else None
-            side_scratch = scratch / (name or "plan")
-            side_scratch.mkdir()
+            side_scratch = scratch / name if name else scratch
+            side_scratch.mkdir(exist_ok=True)
             plan = recording.plan_output(format_name, side_command, results, folder, side_scratch)
             state = recording.git_state(recording.command_folder(side_command, folder) if interleave else folder)
             if state is None:
