@@ -38,8 +38,19 @@ def _isolated_environment(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("KIDX_STORE", raising=False)
     # under pytest-xdist: a pytest a test starts (the harness kidx record runs) is no worker,
     # and pytest-benchmark would disable itself there if it inherited a worker's variables
-    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+    for name in XDIST_VARIABLES:
         monkeypatch.delenv(name, raising=False)
+
+
+XDIST_VARIABLES = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID")
+
+
+def environment_without_xdist() -> dict[str, str]:
+    """This process's environment without pytest-xdist's worker variables: for a pytest
+    that a module- or session-scoped fixture starts, before the autouse fixture above runs."""
+    import os
+
+    return {name: value for name, value in os.environ.items() if name not in XDIST_VARIABLES}
 
 
 BACKENDS = ("sqlite", "postgresql")

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, environment_without_xdist
 
 MODULE = REPO / "tests" / "benchmarks" / "pytest_benchmark_sample.py"
 R = "benchmarkrun.kernelindex.dev/"
@@ -20,7 +20,7 @@ def run_pytest_benchmark(folder: Path, *options: str) -> None:
     completed = subprocess.run(
         [sys.executable, "-m", "pytest", str(MODULE), "--noconftest", "-p", "no:cacheprovider", "-o", "addopts=",
          "-q", "--benchmark-min-rounds=5", "--benchmark-max-time=0.0005", "--benchmark-warmup=off", *options],
-        capture_output=True, text=True, cwd=folder, timeout=300,
+        capture_output=True, text=True, cwd=folder, timeout=300, env=environment_without_xdist(),
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
 

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 from stand_in_gpu import FAKE_GPU, stand_in_gpu  # noqa: F401 - the fixture fake_gpu
 
 from kidx.errors import MeasurementFailed, UsageError
@@ -20,7 +21,6 @@ from kidx.timers.profiler_trace import device_time_per_sample
 from kidx.timers.settings import ENV_CACHE, ENV_LOG, ENV_TIMER
 from kidx.timers.summaries import do_bench_result
 
-REPO = Path(__file__).resolve().parents[2]
 SITE = REPO / "kidx" / "timers" / "site"
 
 

@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 HERE = Path(__file__).parent
-REPO = HERE.parents[1]
 FAKE_GPU = HERE / "fake_gpu"
 
 pytestmark = pytest.mark.slow  # a harness process per case, and kidx around it
