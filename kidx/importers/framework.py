@@ -74,6 +74,12 @@ IMPORTERS: dict[str, ImporterInfo] = {
         "kidx.importers.pytorch_benchmark", "PyTorch OSS benchmark records (v3), as the HUD's dashboards read them.",
         "v3 record files: a JSON list, or JSON lines, optionally gzipped.",
     ),
+    "kernelbench": ImporterInfo(
+        "kidx.importers.kernelbench", "KernelBench baseline timings and eval results (eval_results.json).",
+        "KernelBench files: results/timing/<GPU>/baseline_time_torch*.json, or a run's eval_results.json (give "
+        "--level).",
+        options=("level",),
+    ),
 }
 
 
