@@ -87,6 +87,18 @@ def importer(format_name: str):
     return importlib.import_module(IMPORTERS[format_name].module)
 
 
+def not_carried(source: str) -> tuple[str, ...]:
+    """What the format whose runs say ``sourceNative.source: <source>`` could not carry:
+    its importer's ``NOT_CARRIED`` (an importer that declares it names its runs' source
+    as its format is named); () for any other source."""
+    if source not in IMPORTERS:
+        return ()
+    module = importer(source)
+    if getattr(module, "SOURCE_NAME", None) != source:
+        return ()
+    return tuple(getattr(module, "NOT_CARRIED", ()))
+
+
 # --- results ---------------------------------------------------------------------------
 
 @dataclass

@@ -154,3 +154,16 @@ def test_not_utf8_is_refused(kidx, store, tmp_path):
     code, out, err = kidx("import", "kernelbench", str(path))
     assert code == 1 and err == f"error: {path}, line 1: not UTF-8 text: byte 0xff at offset 15\n"
     assert not store.exists()
+
+
+def test_describe_shows_what_the_format_could_not_carry(kidx):
+    assert kidx("import", "kernelbench", str(EAGER)).code == 0
+    [item] = json.loads(kidx("get", "runs", "-l", "problem=19", "-o", "json").out)["items"]
+    lines = [line.strip() for line in kidx("describe", "runs", item["metadata"]["name"]).out.splitlines()]
+    start = next(i for i, line in enumerate(lines) if line.startswith("Not Carried:"))
+    assert lines[start].split(":", 1)[1].strip() == ("the samples (KernelBench keeps mean, std, min and max, each to "
+                                                     "three significant digits)")
+    assert lines[start + 1:start + 4] == [
+        "the timing method (CUDA events or host wall-clock time) and the warm-up calls",
+        "the PyTorch and CUDA versions", "the problem's input shapes and dtypes (they are in the problem file's code)"]
+    assert any(line.startswith("Digest:") and line.endswith(item["metadata"]["digest"]) for line in lines)
