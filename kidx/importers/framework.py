@@ -74,11 +74,29 @@ IMPORTERS: dict[str, ImporterInfo] = {
         "kidx.importers.pytorch_benchmark", "PyTorch OSS benchmark records (v3), as the HUD's dashboards read them.",
         "v3 record files: a JSON list, or JSON lines, optionally gzipped.",
     ),
+    "kernelbench": ImporterInfo(
+        "kidx.importers.kernelbench", "KernelBench baseline timings and eval results (eval_results.json).",
+        "KernelBench files: results/timing/<GPU>/baseline_time_torch*.json, or a run's eval_results.json (give "
+        "--level).",
+        options=("level",),
+    ),
 }
 
 
 def importer(format_name: str):
     return importlib.import_module(IMPORTERS[format_name].module)
+
+
+def not_carried(source: str) -> tuple[str, ...]:
+    """What the format whose runs say ``sourceNative.source: <source>`` could not carry:
+    its importer's ``NOT_CARRIED`` (an importer that declares it names its runs' source
+    as its format is named); () for any other source."""
+    if source not in IMPORTERS:
+        return ()
+    module = importer(source)
+    if getattr(module, "SOURCE_NAME", None) != source:
+        return ()
+    return tuple(getattr(module, "NOT_CARRIED", ()))
 
 
 # --- results ---------------------------------------------------------------------------

@@ -46,7 +46,7 @@ def describe_objects(
             ]
             if prefixed:
                 found, missing, by_prefix = found + prefixed, [], True
-        descriptions = [describe_entry(store, info, entry) for info, entry in found]
+        descriptions = [_with_not_carried(describe_entry(store, info, entry)) for info, entry in found]
         figures = [_speed_of_light(store, info, d.manifest) for (info, _), d in zip(found, descriptions, strict=True)]
         host = [_host(store, info, d.manifest, f) for (info, _), d, f in zip(found, descriptions, figures, strict=True)]
     return DescribeResult(descriptions, missing, by_prefix, tuple(figures), tuple(host))
@@ -105,6 +105,24 @@ def _timed(manifest: dict, fields: dict, protocols: dict, workloads: dict):
                  spec.get(fields["ExecutionEnvironment"]), protocol,
                  timer_of((protocols.get(protocol) or {}).get("spec")), value,
                  (workloads.get(workload) or {}).get("spec"), benchmark=benchmark_of(spec))
+
+
+def _with_not_carried(description: Description) -> Description:
+    """A run's description with what its source format could not carry, looked up by
+    ``spec.sourceNative.source`` (kidx.importers.framework.not_carried)."""
+    if description.manifest.get("kind") != "BenchmarkRun":
+        return description
+    native = (description.manifest.get("spec") or {}).get("sourceNative")
+    source = native.get("source") if isinstance(native, dict) else None
+    if not isinstance(source, str) or not source.replace("-", "").isalnum():
+        return description
+    import importlib.util
+
+    if importlib.util.find_spec(f"kidx.importers.{source.replace('-', '_')}") is None:
+        return description  # no importer of that name (and the importers' table is not read)
+    from kidx.importers.framework import not_carried
+
+    return description._replace(not_carried=not_carried(source))
 
 
 def _speed_of_light(store: Store, info, manifest: dict):

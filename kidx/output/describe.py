@@ -125,6 +125,8 @@ def describe_text(description: Description, speed_of_light=None, host=None) -> s
         writer.value(manifest["spec"], 2)
     else:
         writer.pair("Spec", NONE)
+    if description.not_carried:
+        writer.multi("Not Carried", list(description.not_carried))
     if references:
         writer.header("References")
         for line in references:

@@ -30,6 +30,8 @@ class Description(NamedTuple):
     manifest: dict
     references: list[ReferenceLine]
     referrers: list[ReferrerLine]
+    # a run's: what its source format could not carry (the importer's NOT_CARRIED)
+    not_carried: tuple[str, ...] = ()
 
 
 def describe_entry(store: Store, info: KindInfo, entry: Entry) -> Description:

@@ -263,10 +263,9 @@ def test_other_positions(complete):
     assert complete("completion", "") == ["bash", "zsh", "fish"]
     assert complete("completion", "z") == ["zsh"]
     assert complete("import", "") == ["liger", "pytest-benchmark", "nvbench", "google-benchmark", "bmf", "tritonbench",
-                                       "pytorch-benchmark",
-                                       "bundle"]
+                                       "pytorch-benchmark", "kernelbench", "bundle"]
     assert complete("record", "") == ["liger", "pytest-benchmark", "nvbench", "google-benchmark", "bmf", "tritonbench",
-                                       "pytorch-benchmark"]
+                                       "pytorch-benchmark", "kernelbench"]
     assert complete("record", "--c") == ["--capture"]
     assert complete("import", "n") == ["nvbench"]
     assert complete("import", "liger", "f.csv", "--environment", "") == ["__files__"]

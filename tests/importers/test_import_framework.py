@@ -20,7 +20,8 @@ def test_help_lists_every_format(kidx_process):
     assert code == 0
     lines = out.split("Commands:")[1].splitlines()
     assert [line.split()[0] for line in lines if line.startswith("  ") and line.split()] == [
-        "liger", "pytest-benchmark", "nvbench", "google-benchmark", "bmf", "tritonbench", "pytorch-benchmark", "bundle"]
+        "liger", "pytest-benchmark", "nvbench", "google-benchmark", "bmf", "tritonbench", "pytorch-benchmark", "kernelbench",
+        "bundle"]
 
 
 def test_converters_are_loaded_only_when_their_format_is_used():

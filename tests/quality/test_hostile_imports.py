@@ -135,7 +135,7 @@ def test_side_files_inside_the_folder_still_import(kidx, nvbench_copy):
 
 
 @pytest.mark.parametrize("format_name", ["liger", "pytest-benchmark", "nvbench", "google-benchmark", "tritonbench", "pytorch-benchmark",
-                                         "bundle"])
+                                         "kernelbench", "bundle"])
 def test_dev_zero_is_refused_at_apply_s_limit(store, format_name):
     result = run_kidx("import", format_name, "/dev/zero", store=store, env={"KIDX_MAX_INPUT_SIZE": "4Mi"}, timeout=30)
     assert (result.returncode, result.stdout) == (1, "")

@@ -17,7 +17,7 @@ from kidx.cli.common import (
 )
 from kidx.errors import UsageError
 
-FORMATS = ("bundle", "bmf", "pytorch-benchmark")
+FORMATS = ("bundle", "bmf", "pytorch-benchmark", "parquet")
 
 EXAMPLES = """\b
 Examples:
@@ -26,6 +26,7 @@ Examples:
   kidx import bundle backup.kidx.json --store /tmp/restored
   kidx export runs -l commit=abc123 --format bmf -o results.bmf.json
   kidx export runs -l gpu=nvidia-h100-80gb-hbm3 --format pytorch-benchmark -o records.json
+  kidx export runs -l gpu=nvidia-h100-80gb-hbm3 --format parquet -o runs.parquet
 """
 
 
@@ -46,7 +47,8 @@ def export(
         str,
         typer.Option("--format", help="bundle: a kidx bundle (a backup); bmf: the selected runs' figures in "
                                       "Bencher Metric Format, for bencher run --adapter json; pytorch-benchmark: one "
-                                      "PyTorch OSS benchmark (v3) record per run, as JSON lines."),
+                                      "PyTorch OSS benchmark (v3) record per run, as JSON lines; parquet: one row per "
+                                      "run, the columns of Store.records() (needs pyarrow)."),
     ] = "bundle",
     store: StoreOption = None,
 ) -> int:
@@ -65,6 +67,8 @@ def export(
         raise UsageError("must specify -o FILE (or -o - for standard output)")
     if export_format not in FORMATS:
         raise UsageError(f"unknown --format {export_format}: {', '.join(FORMATS[:-1])} or {FORMATS[-1]}")
+    if export_format == "parquet" and output_file == "-":
+        raise UsageError("--format parquet writes a binary file: give -o FILE, not -o -")
     from kidx.output.terminal import escape_control
 
     label_selector = parse_selector(selector)
@@ -74,6 +78,10 @@ def export(
                                          runs_only=export_format != "bundle",
                                          format_name=export_format)
     require_store(the_store, store)  # after the arguments' own errors
+    if export_format == "parquet":
+        from kidx.operations.parquet_export import require_pyarrow
+
+        require_pyarrow()  # before the runs are read
     description = " ".join([*(arguments or []), *(["-l", selector] if selector else [])]) or "all"
     out = output()
     if missing:
@@ -84,6 +92,8 @@ def export(
         return _export_bmf(out, the_store, selected, output_file)
     if export_format == "pytorch-benchmark":
         return _export_pytorch_benchmark(out, the_store, selected, output_file)
+    if export_format == "parquet":
+        return _export_parquet(out, the_store, registry, selected, output_file)
     if output_file == "-":
         import io
 
@@ -130,6 +140,18 @@ def _export_pytorch_benchmark(out, the_store, selected, output_file: str) -> int
     _write(out, report.text(), output_file)
     where = "standard output" if output_file == "-" else output_file
     out.notice(f"exported {len(report.records):,} runs as PyTorch OSS benchmark (v3) records to {where}")
+    return 0
+
+
+def _export_parquet(out, the_store, registry, selected, output_file: str) -> int:
+    from pathlib import Path
+
+    from kidx.operations.parquet_export import parquet_rows, write_parquet
+
+    rows = parquet_rows(the_store, registry, selected)
+    report = write_parquet(rows, Path(output_file))
+    out.notice(f"exported {report.runs:,} runs ({report.columns:,} columns) as Parquet to {output_file} "
+               f"({report.size:,} bytes)")
     return 0
 
 

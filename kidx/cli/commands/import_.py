@@ -80,6 +80,11 @@ Examples:
   kidx import pytorch-benchmark benchmark_results.json
   kidx export runs --format pytorch-benchmark -o - | kidx import pytorch-benchmark /dev/stdin --store /tmp/other
 """,
+    "kernelbench": """\b
+Examples:
+  kidx import kernelbench results/timing/H100_Modal/baseline_time_torch.json
+  kidx import kernelbench runs/my_run/eval_results.json --level 1
+""",
 }
 _DOCS = {
     "liger": """Import Liger-Kernel's benchmark CSVs: one run per row, plus the protocols,
@@ -100,6 +105,9 @@ _DOCS = {
     "pytorch-benchmark": """Import PyTorch OSS benchmark records (v3): one run per record, its
     benchmark_values as samples, model.backend the implementation, runners and
     dependencies the environment; records kidx exported come back as they were.""",
+    "kernelbench": """Import KernelBench results: one run per baseline timing (level, problem file) and
+    per evaluated sample of an eval_results.json (with --level); a sample that did not
+    compile, raised or gave wrong output is a failed run with the reason, never a timing.""",
 }
 _COMMON_DOC = """
 
