@@ -291,10 +291,17 @@ def build_model(runs: list[AnalysedRun], baselines: tuple[str, ...], titles: dic
         key = (*row_key, run.environment.digest)
         buckets.setdefault(key, []).append(run)
         sweeps.setdefault(key, sweep)
+    # a point is drawn from the latest observation of its shape, whichever sweep measured
+    # it (Liger measures a shape where two sweeps cross twice): as ``kidx plot`` draws it
+    latest: dict[tuple, AnalysedRun] = {}
+    for run in measured:
+        shape = _shape(run)
+        if shape not in latest or (run.observed, run.name) > (latest[shape].observed, latest[shape].name):
+            latest[shape] = run
     families: list[Family] = []
     cells: dict[tuple, dict] = {}
     for key, members in buckets.items():
-        family, family_cells = _family(key, members, sweeps[key], baselines, titles)
+        family, family_cells = _family(key, members, sweeps[key], baselines, titles, latest)
         families.append(family)
         for line, cell in family_cells:
             cells.setdefault((family.row, line.label), {})[family.environment.digest or ""] = cell
@@ -319,6 +326,10 @@ def build_model(runs: list[AnalysedRun], baselines: tuple[str, ...], titles: dic
     environments = sorted({run.environment.digest: run.environment for run in runs if run.environment.digest}.values(),
                           key=lambda e: (e.label, e.digest))
     return SiteModel(kernels, families, rows, environments, runs, len(runs) - len(measured))
+
+
+def _shape(run: AnalysedRun) -> tuple:
+    return (run.protocol.digest, run.workload.digest, run.environment.digest, run.implementation.digest)
 
 
 def _operation(family: Family) -> str:
@@ -360,7 +371,8 @@ def _protocol_title(protocol: Referenced, titles: dict[str, str]) -> str:
     return titles.get(protocol.digest or "", protocol.label)
 
 
-def _family(key, members: list[AnalysedRun], sweep, baselines, titles) -> tuple[Family, list[tuple[Line, Cell]]]:
+def _family(key, members: list[AnalysedRun], sweep, baselines, titles,
+            latest: dict[tuple, AnalysedRun]) -> tuple[Family, list[tuple[Line, Cell]]]:
     first = members[0]
     free = sweep[0] if sweep else None
     family_title = common_title(sorted({titles.get(run.workload.digest or "", "") for run in members}))
@@ -379,8 +391,9 @@ def _family(key, members: list[AnalysedRun], sweep, baselines, titles) -> tuple[
     for run in members:
         x = _x_of(run, free)
         points = by_line.setdefault(run.implementation.digest, {})
-        if x not in points or (run.observed, run.name) > (points[x].observed, points[x].name):
-            points[x] = run
+        drawn = latest[_shape(run)]
+        if x not in points or (drawn.observed, drawn.name) > (points[x].observed, points[x].name):
+            points[x] = drawn
         by_shape.setdefault((run.workload.digest, run.implementation.digest), []).append(run)
     lines = []
     for digest, points in by_line.items():

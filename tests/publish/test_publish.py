@@ -273,3 +273,45 @@ def test_the_regressions_page_lists_at_most_its_rows_and_counts_the_rest(kidx, h
     assert int(total.group(1).replace(",", "")) == sum(counts.values()) > 10
     left = {verdict: n - rows.count(verdict) for verdict, n in counts.items() if n - rows.count(verdict)}
     assert "Not listed here: " + ", ".join(f"{n:,} {verdict}" for verdict, n in left.items()) in regressions
+
+
+def _hint(page: str) -> list[str] | None:
+    import html
+    import shlex
+
+    found = re.search(r"In the CLI: <code>(.*?)</code>", page)
+    return shlex.split(html.unescape(found.group(1))) if found else None
+
+
+@pytest.mark.parametrize("store_name", ["head_store", pytest.param("history_store", marks=pytest.mark.slow)])
+def test_every_group_page_s_cli_hint_draws_that_page_s_chart(kidx, store_name, request, tmp_path):
+    """Each group page's "In the CLI" command, run as printed (CSV instead of the SVG),
+    gives exactly the points the page draws: same implementations, x values and runs.
+    Only a page whose axis is not a number (Liger's model names) has none: plot draws
+    numeric axes."""
+    store_path = request.getfixturevalue(store_name)
+    site = tmp_path / "site"
+    assert publish(kidx, site, *LIGER_OPTIONS, store_path=store_path)[0] == 0
+    pages = sorted((site / "groups").glob("*.html"))
+    assert len(pages) > 100
+    hints = 0
+    for page in pages:
+        family = json.loads(page.with_suffix(".json").read_text())
+        hint = _hint(page.read_text())
+        numeric = all(isinstance(p["x"], (int, float)) for line in family["lines"] for p in line["points"])
+        assert (hint is not None) == numeric, page
+        if hint is None:
+            continue
+        assert hint[:2] == ["kidx", "plot"] and hint[-2:] == ["-o", "chart.svg"]
+        csv_path = tmp_path / "chart.csv"
+        code, _, err = kidx(*hint[1:-1], str(csv_path), store_path=store_path)
+        assert code == 0, f"{page.name}: {' '.join(hint)}: {err}"
+        import csv
+        with csv_path.open() as handle:
+            drawn = sorted((row["line"], float(row["x"]), row["run"]) for row in csv.DictReader(handle))
+        assert len({row[0] for row in drawn}) == len(family["lines"])
+        expected = sorted((line["implementation"], float(point["x"]) if family["x"]["parameter"] else drawn[0][1],
+                           point["run"]) for line in family["lines"] for point in line["points"])
+        assert drawn == expected, f"{page.name}: {' '.join(hint)}"
+        hints += 1
+    assert hints >= len(pages) - 10
