@@ -79,7 +79,7 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
     series = build_series(store, registry, SeriesRequest(
         names=request.names, selector=request.selector, field_selector=request.field_selector,
         references=request.references, label_key=request.release_label,
-        baseline=request.baselines[0] if request.baselines else None,
+        baseline=request.baselines[0] if request.baselines else None, more_baselines=request.baselines[1:],
     ))
     runs = list(series.inputs)
     titles = _titles(store, runs)

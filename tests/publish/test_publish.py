@@ -315,3 +315,14 @@ def test_every_group_page_s_cli_hint_draws_that_page_s_chart(kidx, store_name, r
         assert drawn == expected, f"{page.name}: {' '.join(hint)}"
         hints += 1
     assert hints >= len(pages) - 10
+
+
+def test_every_baseline_given_holds_on_series_pages(kidx, history_store, tmp_path):
+    """--baseline transformers --baseline torch: a group without transformers is set
+    against torch on its series page too, as kidx series --baseline torch sets it."""
+    site = tmp_path / "site"
+    assert publish(kidx, site, *LIGER_OPTIONS, store_path=history_store)[0] == 0
+    pages = sorted((site / "series").glob("*.html"))
+    assert len(pages) == 89
+    speedups = {page.name: re.findall(r'<td class="num">(\d+\.\d\d)×</td>', page.read_text()) for page in pages}
+    assert [name for name, found in speedups.items() if not found] == []
