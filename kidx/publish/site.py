@@ -19,6 +19,7 @@ from typing import NamedTuple
 import jinja2  # kidx[publish]; kidx.publish.require_jinja says so when it is missing
 from markupsafe import Markup, escape
 
+from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, rule_text
 from kidx.operations.analysed_runs import AnalysedRun, Referenced, run_reference_fields
 from kidx.operations.series import Series, SeriesRequest, build_series
 from kidx.output.units import byte_size, nanoseconds, short_digest
@@ -60,6 +61,8 @@ class PublishRequest(NamedTuple):
     baselines: tuple[str, ...] = ()
     release_label: str | None = None
     dry_run: bool = False
+    threshold: float = DEFAULT_THRESHOLD  # the verdict rule's (kidx.analysis.significance), for cells and series
+    alpha: float = ALPHA
 
 
 class PublishReport(NamedTuple):
@@ -80,10 +83,11 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
         names=request.names, selector=request.selector, field_selector=request.field_selector,
         references=request.references, label_key=request.release_label,
         baseline=request.baselines[0] if request.baselines else None, more_baselines=request.baselines[1:],
+        threshold=request.threshold, alpha=request.alpha,
     ))
     runs = list(series.inputs)
     titles = _titles(store, runs)
-    model = build_model(runs, request.baselines, titles)
+    model = build_model(runs, request.baselines, titles, request.threshold, request.alpha)
     pages = _Pages(jinja, request, model, series.series, titles, run_reference_fields(registry))
     try:
         for path, text in pages.render():
@@ -267,16 +271,6 @@ def _plottable(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _speedup_class(speedup: float | None) -> str:
-    if speedup is None:
-        return "none"
-    if speedup >= 1.05:
-        return "faster"
-    if speedup <= 1 / 1.05:
-        return "slower"
-    return "same"
-
-
 class _Pages:
     def __init__(self, jinja, request: PublishRequest, model: SiteModel, series: list[Series],
                  titles: dict[str, str], reference_fields: dict[str, tuple[str, str]]):
@@ -312,7 +306,8 @@ class _Pages:
         root = "../" * path.count("/")
         text = self.jinja.get_template(template).render(
             root=root, site_title=self.request.title, as_of=self.as_of, base_url=self.request.base_url,
-            path=path, **values)
+            path=path, threshold=f"{self.request.threshold * 100:g}%",
+            rule=rule_text(self.request.threshold, self.request.alpha), **values)
         return path, text
 
     def render(self):
@@ -339,12 +334,14 @@ class _Pages:
             tip = f"{speedup:.2f}× the baseline's speed"
         if summary.families > 1:
             tip += f", mean of {summary.families} families"
+        if summary.verdicts:
+            tip += "; " + ", ".join(f"{count} {verdict}" for verdict, count in summary.verdicts.items())
         if len(summary.history) > 1:
             tip += f"; {len(summary.history)} days"
         return {
             "href": href, "baseline": summary.baseline,
             "speedup": f"{speedup:.2f}×" if speedup is not None else "–",
-            "class": "baseline" if summary.baseline else _speedup_class(speedup),
+            "class": "baseline" if summary.baseline else summary.verdict or "none",
             "spark": (charts.sparkline([v for _, v in summary.history])
                       if len(summary.history) > 1 and not summary.baseline else ""),
             "tip": tip,

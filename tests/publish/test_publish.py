@@ -326,3 +326,31 @@ def test_every_baseline_given_holds_on_series_pages(kidx, history_store, tmp_pat
     assert len(pages) == 89
     speedups = {page.name: re.findall(r'<td class="num">(\d+\.\d\d)×</td>', page.read_text()) for page in pages}
     assert [name for name, found in speedups.items() if not found] == []
+
+
+def _cells(page: str) -> list[tuple[str, float]]:
+    return [(cls, float(value)) for cls, value in
+            re.findall(r'<td class="cell (\w+)"><a [^>]*><span class="v">([0-9.]+)×</span>', page)]
+
+
+def test_cells_are_coloured_by_the_analysis_verdict_under_the_request_s_threshold(kidx, head_store, tmp_path):
+    """A cell is faster or slower only where every shape's latest run is, by
+    kidx.analysis.significance.judge under --threshold: at 50% no 1.3× is faster."""
+    default, loose = tmp_path / "default", tmp_path / "loose"
+    assert publish(kidx, default, "--baseline", "torch", store_path=head_store)[0] == 0
+    code, _, err = publish(kidx, loose, "--baseline", "torch", "--threshold", "50", store_path=head_store)
+    assert code == 0, err
+    for site, threshold in ((default, 0.05), (loose, 0.5)):
+        cells = [cell for page in [site / "index.html", *sorted((site / "kernels").glob("*.html"))]
+                 for cell in _cells(page.read_text())]
+        assert {cls for cls, _ in cells} <= {"faster", "slower", "same", "mixed", "inconclusive"}
+        # a verdict beyond "same" needs the change beyond the threshold (rounded to two digits)
+        assert all(abs(value - 1) > threshold - 0.01 or (1 / value - 1) > threshold - 0.01
+                   for cls, value in cells if cls in ("faster", "slower"))
+        assert all(value >= 0.99 for cls, value in cells if cls == "faster")
+    loud = [cell for cell in _cells((default / "index.html").read_text()) if cell[0] in ("faster", "slower")]
+    quiet = [cell for cell in _cells((loose / "index.html").read_text()) if cell[0] in ("faster", "slower")]
+    assert len(quiet) < len(loud)
+    assert "threshold 50%" in (loose / "index.html").read_text()
+    code, _, err = publish(kidx, tmp_path / "bad", "--threshold", "100", store_path=head_store)
+    assert (code, err) == (1, "error: invalid --threshold 100: a percentage from 0 up to, not including, 100\n")
