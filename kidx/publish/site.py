@@ -297,6 +297,7 @@ class _Pages:
                 if isinstance(spec.get(field), str):
                     self.referrers.setdefault(spec[field], []).append(run)
         self.workload_fields = workload_fields(model.runs)
+        self.memory_protocols = {f.protocol.digest for f in model.families if f.metric == "peak_memory"}
         self.as_of = max((run.manifest["metadata"].get("creationTimestamp") or "" for run in model.runs), default="")
 
     def title(self, referenced: Referenced) -> str:
@@ -323,13 +324,15 @@ class _Pages:
         yield from self.run_pages()
 
     # the index and the kernel pages --------------------------------------------------
-    def _cell(self, summary: Summary, href: str) -> dict:
+    def _cell(self, summary: Summary, href: str, memory: bool = False) -> dict:
         """A matrix cell; its hover text says what the header and row do not."""
         speedup = summary.speedup
         if summary.baseline:
             tip = "the baseline"
         elif speedup is None:
             tip = "no baseline run to compare with"
+        elif memory:
+            tip = f"{speedup:.2f}× less memory than the baseline (REDUCTION)"
         else:
             tip = f"{speedup:.2f}× the baseline's speed"
         if summary.families > 1:
@@ -364,7 +367,8 @@ class _Pages:
         rows, previous = [], None
         for row in self.model.kernels:
             href = f"kernels/{row.kernel}.html"
-            cells = [self._cell(row.cells[e.digest or ""], href)
+            memory = row.protocol.digest in self.memory_protocols
+            cells = [self._cell(row.cells[e.digest or ""], href, memory)
                      if (e.digest or "") in row.cells else None for e, _ in columns]
             head = (row.kernel, row.protocol.digest) != previous
             previous = (row.kernel, row.protocol.digest)
@@ -375,7 +379,8 @@ class _Pages:
         return self.page("index.html", "index.html", rows=rows, columns=columns, filters=filters,
                          runs=len(self.model.runs), families=len(self.model.families),
                          kernels=len({row.kernel for row in self.model.kernels}),
-                         series=len(self.series_pages), environments_count=len(self.model.environments))
+                         series=sum(len(members) for members in self.series_pages.values()),
+                         series_pages=len(self.series_pages), environments_count=len(self.model.environments))
 
     def kernels(self):
         protocols = self._protocol_names()
@@ -392,7 +397,8 @@ class _Pages:
                 for environment, _ in columns:
                     cell = row.cells.get(environment.digest or "")
                     href = f"../groups/{cell.family.id}.html" if cell else ""
-                    cells.append(self._cell(summary([cell]), href) if cell else None)
+                    cells.append(self._cell(summary([cell]), href, cell.family.metric == "peak_memory")
+                                 if cell else None)
                 head = (row.id, row.title) != previous
                 previous = (row.id, row.title)
                 _, _, shape = row.title.partition(TITLE_SEPARATOR)
@@ -413,7 +419,8 @@ class _Pages:
             for pair in row.labels:
                 key, _, value = pair.partition("=")
                 values.setdefault(key, set()).add(value)
-        return [(key, sorted(found)) for key, found in sorted(values.items()) if 2 <= len(found) <= 80]
+        return [(key, sorted(found, key=_version_order)) for key, found in sorted(values.items())
+                if 2 <= len(found) <= 80]
 
     # a group family ----------------------------------------------------------------------
     def family(self, family: Family):
@@ -508,6 +515,7 @@ class _Pages:
                      "run": point.run.name, "digest": short_digest(point.run.manifest["metadata"]["digest"])},
                     ring=point.verdict == "slower" or shift is not None))
                 rows.append({"point": point, "step": self._step(point), "value": format_value(m.value, unit),
+                             "verdict": _verdict_text(point),
                              "change": change, "href": root + run_path(point.run),
                              "cause": "; ".join(shift.cause) if shift else self._cause(point, one),
                              "shift": f"{shift.point.change * 100:+.1f}%" if shift else ""})
@@ -528,7 +536,8 @@ class _Pages:
                          protocol_title=self.title(first.protocol), environment_title=self.title(first.environment),
                          environment_href=self._environment_href(first.environment, root),
                          family_href=f"{root}groups/{family.id}.html" if family else "", axis=axis,
-                         release_label=self.request.release_label)
+                         release_label=self.request.release_label,
+                         memory=first.points[0].run.known_measure.metric == "peak_memory")
 
     @staticmethod
     def _environment_href(environment: Referenced, root: str) -> str:
@@ -643,11 +652,10 @@ class _Pages:
             if host is not None:
                 measure += f' · <span class="host-bound">{escape(host.text())}</span>'
         referrers = [r for r in self.referrers.get(digest, []) if r is not run]
+        referred = ""  # runs seldom refer to runs: the section is there only when one does
         if referrers:
-            referred = "<ul>" + "".join(f'<li><a href="../{escape(run_path(r))}">{escape(r.name)}</a></li>'
-                                        for r in referrers) + "</ul>"
-        else:
-            referred = "<p>Nothing in the published selection refers to this run.</p>"
+            referred = ("<h2>Referred to by</h2>\n<ul>" + "".join(
+                f'<li><a href="../{escape(run_path(r))}">{escape(r.name)}</a></li>' for r in referrers) + "</ul>\n")
         title = run.manifest["metadata"].get("title") or run.name
         name = escape(run.name)
         return Markup(
@@ -655,7 +663,7 @@ class _Pages:
             f'<h1 class="runname">{escape(title)}</h1>\n'
             f'<p class="lede"><code>{name}</code> · <code>{escape(digest)}</code> · {escape(run.status)}{measure}'
             f' · observed {escape(run.observed)}</p>\n<h2>References</h2>\n{made[key]}\n'
-            f'<h2>Referred to by</h2>\n{referred}\n<h2>In the CLI</h2>\n'
+            f'{referred}<h2>In the CLI</h2>\n'
             f'<pre class="cli">kidx describe run {name}\nkidx get run {escape(digest)} -o yaml</pre>\n'
             f'<details open><summary>Manifest</summary>\n<pre class="manifest">{escape(manifest_text(run.manifest))}'
             f'</pre>\n</details>\n</article>\n')
@@ -678,6 +686,18 @@ class _Pages:
             rows.append(f'<tr><th scope="row">{role}</th><td>{shown}<br>'
                         f'<code>{escape(referenced.digest)}</code></td></tr>')
         return '<table class="facts">\n<tbody>\n' + "\n".join(rows) + "\n</tbody>\n</table>"
+
+
+def _verdict_text(point) -> str:
+    """A series point's verdict as kidx series prints it: ``unconfirmed (faster)``."""
+    if point.verdict == "unconfirmed" and point.change is not None and point.change.within:
+        return f"unconfirmed ({point.change.within})"
+    return point.verdict or ""
+
+
+def _version_order(value: str) -> tuple:
+    """``0.5.2`` before ``0.5.10``: numbers by value, the rest as text."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"[.\-+]", value))
 
 
 def _filtered(labels: list[str], keys: set[str]) -> str:

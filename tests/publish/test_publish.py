@@ -354,3 +354,25 @@ def test_cells_are_coloured_by_the_analysis_verdict_under_the_request_s_threshol
     assert "threshold 50%" in (loose / "index.html").read_text()
     code, _, err = publish(kidx, tmp_path / "bad", "--threshold", "100", store_path=head_store)
     assert (code, err) == (1, "error: invalid --threshold 100: a percentage from 0 up to, not including, 100\n")
+
+
+def test_site_words_agree_with_the_cli(kidx, history_store, tmp_path):
+    """Series verdicts keep their direction, memory says reduction, counts agree with
+    publish's own line, releases sort as versions, run pages claim nothing untrue."""
+    site = tmp_path / "site"
+    code, _, err = publish(kidx, site, *LIGER_OPTIONS, store_path=history_store)
+    assert code == 0, err
+    series = re.search(r"(\d+) series\)", err).group(1)
+    index = (site / "index.html").read_text()
+    assert f"{series} series on 89 pages" in index
+    pages = {p.name: p.read_text() for p in (site / "series").glob("*.html")}
+    verdicts = {v for text in pages.values() for v in re.findall(r"<td>(unconfirmed[^<]*)</td>", text)}
+    assert verdicts and all(re.fullmatch(r"unconfirmed \((faster|slower|same)\)", v) for v in verdicts)
+    memory = [text for text in pages.values() if "peak memory of" in text]
+    assert memory and all('<th scope="col">reduction</th>' in text and '<th scope="col">speedup</th>' not in text
+                          for text in memory)
+    options = re.search(r'<select data-key="liger_version">(.*?)</select>', index).group(1)
+    versions = re.findall(r"<option>([^<]+)</option>", options)
+    assert versions == sorted(versions, key=lambda v: [int(p) for p in v.split(".")])
+    runs = [p.read_text() for p in (site / "runs").glob("*.html")]
+    assert not any("Nothing in the published selection refers" in text for text in runs)
