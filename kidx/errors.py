@@ -21,6 +21,12 @@ as the command line prints for the same bad input; it never exits the interprete
   PyTorch with a CUDA device, and this process has none.
 - ``MeasurementFailed``: a GPU timer ran but could not time the call (it launched no GPU
   work, or timing it failed); the message says which timer and why.
+
+Not an error: ``EmptySelection``, a warning (``warnings.warn``) the Python API gives when
+a label selector selects no run, saying which part matched nothing and what the store
+has instead (``no run has the label kernal (labels present: kernel, …)``), as ``kidx
+compare`` explains it; the result is still the empty list or frame. Turn it into an
+error with ``warnings.simplefilter("error", kidx.errors.EmptySelection)``.
 """
 
 from __future__ import annotations
@@ -52,6 +58,10 @@ class DeviceUnavailable(KidxError):
 
 class MeasurementFailed(KidxError):
     """A GPU timer could not time the call it was given."""
+
+
+class EmptySelection(UserWarning):
+    """A label selector selected no run: which part matched nothing, and what there is."""
 
 
 def install_hint(extra: str) -> str:

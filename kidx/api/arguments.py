@@ -69,8 +69,17 @@ def parse_only(value: str | Iterable[str] | None) -> frozenset[str]:
     return verdicts
 
 
+def _number(value: object, option: str, meaning: str) -> float:
+    """A number, as typer reads one from the command line; anything else (``"5%"``) a
+    UsageError in the command line's words rather than a TypeError."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise UsageError(f"invalid {option} {value!r}: {meaning}, given as a number")
+    return float(value)
+
+
 def parse_alpha(value: float) -> float:
     """``--alpha``: the significance level of the analysis' tests."""
+    value = _number(value, "--alpha", "a probability between 0 and 1")
     if not 0 < value < 1:
         raise UsageError(f"invalid --alpha {value:g}: a probability between 0 and 1")
     return value
@@ -78,6 +87,7 @@ def parse_alpha(value: float) -> float:
 
 def parse_threshold(value: float) -> float:
     """``--threshold`` in percent → the fraction the analysis uses."""
+    value = _number(value, "--threshold", "a percentage from 0 up to, not including, 100")
     if not 0 <= value < 100:  # a change within ±threshold is "same": 100% or more would reach a ratio of 0
         raise UsageError(f"invalid --threshold {value:g}: a percentage from 0 up to, not including, 100")
     return value / 100

@@ -166,7 +166,9 @@ class Store:
         label and field selectors select (the command line's grammar, references
         included: ``workload.spec.parameters.seq=16384``) and that refers to each of
         ``references`` (``--references``: ``workload/NAME``, a digest, ``TYPE:SELECTOR``).
-        A name that matches nothing raises NotFoundError with the command's message."""
+        A name that matches nothing raises NotFoundError with the command's message; a
+        label selector that selects no run warns (``kidx.errors.EmptySelection``) what in
+        it matched nothing."""
         from kidx.api.objects import stored_object
         from kidx.errors import NotFoundError
         from kidx.operations.get import Query, find_objects
@@ -177,15 +179,22 @@ class Store:
         result = find_objects(self._store, _registry(), query)
         if result.missing:
             raise NotFoundError("\n".join(result.missing))
-        return [stored_object(manifest, self._resolve) for _, manifests in result.groups for manifest in manifests]
+        found = [stored_object(manifest, self._resolve) for _, manifests in result.groups for manifest in manifests]
+        if not found and not names and query.selector is not None and _is_runs(kind):
+            _warn_empty(self._store, query.selector)
+        return found
 
     def records(self, selector: str | None = None, field_selector: str | None = None,
                 columns: Sequence[str] | None = None, references: Iterable[str] = ()) -> list[dict[str, Any]]:
         """Selected runs as rows of plain values (kidx.api.rows says which columns);
-        ``references`` selects as in ``get``."""
+        ``references`` selects as in ``get``. A column in ``columns`` that no selected run
+        has (nor, for ``labels.KEY``, any run in the store) raises UsageError naming the
+        nearest one; a label selector that selects
+        nothing warns (``kidx.errors.EmptySelection``)."""
         from kidx.api.rows import run_rows
 
-        return run_rows(self._runs(selector, field_selector, references), columns)
+        runs = self._runs(selector, field_selector, references)
+        return run_rows(runs, columns, self._store.catalog().label_keys() if columns is not None and runs else ())
 
     def frame(self, selector: str | None = None, field_selector: str | None = None,
               columns: Sequence[str] | None = None, references: Iterable[str] = ()) -> Any:
@@ -253,7 +262,10 @@ class Store:
         request = _RunsRequest([], _label_selector(selector), _field_selector(field_selector),
                                reference_values(references))
         self._require()
-        return select_runs(self._store, _registry(), request).runs
+        runs = select_runs(self._store, _registry(), request).runs
+        if not runs and request.selector is not None:
+            _warn_empty(self._store, request.selector)
+        return runs
 
     def _require(self) -> None:
         """Reading: a store named explicitly must exist (checked until it does)."""
@@ -277,6 +289,26 @@ class _RunsRequest(NamedTuple):
     selector: Any
     field_selector: Any
     references: tuple[str, ...]
+
+
+def _is_runs(kind: str) -> bool:
+    """``runs``, ``br``, ``BenchmarkRun``…: the kind whose labels compare's words describe."""
+    from kidx.errors import KidxError
+
+    try:
+        return bool(_registry().resolve(kind).plural == "benchmarkruns")
+    except KidxError:
+        return False
+
+
+def _warn_empty(store: backend.Store, selector: Any) -> None:
+    """An EmptySelection warning saying what in the selector matched nothing (compare's words)."""
+    import warnings
+
+    from kidx.errors import EmptySelection
+    from kidx.operations.compare import empty_selection
+
+    warnings.warn(empty_selection(selector, store.catalog()), EmptySelection, stacklevel=3)
 
 
 def _manifests(documents: Any) -> Sequence[Mapping[str, Any]]:

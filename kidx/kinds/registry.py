@@ -6,14 +6,16 @@ that claim the same name, so a type argument always resolves to exactly one kind
 
 from __future__ import annotations
 
-from kidx.errors import KidxError
+from kidx.errors import UsageError
 from kidx.records import NamedTuple
 
 REFERENCE_MARK = "x-kidx-reference"
 NAME_REFERENCE_MARK = "x-kidx-name-reference"
 
 
-class UnknownTypeError(KidxError):
+class UnknownTypeError(UsageError):
+    """A resource type kidx does not have (``kidx get kernels``)."""
+
     def __init__(self, name: str):
         super().__init__(f'kidx doesn\'t have a resource type "{name}"')
         self.name = name

@@ -4,7 +4,7 @@ build them."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -15,8 +15,10 @@ LEADING = ("name", "digest", "status", "observedAt", "metric", "statistic", "val
 ROLES = ("protocol", "workload", "environment", "implementation")
 
 
-def run_rows(runs: Sequence[AnalysedRun], columns: Sequence[str] | None = None) -> list[dict[str, Any]]:
-    """The rows of ``runs`` with every column, or only ``columns`` in the order given."""
+def run_rows(runs: Sequence[AnalysedRun], columns: Sequence[str] | None = None,
+             label_keys: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """The rows of ``runs`` with every column, or only ``columns`` in the order given
+    (``labels.KEY`` for a key of ``label_keys``, the store's, even where these runs lack it)."""
     partial = [_row(run) for run in runs]
     if columns is None:
         labels: set[str] = set()
@@ -33,7 +35,32 @@ def run_rows(runs: Sequence[AnalysedRun], columns: Sequence[str] | None = None) 
                       *sorted(k for k in referenced[role] if k not in (f"{role}.name", f"{role}.digest"))]
     else:
         names = list(columns)
+        _check_columns(names, partial, label_keys)
     return [{name: row.get(name) for name in names} for row in partial]
+
+
+def _check_columns(names: list[str], rows: list[dict[str, Any]], label_keys: Iterable[str]) -> None:
+    """A column no selected run has (a mistyped ``workload.spec.parameter.seq``) is an
+    error naming the nearest real one, not a column of ``None``. With no run selected
+    every name is taken: there is nothing to tell a typo from."""
+    from kidx.errors import UsageError
+
+    if not rows:
+        return
+    known = set(LEADING) | {f"{role}.{field}" for role in ROLES for field in ("name", "digest")}
+    known |= {f"labels.{key}" for key in label_keys}
+    for row in rows:
+        known.update(row)
+    for name in names:
+        if name not in known:
+            import difflib
+
+            # a path's likely meaning has its depth and its first part (workload.spec.…)
+            alike = sorted(k for k in known if k.count(".") == name.count(".")
+                           and k.partition(".")[0] == name.partition(".")[0])
+            near = difflib.get_close_matches(name, alike, n=1) or difflib.get_close_matches(name, sorted(known), n=1)
+            hint = f' (did you mean "{near[0]}"?)' if near else ""
+            raise UsageError(f'unknown column "{name}": no selected run has it{hint}')
 
 
 def _row(run: AnalysedRun) -> dict[str, Any]:

@@ -43,6 +43,13 @@ class SeriesRequest(NamedTuple):
     threshold: float = DEFAULT_THRESHOLD
     alpha: float = ALPHA
     min_t: float = MIN_T
+    # more baselines in order of preference: each comparable group is set against the
+    # first of them it holds (publish's repeatable --baseline); ``baseline`` comes first
+    more_baselines: tuple[str, ...] = ()
+
+    @property
+    def baselines(self) -> tuple[str, ...]:
+        return ((self.baseline,) if self.baseline else ()) + self.more_baselines
 
 
 class Point(NamedTuple):
@@ -117,7 +124,7 @@ def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
     buckets: dict[tuple, list[AnalysedRun]] = {}
     for run in measured:
         buckets.setdefault((*series_key(run), run.known_measure.metric), []).append(run)
-    sessions = _baseline_runs(measured, request.baseline) if request.baseline else {}
+    sessions = _baseline_runs(measured, request.baselines) if request.baselines else {}
     series, single = [], 0
     for members in buckets.values():
         if len(members) < 2:
@@ -137,9 +144,10 @@ def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
         keys = sorted({key for run in measured for key in run.labels})
         problems.append(f"no selected run has the label {request.label_key} (--label); labels the selected runs "
                         f"carry: {', '.join(keys[:8])}")
-    if request.baseline and measured and not sessions:
+    if request.baselines and measured and not sessions:
         present = sorted({run.implementation.label for run in measured})
-        problems.append(f"no selected run's implementation is {request.baseline} (--baseline: a name, library or "
+        problems.append(f"no selected run's implementation is {' or '.join(request.baselines)} (--baseline: a name, "
+                        "library or "
                         f"provider label); implementations present: {', '.join(present[:8])}")
     return SeriesResult(series, single, rule_text(request.threshold, request.alpha, request.min_t),
                         request.threshold, request.label_key, request.baseline,
@@ -147,12 +155,20 @@ def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
                         tuple(problems), tuple(selection.runs))
 
 
-def _baseline_runs(runs: list[AnalysedRun], baseline: str) -> dict[tuple, list[AnalysedRun]]:
-    found: dict[tuple, list[AnalysedRun]] = {}
+def _baseline_runs(runs: list[AnalysedRun], baselines: tuple[str, ...]) -> dict[tuple, list[AnalysedRun]]:
+    """Per comparable group, the runs of the first of ``baselines`` it holds."""
+    found: dict[tuple, tuple[int, list[AnalysedRun]]] = {}
     for run in runs:
-        if baseline in run.implementation_names():
-            found.setdefault(comparable_key(run), []).append(run)
-    return found
+        names = run.implementation_names()
+        rank = next((i for i, baseline in enumerate(baselines) if baseline in names), None)
+        if rank is None:
+            continue
+        key = comparable_key(run)
+        if key not in found or rank < found[key][0]:
+            found[key] = (rank, [run])
+        elif rank == found[key][0]:
+            found[key][1].append(run)
+    return {key: members for key, (_, members) in found.items()}
 
 
 def _same_session(run: AnalysedRun, sessions: dict, label_key: str | None) -> AnalysedRun | None:
@@ -178,7 +194,7 @@ def _series(members: list[AnalysedRun], request: SeriesRequest, sessions: dict) 
     previous: Point | None = None
     for index, run in enumerate(members):
         label = run.labels.get(request.label_key) if request.label_key else None
-        baseline = _same_session(run, sessions, request.label_key) if request.baseline else None
+        baseline = _same_session(run, sessions, request.label_key) if sessions else None
         speedup = None
         if baseline is not None and run.known_measure.value:
             speedup = judge(run.known_measure, baseline.known_measure, request.threshold).speedup

@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from kidx.analysis.measures import Measure, observed_moment
+from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, judge
 from kidx.operations.analysed_runs import AnalysedRun, Referenced
 
 # Liger's importer keeps each CSV row in this annotation; its header names the sweep
@@ -76,6 +77,9 @@ class Cell(NamedTuple):
     line: Line
     speedup: float | None  # latest, geometric mean over shapes; None without the baseline's runs
     history: list[tuple[str, float]]  # (day, speedup)
+    # per shape, the analysis layer's verdict of the latest run against the baseline's
+    # latest (kidx.analysis.significance.judge under the request's threshold and alpha)
+    verdicts: dict[str, int] = {}
 
 
 class Row(NamedTuple):
@@ -97,6 +101,14 @@ class Summary(NamedTuple):
     history: list[tuple[str, float]]  # by day, the geometric mean of the families' speedups that day
     baseline: bool  # the implementation is the baseline of every family
     families: int
+    verdicts: dict[str, int] = {}  # the shapes' verdicts, counted
+
+    @property
+    def verdict(self) -> str | None:
+        """The verdict every judged shape has; "mixed" where they differ, None for none."""
+        if not self.verdicts:
+            return None
+        return next(iter(self.verdicts)) if len(self.verdicts) == 1 else "mixed"
 
 
 class KernelRow(NamedTuple):
@@ -277,8 +289,10 @@ def _ratio(run: AnalysedRun, baseline: AnalysedRun) -> float:
     return base.value / measure.value if measure.lower_is_better else measure.value / base.value
 
 
-def build_model(runs: list[AnalysedRun], baselines: tuple[str, ...], titles: dict[str, str]) -> SiteModel:
-    """``titles``: stored titles of referenced objects, by digest."""
+def build_model(runs: list[AnalysedRun], baselines: tuple[str, ...], titles: dict[str, str],
+                threshold: float = DEFAULT_THRESHOLD, alpha: float = ALPHA) -> SiteModel:
+    """``titles``: stored titles of referenced objects, by digest; ``threshold`` and
+    ``alpha``: the verdict rule's (kidx.analysis.significance)."""
     measured = [run for run in runs if run.measure is not None]
     declared = declared_sweeps(measured)
     guessed = _guess_sweeps([run for run in measured if declared[run.name] is None])
@@ -291,10 +305,17 @@ def build_model(runs: list[AnalysedRun], baselines: tuple[str, ...], titles: dic
         key = (*row_key, run.environment.digest)
         buckets.setdefault(key, []).append(run)
         sweeps.setdefault(key, sweep)
+    # a point is drawn from the latest observation of its shape, whichever sweep measured
+    # it (Liger measures a shape where two sweeps cross twice): as ``kidx plot`` draws it
+    latest: dict[tuple, AnalysedRun] = {}
+    for run in measured:
+        shape = _shape(run)
+        if shape not in latest or (run.observed, run.name) > (latest[shape].observed, latest[shape].name):
+            latest[shape] = run
     families: list[Family] = []
     cells: dict[tuple, dict] = {}
     for key, members in buckets.items():
-        family, family_cells = _family(key, members, sweeps[key], baselines, titles)
+        family, family_cells = _family(key, members, sweeps[key], baselines, titles, latest, (threshold, alpha))
         families.append(family)
         for line, cell in family_cells:
             cells.setdefault((family.row, line.label), {})[family.environment.digest or ""] = cell
@@ -321,6 +342,10 @@ def build_model(runs: list[AnalysedRun], baselines: tuple[str, ...], titles: dic
     return SiteModel(kernels, families, rows, environments, runs, len(runs) - len(measured))
 
 
+def _shape(run: AnalysedRun) -> tuple:
+    return (run.protocol.digest, run.workload.digest, run.environment.digest, run.implementation.digest)
+
+
 def _operation(family: Family) -> str:
     return family.title.split(TITLE_SEPARATOR)[0]
 
@@ -332,7 +357,12 @@ def summary(cells: list[Cell]) -> Summary:
             days.setdefault(day, []).append(value)
     speedups = [cell.speedup for cell in cells if cell.speedup is not None]
     history = [(day, _geomean(values) or 1.0) for day, values in sorted(days.items())]
-    return Summary(_geomean(speedups), history, all(cell.line.baseline for cell in cells), len(cells))
+    verdicts: dict[str, int] = {}
+    for cell in cells:
+        for verdict, count in cell.verdicts.items():
+            verdicts[verdict] = verdicts.get(verdict, 0) + count
+    return Summary(_geomean(speedups), history, all(cell.line.baseline for cell in cells), len(cells),
+                   dict(sorted(verdicts.items())))
 
 
 def _kernel_rows(rows: list[Row], titles: dict[str, str]) -> list[KernelRow]:
@@ -360,7 +390,8 @@ def _protocol_title(protocol: Referenced, titles: dict[str, str]) -> str:
     return titles.get(protocol.digest or "", protocol.label)
 
 
-def _family(key, members: list[AnalysedRun], sweep, baselines, titles) -> tuple[Family, list[tuple[Line, Cell]]]:
+def _family(key, members: list[AnalysedRun], sweep, baselines, titles,
+            latest: dict[tuple, AnalysedRun], rule: tuple[float, float]) -> tuple[Family, list[tuple[Line, Cell]]]:
     first = members[0]
     free = sweep[0] if sweep else None
     family_title = common_title(sorted({titles.get(run.workload.digest or "", "") for run in members}))
@@ -379,8 +410,9 @@ def _family(key, members: list[AnalysedRun], sweep, baselines, titles) -> tuple[
     for run in members:
         x = _x_of(run, free)
         points = by_line.setdefault(run.implementation.digest, {})
-        if x not in points or (run.observed, run.name) > (points[x].observed, points[x].name):
-            points[x] = run
+        drawn = latest[_shape(run)]
+        if x not in points or (drawn.observed, drawn.name) > (points[x].observed, points[x].name):
+            points[x] = drawn
         by_shape.setdefault((run.workload.digest, run.implementation.digest), []).append(run)
     lines = []
     for digest, points in by_line.items():
@@ -406,7 +438,7 @@ def _family(key, members: list[AnalysedRun], sweep, baselines, titles) -> tuple[
     )
     cells = []
     for line in lines:
-        cells.append((line, _cell(family, line, chosen.digest, by_shape)))
+        cells.append((line, _cell(family, line, chosen.digest, by_shape, rule)))
     return family, cells
 
 
@@ -421,8 +453,9 @@ def _x_order(x) -> tuple:
     return (0, x, "") if _numeric(x) else (1, 0, str(x))
 
 
-def _cell(family: Family, line: Line, baseline: str | None, by_shape: dict) -> Cell:
+def _cell(family: Family, line: Line, baseline: str | None, by_shape: dict, rule: tuple[float, float]) -> Cell:
     latest: list[float] = []
+    verdicts: dict[str, int] = {}
     history: dict[str, list[float]] = {}
     shapes = {workload for workload, implementation in by_shape if implementation == line.implementation.digest}
     for workload in sorted(shapes, key=str):
@@ -431,11 +464,14 @@ def _cell(family: Family, line: Line, baseline: str | None, by_shape: dict) -> C
         if not base_runs:
             continue
         latest.append(_ratio(own[-1], base_runs[-1]))
+        if line.implementation.digest != baseline:
+            verdict = judge(own[-1].known_measure, base_runs[-1].known_measure, *rule).verdict
+            verdicts[verdict] = verdicts.get(verdict, 0) + 1
         for run in own:
             nearest = min(base_runs, key=lambda b: (_gap(b.observed, run.observed), b.observed, b.name))
             history.setdefault(run.observed[:10], []).append(_ratio(run, nearest))
     days = [(day, _geomean(values) or 1.0) for day, values in sorted(history.items())]
-    return Cell(family, line, _geomean(latest), days)
+    return Cell(family, line, _geomean(latest), days, dict(sorted(verdicts.items())))
 
 
 def _gap(a: str, b: str) -> float:

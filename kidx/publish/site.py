@@ -19,6 +19,7 @@ from typing import NamedTuple
 import jinja2  # kidx[publish]; kidx.publish.require_jinja says so when it is missing
 from markupsafe import Markup, escape
 
+from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, rule_text
 from kidx.operations.analysed_runs import AnalysedRun, Referenced, run_reference_fields
 from kidx.operations.series import Series, SeriesRequest, build_series
 from kidx.output.units import byte_size, nanoseconds, short_digest
@@ -60,6 +61,8 @@ class PublishRequest(NamedTuple):
     baselines: tuple[str, ...] = ()
     release_label: str | None = None
     dry_run: bool = False
+    threshold: float = DEFAULT_THRESHOLD  # the verdict rule's (kidx.analysis.significance), for cells and series
+    alpha: float = ALPHA
 
 
 class PublishReport(NamedTuple):
@@ -79,11 +82,12 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
     series = build_series(store, registry, SeriesRequest(
         names=request.names, selector=request.selector, field_selector=request.field_selector,
         references=request.references, label_key=request.release_label,
-        baseline=request.baselines[0] if request.baselines else None,
+        baseline=request.baselines[0] if request.baselines else None, more_baselines=request.baselines[1:],
+        threshold=request.threshold, alpha=request.alpha,
     ))
     runs = list(series.inputs)
     titles = _titles(store, runs)
-    model = build_model(runs, request.baselines, titles)
+    model = build_model(runs, request.baselines, titles, request.threshold, request.alpha)
     pages = _Pages(jinja, request, model, series.series, titles, run_reference_fields(registry))
     try:
         for path, text in pages.render():
@@ -187,14 +191,84 @@ def environment_path(environment: Referenced) -> str:
     return f"environments/{digest_hex(environment.digest or '')}.html"
 
 
-def _speedup_class(speedup: float | None) -> str:
-    if speedup is None:
-        return "none"
-    if speedup >= 1.05:
-        return "faster"
-    if speedup <= 1 / 1.05:
-        return "slower"
-    return "same"
+def _reference_argument(role: str, referenced: Referenced) -> str:
+    return f"{role}/{referenced.name}" if referenced.name is not None else referenced.digest or ""
+
+
+def _scalar_terms(prefix: str, value, terms: list) -> bool:
+    """``prefix.key=value`` for every scalar under ``value``; False where one cannot be
+    selected on (a list, or a key that is not a field name)."""
+    from kidx.query.field_selector import FieldRequirement, FieldSelectorError
+    from kidx.store.catalog import scalar_text
+
+    if isinstance(value, dict):
+        return all(_scalar_terms(f"{prefix}.{key}", item, terms) for key, item in sorted(value.items()))
+    text = scalar_text(value)
+    if text is None:
+        return False
+    try:
+        terms.append(FieldRequirement(prefix, "=", text))
+    except FieldSelectorError:
+        return False
+    return True
+
+
+def workload_fields(runs: list[AnalysedRun]) -> dict[str, set[str]]:
+    """Per operation, the field selector paths of every scalar its workloads have."""
+    fields: dict[str, set[str]] = {}
+    seen: set = set()
+    for run in runs:
+        if run.workload.digest in seen:
+            continue
+        seen.add(run.workload.digest)
+        terms: list = []
+        _scalar_terms("workload.spec", run.workload.spec or {}, terms)
+        fields.setdefault(str((run.workload.spec or {}).get("operation")), set()).update(t.field for t in terms)
+    return fields
+
+
+def plot_command(family: Family, request: PublishRequest, fields: dict[str, set[str]]) -> str | None:
+    """The ``kidx plot`` command that draws a group page's chart: the published selection,
+    narrowed to the family's protocol, environment and workloads (every workload field
+    but the swept parameter, and ``FIELD=`` for the fields other workloads of its
+    operation have and its own lack); None where plot cannot draw it (no numeric swept
+    parameter, or a workload field a field selector cannot name)."""
+    import shlex
+
+    from kidx.query.field_selector import FieldRequirement, FieldSelector
+
+    spec = dict(family.lines[0].points[0].run.workload.spec or {})
+    spec.pop("key", None)  # a text form of the parameters: it varies with the swept one
+    parameters = dict(spec.get("parameters") or {})
+    x = family.x_param
+    if x is None:  # one workload: any numeric parameter serves as the axis
+        x = next((name for name, value in sorted(parameters.items()) if _plottable(value)), None)
+    elif not all(_plottable(point.x) for line in family.lines for point in line.points):
+        return None
+    if x is None:
+        return None
+    parameters.pop(x, None)
+    spec["parameters"] = parameters
+    terms: list = []
+    if not _scalar_terms("workload.spec", spec, terms) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", x):
+        return None
+    named = {term.field for term in terms} | {f"workload.spec.parameters.{x}", "workload.spec.key"}
+    others = fields.get(str(spec.get("operation")), set()) - named
+    terms += [FieldRequirement(field, "=", "") for field in sorted(others)]
+    if isinstance(request.field_selector, FieldSelector):
+        terms.extend(request.field_selector.requirements)
+    arguments = ["kidx", "plot", "--x", f"workload.spec.parameters.{x}", *request.names]
+    if request.selector is not None:
+        arguments += ["-l", str(request.selector)]
+    arguments += ["--field-selector", str(FieldSelector(sorted(terms, key=str)))]
+    for reference in (*request.references, _reference_argument("protocol", family.protocol),
+                      _reference_argument("environment", family.environment)):
+        arguments += ["--references", reference]
+    return shlex.join([*arguments, "-o", "chart.svg"])
+
+
+def _plottable(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 class _Pages:
@@ -222,6 +296,8 @@ class _Pages:
             for field in self.fields:
                 if isinstance(spec.get(field), str):
                     self.referrers.setdefault(spec[field], []).append(run)
+        self.workload_fields = workload_fields(model.runs)
+        self.memory_protocols = {f.protocol.digest for f in model.families if f.metric == "peak_memory"}
         self.as_of = max((run.manifest["metadata"].get("creationTimestamp") or "" for run in model.runs), default="")
 
     def title(self, referenced: Referenced) -> str:
@@ -231,7 +307,8 @@ class _Pages:
         root = "../" * path.count("/")
         text = self.jinja.get_template(template).render(
             root=root, site_title=self.request.title, as_of=self.as_of, base_url=self.request.base_url,
-            path=path, **values)
+            path=path, threshold=f"{self.request.threshold * 100:g}%",
+            rule=rule_text(self.request.threshold, self.request.alpha), **values)
         return path, text
 
     def render(self):
@@ -247,23 +324,27 @@ class _Pages:
         yield from self.run_pages()
 
     # the index and the kernel pages --------------------------------------------------
-    def _cell(self, summary: Summary, href: str) -> dict:
+    def _cell(self, summary: Summary, href: str, memory: bool = False) -> dict:
         """A matrix cell; its hover text says what the header and row do not."""
         speedup = summary.speedup
         if summary.baseline:
             tip = "the baseline"
         elif speedup is None:
             tip = "no baseline run to compare with"
+        elif memory:
+            tip = f"{speedup:.2f}× less memory than the baseline (REDUCTION)"
         else:
             tip = f"{speedup:.2f}× the baseline's speed"
         if summary.families > 1:
             tip += f", mean of {summary.families} families"
+        if summary.verdicts:
+            tip += "; " + ", ".join(f"{count} {verdict}" for verdict, count in summary.verdicts.items())
         if len(summary.history) > 1:
             tip += f"; {len(summary.history)} days"
         return {
             "href": href, "baseline": summary.baseline,
             "speedup": f"{speedup:.2f}×" if speedup is not None else "–",
-            "class": "baseline" if summary.baseline else _speedup_class(speedup),
+            "class": "baseline" if summary.baseline else summary.verdict or "none",
             "spark": (charts.sparkline([v for _, v in summary.history])
                       if len(summary.history) > 1 and not summary.baseline else ""),
             "tip": tip,
@@ -286,7 +367,8 @@ class _Pages:
         rows, previous = [], None
         for row in self.model.kernels:
             href = f"kernels/{row.kernel}.html"
-            cells = [self._cell(row.cells[e.digest or ""], href)
+            memory = row.protocol.digest in self.memory_protocols
+            cells = [self._cell(row.cells[e.digest or ""], href, memory)
                      if (e.digest or "") in row.cells else None for e, _ in columns]
             head = (row.kernel, row.protocol.digest) != previous
             previous = (row.kernel, row.protocol.digest)
@@ -297,7 +379,8 @@ class _Pages:
         return self.page("index.html", "index.html", rows=rows, columns=columns, filters=filters,
                          runs=len(self.model.runs), families=len(self.model.families),
                          kernels=len({row.kernel for row in self.model.kernels}),
-                         series=len(self.series_pages), environments_count=len(self.model.environments))
+                         series=sum(len(members) for members in self.series_pages.values()),
+                         series_pages=len(self.series_pages), environments_count=len(self.model.environments))
 
     def kernels(self):
         protocols = self._protocol_names()
@@ -314,7 +397,8 @@ class _Pages:
                 for environment, _ in columns:
                     cell = row.cells.get(environment.digest or "")
                     href = f"../groups/{cell.family.id}.html" if cell else ""
-                    cells.append(self._cell(summary([cell]), href) if cell else None)
+                    cells.append(self._cell(summary([cell]), href, cell.family.metric == "peak_memory")
+                                 if cell else None)
                 head = (row.id, row.title) != previous
                 previous = (row.id, row.title)
                 _, _, shape = row.title.partition(TITLE_SEPARATOR)
@@ -335,7 +419,8 @@ class _Pages:
             for pair in row.labels:
                 key, _, value = pair.partition("=")
                 values.setdefault(key, set()).add(value)
-        return [(key, sorted(found)) for key, found in sorted(values.items()) if 2 <= len(found) <= 80]
+        return [(key, sorted(found, key=_version_order)) for key, found in sorted(values.items())
+                if 2 <= len(found) <= 80]
 
     # a group family ----------------------------------------------------------------------
     def family(self, family: Family):
@@ -384,7 +469,8 @@ class _Pages:
                         table=table, protocol_title=self.title(family.protocol),
                         environment_title=self.title(family.environment),
                         environment_href=self._environment_href(family.environment, root),
-                        quantity=quantity, x_label=x_label)
+                        quantity=quantity, x_label=x_label,
+                        plot_command=plot_command(family, self.request, self.workload_fields))
         data = {
             "title": family.title, "protocol": family.protocol.name, "environment": family.environment.name,
             "x": {"parameter": family.x_param, "label": family.x_label}, "metric": family.metric, "unit": family.unit,
@@ -429,6 +515,7 @@ class _Pages:
                      "run": point.run.name, "digest": short_digest(point.run.manifest["metadata"]["digest"])},
                     ring=point.verdict == "slower" or shift is not None))
                 rows.append({"point": point, "step": self._step(point), "value": format_value(m.value, unit),
+                             "verdict": _verdict_text(point),
                              "change": change, "href": root + run_path(point.run),
                              "cause": "; ".join(shift.cause) if shift else self._cause(point, one),
                              "shift": f"{shift.point.change * 100:+.1f}%" if shift else ""})
@@ -449,7 +536,8 @@ class _Pages:
                          protocol_title=self.title(first.protocol), environment_title=self.title(first.environment),
                          environment_href=self._environment_href(first.environment, root),
                          family_href=f"{root}groups/{family.id}.html" if family else "", axis=axis,
-                         release_label=self.request.release_label)
+                         release_label=self.request.release_label,
+                         memory=first.points[0].run.known_measure.metric == "peak_memory")
 
     @staticmethod
     def _environment_href(environment: Referenced, root: str) -> str:
@@ -564,11 +652,10 @@ class _Pages:
             if host is not None:
                 measure += f' · <span class="host-bound">{escape(host.text())}</span>'
         referrers = [r for r in self.referrers.get(digest, []) if r is not run]
+        referred = ""  # runs seldom refer to runs: the section is there only when one does
         if referrers:
-            referred = "<ul>" + "".join(f'<li><a href="../{escape(run_path(r))}">{escape(r.name)}</a></li>'
-                                        for r in referrers) + "</ul>"
-        else:
-            referred = "<p>Nothing in the published selection refers to this run.</p>"
+            referred = ("<h2>Referred to by</h2>\n<ul>" + "".join(
+                f'<li><a href="../{escape(run_path(r))}">{escape(r.name)}</a></li>' for r in referrers) + "</ul>\n")
         title = run.manifest["metadata"].get("title") or run.name
         name = escape(run.name)
         return Markup(
@@ -576,7 +663,7 @@ class _Pages:
             f'<h1 class="runname">{escape(title)}</h1>\n'
             f'<p class="lede"><code>{name}</code> · <code>{escape(digest)}</code> · {escape(run.status)}{measure}'
             f' · observed {escape(run.observed)}</p>\n<h2>References</h2>\n{made[key]}\n'
-            f'<h2>Referred to by</h2>\n{referred}\n<h2>In the CLI</h2>\n'
+            f'{referred}<h2>In the CLI</h2>\n'
             f'<pre class="cli">kidx describe run {name}\nkidx get run {escape(digest)} -o yaml</pre>\n'
             f'<details open><summary>Manifest</summary>\n<pre class="manifest">{escape(manifest_text(run.manifest))}'
             f'</pre>\n</details>\n</article>\n')
@@ -599,6 +686,18 @@ class _Pages:
             rows.append(f'<tr><th scope="row">{role}</th><td>{shown}<br>'
                         f'<code>{escape(referenced.digest)}</code></td></tr>')
         return '<table class="facts">\n<tbody>\n' + "\n".join(rows) + "\n</tbody>\n</table>"
+
+
+def _verdict_text(point) -> str:
+    """A series point's verdict as kidx series prints it: ``unconfirmed (faster)``."""
+    if point.verdict == "unconfirmed" and point.change is not None and point.change.within:
+        return f"unconfirmed ({point.change.within})"
+    return point.verdict or ""
+
+
+def _version_order(value: str) -> tuple:
+    """``0.5.2`` before ``0.5.10``: numbers by value, the rest as text."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"[.\-+]", value))
 
 
 def _filtered(labels: list[str], keys: set[str]) -> str:

@@ -209,10 +209,10 @@ def test_records_are_one_row_per_selected_run(cli, head_store):
 
 def test_records_columns_pick_and_order(head_store):
     with kidx.open_store(head_store) as store:
-        rows = store.records(selector=ROPE_BACKWARD, field_selector=SEQ16384,
-                             columns=["labels.gpu", "value", "labels.nope"])
-    assert rows and all(list(row) == ["labels.gpu", "value", "labels.nope"] for row in rows)
-    assert {row["labels.nope"] for row in rows} == {None}
+        rows = store.records(selector=ROPE_BACKWARD, field_selector=SEQ16384, columns=["labels.gpu", "value"])
+        assert rows and all(list(row) == ["labels.gpu", "value"] for row in rows)
+        with pytest.raises(UsageError, match='^unknown column "labels.nope": no selected run has it'):
+            store.records(selector=ROPE_BACKWARD, columns=["labels.gpu", "labels.nope"])
 
 
 def test_frame_has_the_records_rows(head_store):
@@ -617,3 +617,36 @@ def test_the_gpu_recording_script_runs_on_the_cpu(tmp_path):
         assert run.workload is not None and dict(run.workload.spec["parameters"]) == {"rows": 64, "columns": 64,
                                                                                        "dim": -1}
         assert run.protocol is not None and run.protocol.spec["harness"]["name"] == "torch.utils.benchmark"
+
+
+def test_user_errors_raise_documented_classes_with_the_cli_s_message(cli, head_store):
+    """Every mistake a user can make through the API is a kidx.errors class, the CLI's words."""
+    import warnings
+
+    from kidx.errors import EmptySelection
+
+    path = head_store
+    store = kidx.open_store(path)
+    with pytest.raises(UsageError) as raised:
+        store.get("rns")
+    assert str(raised.value) == cli("get", "rns", store_path=path)[2].removeprefix("error: ").rstrip("\n")
+    with pytest.raises(UsageError, match=r"^invalid --threshold '5%': a percentage from 0 up to, not including, 100"):
+        store.compare(threshold="5%")  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"^invalid --alpha"):
+        store.series(alpha=None)  # type: ignore[arg-type]
+    with pytest.raises(UsageError) as raised:
+        store.records(selector="kernel=llama4_rope", columns=["name", "workload.spec.parameter.seq"])
+    assert str(raised.value) == ('unknown column "workload.spec.parameter.seq": no selected run has it '
+                                 '(did you mean "workload.spec.parameters.seq"?)')
+    assert store.records(selector="kernel=llama4_rope", columns=["labels.kernel"])[0] == {"labels.kernel": "llama4_rope"}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert store.records(selector="kernal=llama4_rope") == []
+        assert store.get("runs", selector="kernel=llama4_ropee") == []
+    assert [(w.category, str(w.message)) for w in caught] == [
+        (EmptySelection, "the selection matched no runs: no run has the label kernal (labels present: kernel, gpu, "
+                         "liger_version, metric, operation, provider)"),
+        (EmptySelection, "the selection matched no runs: no run has kernel=llama4_ropee (kernel values present: "
+                         "llama4_rope, rope, cross_entropy, distill_cosine_loss, distill_jsd_loss, dyt, embedding, "
+                         "fused_add_rms_norm, … (38 in all))"),
+    ]

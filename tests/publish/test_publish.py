@@ -273,3 +273,106 @@ def test_the_regressions_page_lists_at_most_its_rows_and_counts_the_rest(kidx, h
     assert int(total.group(1).replace(",", "")) == sum(counts.values()) > 10
     left = {verdict: n - rows.count(verdict) for verdict, n in counts.items() if n - rows.count(verdict)}
     assert "Not listed here: " + ", ".join(f"{n:,} {verdict}" for verdict, n in left.items()) in regressions
+
+
+def _hint(page: str) -> list[str] | None:
+    import html
+    import shlex
+
+    found = re.search(r"In the CLI: <code>(.*?)</code>", page)
+    return shlex.split(html.unescape(found.group(1))) if found else None
+
+
+@pytest.mark.parametrize("store_name", ["head_store", pytest.param("history_store", marks=pytest.mark.slow)])
+def test_every_group_page_s_cli_hint_draws_that_page_s_chart(kidx, store_name, request, tmp_path):
+    """Each group page's "In the CLI" command, run as printed (CSV instead of the SVG),
+    gives exactly the points the page draws: same implementations, x values and runs.
+    Only a page whose axis is not a number (Liger's model names) has none: plot draws
+    numeric axes."""
+    store_path = request.getfixturevalue(store_name)
+    site = tmp_path / "site"
+    assert publish(kidx, site, *LIGER_OPTIONS, store_path=store_path)[0] == 0
+    pages = sorted((site / "groups").glob("*.html"))
+    assert len(pages) > 100
+    hints = 0
+    for page in pages:
+        family = json.loads(page.with_suffix(".json").read_text())
+        hint = _hint(page.read_text())
+        numeric = all(isinstance(p["x"], (int, float)) for line in family["lines"] for p in line["points"])
+        assert (hint is not None) == numeric, page
+        if hint is None:
+            continue
+        assert hint[:2] == ["kidx", "plot"] and hint[-2:] == ["-o", "chart.svg"]
+        csv_path = tmp_path / "chart.csv"
+        code, _, err = kidx(*hint[1:-1], str(csv_path), store_path=store_path)
+        assert code == 0, f"{page.name}: {' '.join(hint)}: {err}"
+        import csv
+        with csv_path.open() as handle:
+            drawn = sorted((row["line"], float(row["x"]), row["run"]) for row in csv.DictReader(handle))
+        assert len({row[0] for row in drawn}) == len(family["lines"])
+        expected = sorted((line["implementation"], float(point["x"]) if family["x"]["parameter"] else drawn[0][1],
+                           point["run"]) for line in family["lines"] for point in line["points"])
+        assert drawn == expected, f"{page.name}: {' '.join(hint)}"
+        hints += 1
+    assert hints >= len(pages) - 10
+
+
+def test_every_baseline_given_holds_on_series_pages(kidx, history_store, tmp_path):
+    """--baseline transformers --baseline torch: a group without transformers is set
+    against torch on its series page too, as kidx series --baseline torch sets it."""
+    site = tmp_path / "site"
+    assert publish(kidx, site, *LIGER_OPTIONS, store_path=history_store)[0] == 0
+    pages = sorted((site / "series").glob("*.html"))
+    assert len(pages) == 89
+    speedups = {page.name: re.findall(r'<td class="num">(\d+\.\d\d)×</td>', page.read_text()) for page in pages}
+    assert [name for name, found in speedups.items() if not found] == []
+
+
+def _cells(page: str) -> list[tuple[str, float]]:
+    return [(cls, float(value)) for cls, value in
+            re.findall(r'<td class="cell (\w+)"><a [^>]*><span class="v">([0-9.]+)×</span>', page)]
+
+
+def test_cells_are_coloured_by_the_analysis_verdict_under_the_request_s_threshold(kidx, head_store, tmp_path):
+    """A cell is faster or slower only where every shape's latest run is, by
+    kidx.analysis.significance.judge under --threshold: at 50% no 1.3× is faster."""
+    default, loose = tmp_path / "default", tmp_path / "loose"
+    assert publish(kidx, default, "--baseline", "torch", store_path=head_store)[0] == 0
+    code, _, err = publish(kidx, loose, "--baseline", "torch", "--threshold", "50", store_path=head_store)
+    assert code == 0, err
+    for site, threshold in ((default, 0.05), (loose, 0.5)):
+        cells = [cell for page in [site / "index.html", *sorted((site / "kernels").glob("*.html"))]
+                 for cell in _cells(page.read_text())]
+        assert {cls for cls, _ in cells} <= {"faster", "slower", "same", "mixed", "inconclusive"}
+        # a verdict beyond "same" needs the change beyond the threshold (rounded to two digits)
+        assert all(abs(value - 1) > threshold - 0.01 or (1 / value - 1) > threshold - 0.01
+                   for cls, value in cells if cls in ("faster", "slower"))
+        assert all(value >= 0.99 for cls, value in cells if cls == "faster")
+    loud = [cell for cell in _cells((default / "index.html").read_text()) if cell[0] in ("faster", "slower")]
+    quiet = [cell for cell in _cells((loose / "index.html").read_text()) if cell[0] in ("faster", "slower")]
+    assert len(quiet) < len(loud)
+    assert "threshold 50%" in (loose / "index.html").read_text()
+    code, _, err = publish(kidx, tmp_path / "bad", "--threshold", "100", store_path=head_store)
+    assert (code, err) == (1, "error: invalid --threshold 100: a percentage from 0 up to, not including, 100\n")
+
+
+def test_site_words_agree_with_the_cli(kidx, history_store, tmp_path):
+    """Series verdicts keep their direction, memory says reduction, counts agree with
+    publish's own line, releases sort as versions, run pages claim nothing untrue."""
+    site = tmp_path / "site"
+    code, _, err = publish(kidx, site, *LIGER_OPTIONS, store_path=history_store)
+    assert code == 0, err
+    series = re.search(r"(\d+) series\)", err).group(1)
+    index = (site / "index.html").read_text()
+    assert f"{series} series on 89 pages" in index
+    pages = {p.name: p.read_text() for p in (site / "series").glob("*.html")}
+    verdicts = {v for text in pages.values() for v in re.findall(r"<td>(unconfirmed[^<]*)</td>", text)}
+    assert verdicts and all(re.fullmatch(r"unconfirmed \((faster|slower|same)\)", v) for v in verdicts)
+    memory = [text for text in pages.values() if "peak memory of" in text]
+    assert memory and all('<th scope="col">reduction</th>' in text and '<th scope="col">speedup</th>' not in text
+                          for text in memory)
+    options = re.search(r'<select data-key="liger_version">(.*?)</select>', index).group(1)
+    versions = re.findall(r"<option>([^<]+)</option>", options)
+    assert versions == sorted(versions, key=lambda v: [int(p) for p in v.split(".")])
+    runs = [p.read_text() for p in (site / "runs").glob("*.html")]
+    assert not any("Nothing in the published selection refers" in text for text in runs)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from kidx.cli.analysis_options import FieldSelectorOption, ReferencesOption, RunsArgument
+from kidx.cli.analysis_options import AlphaOption, FieldSelectorOption, ReferencesOption, RunsArgument, ThresholdOption
 from kidx.cli.common import (
     DryRunOption,
     SelectorOption,
@@ -48,6 +48,8 @@ def publish(
     release_label: Annotated[
         str | None, typer.Option("--release-label", help="The label that names a release, e.g. liger_version.")
     ] = None,
+    threshold: ThresholdOption = 5.0,
+    alpha: AlphaOption = 0.05,  # kidx.analysis.significance.ALPHA
     dry_run: DryRunOption = "none",
     store: StoreOption = None,
 ) -> None:
@@ -61,6 +63,7 @@ def publish(
     the same folder again rewrites only the files that changed and removes the pages of
     runs no longer selected; files kidx did not write are left alone.
     """
+    from kidx.api.arguments import parse_alpha, parse_threshold
     from kidx.publish import require_jinja
 
     require_jinja()
@@ -80,6 +83,8 @@ def publish(
         baselines=tuple(baseline or ()),
         release_label=release_label,
         dry_run=parse_dry_run(dry_run) is not None,
+        threshold=parse_threshold(threshold),
+        alpha=parse_alpha(alpha),
     )
     report = write_site(open_store(store), kind_registry(), request)
     verb = "would write" if request.dry_run else "wrote"
