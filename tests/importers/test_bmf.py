@@ -127,4 +127,4 @@ def test_bad_input(kidx, tmp_path):
     code, out, err = kidx("export", "workloads", "--format", "bmf", "-o", "-")
     assert code == 1 and "BMF holds runs only, not Workload" in err
     code, out, err = kidx("export", "--format", "csv", "-o", "-")
-    assert code == 1 and "unknown --format csv: bundle, bmf or pytorch-benchmark" in err
+    assert code == 1 and "unknown --format csv: bundle, bmf, pytorch-benchmark or parquet" in err
