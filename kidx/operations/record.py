@@ -288,6 +288,11 @@ def plan_output(format_name: str, command: list[str], results: str | None, folde
             if named:
                 return OutputPlan(list(command), _absolute(Path(named), folder), False)
         return OutputPlan([*command, "--json", str(target)], target, True)
+    if format_name == "tritonbench":
+        named = _option_value(command, "--output-json")
+        if named:
+            return OutputPlan(list(command), _absolute(Path(named), folder), False)
+        return OutputPlan([*command, "--output-json", str(target)], target, True)
     raise UsageError(f"kidx record cannot find the output of {format_name}: give --results FILE")
 
 

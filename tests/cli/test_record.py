@@ -262,3 +262,23 @@ def test_bad_command_lines(checkout, tmp_path):
     assert (done.returncode, done.stdout, done.stderr) == (
         1, "", "error: --library applies to pytest-benchmark (the nvbench format names its implementations itself)\n")
     assert not store.exists()
+
+
+def test_tritonbench_is_given_output_json_and_format_options_reach_the_import(checkout, tmp_path):
+    """A tritonbench command that names no --output-json gets one; --op and --mode, which a
+    tritonbench CSV does not carry, reach its importer; a format that takes no --op refuses it."""
+    stand_in = checkout / "run.py"
+    stand_in.write_text(
+        "import shutil, sys\n"
+        f"shutil.copy({str(REPO / 'tests' / 'data' / 'tritonbench' / 'layer_norm.json')!r}, "
+        "sys.argv[sys.argv.index('--output-json') + 1])\n")
+    store = tmp_path / "store"
+    done = kidx_in(checkout, store, "record", "tritonbench", "--no-capture", "--", sys.executable, "run.py", "--op",
+                   "layer_norm")
+    assert done.returncode == 0, done.stderr
+    assert "--output-json /tmp/kidx-record-" in done.stderr.splitlines()[0]
+    runs = stored_runs(store)
+    assert runs and all(run["metadata"]["labels"]["branch"] == "feature-fast-rope" for run in runs)
+    refused = kidx_in(checkout, store, "record", "liger", "--op", "softmax", "--", sys.executable, "run.py")
+    assert refused.returncode == 1
+    assert refused.stderr.endswith("error: --op applies to tritonbench, not liger\n")

@@ -50,6 +50,13 @@ def record(
         typer.Option("--results", help="The file the command writes its results to (default: found per format)."),
     ] = None,
     library: LibraryOption = None,
+    op: Annotated[str | None, typer.Option("--op", help="The operator, for formats whose files do not name it "
+                                                        "(tritonbench).", show_default=False)] = None,
+    mode: Annotated[str | None, typer.Option("--mode", help="The mode, for formats whose files do not name it "
+                                                            "(tritonbench: fwd, bwd, fwd_bwd, fwd_no_grad).",
+                                             show_default=False)] = None,
+    level: Annotated[int | None, typer.Option("--level", min=1, help="The KernelBench level, where the file does "
+                                                                     "not say.", show_default=False)] = None,
     timer: Annotated[
         str | None,
         typer.Option("--timer", help=f"Time with kidx's timer in place of the harness's triton.testing.do_bench: "
@@ -100,6 +107,14 @@ def record(
         takes = ", ".join(name for name, info in IMPORTERS.items() if info.library_option)
         raise UsageError(f"--library applies to {takes} (the {format_name} format names its implementations itself)")
     checked_output(output_format, ("json", "name", "yaml"))
+    format_options: dict[str, object] = {option: value for option, value in (("op", op), ("mode", mode),
+                                                                             ("level", level)) if value is not None}
+    for option in format_options:
+        if option not in IMPORTERS[format_name].options:
+            takes = ", ".join(key for key, info in IMPORTERS.items() if option in info.options)
+            raise UsageError(f"--{option} applies to {takes}, not {format_name}")
+    if library:
+        format_options["library"] = library
     timing = (checked_timer(timer, "--timer"), checked_cache(cache, "--cache")) if timer is not None else None
     labels = recording.parse_labels(label or [])
     command = list(command or [])
@@ -145,7 +160,7 @@ def record(
             return recording.label_runs(conversion, collected.metadata)
 
         import_files(format_name, collected.files, environment, dry_run, output_format, store, adjust=adjust,
-                     options={"library": library} if library else None)
+                     options=format_options or None)
     except BaseException:
         if collected.files:
             out.warning(f"the results measured so far are kept in {scratch}: import them with kidx import "
