@@ -863,6 +863,22 @@ class SQLiteBackend(StoreBackend):
                 return
             path = parent
 
+    def check_writable(self) -> None:
+        self._check_folder()
+        if os.path.exists(self.location):
+            reason = _read_only_reason(self.location)
+            if reason is not None:
+                raise StoreReadOnly(f"the store at {self.location} is read-only ({reason}): nothing can be written "
+                                    "to it")
+            if os.path.lexists(self._catalog_file):
+                self.open_catalog(False).close()  # a catalog that is no database, or no file, is said now
+            return
+        parent = os.path.dirname(os.path.abspath(self.location))
+        while not os.path.exists(parent):
+            parent = os.path.dirname(parent)
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise StoreReadOnly(f"cannot create the store at {self.location}: no permission to write in {parent}")
+
     def open_catalog(self, write: bool) -> SQLiteCatalog:
         self._check_folder()
         try:

@@ -169,6 +169,10 @@ class Store:
     def exists(self) -> bool:
         return self.backend.exists()
 
+    def check_writable(self) -> None:
+        """StoreError when a write could not open the store (see StoreBackend.check_writable)."""
+        self.backend.check_writable()
+
     def catalog(self, write: bool = False, lost_ok: bool = False) -> Catalog:
         """The catalog; for reading, an empty one when the store does not exist yet.
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -262,3 +263,43 @@ def test_bad_command_lines(checkout, tmp_path):
     assert (done.returncode, done.stdout, done.stderr) == (
         1, "", "error: --library applies to pytest-benchmark (the nvbench format names its implementations itself)\n")
     assert not store.exists()
+
+
+@pytest.mark.parametrize("where", ["file", "under-file", "unreachable"])
+def test_a_store_that_cannot_be_written_is_refused_before_the_harness_runs(checkout, tmp_path, where):
+    """An hour of measurements must not be run only to find the store unusable afterwards."""
+    (tmp_path / "a-file").write_text("not a store\n")
+    store = {"file": str(tmp_path / "a-file"), "under-file": str(tmp_path / "a-file" / "store"),
+             "unreachable": f"postgresql://kidx:secret@/db?host={tmp_path}&connect_timeout=2"}[where]
+    ran = tmp_path / "harness-ran"
+    done = kidx_in(checkout, store, "record", "google-benchmark", "--no-capture", "--results", "out.json", "--",
+                   sys.executable, "-c", f"open({str(ran)!r}, 'w').close()")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert not ran.exists()
+    expected = {"file": f"error: cannot open the store at {store}: {store} is a file, not a folder\n",
+                "under-file": f"error: cannot open the store at {store}: {tmp_path / 'a-file'} is a file, not a folder\n",
+                "unreachable": f"error: cannot connect to the store at postgresql://kidx:***@/db?host={tmp_path}"
+                               "&connect_timeout=2: "}[where]
+    assert done.stderr.startswith(expected) if where == "unreachable" else done.stderr == expected
+    assert "secret" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_read_only_postgres_role_is_refused_before_the_harness_runs(checkout, tmp_path, postgres_store):
+    import psycopg
+
+    done = kidx_in(checkout, postgres_store, "apply", "-f", str(REPO / "docs" / "examples" / "seed-bundle.json"))
+    assert done.returncode == 0, done.stderr
+    with psycopg.connect(postgres_store.url, autocommit=True) as connection:
+        role = f"{postgres_store.database}_reader"
+        connection.execute(f"CREATE ROLE {role} LOGIN")
+        connection.execute(f"GRANT USAGE ON SCHEMA kidx TO {role}")
+        connection.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA kidx TO {role}")
+    reader = re.sub(r"//[^@/]*@", f"//{role}@", postgres_store.url, count=1)
+    ran = tmp_path / "harness-ran"
+    done = kidx_in(checkout, reader, "record", "google-benchmark", "--no-capture", "--results", "out.json", "--",
+                   sys.executable, "-c", f"open({str(ran)!r}, 'w').close()")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert not ran.exists()
+    assert done.stderr.startswith("error: the store at ") and " is read-only (the role may not write the tables kidx." \
+        in done.stderr, done.stderr
+    assert kidx_in(checkout, reader, "get", "runs", "-o", "name").returncode == 0  # reading it still works
