@@ -325,6 +325,19 @@ def _bmf_runs(kidx, tmp_path, values: dict[str, float | None]) -> None:
     assert kidx("apply", "-f", str(tmp_path / "runs.json"))[0] == 0
 
 
+def test_a_baseline_when_no_selected_run_has_a_figure(kidx, tmp_path):
+    _bmf_runs(kidx, tmp_path, {"a": None, "b": None})
+    problem = "no selected run has a figure to compare (2 selected: not passed, or no figure)"
+    for by in ((), ("--by", "label=version")):
+        code, out, err = kidx("compare", *by, "--baseline", "a")
+        assert (code, out) == (0, ""), err
+        assert problem + "\n" in err and "unexpected" not in err
+        code, out, err = kidx("compare", *by, "--baseline", "a", "--fail-on-regression")
+        assert (code, out) == (2, "")
+        assert err.startswith(f"error: the gate cannot judge: {problem}")
+        assert kidx("compare", *by, "--baseline", "a", "--fail-on-regression", "--allow-empty")[0] == 0
+
+
 def test_a_ratio_that_overflows_is_null_in_json(kidx, tmp_path):
     _bmf_runs(kidx, tmp_path, {"a": 1e300, "b": 1e-300})
     code, out, err = kidx("compare", "--by", "label=version", "--baseline", "a", "-o", "json")
