@@ -303,3 +303,40 @@ def test_a_read_only_postgres_role_is_refused_before_the_harness_runs(checkout, 
     assert done.stderr.startswith("error: the store at ") and " is read-only (the role may not write the tables kidx." \
         in done.stderr, done.stderr
     assert kidx_in(checkout, reader, "get", "runs", "-o", "name").returncode == 0  # reading it still works
+
+
+def test_a_daemon_the_harness_started_does_not_hold_record(checkout, tmp_path):
+    """The harness ends; a background child it left holds the output pipe open for ever.
+    kidx waits for the harness, not for its descendants' pipes."""
+    store, pid_file = tmp_path / "store", tmp_path / "daemon.pid"
+    harness = ("import json, subprocess, sys\n"
+               "json.dump({'copy': {'latency': {'value': 1250.0}}}, open('out.bmf.json', 'w'))\n"
+               f"daemon = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+               f"open({str(pid_file)!r}, 'w').write(str(daemon.pid))\n"
+               "print('harness done', flush=True)\n")
+    try:
+        done = kidx_in(checkout, store, "record", "bmf", "--no-capture", "--results", "out.bmf.json", "--",
+                       sys.executable, "-c", harness, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert "harness done\n" in done.stderr
+        [run] = stored_runs(store)
+        assert run["spec"]["timing"]["latencyNs"]["median"] == 1250.0
+    finally:
+        if pid_file.exists():
+            try:
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def test_output_without_newlines_is_passed_on_in_bounded_pieces(checkout, tmp_path):
+    store = tmp_path / "store"
+    harness = ("import json, sys\n"
+               "sys.stdout.write('x' * (3 * 65536 + 5)); sys.stdout.flush()\n"
+               "json.dump({'copy': {'latency': {'value': 1250.0}}}, open('out.bmf.json', 'w'))\n")
+    done = kidx_in(checkout, store, "record", "bmf", "--no-capture", "--results", "out.bmf.json", "--",
+                   sys.executable, "-c", harness)
+    assert done.returncode == 0, done.stderr
+    pieces = [line for line in done.stderr.splitlines() if line.startswith("x")]
+    assert [len(piece) for piece in pieces] == [65536, 65536, 65536, 5]
+    assert set("".join(pieces)) == {"x"}
