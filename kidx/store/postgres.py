@@ -200,6 +200,10 @@ class Connection:
             return StoreBusy(
                 f"the store at {self.location} was busy ({self.message(exc)}); nothing was changed, try again"
             )
+        if isinstance(exc, errors.QueryCanceled):  # an OperationalError, but the connection is still there
+            return StoreError(
+                f"the store at {self.location} cancelled the statement ({self.message(exc)}): a statement_timeout "
+                "set for this role or database, or an administrator, stopped it; nothing was changed")
         if isinstance(exc, self._psycopg.OperationalError):
             return StoreError(f"lost the connection to the store at {self.location}: {self.message(exc)}")
         return StoreError(f"the store at {self.location} cannot be used: {self.message(exc)}")
