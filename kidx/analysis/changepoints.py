@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from kidx.analysis.significance import DEFAULT_THRESHOLD, NO_NOISE, Noise, spread_of, t_two_sided_p
+from kidx.analysis.significance import DEFAULT_THRESHOLD, NO_NOISE, Noise, bounded_exp, spread_of, t_two_sided_p
 
 CHANGE_ALPHA = 0.001
 MIN_SEGMENT = 2  # points on each side of a change point
@@ -68,7 +68,7 @@ def _split_test(left: list[float], right: list[float]) -> tuple[float, float]:
     mean_left, mean_right = sum(left) / len(left), sum(right) / len(right)
     squares = sum((x - mean_left) ** 2 for x in left) + sum((x - mean_right) ** 2 for x in right)
     df = len(left) + len(right) - 2
-    change = math.exp(mean_right - mean_left) - 1
+    change = bounded_exp(mean_right - mean_left) - 1
     if df < 1:
         return 1.0, change
     se = math.sqrt(squares / df * (1 / len(left) + 1 / len(right)))

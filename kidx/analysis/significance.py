@@ -85,6 +85,23 @@ class Judgement(NamedTuple):
         return self._replace(within=self.direction_word, reason=reason)
 
 
+def bounded_exp(x: float) -> float:
+    """e**x, infinite where it overflows a float (the ratio of latencies 1e300 and 1e-300
+    ns): a figure too large to hold, never an OverflowError."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def bounded_expm1(x: float) -> float:
+    """e**x - 1, as ``bounded_exp``."""
+    try:
+        return math.expm1(x)
+    except OverflowError:
+        return math.inf
+
+
 def _ratio_and_speedup(value: Measure, baseline: Measure) -> tuple[float, float | None]:
     ratio = value.value / baseline.value if baseline.value else math.inf
     if value.direction is None:
@@ -157,12 +174,12 @@ def judge_runs(value: Measure, baseline: Measure, value_runs: Sequence[float], b
     if se == 0:
         p = 1.0 if difference == 0 else 0.0
         t = 0.0 if difference == 0 else math.inf
-        ci = (math.exp(difference), math.exp(difference))
+        ci = (bounded_exp(difference), bounded_exp(difference))
     else:
         t = difference / se
         p = t_two_sided_p(t, noise.df)
         half = t_quantile(1 - alpha / 2, noise.df) * se
-        ci = (math.exp(difference - half), math.exp(difference + half))
+        ci = (bounded_exp(difference - half), bounded_exp(difference + half))
     beyond = abs(ratio - 1) > threshold
     significant = beyond and p < alpha and abs(t) >= min_t
     detectable = detectable_change(sigma, noise.df, len(a), len(b), threshold, alpha, min_t)
@@ -195,7 +212,7 @@ def detectable_change(sigma: float | None, df: int, n_value: int, n_baseline: in
     if sigma is None or df < 1 or not n_value or not n_baseline:
         return None
     se = sigma * math.sqrt(1 / n_value + 1 / n_baseline)
-    return max(threshold, math.expm1(critical_t(df, alpha, min_t) * se))
+    return max(threshold, bounded_expm1(critical_t(df, alpha, min_t) * se))
 
 
 def runs_needed(sigma: float | None, df: int, threshold: float = DEFAULT_THRESHOLD, alpha: float = ALPHA,
@@ -276,7 +293,7 @@ def hodges_lehmann_ratio(a, b, alpha: float = ALPHA) -> tuple[float, float] | No
     k = int(math.floor(n1 * n2 / 2 - z * math.sqrt(n1 * n2 * (n1 + n2 + 1) / 12)))
     if k < 0:
         return None
-    return math.exp(differences[k]), math.exp(differences[n1 * n2 - 1 - k])
+    return bounded_exp(differences[k]), bounded_exp(differences[n1 * n2 - 1 - k])
 
 
 def _thinned(values) -> list[float]:

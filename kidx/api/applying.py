@@ -46,12 +46,18 @@ def read_python_manifests(manifests: Iterable[Mapping[str, Any]], registry: Kind
     return _checked(result, registry)
 
 
-def _plain(value: Any) -> Any:
-    """Read-only mappings and tuples (as ``StoredObject.spec`` gives them) as JSON data."""
+def _plain(value: Any, depth: int = 0) -> Any:
+    """Read-only mappings and tuples (as ``StoredObject.spec`` gives them) as JSON data.
+
+    Deeper than any document may nest (kidx.manifests.values.MAX_DEPTH), what lies below
+    is left out (an empty mapping or list): the reader then refuses the document at its
+    field path, as it refuses such a file, and no recursion runs out on the way."""
+    from kidx.manifests.values import MAX_DEPTH
+
     if isinstance(value, Mapping):
-        return {key: _plain(item) for key, item in value.items()}
+        return {key: _plain(item, depth + 1) for key, item in value.items()} if depth <= MAX_DEPTH else {}
     if isinstance(value, tuple | list):
-        return [_plain(item) for item in value]
+        return [_plain(item, depth + 1) for item in value] if depth <= MAX_DEPTH else []
     return value
 
 

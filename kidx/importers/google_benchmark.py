@@ -195,7 +195,11 @@ class _Converter(JsonConverter):
 def _problems_of(entry: Any) -> list[tuple[str | None, str]]:
     if not isinstance(entry, dict):
         return [(None, "a benchmark entry must be an object")]
-    bad: list[tuple[str | None, str]] = []
+    bad: list[tuple[str | None, str]] = [
+        (key, f"{entry[key]!r} is not a single value (a string, number or boolean)")
+        for key in _SCALAR_FIELDS if isinstance(entry.get(key), (list, dict))]
+    if bad:  # compared, hashed and grouped below: a list or an object there is no value of Google Benchmark's
+        return bad
     if not isinstance(entry.get("name"), str) or not entry["name"]:
         bad.append(("name", "is missing or not a string"))
     if entry.get("run_type") not in ("iteration", "aggregate"):
@@ -212,6 +216,12 @@ def _problems_of(entry: Any) -> list[tuple[str | None, str]]:
             bad.append((key, "is missing" if value is None else f"{value!r} is not a non-negative number"))
     return bad
 
+
+
+# the fields of a benchmark entry that Google Benchmark writes as one string, number or boolean
+_SCALAR_FIELDS = ("name", "run_name", "run_type", "aggregate_name", "aggregate_unit", "time_unit", "family_index",
+                  "per_family_instance_index", "repetitions", "repetition_index", "threads", "iterations",
+                  "real_time", "cpu_time", "error_occurred", "error_message", "skipped", "skip_message", "label")
 
 
 def _finite_only(value: Any) -> Any:

@@ -420,6 +420,8 @@ def _group_order(group: ComparedGroup):
 def nearest(wanted: str, present) -> list[str]:
     """``present``, the closest to ``wanted`` first (then in order)."""
     present = sorted(set(present), key=lambda v: (version_key(v), v))
+    if not present:
+        return []
     close = difflib.get_close_matches(wanted, present, n=len(present), cutoff=0.5)
     return (close + [v for v in present if v not in close])[:SUGGESTIONS]
 
@@ -435,6 +437,8 @@ def _problems(request: CompareRequest, runs: list[AnalysedRun], measured: list[A
         return [empty_selection(request.selector, store.catalog())]
     problems = []
     key = request.label_key
+    if not measured and (key is None or any(key in run.labels for run in runs)):
+        return [f"no selected run has a figure to compare ({len(runs)} selected: not passed, or no figure)"]
     if key is not None and not measured:
         keys = {k for run in runs for k in run.labels}
         hint = f"; labels the selected runs carry: {_listed(nearest(key, keys), len(keys))}" if keys else ""

@@ -335,7 +335,8 @@ def run_harness(command: list[str], folder: Path, echo: Callable[[str], None],
             f"cannot run {shlex.quote(command[0])}: {exc.strerror or exc}; nothing was imported") from None
     try:
         assert process.stdout is not None
-        _pass_lines(process.stdout.fileno(), echo)
+        _pass_lines(process.stdout.fileno(), echo, lambda: process.poll() is not None)
+        process.stdout.close()  # a daemon still writing to it gets EPIPE, never a full pipe
         returncode = _waited(process)
     except KeyboardInterrupt:
         _stop(process)
@@ -350,9 +351,17 @@ def run_harness(command: list[str], folder: Path, echo: Callable[[str], None],
 _TICK = 0.1
 
 
-def _pass_lines(fd: int, echo: Callable[[str], None]) -> None:
+_MAX_LINE = 65536  # characters of one line of the harness's output passed on at once
+_DRAIN_READS = 1024  # reads of what the harness's children still write after it ended
+
+
+def _pass_lines(fd: int, echo: Callable[[str], None], ended: Callable[[], bool] = lambda: False) -> None:
     """Each line read from ``fd`` until its end, passed to ``echo``: decoded as a text
-    stream reads it (universal newlines, undecodable bytes replaced)."""
+    stream reads it (universal newlines, undecodable bytes replaced). A line longer than
+    ``_MAX_LINE`` is passed on in pieces of that length, so memory and time stay linear in
+    the output. Once the harness has ended (``ended``), what is already in the pipe is
+    passed on and no more is waited for: a daemon the harness started may hold the pipe
+    open for ever."""
     import codecs
     import locale
     import select
@@ -360,16 +369,30 @@ def _pass_lines(fd: int, echo: Callable[[str], None]) -> None:
     text = codecs.getincrementaldecoder(locale.getpreferredencoding(False))(errors="replace")
     decoder = io.IncrementalNewlineDecoder(text, translate=True)
     pending = ""
+    drained: int | None = None  # reads since the harness ended
     while True:
-        if not select.select([fd], [], [], _TICK)[0]:
+        if not select.select([fd], [], [], _TICK if drained is None else 0)[0]:
+            if drained is not None:
+                pending += decoder.decode(b"", final=True)
+                break
+            if ended():
+                drained = 0
             continue
         chunk = os.read(fd, 65536)
         pending += decoder.decode(chunk, final=not chunk)
         *lines, pending = pending.split("\n")
         for line in lines:
             echo(line)
+        while len(pending) >= _MAX_LINE:
+            echo(pending[:_MAX_LINE])
+            pending = pending[_MAX_LINE:]
         if not chunk:
             break
+        if drained is not None:
+            drained += 1
+            if drained >= _DRAIN_READS:
+                pending += decoder.decode(b"", final=True)
+                break
     if pending:
         echo(pending)
 

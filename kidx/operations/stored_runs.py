@@ -30,3 +30,37 @@ def merged_with_stored(conversion: Conversion, merge: Callable[[dict, dict], dic
             document = document._replace(body=merge(body, stored[body["metadata"]["name"]]))
         documents.append(document)
     return Conversion(documents, conversion.rows_read, conversion.skipped, conversion.noun, conversion.notes)
+
+
+def named_apart_from_stored(conversion: Conversion, store: Store) -> Conversion:
+    """The conversion with each object an importer named (a workload, protocol,
+    implementation or environment) renamed when the store holds its name with another
+    spec: ``-`` and 10 hex digits of its digest added, as for two specs of one name in one
+    batch (kidx.importers.framework.SharedObjects). Names that slug alike (``a/b``, ``a-b``)
+    then never take over each other's object across imports; runs refer by digest, so
+    nothing else changes."""
+    if not store.exists():
+        return conversion
+    from kidx.identity import digest_of
+    from kidx.importers.framework import MAX_NAME, SHARED_KINDS, hashed_name
+
+    wanted: dict[str, list[str]] = {}
+    for document in conversion.documents:
+        if document.body["kind"] in SHARED_KINDS:
+            wanted.setdefault(document.body["kind"], []).append(document.body["metadata"]["name"])
+    if not wanted:
+        return conversion
+    with store.reading() as catalog:
+        held = {kind: {name: entry.digest for name, entry in catalog.get_many(kind, names).items()}
+                for kind, names in wanted.items()}
+    documents = []
+    for document in conversion.documents:
+        body = document.body
+        stored = held.get(body["kind"], {}).get(body["metadata"]["name"])
+        if stored is not None:
+            digest = digest_of(body)
+            if digest != stored:
+                name = hashed_name(body["metadata"]["name"], digest, MAX_NAME)
+                document = document._replace(body={**body, "metadata": {**body["metadata"], "name": name}})
+        documents.append(document)
+    return Conversion(documents, conversion.rows_read, conversion.skipped, conversion.noun, conversion.notes)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 
 
 def as_list(items: list[dict]) -> dict:
@@ -16,7 +17,22 @@ def as_list(items: list[dict]) -> dict:
 
 
 def to_json(value) -> str:
-    return json.dumps(value, indent=4, sort_keys=True, ensure_ascii=False) + "\n"
+    """JSON, always valid: a figure that overflowed (a ratio of 1e300 to 1e-300) or is
+    undefined is null, never ``Infinity`` or ``NaN``, which no JSON reader takes."""
+    try:
+        return json.dumps(value, indent=4, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+    except ValueError:  # only then is the value walked
+        return json.dumps(_finite(value), indent=4, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _finite(value):
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 _dumper = None

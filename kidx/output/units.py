@@ -79,7 +79,7 @@ def _age(timestamp: str | None, now: datetime) -> str:
 def _significant(value: float) -> str:
     """Four significant digits, no trailing zeros: 417.5, 46.83, 1.2."""
     text = f"{value:.4g}"
-    if "e" in text:
+    if "e" in text and 1 <= abs(value) < 1e15:  # 12340, not 1.234e+04; the extremes stay short: 1e-300
         text = f"{value:.0f}"
     return text
 

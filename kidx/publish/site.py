@@ -164,11 +164,6 @@ def run_page(run: AnalysedRun) -> str:
     return f"runs/{digest_hex(run.manifest['metadata']['digest'])[:RUN_SHARD]}.html"
 
 
-def run_path(run: AnalysedRun) -> str:
-    """A run's permanent address: its page and, as the anchor, its digest's hex digits."""
-    return f"{run_page(run)}#{digest_hex(run.manifest['metadata']['digest'])}"
-
-
 def manifest_text(manifest: dict) -> str:
     """The manifest as indented JSON down to the spec's fields, each value on one line
     (json's C encoder writes only compact JSON; indenting it all would cost most of a
@@ -299,6 +294,22 @@ class _Pages:
         self.workload_fields = workload_fields(model.runs)
         self.memory_protocols = {f.protocol.digest for f in model.families if f.metric == "peak_memory"}
         self.as_of = max((run.manifest["metadata"].get("creationTimestamp") or "" for run in model.runs), default="")
+        # a run's anchor is its digest's hex digits; runs that share a digest (one spec under
+        # several names) each get their own: the first by name the digest's, the others it
+        # and their name, so that no two sections of a page share an id
+        by_digest: dict[str, list[str]] = {}
+        for run in model.runs:
+            by_digest.setdefault(run.manifest["metadata"]["digest"], []).append(run.name)
+        self.anchors: dict[str, str] = {}
+        for digest, names in by_digest.items():
+            first, *others = sorted(names)
+            self.anchors[first] = digest_hex(digest)
+            self.anchors.update({name: f"{digest_hex(digest)}-{name}" for name in others})
+
+    def run_path(self, run: AnalysedRun) -> str:
+        """A run's permanent address: its page and, as the anchor, its digest's hex digits
+        (and its name, for a run whose digest another published run has too)."""
+        return f"{run_page(run)}#{self.anchors.get(run.name) or digest_hex(run.manifest['metadata']['digest'])}"
 
     def title(self, referenced: Referenced) -> str:
         return self.titles.get(referenced.digest or "", referenced.label)
@@ -438,7 +449,7 @@ class _Pages:
                           if m.low is not None and m.high is not None else "")
                 x = point.x if point.x != "" else family.title
                 points.append(charts.ChartPoint(
-                    x, m.value, m.low, m.high, root + run_path(point.run),
+                    x, m.value, m.low, m.high, root + self.run_path(point.run),
                     {"impl": line.label, "x": f"{family.x_label or family.x_param or ''} {x}".strip(),
                      "value": format_value(m.value, family.unit), "spread": spread, "run": point.run.name,
                      "digest": short_digest(point.run.manifest["metadata"]["digest"])}))
@@ -459,7 +470,7 @@ class _Pages:
                     "line": line, "number": number, "x": point.x, "value": format_value(m.value, family.unit),
                     "spread": (f"{format_value(m.low, family.unit)} – {format_value(m.high, family.unit)}"
                                if m.low is not None and m.high is not None else ""),
-                    "run": point.run, "href": root + run_path(point.run),
+                    "run": point.run, "href": root + self.run_path(point.run),
                     "series": self.series_of_run.get(point.run.name),
                 })
         legend = [{"label": line.label, "marker": charts.legend_marker(number), "baseline": line.baseline,
@@ -506,7 +517,7 @@ class _Pages:
                 shift = shifts.get(point.run.name)
                 change = (f"{(point.change.ratio - 1) * 100:+.1f}%" if point.change is not None else "")
                 points.append(charts.ChartPoint(
-                    self._step(point), m.value, m.low, m.high, root + run_path(point.run),
+                    self._step(point), m.value, m.low, m.high, root + self.run_path(point.run),
                     {"impl": label, "x": self._step(point), "value": format_value(m.value, unit),
                      "spread": (f"{format_value(m.low, unit)} – {format_value(m.high, unit)}"
                                 if m.low is not None and m.high is not None else ""),
@@ -516,14 +527,14 @@ class _Pages:
                     ring=point.verdict == "slower" or shift is not None))
                 rows.append({"point": point, "step": self._step(point), "value": format_value(m.value, unit),
                              "verdict": _verdict_text(point),
-                             "change": change, "href": root + run_path(point.run),
+                             "change": change, "href": root + self.run_path(point.run),
                              "cause": "; ".join(shift.cause) if shift else self._cause(point, one),
                              "shift": f"{shift.point.change * 100:+.1f}%" if shift else ""})
             chart_lines.append(charts.ChartLine(label, points))
             changes = [{"step": self._step(next(p for p in one.points if p.run.name == name)),
                         "change": f"{shift.point.change * 100:+.1f}%", "p": f"{shift.point.p_value:.2g}",
-                        "cause": "; ".join(shift.cause), "before": root + run_path(shift.before),
-                        "after": root + run_path(shift.run)} for name, shift in shifts.items()]
+                        "cause": "; ".join(shift.cause), "before": root + self.run_path(shift.before),
+                        "after": root + self.run_path(shift.run)} for name, shift in shifts.items()]
             tables.append({"series": one, "label": label, "rows": rows, "marker": charts.legend_marker(number),
                            "changes": changes})
         quantity = _quantity(first.points[0].run.known_measure.metric)
@@ -585,7 +596,7 @@ class _Pages:
                     "before": format_value(before.run.known_measure.value, unit),
                     "after": format_value(point.run.known_measure.value, unit),
                     "change": f"{(point.change.ratio - 1) * 100:+.1f}%" if point.change else "",
-                    "href": f"series/{pid}.html", "run": "" + run_path(point.run),
+                    "href": f"series/{pid}.html", "run": "" + self.run_path(point.run),
                 })
         order = {"slower": 0, "unconfirmed": 1, "inconclusive": 2, "same": 3, "faster": 4}
         rows.sort(key=lambda r: (order.get(r["verdict"], 5), -r["ratio"], r["title"], r["implementation"],
@@ -634,7 +645,7 @@ class _Pages:
         if key not in made:
             made[key] = self._references(run)
         digest = run.manifest["metadata"]["digest"]
-        anchor = digest_hex(digest)
+        anchor = self.anchors.get(run.name) or digest_hex(digest)
         family = self.family_of_run.get(run.name)
         series = self.series_of_run.get(run.name)
         links = []
@@ -654,8 +665,8 @@ class _Pages:
         referrers = [r for r in self.referrers.get(digest, []) if r is not run]
         referred = ""  # runs seldom refer to runs: the section is there only when one does
         if referrers:
-            referred = ("<h2>Referred to by</h2>\n<ul>" + "".join(
-                f'<li><a href="../{escape(run_path(r))}">{escape(r.name)}</a></li>' for r in referrers) + "</ul>\n")
+            items = "".join(f'<li><a href="../{escape(self.run_path(r))}">{escape(r.name)}</a></li>' for r in referrers)
+            referred = f"<h2>Referred to by</h2>\n<ul>{items}</ul>\n"
         title = run.manifest["metadata"].get("title") or run.name
         name = escape(run.name)
         return Markup(

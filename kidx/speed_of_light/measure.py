@@ -32,6 +32,10 @@ WARMUP = 3
 REPETITIONS = 20
 # the measurement runs in a child process, killed when it takes longer (a GPU that hangs)
 TIMEOUT_S = 300
+# figures beyond these are no GPU's (a broken torch or driver timing): refused, with a warning.
+# Today's fastest reach about 8e12 B/s and 5e15 FLOP/s; the bounds leave a wide margin.
+MAX_BANDWIDTH = 10**14  # bytes/s
+MAX_FLOPS = 10**17  # FLOP/s
 
 
 class PeakMeasurementError(KidxError):
@@ -40,20 +44,56 @@ class PeakMeasurementError(KidxError):
 
 @dataclass
 class MeasuredPeaks:
-    bandwidth: int  # bytes/s
+    bandwidth: int | None  # bytes/s; None when what was measured was refused
     flops: dict[str, int] = field(default_factory=dict)  # precision -> FLOP/s
     method: str = ""
+    refused: list[str] = field(default_factory=list)  # figures outside physical bounds, said as warnings
 
     def annotations(self, now: datetime.datetime) -> dict[str, str]:
-        shown = {MEASURED_BANDWIDTH: str(self.bandwidth)}
+        if self.bandwidth is None and not self.flops:
+            return {}
+        shown = {MEASURED_BANDWIDTH: str(self.bandwidth)} if self.bandwidth is not None else {}
         shown.update({MEASURED_FLOPS + precision: str(value) for precision, value in self.flops.items()})
         shown[MEASURED_METHOD] = self.method
         shown[MEASURED_AT] = now.strftime("%Y-%m-%dT%H:%M:%SZ")
         return shown
 
     def summary(self) -> str:
-        flops = ", ".join(f"{precision} {value / 1e12:.1f}" for precision, value in self.flops.items())
-        return f"measured peaks: memory {self.bandwidth / 1e9:.0f} GB/s; matmul TFLOP/s: {flops}"
+        if self.bandwidth is None and not self.flops:
+            return "measured peaks: none recorded"
+        memory = f"memory {self.bandwidth / 1e9:.0f} GB/s" if self.bandwidth is not None else "memory not recorded"
+        flops = ", ".join(f"{precision} {value / 1e12:.1f}" for precision, value in self.flops.items()) or "none"
+        return f"measured peaks: {memory}; matmul TFLOP/s: {flops}"
+
+
+def _within(value: object, limit: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= limit
+
+
+def checked_peaks(answer: object) -> MeasuredPeaks:
+    """The child's answer as MeasuredPeaks: a figure outside physical bounds (zero,
+    negative, beyond any GPU) is left out and said in ``refused``; an answer of another
+    shape is an error."""
+    peaks = answer.get("peaks") if isinstance(answer, dict) else None
+    flops = peaks.get("flops") if isinstance(peaks, dict) else None
+    if not isinstance(peaks, dict) or not isinstance(flops, dict) or not isinstance(peaks.get("method"), str):
+        raise PeakMeasurementError("--measure-peaks failed: the measurement's answer is not one kidx wrote")
+    refused = []
+    bandwidth = peaks.get("bandwidth")
+    if not _within(bandwidth, MAX_BANDWIDTH):
+        refused.append(f"--measure-peaks: the memory bandwidth measured, {bandwidth!r} bytes/s, is outside "
+                       f"physical bounds (above 0, at most {MAX_BANDWIDTH:.0e}): not recorded (a broken torch or "
+                       "driver timing?)")
+        bandwidth = None
+    kept = {}
+    for precision, value in flops.items():
+        if isinstance(precision, str) and _within(value, MAX_FLOPS):
+            kept[precision] = value
+        else:
+            refused.append(f"--measure-peaks: the {precision} matmul FLOP/s measured, {value!r}, is outside "
+                           f"physical bounds (above 0, at most {MAX_FLOPS:.0e}): not recorded (a broken torch or "
+                           "driver timing?)")
+    return MeasuredPeaks(bandwidth, kept, peaks["method"], refused)
 
 
 def measure_peaks(timeout: float = TIMEOUT_S) -> MeasuredPeaks:
@@ -82,18 +122,25 @@ def measure_peaks(timeout: float = TIMEOUT_S) -> MeasuredPeaks:
     except ValueError:
         last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit {child.returncode}"]
         raise PeakMeasurementError(f"--measure-peaks failed: {last[0]}") from None
-    if "error" in answer:
+    if isinstance(answer, dict) and isinstance(answer.get("error"), str):
         raise PeakMeasurementError(answer["error"])
-    return MeasuredPeaks(**answer["peaks"])
+    return checked_peaks(answer)
 
 
 def child_main() -> None:
-    """The child's side of ``measure_peaks``: measure, print the peaks or the error as JSON."""
+    """The child's side of ``measure_peaks``: measure, print the peaks or the error as JSON
+    on its standard output, which carries nothing else: what torch, a driver or a library
+    prints there goes to standard error instead."""
+    answer_file = os.fdopen(os.dup(1), "w")
+    sys.stdout.flush()
+    os.dup2(2, 1)
     try:
         answer: dict = {"peaks": dataclasses.asdict(_measure_here())}
     except PeakMeasurementError as exc:
         answer = {"error": str(exc)}
-    sys.stdout.write(json.dumps(answer))
+    sys.stdout.flush()
+    answer_file.write(json.dumps(answer))
+    answer_file.close()
 
 
 def _measure_here() -> MeasuredPeaks:

@@ -436,6 +436,12 @@ class StoreBackend(ABC):
         """A catalog connection. ``write``: create the store (and migrate it) if needed.
         Not ``write``: never create or change anything; an absent store reads as empty."""
 
+    @abstractmethod
+    def check_writable(self) -> None:
+        """Raise StoreError (StoreReadOnly when it is read-only) when a write would fail to
+        open the store: a location that cannot be reached or created, or that may not be
+        written. Creates and changes nothing (kidx record asks before it runs a harness)."""
+
     def lost_catalog(self, catalog: Catalog) -> str | None:
         """Why ``catalog`` (opened for reading and found empty) cannot stand for the
         store although its objects exist, or None. Reads then refuse to answer: an empty

@@ -38,7 +38,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 
-from kidx.errors import OutcomeUnknown, StoreBusy, StoreError
+from kidx.errors import OutcomeUnknown, StoreBusy, StoreError, StoreReadOnly
 from kidx.store import interrupts, notices
 from kidx.store.catalog import (
     CatalogQuery,
@@ -200,6 +200,10 @@ class Connection:
             return StoreBusy(
                 f"the store at {self.location} was busy ({self.message(exc)}); nothing was changed, try again"
             )
+        if isinstance(exc, errors.QueryCanceled):  # an OperationalError, but the connection is still there
+            return StoreError(
+                f"the store at {self.location} cancelled the statement ({self.message(exc)}): a statement_timeout "
+                "set for this role or database, or an administrator, stopped it; nothing was changed")
         if isinstance(exc, self._psycopg.OperationalError):
             return StoreError(f"lost the connection to the store at {self.location}: {self.message(exc)}")
         return StoreError(f"the store at {self.location} cannot be used: {self.message(exc)}")
@@ -633,6 +637,35 @@ class PostgresBackend(StoreBackend):
 
     def open_catalog(self, write: bool) -> PostgresCatalog:
         return PostgresCatalog(self)
+
+    def check_writable(self) -> None:
+        connection = self.connection()  # unreachable: "cannot connect to the store at …"
+        reason = connection.translating(self._read_only_reason, connection)
+        if reason is not None:
+            raise StoreReadOnly(f"the store at {self.location} is read-only ({reason}): nothing can be written to it")
+
+    @staticmethod
+    def _read_only_reason(connection: Connection) -> str | None:
+        """Why this connection's role may not write the store, or None: asked of the server's
+        privileges, so that nothing is written to find out."""
+        (read_only,) = connection.execute("SELECT current_setting('transaction_read_only')").fetchone()
+        if read_only == "on":
+            return "the server or the role's sessions are read-only (transaction_read_only is on)"
+        if not connection.schema_present:
+            (may_create,) = connection.execute(
+                "SELECT has_database_privilege(current_database(), 'CREATE')").fetchone()
+            return None if may_create else "the role may not create the kidx schema in this database"
+        (usage,) = connection.execute("SELECT has_schema_privilege('kidx', 'USAGE')").fetchone()
+        if not usage:
+            return "the role may not use the kidx schema"
+        rows = connection.execute(
+            "SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = 'kidx' AND c.relkind IN ('r', 'p') AND NOT (has_table_privilege(c.oid, 'INSERT') "
+            "AND has_table_privilege(c.oid, 'UPDATE') AND has_table_privilege(c.oid, 'DELETE')) "
+            "ORDER BY c.relname").fetchall()
+        if rows:
+            return "the role may not write the tables " + ", ".join(f"kidx.{name}" for (name,) in rows)
+        return None
 
     def close(self) -> None:
         if self._connection is not None:

@@ -18,6 +18,12 @@ from kidx.errors import install_hint
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):(/{1,2})")
 _PASSWORD_IN_QUERY = re.compile(r"([?&]password=)([^&]*)", re.IGNORECASE)
+# libpq's keyword/value connection strings (host=db dbname=team …): never a folder's name
+_LIBPQ_KEYWORDS = ("host", "hostaddr", "port", "dbname", "user", "password", "passfile", "service", "sslmode",
+                   "connect_timeout", "options", "application_name", "target_session_attrs", "sslcert", "sslkey",
+                   "sslrootcert", "requiressl", "channel_binding", "gssencmode", "krbsrvname")
+_KEYWORD_VALUE = re.compile(r"^\s*(?:" + "|".join(_LIBPQ_KEYWORDS) + r")\s*=", re.IGNORECASE)
+_KEYWORD_PAIR = re.compile(r"(\w+)(\s*=\s*)('(?:[^'\\]|\\.)*'?|\S*)")
 INSTALL_HINT = install_hint("postgres")
 
 
@@ -50,6 +56,9 @@ def _password_span(url: str) -> tuple[int, int] | None:
 
 def masked(url: str) -> str:
     """The URL with any password replaced by ``***``: kidx never prints a password."""
+    if _KEYWORD_VALUE.match(url):  # password=… of a keyword/value string
+        return _KEYWORD_PAIR.sub(lambda m: m.group(0) if m.group(1).lower() != "password"
+                                 else m.group(1) + m.group(2) + "***", url)
     span = _password_span(url)
     if span is not None:
         url = url[: span[0]] + "***" + url[span[1]:]
@@ -85,6 +94,25 @@ def normalised(url: str) -> str:
     """The URL with its scheme in lower case (the driver reads only that spelling)."""
     found = url_scheme(url)
     return url if found is None else found[0] + url[len(found[0]):]
+
+
+def keyword_value_refusal(location: str) -> str | None:
+    """Why ``location`` is refused when it is a libpq keyword/value connection string
+    (``host=db dbname=team user=kidx password=…``), which would otherwise be taken for a
+    folder's path (named with the password); None when it is not one."""
+    if not _KEYWORD_VALUE.match(location):
+        return None
+    pairs = {m.group(1).lower(): m.group(3).strip("'") for m in _KEYWORD_PAIR.finditer(location)}
+    user = pairs.get("user", "")
+    credentials = (user + (":***" if "password" in pairs else "") + "@") if user else ""
+    host, port = pairs.get("host", ""), (":" + pairs["port"] if "port" in pairs else "")
+    if host.startswith("/"):  # a socket folder goes in the query
+        suggestion = (f"postgresql://{credentials}/{pairs.get('dbname', '')}?host={host}"
+                      + (f"&port={port[1:]}" if port else ""))
+    else:
+        suggestion = f"postgresql://{credentials}{host}{port}/{pairs.get('dbname', '')}"
+    return (f"{masked(location)!r} is a PostgreSQL keyword/value connection string, not a store location: "
+            f"write it as a URL, {suggestion}")
 
 
 def refusal(location: str, known: tuple[str, ...]) -> str | None:

@@ -863,8 +863,43 @@ class SQLiteBackend(StoreBackend):
                 return
             path = parent
 
+    def _check_catalog_files(self) -> None:
+        """The catalog and its WAL files are regular files where they exist: SQLite's
+        open of a FIFO in their place would wait for a writer for ever, and a device or a
+        folder is no catalog. Asked by stat, which never waits."""
+        import stat
+
+        for path in (self._catalog_file, self._catalog_file + "-wal", self._catalog_file + "-shm"):
+            try:
+                mode = os.stat(path).st_mode
+            except OSError:
+                continue  # absent (or a dangling link): SQLite says what it finds
+            if not stat.S_ISREG(mode):
+                from kidx.manifests.reader import file_type
+
+                raise StoreError(f"cannot open the store at {self.location}: {path} is {file_type(mode)}, not a "
+                                 "catalog file (nothing was read or changed)")
+
+    def check_writable(self) -> None:
+        self._check_folder()
+        self._check_catalog_files()
+        if os.path.exists(self.location):
+            reason = _read_only_reason(self.location)
+            if reason is not None:
+                raise StoreReadOnly(f"the store at {self.location} is read-only ({reason}): nothing can be written "
+                                    "to it")
+            if os.path.lexists(self._catalog_file):
+                self.open_catalog(False).close()  # a catalog that is no database, or no file, is said now
+            return
+        parent = os.path.dirname(os.path.abspath(self.location))
+        while not os.path.exists(parent):
+            parent = os.path.dirname(parent)
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise StoreReadOnly(f"cannot create the store at {self.location}: no permission to write in {parent}")
+
     def open_catalog(self, write: bool) -> SQLiteCatalog:
         self._check_folder()
+        self._check_catalog_files()
         try:
             if write:
                 reason = _read_only_reason(self.location) if os.path.exists(self.location) else None

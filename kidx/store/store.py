@@ -73,10 +73,14 @@ def backend_for(location: str | Path) -> StoreBackend:
     """The backend of a location: a URL of a known scheme (in any case), or a folder. A
     location that starts like a URL of any other scheme (``postgresq://…``,
     ``postgresql:/…``) is an error, never a folder named after it."""
-    from kidx.store.postgres_url import normalised, refusal, url_scheme
+    from kidx.store.postgres_url import keyword_value_refusal, normalised, refusal, url_scheme
 
     text = str(location)
-    if not isinstance(location, os.PathLike) and url_scheme(text) is not None:  # a Path is a folder, by type
+    if not isinstance(location, os.PathLike):  # a Path is a folder, by type
+        reason = keyword_value_refusal(text)
+        if reason is not None:
+            raise StoreError(reason)
+    if not isinstance(location, os.PathLike) and url_scheme(text) is not None:
         reason = refusal(text, tuple(BACKENDS))
         if reason is not None:
             raise StoreError(reason)
@@ -168,6 +172,10 @@ class Store:
 
     def exists(self) -> bool:
         return self.backend.exists()
+
+    def check_writable(self) -> None:
+        """StoreError when a write could not open the store (see StoreBackend.check_writable)."""
+        self.backend.check_writable()
 
     def catalog(self, write: bool = False, lost_ok: bool = False) -> Catalog:
         """The catalog; for reading, an empty one when the store does not exist yet.

@@ -650,3 +650,31 @@ def test_user_errors_raise_documented_classes_with_the_cli_s_message(cli, head_s
                          "llama4_rope, rope, cross_entropy, distill_cosine_loss, distill_jsd_loss, dyt, embedding, "
                          "fused_add_rms_norm, … (38 in all))"),
     ]
+
+
+@pytest.mark.parametrize("shape", ["mapping", "list", "cycle"])
+def test_apply_of_a_manifest_nested_too_deep_is_an_error_at_its_field(tmp_path, shape):
+    """10,000 levels (or a mapping that holds itself) handed over from Python: the error
+    apply -f gives for such a file, with nothing written; no RecursionError."""
+    deep: dict | list = {} if shape != "list" else []
+    inner = deep
+    for _ in range(10_000 if shape != "cycle" else 0):
+        if isinstance(inner, dict):
+            inner["a"] = {}
+            inner = inner["a"]
+        else:
+            inner.append([])
+            inner = inner[0]
+    if shape == "cycle":
+        deep["a"] = deep
+    store = kidx.open_store(tmp_path / "store")
+    manifest = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload", "metadata": {"name": "deep"},
+                "spec": {"family": "x", "operation": "y", "parameters": {"p": deep}}}
+    with pytest.raises(InvalidInputError) as raised:
+        store.apply(manifest)
+    [problem] = raised.value.problems
+    step = "[0]" if shape == "list" else ".a"
+    assert str(problem.location).startswith("<python>, document 1, line ")
+    assert problem.location.path == "items[0].spec.parameters.p" + step * 61
+    assert problem.message == "document is nested more than 64 levels deep"
+    assert not (tmp_path / "store").exists()

@@ -163,3 +163,31 @@ def test_applied_the_measured_peaks_are_stored_as_annotations(capture, kidx_proc
     annotations = json.loads(out)["metadata"]["annotations"]
     assert annotations["kernelindex.dev/measured-memory-bandwidth"] == "4294967296000"
     assert annotations["kernelindex.dev/measured-flops-bf16"] == str(round(2 * 8192**3 / 0.0015))
+
+
+def test_a_stray_line_torch_prints_does_not_spoil_the_answer(capture):
+    torch = "AVAILABLE = True\nprint('torch: a stray line on stdout')\n" + FAKE_TORCH + "\nprint('{\"peaks\": 1}')\n"
+    code, out, err = capture("-o", "json", torch=torch)
+    assert code == 0, err
+    annotations = json.loads(out)["metadata"]["annotations"]
+    assert annotations["kernelindex.dev/measured-memory-bandwidth"] == "4294967296000"
+
+
+def test_peaks_outside_physical_bounds_are_refused_with_a_warning(capture):
+    broken = (FAKE_TORCH.replace("_durations.append(1.0)", "_durations.append(-1.0)")
+              .replace('"float32": 20.0, "tf32": 3.0', '"float32": -20.0, "tf32": 1e-9'))
+    code, out, err = capture("-o", "json", torch="AVAILABLE = True\n" + broken)
+    assert code == 0, err
+    annotations = json.loads(out)["metadata"]["annotations"]
+    measured = sorted(key for key in annotations if key.startswith("kernelindex.dev/measured-"))
+    assert measured == ["kernelindex.dev/measured-flops-bf16", "kernelindex.dev/measured-flops-fp16",
+                        "kernelindex.dev/measured-peaks-at", "kernelindex.dev/measured-peaks-method"]
+    warnings = [line for line in err.splitlines() if "outside physical bounds" in line]
+    assert warnings == [
+        "Warning: --measure-peaks: the memory bandwidth measured, -4294967296000 bytes/s, is outside physical bounds "
+        "(above 0, at most 1e+14): not recorded (a broken torch or driver timing?)",
+        "Warning: --measure-peaks: the fp32 matmul FLOP/s measured, -54975581388800, is outside physical bounds "
+        "(above 0, at most 1e+17): not recorded (a broken torch or driver timing?)",
+        "Warning: --measure-peaks: the tf32 matmul FLOP/s measured, 1099511627776000000000000, is outside physical "
+        "bounds (above 0, at most 1e+17): not recorded (a broken torch or driver timing?)"]
+    assert "measured peaks: memory not recorded; matmul TFLOP/s: bf16 733.0, fp16 879.6" in err.splitlines()

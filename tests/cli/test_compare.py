@@ -305,3 +305,43 @@ def test_speedup_selecting_by_the_importers_labels(kidx, head_store):
         ["liger-llama4-rope-liger-triton", "417.5µs", "417.1µs-418.1µs", "1", "0.282", "3.55x", "unconfirmed",
          "(faster)"],
     ]
+
+
+def _bmf_runs(kidx, tmp_path, values: dict[str, float | None]) -> None:
+    """One BMF benchmark measured once per label value (version=KEY): its latency, or
+    only a throughput (no figure to compare) where the value is None."""
+    items = []
+    for version, value in values.items():
+        measure = {"latency": {"value": value}} if value is not None else {"throughput": {"value": 5.0}}
+        (tmp_path / "x.json").write_text(json.dumps({"x": measure}))
+        code, out, err = kidx("import", "bmf", str(tmp_path / "x.json"), "-o", "json")
+        assert code == 0, err
+        for item in json.loads(out)["items"]:
+            if item["kind"] == "BenchmarkRun":
+                item["metadata"]["name"] += "-" + version
+                item["metadata"]["labels"] = {"version": version}
+            items.append(item)
+    (tmp_path / "runs.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    assert kidx("apply", "-f", str(tmp_path / "runs.json"))[0] == 0
+
+
+def test_a_baseline_when_no_selected_run_has_a_figure(kidx, tmp_path):
+    _bmf_runs(kidx, tmp_path, {"a": None, "b": None})
+    problem = "no selected run has a figure to compare (2 selected: not passed, or no figure)"
+    for by in ((), ("--by", "label=version")):
+        code, out, err = kidx("compare", *by, "--baseline", "a")
+        assert (code, out) == (0, ""), err
+        assert problem + "\n" in err and "unexpected" not in err
+        code, out, err = kidx("compare", *by, "--baseline", "a", "--fail-on-regression")
+        assert (code, out) == (2, "")
+        assert err.startswith(f"error: the gate cannot judge: {problem}")
+        assert kidx("compare", *by, "--baseline", "a", "--fail-on-regression", "--allow-empty")[0] == 0
+
+
+def test_a_ratio_that_overflows_is_null_in_json(kidx, tmp_path):
+    _bmf_runs(kidx, tmp_path, {"a": 1e300, "b": 1e-300})
+    code, out, err = kidx("compare", "--by", "label=version", "--baseline", "a", "-o", "json")
+    assert code == 0, err
+    assert "Infinity" not in out and "NaN" not in out
+    [group] = json.loads(out)["groups"]
+    assert [(row["label"], row["speedup"]) for row in group["rows"]] == [("a", 1.0), ("b", None)]

@@ -453,3 +453,39 @@ def test_progress_bar_on_a_terminal_reaches_the_end(tmp_path):
     assert "2782/2782" in screen  # each phase ends at its total (2,448 runs + 334 shared objects)
     assert "import liger (1 file): 2448 rows read" in screen
     assert len((tmp_path / "names.txt").read_text().splitlines()) == 2782
+
+
+def _google_benchmark_file(path, name: str):
+    record = {"name": name, "run_name": name, "run_type": "iteration", "repetitions": 1, "repetition_index": 0,
+              "threads": 1, "iterations": 10, "real_time": 5.0, "cpu_time": 5.0, "time_unit": "ns"}
+    path.write_text(json.dumps({"context": {"library_version": "1.9.5", "date": "2026-12-01T10:39:05+00:00"},
+                                "benchmarks": [record]}))
+    return str(path)
+
+
+@pytest.mark.parametrize("fmt, first, second", [("bmf", "a/b", "a-b"), ("google-benchmark", "BM_a/1", "BM_a-1")])
+def test_names_that_slug_alike_never_take_over_each_others_workload(kidx, tmp_path, fmt, first, second):
+    """Within one file two specs of one name each get a hashed suffix; across imports too:
+    the second benchmark's workload never reconfigures the first's."""
+    def written(name, file):
+        if fmt == "bmf":
+            file.write_text(json.dumps({name: {"latency": {"value": 5.0}}}))
+            return str(file)
+        return _google_benchmark_file(file, name)
+
+    assert kidx("import", fmt, written(first, tmp_path / "1.json"))[0] == 0
+    before = json.loads(kidx("get", "workloads", "-o", "json").out)["items"]
+    code, out, err = kidx("import", fmt, written(second, tmp_path / "2.json"))
+    assert code == 0, err
+    assert " configured" not in out
+    workloads = json.loads(kidx("get", "workloads", "-o", "json").out)["items"]
+    assert len(workloads) == 2
+    [kept] = before
+    still = {w["metadata"]["name"]: w for w in workloads}[kept["metadata"]["name"]]
+    assert (still["spec"], still["metadata"]["generation"]) == (kept["spec"], 1)
+    [new] = [w for w in workloads if w["metadata"]["name"] != kept["metadata"]["name"]]
+    assert new["metadata"]["name"].startswith(kept["metadata"]["name"] + "-")
+    runs = {run["spec"]["workloadDigest"]: run for run in json.loads(kidx("get", "runs", "-o", "json").out)["items"]}
+    assert set(runs) == {kept["metadata"]["digest"], new["metadata"]["digest"]}
+    again = kidx("import", fmt, str(tmp_path / "2.json"))  # the same file again: nothing changes
+    assert again[0] == 0 and all(line.endswith(" unchanged") for line in again.out.splitlines())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -282,3 +283,80 @@ def test_tritonbench_is_given_output_json_and_format_options_reach_the_import(ch
     refused = kidx_in(checkout, store, "record", "liger", "--op", "softmax", "--", sys.executable, "run.py")
     assert refused.returncode == 1
     assert refused.stderr.endswith("error: --op applies to tritonbench, not liger\n")
+
+
+@pytest.mark.parametrize("where", ["file", "under-file", "unreachable"])
+def test_a_store_that_cannot_be_written_is_refused_before_the_harness_runs(checkout, tmp_path, where):
+    """An hour of measurements must not be run only to find the store unusable afterwards."""
+    (tmp_path / "a-file").write_text("not a store\n")
+    store = {"file": str(tmp_path / "a-file"), "under-file": str(tmp_path / "a-file" / "store"),
+             "unreachable": f"postgresql://kidx:secret@/db?host={tmp_path}&connect_timeout=2"}[where]
+    ran = tmp_path / "harness-ran"
+    done = kidx_in(checkout, store, "record", "google-benchmark", "--no-capture", "--results", "out.json", "--",
+                   sys.executable, "-c", f"open({str(ran)!r}, 'w').close()")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert not ran.exists()
+    expected = {"file": f"error: cannot open the store at {store}: {store} is a file, not a folder\n",
+                "under-file": f"error: cannot open the store at {store}: {tmp_path / 'a-file'} is a file, not a folder\n",
+                "unreachable": f"error: cannot connect to the store at postgresql://kidx:***@/db?host={tmp_path}"
+                               "&connect_timeout=2: "}[where]
+    assert done.stderr.startswith(expected) if where == "unreachable" else done.stderr == expected
+    assert "secret" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_read_only_postgres_role_is_refused_before_the_harness_runs(checkout, tmp_path, postgres_store):
+    import psycopg
+
+    done = kidx_in(checkout, postgres_store, "apply", "-f", str(REPO / "docs" / "examples" / "seed-bundle.json"))
+    assert done.returncode == 0, done.stderr
+    with psycopg.connect(postgres_store.url, autocommit=True) as connection:
+        role = f"{postgres_store.database}_reader"
+        connection.execute(f"CREATE ROLE {role} LOGIN")
+        connection.execute(f"GRANT USAGE ON SCHEMA kidx TO {role}")
+        connection.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA kidx TO {role}")
+    reader = re.sub(r"//[^@/]*@", f"//{role}@", postgres_store.url, count=1)
+    ran = tmp_path / "harness-ran"
+    done = kidx_in(checkout, reader, "record", "google-benchmark", "--no-capture", "--results", "out.json", "--",
+                   sys.executable, "-c", f"open({str(ran)!r}, 'w').close()")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert not ran.exists()
+    assert done.stderr.startswith("error: the store at ") and " is read-only (the role may not write the tables kidx." \
+        in done.stderr, done.stderr
+    assert kidx_in(checkout, reader, "get", "runs", "-o", "name").returncode == 0  # reading it still works
+
+
+def test_a_daemon_the_harness_started_does_not_hold_record(checkout, tmp_path):
+    """The harness ends; a background child it left holds the output pipe open for ever.
+    kidx waits for the harness, not for its descendants' pipes."""
+    store, pid_file = tmp_path / "store", tmp_path / "daemon.pid"
+    harness = ("import json, subprocess, sys\n"
+               "json.dump({'copy': {'latency': {'value': 1250.0}}}, open('out.bmf.json', 'w'))\n"
+               f"daemon = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+               f"open({str(pid_file)!r}, 'w').write(str(daemon.pid))\n"
+               "print('harness done', flush=True)\n")
+    try:
+        done = kidx_in(checkout, store, "record", "bmf", "--no-capture", "--results", "out.bmf.json", "--",
+                       sys.executable, "-c", harness, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert "harness done\n" in done.stderr
+        [run] = stored_runs(store)
+        assert run["spec"]["timing"]["latencyNs"]["median"] == 1250.0
+    finally:
+        if pid_file.exists():
+            try:
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def test_output_without_newlines_is_passed_on_in_bounded_pieces(checkout, tmp_path):
+    store = tmp_path / "store"
+    harness = ("import json, sys\n"
+               "sys.stdout.write('x' * (3 * 65536 + 5)); sys.stdout.flush()\n"
+               "json.dump({'copy': {'latency': {'value': 1250.0}}}, open('out.bmf.json', 'w'))\n")
+    done = kidx_in(checkout, store, "record", "bmf", "--no-capture", "--results", "out.bmf.json", "--",
+                   sys.executable, "-c", harness)
+    assert done.returncode == 0, done.stderr
+    pieces = [line for line in done.stderr.splitlines() if line.startswith("x")]
+    assert [len(piece) for piece in pieces] == [65536, 65536, 65536, 5]
+    assert set("".join(pieces)) == {"x"}

@@ -83,3 +83,31 @@ def test_series_error_exit_2(kidx, history_store):
     code, out, err = kidx("series", "no-such-run", store_path=history_store)
     assert (code, out) == (2, "") and "not found" in err
     assert kidx("series", "-o", "name", store_path=history_store).code == 2
+
+
+def test_latencies_at_the_ends_of_the_float_range(kidx, tmp_path):
+    """1e-300 ns, then 1e300 ns: a change too large for a float is infinite, never an
+    OverflowError, and prints short."""
+    (tmp_path / "x.json").write_text(json.dumps({"x": {"latency": {"value": 1.0}}}))
+    code, out, err = kidx("import", "bmf", str(tmp_path / "x.json"), "-o", "json")
+    assert code == 0, err
+    items = json.loads(out)["items"]
+    [run] = [item for item in items if item["kind"] == "BenchmarkRun"]
+    items.remove(run)
+    for index in range(12):
+        point = json.loads(json.dumps(run))
+        point["metadata"]["name"] = f"r{index:02d}"
+        point["spec"]["observedAt"] = f"2026-01-{index + 1:02d}T00:00:00Z"
+        point["spec"]["timing"]["latencyNs"]["median"] = 1e-300 if index < 6 else 1e300
+        items.append(point)
+    (tmp_path / "runs.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    assert kidx("apply", "-f", str(tmp_path / "runs.json"))[0] == 0
+    code, out, err = kidx("series")
+    assert code == 0, err
+    rows = out.splitlines()
+    assert rows[2].split() == ["2026-01-01T00:00:00Z", "1e-300ns", "<none>", "r00"]
+    assert rows[8].split() == ["2026-01-07T00:00:00Z", "1e+291s", "<none>", "+inf%", "slower", "r06"]
+    assert "change point at r06 (position 6): +inf%" in out
+    code, out, err = kidx("series", "-o", "json")
+    assert code == 0, err
+    assert "Infinity" not in out and json.loads(out)

@@ -193,3 +193,17 @@ def test_bad_input_is_reported_at_file_and_line(kidx, tmp_path):
     other.write_text('{"benchmarks": []}')
     code, out, err = kidx("import", "google-benchmark", str(other))
     assert code == 1 and "expected an object with context and benchmarks" in err
+
+
+@pytest.mark.parametrize("key, value", [("iterations", [1, 2]), ("time_unit", ["ns"]), ("aggregate_name", ["mean"]),
+                                        ("family_index", {"a": 1}), ("threads", [1])])
+def test_a_list_or_object_where_a_value_belongs_is_an_error_at_its_line(kidx, tmp_path, key, value):
+    record = {"name": "BM_a/1", "run_name": "BM_a/1", "run_type": "iteration", "repetitions": 1,
+              "repetition_index": 0, "threads": 1, "iterations": 10, "real_time": 5.0, "cpu_time": 5.0,
+              "time_unit": "ns", key: value}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"context": {"date": "2026-12-01T10:39:05+00:00"}, "benchmarks": [record]}, indent=1))
+    code, out, err = kidx("import", "google-benchmark", str(path))
+    assert (code, out) == (1, "")
+    assert err == (f"error: {path}, line 7: benchmarks[0].{key}: {value!r} is not a single value (a string, number "
+                   "or boolean)\n")

@@ -376,3 +376,22 @@ def test_site_words_agree_with_the_cli(kidx, history_store, tmp_path):
     assert versions == sorted(versions, key=lambda v: [int(p) for p in v.split(".")])
     runs = [p.read_text() for p in (site / "runs").glob("*.html")]
     assert not any("Nothing in the published selection refers" in text for text in runs)
+
+
+def test_two_runs_with_one_digest_have_anchors_of_their_own(kidx, tmp_path, seed_bundle):
+    """One spec under two names is one digest: each run still has its own section id, and
+    every link to a run leads to its own."""
+    assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle))[0] == 0
+    code, out, _ = kidx("get", "run", SEED_RUN_NAME, "-o", "json")
+    assert code == 0
+    twin = json.loads(out)
+    twin["metadata"] = {"name": "a-twin-of-the-seed"}
+    assert kidx("apply", "-f", "-", stdin=json.dumps(twin))[0] == 0
+    site = tmp_path / "site"
+    code, _, err = publish(kidx, site)
+    assert code == 0, err
+    page = (site / "runs" / "6e7.html").read_text()
+    digest = "6e70abf28bfccdbc8dde69ec6347a8f22a416952374d02a065d78a2cb9973cba"
+    ids = re.findall(r'<article class="run" id="([^"]+)"', page)
+    assert ids == [digest, f"{digest}-{SEED_RUN_NAME}"]  # the first name (a-twin…) keeps the digest's anchor
+    assert len(set(re.findall(r'id="([^"]+)"', page))) == len(re.findall(r'id="([^"]+)"', page))

@@ -114,3 +114,17 @@ def test_a_fifo_in_a_folder_of_manifests_is_passed_over(tmp_path, store):
         f"benchmarkrun.kernelindex.dev/{SEED_RUN_NAME}",
         "executionenvironment.kernelindex.dev/liger-bench-nvidia-h100-80gb-hbm3",
     ]
+
+
+@pytest.mark.parametrize("file", ["catalog.sqlite", "catalog.sqlite-wal"])
+def test_a_fifo_in_the_catalog_s_place_is_refused_without_waiting(seeded, file):
+    store, _ = seeded
+    place = store / file
+    if place.exists():
+        place.unlink()
+    os.mkfifo(place)
+    expected = (f"error: cannot open the store at {store}: {place} is a FIFO, not a catalog file (nothing was read "
+                "or changed)\n")
+    for command in (("get", "runs"), ("apply", "-f", str(SEED_BUNDLE)), ("fsck",), ("export", "-o", "-")):
+        result = run_kidx(*command, store=store, timeout=30)
+        assert (result.returncode, result.stdout, result.stderr) == (1, "", expected), command

@@ -318,3 +318,20 @@ def test_fsck_finds_and_repairs_a_damaged_label_index(postgres_store, kidx, tmp_
     assert kidx("get", "runs", "-l", "liger_version=0.6.1", "-o", "name", store_path=postgres_store)[1] == (
         f"{RUN}/{SEED['run']['metadata']['name']}\n")
     assert sql(postgres_store, "SELECT count(*) FROM kidx.labels WHERE key = 'stray'") == [(0,)]
+
+
+def test_a_statement_timeout_is_said_as_one_not_as_a_lost_connection(postgres_store, kidx, tmp_path):
+    """A reader held by a lock another session keeps, past the role's statement_timeout."""
+    import psycopg
+
+    assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=str(postgres_store))[0] == 0
+    timed = postgres_store.url + "&options=-c%20statement_timeout%3D300"
+    with psycopg.connect(postgres_store.url) as holder:
+        holder.execute("LOCK TABLE kidx.info IN ACCESS EXCLUSIVE MODE")  # held until the block ends
+        code, out, err = kidx("get", "runs", store_path=timed)
+    assert (code, out) == (1, "")
+    assert err.startswith(f"error: the store at {postgres_store.url}&options=-c%20statement_timeout%3D300 "
+                          "cancelled the statement (canceling statement due to statement timeout")
+    assert err.endswith("a statement_timeout set for this role or database, or an administrator, stopped it; "
+                        "nothing was changed\n")
+    assert "lost the connection" not in err

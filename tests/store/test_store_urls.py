@@ -53,6 +53,30 @@ def test_the_refusals_say_what_to_write(kidx, tmp_path):
                "of that name is written ./postgresql:…)\n")
 
 
+@pytest.mark.parametrize("location, suggestion", [
+    ("host=db dbname=team user=kidx password=Sekrit-pw", "postgresql://kidx:***@db/team"),
+    ("  dbname=team host=/run/postgresql port=5433 password='Sekrit pw'",
+     "postgresql:///team?host=/run/postgresql&port=5433"),
+])
+def test_a_keyword_value_connection_string_is_refused_with_its_password_masked(kidx, tmp_path, monkeypatch,
+                                                                              location, suggestion):
+    import kidx as api
+    from kidx.errors import KidxError
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "seed.json").write_text(SEED_BUNDLE.read_text(encoding="utf-8"), encoding="utf-8")
+    shown = location.replace("'Sekrit pw'", "***").replace("Sekrit-pw", "***")
+    expected = (f"error: {shown!r} is a PostgreSQL keyword/value connection string, not a store location: write it "
+                f"as a URL, {suggestion}\n")
+    for command in (("apply", "-f", "seed.json"), ("get", "runs")):
+        assert kidx(*command, store_path=location) == (1, "", expected)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["seed.json"]  # no folder named with the password
+    with pytest.raises(KidxError) as raised:
+        api.open_store(location)
+    assert "Sekrit" not in str(raised.value) and str(raised.value) == expected[len("error: "):-1]
+    assert masked(location) == shown
+
+
 def test_a_folder_named_like_a_url_is_reached_through_dot_slash(kidx, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "seed.json").write_text(SEED_BUNDLE.read_text(encoding="utf-8"), encoding="utf-8")

@@ -78,6 +78,8 @@ def capture(
         from kidx.speed_of_light.measure import measure_peaks as measure
 
         peaks = measure()
+        for refused in peaks.refused:
+            out.warning(refused)
         manifest["metadata"]["annotations"].update(peaks.annotations(datetime.datetime.now(datetime.UTC)))
         out.notice(peaks.summary())
     if not apply:

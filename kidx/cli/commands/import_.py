@@ -258,6 +258,10 @@ def import_files(format_name: str, files: list[str], environment: str | None, dr
     module = importer(format_name)
     converted = module.convert_files(files, **(options or {}))
     the_store = functools.cache(lambda: open_store(store))  # opened once, and only when needed
+    if output_format not in ("yaml", "json"):  # before a given environment joins: the user names that one
+        from kidx.operations.stored_runs import named_apart_from_stored
+
+        converted = named_apart_from_stored(converted, the_store())
     attached = None
     if environment is not None:
         from kidx.operations.import_environment import attach_named_environment

@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from kidx.cli.commands.import_ import EnvironmentOption, LibraryOption, OutputOption
-from kidx.cli.common import DryRunOption, StoreOption, output
+from kidx.cli.common import DryRunOption, StoreOption, open_store, output, parse_dry_run
 from kidx.errors import UsageError
 from kidx.importers.framework import IMPORTERS
 from kidx.timers.settings import CACHES, TIMERS
@@ -135,6 +135,13 @@ def record(
                 out.warning(f"{folder} is not in a git checkout: the runs carry no commit label")
             sides.append(recording.Side(name, plan, state, recording.recording_metadata(state, plan.command,
                                                                                         labels)[0]))
+        if output_format not in ("yaml", "json") and parse_dry_run(dry_run) is None:
+            probe = open_store(store)  # before the harness runs: its results need somewhere to go
+            try:
+                probe.check_writable()
+            finally:
+                probe.close()
+                probe.backend.close()
         if environment is None and capture is not False:
             environment = _capture(out, scratch)
         for side in sides:
