@@ -365,12 +365,10 @@ def _repair(
             if finding.check not in ("damaged-object", "missing-object") or finding.subject not in bundle_objects:
                 continue
             message = f"written from {bundle_path}"
-            blocker = _not_a_file(store, finding.subject)
-            if blocker is not None:
-                unrepaired.append(Finding(finding.check, finding.subject,
-                                          f"not written from {bundle_path}: {blocker}", finding.path))
-                continue
-            if finding.check == "damaged-object":
+            moved = _folder_moved_aside(store, finding.subject)
+            if moved is not None:
+                message += f"; the folder in its place, with everything in it, was moved to {moved}"
+            elif finding.check == "damaged-object":
                 kept = _keep_in_lost_and_found(store, finding.subject)
                 if kept is None:
                     continue  # nowhere to keep the damaged copy: never replace it unseen
@@ -402,13 +400,28 @@ def _repair(
     return repaired, unrepaired
 
 
-def _not_a_file(store: Store, digest: str) -> str | None:
-    """Why an object cannot be written in its place: a folder there (never replaced:
-    it may hold anything); None when the place is free or holds a file or a FIFO."""
+def _folder_moved_aside(store: Store, digest: str) -> str | None:
+    """A folder where the object's file belongs (it may hold anything, so it is never
+    deleted) moved whole into ``lost+found/``; where it went, or None when there was none."""
     where = store.objects.where(digest)
-    if os.path.isdir(where) and not os.path.islink(where):
-        return f"{shown_path(store, where)} is a folder, not an object file (move it away and repair again)"
-    return None
+    if not os.path.isdir(where) or os.path.islink(where):
+        return None
+    target = _lost_and_found_place(Path(store.location), digest, ".folder")
+    os.rename(where, target)
+    return os.path.relpath(target, store.location)
+
+
+def _lost_and_found_place(store_folder: Path, digest: str, suffix: str = "") -> Path:
+    """A free name in the store's ``lost+found/`` for what was kept of ``digest``."""
+    folder = store_folder / "lost+found"
+    folder.mkdir(exist_ok=True)
+    hexdigest = digest.partition(":")[2]
+    target = folder / f"{hexdigest}{suffix}"
+    number = 1
+    while target.exists():
+        number += 1
+        target = folder / f"{hexdigest}{suffix}.{number}"
+    return target
 
 
 def _identity_or_none(store: Store, digest: str) -> dict | None:
@@ -427,14 +440,7 @@ def _keep_in_lost_and_found(store: Store, digest: str) -> str | None:
         data = store.objects.read(digest)
     except OSError:
         return None
-    folder = folder / "lost+found"
-    folder.mkdir(exist_ok=True)
-    hexdigest = digest.partition(":")[2]
-    target = folder / hexdigest
-    number = 1
-    while target.exists():
-        number += 1
-        target = folder / f"{hexdigest}.{number}"
+    target = _lost_and_found_place(folder, digest)
     target.write_bytes(data)
     return os.path.relpath(target, store.location)
 

@@ -73,20 +73,25 @@ def test_fsck_repair_from_a_bundle_replaces_a_fifo(seeded):
     assert digest_bytes(place.read_bytes()) == SEED_PROTOCOL_DIGEST
 
 
-def test_fsck_repair_leaves_a_folder_in_an_object_s_place_and_says_so(seeded):
+def test_fsck_repair_moves_a_folder_in_an_object_s_place_aside_and_writes_the_object(seeded):
+    """A folder where an object file belongs is repaired as any damaged object is: the
+    folder, with what it holds, goes to lost+found/, and the object is written from the bundle."""
     store, bundle = seeded
     place = object_path(store, SEED_PROTOCOL_DIGEST)
     place.unlink()
     place.mkdir()
     (place / "kept.txt").write_text("someone's file")
     result = run_kidx("fsck", "--repair", "--from-bundle", str(bundle), store=store, timeout=30)
-    assert result.returncode == 1 and "Traceback" not in result.stderr
-    lines = result.stdout.splitlines()
-    assert lines[0].startswith(f"missing-object {relative(SEED_PROTOCOL_DIGEST)}: no object file; needed by ")
-    assert lines[0].endswith(f"; not written from {bundle}: {relative(SEED_PROTOCOL_DIGEST)} is a folder, not an "
-                             "object file (move it away and repair again)")
-    assert f"stray-file {relative(SEED_PROTOCOL_DIGEST)}: not written by kidx (left alone)" in lines
-    assert (place / "kept.txt").read_text() == "someone's file"
+    assert "Traceback" not in result.stderr
+    kept = Path(store) / "lost+found" / (SEED_PROTOCOL_DIGEST.partition(":")[2] + ".folder")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines()[0] == (
+        f"repaired missing-object {relative(SEED_PROTOCOL_DIGEST)}: written from {bundle}; the folder in its place, "
+        f"with everything in it, was moved to lost+found/{kept.name}")
+    assert (kept / "kept.txt").read_text() == "someone's file"
+    assert place.is_file()
+    again = run_kidx("fsck", store=store, timeout=30)
+    assert again.returncode == 0, again.stdout + again.stderr
 
 
 def test_apply_over_a_folder_in_an_object_s_place_is_a_clear_error(seeded):
