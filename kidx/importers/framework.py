@@ -127,17 +127,23 @@ class Conversion:
 
 # --- reading ---------------------------------------------------------------------------
 
-def read_text(path: str, problems: list[Problem]) -> str | None:
-    """A file's text (UTF-8, BOM dropped), or None with a Problem saying why not.
-
-    Bounded as apply bounds a source (``KIDX_MAX_INPUT_SIZE``, 256 MiB by default)."""
+def read_bytes(path: str, problems: list[Problem]) -> bytes | None:
+    """A file's bytes, or None with a Problem saying why not. Bounded as apply bounds a
+    source (``KIDX_MAX_INPUT_SIZE``, 256 MiB by default)."""
     try:
-        data = read_bounded(path)
+        return read_bounded(path)
     except OSError as exc:
         problems.append(Problem(Location(path), f"cannot read file: {exc.strerror or exc}"))
-        return None
     except InputTooLarge as exc:
         problems.append(Problem(Location(path), exc.message))
+    return None
+
+
+def read_text(path: str, problems: list[Problem]) -> str | None:
+    """A file's text (UTF-8, BOM dropped), or None with a Problem saying why not
+    (``read_bytes``'s bound)."""
+    data = read_bytes(path, problems)
+    if data is None:
         return None
     try:
         text = data.decode("utf-8")

@@ -49,12 +49,13 @@ from kidx.importers.framework import (
     manifest,
     problem,
     raise_if_problems,
+    read_bytes,
     slug,
     valid_labels,
 )
 from kidx.importers.gpus import canonical_gpu_name, gpu_hardware
 from kidx.manifests.document import Document
-from kidx.manifests.reader import InputTooLarge, max_input_size, read_bounded
+from kidx.manifests.reader import InputTooLarge, max_input_size
 
 SOURCE_NAME = "pytorch-benchmark"
 FAMILY = "pytorch_benchmark"
@@ -178,13 +179,8 @@ def _as_built(body: dict) -> Callable[[], tuple[str, dict]]:
 
 def _read_records(path: str, problems: list[Problem]) -> list[tuple[int, int, Any]] | None:
     """(line, index, record) of a file's records, or None with a Problem."""
-    try:
-        data = read_bounded(path)
-    except OSError as exc:
-        problems.append(Problem(Location(path), f"cannot read file: {exc.strerror or exc}"))
-        return None
-    except InputTooLarge as exc:
-        problems.append(Problem(Location(path), exc.message))
+    data = read_bytes(path, problems)
+    if data is None:
         return None
     if data[:2] == b"\x1f\x8b":
         limit = max_input_size()

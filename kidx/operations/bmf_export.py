@@ -40,9 +40,10 @@ class BmfReport:
         return json.dumps(self.benchmarks, indent=2, ensure_ascii=False) + "\n"
 
 
-def bmf_report(store: Store, selected: list[tuple[str, str]] | None) -> BmfReport:
-    """The BMF of the selected runs (every run when ``selected`` is None; other kinds are
-    the caller's to refuse)."""
+def selected_runs(store: Store, selected: list[tuple[str, str]] | None) -> tuple[list[dict], dict[str, dict]]:
+    """The selected runs' manifests (every run when ``selected`` is None; other kinds are
+    the caller's to refuse), and the objects they refer to, by reference field and digest:
+    what every export reads, in one read of the store."""
     with store.reading() as catalog:
         if selected is None:
             entries = [entry for entry in catalog.all_entries() if entry.kind == "BenchmarkRun"]
@@ -50,11 +51,18 @@ def bmf_report(store: Store, selected: list[tuple[str, str]] | None) -> BmfRepor
             found = catalog.get_many("BenchmarkRun", [name for _, name in selected])
             entries = [found[name] for _, name in selected if name in found]
         runs = [store.manifest(entry) for entry in entries]
-        names: dict[str, dict[str, str]] = {}
+        objects: dict[str, dict] = {}
         for role, kind in ROLES:
             digests = {run["spec"].get(role) for run in runs} - {None}
-            names[role] = {digest: manifest["metadata"].get("name", digest)
-                           for digest, manifest in store.referenced_manifests(digests, kind, catalog).items()}
+            objects[role] = store.referenced_manifests(digests, kind, catalog)
+    return runs, objects
+
+
+def bmf_report(store: Store, selected: list[tuple[str, str]] | None) -> BmfReport:
+    """The BMF of the selected runs (every run when ``selected`` is None)."""
+    runs, objects = selected_runs(store, selected)
+    names = {role: {digest: manifest["metadata"].get("name", digest) for digest, manifest in found.items()}
+             for role, found in objects.items()}
     report = BmfReport()
     newest: dict[Any, tuple[tuple, dict, dict]] = {}  # series -> (order, run, measures)
     for run in runs:

@@ -29,7 +29,7 @@ from datetime import datetime
 from typing import Any
 
 from kidx.identity import canonical_json
-from kidx.operations.bmf_export import ROLES
+from kidx.operations.bmf_export import ROLES, selected_runs
 from kidx.store.store import Store
 
 _KEYS = {"BenchmarkProtocol": "kidx.protocol", "Workload": "kidx.workload",
@@ -45,17 +45,7 @@ class PytorchBenchmarkReport:
 
 
 def pytorch_benchmark_report(store: Store, selected: list[tuple[str, str]] | None) -> PytorchBenchmarkReport:
-    with store.reading() as catalog:
-        if selected is None:
-            entries = [entry for entry in catalog.all_entries() if entry.kind == "BenchmarkRun"]
-        else:
-            found = catalog.get_many("BenchmarkRun", [name for _, name in selected])
-            entries = [found[name] for _, name in selected if name in found]
-        runs = [store.manifest(entry) for entry in entries]
-        objects: dict[str, dict[str, dict]] = {}
-        for role, kind in ROLES:
-            digests = {run["spec"].get(role) for run in runs} - {None}
-            objects[role] = store.referenced_manifests(digests, kind, catalog)
+    runs, objects = selected_runs(store, selected)
     report = PytorchBenchmarkReport()
     for run in sorted(runs, key=lambda r: r["metadata"]["name"]):
         referenced = {kind: objects[role].get(run["spec"].get(role) or "") for role, kind in ROLES}
