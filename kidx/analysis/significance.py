@@ -24,6 +24,7 @@ the samples' logs (within a run); both deterministic.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -208,10 +209,21 @@ def runs_needed(sigma: float | None, df: int, threshold: float = DEFAULT_THRESHO
     if sigma == 0:
         return 1
     target = math.log1p(threshold)
-    for n in range(1, RUNS_NEEDED_LIMIT + 1):
-        if critical_t(max(df, 2 * (n - 1)), alpha, min_t) * sigma * math.sqrt(2 / n) <= target:
-            return n
-    return None
+
+    def enough(n: int) -> bool:
+        return critical_t(max(df, 2 * (n - 1)), alpha, min_t) * sigma * math.sqrt(2 / n) <= target
+
+    # the detectable change only shrinks as runs are added: bisect for the first n that is enough
+    if not enough(RUNS_NEEDED_LIMIT):
+        return None
+    low, high = 0, RUNS_NEEDED_LIMIT  # not enough at low (0: none yet), enough at high
+    while high - low > 1:
+        middle = (low + high) // 2
+        if enough(middle):
+            high = middle
+        else:
+            low = middle
+    return high
 
 
 def needed_text(needed: int | None, n_value: int, n_baseline: int) -> str:
@@ -306,6 +318,7 @@ def t_two_sided_p(t: float, df: float) -> float:
     return min(1.0, _incomplete_beta(df / 2, 0.5, df / (df + t * t)))
 
 
+@functools.lru_cache(maxsize=4096)
 def t_quantile(q: float, df: float) -> float:
     """The q-quantile (q > 0.5) of Student's t, by bisection."""
     target = 2 * (1 - q)

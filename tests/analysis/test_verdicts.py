@@ -497,7 +497,7 @@ def test_the_aa_benchmark_script_reports_false_positives_and_power(tmp_path):
         shutil.copytree(repo / "tests" / "data" / "h200-aa" / rep, data / rep)
     completed = subprocess.run(
         [sys.executable, str(repo / "bench" / "bench_verdicts.py"), "--data", str(data), "--out", str(tmp_path / "out"),
-         "--injected", "rep-02", "--variants"], capture_output=True, text=True, timeout=300)
+         "--mode", "pairs", "--injected", "rep-02", "--variants"], capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr
     assert "A/A pairs called faster or slower: " in completed.stdout
     [report_file] = (tmp_path / "out").glob("bench_verdicts-*.json")
@@ -508,3 +508,30 @@ def test_the_aa_benchmark_script_reports_false_positives_and_power(tmp_path):
     assert total == 198 and 0 <= hit <= total  # 66 series, 3 pairs each
     caught, compared = result["power"]["pairs"]
     assert compared == 132 and 0 <= caught <= compared  # 66 latency series, 2 pairs with rep-02 each
+
+
+@pytest.mark.slow
+def test_the_timers_benchmark_reports_each_timer_by_runs_a_side(tmp_path):
+    # bench/bench_verdicts.py's timers mode on the cuda_graph recording, 3 runs a side, one split each
+    import subprocess
+    import sys
+
+    completed = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "bench_verdicts.py"), "--timer", "cuda_graph", "--no-eager",
+         "--sides", "3", "--trials", "1", "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=500)
+    assert completed.returncode == 0, completed.stderr
+    [report_file] = (tmp_path / "out").glob("bench_verdicts-*.json")
+    report = json.loads(report_file.read_text())
+    assert report["stepConfigurations"] == 20  # every default-shape configuration has its 1.1x twin
+    assert report["meta"]["title"].startswith("Verdicts per timer")
+    measures = [row[0] for row in report["summary"]]
+    assert measures == ["cuda_graph, 3 runs a side, fresh store: A/A false calls",
+                        "cuda_graph, 3 runs a side, fresh store: 10% slowdown found",
+                        "cuda_graph, 3 runs a side, with history: A/A false calls",
+                        "cuda_graph, 3 runs a side, with history: 10% slowdown found"]
+    rows = {(row["store"], row["scenario"], row["half"]): row["figures"]["3"] for row in report["rows"]}
+    # 32 configurations in two halves of 16; the step's 20 in two halves of 10
+    assert rows[("fresh", "aa", "test")][1] + rows[("fresh", "aa", "calibration")][1] == 32
+    assert rows[("history", "step", "test")][1] == rows[("history", "step", "calibration")][1] == 10
+    assert rows[("fresh", "slow-20", "test")] == [16, 16]  # a 20% slowdown, 3 cuda_graph runs a side: always found
+    assert "5 a side" in completed.stdout and "n/a" in completed.stdout
