@@ -474,7 +474,7 @@ def trial_documents(source: Source, step: Source | None, items: list[Trial], his
         workload["metadata"] = {"name": f"{workload['metadata']['name']}-t{number}"[:240]}
         digest = digest_of(workload)
         out[digest] = workload
-        sides = [(None, run) for run in (trial.history if history else [])]
+        sides: list[tuple[str | None, dict]] = [(None, run) for run in (trial.history if history else [])]
         sides += [("a", run) for run in trial.a] + [("b", run) for run in trial.b]
         for index, (side, run) in enumerate(sides):
             run = json.loads(json.dumps(run))
@@ -600,7 +600,7 @@ def targets(cells: list[Cell], default: str) -> list[list[str]]:
 def main_timers(args) -> None:
     started = time.perf_counter()
     data = Path(args.timers)
-    variants = {"default": {}}
+    variants: dict[str, dict] = {"default": {}}
     for text in args.rules:
         name, _, settings = text.partition("=")
         variants[name] = {key: type(CompareRequest._field_defaults[key])(value)
