@@ -24,6 +24,7 @@ the samples' logs (within a run); both deterministic.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -37,6 +38,13 @@ ALPHA = 0.05
 # also stand MIN_T standard errors clear (conbench's default z threshold), which brought
 # it under 1% (bench/bench_verdicts.py, docs/analysis.md).
 MIN_T = 5.0
+# One process can run far off an otherwise steady series (single eager runs 16-71% off,
+# tests/data/h200-aa): one run is no evidence of a change. A faster or slower between runs
+# is confirmed only by CONFIRM_RUNS runs a side that agree on it: more than half of the
+# pairs of runs (one from each side) differ beyond the threshold in its direction. Else it
+# is unconfirmed, its direction beside it, and a --fail-on-regression gate passes it until
+# a second run confirms it (bench/bench_verdicts.py, docs/analysis.md). 1 turns it off.
+CONFIRM_RUNS = 2
 DEFAULT_THRESHOLD = 0.05
 EXACT_LIMIT = 400  # n1 * n2 up to which the exact U distribution is counted
 HL_LIMIT = 400  # samples per side kept (evenly spaced quantiles) for the Hodges–Lehmann interval
@@ -55,7 +63,7 @@ class Judgement(NamedTuple):
     p_value: float | None = None
     ci: tuple[float, float] | None = None  # confidence interval of the ratio, at 1 - ALPHA
     evidence: str = WITHIN_RUN  # what the verdict rests on: between-runs or within-run
-    within: str | None = None  # with within-run evidence only: what it shows (faster, slower, same)
+    within: str | None = None  # unconfirmed: what the evidence shows (faster, slower, same)
     reason: str | None = None  # why inconclusive or unconfirmed
     conclusive: bool = True  # False when the test could not reach ALPHA or the noise is too wide
     detectable: float | None = None  # between runs: the smallest relative change this evidence could call
@@ -65,7 +73,7 @@ class Judgement(NamedTuple):
     def verdict(self) -> str:
         if not self.conclusive:
             return INCONCLUSIVE
-        if self.evidence == WITHIN_RUN and self.within is not None:
+        if self.within is not None:  # within-run evidence only, or a change not confirmed by a second run
             return UNCONFIRMED
         return self.direction_word
 
@@ -79,7 +87,7 @@ class Judgement(NamedTuple):
         return FASTER if self.speedup > 1 else SLOWER
 
     def unconfirmed(self, reason: str) -> Judgement:
-        """The within-run judgement as the verdict's evidence: at most ``unconfirmed``."""
+        """At most ``unconfirmed``: within-run evidence, or a change no second run confirms."""
         if not self.conclusive:
             return self
         return self._replace(within=self.direction_word, reason=reason)
@@ -157,10 +165,13 @@ def spread_of(values: Sequence[float]) -> Noise:
 
 def judge_runs(value: Measure, baseline: Measure, value_runs: Sequence[float], baseline_runs: Sequence[float],
                history: Noise = NO_NOISE, threshold: float = DEFAULT_THRESHOLD, alpha: float = ALPHA,
-               min_t: float = MIN_T) -> Judgement:
+               min_t: float = MIN_T, confirm_runs: int = CONFIRM_RUNS,
+               confirming: tuple[Sequence[float], Sequence[float]] | None = None) -> Judgement:
     """The verdict of an arm against the baseline arm (``value`` and ``baseline`` their
     pooled figures, ``*_runs`` their runs' statistics): between runs where the arms'
-    repeats or the series' history give a spread, else the within-run rule, unconfirmed."""
+    repeats or the series' history give a spread, else the within-run rule, unconfirmed.
+    A change between runs must be confirmed (``unconfirmed_because``) by the arms' runs,
+    or by ``confirming`` (value side, baseline side) where a series' neighbours do it."""
     noise = spread_of(value_runs) + spread_of(baseline_runs) + history
     if noise.df < 1:
         within = judge(value, baseline, threshold, alpha)
@@ -186,12 +197,36 @@ def judge_runs(value: Measure, baseline: Measure, value_runs: Sequence[float], b
     needed = runs_needed(sigma, noise.df, threshold, alpha, min_t)
     judgement = Judgement(ratio, speedup, significant, "t-test", p, ci, BETWEEN_RUNS,
                           detectable=detectable, runs_needed=needed)
-    if significant or (1 - threshold <= ci[0] and ci[1] <= 1 + threshold):
+    if significant:
+        sides = confirming if confirming is not None else (value_runs, baseline_runs)
+        why_not = unconfirmed_because(sides[0], sides[1], ratio, threshold, confirm_runs)
+        return judgement if why_not is None else judgement.unconfirmed(why_not)
+    if 1 - threshold <= ci[0] and ci[1] <= 1 + threshold:
         return judgement
     why = (f"noise between runs (±{sigma * 100:.1f}%) too wide for a {threshold * 100:g}% threshold"
            if ci[1] / ci[0] > (1 + threshold) / (1 - threshold) else "the interval reaches past the threshold")
     why += f"; {needed_text(needed, len(a), len(b))}"
     return judgement._replace(conclusive=False, reason=why)
+
+
+def unconfirmed_because(value_runs: Sequence[float], baseline_runs: Sequence[float], ratio: float,
+                        threshold: float = DEFAULT_THRESHOLD, confirm_runs: int = CONFIRM_RUNS) -> str | None:
+    """Why a change between runs (``ratio``: value / baseline) is not confirmed, or None:
+    it needs ``confirm_runs`` runs a side, and more than half of the pairs of runs (one
+    from each side) beyond the threshold in its direction, so that one run far off its
+    series, on either side, is not taken for a change."""
+    if confirm_runs <= 1:
+        return None
+    fewest = min(len(value_runs), len(baseline_runs))
+    if fewest < confirm_runs:
+        runs = "one run" if fewest == 1 else f"{fewest} runs"
+        return f"{runs} a side: a change needs {confirm_runs} runs a side that agree on it"
+    pairs = [v / b for v in value_runs for b in baseline_runs if b > 0]
+    agree = sum(1 for r in pairs if abs(r - 1) > threshold and (r > 1) == (ratio > 1))
+    if 2 * agree <= len(pairs):
+        return (f"only {agree} of {len(pairs)} pairs of runs differ by more than {threshold * 100:g}% that way: "
+                "a run off its series is not a change")
+    return None
 
 
 RUNS_NEEDED_LIMIT = 1000  # runs a side beyond which runs_needed gives up (None)
@@ -225,10 +260,21 @@ def runs_needed(sigma: float | None, df: int, threshold: float = DEFAULT_THRESHO
     if sigma == 0:
         return 1
     target = math.log1p(threshold)
-    for n in range(1, RUNS_NEEDED_LIMIT + 1):
-        if critical_t(max(df, 2 * (n - 1)), alpha, min_t) * sigma * math.sqrt(2 / n) <= target:
-            return n
-    return None
+
+    def enough(n: int) -> bool:
+        return critical_t(max(df, 2 * (n - 1)), alpha, min_t) * sigma * math.sqrt(2 / n) <= target
+
+    # the detectable change only shrinks as runs are added: bisect for the first n that is enough
+    if not enough(RUNS_NEEDED_LIMIT):
+        return None
+    low, high = 0, RUNS_NEEDED_LIMIT  # not enough at low (0: none yet), enough at high
+    while high - low > 1:
+        middle = (low + high) // 2
+        if enough(middle):
+            high = middle
+        else:
+            low = middle
+    return high
 
 
 def needed_text(needed: int | None, n_value: int, n_baseline: int) -> str:
@@ -240,11 +286,13 @@ def needed_text(needed: int | None, n_value: int, n_baseline: int) -> str:
     return f"needs {needed} runs a side"
 
 
-def rule_text(threshold: float, alpha: float = ALPHA, min_t: float = MIN_T) -> str:
+def rule_text(threshold: float, alpha: float = ALPHA, min_t: float = MIN_T, confirm_runs: int = CONFIRM_RUNS) -> str:
     pct = f"{threshold * 100:g}%"
+    confirm = (f"; a change is confirmed by {confirm_runs} runs a side, more than half of the pairs of runs beyond "
+               f"{pct} its way, else unconfirmed" if confirm_runs > 1 else "")
     return (f"a change counts when it exceeds {pct} and a two-sided t-test on the logs of the runs' statistics gives "
             f"p < {alpha:g} and |t| >= {min_t:g}, with the spread between runs from repeated runs or the series' "
-            f"history; same when the "
+            f"history{confirm}; same when the "
             f"{(1 - alpha) * 100:g}% interval of the ratio lies within {pct}; with only within-run evidence "
             f"(Mann-Whitney U on samples, else p20-p80 bands apart, else the threshold) at most unconfirmed")
 
@@ -323,6 +371,7 @@ def t_two_sided_p(t: float, df: float) -> float:
     return min(1.0, _incomplete_beta(df / 2, 0.5, df / (df + t * t)))
 
 
+@functools.lru_cache(maxsize=4096)
 def t_quantile(q: float, df: float) -> float:
     """The q-quantile (q > 0.5) of Student's t, by bisection."""
     target = 2 * (1 - q)

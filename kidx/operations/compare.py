@@ -31,6 +31,7 @@ from kidx.analysis.hostbound import HostEvidence, is_kernel_timer, timer_of
 from kidx.analysis.measures import Measure
 from kidx.analysis.significance import (
     ALPHA,
+    CONFIRM_RUNS,
     DEFAULT_THRESHOLD,
     MIN_T,
     NO_NOISE,
@@ -60,6 +61,7 @@ class CompareRequest(NamedTuple):
     only: frozenset = frozenset()  # show only groups with rows of these verdicts (and only those rows)
     alpha: float = ALPHA
     min_t: float = MIN_T  # the smallest |t| a change needs (the noise between runs has heavy tails)
+    confirm_runs: int = CONFIRM_RUNS  # runs a side that must agree on a change (1: one run suffices)
 
 
 class Arm(NamedTuple):
@@ -193,7 +195,8 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
     if request.only:  # what is shown; the gate judges every row (judged)
         groups = [_only(group, request.only) for group in groups if group.compared
                   and any(row.verdict in request.only for row in group.rows)]
-    return Comparison(groups, rule_text(request.threshold, request.alpha, request.min_t), request.threshold,
+    return Comparison(groups, rule_text(request.threshold, request.alpha, request.min_t, request.confirm_runs),
+                      request.threshold,
                       request.label_key, unmeasured, unlabelled, request.alpha, request.min_t, tuple(problems),
                       tuple(unmatched), tuple(runs), judged)
 
@@ -394,7 +397,7 @@ def _group(members: list[AnalysedRun], request: CompareRequest, forced: str | No
         if arm.run.implementation.digest != baseline.run.implementation.digest:
             noise = noise + history.noise(baseline.run, compared)
         judgement = judge_runs(arm.measure, baseline.measure, arm.values, baseline.values, noise,
-                               request.threshold, request.alpha, request.min_t)
+                               request.threshold, request.alpha, request.min_t, request.confirm_runs)
         if (not judgement.conclusive and judgement.detectable is not None and arm.measure.metric == "latency"
                 and not is_kernel_timer(timer_of(first.protocol.spec))):
             judgement = judgement._replace(reason=f"{judgement.reason}, or a kernel timer")

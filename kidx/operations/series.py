@@ -25,7 +25,16 @@ from typing import NamedTuple
 from kidx.analysis.changepoints import ChangePoint, change_points, segment_noise
 from kidx.analysis.comparability import comparable_key, series_key
 from kidx.analysis.measures import observed_moment
-from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, MIN_T, Judgement, judge, judge_runs, rule_text
+from kidx.analysis.significance import (
+    ALPHA,
+    CONFIRM_RUNS,
+    DEFAULT_THRESHOLD,
+    MIN_T,
+    Judgement,
+    judge,
+    judge_runs,
+    rule_text,
+)
 from kidx.errors import KidxError
 from kidx.operations.analysed_runs import AnalysedRun, Referenced, select_runs
 
@@ -43,6 +52,7 @@ class SeriesRequest(NamedTuple):
     threshold: float = DEFAULT_THRESHOLD
     alpha: float = ALPHA
     min_t: float = MIN_T
+    confirm_runs: int = CONFIRM_RUNS  # points a side that must agree on a change (1: one point suffices)
     # more baselines in order of preference: each comparable group is set against the
     # first of them it holds (publish's repeatable --baseline); ``baseline`` comes first
     more_baselines: tuple[str, ...] = ()
@@ -149,7 +159,8 @@ def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
         problems.append(f"no selected run's implementation is {' or '.join(request.baselines)} (--baseline: a name, "
                         "library or "
                         f"provider label); implementations present: {', '.join(present[:8])}")
-    return SeriesResult(series, single, rule_text(request.threshold, request.alpha, request.min_t),
+    rule = rule_text(request.threshold, request.alpha, request.min_t, request.confirm_runs)
+    return SeriesResult(series, single, rule,
                         request.threshold, request.label_key, request.baseline,
                         [run.name for run in selection.runs if run.measure is None], request.alpha, request.min_t,
                         tuple(problems), tuple(selection.runs))
@@ -187,6 +198,27 @@ def _same_session(run: AnalysedRun, sessions: dict, label_key: str | None) -> An
     return best
 
 
+def _neighbours(members: list[AnalysedRun], values: list[float], index: int,
+                confirm_runs: int) -> tuple[list[float], list[float]]:
+    """What confirms the step into point ``index``: that point and the ones after it, and
+    the one before it and those before that, ``confirm_runs`` a side at most, all on the
+    point's environment (kidx.analysis.significance.unconfirmed_because). The latest
+    point's change waits for the next run; a point off both its neighbours is an outlier."""
+    environment = members[index].environment.digest
+
+    def on_environment(positions) -> list[float]:
+        found = []
+        for position in positions:
+            if members[position].environment.digest != environment:
+                break
+            found.append(values[position])
+        return found
+
+    after = on_environment(range(index, min(len(values), index + max(confirm_runs, 1))))
+    before = on_environment(range(index - 1, max(-1, index - 1 - max(confirm_runs, 1)), -1))
+    return after, before
+
+
 def _series(members: list[AnalysedRun], request: SeriesRequest, sessions: dict) -> Series:
     values = [run.known_measure.value for run in members]
     found = change_points(values, request.threshold)
@@ -205,7 +237,8 @@ def _series(members: list[AnalysedRun], request: SeriesRequest, sessions: dict) 
             if before.environment.digest != run.environment.digest:
                 noise = noise._replace(df=0)  # another environment: no noise estimate carries over
             change = judge_runs(run.known_measure, before.known_measure, [values[index]], [values[index - 1]],
-                                noise, request.threshold, request.alpha, request.min_t)
+                                noise, request.threshold, request.alpha, request.min_t, request.confirm_runs,
+                                _neighbours(members, values, index, request.confirm_runs))
             verdict = change.verdict
             if speedup is not None and previous.speedup:
                 speedup_change = speedup / previous.speedup - 1

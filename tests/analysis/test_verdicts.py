@@ -246,7 +246,11 @@ def test_history_of_the_series_gives_the_noise_for_single_runs(kidx):
     code, out, err = kidx("compare", "-l", "pick=True", "--baseline", "sha256:" + "a" * 64, "-o", "json")
     row = json.loads(out)["groups"][0]["rows"][1]
     assert row["runs"] == ["new0"]
-    assert (row["verdict"], row["evidence"]) == ("slower", "between-runs")
+    # one run a side: the history shows the change, but a second run must confirm it
+    assert (row["verdict"], row["evidence"], row["withinRun"]) == ("unconfirmed", "between-runs", "slower")
+    code, out, err = kidx("compare", "-l", "pick", "--baseline", "sha256:" + "a" * 64, "-o", "json")
+    row = json.loads(out)["groups"][0]["rows"][1]
+    assert len(row["runs"]) == 6 and (row["verdict"], row["evidence"]) == ("slower", "between-runs")
 
 
 def test_summary_line_and_strict_gate(kidx):
@@ -471,12 +475,13 @@ def test_a_change_must_stand_five_standard_errors_clear():
     # heavy-tailed noise between processes: p < 0.05 alone is not enough, |t| must reach 5
     base, new = Measure("latency", "median", 100, "ns"), Measure("latency", "median", 110, "ns")
     history = spread_noise([100, 103, 97, 101.5, 98.5, 104, 96, 100])  # about 2.8% between runs: |t| = 2.4
-    strict = judge_runs(new, base, [110], [100], history)
-    loose = judge_runs(new, base, [110], [100], history, min_t=0)
+    strict = judge_runs(new, base, [110], [100], history, confirm_runs=1)
+    loose = judge_runs(new, base, [110], [100], history, min_t=0, confirm_runs=1)
     assert loose.verdict == "slower" and loose.p_value < 0.05
     assert strict.verdict == "inconclusive" and strict.p_value == loose.p_value
-    far = judge_runs(Measure("latency", "median", 150, "ns"), base, [150], [100], history)  # |t| = 10
+    far = judge_runs(Measure("latency", "median", 150, "ns"), base, [150], [100], history, confirm_runs=1)  # |t| = 10
     assert far.verdict == "slower"
+    assert judge_runs(Measure("latency", "median", 150, "ns"), base, [150], [100], history).verdict == "unconfirmed"
 
 
 def spread_noise(values):
@@ -497,7 +502,7 @@ def test_the_aa_benchmark_script_reports_false_positives_and_power(tmp_path):
         shutil.copytree(repo / "tests" / "data" / "h200-aa" / rep, data / rep)
     completed = subprocess.run(
         [sys.executable, str(repo / "bench" / "bench_verdicts.py"), "--data", str(data), "--out", str(tmp_path / "out"),
-         "--injected", "rep-02", "--variants"], capture_output=True, text=True, timeout=300)
+         "--mode", "pairs", "--injected", "rep-02", "--variants"], capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr
     assert "A/A pairs called faster or slower: " in completed.stdout
     [report_file] = (tmp_path / "out").glob("bench_verdicts-*.json")
@@ -508,3 +513,102 @@ def test_the_aa_benchmark_script_reports_false_positives_and_power(tmp_path):
     assert total == 198 and 0 <= hit <= total  # 66 series, 3 pairs each
     caught, compared = result["power"]["pairs"]
     assert compared == 132 and 0 <= caught <= compared  # 66 latency series, 2 pairs with rep-02 each
+
+
+@pytest.mark.slow
+def test_the_timers_benchmark_reports_each_timer_by_runs_a_side(tmp_path):
+    # bench/bench_verdicts.py's timers mode on the cuda_graph recording, 3 runs a side, one split each
+    import subprocess
+    import sys
+
+    completed = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "bench_verdicts.py"), "--timer", "cuda_graph", "--no-eager",
+         "--sides", "3", "--trials", "1", "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=500)
+    assert completed.returncode == 0, completed.stderr
+    [report_file] = (tmp_path / "out").glob("bench_verdicts-*.json")
+    report = json.loads(report_file.read_text())
+    assert report["stepConfigurations"] == 20  # every default-shape configuration has its 1.1x twin
+    assert report["meta"]["title"].startswith("Verdicts per timer")
+    measures = [row[0] for row in report["summary"]]
+    assert measures == ["cuda_graph, 3 runs a side, fresh store: A/A false calls",
+                        "cuda_graph, 3 runs a side, fresh store: 10% slowdown found",
+                        "cuda_graph, 3 runs a side, with history: A/A false calls",
+                        "cuda_graph, 3 runs a side, with history: 10% slowdown found"]
+    rows = {(row["store"], row["scenario"], row["half"]): row["figures"]["3"] for row in report["rows"]}
+    # 32 configurations in two halves of 16; the step's 20 in two halves of 10
+    assert rows[("fresh", "aa", "test")][1] + rows[("fresh", "aa", "calibration")][1] == 32
+    assert rows[("history", "step", "test")][1] == rows[("history", "step", "calibration")][1] == 10
+    assert rows[("fresh", "slow-20", "test")] == [16, 16]  # a 20% slowdown, 3 cuda_graph runs a side: always found
+    assert "5 a side" in completed.stdout and "n/a" in completed.stdout
+
+
+# One process far off an otherwise steady series is not a change (kidx.analysis.significance.CONFIRM_RUNS)
+
+STEADY = [100, 100.2, 99.8, 100.1, 99.9, 100.2, 99.8, 100.1]
+
+
+def test_a_one_run_slower_passes_the_gate_until_a_second_run_confirms_it(kidx):
+    # the old rule called the single run slower and failed the gate (exit 1)
+    apply(kidx, *[run_manifest(f"old{i}", "a", v, day=1 + i, labels={"release": "1.0"}) for i, v in enumerate(STEADY)],
+          run_manifest("new0", "a", 141, day=20, labels={"release": "1.1"}))
+    arguments = ("compare", "--by", "label=release", "--baseline", "1.0")
+    code, out, err = kidx(*arguments, "--fail-on-regression")
+    assert code == 0 and "unconfirmed (slower)" in out
+    row = json.loads(kidx(*arguments, "-o", "json").out)["groups"][0]["rows"][1]
+    assert row["verdict"] == "unconfirmed" and row["withinRun"] == "slower"
+    assert row["reason"] == "one run a side: a change needs 2 runs a side that agree on it"
+    assert kidx(*arguments, "--fail-on-inconclusive").code == 1  # a strict gate still fails on it
+    # a second run at the new level confirms it: slower, and the gate fails
+    apply(kidx, run_manifest("new1", "a", 140.5, day=21, labels={"release": "1.1"}))
+    code, out, err = kidx(*arguments, "--fail-on-regression")
+    assert code == 1 and "slower" in out and "unconfirmed" not in out.split("rule:")[0]
+
+
+def test_a_run_off_its_series_on_either_side_is_not_a_change():
+    base = Measure("latency", "median", 100.05, "ns")
+    history = spread_noise(STEADY * 25)  # a long, steady history: the arms' own spread barely widens it
+    # two runs a side, one of them 45% off: the old rule called it slower (|t| = 10), but 2 of 4 pairs agree
+    off = judge_runs(Measure("latency", "median", 122.5, "ns"), base, [100, 145], [100, 100.1], history)
+    assert off.verdict == "unconfirmed" and off.within == "slower"
+    assert off.reason == "only 2 of 4 pairs of runs differ by more than 5% that way: a run off its series is not a change"
+    old = judge_runs(Measure("latency", "median", 122.5, "ns"), base, [100, 145], [100, 100.1], history,
+                     confirm_runs=1)
+    assert old.verdict == "slower"
+    # the same on the baseline's side: one baseline run 45% off does not make the contender faster
+    assert judge_runs(base, Measure("latency", "median", 122.5, "ns"), [100, 100.1], [100, 145],
+                      history).verdict == "unconfirmed"
+    # a real 10% change: every pair agrees
+    real = judge_runs(Measure("latency", "median", 110.1, "ns"), base, [110, 110.2], [100, 100.1], history)
+    assert real.verdict == "slower" and real.within is None
+
+
+def test_unconfirmed_because_counts_runs_and_pairs():
+    from kidx.analysis.significance import unconfirmed_because
+
+    assert unconfirmed_because([110], [100, 100], 1.1) == "one run a side: a change needs 2 runs a side that agree on it"
+    assert unconfirmed_because([110], [100], 1.1, confirm_runs=1) is None
+    assert unconfirmed_because([110, 111], [100, 100.5], 1.1) is None
+    assert unconfirmed_because([110, 100], [100, 100], 1.05) == (
+        "only 2 of 4 pairs of runs differ by more than 5% that way: a run off its series is not a change")
+    assert unconfirmed_because([90, 91], [100, 100], 0.9) is None  # faster: the pairs agree the other way
+
+
+def test_series_outlier_is_not_a_step_and_the_latest_change_waits_for_a_second_run(kidx):
+    values = [*STEADY[:4], 141, *STEADY[4:]]  # one process 41% off in the middle of a steady series
+    apply(kidx, *[run_manifest(f"r{i:02d}", "a", v, day=1 + i) for i, v in enumerate(values)])
+    code, out, err = kidx("series", "-o", "json", "--fail-on-regression")
+    points = json.loads(out)["series"][0]["points"]
+    verdicts = [(point.get("verdict"), point.get("withinRun")) for point in points[1:]]
+    assert verdicts[3] == ("unconfirmed", "slower") and verdicts[4] == ("unconfirmed", "faster")  # into, out of it
+    assert code == 0  # the old rule called the step into it slower and failed the gate
+    # another steady series whose latest run is 20% up: no second run yet
+    apply(kidx, *[run_manifest(f"b{i:02d}", "b", v, day=1 + i) for i, v in enumerate([*STEADY, 120])])
+    code, out, err = kidx("series", "-o", "json", "--fail-on-regression", "--field-selector",
+                          "spec.implementationDigest=sha256:" + "b" * 64)
+    points = json.loads(out)["series"][0]["points"]
+    assert (points[-1].get("verdict"), points[-1].get("withinRun")) == ("unconfirmed", "slower") and code == 0
+    apply(kidx, run_manifest("b20", "b", 120.3, day=20))  # a second run at the new level confirms the step
+    code, out, err = kidx("series", "-o", "json", "--fail-on-regression", "--field-selector",
+                          "spec.implementationDigest=sha256:" + "b" * 64)
+    points = json.loads(out)["series"][0]["points"]
+    assert [point.get("verdict") for point in points[-2:]] == ["slower", "same"] and code == 1
