@@ -11,8 +11,9 @@ HF_RUN = "liger-llama4-rope-backward-huggingface-nvidia-h100-80gb-hbm3-hidden819
 SEQ8192_RUN = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-seq-06a5f9125d"
 WORKLOAD = "liger-llama4-rope-hidden8192-kv-heads8-q-heads32-seq16384-bf16"
 RULE = ("rule: a change counts when it exceeds 5% and a two-sided t-test on the logs of the runs' statistics gives "
-        "p < 0.05 and |t| >= 5, with the spread between runs from repeated runs or the series' history; same when the "
-        "95% interval of the ratio lies within 5%; with only within-run evidence (Mann-Whitney U on samples, else "
+        "p < 0.05 and |t| >= 5, with the spread between runs from repeated runs or the series' history; a change is "
+        "confirmed by 2 runs a side, more than half of the pairs of runs beyond 5% its way, else unconfirmed; same when "
+        "the 95% interval of the ratio lies within 5%; with only within-run evidence (Mann-Whitney U on samples, else "
         "p20-p80 bands apart, else the threshold) at most unconfirmed\n")
 
 
