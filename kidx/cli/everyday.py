@@ -120,12 +120,12 @@ def _reference_namer(store: Store) -> Callable[[str], str | None]:
 def run_describe(arguments: list[str] | None = None, selector: str | None = None, store: str | None = None) -> int:
     """``kidx describe``: each object's description; the exit code."""
     from kidx.operations.describe import describe_objects
-    from kidx.output.describe import describe_texts
+    from kidx.output.describe import describe_result_text
 
     label_selector = parse_selector(selector)
     result = describe_objects(open_store(store, must_exist=True), kind_registry(), arguments or [], label_selector)
     out = output()
-    out.data(describe_texts(result.descriptions, result.by_prefix, result.speed_of_light, result.host))
+    out.data(describe_result_text(result))
     if not result.descriptions and not result.missing:
         out.notice("No resources found")
     return report_missing(out, result.missing, False)

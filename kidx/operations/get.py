@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import Enum
 
 from kidx.kinds.registry import KindInfo, KindRegistry
-from kidx.query.loading import LoadMode
 from kidx.query.selection import select
 from kidx.query.targets import parse_targets, selection_rules
 from kidx.records import TYPE_CHECKING, NamedTuple
@@ -17,6 +17,25 @@ if TYPE_CHECKING:
     from kidx.query.label_selector import LabelSelector
     from kidx.query.sorting import SortKey
     from kidx.store.catalog import ReferenceCondition
+
+
+class LoadMode(Enum):
+    """What ``get`` loads for each object it prints: one mode, decided once per command.
+    Reading an object file costs far more than reading its catalog row, so a command
+    loads no more than what it prints and sorts by needs (the output format's printer
+    decides it: ``kidx.output.formats.OutputFormat.load_plan``)."""
+
+    NAMES = "names"  # name and labels from the catalog: names printed, nothing sorted
+    TABLE = "table"  # the CRD's printer columns only: as COLUMNS, without annotations
+    COLUMNS = "columns"  # the catalog's cached column values (reference digests among them)
+    MANIFESTS = "manifests"  # each object read in full
+
+
+class LoadPlan(NamedTuple):
+    mode: LoadMode
+    # referenced objects attached to each manifest under the reference field's name
+    # without "Digest" (``workload``), for columns and sort keys such as workload.spec.parameters.seq
+    reference_roles: frozenset[str] = frozenset()
 
 
 class Query(NamedTuple):
@@ -169,4 +188,4 @@ def _limited(groups, limit: int):
     return kept
 
 
-__all__ = ["Query", "QueryResult", "find_objects"]
+__all__ = ["LoadMode", "LoadPlan", "Query", "QueryResult", "find_objects", "without_referenced"]

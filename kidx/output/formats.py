@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from kidx.errors import UsageError
-from kidx.query.loading import LoadMode, LoadPlan
 from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from kidx.jsonpath import Steps
+    from kidx.operations.get import LoadPlan
     from kidx.query.sorting import SortKey
 
 SIMPLE = ("csv", "json", "name", "tsv", "wide", "yaml")
@@ -61,6 +61,8 @@ class OutputFormat(NamedTuple):
     def load_plan(self, sort_keys: Sequence[SortKey] = ()) -> LoadPlan:
         """What ``get`` must load to print this format sorted by ``sort_keys``, from the
         parse trees of the paths printed and sorted by."""
+        from kidx.operations.get import LoadMode, LoadPlan
+
         # the speed-of-light columns of -o wide read the workload and the environment
         shown = frozenset({"workload", "environment"}) if self.kind == "wide" else frozenset()
         if not sort_keys and not self.argument:  # nothing to read paths from (the common case)
