@@ -41,15 +41,6 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "push": ["--selector", "-l", "--force", "--dry-run", "--store"],
     "pull": ["--selector", "-l", "--force", "--dry-run", "--store"],
 }
-OUTPUT_VALUES: dict[str, list[str]] = {
-    "get": ["csv", "csv=", "custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name",
-            "tsv", "tsv=", "wide", "yaml"],
-    "compare": ["csv", "json", "table", "tsv", "yaml"], "series": ["csv", "json", "table", "tsv", "yaml"],
-    "apply": ["name"], "delete": ["name"], "import": ["json", "name", "yaml"],
-    "record": ["json", "name", "yaml"], "env": ["json", "name", "yaml"],
-    "history": ["json", "yaml"], "api-resources": ["json", "name", "wide", "yaml"], "version": ["json", "yaml"],
-    "fsck": ["json"],
-}
 TYPED_COMMANDS = ("get", "describe", "delete", "history", "explain", "export")
 FILE_FLAGS = ("-f", "--filename", "--store", "--environment", "--results")
 SHELLS = ("bash", "zsh", "fish")
@@ -139,13 +130,14 @@ def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> 
     if not words:
         return [c for c in sorted(commands) if c.startswith(current)]
     command, previous = words[0], words[-1]
-    file_options = (("export", "-o"), ("export", "--output"), ("fsck", "--from-bundle"))
-    if previous in FILE_FLAGS or (command, previous) in file_options:
+    if previous in FILE_FLAGS or (command, previous) == ("fsck", "--from-bundle"):
         return [FILES]
-    if previous in ("-o", "--output") and command == "plot":
-        return [FILES]
-    if previous in ("-o", "--output"):
-        return [v for v in OUTPUT_VALUES.get(command, []) if v.startswith(current)]
+    if previous in ("-o", "--output"):  # the command's formats, from the printer table
+        from kidx.output.printers import PRINTERS, completion_values
+
+        if command in PRINTERS and PRINTERS[command].to_file:
+            return [FILES]
+        return [v for v in completion_values(command) if v.startswith(current)]
     if previous in ("-l", "--selector"):
         return _label_candidates(current)
     if previous in ("-L", "--label-columns"):  # label keys, comma-separated

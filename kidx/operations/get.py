@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import Enum
 
 from kidx.kinds.registry import KindInfo, KindRegistry
@@ -58,6 +58,9 @@ class QueryResult(NamedTuple):
     groups: list[tuple[KindInfo, list[dict]]]
     missing: list[str]
     single: bool  # exactly one object was named: printed bare in yaml/json
+    # the referenced objects attached to each manifest (Query.reference_roles), which
+    # whole objects are printed without
+    attached: frozenset[str] = frozenset()
 
     @property
     def total(self) -> int:  # not ``count``: that would hide tuple.count
@@ -108,7 +111,7 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
     if query.limit is not None:
         groups = _limited(groups, query.limit)
     single = len(targets) == 1 and targets[0].names is not None and len(targets[0].names) == 1
-    return QueryResult(groups, selection.missing, single)
+    return QueryResult(groups, selection.missing, single, query.reference_roles)
 
 
 def with_referenced(store: Store, info: KindInfo, manifests: list[dict], roles, catalog=None) -> list[dict]:
@@ -140,6 +143,20 @@ def with_referenced(store: Store, info: KindInfo, manifests: list[dict], roles, 
 def without_referenced(manifests: list[dict], roles) -> list[dict]:
     """The manifests as stored, for printing whole objects."""
     return [{k: v for k, v in m.items() if k not in roles} for m in manifests]
+
+
+def reference_namer(store: Store) -> Callable[[str], str | None]:
+    """A referenced object's name by its digest (None when not in the store), each
+    looked up once: for the reference columns of a listing."""
+    names: dict[str, str | None] = {}
+
+    def namer(digest: str) -> str | None:
+        if digest not in names:
+            found = store.catalog().by_digest(digest)
+            names[digest] = found[0].name if found else None
+        return names[digest]
+
+    return namer
 
 
 def _conditions(query: Query, registry: KindRegistry, catalog, targets) -> CatalogQuery:

@@ -206,8 +206,10 @@ def test_names_come_from_the_store_named_on_the_line(complete, kidx, tmp_path):
     [
         ("get", ["csv", "csv=", "custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name",
                  "tsv", "tsv=", "wide", "yaml"]),
-        ("compare", ["csv", "json", "table", "tsv", "yaml"]),
-        ("series", ["csv", "json", "table", "tsv", "yaml"]),
+        ("compare", ["csv", "json", "markdown", "table", "tsv", "wide", "yaml"]),
+        ("series", ["csv", "json", "markdown", "table", "tsv", "wide", "yaml"]),
+        ("export", ["__files__"]),
+        ("env", ["json", "name", "yaml"]),
         ("plot", ["__files__"]),
         ("apply", ["name"]),
         ("delete", ["name"]),

@@ -16,6 +16,7 @@ from kidx.cli.common import (
     require_store,
 )
 from kidx.errors import UsageError
+from kidx.output.printers import output_help
 
 FORMATS = ("bundle", "bmf", "pytorch-benchmark")
 
@@ -39,7 +40,7 @@ def export(
     ] = None,
     output_file: Annotated[
         str | None,
-        typer.Option("--output", "-o", help="The bundle file to write ('-': standard output)."),
+        typer.Option("--output", "-o", help=output_help("export")),
     ] = None,
     selector: SelectorOption = None,
     export_format: Annotated[

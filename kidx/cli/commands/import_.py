@@ -23,7 +23,7 @@ from kidx.cli.common import (
     parse_dry_run,
 )
 from kidx.importers.framework import IMPORTERS
-from kidx.output.formats import checked_output
+from kidx.output.printers import check_output, output_help
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -118,7 +118,7 @@ EnvironmentOption = Annotated[
 ]
 OutputOption = Annotated[
     str | None,
-    typer.Option("--output", "-o", help="name: names only; yaml or json: print the manifests instead of storing them."),
+    typer.Option("--output", "-o", help=output_help("import")),
 ]
 
 
@@ -213,7 +213,7 @@ def bundle(
     from kidx.operations.export import restore
 
     suffix = parse_dry_run(dry_run)
-    checked_output(output_format, ("name",))
+    check_output("import bundle", output_format)
     from kidx.output.terminal import escape_control
 
     registry = kind_registry()
@@ -245,7 +245,7 @@ def import_files(format_name: str, files: list[str], environment: str | None, dr
     from kidx.importers.framework import importer
 
     suffix = parse_dry_run(dry_run)
-    checked_output(output_format, ("json", "name", "yaml"))
+    check_output("import", output_format)
     out = output()
     module = importer(format_name)
     converted = module.convert_files(files, **(options or {}))

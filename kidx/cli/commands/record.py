@@ -89,7 +89,7 @@ def record(
 
     from kidx.cli.commands.import_ import import_files
     from kidx.operations import record as recording
-    from kidx.output.formats import checked_output
+    from kidx.output.printers import check_output
     from kidx.timers.settings import checked_cache, checked_timer
 
     if format_name not in IMPORTERS:
@@ -99,7 +99,7 @@ def record(
     if library is not None and not IMPORTERS[format_name].library_option:
         takes = ", ".join(name for name, info in IMPORTERS.items() if info.library_option)
         raise UsageError(f"--library applies to {takes} (the {format_name} format names its implementations itself)")
-    checked_output(output_format, ("json", "name", "yaml"))
+    check_output("record", output_format)
     timing = (checked_timer(timer, "--timer"), checked_cache(cache, "--cache")) if timer is not None else None
     labels = recording.parse_labels(label or [])
     command = list(command or [])
