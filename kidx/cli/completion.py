@@ -11,6 +11,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
+# every command's flags, in the order typer lists them, and below every flag that takes a
+# value: kept here so that __complete starts without typer, and held equal to the
+# commands by tests/cli/test_completion.py (which prints the lists to paste when not)
 COMMAND_FLAGS: dict[str, list[str]] = {
     "apply": ["--filename", "-f", "--recursive", "-R", "--dry-run", "--output", "-o", "--store"],
     "get": ["--output", "-o", "--selector", "-l", "--field-selector", "--show-labels", "--label-columns", "-L",
@@ -22,10 +25,10 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "digest": ["--filename", "-f", "--recursive", "-R", "--store"],
     "explain": ["--recursive", "--max-depth"],
     "history": ["--revision", "--output", "-o", "--no-headers", "--store"],
-    "import": ["--environment", "--library", "--dry-run", "--output", "-o", "--store"],
-    "record": ["--environment", "--capture", "--no-capture", "--label", "--results", "--dry-run", "--output", "-o",
-               "--store"],
-    "env": ["--output", "-o", "--apply", "--name", "--dry-run", "--store"],
+    "import": ["--environment", "--dry-run", "--output", "-o", "--store", "--library", "--op", "--mode"],
+    "record": ["--environment", "--capture", "--no-capture", "--label", "--results", "--library", "--timer",
+               "--cache", "--processes", "--interleave", "--dry-run", "--output", "-o", "--store"],
+    "env": ["--output", "-o", "--apply", "--name", "--measure-peaks", "--dry-run", "--store"],
     "api-resources": ["--output", "-o", "--no-headers", "--sort-by"],
     "completion": [],
     "version": ["--output", "-o"],
@@ -33,13 +36,17 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "gc": ["--dry-run", "--store"],
     "export": ["--output", "-o", "--selector", "-l", "--format", "--store"],
     "compare": ["--selector", "-l", "--field-selector", "--references", "--by", "--baseline", "--threshold",
-                "--fail-on-regression", "--only", "--force", "--output", "-o", "--store"],
+                "--alpha", "--fail-on-regression", "--fail-on-inconclusive", "--allow-empty", "--only", "--force",
+                "--output", "-o", "--store"],
     "series": ["--selector", "-l", "--field-selector", "--references", "--label", "--baseline", "--threshold",
-               "--fail-on-regression", "--output", "-o", "--store"],
+               "--alpha", "--fail-on-regression", "--fail-on-inconclusive", "--allow-empty", "--output", "-o",
+               "--store"],
     "plot": ["--x", "--output", "-o", "--selector", "-l", "--field-selector", "--references", "--by", "--title",
-             "--store"],
+             "--y", "--store"],
     "push": ["--selector", "-l", "--force", "--dry-run", "--store"],
     "pull": ["--selector", "-l", "--force", "--dry-run", "--store"],
+    "publish": ["--selector", "-l", "--field-selector", "--references", "--title", "--base-url", "--baseline",
+                "--release-label", "--dry-run", "--store"],
 }
 TYPED_COMMANDS = ("get", "describe", "delete", "history", "explain", "export")
 FILE_FLAGS = ("-f", "--filename", "--store", "--environment", "--results")
@@ -180,10 +187,11 @@ def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> 
     return []
 
 
-_VALUED = {"-o", "--output", "-l", "--selector", "-f", "--filename", "--store", "--field-selector", "-L",
-           "--label-columns", "--sort-by", "--references", "--limit", "--dry-run", "--revision", "--max-depth",
-           "--environment", "--results", "--name", "--by", "--baseline", "--threshold", "--label", "--x", "--title",
-           "--only"}
+_VALUED = {"--alpha", "--base-url", "--baseline", "--by", "--cache", "--dry-run", "--environment",
+           "--field-selector", "--filename", "--format", "--from-bundle", "--label", "--label-columns", "--library",
+           "--limit", "--max-depth", "--mode", "--name", "--only", "--op", "--output", "--processes",
+           "--references", "--release-label", "--results", "--revision", "--selector", "--sort-by", "--store",
+           "--threshold", "--timer", "--title", "--x", "--y", "-L", "-f", "-l", "-o"}
 
 
 def complete(arguments: list[str], commands: Iterable[str]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kidx.analysis.significance import FASTER, INCONCLUSIVE, SAME, SLOWER, UNCONFIRMED
 from kidx.output import speed_of_light
 from kidx.output.columns import label_column_header, raw_text
 from kidx.output.table import render_table
@@ -75,7 +76,7 @@ def group_heading(group: ComparedGroup) -> str:
     return ", ".join(parts)
 
 
-SUMMARY_ORDER = ("slower", "faster", "same", "inconclusive", "unconfirmed")
+SUMMARY_ORDER = (SLOWER, FASTER, SAME, INCONCLUSIVE, UNCONFIRMED)  # the summary's order (others after)
 
 
 def summary_text(counts: dict[str, int]) -> str:
