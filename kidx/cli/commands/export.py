@@ -114,8 +114,7 @@ def _export_bmf(out, the_store, selected, output_file: str) -> int:
         out.data(text)
         where = "standard output"
     else:
-        with open(output_file, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        _write(out, text, output_file)
         where = output_file
     left = [f"{count:,} {what}" for count, what in ((report.older, "older runs of the same benchmarks"),
                                                      (report.without_figure, "runs without a figure")) if count]
@@ -138,8 +137,9 @@ def _write(out, text: str, output_file: str) -> None:
     if output_file == "-":
         out.data(text)
         return
-    with open(output_file, "w", encoding="utf-8") as handle:
-        handle.write(text)
+    from kidx.files import write_file
+
+    write_file(output_file, text.encode("utf-8"), sync=True)
 
 
 def register(app: typer.Typer) -> None:
