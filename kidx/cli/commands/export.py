@@ -57,17 +57,13 @@ def export(
     'kidx import bundle FILE' into an empty store reproduces the same digests, names and
     revisions. With no selection the whole store is exported: a backup.
     """
-    from pathlib import Path
 
-    from kidx.operations.export import export as write_export
     from kidx.operations.export import export_selection
 
     if not output_file:
         raise UsageError("must specify -o FILE (or -o - for standard output)")
     if export_format not in FORMATS:
         raise UsageError(f"unknown --format {export_format}: {', '.join(FORMATS[:-1])} or {FORMATS[-1]}")
-    from kidx.output.terminal import escape_control
-
     label_selector = parse_selector(selector)
     registry = kind_registry()
     the_store = open_store(store)
@@ -85,6 +81,15 @@ def export(
         return _export_bmf(out, the_store, selected, output_file)
     if export_format == "pytorch-benchmark":
         return _export_pytorch_benchmark(out, the_store, selected, output_file)
+    return _export_bundle(out, the_store, registry, selected, description, output_file)
+
+
+def _export_bundle(out, the_store, registry, selected, description: str, output_file: str) -> int:
+    from pathlib import Path
+
+    from kidx.operations.export import export as write_export
+    from kidx.output.terminal import escape_control
+
     if output_file == "-":
         import io
 
