@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from kidx.query.field_selector import FieldSelector
     from kidx.query.label_selector import LabelSelector
 
-VERDICTS = ("faster", "slower", "same", "inconclusive", "unconfirmed")  # what --only can keep
 
 
 def reference_values(values: Iterable[str]) -> tuple[str, ...]:
@@ -62,9 +61,11 @@ def parse_only(value: str | Iterable[str] | None) -> frozenset[str]:
         return frozenset()
     text = value if isinstance(value, str) else ",".join(value)
     verdicts = frozenset(v.strip() for v in text.split(",") if v.strip())
+    from kidx.analysis.significance import VERDICTS  # what --only can keep: every verdict
+
     unknown = sorted(verdicts - set(VERDICTS))
     if unknown or not verdicts:
-        raise UsageError(f'invalid --only value "{text}": use faster, slower, same, inconclusive or unconfirmed '
+        raise UsageError(f'invalid --only value "{text}": use {", ".join(VERDICTS[:-1])} or {VERDICTS[-1]} '
                          "(comma-separated)")
     return verdicts
 

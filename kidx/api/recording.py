@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING, Any
 from kidx.errors import UsageError
 from kidx.identity import digest_of
 from kidx.importers.framework import MAX_NAME, hashed_name, slug
+from kidx.kinds.metadata import API_VERSION
 
 if TYPE_CHECKING:
     from kidx.capture.probes import Facts
 
-API_VERSION = "kernelindex.dev/v1alpha1"
 SOURCE = "kidx.record_run"
 #: do_bench's quantiles in Liger-Kernel's harness: median, p20, p80
 DO_BENCH_QUANTILES = (0.5, 0.2, 0.8)

@@ -28,8 +28,8 @@ from typing import Any
 from kidx.capture.probes import Facts
 from kidx.identity import digest_of
 from kidx.importers.gpus import gpu_hardware, slug
+from kidx.kinds.metadata import API_VERSION
 
-API_VERSION = "kernelindex.dev/v1alpha1"
 ANNOTATION_PREFIX = "kernelindex.dev/"
 _CPU_VENDORS = {"intel": "intel", "amd": "amd", "genuineintel": "intel", "authenticamd": "amd", "arm": "arm"}
 

@@ -15,9 +15,9 @@ from kidx.api.arguments import parse_only as parse_only
 from kidx.api.arguments import parse_threshold as parse_threshold
 from kidx.cli.common import output
 from kidx.errors import KidxError
+from kidx.output.printers import output_help
 
 ANALYSIS_ERROR_EXIT = 2  # as kidx diff: 1 is kept for "a regression was found"
-FORMATS = ("table", "wide", "json", "yaml", "csv", "tsv", "markdown")
 
 RunsArgument = Annotated[
     list[str] | None,
@@ -33,10 +33,7 @@ ReferencesOption = Annotated[
 ThresholdOption = Annotated[
     float, typer.Option("--threshold", help="Smallest change, in percent, that can count as faster or slower.")
 ]
-FormatOption = Annotated[
-    str | None, typer.Option("--output", "-o", help="table, wide (with achieved bandwidth and share of peak), json, "
-                                                    "yaml, csv, tsv or markdown (for a pull request).")
-]
+FormatOption = Annotated[str | None, typer.Option("--output", "-o", help=output_help("compare"))]
 AllowEmptyOption = Annotated[
     bool,
     typer.Option("--allow-empty", help="With --fail-on-regression or --fail-on-inconclusive: pass (exit 0) when "
@@ -53,11 +50,9 @@ AlphaOption = Annotated[
 
 
 def parse_format(value: str | None, command: str) -> str:
-    from kidx.output.formats import checked_output
+    from kidx.output.printers import check_output
 
-    fmt = value or "table"
-    checked_output(fmt, FORMATS)
-    return fmt
+    return check_output(command, value, "table") or "table"
 
 
 @contextmanager
@@ -113,8 +108,10 @@ def gate(problems: Sequence[str], gating: bool, allow_empty: bool) -> None:
 
 def gate_status(verdicts: Sequence[str | None], fail_on_regression: bool, fail_on_inconclusive: bool) -> int:
     """1 when a gate's verdicts fail it, else 0."""
-    if fail_on_regression and "slower" in verdicts:
+    from kidx.analysis.significance import INCONCLUSIVE, SLOWER, UNCONFIRMED, UNKNOWN_DIRECTION
+
+    if fail_on_regression and SLOWER in verdicts:
         return 1
-    if fail_on_inconclusive and any(v in ("inconclusive", "unconfirmed", "direction-unknown") for v in verdicts):
+    if fail_on_inconclusive and any(v in (INCONCLUSIVE, UNCONFIRMED, UNKNOWN_DIRECTION) for v in verdicts):
         return 1
     return 0

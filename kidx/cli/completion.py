@@ -11,6 +11,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
+# every command's flags, in the order typer lists them, and below every flag that takes a
+# value: kept here so that __complete starts without typer, and held equal to the
+# commands by tests/cli/test_completion.py (which prints the lists to paste when not)
 COMMAND_FLAGS: dict[str, list[str]] = {
     "apply": ["--filename", "-f", "--recursive", "-R", "--dry-run", "--output", "-o", "--store"],
     "get": ["--output", "-o", "--selector", "-l", "--field-selector", "--show-labels", "--label-columns", "-L",
@@ -22,10 +25,10 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "digest": ["--filename", "-f", "--recursive", "-R", "--store"],
     "explain": ["--recursive", "--max-depth"],
     "history": ["--revision", "--output", "-o", "--no-headers", "--store"],
-    "import": ["--environment", "--library", "--dry-run", "--output", "-o", "--store"],
-    "record": ["--environment", "--capture", "--no-capture", "--label", "--results", "--dry-run", "--output", "-o",
-               "--store"],
-    "env": ["--output", "-o", "--apply", "--name", "--dry-run", "--store"],
+    "import": ["--environment", "--dry-run", "--output", "-o", "--store", "--library", "--op", "--mode"],
+    "record": ["--environment", "--capture", "--no-capture", "--label", "--results", "--library", "--timer",
+               "--cache", "--processes", "--interleave", "--dry-run", "--output", "-o", "--store"],
+    "env": ["--output", "-o", "--apply", "--name", "--measure-peaks", "--dry-run", "--store"],
     "api-resources": ["--output", "-o", "--no-headers", "--sort-by"],
     "completion": [],
     "version": ["--output", "-o"],
@@ -33,22 +36,17 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "gc": ["--dry-run", "--store"],
     "export": ["--output", "-o", "--selector", "-l", "--format", "--store"],
     "compare": ["--selector", "-l", "--field-selector", "--references", "--by", "--baseline", "--threshold",
-                "--fail-on-regression", "--only", "--force", "--output", "-o", "--store"],
+                "--alpha", "--fail-on-regression", "--fail-on-inconclusive", "--allow-empty", "--only", "--force",
+                "--output", "-o", "--store"],
     "series": ["--selector", "-l", "--field-selector", "--references", "--label", "--baseline", "--threshold",
-               "--fail-on-regression", "--output", "-o", "--store"],
+               "--alpha", "--fail-on-regression", "--fail-on-inconclusive", "--allow-empty", "--output", "-o",
+               "--store"],
     "plot": ["--x", "--output", "-o", "--selector", "-l", "--field-selector", "--references", "--by", "--title",
-             "--store"],
+             "--y", "--store"],
     "push": ["--selector", "-l", "--force", "--dry-run", "--store"],
     "pull": ["--selector", "-l", "--force", "--dry-run", "--store"],
-}
-OUTPUT_VALUES: dict[str, list[str]] = {
-    "get": ["csv", "csv=", "custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name",
-            "tsv", "tsv=", "wide", "yaml"],
-    "compare": ["csv", "json", "table", "tsv", "yaml"], "series": ["csv", "json", "table", "tsv", "yaml"],
-    "apply": ["name"], "delete": ["name"], "import": ["json", "name", "yaml"],
-    "record": ["json", "name", "yaml"], "env": ["json", "name", "yaml"],
-    "history": ["json", "yaml"], "api-resources": ["json", "name", "wide", "yaml"], "version": ["json", "yaml"],
-    "fsck": ["json"],
+    "publish": ["--selector", "-l", "--field-selector", "--references", "--title", "--base-url", "--baseline",
+                "--release-label", "--dry-run", "--store"],
 }
 TYPED_COMMANDS = ("get", "describe", "delete", "history", "explain", "export")
 FILE_FLAGS = ("-f", "--filename", "--store", "--environment", "--results")
@@ -139,13 +137,14 @@ def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> 
     if not words:
         return [c for c in sorted(commands) if c.startswith(current)]
     command, previous = words[0], words[-1]
-    file_options = (("export", "-o"), ("export", "--output"), ("fsck", "--from-bundle"))
-    if previous in FILE_FLAGS or (command, previous) in file_options:
+    if previous in FILE_FLAGS or (command, previous) == ("fsck", "--from-bundle"):
         return [FILES]
-    if previous in ("-o", "--output") and command == "plot":
-        return [FILES]
-    if previous in ("-o", "--output"):
-        return [v for v in OUTPUT_VALUES.get(command, []) if v.startswith(current)]
+    if previous in ("-o", "--output"):  # the command's formats, from the printer table
+        from kidx.output.printers import PRINTERS, completion_values
+
+        if command in PRINTERS and PRINTERS[command].to_file:
+            return [FILES]
+        return [v for v in completion_values(command) if v.startswith(current)]
     if previous in ("-l", "--selector"):
         return _label_candidates(current)
     if previous in ("-L", "--label-columns"):  # label keys, comma-separated
@@ -188,10 +187,11 @@ def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> 
     return []
 
 
-_VALUED = {"-o", "--output", "-l", "--selector", "-f", "--filename", "--store", "--field-selector", "-L",
-           "--label-columns", "--sort-by", "--references", "--limit", "--dry-run", "--revision", "--max-depth",
-           "--environment", "--results", "--name", "--by", "--baseline", "--threshold", "--label", "--x", "--title",
-           "--only"}
+_VALUED = {"--alpha", "--base-url", "--baseline", "--by", "--cache", "--dry-run", "--environment",
+           "--field-selector", "--filename", "--format", "--from-bundle", "--label", "--label-columns", "--library",
+           "--limit", "--max-depth", "--mode", "--name", "--only", "--op", "--output", "--processes",
+           "--references", "--release-label", "--results", "--revision", "--selector", "--sort-by", "--store",
+           "--threshold", "--timer", "--title", "--x", "--y", "-L", "-f", "-l", "-o"}
 
 
 def complete(arguments: list[str], commands: Iterable[str]) -> str:

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from kidx.output.printers import output_help
+
 StoreOption = Annotated[
     str | None,
     typer.Option(
@@ -32,5 +34,5 @@ DryRunOption = Annotated[
     typer.Option("--dry-run", help='"none", "client" or "server": with client or server, only show what would happen.'),
 ]
 NameOutputOption = Annotated[
-    str | None, typer.Option("--output", "-o", help="Only 'name': print object names without the verb.")
+    str | None, typer.Option("--output", "-o", help=output_help("apply"))
 ]

@@ -22,12 +22,11 @@ from typing import Any
 from kidx.errors import InvalidInputError, Location, Problem
 from kidx.identity import digest_of
 from kidx.identity.canonical import CanonicalError
-from kidx.kinds.metadata import label_value_error, name_error
+from kidx.kinds.metadata import API_VERSION, label_value_error, name_error
 from kidx.manifests.document import Document
 from kidx.manifests.reader import InputTooLarge, read_bounded
 from kidx.manifests.values import DataError, check_json_data
 
-API_VERSION = "kernelindex.dev/v1alpha1"
 MAX_NAME = 253
 ANNOTATION_FILE = "kernelindex.dev/source-file"
 ANNOTATION_LINE = "kernelindex.dev/source-line"

@@ -2,9 +2,11 @@
 
 A language of its own, below every layer that reads paths: ``-o jsonpath`` and
 custom-column printing (``output/``), ``--sort-by`` and the choice of what a command
-must load (``query/``). ``dialect`` holds the grammar, the evaluator and kubectl's
-value printing; ``regex`` the RE2-syntax matcher of ``=~`` filters; ``relaxed`` the
-relaxed paths of custom columns and sort keys.
+must load (``query/``). ``dialect`` holds the public entry points and what the dialect
+is, built from ``lexer`` (errors and tokens), ``parser``, ``tree`` (the parse tree,
+which evaluates itself) and ``printing`` (kubectl's value printing); ``regex`` is the
+RE2-syntax matcher of ``=~`` filters; ``relaxed`` the relaxed paths of custom columns
+and sort keys.
 """
 
 from kidx.jsonpath.dialect import (

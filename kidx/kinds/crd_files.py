@@ -86,11 +86,10 @@ def _user_cache_dir() -> str:
 
 def _write_cache(cache: str, definitions: list[dict]) -> None:
     try:
-        folder, name = os.path.split(cache)
+        folder = os.path.dirname(cache)
         os.makedirs(folder, exist_ok=True)
-        temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-        with open(temporary, "w", encoding="utf-8") as stream:
-            stream.write(json.dumps(definitions))
-        os.replace(temporary, cache)
+        from kidx.files import write_file
+
+        write_file(cache, json.dumps(definitions).encode("utf-8"), sync=False)  # a cache: rebuilt when lost
     except OSError:
         pass  # a read-only cache folder only costs speed

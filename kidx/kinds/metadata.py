@@ -12,6 +12,9 @@ from functools import lru_cache
 from kidx.kinds.schema import FieldError, show
 
 # used with fullmatch, not match: "$" also matches before a final newline ("run\n")
+# the apiVersion of every kind kidx writes: the CRDs' group and version (tests/kinds holds
+# them equal), spelled once for what builds manifests without reading the CRDs
+API_VERSION = "kernelindex.dev/v1alpha1"
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,252}$")
 _KEY_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")

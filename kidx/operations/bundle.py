@@ -35,7 +35,6 @@ store.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -150,22 +149,13 @@ def write_bundle(stream: BinaryIO, bundle: Bundle, progress=None) -> None:
 def write_bundle_file(path: Path, bundle: Bundle, crash_point=None) -> int:
     """Write the bundle to ``path`` through a temporary file renamed into place, so that
     ``path`` is either the old file or the whole new bundle; returns its size in bytes."""
+    from kidx.files import atomic_file
+
     path = Path(path)
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        with open(temporary, "wb") as stream:
-            write_bundle(stream, bundle)
-            if crash_point is not None:
-                crash_point("export-written")
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    with atomic_file(path, sync=True) as stream:
+        write_bundle(stream, bundle)
+        if crash_point is not None:
+            crash_point("export-written")
     return path.stat().st_size
 
 

@@ -2,15 +2,65 @@
 
 from __future__ import annotations
 
-from kidx.query.descriptions import Description, describe_entry
 from kidx.query.selection import select
 from kidx.query.targets import parse_targets, selection_rules
 from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from kidx.kinds.registry import KindRegistry
+    from kidx.kinds.registry import KindInfo, KindRegistry
     from kidx.query.label_selector import LabelSelector
+    from kidx.store.catalog import Entry
     from kidx.store.store import Store
+
+REFERRER_NAMES_SHOWN = 3
+
+
+class ReferenceLine(NamedTuple):
+    field: str
+    kind: str
+    digest: str
+    name: str | None  # None: not in the store
+    title: str | None
+
+
+class ReferrerLine(NamedTuple):
+    kind: str
+    referrers: int  # how many objects of this kind refer (not ``count``: that would hide tuple.count)
+    names: list[str]
+
+
+class Description(NamedTuple):
+    manifest: dict
+    references: list[ReferenceLine]
+    referrers: list[ReferrerLine]
+    # a run's: what its source format could not carry (the importer's NOT_CARRIED)
+    not_carried: tuple[str, ...] = ()
+
+
+def describe_entry(store: Store, info: KindInfo, entry: Entry) -> Description:
+    catalog = store.catalog()
+    manifest = store.manifest(entry)
+    references: list[ReferenceLine] = []
+    for reference in info.references:
+        digest = manifest["spec"].get(reference.field)
+        if not isinstance(digest, str):
+            continue
+        targets = [t for t in catalog.by_digest(digest) if t.kind == reference.target_kind]
+        target = targets[0] if targets else None
+        references.append(
+            ReferenceLine(
+                field=reference.field,
+                kind=reference.target_kind,
+                digest=digest,
+                name=target.name if target else None,
+                title=target.title if target else None,
+            )
+        )
+    referrers = [
+        ReferrerLine(kind, count, catalog.referrer_names(entry.digest, kind, REFERRER_NAMES_SHOWN))
+        for kind, count in catalog.referrer_counts(entry.digest)
+    ]
+    return Description(manifest, references, referrers)
 
 
 class DescribeResult(NamedTuple):
@@ -144,4 +194,4 @@ def _speed_of_light(store: Store, info, manifest: dict):
     return achieved(spec, (workload or {}).get("spec"), environment)
 
 
-__all__ = ["DescribeResult", "describe_objects"]
+__all__ = ["Description", "DescribeResult", "ReferenceLine", "ReferrerLine", "describe_objects"]

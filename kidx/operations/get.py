@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from enum import Enum
 
 from kidx.kinds.registry import KindInfo, KindRegistry
-from kidx.query.loading import LoadMode
 from kidx.query.selection import select
 from kidx.query.targets import parse_targets, selection_rules
 from kidx.records import TYPE_CHECKING, NamedTuple
@@ -17,6 +17,25 @@ if TYPE_CHECKING:
     from kidx.query.label_selector import LabelSelector
     from kidx.query.sorting import SortKey
     from kidx.store.catalog import ReferenceCondition
+
+
+class LoadMode(Enum):
+    """What ``get`` loads for each object it prints: one mode, decided once per command.
+    Reading an object file costs far more than reading its catalog row, so a command
+    loads no more than what it prints and sorts by needs (the output format's printer
+    decides it: ``kidx.output.formats.OutputFormat.load_plan``)."""
+
+    NAMES = "names"  # name and labels from the catalog: names printed, nothing sorted
+    TABLE = "table"  # the CRD's printer columns only: as COLUMNS, without annotations
+    COLUMNS = "columns"  # the catalog's cached column values (reference digests among them)
+    MANIFESTS = "manifests"  # each object read in full
+
+
+class LoadPlan(NamedTuple):
+    mode: LoadMode
+    # referenced objects attached to each manifest under the reference field's name
+    # without "Digest" (``workload``), for columns and sort keys such as workload.spec.parameters.seq
+    reference_roles: frozenset[str] = frozenset()
 
 
 class Query(NamedTuple):
@@ -39,6 +58,9 @@ class QueryResult(NamedTuple):
     groups: list[tuple[KindInfo, list[dict]]]
     missing: list[str]
     single: bool  # exactly one object was named: printed bare in yaml/json
+    # the referenced objects attached to each manifest (Query.reference_roles), which
+    # whole objects are printed without
+    attached: frozenset[str] = frozenset()
 
     @property
     def total(self) -> int:  # not ``count``: that would hide tuple.count
@@ -89,7 +111,7 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
     if query.limit is not None:
         groups = _limited(groups, query.limit)
     single = len(targets) == 1 and targets[0].names is not None and len(targets[0].names) == 1
-    return QueryResult(groups, selection.missing, single)
+    return QueryResult(groups, selection.missing, single, query.reference_roles)
 
 
 def with_referenced(store: Store, info: KindInfo, manifests: list[dict], roles, catalog=None) -> list[dict]:
@@ -121,6 +143,20 @@ def with_referenced(store: Store, info: KindInfo, manifests: list[dict], roles, 
 def without_referenced(manifests: list[dict], roles) -> list[dict]:
     """The manifests as stored, for printing whole objects."""
     return [{k: v for k, v in m.items() if k not in roles} for m in manifests]
+
+
+def reference_namer(store: Store) -> Callable[[str], str | None]:
+    """A referenced object's name by its digest (None when not in the store), each
+    looked up once: for the reference columns of a listing."""
+    names: dict[str, str | None] = {}
+
+    def namer(digest: str) -> str | None:
+        if digest not in names:
+            found = store.catalog().by_digest(digest)
+            names[digest] = found[0].name if found else None
+        return names[digest]
+
+    return namer
 
 
 def _conditions(query: Query, registry: KindRegistry, catalog, targets) -> CatalogQuery:
@@ -169,4 +205,4 @@ def _limited(groups, limit: int):
     return kept
 
 
-__all__ = ["Query", "QueryResult", "find_objects"]
+__all__ = ["LoadMode", "LoadPlan", "Query", "QueryResult", "find_objects", "without_referenced"]

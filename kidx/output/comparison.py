@@ -7,10 +7,21 @@ carry raw numbers (nanoseconds, bytes) for scripts and CI gates.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from kidx.analysis.significance import FASTER, INCONCLUSIVE, SAME, SLOWER, UNCONFIRMED
 from kidx.output import speed_of_light
 from kidx.output.columns import label_column_header, raw_text
 from kidx.output.table import render_table
 from kidx.output.units import byte_size, nanoseconds
+from kidx.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kidx.analysis.hostbound import HostEvidence
+    from kidx.analysis.measures import Measure
+    from kidx.analysis.significance import Judgement
+    from kidx.operations.analysed_runs import AnalysedRun
+    from kidx.operations.compare import Arm, ComparedGroup, ComparedRow, Comparison
 
 NOTE_LIST_LIMIT = 5  # groups with nothing compared are listed one by one up to this many
 
@@ -21,7 +32,7 @@ def quantity(value, unit: str) -> str:
     return byte_size(value) if unit == "B" else nanoseconds(value)
 
 
-def band_text(measure) -> str:
+def band_text(measure: Measure) -> str:
     """The run's band; one that is not p20-p80 (pytest-benchmark's quartiles) says which it is."""
     if measure.low is None:
         return "<none>"
@@ -29,12 +40,12 @@ def band_text(measure) -> str:
     return text if measure.band in (None, "p20-p80") else f"{text} ({measure.band})"
 
 
-def statistic_header(measure) -> str:
+def statistic_header(measure: Measure) -> str:
     prefix = "PEAK-" if measure.metric == "peak_memory" else ""
     return prefix + measure.statistic.upper()
 
 
-def gain_header(measure) -> str:
+def gain_header(measure: Measure) -> str:
     return "REDUCTION" if measure.metric == "peak_memory" else "SPEEDUP"
 
 
@@ -45,7 +56,7 @@ def with_rule(blocks: list[str], rule: str) -> str:
     return "\n".join(blocks) + f"\nrule: {rule}\n"
 
 
-def measure_fields(measure) -> dict:
+def measure_fields(measure: Measure) -> dict:
     """A measure's figures for json, yaml and csv records: raw numbers."""
     return {
         "statistic": measure.statistic,
@@ -57,7 +68,7 @@ def measure_fields(measure) -> dict:
     }
 
 
-def group_heading(group) -> str:
+def group_heading(group: ComparedGroup) -> str:
     parts = [f"protocol {group.protocol.label}", f"workload {group.workload.label}",
              f"environment {group.environment.label}"]
     if group.implementation is not None:
@@ -65,7 +76,7 @@ def group_heading(group) -> str:
     return ", ".join(parts)
 
 
-SUMMARY_ORDER = ("slower", "faster", "same", "inconclusive", "unconfirmed")
+SUMMARY_ORDER = (SLOWER, FASTER, SAME, INCONCLUSIVE, UNCONFIRMED)  # the summary's order (others after)
 
 
 def summary_text(counts: dict[str, int]) -> str:
@@ -81,21 +92,21 @@ def verdict_text(verdict: str | None, judgement) -> str:
     return verdict or ""
 
 
-def interval_text(judgement) -> str:
+def interval_text(judgement: Judgement | None) -> str:
     if judgement is None or judgement.ci is None:
         return ""
     low, high = judgement.ci
     return f"{low:.3f}-{high:.3f}"
 
 
-def runs_text(arm) -> str:
+def runs_text(arm: Arm) -> str:
     spread = arm.spread
     return str(len(arm.runs)) if spread is None else f"{len(arm.runs)} ±{spread * 100:.1f}%"
 
 
-def comparison_cells(comparison, group, row) -> list[str]:
+def comparison_cells(comparison: Comparison, group: ComparedGroup, row: ComparedRow) -> list[str]:
     judgement = row.judgement
-    cells = [
+    cells: list = [
         row.label if comparison.label_key else row.run.implementation.label,
         quantity(row.measure.value, row.measure.unit),
         band_text(row.measure),
@@ -111,7 +122,7 @@ def comparison_cells(comparison, group, row) -> list[str]:
     return cells
 
 
-def comparison_headers(comparison, group) -> list[str]:
+def comparison_headers(comparison: Comparison, group: ComparedGroup) -> list[str]:
     first = group.rows[0].measure
     by = label_column_header(comparison.label_key) if comparison.label_key else "IMPLEMENTATION"
     headers = [by, statistic_header(first), "P20-P80", "RUNS", "RATIO", "RATIO-CI", gain_header(first), "VERDICT",
@@ -121,7 +132,7 @@ def comparison_headers(comparison, group) -> list[str]:
     return headers
 
 
-def render_comparison_table(comparison, wide: bool = False) -> str:
+def render_comparison_table(comparison: Comparison, wide: bool = False) -> str:
     """``wide``: with the speed-of-light columns each group has values for (-o wide)."""
     blocks = []
     for group in comparison.groups:
@@ -138,7 +149,7 @@ def render_comparison_table(comparison, wide: bool = False) -> str:
     return text + f"summary: {summary_text(comparison.counts())}\n" if text else ""
 
 
-def detectable_text(judgement) -> str:
+def detectable_text(judgement: Judgement | None) -> str:
     """The smallest change the evidence could have called, with the runs a side a change of
     the threshold needs where the arms have fewer: ``>12.3% (needs 6 a side)``."""
     if judgement is None or judgement.detectable is None:
@@ -146,7 +157,7 @@ def detectable_text(judgement) -> str:
     return f">{judgement.detectable * 100:.1f}%"
 
 
-def host_text(host) -> str:
+def host_text(host: HostEvidence | None) -> str:
     """The launch overhead with its flag, or the reason the data suggests a host-bound timing."""
     if host is None:
         return "<none>"
@@ -167,7 +178,7 @@ def _with_evidence_columns(headers: list[str], rows: list[list[str]], compared) 
     return headers, rows
 
 
-def render_comparison_markdown(comparison) -> str:
+def render_comparison_markdown(comparison: Comparison) -> str:
     """A GitHub-flavoured table of every compared row and a one-line summary."""
     lines = [f"**{summary_text(comparison.counts())}**", ""]
     compared = [group for group in comparison.groups if group.compared]
@@ -202,10 +213,10 @@ def markdown_row(cells) -> str:
     return "| " + " | ".join(markdown_text(cell) for cell in cells) + " |"
 
 
-def comparison_notes(comparison) -> list[str]:
+def comparison_notes(comparison: Comparison) -> list[str]:
     """stderr lines: groups where nothing was compared, runs left out, and why."""
     notes = []
-    by_reason: dict[str, list] = {}
+    by_reason: dict[str | None, list] = {}
     for group in comparison.groups:
         if not group.compared:
             by_reason.setdefault(group.note, []).append(group)
@@ -223,7 +234,7 @@ def comparison_notes(comparison) -> list[str]:
     return notes
 
 
-def judgement_fields(judgement) -> dict:
+def judgement_fields(judgement: Judgement | None) -> dict:
     """What a verdict rests on, for json, yaml and csv."""
     return {
         "test": judgement.test if judgement else None,
@@ -238,7 +249,7 @@ def judgement_fields(judgement) -> dict:
     }
 
 
-def row_record(row, group) -> dict:
+def row_record(row: ComparedRow, group: ComparedGroup) -> dict:
     measure, judgement = row.measure, row.judgement
     baseline_row = row.verdict == "baseline"
     return {
@@ -259,7 +270,7 @@ def row_record(row, group) -> dict:
     }
 
 
-def host_fields(host) -> dict:
+def host_fields(host: HostEvidence | None) -> dict:
     """The launch overhead (events time / kernel time, with a kernel-timer twin) and whether
     the figure is host-bound; without a twin, whether the data suggests it and why."""
     return {
@@ -290,11 +301,11 @@ def parameters_record(result, pooling: str) -> dict:
     }
 
 
-def inputs_record(runs) -> list[dict]:
+def inputs_record(runs: Sequence[AnalysedRun]) -> list[dict]:
     return [{"run": run.name, "digest": run.digest} for run in sorted(runs, key=lambda run: run.name)]
 
 
-def comparison_document(comparison) -> dict:
+def comparison_document(comparison: Comparison) -> dict:
     groups = []
     for group in comparison.groups:
         groups.append({
@@ -328,7 +339,7 @@ CSV_FIELDS = ("protocol", "workload", "environment", "implementation", "label", 
               "runCount", "spread", "ciLow", "ciHigh", "evidence", "withinRun", *speed_of_light.CSV_FIELDS)
 
 
-def comparison_rows(comparison) -> list[list[str]]:
+def comparison_rows(comparison: Comparison) -> list[list[str]]:
     rows = []
     for group in comparison.groups:
         for row in group.rows:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from kidx.operations.describe import DescribeResult, Description
 from kidx.output.terminal import escape_control
-from kidx.query.descriptions import Description
 
 NONE = "<none>"
 _ACRONYMS = {"api": "API", "url": "URL", "uid": "UID", "guid": "GUID", "id": "ID"}
@@ -92,6 +92,11 @@ def _scalar(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def describe_result_text(result: DescribeResult) -> str:
+    """What ``describe`` prints of its result: every description with its figures."""
+    return describe_texts(result.descriptions, result.by_prefix, result.speed_of_light, result.host)
 
 
 def describe_texts(descriptions: list[Description], by_prefix: bool = False, speed_of_light: Sequence = (),

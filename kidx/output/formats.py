@@ -1,72 +1,61 @@
-"""``-o`` values: the one check every command's value goes through, and the formats
-``get`` understands, parsed once into an OutputFormat.
-
-A value a command does not print is refused in one wording, kubectl's for ``get``:
-``unable to match a printer suitable for the output format "X", allowed formats are: …``
-with the command's formats sorted and comma-separated."""
+"""``get``'s ``-o`` value, parsed once into an OutputFormat: its entry in the printer
+table (``kidx.output.printers``) with its argument, what it must load, and how it prints.
+Every other command's ``-o`` goes through ``kidx.output.printers.check_output``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from kidx.errors import UsageError
-from kidx.query.loading import LoadMode, LoadPlan
+from kidx.output.printers import PRINTERS, Format, rejected_output
 from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from kidx.jsonpath import Steps
+    from kidx.operations.get import LoadPlan
     from kidx.query.sorting import SortKey
 
-SIMPLE = ("csv", "json", "name", "tsv", "wide", "yaml")
-# csv=SPEC and tsv=SPEC take a custom-columns spec
-WITH_ARGUMENT = ("csv", "custom-columns", "custom-columns-file", "jsonpath", "jsonpath-file", "tsv")
-ALLOWED = sorted(set(SIMPLE + WITH_ARGUMENT))
-
-
-def rejected_output(value: str, allowed: Iterable[str]) -> UsageError:
-    """The error for an ``-o`` value that is none of ``allowed``."""
-    return UsageError(f'unable to match a printer suitable for the output format "{value}", '
-                      "allowed formats are: " + ",".join(sorted(allowed)))
-
-
-def checked_output(value: str | None, allowed: Iterable[str], default: str | None = None) -> str | None:
-    """``value`` when it is one of ``allowed``; ``default`` when no ``-o`` was given."""
-    if value is None:
-        return default
-    allowed = tuple(allowed)
-    if value not in allowed:
-        raise rejected_output(value, allowed)
-    return value
+GET = PRINTERS["get"]
 
 
 class OutputFormat(NamedTuple):
-    kind: str  # table, wide, name, yaml, json, jsonpath, custom-columns, csv, tsv
+    kind: str  # table, wide, name, yaml, json, jsonpath, custom-columns, custom-columns-file, csv, tsv
     argument: str | None = None
+    format: Format | None = None  # its entry in the printer table (None: get's default, a table)
+
+    @property
+    def printer(self) -> Format:
+        return self.format or GET.default or Format("table")
 
     @property
     def is_table(self) -> bool:
-        return self.kind in ("table", "wide")
+        return self.printer.render == "tables"
 
     @property
     def is_delimited(self) -> bool:
         """csv or tsv: the table's columns (or a custom-columns spec) with raw values."""
-        return self.kind in ("csv", "tsv")
+        return self.printer.render == "delimited"
 
     @property
     def reads_columns(self) -> bool:
         """Whether the printed values are columns (the CRD's, or custom columns), which
         the catalog's cached values may answer, rather than whole objects or names."""
-        return self.is_table or self.is_delimited or self.kind.startswith("custom-columns")
+        return self.printer.load == "table"
+
+    @property
+    def speed_of_light(self) -> bool:
+        """Whether the printed columns include the speed of light of runs (-o wide, and
+        -o csv|tsv, its raw form), which reads each run's workload and environment."""
+        return bool(self.printer.shows)
 
     def load_plan(self, sort_keys: Sequence[SortKey] = ()) -> LoadPlan:
         """What ``get`` must load to print this format sorted by ``sort_keys``, from the
         parse trees of the paths printed and sorted by."""
-        # the speed-of-light columns of -o wide read the workload and the environment
-        shown = frozenset({"workload", "environment"}) if self.kind == "wide" else frozenset()
+        from kidx.operations.get import LoadMode, LoadPlan
+
+        shown = self.printer.shows
         if not sort_keys and not self.argument:  # nothing to read paths from (the common case)
-            mode = LoadMode.NAMES if self.kind == "name" else LoadMode.TABLE if self.reads_columns \
-                else LoadMode.MANIFESTS
-            return LoadPlan(mode, shown)
+            return LoadPlan(LoadMode(self.printer.load), shown)
         from kidx.jsonpath import compile_relaxed
         from kidx.query.reference_paths import path_reads
 
@@ -76,7 +65,7 @@ class OutputFormat(NamedTuple):
         try:
             printed = path_reads(self._printed_steps())
         except UsageError:  # reported, as before, when the output is rendered
-            return LoadPlan(LoadMode.MANIFESTS, sorted_by.roles)
+            return LoadPlan(LoadMode.MANIFESTS, sorted_by.roles | shown)
         roles = printed.roles | sorted_by.roles | shown
         if self.kind == "name":
             return LoadPlan(LoadMode.MANIFESTS if sort_keys else LoadMode.NAMES, roles)
@@ -108,21 +97,22 @@ def parse_output_format(value: str | None) -> OutputFormat:
     if value is None or value == "":
         return OutputFormat("table")
     name, equals, argument = value.partition("=")
-    if name in SIMPLE and not equals:
-        return OutputFormat(name)
-    if name in WITH_ARGUMENT and equals:
-        if name == "jsonpath-file":
-            return OutputFormat("jsonpath", _read(argument))
-        if name == "custom-columns-file":
-            return OutputFormat("custom-columns-file", _read(argument))
-        if name in ("csv", "tsv") and not argument:
-            raise UsageError(f"{name} format specified with '=' but no custom columns given")
-        if not argument:
-            what = "template" if name == "jsonpath" else "custom columns"
-            format_name = "template format" if name == "jsonpath" else "custom-columns format"
-            raise UsageError(f"{format_name} specified but no {what} given")
-        return OutputFormat(name, argument)
-    raise rejected_output(value, ALLOWED)
+    format = GET.find(name, bool(equals))
+    if format is None:
+        raise rejected_output(value, "get")
+    if not format.takes_argument:
+        return OutputFormat(name, None, format)
+    if name == "jsonpath-file":
+        return OutputFormat("jsonpath", _read(argument), format)
+    if name == "custom-columns-file":
+        return OutputFormat("custom-columns-file", _read(argument), format)
+    if name in ("csv", "tsv") and not argument:
+        raise UsageError(f"{name} format specified with '=' but no custom columns given")
+    if not argument:
+        what = "template" if name == "jsonpath" else "custom columns"
+        format_name = "template format" if name == "jsonpath" else "custom-columns format"
+        raise UsageError(f"{format_name} specified but no {what} given")
+    return OutputFormat(name, argument, format)
 
 
 def _read(path: str) -> str:

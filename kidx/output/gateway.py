@@ -15,7 +15,10 @@ from kidx.output.terminal import escape_control
 from kidx.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import TextIO
+
+    from rich.progress import Progress
 
 
 class OutputClosed(Exception):
@@ -79,3 +82,42 @@ class Output:
 
     def notice(self, message: str) -> None:
         self.stderr.write(escape_control(message) + "\n")
+
+    # progress ---------------------------------------------------------------------------
+    def progress(self, size: int, minimum: int) -> _ProgressBar:
+        """A context giving a ``(phase, done, total)`` callback that draws a rich progress
+        bar on stderr, or None: only on a terminal, and only for work of ``size`` at least
+        ``minimum`` (elsewhere nothing is drawn, and rich is not imported)."""
+        return _ProgressBar(self, self.stderr_is_terminal() and size >= minimum)
+
+
+class _ProgressBar:
+    """A rich progress bar, one task per phase, gone when the work ends."""
+
+    def __init__(self, out: Output, enabled: bool):
+        self.out, self.enabled = out, enabled
+        self._bar: Progress | None = None
+
+    def __enter__(self) -> Callable[[str, int, int], None] | None:
+        if not self.enabled:
+            return None
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
+
+        bar = self._bar = Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            console=Console(file=self.out.stderr), transient=True,
+        )
+        bar.start()
+        tasks: dict[str, TaskID] = {}
+
+        def advance(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(phase, total=total)
+            bar.update(tasks[phase], completed=done)
+
+        return advance
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()

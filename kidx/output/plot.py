@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from kidx.errors import KidxError, install_hint
 from kidx.output.columns import raw_text
+from kidx.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kidx.operations.plot import Panel, PlotData
 
 MISSING = f"kidx plot needs matplotlib: {install_hint('plot')}"
 SCALES = {"ns": (1e6, "ms"), "B": (2**20, "MiB"), "B/s": (1e9, "GB/s"), "FLOP/s": (1e12, "TFLOP/s"),
@@ -20,7 +24,7 @@ POINT_FIELDS = ("panel", "protocol", "environment", "workload", "implementation"
                 "high", "run")
 
 
-def panel_title(panel) -> str:
+def panel_title(panel: Panel) -> str:
     spec = panel.workload.spec or {}
     what = " ".join(str(spec[k]) for k in ("operation", "dtype") if k in spec)
     fixed = ", ".join(f"{k}={v}" for k, v in sorted(panel.fixed.items()))
@@ -32,7 +36,7 @@ def panel_title(panel) -> str:
     return "\n".join(lines)
 
 
-def write_plot(data, path: str, title: str | None = None) -> None:
+def write_plot(data: PlotData, path: str, title: str | None = None) -> None:
     try:
         import matplotlib
     except ImportError:
@@ -61,7 +65,7 @@ def write_plot(data, path: str, title: str | None = None) -> None:
 
 
 def _draw_panel(ax, panel, x_label: str, number: int) -> None:
-    first = panel.lines[0].points[0].run.measure
+    first = panel.lines[0].points[0].run.known_measure
     scale, unit = SCALES.get(first.unit, (1, first.unit))
     what = QUANTITIES.get(first.metric, "latency")
     for line in panel.lines:
@@ -82,12 +86,12 @@ def _draw_panel(ax, panel, x_label: str, number: int) -> None:
     ax.legend(fontsize=8)
 
 
-def point_rows(data) -> list[list[str]]:
+def point_rows(data: PlotData) -> list[list[str]]:
     rows = []
     for number, panel in enumerate(data.panels, start=1):
         for line in panel.lines:
             for point in line.points:
-                measure = point.run.measure
+                measure = point.run.known_measure
                 cells = [number, panel.protocol.name, panel.environment.name, point.run.workload.name,
                          point.run.implementation.name, line.label, point.x, measure.value, measure.unit,
                          measure.low, measure.high, point.run.name]

@@ -1,21 +1,30 @@
 """The texts of the store's reports: what ``apply`` and ``delete`` did, ``history``, ``fsck``
 and ``gc``.
 
-Each renderer takes the operation's result as it is (its fields, not its class: output/
-does not import operations/) and returns the text to print."""
+Each renderer takes the operation's typed result and returns the text to print."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
 
 from kidx.output.table import render_table
 from kidx.output.terminal import escape_control
+from kidx.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kidx.importers.framework import Conversion
+    from kidx.kinds.registry import KindInfo
+    from kidx.operations.apply import ApplyReport, Outcome
+    from kidx.operations.fsck import Finding, FsckReport
+    from kidx.operations.gc import GcReport
+    from kidx.operations.history import RevisionLine
+    from kidx.store.catalog import Entry
 
 
-def import_notices(format_name: str, conversion: Any, report: Any, files: int, attached: str | None) -> list[str]:
+def import_notices(format_name: str, conversion: Conversion, report: ApplyReport | None, files: int,
+                   attached: str | None) -> list[str]:
     """``import``'s lines on stderr: records read and skipped, and what happened per kind
     (or, without ``report``, the kinds converted), then a line per record skipped.
 
@@ -43,7 +52,7 @@ def import_notices(format_name: str, conversion: Any, report: Any, files: int, a
     return notices
 
 
-def outcome_lines(outcomes: Iterable[Any], names_only: bool, suffix: str | None) -> str:
+def outcome_lines(outcomes: Iterable[Outcome], names_only: bool, suffix: str | None) -> str:
     """A line per object applied: ``KIND/NAME ACTION`` (``created``, ``configured``, …),
     or ``KIND/NAME`` with ``-o name``; ``suffix`` (the dry run's) after each."""
     if names_only:
@@ -52,7 +61,7 @@ def outcome_lines(outcomes: Iterable[Any], names_only: bool, suffix: str | None)
     return "".join(f"{o.info.qualified_name}/{o.name} {o.action}{tail}\n" for o in outcomes)
 
 
-def deletion_lines(deleted: Iterable[tuple[Any, Any]], names_only: bool, suffix: str | None) -> str:
+def deletion_lines(deleted: Iterable[tuple[KindInfo, Entry]], names_only: bool, suffix: str | None) -> str:
     """A line per name deleted (``(kind info, entry)`` pairs): kubectl's ``KIND "NAME" deleted``,
     or ``KIND/NAME`` with ``-o name``; ``suffix`` (the dry run's) after each."""
     if names_only:
@@ -64,7 +73,7 @@ def deletion_lines(deleted: Iterable[tuple[Any, Any]], names_only: bool, suffix:
 HISTORY_HEADERS = ["REVISION", "EVENT", "GENERATION", "DIGEST", "RECORDED", "CHANGES"]
 
 
-def history_table(lines: Iterable[Any], no_headers: bool = False) -> str:
+def history_table(lines: Iterable[RevisionLine], no_headers: bool = False) -> str:
     """One row per revision (``operations.history.RevisionLine``), oldest first."""
     rows = [
         [str(line.revision.revision), line.revision.event, str(line.revision.generation or ""),
@@ -77,7 +86,7 @@ def history_table(lines: Iterable[Any], no_headers: bool = False) -> str:
 # ------------------------------------------------------------------------------- fsck
 
 
-def fsck_json(report: Any, repair: bool) -> str:
+def fsck_json(report: FsckReport, repair: bool) -> str:
     """``fsck -o json``: what was checked, the problems and notes (and what was repaired)."""
     document = {
         "checked": report.checked,
@@ -89,7 +98,7 @@ def fsck_json(report: Any, repair: bool) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def fsck_text(report: Any) -> str:
+def fsck_text(report: FsckReport) -> str:
     """What was repaired, each finding on a line, then what was checked and the counts."""
     lines = [f"repaired {_finding_line(finding)}" for finding in report.repaired]
     lines += [_finding_line(finding) for finding in report.problems + report.notes]
@@ -102,12 +111,12 @@ def fsck_text(report: Any) -> str:
     return "".join(escape_control(line) + "\n" for line in lines)  # names and paths may hold ESC
 
 
-def _finding_line(finding: Any) -> str:
+def _finding_line(finding: Finding) -> str:
     """``check subject: message``; an object is named by its file (its digest is in the path)."""
     return f"{finding.check} {finding.path or finding.subject}: {finding.message}"
 
 
-def _counts(word: str, findings: Sequence[Any]) -> str:
+def _counts(word: str, findings: Sequence[Finding]) -> str:
     counts: dict[str, int] = {}
     for finding in findings:
         counts[finding.check] = counts.get(finding.check, 0) + 1
@@ -115,7 +124,7 @@ def _counts(word: str, findings: Sequence[Any]) -> str:
     return f"{len(findings)} {plural}: " + ", ".join(f"{check} {count}" for check, count in counts.items())
 
 
-def fsck_advice(problems: Sequence[Any], repaired: bool, repairable_from_objects: Iterable[str]) -> str:
+def fsck_advice(problems: Sequence[Finding], repaired: bool, repairable_from_objects: Iterable[str]) -> str:
     """The one notice after problems: which command fixes which of them."""
     checks = {finding.check for finding in problems}
     advice = []
@@ -134,13 +143,13 @@ def fsck_advice(problems: Sequence[Any], repaired: bool, repairable_from_objects
 # --------------------------------------------------------------------------------- gc
 
 
-def gc_removed(report: Any, shown_path: Callable[[Any], str], suffix: str | None) -> str:
+def gc_removed(report: GcReport, shown_path: Callable[[str], str], suffix: str | None) -> str:
     """One line per file removed (or that would be, with ``suffix``)."""
     tail = f" {suffix}" if suffix else ""
     return "".join(f"{shown_path(removal.where)} removed{tail}\n" for removal in report.removed)
 
 
-def gc_summary(report: Any, suffix: str | None) -> str:
+def gc_summary(report: GcReport, suffix: str | None) -> str:
     """The notice: objects and temporary files removed, their bytes, objects kept."""
     tail = f" {suffix}" if suffix else ""
     objects = sum(1 for removal in report.removed if removal.digest is not None)

@@ -22,35 +22,39 @@ from kidx.output.comparison import (
 )
 from kidx.output.table import render_table
 from kidx.output.terminal import escape_control
+from kidx.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kidx.operations.series import Point, Series, SeriesChange, SeriesResult
 
 
 def percent(value) -> str:
     return "" if value is None else f"{value * 100:+.1f}%"
 
 
-def series_heading(series) -> str:
+def series_heading(series: Series) -> str:
     environments = series.environments
     environment = " → ".join(e.label for e in environments) if len(environments) > 1 else series.environment.label
     return (f"protocol {series.protocol.label}, workload {series.workload.label}, "
             f"environment {environment}, implementation {series.implementation.label}")
 
 
-def change_text(change) -> str:
+def change_text(change: SeriesChange) -> str:
     point = change.point
     return (f"change point at {change.run.name} (position {point.position}): {percent(point.change)}, "
             f"p={point.p_value:.2g}; cause: {'; '.join(escape_control(cause) for cause in change.cause)}")
 
 
-def series_summary(result) -> str:
+def series_summary(result: SeriesResult) -> str:
     changes = sum(len(s.changes) for s in result.series)
     return f"{summary_text(result.counts())}; {changes} change point{'' if changes == 1 else 's'}"
 
 
-def render_series_table(result, wide: bool = False) -> str:
+def render_series_table(result: SeriesResult, wide: bool = False) -> str:
     """``wide``: with the speed-of-light columns each series has values for (-o wide)."""
     blocks = []
     for series in result.series:
-        first = series.points[0].run.measure
+        first = series.points[0].run.known_measure
         headers = ["OBSERVED"]
         if result.label_key:
             headers.append(label_column_header(result.label_key))
@@ -61,7 +65,7 @@ def render_series_table(result, wide: bool = False) -> str:
         headers.append("RUN")
         rows = []
         for point in series.points:
-            measure = point.run.measure
+            measure = point.run.known_measure
             cells = [point.run.observed or "<none>"]
             if result.label_key:
                 cells.append(point.label or "<none>")
@@ -81,14 +85,14 @@ def render_series_table(result, wide: bool = False) -> str:
     return text + f"summary: {series_summary(result)}\n" if text else ""
 
 
-def render_series_markdown(result) -> str:
+def render_series_markdown(result: SeriesResult) -> str:
     lines = [f"**{series_summary(result)}**", ""]
     if result.series:
         header = ["series", "observed", "label", "value", "change", "verdict", "run"]
         lines += [markdown_row(header), markdown_row(["---"] * len(header))]
         for series in result.series:
             for point in series.points:
-                measure = point.run.measure
+                measure = point.run.known_measure
                 lines.append(markdown_row([
                     series_heading(series), point.run.observed or "", point.label or "",
                     quantity(measure.value, measure.unit), percent(point.change.ratio - 1) if point.change else "",
@@ -101,7 +105,7 @@ def render_series_markdown(result) -> str:
     return "\n".join(lines) + "\n"
 
 
-def series_notes(result) -> list[str]:
+def series_notes(result: SeriesResult) -> list[str]:
     notes = []
     if result.single:
         notes.append(f"{result.single} series with a single point: nothing to follow")
@@ -111,8 +115,8 @@ def series_notes(result) -> list[str]:
     return notes
 
 
-def point_record(point) -> dict:
-    measure, change = point.run.measure, point.change
+def point_record(point: Point) -> dict:
+    measure, change = point.run.known_measure, point.change
     return {
         "run": point.run.name,
         "observedAt": point.run.observed or None,
@@ -122,20 +126,20 @@ def point_record(point) -> dict:
         "verdict": point.verdict,
         **judgement_fields(change),
         "baselineRun": point.baseline.name if point.baseline else None,
-        "baselineValue": point.baseline.measure.value if point.baseline else None,
+        "baselineValue": point.baseline.known_measure.value if point.baseline else None,
         "speedup": point.speedup,
         "speedupChange": point.speedup_change,
         "speedOfLight": speed_of_light.record(speed_of_light.run_achieved(point.run)),
     }
 
 
-def change_record(change) -> dict:
+def change_record(change: SeriesChange) -> dict:
     point = change.point
     return {"run": change.run.name, "position": point.position, "change": point.change, "pValue": point.p_value,
             "score": point.score, "before": change.before.name, "cause": change.cause}
 
 
-def series_document(result) -> dict:
+def series_document(result: SeriesResult) -> dict:
     counts = result.counts()
     return {
         "rule": result.rule,
@@ -170,7 +174,7 @@ CSV_FIELDS = ("protocol", "workload", "environment", "implementation", "run", "o
               "changePoint", *speed_of_light.CSV_FIELDS)
 
 
-def series_rows(result) -> list[list[str]]:
+def series_rows(result: SeriesResult) -> list[list[str]]:
     rows = []
     for s in result.series:
         starts = {change.point.position for change in s.changes}

@@ -32,6 +32,7 @@ import stat
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 
+from kidx.files import write_file
 from kidx.identity.canonical import digest_bytes
 from kidx.records import TYPE_CHECKING, NamedTuple
 
@@ -296,22 +297,8 @@ class FileObjectBackend(ObjectBackend):
             os.makedirs(folder, exist_ok=True)
             self._folders.add(folder)
         self._written += 1
-        temporary = f"{folder}/{self._temporary_prefix}{self._written}"
-        try:
-            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(descriptor, view):]
-            finally:
-                os.close(descriptor)
-            os.replace(temporary, path)
-        except BaseException:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
-            raise
+        # not synced one by one: the catalog's commit, after the objects, is the durable step
+        write_file(path, data, sync=False, temporary=f"{folder}/{self._temporary_prefix}{self._written}", mode=0o644)
         return outcome
 
     def ensure_many(self, objects: dict[str, bytes]) -> dict[str, str]:

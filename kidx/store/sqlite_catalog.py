@@ -16,13 +16,7 @@ One SQLite database (WAL) holds, in schema version 2:
   reference without reading object files.
 Digests are their 32 bytes (as in the PostgreSQL catalog); a new catalog has 8 KiB pages.
 
-Schema version 1 (kidx before this layout) kept digests as text, every revision as a row of
-a ``revisions`` table, and the references in a ``refs`` table; its stores made before the
-spec index lacked the two spec tables, and a write by an older kidx could leave that index
-behind the revisions (reads then used the objects). Such a catalog is read as it is, with
-the SQL of its own version, so every read gives what it gave; the first write upgrades it
-to version 2 inside that write's own transaction (``_upgrade``), so an interrupted or failed
-upgrade leaves it as it was, and says so once (``kidx.store.notices``) when it commits.
+Schema version 1 is read as it is and upgraded by the first write: ``kidx.store.sqlite_schema_1``.
 Writers take the database's write lock first (``BEGIN IMMEDIATE``), so two kidx processes
 serialise instead of interleaving; a waiting writer gives up cleanly after a timeout.
 Queries (``kidx.store.catalog.CatalogQuery``) are compiled to SQL here; the statements and row
@@ -41,20 +35,18 @@ from collections.abc import Sequence
 from kidx.errors import StoreBusy, StoreError, StoreReadOnly
 from kidx.records import TYPE_CHECKING
 from kidx.store import notices
+from kidx.store import sqlite_schema_1 as schema_1
 from kidx.store.catalog import (
-    Catalog,
     CatalogQuery,
     Change,
     ReferenceCondition,
     ReferencedFieldCondition,
     Revision,
-    StoreBackend,
     condition_holds,
     field_text,
 )
-from kidx.store.objects import FileObjectBackend, ObjectDB, path_text
+from kidx.store.objects import ObjectDB
 from kidx.store.sql_catalog import (
-    Dialect,
     SQLCatalog,
     Statements,
     digest_of_raw,
@@ -63,13 +55,14 @@ from kidx.store.sql_catalog import (
     raw_digest_range,
     translating,
 )
+from kidx.store.sqlite_schema import DIALECT, LAST_REVISION, SCHEMA, STATEMENTS
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 SCHEMA_VERSION = "2"
 #: versions this kidx reads as they are and upgrades on the first write
-OLDER_SCHEMA_VERSIONS = ("1",)
+OLDER_SCHEMA_VERSIONS = (schema_1.VERSION,)
 # of a new catalog: rows of about 1 KB waste less of each page than at 4 KiB (at 100,000
 # generated runs 1,741 bytes a run against 1,937), but a selection spread over the table
 # reads twice the bytes per row found (its SQL for 1,000 rows took 4.4 ms against 3.6,
@@ -77,148 +70,9 @@ OLDER_SCHEMA_VERSIONS = ("1",)
 PAGE_SIZE = 8192
 BUSY_TIMEOUT_S = 60.0
 CATALOG_FILE = "catalog.sqlite"
-_SQL_VARIABLES = 500  # stay far below SQLite's limit on bound parameters
 
-_SCHEMA = """
-CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE objects (
-    id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL,
-    name TEXT NOT NULL,
-    digest BLOB NOT NULL,  -- the digest's 32 bytes
-    title TEXT,
-    labels TEXT NOT NULL,
-    annotations TEXT NOT NULL,
-    created TEXT NOT NULL,
-    generation INTEGER NOT NULL,
-    columns TEXT,  -- printer-column values, see kidx.store.column_cache
-    revision INTEGER,  -- the id of the revision this state is; NULL: not a revision of its own
-    recorded TEXT,  -- when that revision was recorded
-    UNIQUE (kind, name)
-);
-CREATE INDEX objects_by_digest ON objects (digest);
-CREATE TABLE labels (
-    object_id INTEGER NOT NULL,
-    key TEXT NOT NULL,
-    value TEXT NOT NULL,
-    PRIMARY KEY (key, value, object_id)
-) WITHOUT ROWID;
-CREATE INDEX labels_by_object ON labels (object_id);
--- every (field, target) some object has referred to, once: a few hundred, whatever the runs
-CREATE TABLE ref_targets (
-    id INTEGER PRIMARY KEY,
-    field TEXT NOT NULL,
-    target BLOB NOT NULL,
-    UNIQUE (target, field)
-);
-CREATE TABLE ref_links (
-    object_id INTEGER NOT NULL,
-    target_id INTEGER NOT NULL,
-    PRIMARY KEY (target_id, object_id)
-) WITHOUT ROWID;
-CREATE INDEX ref_links_by_object ON ref_links (object_id);
-CREATE VIEW refs (object_id, field, target) AS
-    SELECT ref_links.object_id, ref_targets.field, ref_targets.target
-    FROM ref_links JOIN ref_targets ON ref_targets.id = ref_links.target_id;
--- the states names had before their current one (a name's current revision is its objects row)
-CREATE TABLE past_revisions (
-    id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL,
-    name TEXT NOT NULL,
-    event TEXT NOT NULL,
-    digest BLOB,
-    title TEXT,
-    labels TEXT,
-    annotations TEXT,
-    generation INTEGER,
-    recorded TEXT NOT NULL
-);
--- a name's revisions are its rows in id order: numbered when read, so appending costs no look-up
-CREATE INDEX past_revisions_by_name ON past_revisions (kind, name, id);
-CREATE VIEW revisions (id, kind, name, event, digest, title, labels, annotations, generation, recorded) AS
-    SELECT id, kind, name, event, digest, title, labels, annotations, generation, recorded FROM past_revisions
-    UNION ALL
-    SELECT revision, kind, name, 'applied', digest, title, labels, annotations, generation, recorded
-    FROM objects WHERE revision IS NOT NULL;
-CREATE TABLE spec_leaves (
-    path TEXT NOT NULL,  -- "spec.parameters.seq"
-    value TEXT NOT NULL,  -- its text, as field selectors read it
-    digest BLOB NOT NULL,
-    PRIMARY KEY (path, value, digest)
-) WITHOUT ROWID;
-CREATE TABLE spec_indexed (digest BLOB PRIMARY KEY) WITHOUT ROWID;
-"""
-# Schema 1's spec index, added after it (same schema number: older kidx ignored it)
-_SPEC_INDEX_SCHEMA_1 = """
-CREATE TABLE IF NOT EXISTS spec_leaves (
-    path TEXT NOT NULL,
-    value TEXT NOT NULL,
-    digest TEXT NOT NULL,
-    PRIMARY KEY (path, value, digest)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS spec_indexed (digest TEXT PRIMARY KEY) WITHOUT ROWID;
-"""
-# Schema 1 to 2 (see _upgrade), after the old tables were renamed to *_1 and their indexes
-# dropped: every row copied, digests as bytes; a name's last revision moves into its objects
-# row when it is exactly the row's state (else the row is no revision of its own, and every
-# revision stays a row).
-_UPGRADE_1_TO_2 = (
-    """INSERT INTO objects (id, kind, name, digest, title, labels, annotations, created, generation, columns)
-       SELECT id, kind, name, kidx_raw_digest(digest), title, labels, annotations, created, generation, columns
-       FROM objects_1""",
-    """INSERT INTO past_revisions (id, kind, name, event, digest, title, labels, annotations, generation, recorded)
-       SELECT id, kind, name, event, kidx_raw_digest(digest), title, labels, annotations, generation, recorded
-       FROM revisions_1""",
-    """UPDATE objects SET revision = (SELECT MAX(r.id) FROM past_revisions r
-                                      WHERE r.kind = objects.kind AND r.name = objects.name)""",
-    """UPDATE objects SET revision = NULL WHERE NOT EXISTS (
-           SELECT 1 FROM past_revisions r WHERE r.id = objects.revision AND r.event = 'applied'
-           AND r.digest IS objects.digest AND r.title IS objects.title AND r.labels IS objects.labels
-           AND r.annotations IS objects.annotations AND r.generation IS objects.generation)""",
-    """UPDATE objects SET recorded = (SELECT r.recorded FROM past_revisions r WHERE r.id = objects.revision)
-       WHERE revision IS NOT NULL""",
-    "DELETE FROM past_revisions WHERE id IN (SELECT revision FROM objects WHERE revision IS NOT NULL)",
-    "INSERT INTO ref_targets (field, target) SELECT DISTINCT field, kidx_raw_digest(target) FROM refs_1",
-    """INSERT INTO ref_links (object_id, target_id)
-       SELECT r.object_id, t.id FROM refs_1 r JOIN ref_targets t
-       ON t.target = kidx_raw_digest(r.target) AND t.field = r.field ON CONFLICT DO NOTHING""",
-)
-_OLD_TABLES = ("objects", "revisions", "refs")
-_OLD_INDEXES = ("objects_by_digest", "refs_by_object", "revisions_by_name")
 _SPEC_INDEX_MARK = "spec_index_revision"
-# info key (schema 2): the id of the last revision recorded (the current ones are objects rows)
-_LAST_REVISION = "last_revision"
 UPGRADED = "upgraded the store's catalog ({location}) to schema version {version}"
-
-
-# digests are their 32 bytes (schema 1: their text); lists of values are bound in chunks
-# under the variable limit
-DIALECT = Dialect(mark="?", schema="", entries="objects", last="\uffff", in_list_limit=_SQL_VARIABLES,
-                  stored_digest=raw_digest, digest_text=digest_of_raw)
-DIALECT_1 = Dialect(mark="?", schema="", entries="objects", last="\uffff", in_list_limit=_SQL_VARIABLES)
-
-
-class _Statements(Statements):
-    """Schema 2's writes: the current revision in its names row, references by target id."""
-
-    def __init__(self, dialect: Dialect):
-        super().__init__(dialect)
-        entry_columns = "id, kind, name, digest, title, labels, annotations, created, generation, columns"
-        self.insert_entry = f"INSERT INTO objects ({entry_columns}, revision, recorded) VALUES ({dialect.marks(12)})"
-        self.update_entry = ("UPDATE objects SET digest=?, title=?, labels=?, annotations=?, generation=?, columns=?, "
-                             "revision=?, recorded=? WHERE id=?")
-        past = "id, kind, name, event, digest, title, labels, annotations, generation, recorded"
-        self.supersede = (f"INSERT INTO past_revisions ({past}) SELECT revision, kind, name, 'applied', digest, "
-                          "title, labels, annotations, generation, recorded FROM objects WHERE id=? "
-                          "AND revision IS NOT NULL")
-        self.insert_revision = f"INSERT INTO past_revisions ({past}) VALUES ({dialect.marks(10)})"
-        self.insert_ref = "INSERT INTO ref_links (object_id, target_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
-        self.delete_refs = "DELETE FROM ref_links WHERE object_id=?"
-        self.stray_refs = "DELETE FROM ref_links WHERE NOT EXISTS (SELECT 1 FROM objects e WHERE e.id = object_id)"
-
-
-STATEMENTS = _Statements(DIALECT)
-STATEMENTS_1 = Statements(DIALECT_1)
 
 
 def _raw_or_none(digest: str | None) -> bytes | None:
@@ -316,7 +170,8 @@ class SQLiteCatalog(SQLCatalog):
     def _use_version(self, version: str) -> None:
         """Read (and write) with the SQL of the catalog's schema version."""
         self.version = version
-        self.dialect, self.sql = (DIALECT, STATEMENTS) if version == SCHEMA_VERSION else (DIALECT_1, STATEMENTS_1)
+        self.dialect, self.sql = ((DIALECT, STATEMENTS) if version == SCHEMA_VERSION
+                                  else (schema_1.DIALECT_1, schema_1.STATEMENTS_1))
         # digests given as text (JSON lists of them, the upgrade's copies) as they are stored
         self.connection.create_function("kidx_raw_digest", 1, _raw_or_none, deterministic=True)
 
@@ -372,10 +227,10 @@ class SQLiteCatalog(SQLCatalog):
             self.connection.execute("BEGIN IMMEDIATE")
             try:
                 if self._schema_version() is None:
-                    for statement in _SCHEMA.split(";\n"):
+                    for statement in SCHEMA.split(";\n"):
                         self.connection.execute(statement)
                     self.connection.execute("INSERT INTO info (key, value) VALUES ('schema', ?), (?, '0')",
-                                            (SCHEMA_VERSION, _LAST_REVISION))
+                                            (SCHEMA_VERSION, LAST_REVISION))
                 self.connection.execute("COMMIT")
             except BaseException:
                 if self.connection.in_transaction:
@@ -399,8 +254,8 @@ class SQLiteCatalog(SQLCatalog):
     def _last_revision(self) -> int:
         """The id of the last revision recorded."""
         if self.version != SCHEMA_VERSION:
-            return self.connection.execute("SELECT COALESCE(MAX(id), 0) FROM revisions").fetchone()[0]
-        return int(self.connection.execute("SELECT value FROM info WHERE key=?", (_LAST_REVISION,)).fetchone()[0])
+            return schema_1.last_revision(self.connection.execute)
+        return int(self.connection.execute("SELECT value FROM info WHERE key=?", (LAST_REVISION,)).fetchone()[0])
 
     def _revision_id(self) -> int:
         """A new revision id (inside a write; ``_save_revision_ids`` records those taken)."""
@@ -411,36 +266,15 @@ class SQLiteCatalog(SQLCatalog):
     def _save_revision_ids(self) -> None:
         if self._next_revision is not None:
             self.connection.execute("UPDATE info SET value=? WHERE key=?",
-                                    (str(self._next_revision - 1), _LAST_REVISION))
+                                    (str(self._next_revision - 1), LAST_REVISION))
             self._next_revision = None
 
     # --- the upgrade from an older schema (inside the first write's transaction) -------
 
     def _upgrade(self) -> None:
-        """Rewrite a schema 1 catalog as schema 2, inside the write's transaction: every
-        name, label, reference, revision and spec index row is kept (see _UPGRADE_1_TO_2);
-        a failure or an interruption rolls it all back with the write."""
-        execute = self.connection.execute
-        if not self._has_table("spec_indexed"):
-            for statement in _SPEC_INDEX_SCHEMA_1.strip().split(";\n"):
-                execute(statement)
-        for index in _OLD_INDEXES:
-            execute(f"DROP INDEX IF EXISTS {index}")
-        for table in (*_OLD_TABLES, "spec_leaves", "spec_indexed"):
-            execute(f"ALTER TABLE {table} RENAME TO {table}_1")
-        for statement in _SCHEMA.split(";\n"):  # all but what schema 1 has alike
-            if not statement.lstrip().startswith(("CREATE TABLE info", "CREATE TABLE labels", "CREATE INDEX labels_")):
-                execute(statement)
-        (last,) = execute("SELECT COALESCE(MAX(id), 0) FROM revisions_1").fetchone()
-        for statement in _UPGRADE_1_TO_2:
-            execute(statement)
-        execute("INSERT INTO spec_leaves (path, value, digest) "
-                "SELECT path, value, kidx_raw_digest(digest) FROM spec_leaves_1")
-        execute("INSERT INTO spec_indexed (digest) SELECT kidx_raw_digest(digest) FROM spec_indexed_1")
-        for table in (*_OLD_TABLES, "spec_leaves", "spec_indexed"):
-            execute(f"DROP TABLE {table}_1")
-        execute("UPDATE info SET value=? WHERE key='schema'", (SCHEMA_VERSION,))
-        execute("INSERT OR REPLACE INTO info (key, value) VALUES (?, ?)", (_LAST_REVISION, str(last)))
+        """Rewrite a schema 1 catalog as schema 2 inside the write's transaction
+        (``kidx.store.sqlite_schema_1.upgrade``)."""
+        schema_1.upgrade(self.connection.execute, self._has_table("spec_indexed"), SCHEMA_VERSION)
         self._use_version(SCHEMA_VERSION)
         # a spec index that was missing or behind is filled from the objects now
         self._catch_up_spec_index()
@@ -670,15 +504,15 @@ class SQLiteCatalog(SQLCatalog):
 
     def _digest_list(self) -> str:
         """SQL for the digests of a JSON list of ``sha256:…`` texts, as the catalog stores them."""
-        return "SELECT kidx_raw_digest(value) FROM json_each(?)" if self.version == SCHEMA_VERSION else (
-            "SELECT value FROM json_each(?)")
+        if self.version == SCHEMA_VERSION:
+            return "SELECT kidx_raw_digest(value) FROM json_each(?)"
+        return schema_1.DIGEST_LIST
 
     def _digest_range(self, hexdigits: str) -> builtins.list:
         """The lowest and highest stored digest whose hex starts with ``hexdigits``."""
         if self.version == SCHEMA_VERSION:
             return list(raw_digest_range(hexdigits))
-        low = "sha256:" + hexdigits
-        return [low, low + "\uffff"]
+        return schema_1.digest_range(hexdigits)
 
     def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, builtins.list]:
         """Answered from the target index of ``refs``."""
@@ -789,133 +623,3 @@ def _connect_read_only(path: Path | str) -> sqlite3.Connection:
             raise
     connection.close()
     return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
-
-
-def _has_files(folder: str) -> bool:
-    try:
-        with os.scandir(folder) as fan_out:
-            for entry in fan_out:
-                if entry.is_dir() and any(os.scandir(entry.path)):
-                    return True
-    except OSError:
-        pass
-    return False
-
-
-def _read_only_reason(root: str) -> str | None:
-    """Why nothing in the store folder can be written, or None when it can."""
-    paths = [root, os.path.join(root, CATALOG_FILE), os.path.join(root, "objects", "sha256")]
-    if all(not os.path.exists(path) or os.access(path, os.W_OK) for path in paths):
-        return None
-    try:
-        if os.statvfs(root).f_flag & os.ST_RDONLY:
-            return "a read-only file system"
-    except OSError:
-        pass
-    return "no permission to write"
-
-
-class SQLiteBackend(StoreBackend):
-    """A store folder: ``catalog.sqlite`` beside ``objects/sha256/``."""
-
-    def __init__(self, root: Path | str):
-        # strings and os calls: opening a store for reading should not import pathlib
-        self.location = path_text(root)
-        self._objects_folder = path_text(os.path.join(self.location, "objects", "sha256"))
-        self._catalog_file = path_text(os.path.join(self.location, CATALOG_FILE))
-        self.objects = ObjectDB(FileObjectBackend(self._objects_folder))
-
-    @property
-    def root(self) -> Path:
-        from pathlib import Path
-
-        return Path(self.location)
-
-    @property
-    def catalog_path(self) -> Path:
-        from pathlib import Path
-
-        return Path(self._catalog_file)
-
-    def exists(self) -> bool:
-        return os.path.exists(self._catalog_file)
-
-    def lost_catalog(self, catalog: Catalog) -> str | None:
-        if getattr(catalog, "has_schema", True) or not _has_files(self._objects_folder):
-            return None
-        state = "is empty" if os.path.exists(self._catalog_file) else "is missing"
-        return (
-            f"the store at {self.location} has object files but its catalog ({CATALOG_FILE}) {state}, so its "
-            "names, labels and history cannot be read (nothing was changed); run `kidx fsck --repair` to "
-            "rebuild what can be rebuilt: names and history come back only from a bundle made by `kidx export`"
-        )
-
-    def _check_folder(self) -> None:
-        """A store path that is (or lies under) a file is a mistake, not an empty store."""
-        path = self.location
-        while True:  # the folder, then each parent, as Path.parents gives them
-            if os.path.exists(path):
-                if not os.path.isdir(path):
-                    raise StoreError(f"cannot open the store at {self.location}: {path} is a file, not a folder")
-                return
-            parent = os.path.dirname(path)
-            if not parent or parent == path:
-                return
-            path = parent
-
-    def _check_catalog_files(self) -> None:
-        """The catalog and its WAL files are regular files where they exist: SQLite's
-        open of a FIFO in their place would wait for a writer for ever, and a device or a
-        folder is no catalog. Asked by stat, which never waits."""
-        import stat
-
-        for path in (self._catalog_file, self._catalog_file + "-wal", self._catalog_file + "-shm"):
-            try:
-                mode = os.stat(path).st_mode
-            except OSError:
-                continue  # absent (or a dangling link): SQLite says what it finds
-            if not stat.S_ISREG(mode):
-                from kidx.manifests.reader import file_type
-
-                raise StoreError(f"cannot open the store at {self.location}: {path} is {file_type(mode)}, not a "
-                                 "catalog file (nothing was read or changed)")
-
-    def check_writable(self) -> None:
-        self._check_folder()
-        self._check_catalog_files()
-        if os.path.exists(self.location):
-            reason = _read_only_reason(self.location)
-            if reason is not None:
-                raise StoreReadOnly(f"the store at {self.location} is read-only ({reason}): nothing can be written "
-                                    "to it")
-            if os.path.lexists(self._catalog_file):
-                self.open_catalog(False).close()  # a catalog that is no database, or no file, is said now
-            return
-        parent = os.path.dirname(os.path.abspath(self.location))
-        while not os.path.exists(parent):
-            parent = os.path.dirname(parent)
-        if not os.access(parent, os.W_OK | os.X_OK):
-            raise StoreReadOnly(f"cannot create the store at {self.location}: no permission to write in {parent}")
-
-    def open_catalog(self, write: bool) -> SQLiteCatalog:
-        self._check_folder()
-        self._check_catalog_files()
-        try:
-            if write:
-                reason = _read_only_reason(self.location) if os.path.exists(self.location) else None
-                if reason is not None:
-                    raise StoreReadOnly(
-                        f"the store at {self.location} is read-only ({reason}): nothing was changed; "
-                        "reading it still works"
-                    )
-                os.makedirs(self.location, exist_ok=True)
-                return SQLiteCatalog(self._catalog_file, self.objects, write=True)
-            found = os.path.exists(self._catalog_file)
-            return SQLiteCatalog(self._catalog_file if found else None, self.objects, write=False)
-        except OSError as exc:
-            raise StoreError(f"cannot open the store at {self.location}: {exc.strerror or exc}") from None
-        except sqlite3.Error as exc:
-            error = store_error(exc, self._catalog_file)
-            if type(error) is not StoreError or "cannot be used" not in str(error):
-                raise error from None  # busy, damaged, read-only, full: their own messages
-            raise StoreError(f"cannot open the store at {self.location}: {exc}") from None

@@ -86,7 +86,7 @@ def backend_for(location: str | Path) -> StoreBackend:
             raise StoreError(reason)
         text = normalised(text)
         return importlib.import_module(BACKENDS[text.partition(":")[0]]).backend(text)
-    from kidx.store.sqlite_catalog import SQLiteBackend
+    from kidx.store.sqlite_backend import SQLiteBackend
 
     return SQLiteBackend(text)
 

@@ -206,8 +206,10 @@ def test_names_come_from_the_store_named_on_the_line(complete, kidx, tmp_path):
     [
         ("get", ["csv", "csv=", "custom-columns=", "custom-columns-file=", "json", "jsonpath=", "jsonpath-file=", "name",
                  "tsv", "tsv=", "wide", "yaml"]),
-        ("compare", ["csv", "json", "table", "tsv", "yaml"]),
-        ("series", ["csv", "json", "table", "tsv", "yaml"]),
+        ("compare", ["csv", "json", "markdown", "table", "tsv", "wide", "yaml"]),
+        ("series", ["csv", "json", "markdown", "table", "tsv", "wide", "yaml"]),
+        ("export", ["__files__"]),
+        ("env", ["json", "name", "yaml"]),
         ("plot", ["__files__"]),
         ("apply", ["name"]),
         ("delete", ["name"]),
@@ -266,7 +268,7 @@ def test_other_positions(complete):
                                        "pytorch-benchmark", "kernelbench", "bundle"]
     assert complete("record", "") == ["liger", "pytest-benchmark", "nvbench", "google-benchmark", "bmf", "tritonbench",
                                        "pytorch-benchmark", "kernelbench"]
-    assert complete("record", "--c") == ["--capture"]
+    assert complete("record", "--c") == ["--capture", "--cache"]
     assert complete("import", "n") == ["nvbench"]
     assert complete("import", "liger", "f.csv", "--environment", "") == ["__files__"]
     assert complete("env", "") == ["capture"]
@@ -438,3 +440,46 @@ def test_values_written_after_an_equals_sign(complete):
     assert complete("get", "runs", "--field-selector=spec.st") == ["--field-selector=spec.status="]
     assert complete("apply", "-f=ma") == ["__files__"]
     assert complete("get", "runs", "--no-headers=x") == []
+
+
+def _typer_commands():
+    import typer
+
+    from kidx.cli.app import COMMANDS, build_app
+
+    return typer.main.get_command(build_app(list(COMMANDS))).commands
+
+
+def _options(command) -> list:
+    """The command's options (a group's: its subcommands'), as typer's parameters hold them."""
+    if hasattr(command, "commands"):
+        return [option for sub in command.commands.values() for option in _options(sub)]
+    return [param for param in command.params if param.param_type_name == "option"]
+
+
+def test_completion_offers_every_flag_of_every_command_and_knows_which_take_a_value():
+    from kidx.cli.completion import _VALUED, COMMAND_FLAGS
+
+    commands = _typer_commands()
+    flags = {name: list(dict.fromkeys(flag for option in _options(command) for flag in option.opts
+                                      + option.secondary_opts if flag not in ("-h", "--help")))
+             for name, command in commands.items()}
+    valued = {flag for command in commands.values() for option in _options(command) if not option.is_flag
+              for flag in option.opts}
+    assert COMMAND_FLAGS == flags, f"kidx/cli/completion.py's COMMAND_FLAGS should read {flags}"
+    assert _VALUED == valued, f"kidx/cli/completion.py's _VALUED should read {sorted(valued)}"
+
+
+def test_completion_offers_every_output_format_each_command_takes():
+    """-o values come from the printer table: every command with -o has its row, and a
+    value the table offers is one the command accepts."""
+    from kidx.output.printers import PRINTERS, completion_values
+
+    commands = _typer_commands()
+    with_output = {name for name, command in commands.items() for option in _options(command)
+                   if "--output" in option.opts}
+    assert with_output <= {command.split()[0] for command in PRINTERS}
+    for name in with_output:
+        offered = completion_values(name)
+        assert offered or PRINTERS[name].to_file, name
+        assert all(value.rstrip("=") in PRINTERS[name].names for value in offered)

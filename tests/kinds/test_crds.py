@@ -507,3 +507,10 @@ def test_bad_run_is_rejected_at_the_exact_path(mutate, path, keyword, mentions):
     errors = list(validator_for("BenchmarkRun").iter_errors(manifest))
     assert [(tuple(e.absolute_path), e.validator) for e in errors] == [(path, keyword)]
     assert mentions in errors[0].message
+
+
+def test_the_api_version_kidx_writes_is_every_crds():
+    from kidx.kinds.metadata import API_VERSION as WRITTEN
+    from kidx.kinds.registry import registry
+
+    assert {info.api_version for info in registry().kinds} == {WRITTEN}

@@ -16,7 +16,7 @@ from kidx.operations.diff import ObjectChange, changed_objects
 from kidx.operations.export import export_selection
 from kidx.output.describe import describe_texts
 from kidx.output.diff import render_diff
-from kidx.output.formats import checked_output, rejected_output
+from kidx.output.printers import check_output, rejected_output
 from kidx.query.label_selector import LabelSelector
 
 RUN_KIND = "BenchmarkRun"
@@ -84,14 +84,14 @@ def test_export_selection_names_what_to_write(seeded):
 
 
 def test_one_check_and_one_wording_for_an_output_format():
-    assert checked_output(None, ("json", "yaml")) is None
-    assert checked_output(None, ("json", "yaml"), "yaml") == "yaml"
-    assert checked_output("json", ("json", "yaml")) == "json"
+    assert check_output("version", None) is None
+    assert check_output("history", None, "yaml") == "yaml"
+    assert check_output("version", "json") == "json"
     with pytest.raises(UsageError) as caught:
-        checked_output("", ("yaml", "json"))
+        check_output("version", "")
     assert str(caught.value) == ('unable to match a printer suitable for the output format "", '
                                  "allowed formats are: json,yaml")
-    assert str(rejected_output("x", ["name"])) == (
+    assert str(rejected_output("x", "apply")) == (
         'unable to match a printer suitable for the output format "x", allowed formats are: name')
 
 

@@ -8,11 +8,11 @@ import typer
 
 from kidx.cli.common import kind_registry, output
 from kidx.errors import UsageError
-from kidx.output.formats import checked_output
+from kidx.output.printers import check_output, output_help
 
 
 def api_resources(
-    output_format: Annotated[str | None, typer.Option("--output", "-o", help="wide, name, json or yaml.")] = None,
+    output_format: Annotated[str | None, typer.Option("--output", "-o", help=output_help("api-resources"))] = None,
     no_headers: Annotated[bool, typer.Option("--no-headers", help="Omit the header row.")] = False,
     sort_by: Annotated[str | None, typer.Option("--sort-by", help="name or kind.")] = None,
 ) -> None:
@@ -21,7 +21,7 @@ def api_resources(
 
     if sort_by not in (None, "name", "kind"):
         raise UsageError("--sort-by accepts only name or kind")
-    checked_output(output_format, ("json", "name", "wide", "yaml"))
+    check_output("api-resources", output_format)
     kinds = sorted(kind_registry().kinds, key=lambda k: (k.group, k.kind if sort_by == "kind" else k.plural))
     output().data(render_api_resources(kinds, output_format, no_headers))
 

@@ -16,7 +16,7 @@ from kidx.cli.common import (
     print_outcomes,
 )
 from kidx.errors import UsageError
-from kidx.output.formats import checked_output
+from kidx.output.printers import check_output
 
 EXAMPLES = """\b
 Examples:
@@ -43,7 +43,7 @@ def apply(
     from kidx.operations.apply import apply_documents
 
     suffix = parse_dry_run(dry_run)
-    checked_output(output_format, ("name",))
+    check_output("apply", output_format)
     if not filename:
         raise UsageError("must specify -f")
     result = read_manifest_files(filename, recursive, kind_registry())

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from kidx.analysis.significance import VERDICTS
 from kidx.cli.analysis_options import (
     AllowEmptyOption,
     AlphaOption,
@@ -66,8 +67,8 @@ def compare(
     allow_empty: AllowEmptyOption = False,
     only: Annotated[
         str | None,
-        typer.Option("--only", help="Show only rows with these verdicts (faster, slower, same, inconclusive, "
-                                    "unconfirmed; comma-separated), each with its baseline."),
+        typer.Option("--only", help=f"Show only rows with these verdicts ({', '.join(VERDICTS)}; comma-separated), "
+                                    "each with its baseline."),
     ] = None,
     force: Annotated[
         bool,

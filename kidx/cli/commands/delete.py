@@ -20,7 +20,7 @@ from kidx.cli.common import (
     report_missing,
 )
 from kidx.errors import UsageError
-from kidx.output.formats import checked_output
+from kidx.output.printers import check_output, output_help
 
 EXAMPLES = """\b
 Examples:
@@ -47,7 +47,7 @@ def delete(
         ),
     ] = None,
     dry_run: DryRunOption = "none",
-    output_format: Annotated[str | None, typer.Option("--output", "-o", help="Only 'name'.")] = None,
+    output_format: Annotated[str | None, typer.Option("--output", "-o", help=output_help("delete"))] = None,
     store: StoreOption = None,
 ) -> int:
     """Delete objects by name, from files, by label selector, or all of a type.
@@ -60,7 +60,7 @@ def delete(
     from kidx.query.targets import parse_targets
 
     suffix = parse_dry_run(dry_run)
-    checked_output(output_format, ("name",))
+    check_output("delete", output_format)
     label_selector = parse_selector(selector)
     if all_objects and label_selector is not None:
         raise UsageError("cannot set --all and --selector at the same time")

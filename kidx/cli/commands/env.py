@@ -8,7 +8,7 @@ import typer
 
 from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store, output, parse_dry_run
 from kidx.errors import UsageError
-from kidx.output.formats import checked_output
+from kidx.output.printers import check_output, output_help
 
 env_app = typer.Typer(
     name="env",
@@ -31,7 +31,7 @@ Examples:
 def capture(
     output_format: Annotated[
         str | None,
-        typer.Option("--output", "-o", help="yaml (default) or json: the format of the printed manifest."),
+        typer.Option("--output", "-o", help=output_help("env")),
     ] = None,
     apply: Annotated[bool, typer.Option("--apply", help="Store the environment instead of printing it.")] = False,
     name: Annotated[
@@ -59,7 +59,7 @@ def capture(
     """
     from kidx.api.recording import captured_environment
 
-    checked_output(output_format, ("json", "name", "yaml"))
+    check_output("env", output_format)
     if output_format == "name" and not apply:
         raise UsageError("-o name needs --apply")
     suffix = parse_dry_run(dry_run)

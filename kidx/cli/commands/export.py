@@ -16,6 +16,7 @@ from kidx.cli.common import (
     require_store,
 )
 from kidx.errors import UsageError
+from kidx.output.printers import output_help
 
 FORMATS = ("bundle", "bmf", "pytorch-benchmark", "parquet")
 
@@ -40,7 +41,7 @@ def export(
     ] = None,
     output_file: Annotated[
         str | None,
-        typer.Option("--output", "-o", help="The bundle file to write ('-': standard output)."),
+        typer.Option("--output", "-o", help=output_help("export")),
     ] = None,
     selector: SelectorOption = None,
     export_format: Annotated[
@@ -58,9 +59,7 @@ def export(
     'kidx import bundle FILE' into an empty store reproduces the same digests, names and
     revisions. With no selection the whole store is exported: a backup.
     """
-    from pathlib import Path
 
-    from kidx.operations.export import export as write_export
     from kidx.operations.export import export_selection
 
     if not output_file:
@@ -69,8 +68,6 @@ def export(
         raise UsageError(f"unknown --format {export_format}: {', '.join(FORMATS[:-1])} or {FORMATS[-1]}")
     if export_format == "parquet" and output_file == "-":
         raise UsageError("--format parquet writes a binary file: give -o FILE, not -o -")
-    from kidx.output.terminal import escape_control
-
     label_selector = parse_selector(selector)
     registry = kind_registry()
     the_store = open_store(store)
@@ -94,6 +91,15 @@ def export(
         return _export_pytorch_benchmark(out, the_store, selected, output_file)
     if export_format == "parquet":
         return _export_parquet(out, the_store, registry, selected, output_file)
+    return _export_bundle(out, the_store, registry, selected, description, output_file)
+
+
+def _export_bundle(out, the_store, registry, selected, description: str, output_file: str) -> int:
+    from pathlib import Path
+
+    from kidx.operations.export import export as write_export
+    from kidx.output.terminal import escape_control
+
     if output_file == "-":
         import io
 
@@ -123,8 +129,7 @@ def _export_bmf(out, the_store, selected, output_file: str) -> int:
         out.data(text)
         where = "standard output"
     else:
-        with open(output_file, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        _write(out, text, output_file)
         where = output_file
     left = [f"{count:,} {what}" for count, what in ((report.older, "older runs of the same benchmarks"),
                                                      (report.without_figure, "runs without a figure")) if count]
@@ -159,8 +164,9 @@ def _write(out, text: str, output_file: str) -> None:
     if output_file == "-":
         out.data(text)
         return
-    with open(output_file, "w", encoding="utf-8") as handle:
-        handle.write(text)
+    from kidx.files import write_file
+
+    write_file(output_file, text.encode("utf-8"), sync=True)
 
 
 def register(app: typer.Typer) -> None:

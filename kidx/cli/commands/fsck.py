@@ -8,7 +8,7 @@ import typer
 
 from kidx.cli.common import StoreOption, kind_registry, open_store, output
 from kidx.errors import UsageError
-from kidx.output.formats import checked_output
+from kidx.output.printers import check_output, output_help
 
 EXAMPLES = """\b
 Examples:
@@ -36,7 +36,7 @@ def fsck(
             help="A bundle (kidx export) to restore missing or damaged objects from; needs --repair.",
         ),
     ] = None,
-    output_format: Annotated[str | None, typer.Option("--output", "-o", help="json: the report as JSON.")] = None,
+    output_format: Annotated[str | None, typer.Option("--output", "-o", help=output_help("fsck"))] = None,
     store: StoreOption = None,
 ) -> int:
     """Check the store: every object file against its digest, every name, revision and
@@ -49,7 +49,7 @@ def fsck(
     from kidx.operations.fsck import fsck as check
     from kidx.output.reports import fsck_advice, fsck_json, fsck_text
 
-    checked_output(output_format, ("json",))
+    check_output("fsck", output_format)
     if from_bundle is not None and not repair:
         raise UsageError("--from-bundle needs --repair")
     report = check(open_store(store), kind_registry(), repair=repair, bundle_path=from_bundle)

@@ -7,15 +7,9 @@ from typing import Annotated
 import typer
 
 from kidx.cli.common import SelectorOption, StoreOption
+from kidx.output.printers import output_help
 
-OutputOption = Annotated[
-    str | None,
-    typer.Option(
-        "--output", "-o",
-        help="wide, name, yaml, json, csv, tsv, csv=SPEC, tsv=SPEC, jsonpath=TEMPLATE, "
-        "jsonpath-file=FILE, custom-columns=SPEC, custom-columns-file=FILE.",
-    ),
-]
+OutputOption = Annotated[str | None, typer.Option("--output", "-o", help=output_help("get"))]
 
 
 EXAMPLES = """\b

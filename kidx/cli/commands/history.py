@@ -8,7 +8,7 @@ import typer
 
 from kidx.cli.common import StoreOption, kind_registry, open_store, output
 from kidx.errors import UsageError
-from kidx.output.formats import checked_output
+from kidx.output.printers import check_output, output_help
 
 
 def history(
@@ -19,7 +19,7 @@ def history(
     ] = None,
     output_format: Annotated[
         str | None,
-        typer.Option("--output", "-o", help="With --revision: yaml (default) or json."),
+        typer.Option("--output", "-o", help=output_help("history")),
     ] = None,
     no_headers: Annotated[bool, typer.Option("--no-headers", help="Omit the header row.")] = False,
     store: StoreOption = None,
@@ -41,7 +41,7 @@ def history(
     the_store = open_store(store, must_exist=True)
     out = output()
     if revision is not None:
-        checked_output(output_format, ("json", "yaml"))
+        check_output("history", output_format)
         manifest = revision_manifest(the_store, info, name, revision)
         out.data(to_json(manifest) if output_format == "json" else to_yaml(manifest))
         return

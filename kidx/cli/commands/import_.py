@@ -23,12 +23,10 @@ from kidx.cli.common import (
     parse_dry_run,
 )
 from kidx.importers.framework import IMPORTERS
-from kidx.output.formats import checked_output
+from kidx.output.printers import check_output, output_help
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-
-    from rich.progress import Progress
 
     from kidx.importers.framework import Conversion
 
@@ -126,7 +124,7 @@ EnvironmentOption = Annotated[
 ]
 OutputOption = Annotated[
     str | None,
-    typer.Option("--output", "-o", help="name: names only; yaml or json: print the manifests instead of storing them."),
+    typer.Option("--output", "-o", help=output_help("import")),
 ]
 
 
@@ -221,7 +219,7 @@ def bundle(
     from kidx.operations.export import restore
 
     suffix = parse_dry_run(dry_run)
-    checked_output(output_format, ("name",))
+    check_output("import bundle", output_format)
     from kidx.output.terminal import escape_control
 
     registry = kind_registry()
@@ -247,107 +245,34 @@ def bundle(
 def import_files(format_name: str, files: list[str], environment: str | None, dry_run: str,
                  output_format: str | None, store, adjust: Callable[[Conversion], Conversion] | None = None,
                  options: dict | None = None) -> None:
-    """Convert (with the format's ``options``), attach the environment, ``adjust`` (kidx
-    record labels the runs), then store or print. A format whose runs may already be in
-    the store from another file of the same session (``merge_stored``) is merged with it."""
-    from kidx.importers.framework import importer
+    """``kidx import FORMAT`` (and ``kidx record``): the files imported, then the manifests
+    printed (``-o yaml|json``) or what storing them did, and the summary on stderr."""
+    from kidx.operations.importing import import_files as importing
 
     suffix = parse_dry_run(dry_run)
-    checked_output(output_format, ("json", "name", "yaml"))
+    check_output("import", output_format)
     out = output()
-    module = importer(format_name)
-    converted = module.convert_files(files, **(options or {}))
-    the_store = functools.cache(lambda: open_store(store))  # opened once, and only when needed
-    if output_format not in ("yaml", "json"):  # before a given environment joins: the user names that one
-        from kidx.operations.stored_runs import named_apart_from_stored
-
-        converted = named_apart_from_stored(converted, the_store())
-    attached = None
-    if environment is not None:
-        from kidx.operations.import_environment import attach_named_environment
-
-        converted, attached = attach_named_environment(module, converted, environment, kind_registry(), the_store)
-    if adjust is not None:
-        converted = adjust(converted)
-    merge = getattr(module, "merge_stored", None)
-    if merge is not None and output_format not in ("yaml", "json"):
-        from kidx.operations.stored_runs import merged_with_stored
-
-        converted = merged_with_stored(converted, merge, the_store())
-    file_count = len(dict.fromkeys(files))
-    if output_format in ("yaml", "json"):
+    printing = output_format in ("yaml", "json")
+    result = importing(format_name, files, kind_registry(), functools.cache(lambda: open_store(store)),
+                       environment=environment, dry_run=suffix is not None, keep=not printing, adjust=adjust,
+                       options=options, progress=lambda records: out.progress(records, LARGE_INPUT_RECORDS))
+    for notice in result.notices:
+        out.notice(notice)
+    if printing:
         from kidx.output.serialize import as_list, to_json, to_yaml
 
-        document = as_list([document.body for document in converted.documents])
+        document = as_list([document.body for document in result.conversion.documents])
         out.data(to_yaml(document) if output_format == "yaml" else to_json(document))
-        _summarise(out, format_name, converted, None, file_count, attached)
-        return
-    from kidx.cli.common import print_outcomes
-    from kidx.operations.apply import apply_documents
+    else:
+        from kidx.cli.common import print_outcomes
 
-    if attached is not None:
-        converted = _keeping_measured_peaks(out, converted, attached, the_store())
-    show_progress = out.stderr_is_terminal() and converted.rows_read >= LARGE_INPUT_RECORDS
-    with _progress(out, show_progress) as advance:
-        report = apply_documents(
-            the_store(), converted.documents, kind_registry(), dry_run=suffix is not None, progress=advance
-        )
-    print_outcomes(report, output_format, suffix)
-    _summarise(out, format_name, converted, report, file_count, attached)
-
-
-def _keeping_measured_peaks(out, converted: Conversion, name: str, store) -> Conversion:
-    """The conversion with the environment from ``--environment FILE`` keeping the peaks
-    measured on it before (kidx.operations.measured_peaks)."""
-    import dataclasses
-
-    from kidx.operations.measured_peaks import keep_measured_peaks_in
-
-    documents, notices = keep_measured_peaks_in(converted.documents, name, store)
-    for notice in notices:
-        out.notice(notice)
-    return dataclasses.replace(converted, documents=documents)
-
-
-def _summarise(out, format_name: str, converted, report, files: int, attached: str | None) -> None:
+        print_outcomes(result.report, output_format, suffix)
     from kidx.output.reports import import_notices
 
-    for notice in import_notices(format_name, converted, report, files, attached):
+    for notice in import_notices(format_name, result.conversion, result.report, result.files, result.attached):
         out.notice(notice)
-    for note in converted.notes:
+    for note in result.conversion.notes:
         out.warning(note)
-
-
-class _progress:
-    """A rich progress bar on a terminal; otherwise nothing (and rich is not imported)."""
-
-    def __init__(self, out, enabled: bool):
-        self.out, self.enabled = out, enabled
-        self._bar: Progress | None = None
-
-    def __enter__(self) -> Callable[[str, int, int], None] | None:
-        if not self.enabled:
-            return None
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
-
-        bar = self._bar = Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-            console=Console(file=self.out.stderr), transient=True,
-        )
-        bar.start()
-        tasks: dict[str, TaskID] = {}
-
-        def advance(phase: str, done: int, total: int) -> None:
-            if phase not in tasks:
-                tasks[phase] = bar.add_task(phase, total=total)
-            bar.update(tasks[phase], completed=done)
-
-        return advance
-
-    def __exit__(self, *exc) -> None:
-        if self._bar is not None:
-            self._bar.stop()
 
 
 def register(app: typer.Typer) -> None:

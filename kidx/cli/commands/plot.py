@@ -17,6 +17,7 @@ from kidx.cli.common import (
     parse_selector,
 )
 from kidx.errors import UsageError
+from kidx.output.printers import output_help
 
 SUFFIXES = (".svg", ".png", ".csv")
 EXAMPLES = """\b
@@ -35,7 +36,7 @@ def plot(
     x: Annotated[str | None, typer.Option("--x", help="The swept field, e.g. workload.spec.parameters.seq.")] = None,
     output_file: Annotated[
         str | None,
-        typer.Option("--output", "-o", help="FILE.svg or FILE.png (needs kidx[plot]), or FILE.csv for the points."),
+        typer.Option("--output", "-o", help=output_help("plot")),
     ] = None,
     selector: SelectorOption = None,
     field_selector: FieldSelectorOption = None,

@@ -96,25 +96,10 @@ def record(
 
     from kidx.cli.commands.import_ import import_files
     from kidx.operations import record as recording
-    from kidx.output.formats import checked_output
     from kidx.timers.settings import checked_cache, checked_timer
 
-    if format_name not in IMPORTERS:
-        raise UsageError(f"unknown format {format_name!r}; formats: {', '.join(IMPORTERS)}")
-    if environment is not None and capture:
-        raise UsageError("--environment and --capture exclude each other")
-    if library is not None and not IMPORTERS[format_name].library_option:
-        takes = ", ".join(name for name, info in IMPORTERS.items() if info.library_option)
-        raise UsageError(f"--library applies to {takes} (the {format_name} format names its implementations itself)")
-    checked_output(output_format, ("json", "name", "yaml"))
-    format_options: dict[str, object] = {option: value for option, value in (("op", op), ("mode", mode),
-                                                                             ("level", level)) if value is not None}
-    for option in format_options:
-        if option not in IMPORTERS[format_name].options:
-            takes = ", ".join(key for key, info in IMPORTERS.items() if option in info.options)
-            raise UsageError(f"--{option} applies to {takes}, not {format_name}")
-    if library:
-        format_options["library"] = library
+    _check_arguments(format_name, environment, capture, library, output_format)
+    format_options = _format_options(format_name, library, op, mode, level)
     timing = (checked_timer(timer, "--timer"), checked_cache(cache, "--cache")) if timer is not None else None
     labels = recording.parse_labels(label or [])
     command = list(command or [])
@@ -124,30 +109,11 @@ def record(
     scratch = Path(tempfile.mkdtemp(prefix="kidx-record-"))
     collected = recording.Collected()
     try:
-        sides = []
-        for index, side_command in enumerate(commands):
-            name = ("base", "head")[index] if interleave else None
-            side_scratch = scratch / name if name else scratch
-            side_scratch.mkdir(exist_ok=True)
-            plan = recording.plan_output(format_name, side_command, results, folder, side_scratch)
-            state = recording.git_state(recording.command_folder(side_command, folder) if interleave else folder)
-            if state is None:
-                out.warning(f"{folder} is not in a git checkout: the runs carry no commit label")
-            sides.append(recording.Side(name, plan, state, recording.recording_metadata(state, plan.command,
-                                                                                        labels)[0]))
-        if output_format not in ("yaml", "json") and parse_dry_run(dry_run) is None:
-            probe = open_store(store)  # before the harness runs: its results need somewhere to go
-            try:
-                probe.check_writable()
-            finally:
-                probe.close()
-                probe.backend.close()
+        sides = _sides(out, format_name, commands, interleave, results, folder, scratch, labels)
+        _check_store_writable(store, output_format, dry_run)
         if environment is None and capture is not False:
             environment = _capture(out, scratch)
-        for side in sides:
-            out.notice(f"record {format_name}: running {shlex.join(side.plan.command)}"
-                       + (f" ({processes} processes)" if processes > 1 else "")
-                       + (f", timed with {timing[0]} ({timing[1]} L2) in place of do_bench" if timing else ""))
+        _announce(out, format_name, sides, processes, timing)
 
         def ended(plan, result, run_labels):
             shown = ", ".join(f"{key}={value}" for key, value in run_labels.items()) or "none"
@@ -169,13 +135,87 @@ def record(
         import_files(format_name, collected.files, environment, dry_run, output_format, store, adjust=adjust,
                      options=format_options or None)
     except BaseException:
-        if collected.files:
-            out.warning(f"the results measured so far are kept in {scratch}: import them with kidx import "
-                        f"{format_name} {shlex.join(collected.files)}")
-        else:
-            shutil.rmtree(scratch, ignore_errors=True)
+        _keep_measured(out, format_name, scratch, collected.files)
         raise
     shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _check_arguments(format_name: str, environment: str | None, capture: bool | None, library: str | None,
+                     output_format: str | None) -> None:
+    from kidx.output.printers import check_output
+
+    if format_name not in IMPORTERS:
+        raise UsageError(f"unknown format {format_name!r}; formats: {', '.join(IMPORTERS)}")
+    if environment is not None and capture:
+        raise UsageError("--environment and --capture exclude each other")
+    if library is not None and not IMPORTERS[format_name].library_option:
+        takes = ", ".join(name for name, info in IMPORTERS.items() if info.library_option)
+        raise UsageError(f"--library applies to {takes} (the {format_name} format names its implementations itself)")
+    check_output("record", output_format)
+
+
+def _format_options(format_name: str, library: str | None, op: str | None, mode: str | None,
+                    level: int | None) -> dict[str, object]:
+    """The options the format's import takes (--op, --mode, --level, --library), refused
+    for a format that takes none of them."""
+    options: dict[str, object] = {option: value for option, value in (("op", op), ("mode", mode), ("level", level))
+                                  if value is not None}
+    for option in options:
+        if option not in IMPORTERS[format_name].options:
+            takes = ", ".join(key for key, info in IMPORTERS.items() if option in info.options)
+            raise UsageError(f"--{option} applies to {takes}, not {format_name}")
+    if library:
+        options["library"] = library
+    return options
+
+
+def _check_store_writable(store: str | None, output_format: str | None, dry_run: str) -> None:
+    """Before the harness runs: its results need somewhere to go (not for -o yaml|json or
+    a dry run, which store nothing)."""
+    if output_format in ("yaml", "json") or parse_dry_run(dry_run) is not None:
+        return
+    probe = open_store(store)
+    try:
+        probe.check_writable()
+    finally:
+        probe.close()
+        probe.backend.close()
+
+
+def _sides(out, format_name: str, commands: list, interleave: bool, results, folder, scratch, labels) -> list:
+    """Each side's plan (one side, or base and head with --interleave), its checkout's git
+    state and its labels."""
+    from kidx.operations import record as recording
+
+    sides = []
+    for index, side_command in enumerate(commands):
+        name = ("base", "head")[index] if interleave else None
+        side_scratch = scratch / name if name else scratch
+        side_scratch.mkdir(exist_ok=True)
+        plan = recording.plan_output(format_name, side_command, results, folder, side_scratch)
+        state = recording.git_state(recording.command_folder(side_command, folder) if interleave else folder)
+        if state is None:
+            out.warning(f"{folder} is not in a git checkout: the runs carry no commit label")
+        sides.append(recording.Side(name, plan, state, recording.recording_metadata(state, plan.command, labels)[0]))
+    return sides
+
+
+def _announce(out, format_name: str, sides: list, processes: int, timing) -> None:
+    for side in sides:
+        out.notice(f"record {format_name}: running {shlex.join(side.plan.command)}"
+                   + (f" ({processes} processes)" if processes > 1 else "")
+                   + (f", timed with {timing[0]} ({timing[1]} L2) in place of do_bench" if timing else ""))
+
+
+def _keep_measured(out, format_name: str, scratch, files: list[str]) -> None:
+    """After a failure: the results measured so far kept (and said where), else the scratch removed."""
+    import shutil
+
+    if files:
+        out.warning(f"the results measured so far are kept in {scratch}: import them with kidx import "
+                    f"{format_name} {shlex.join(files)}")
+    else:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _retimed(out, conversion, collected):

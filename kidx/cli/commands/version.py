@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from kidx.cli.common import output
-from kidx.output.formats import checked_output
+from kidx.output.printers import check_output, output_help
 
 
 def version_text() -> str:
@@ -17,7 +17,7 @@ def version_text() -> str:
 
 
 def version(
-    output_format: Annotated[str | None, typer.Option("--output", "-o", help="json or yaml.")] = None,
+    output_format: Annotated[str | None, typer.Option("--output", "-o", help=output_help("version"))] = None,
 ) -> None:
     """Print the version of kidx (and of the Python running it, with -o json|yaml)."""
     import platform
@@ -28,7 +28,7 @@ def version(
     if output_format is None:
         out.data(version_text())
         return
-    checked_output(output_format, ("json", "yaml"))
+    check_output("version", output_format)
     from kidx.output.serialize import to_json, to_yaml
 
     info = {"kidxVersion": __version__, "pythonVersion": platform.python_version()}

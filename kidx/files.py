@@ -1,0 +1,78 @@
+"""Writing a file whole or not at all: the one helper every writer of a finished file uses
+(objects, bundles, the CRD cache, exports).
+
+The guarantee: the data goes to a temporary file of its own in the target's folder (a
+unique name, created with O_EXCL: never an existing file, never through a link), which
+is renamed over the target only once written, so the target is either the old file or
+the whole new one; with ``sync`` (the user's data: bundles, exports) the file is flushed
+to disk before the rename. On any failure the temporary file is removed, and an error
+names the target, not the temporary file. Plain ``os`` calls on strings: the store
+writes each object through here."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from kidx.records import TYPE_CHECKING
+
+if TYPE_CHECKING:  # typing itself costs an everyday command's start (kidx/records.py)
+    from typing import BinaryIO
+
+_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+
+
+def temporary_path(path: str) -> str:
+    """A name of its own for a temporary file beside ``path``."""
+    folder, name = os.path.split(path)
+    return os.path.join(folder, f".{name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
+
+
+def write_file(path: str | os.PathLike[str], data: bytes, *, sync: bool, temporary: str | None = None,
+               mode: int = 0o666) -> None:
+    """``data`` as the whole of ``path``; ``temporary``: the temporary file's name, when the
+    caller names its own (the store's, which gc recognises)."""
+    target = os.fspath(path)
+    temporary = temporary or temporary_path(target)
+    try:
+        descriptor = os.open(temporary, _FLAGS, mode)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(descriptor, view):]
+            if sync:
+                os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        os.replace(temporary, target)
+    except BaseException as exc:
+        _failed(exc, temporary, target)
+        raise
+
+
+@contextmanager
+def atomic_file(path: str | os.PathLike[str], *, sync: bool, mode: int = 0o666) -> Iterator[BinaryIO]:
+    """A binary stream whose bytes become the whole of ``path`` when the block ends
+    without an error (for data written in pieces: a bundle)."""
+    target = os.fspath(path)
+    temporary = temporary_path(target)
+    try:
+        with os.fdopen(os.open(temporary, _FLAGS, mode), "wb") as stream:
+            yield stream
+            if sync:
+                stream.flush()
+                os.fsync(stream.fileno())
+        os.replace(temporary, target)
+    except BaseException as exc:
+        _failed(exc, temporary, target)
+        raise
+
+
+def _failed(exc: BaseException, temporary: str, target: str) -> None:
+    try:
+        os.unlink(temporary)
+    except OSError:
+        pass
+    if isinstance(exc, OSError) and exc.filename == temporary:
+        exc.filename = target  # the user named the target; the temporary file is kidx's business

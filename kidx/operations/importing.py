@@ -1,0 +1,84 @@
+"""Import: benchmark tools' files converted into manifests (``kidx.importers``), an
+environment attached, then stored, as ``kidx import FORMAT`` and ``kidx record`` do.
+
+The caller says how progress is shown: ``progress(records)`` gives a context whose
+``(phase, done, total)`` callback the store's apply reports to (the command's is the output
+gateway's bar; None shows nothing)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+
+from kidx.importers.framework import Conversion, importer
+from kidx.records import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from kidx.kinds.registry import KindRegistry
+    from kidx.operations.apply import ApplyReport
+    from kidx.store.store import Store
+
+Advance = Callable[[str, int, int], None]
+
+
+class ImportResult(NamedTuple):
+    conversion: Conversion  # the documents, with what was read and skipped
+    report: ApplyReport | None  # what storing did; None when the documents were only converted
+    files: int  # files read (each once)
+    attached: str | None  # the environment attached (--environment), by name
+    notices: tuple[str, ...] = ()  # about the environment's measured peaks kept
+
+
+def import_files(
+    format_name: str,
+    files: list[str],
+    registry: KindRegistry,
+    store: Callable[[], Store],
+    environment: str | None = None,
+    dry_run: bool = False,
+    keep: bool = True,
+    adjust: Callable[[Conversion], Conversion] | None = None,
+    options: dict | None = None,
+    progress: Callable[[int], AbstractContextManager[Advance | None]] | None = None,
+) -> ImportResult:
+    """Convert (with the format's ``options``), attach the environment (a stored name, or a
+    manifest file), ``adjust`` (kidx record labels the runs), then store (``keep``; with
+    ``dry_run`` only what would happen) or only convert. ``store`` opens the store, once
+    and only when needed. A format whose runs may already be in the store from another
+    file of the same session (``merge_stored``) is merged with it."""
+    module = importer(format_name)
+    converted = module.convert_files(files, **(options or {}))
+    if keep:  # before a given environment joins: the user names that one
+        from kidx.operations.stored_runs import named_apart_from_stored
+
+        converted = named_apart_from_stored(converted, store())
+    attached = None
+    if environment is not None:
+        from kidx.operations.import_environment import attach_named_environment
+
+        converted, attached = attach_named_environment(module, converted, environment, registry, store)
+    if adjust is not None:
+        converted = adjust(converted)
+    file_count = len(dict.fromkeys(files))
+    if not keep:
+        return ImportResult(converted, None, file_count, attached)
+    merge = getattr(module, "merge_stored", None)
+    if merge is not None:
+        from kidx.operations.stored_runs import merged_with_stored
+
+        converted = merged_with_stored(converted, merge, store())
+    notices: tuple[str, ...] = ()
+    if attached is not None:
+        from kidx.operations.measured_peaks import keep_measured_peaks_in
+
+        documents, kept = keep_measured_peaks_in(converted.documents, attached, store())
+        converted, notices = dataclasses.replace(converted, documents=documents), tuple(kept)
+    from kidx.operations.apply import apply_documents
+
+    with progress(converted.rows_read) if progress is not None else nullcontext() as advance:
+        report = apply_documents(store(), converted.documents, registry, dry_run=dry_run, progress=advance)
+    return ImportResult(converted, report, file_count, attached, notices)
+
+
+__all__ = ["ImportResult", "import_files"]

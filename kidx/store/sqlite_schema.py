@@ -1,0 +1,108 @@
+"""Schema version 2 of the SQLite catalog: its tables, the dialect of its SQL and its
+writes (``kidx.store.sqlite_catalog`` describes the layout; ``kidx.store.sqlite_schema_1``
+reads and upgrades the version before it)."""
+
+from __future__ import annotations
+
+from kidx.store.sql_catalog import Dialect, Statements, digest_of_raw, raw_digest
+
+SQL_VARIABLES = 500  # stay far below SQLite's limit on bound parameters
+# info key (schema 2): the id of the last revision recorded (the current ones are objects rows)
+LAST_REVISION = "last_revision"
+
+SCHEMA = """
+CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE objects (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    digest BLOB NOT NULL,  -- the digest's 32 bytes
+    title TEXT,
+    labels TEXT NOT NULL,
+    annotations TEXT NOT NULL,
+    created TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    columns TEXT,  -- printer-column values, see kidx.store.column_cache
+    revision INTEGER,  -- the id of the revision this state is; NULL: not a revision of its own
+    recorded TEXT,  -- when that revision was recorded
+    UNIQUE (kind, name)
+);
+CREATE INDEX objects_by_digest ON objects (digest);
+CREATE TABLE labels (
+    object_id INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (key, value, object_id)
+) WITHOUT ROWID;
+CREATE INDEX labels_by_object ON labels (object_id);
+-- every (field, target) some object has referred to, once: a few hundred, whatever the runs
+CREATE TABLE ref_targets (
+    id INTEGER PRIMARY KEY,
+    field TEXT NOT NULL,
+    target BLOB NOT NULL,
+    UNIQUE (target, field)
+);
+CREATE TABLE ref_links (
+    object_id INTEGER NOT NULL,
+    target_id INTEGER NOT NULL,
+    PRIMARY KEY (target_id, object_id)
+) WITHOUT ROWID;
+CREATE INDEX ref_links_by_object ON ref_links (object_id);
+CREATE VIEW refs (object_id, field, target) AS
+    SELECT ref_links.object_id, ref_targets.field, ref_targets.target
+    FROM ref_links JOIN ref_targets ON ref_targets.id = ref_links.target_id;
+-- the states names had before their current one (a name's current revision is its objects row)
+CREATE TABLE past_revisions (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    event TEXT NOT NULL,
+    digest BLOB,
+    title TEXT,
+    labels TEXT,
+    annotations TEXT,
+    generation INTEGER,
+    recorded TEXT NOT NULL
+);
+-- a name's revisions are its rows in id order: numbered when read, so appending costs no look-up
+CREATE INDEX past_revisions_by_name ON past_revisions (kind, name, id);
+CREATE VIEW revisions (id, kind, name, event, digest, title, labels, annotations, generation, recorded) AS
+    SELECT id, kind, name, event, digest, title, labels, annotations, generation, recorded FROM past_revisions
+    UNION ALL
+    SELECT revision, kind, name, 'applied', digest, title, labels, annotations, generation, recorded
+    FROM objects WHERE revision IS NOT NULL;
+CREATE TABLE spec_leaves (
+    path TEXT NOT NULL,  -- "spec.parameters.seq"
+    value TEXT NOT NULL,  -- its text, as field selectors read it
+    digest BLOB NOT NULL,
+    PRIMARY KEY (path, value, digest)
+) WITHOUT ROWID;
+CREATE TABLE spec_indexed (digest BLOB PRIMARY KEY) WITHOUT ROWID;
+"""
+
+
+# digests are their 32 bytes; lists of values are bound in chunks under the variable limit
+DIALECT = Dialect(mark="?", schema="", entries="objects", last="\uffff", in_list_limit=SQL_VARIABLES,
+                  stored_digest=raw_digest, digest_text=digest_of_raw)
+
+
+class _Statements(Statements):
+    """Schema 2's writes: the current revision in its names row, references by target id."""
+
+    def __init__(self, dialect: Dialect):
+        super().__init__(dialect)
+        entry_columns = "id, kind, name, digest, title, labels, annotations, created, generation, columns"
+        self.insert_entry = f"INSERT INTO objects ({entry_columns}, revision, recorded) VALUES ({dialect.marks(12)})"
+        self.update_entry = ("UPDATE objects SET digest=?, title=?, labels=?, annotations=?, generation=?, columns=?, "
+                             "revision=?, recorded=? WHERE id=?")
+        past = "id, kind, name, event, digest, title, labels, annotations, generation, recorded"
+        self.supersede = (f"INSERT INTO past_revisions ({past}) SELECT revision, kind, name, 'applied', digest, "
+                          "title, labels, annotations, generation, recorded FROM objects WHERE id=? "
+                          "AND revision IS NOT NULL")
+        self.insert_revision = f"INSERT INTO past_revisions ({past}) VALUES ({dialect.marks(10)})"
+        self.insert_ref = "INSERT INTO ref_links (object_id, target_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
+        self.delete_refs = "DELETE FROM ref_links WHERE object_id=?"
+        self.stray_refs = "DELETE FROM ref_links WHERE NOT EXISTS (SELECT 1 FROM objects e WHERE e.id = object_id)"
+
+
+STATEMENTS = _Statements(DIALECT)
