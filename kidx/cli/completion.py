@@ -25,9 +25,9 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "digest": ["--filename", "-f", "--recursive", "-R", "--store"],
     "explain": ["--recursive", "--max-depth"],
     "history": ["--revision", "--output", "-o", "--no-headers", "--store"],
-    "import": ["--environment", "--dry-run", "--output", "-o", "--store", "--library", "--op", "--mode"],
-    "record": ["--environment", "--capture", "--no-capture", "--label", "--results", "--library", "--timer",
-               "--cache", "--processes", "--interleave", "--dry-run", "--output", "-o", "--store"],
+    "import": ["--environment", "--dry-run", "--output", "-o", "--store", "--library", "--op", "--mode", "--level"],
+    "record": ["--environment", "--capture", "--no-capture", "--label", "--results", "--library", "--op", "--mode",
+               "--level", "--timer", "--cache", "--processes", "--interleave", "--dry-run", "--output", "-o", "--store"],
     "env": ["--output", "-o", "--apply", "--name", "--measure-peaks", "--dry-run", "--store"],
     "api-resources": ["--output", "-o", "--no-headers", "--sort-by"],
     "completion": [],
@@ -46,7 +46,7 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "push": ["--selector", "-l", "--force", "--dry-run", "--store"],
     "pull": ["--selector", "-l", "--force", "--dry-run", "--store"],
     "publish": ["--selector", "-l", "--field-selector", "--references", "--title", "--base-url", "--baseline",
-                "--release-label", "--dry-run", "--store"],
+                "--release-label", "--threshold", "--alpha", "--dry-run", "--store"],
 }
 TYPED_COMMANDS = ("get", "describe", "delete", "history", "explain", "export")
 FILE_FLAGS = ("-f", "--filename", "--store", "--environment", "--results")
@@ -188,7 +188,7 @@ def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> 
 
 
 _VALUED = {"--alpha", "--base-url", "--baseline", "--by", "--cache", "--dry-run", "--environment",
-           "--field-selector", "--filename", "--format", "--from-bundle", "--label", "--label-columns", "--library",
+           "--field-selector", "--filename", "--format", "--from-bundle", "--label", "--label-columns", "--level", "--library",
            "--limit", "--max-depth", "--mode", "--name", "--only", "--op", "--output", "--processes",
            "--references", "--release-label", "--results", "--revision", "--selector", "--sort-by", "--store",
            "--threshold", "--timer", "--title", "--x", "--y", "-L", "-f", "-l", "-o"}
