@@ -27,7 +27,8 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "history": ["--revision", "--output", "-o", "--no-headers", "--store"],
     "import": ["--environment", "--dry-run", "--output", "-o", "--store", "--library", "--op", "--mode", "--level"],
     "record": ["--environment", "--capture", "--no-capture", "--label", "--results", "--library", "--op", "--mode",
-               "--level", "--timer", "--cache", "--processes", "--interleave", "--dry-run", "--output", "-o", "--store"],
+               "--level", "--timer", "--cache", "--processes", "--interleave", "--dry-run", "--output", "-o",
+               "--store"],
     "env": ["--output", "-o", "--apply", "--name", "--measure-peaks", "--dry-run", "--store"],
     "api-resources": ["--output", "-o", "--no-headers", "--sort-by"],
     "completion": [],
@@ -188,8 +189,8 @@ def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> 
 
 
 _VALUED = {"--alpha", "--base-url", "--baseline", "--by", "--cache", "--dry-run", "--environment",
-           "--field-selector", "--filename", "--format", "--from-bundle", "--label", "--label-columns", "--level", "--library",
-           "--limit", "--max-depth", "--mode", "--name", "--only", "--op", "--output", "--processes",
+           "--field-selector", "--filename", "--format", "--from-bundle", "--label", "--label-columns", "--level",
+           "--library", "--limit", "--max-depth", "--mode", "--name", "--only", "--op", "--output", "--processes",
            "--references", "--release-label", "--results", "--revision", "--selector", "--sort-by", "--store",
            "--threshold", "--timer", "--title", "--x", "--y", "-L", "-f", "-l", "-o"}
 
