@@ -629,7 +629,10 @@ def main_timers(args) -> None:
     dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "kidx", "crds"],
                            capture_output=True, text=True).stdout.strip().splitlines()
     code = f"{head} ({'clean kidx/ crds/' if not dirty else f'+ {len(dirty)} modified files under kidx/ crds/'})"
-    lines = [f"Verdicts per timer on {args.timers} (and {args.data}), code at {code}",
+    def shown(path) -> str:  # a fixture folder as the repository names it
+        return os.path.relpath(path, REPO) if os.path.isabs(path) else str(path)
+
+    lines = [f"Verdicts per timer on {shown(args.timers)} (and {shown(args.data)}), code at {code}",
              f"default rule: {rule_text(DEFAULT_THRESHOLD)}",
              f"per configuration and scenario, {args.trials} random splits (seed {args.seed}) of the repetitions "
              f"into n runs a side (disjoint), the rest of the configuration's runs its history; each split one "

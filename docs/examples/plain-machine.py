@@ -26,7 +26,7 @@ from pathlib import Path
 
 TOOLS = ("cat",)
 # the checkout this script is part of
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parent.parent.parent
 
 
 def name_of(requirement: str) -> tuple[str, list[str], str]:
