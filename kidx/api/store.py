@@ -306,9 +306,11 @@ def _warn_empty(store: backend.Store, selector: Any) -> None:
     import warnings
 
     from kidx.errors import EmptySelection
-    from kidx.operations.compare import empty_selection
+    from kidx.operations.selection_hint import no_runs_hint
 
-    warnings.warn(empty_selection(selector, store.catalog()), EmptySelection, stacklevel=3)
+    hint = no_runs_hint(store, _registry(), selector)
+    if hint is not None:
+        warnings.warn(hint, EmptySelection, stacklevel=3)
 
 
 def _manifests(documents: Any) -> Sequence[Mapping[str, Any]]:

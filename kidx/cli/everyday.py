@@ -58,7 +58,20 @@ def run_get(
     result = find_objects(the_store, kind_registry(), query)
     out = output()
     print_listing(out, result, fmt, options._replace(namer=reference_namer(the_store)))
+    if not result.total and not result.missing and fmt.reads_columns and query.selector is not None:
+        _hint_runs(out, the_store, [info for info, _ in result.groups], query.selector)
     return report_missing(out, result.missing, ignore_not_found)
+
+
+def _hint_runs(out, the_store, kinds, selector) -> None:
+    """After "No resources found" for runs: what in the label selector matched nothing."""
+    from kidx.operations.selection_hint import no_runs_hint
+
+    registry = kind_registry()
+    if registry.resolve("benchmarkruns").kind in {info.kind for info in kinds}:
+        hint = no_runs_hint(the_store, registry, selector)
+        if hint is not None:
+            out.notice(hint)
 
 
 def run_describe(arguments: list[str] | None = None, selector: str | None = None, store: str | None = None) -> int:

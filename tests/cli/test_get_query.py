@@ -630,3 +630,21 @@ def test_field_selector_path_the_kind_lacks_is_an_error(kidx, seed_bundle):
     assert result == (1, "", "error: field label not supported: spec.status (workloads have no such field)\n")
     result = kidx("get", "runs", "--field-selector", "spec.sourceNative.benchmark=llama4_rope/backward", "-o", "name")
     assert result.code == 0 and result.out.count("\n") == 1
+
+
+def test_a_label_no_run_has_gets_a_hint_on_stderr(q):
+    """kubectl's exit 0 and "No resources found", then compare's words for the typo."""
+    code, out, err = q("get", "runs", "-l", "ap=web")
+    assert (code, out) == (0, "")
+    assert err.startswith("No resources found\nthe selection matched no runs: no run has the label ap "
+                          "(labels present: app, ")
+
+
+def test_a_value_no_run_has_gets_a_hint_on_stderr(q):
+    assert q("get", "runs", "-l", "app=wbe") == (
+        0, "", "No resources found\nthe selection matched no runs: no run has app=wbe (app values present: web, api)\n")
+
+
+def test_no_hint_where_the_label_selector_alone_selects_runs(q):
+    assert q("get", "runs", "-l", "app=web", "--field-selector", "metadata.name=nope") == (0, "", "No resources found\n")
+    assert q("get", "envs", "-l", "ap=web") == (0, "", "No resources found\n")
