@@ -648,3 +648,12 @@ def test_a_value_no_run_has_gets_a_hint_on_stderr(q):
 def test_no_hint_where_the_label_selector_alone_selects_runs(q):
     assert q("get", "runs", "-l", "app=web", "--field-selector", "metadata.name=nope") == (0, "", "No resources found\n")
     assert q("get", "envs", "-l", "ap=web") == (0, "", "No resources found\n")
+
+
+def test_a_combination_that_selects_no_run_names_what_each_part_selects(q):
+    assert q("get", "runs", "-l", "app=api,tier=fe") == (
+        0, "", "No resources found\nthe selection matched no runs: no run matches every condition: app=api matches "
+               "1 run, with no tier label; tier=fe matches 1 run, with app=web\n")
+    assert q("get", "runs", "-l", "app=web,tier in (fe,be),!app")[2] == (
+        "No resources found\nthe selection matched no runs: no run matches every condition: app=web matches 2 runs, "
+        "with tier=be, fe; !app matches 2 runs, with no tier label; tier in (be,fe) matches 2 runs, with app=web\n")
