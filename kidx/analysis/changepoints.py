@@ -19,6 +19,7 @@ from kidx.analysis.significance import DEFAULT_THRESHOLD, NO_NOISE, Noise, bound
 
 CHANGE_ALPHA = 0.001
 MIN_SEGMENT = 2  # points on each side of a change point
+MIN_POINTS = 2 * MIN_SEGMENT  # the shortest series that can hold a change point
 
 
 class ChangePoint(NamedTuple):
@@ -80,7 +81,7 @@ def _split_test(left: list[float], right: list[float]) -> tuple[float, float]:
 def _best_split(logs: list[float]) -> tuple[int, float] | None:
     """The split (index of the right side's first point) maximising Q, with its Q."""
     n = len(logs)
-    if n < 2 * MIN_SEGMENT:
+    if n < MIN_POINTS:
         return None
     distance = [[abs(x - y) for y in logs] for x in logs]
     total = sum(sum(row) for row in distance) / 2

@@ -46,8 +46,15 @@ def change_text(change: SeriesChange) -> str:
 
 
 def series_summary(result: SeriesResult) -> str:
+    """The verdicts counted and the change points, and why none could be found where no
+    series is long enough to hold one."""
+    from kidx.analysis.changepoints import MIN_POINTS
+
     changes = sum(len(s.changes) for s in result.series)
-    return f"{summary_text(result.counts())}; {changes} change point{'' if changes == 1 else 's'}"
+    text = f"{summary_text(result.counts())}; {changes} change point{'' if changes == 1 else 's'}"
+    if result.series and all(len(s.points) < MIN_POINTS for s in result.series):
+        text += f": no series has the {MIN_POINTS} points one needs"
+    return text
 
 
 def render_series_table(result: SeriesResult, wide: bool = False) -> str:

@@ -332,6 +332,14 @@ def test_series_change_point_names_the_software_that_changed(kidx):
     assert out.endswith("; 1 change point\n")
 
 
+def test_series_says_when_none_is_long_enough_for_a_change_point(kidx):
+    """Three points cannot hold a change point (two a side): the summary says so; four can."""
+    apply(kidx, *[run_manifest(f"p{i}", "a", v, day=1 + i) for i, v in enumerate([100, 101, 99])])
+    assert kidx("series").out.endswith("; 0 change points: no series has the 4 points one needs\n")
+    apply(kidx, run_manifest("p3", "a", 100, day=4))
+    assert kidx("series").out.endswith("unconfirmed; 0 change points\n")
+
+
 def test_a_change_with_nothing_else_changed_says_so(kidx):
     rng = random.Random(3)
     apply(kidx, *[run_manifest(f"p{i:02d}", "a", 100 * rng.gauss(1, 0.005) * (0.8 if i >= 5 else 1), day=1 + i)
@@ -372,7 +380,8 @@ def test_markdown_for_a_pull_request(kidx):
     assert lines[5].endswith(" | 0.83x | slower | new2 |")
     assert lines[-1].startswith("rule: a change counts when it exceeds 5%")
     series = kidx("series", "-o", "markdown").out.splitlines()
-    assert series[0] == "**0 slower, 0 faster, 0 same, 0 inconclusive, 4 unconfirmed; 0 change points**"
+    assert series[0] == ("**0 slower, 0 faster, 0 same, 0 inconclusive, 4 unconfirmed; 0 change points: "
+                         "no series has the 4 points one needs**")
 
 
 HOSTILE_MARKDOWN = "2.11\n# Owned [link](https://evil.example) <img src=x> @admin `x` *b* _i_ | ~s~ !\x1b[31m"

@@ -28,7 +28,8 @@ def test_kto_loss_across_0_5_3_and_0_5_4_is_a_kernel_change(kidx, history_store)
          "0.88x", "+160.0%"],
     ]
     # three points: each step leaves one other point, too few for a between-run spread
-    assert out.endswith("\nsummary: 0 slower, 0 faster, 0 same, 0 inconclusive, 20 unconfirmed; 0 change points\n")
+    assert out.endswith("\nsummary: 0 slower, 0 faster, 0 same, 0 inconclusive, 20 unconfirmed; 0 change points: "
+                        "no series has the 4 points one needs\n")
 
 
 def test_jsd_across_0_3_0_and_0_3_1_moved_with_its_baseline(kidx, history_store):
