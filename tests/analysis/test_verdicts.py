@@ -340,6 +340,20 @@ def test_series_says_when_none_is_long_enough_for_a_change_point(kidx):
     assert kidx("series").out.endswith("unconfirmed; 0 change points\n")
 
 
+def test_compare_of_runs_found_but_none_compared_says_nothing_compared(kidx):
+    """Runs were found: the closing line is "Nothing compared", never "No runs found"."""
+    apply(kidx, *[run_manifest(f"f{i}", "a", 100, day=1 + i).replace("status: passed", "status: failed")
+                  for i in range(2)])
+    assert kidx("compare", "-l", "app=web").err.endswith("\nNo runs found\n")
+    assert kidx("compare") == (0, "", "2 runs left out: not passed, or no figure to compare\n"
+                                      "no selected run has a figure to compare (2 selected: not passed, or no figure)\n"
+                                      "Nothing compared\n")
+    apply(kidx, *[run_manifest(f"p{i}", "a", v, day=1 + i) for i, v in enumerate([100, 101, 99])],
+          *[run_manifest(f"n{i}", "b", v, day=11 + i) for i, v in enumerate([100, 101, 99])])
+    code, out, err = kidx("compare", "--only", "slower")
+    assert (code, out, err.splitlines()[-1]) == (0, "", "Nothing compared")
+
+
 def test_a_change_with_nothing_else_changed_says_so(kidx):
     rng = random.Random(3)
     apply(kidx, *[run_manifest(f"p{i:02d}", "a", 100 * rng.gauss(1, 0.005) * (0.8 if i >= 5 else 1), day=1 + i)

@@ -106,7 +106,7 @@ def _print(comparison, fmt: str) -> None:
     from kidx.output import comparison as printed
 
     def notices(text: str) -> list[str]:
-        nothing = "No runs found" if not comparison.groups else None if text else "Nothing compared"
+        nothing = "No runs found" if not comparison.inputs else None if text else "Nothing compared"
         return [*printed.comparison_notes(comparison), *([nothing] if nothing else [])]
 
     print_analysis(
