@@ -7,7 +7,7 @@ instead; where every part matches runs but not together, this says what each par
 from __future__ import annotations
 
 from kidx.operations.analysed_runs import RUN_KIND
-from kidx.operations.compare import _listed, empty_selection, nearest
+from kidx.operations.compare import SUGGESTIONS, _listed, empty_selection, nearest
 from kidx.store.catalog import CatalogQuery
 
 
@@ -24,6 +24,11 @@ def no_runs_hint(store, registry, selector) -> str | None:
         text = empty_selection(selector, catalog)
         if not text.endswith("no run matches every condition") or len(requirements) < 2:
             return text
+        alone = [r for r in requirements if not catalog.list(CatalogQuery(kind=kind, labels=(r,), limit=1,
+                                                                              annotations=False))]
+        if alone:
+            shown = [str(r) for r in alone[:SUGGESTIONS]]
+            return f"{text}: no run matches {_listed(shown, len(alone))}"
         parts = [_what_matches(catalog, kind, requirement, requirements) for requirement in requirements]
     return f"{text}: " + "; ".join(parts)
 
@@ -32,8 +37,6 @@ def _what_matches(catalog, kind: str, requirement, requirements) -> str:
     """``kernel=rms_norm matches 12 runs, with gpu=nvidia-a100-sxm4-80gb``: the runs the one
     condition selects, and their values of the other conditions' keys."""
     entries = catalog.list(CatalogQuery(kind=kind, labels=(requirement,), annotations=False))
-    if not entries:
-        return f"{requirement} matches no run"
     found = f"{requirement} matches {len(entries)} run{'' if len(entries) == 1 else 's'}"
     with_values = []
     for other in requirements:
