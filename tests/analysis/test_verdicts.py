@@ -365,11 +365,12 @@ def test_markdown_for_a_pull_request(kidx):
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "**1 slower, 0 faster, 0 same, 0 inconclusive, 0 unconfirmed**"
-    assert lines[2] == "| group | IMPLEMENTATION | value | runs | ratio | ratio CI | speedup | verdict | run |"
-    assert lines[3] == "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-    assert lines[5].startswith(f"| protocol {PROTOCOL[:19]}, workload {WORKLOAD[:19]}, environment "
-                               f"{ENVIRONMENT[:19]} | {('sha256:' + 'b' * 64)[:19]} | 120µs | 3 ±0.8% | 1.200 | 1.175-1.225 | ")
-    assert lines[5].endswith(" | 0.83x | slower | new2 |")
+    assert lines[2] == f"protocol {PROTOCOL[:19]}, workload {WORKLOAD[:19]}, environment {ENVIRONMENT[:19]}"
+    assert lines[4] == "| IMPLEMENTATION | MEDIAN | P20-P80 | RUNS | RATIO | RATIO-CI | SPEEDUP | VERDICT | RUN |"
+    assert lines[5] == "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    assert lines[7].startswith(f"| {('sha256:' + 'b' * 64)[:19]} | 120µs | \\<none\\> | 3 ±0.8% | 1.200 | "
+                               "1.175-1.225 | ")
+    assert lines[7].endswith(" | 0.83x | slower | new2 |")
     assert lines[-1].startswith("rule: a change counts when it exceeds 5%")
     series = kidx("series", "-o", "markdown").out.splitlines()
     assert series[0] == "**0 slower, 0 faster, 0 same, 0 inconclusive, 4 unconfirmed; 0 change points**"
