@@ -376,6 +376,20 @@ def test_markdown_for_a_pull_request(kidx):
     assert series[0] == "**0 slower, 0 faster, 0 same, 0 inconclusive, 4 unconfirmed; 0 change points**"
 
 
+def test_baseline_previous_sets_each_release_against_the_one_before_it_in_version_order(kidx):
+    medians = {"0.5.2": 100, "0.5.3": 130, "0.5.10": 131}  # 0.5.10 sorts after 0.5.3, not before it
+    apply(kidx, *[run_manifest(f"r{version.replace('.', '-')}", "a", median, day=1 + i, labels={"release": version})
+                  for i, (version, median) in enumerate(medians.items())])
+    code, out, err = kidx("compare", "--by", "label=release", "--baseline", "previous", "-o", "json")
+    assert code == 0, err
+    [group] = json.loads(out)["groups"]
+    assert [(row["label"], row["verdict"], row["ratio"] and round(row["ratio"], 2)) for row in group["rows"]] == [
+        ("0.5.2", "baseline", 1.0), ("0.5.3", "unconfirmed", 1.3), ("0.5.10", "unconfirmed", 1.01)]
+    code, out, err = kidx("compare", "--baseline", "previous")
+    assert (code, out) == (2, "")
+    assert "--baseline previous sets each value of a label against the one before it: it needs --by label=KEY" in err
+
+
 HOSTILE_MARKDOWN = "2.11\n# Owned [link](https://evil.example) <img src=x> @admin `x` *b* _i_ | ~s~ !\x1b[31m"
 
 
