@@ -39,14 +39,19 @@ def compare_request(
     alpha: float = 0.05,
 ) -> CompareRequest:
     """``kidx compare``'s options as the operation's request (threshold in percent)."""
-    from kidx.operations.compare import CompareRequest
+    from kidx.errors import UsageError
+    from kidx.operations.compare import PREVIOUS, CompareRequest
 
+    label_key = parse_by(by)
+    if baseline == PREVIOUS and label_key is None:
+        raise UsageError(f"--baseline {PREVIOUS} sets each value of a label against the one before it: it needs "
+                         "--by label=KEY")
     return CompareRequest(
         names=list(names),
         selector=parse_selector(selector),
         field_selector=parse_field_selector(field_selector),
         references=reference_values(references),
-        label_key=parse_by(by),
+        label_key=label_key,
         baseline=baseline,
         threshold=parse_threshold(threshold),
         force=force,

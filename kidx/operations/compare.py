@@ -21,6 +21,7 @@ closed on it.
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 import statistics
 from typing import NamedTuple
@@ -46,6 +47,7 @@ from kidx.operations.host_bound import evidence, related_runs
 
 NOTHING_COMPARED = "nothing compared"
 SUGGESTIONS = 8  # values or keys listed when a name matches nothing
+PREVIOUS = "previous"  # --baseline previous, with --by label=KEY: each value against the one before it
 VERSION = re.compile(r"v?\d+(?:[.\-_+]?[0-9A-Za-z]+)*")
 
 
@@ -385,24 +387,41 @@ def _group(members: list[AnalysedRun], request: CompareRequest, forced: str | No
         what = ("a single run" if len(members) == 1
                 else f"a single arm ({len(members)} runs of one {_arm_word(request)})")
         return group([ComparedRow(arms[0], None, None)], f"{what}: nothing to compare with")
+    if request.label_key is not None and request.baseline == PREVIOUS:
+        return group(_against_previous(arms, request, history, first))
     baseline = _baseline_arm(arms, request)
     if baseline is None:
         return group([ComparedRow(arm, None, None) for arm in ordered], f"no run of baseline {request.baseline}")
     rows = [ComparedRow(baseline, None, "baseline")]
-    for arm in ordered:
-        if arm is baseline:
-            continue
-        compared = {run.name for run in arm.runs + baseline.runs}
-        noise = history.noise(arm.run, compared)
-        if arm.run.implementation.digest != baseline.run.implementation.digest:
-            noise = noise + history.noise(baseline.run, compared)
-        judgement = judge_runs(arm.measure, baseline.measure, arm.values, baseline.values, noise,
-                               request.threshold, request.alpha, request.min_t, request.confirm_runs)
-        if (not judgement.conclusive and judgement.detectable is not None and arm.measure.metric == "latency"
-                and not is_kernel_timer(timer_of(first.protocol.spec))):
-            judgement = judgement._replace(reason=f"{judgement.reason}, or a kernel timer")
-        rows.append(ComparedRow(arm, judgement, judgement.verdict))
+    rows += [_judged(arm, baseline, request, history, first) for arm in ordered if arm is not baseline]
     return group(rows)
+
+
+def _against_previous(arms: list[Arm], request: CompareRequest, history: _History,
+                      first: AnalysedRun) -> list[ComparedRow]:
+    """``--baseline previous``: the arms in version order (else by their first run), the
+    first the baseline, each other one judged against the one before it."""
+    labels = [arm.label for arm in arms]
+    if _version_like(labels):
+        ordered = sorted(arms, key=lambda arm: (version_key(arm.label or ""), arm.label or ""))
+    else:
+        ordered = sorted(arms, key=lambda arm: (arm.runs[0].observed, arm.label or "", arm.runs[0].name))
+    rows = [ComparedRow(ordered[0], None, "baseline")]
+    rows += [_judged(arm, before, request, history, first) for before, arm in itertools.pairwise(ordered)]
+    return rows
+
+
+def _judged(arm: Arm, baseline: Arm, request: CompareRequest, history: _History, first: AnalysedRun) -> ComparedRow:
+    compared = {run.name for run in arm.runs + baseline.runs}
+    noise = history.noise(arm.run, compared)
+    if arm.run.implementation.digest != baseline.run.implementation.digest:
+        noise = noise + history.noise(baseline.run, compared)
+    judgement = judge_runs(arm.measure, baseline.measure, arm.values, baseline.values, noise,
+                           request.threshold, request.alpha, request.min_t, request.confirm_runs)
+    if (not judgement.conclusive and judgement.detectable is not None and arm.measure.metric == "latency"
+            and not is_kernel_timer(timer_of(first.protocol.spec))):
+        judgement = judgement._replace(reason=f"{judgement.reason}, or a kernel timer")
+    return ComparedRow(arm, judgement, judgement.verdict)
 
 
 def _arm_word(request: CompareRequest) -> str:
@@ -446,7 +465,10 @@ def _problems(request: CompareRequest, runs: list[AnalysedRun], measured: list[A
         keys = {k for run in runs for k in run.labels}
         hint = f"; labels the selected runs carry: {_listed(nearest(key, keys), len(keys))}" if keys else ""
         return [f"no selected run has the label {key} (--by label={key}){hint}"]
-    if request.baseline is not None:
+    if request.baseline == PREVIOUS and key is None:
+        return [f"--baseline {PREVIOUS} sets each value of a label against the one before it: it needs "
+                "--by label=KEY"]
+    if request.baseline is not None and not (key is not None and request.baseline == PREVIOUS):
         if key is not None:
             present = {run.labels[key] for run in measured}
             if request.baseline not in present:
@@ -489,13 +511,16 @@ def _unmatched(request: CompareRequest, measured: list[AnalysedRun], groups: lis
     by_value: dict[str, list[AnalysedRun]] = {}
     for run in measured:
         by_value.setdefault(run.labels[key], []).append(run)
-    if len(by_value) < 2 or (request.baseline is not None and request.baseline not in by_value):
+    previous = request.baseline == PREVIOUS
+    if len(by_value) < 2 or (request.baseline not in (None, PREVIOUS) and request.baseline not in by_value):
         return []
     values = sorted(by_value, key=lambda v: (version_key(v), v)) if _version_like(by_value) else sorted(by_value)
-    reference = request.baseline if request.baseline is not None else values[0]
+    reference = request.baseline if request.baseline not in (None, PREVIOUS) else values[0]
     notes = []
     for value in values:
         if value == reference or _share(groups, value, reference):
+            continue
+        if previous and any(_share(groups, value, other) for other in values if other != value):
             continue
         notes.append(_why_apart(value, by_value[value], reference, by_value[reference]))
     return notes

@@ -179,22 +179,24 @@ def _with_evidence_columns(headers: list[str], rows: list[list[str]], compared) 
 
 
 def render_comparison_markdown(comparison: Comparison) -> str:
-    """A GitHub-flavoured table of every compared row and a one-line summary."""
+    """A one-line summary, then each compared group as the table prints it: its heading
+    and a GitHub-flavoured table with the table's columns (a forced group's NOTE too),
+    the rule and the problems last."""
     lines = [f"**{summary_text(comparison.counts())}**", ""]
-    compared = [group for group in comparison.groups if group.compared]
-    if compared:
-        header = ["group", "LABEL" if comparison.label_key else "IMPLEMENTATION", "value", "runs", "ratio",
-                  "ratio CI", "speedup", "verdict", "run"]
-        lines += [markdown_row(header), markdown_row(["---"] * len(header))]
-        for group in compared:
-            for row in group.rows:
-                cells = comparison_cells(comparison, group._replace(forced=None), row)
-                lines.append(markdown_row([group_heading(group), *(cells[:2] + cells[3:])]))
-        lines.append("")
+    for group in comparison.groups:
+        if group.compared:
+            headers = comparison_headers(comparison, group)
+            rows = [comparison_cells(comparison, group, row) for row in group.rows]
+            lines += [markdown_text(group_heading(group)), "", *markdown_table(headers, rows), ""]
     lines += [f"rule: {markdown_text(comparison.rule)}"]
     lines += [f"- {markdown_text(problem)}" for problem in comparison.problems]
     lines += [f"- {markdown_text(note)}" for note in comparison.unmatched if note not in comparison.problems]
     return "\n".join(lines) + "\n"
+
+
+def markdown_table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    """The lines of a GitHub-flavoured table, every cell inert."""
+    return [markdown_row(headers), markdown_row(["---"] * len(headers)), *(markdown_row(cells) for cells in rows)]
 
 
 _MARKDOWN_SPECIAL = {ord(c): "\\" + c for c in "\\`*_[]<>|#!~&"}

@@ -10,7 +10,7 @@ from kidx.output.comparison import (
     gain_header,
     inputs_record,
     judgement_fields,
-    markdown_row,
+    markdown_table,
     markdown_text,
     measure_fields,
     parameters_record,
@@ -57,32 +57,38 @@ def series_summary(result: SeriesResult) -> str:
     return text
 
 
+def series_table(result: SeriesResult, series: Series) -> tuple[list[str], list[list[str]]]:
+    """A series' headers and a row of cells per point, as the table prints them."""
+    first = series.points[0].run.known_measure
+    headers = ["OBSERVED"]
+    if result.label_key:
+        headers.append(label_column_header(result.label_key))
+    headers += [statistic_header(first), "P20-P80", "CHANGE", "VERDICT"]
+    if result.baseline:
+        gain = gain_header(first)
+        headers += [f"{gain}-VS-{result.baseline}".upper(), f"{gain}-CHANGE"]
+    headers.append("RUN")
+    rows = []
+    for point in series.points:
+        measure = point.run.known_measure
+        cells = [point.run.observed or "<none>"]
+        if result.label_key:
+            cells.append(point.label or "<none>")
+        cells += [quantity(measure.value, measure.unit), band_text(measure),
+                  percent(point.change.ratio - 1) if point.change else "",
+                  verdict_text(point.verdict, point.change)]
+        if result.baseline:
+            cells += ["<none>" if point.speedup is None else f"{point.speedup:.2f}x", percent(point.speedup_change)]
+        cells.append(point.run.name)
+        rows.append(cells)
+    return headers, rows
+
+
 def render_series_table(result: SeriesResult, wide: bool = False) -> str:
     """``wide``: with the speed-of-light columns each series has values for (-o wide)."""
     blocks = []
     for series in result.series:
-        first = series.points[0].run.known_measure
-        headers = ["OBSERVED"]
-        if result.label_key:
-            headers.append(label_column_header(result.label_key))
-        headers += [statistic_header(first), "P20-P80", "CHANGE", "VERDICT"]
-        if result.baseline:
-            gain = gain_header(first)
-            headers += [f"{gain}-VS-{result.baseline}".upper(), f"{gain}-CHANGE"]
-        headers.append("RUN")
-        rows = []
-        for point in series.points:
-            measure = point.run.known_measure
-            cells = [point.run.observed or "<none>"]
-            if result.label_key:
-                cells.append(point.label or "<none>")
-            cells += [quantity(measure.value, measure.unit), band_text(measure),
-                      percent(point.change.ratio - 1) if point.change else "",
-                      verdict_text(point.verdict, point.change)]
-            if result.baseline:
-                cells += ["<none>" if point.speedup is None else f"{point.speedup:.2f}x", percent(point.speedup_change)]
-            cells.append(point.run.name)
-            rows.append(cells)
+        headers, rows = series_table(result, series)
         if wide:
             figures = [speed_of_light.run_achieved(point.run) for point in series.points]
             headers, rows = speed_of_light.with_columns(headers, rows, figures)
@@ -93,20 +99,14 @@ def render_series_table(result: SeriesResult, wide: bool = False) -> str:
 
 
 def render_series_markdown(result: SeriesResult) -> str:
+    """A one-line summary, then each series as the table prints it: its heading, a
+    GitHub-flavoured table with the table's columns and its change points; the rule last."""
     lines = [f"**{series_summary(result)}**", ""]
-    if result.series:
-        header = ["series", "observed", "label", "value", "change", "verdict", "run"]
-        lines += [markdown_row(header), markdown_row(["---"] * len(header))]
-        for series in result.series:
-            for point in series.points:
-                measure = point.run.known_measure
-                lines.append(markdown_row([
-                    series_heading(series), point.run.observed or "", point.label or "",
-                    quantity(measure.value, measure.unit), percent(point.change.ratio - 1) if point.change else "",
-                    verdict_text(point.verdict, point.change), point.run.name]))
-        lines.append("")
-        lines += [f"- {markdown_text(series.workload.label)}, {markdown_text(series.implementation.label)}: "
-                  f"{markdown_text(change_text(change))}" for series in result.series for change in series.changes]
+    for series in result.series:
+        headers, rows = series_table(result, series)
+        lines += [markdown_text(series_heading(series)), "", *markdown_table(headers, rows), ""]
+        if series.changes:
+            lines += [f"- {markdown_text(change_text(change))}" for change in series.changes] + [""]
     lines.append(f"rule: {markdown_text(result.rule)}")
     lines += [f"- {markdown_text(problem)}" for problem in result.problems]
     return "\n".join(lines) + "\n"

@@ -387,15 +387,30 @@ def test_markdown_for_a_pull_request(kidx):
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "**1 slower, 0 faster, 0 same, 0 inconclusive, 0 unconfirmed**"
-    assert lines[2] == "| group | IMPLEMENTATION | value | runs | ratio | ratio CI | speedup | verdict | run |"
-    assert lines[3] == "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-    assert lines[5].startswith(f"| protocol {PROTOCOL[:19]}, workload {WORKLOAD[:19]}, environment "
-                               f"{ENVIRONMENT[:19]} | {('sha256:' + 'b' * 64)[:19]} | 120µs | 3 ±0.8% | 1.200 | 1.175-1.225 | ")
-    assert lines[5].endswith(" | 0.83x | slower | new2 |")
+    assert lines[2] == f"protocol {PROTOCOL[:19]}, workload {WORKLOAD[:19]}, environment {ENVIRONMENT[:19]}"
+    assert lines[4] == "| IMPLEMENTATION | MEDIAN | P20-P80 | RUNS | RATIO | RATIO-CI | SPEEDUP | VERDICT | RUN |"
+    assert lines[5] == "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    assert lines[7].startswith(f"| {('sha256:' + 'b' * 64)[:19]} | 120µs | \\<none\\> | 3 ±0.8% | 1.200 | "
+                               "1.175-1.225 | ")
+    assert lines[7].endswith(" | 0.83x | slower | new2 |")
     assert lines[-1].startswith("rule: a change counts when it exceeds 5%")
     series = kidx("series", "-o", "markdown").out.splitlines()
     assert series[0] == ("**0 slower, 0 faster, 0 same, 0 inconclusive, 4 unconfirmed; 0 change points: "
                          "no series has the 4 points one needs**")
+
+
+def test_baseline_previous_sets_each_release_against_the_one_before_it_in_version_order(kidx):
+    medians = {"0.5.2": 100, "0.5.3": 130, "0.5.10": 131}  # 0.5.10 sorts after 0.5.3, not before it
+    apply(kidx, *[run_manifest(f"r{version.replace('.', '-')}", "a", median, day=1 + i, labels={"release": version})
+                  for i, (version, median) in enumerate(medians.items())])
+    code, out, err = kidx("compare", "--by", "label=release", "--baseline", "previous", "-o", "json")
+    assert code == 0, err
+    [group] = json.loads(out)["groups"]
+    assert [(row["label"], row["verdict"], row["ratio"] and round(row["ratio"], 2)) for row in group["rows"]] == [
+        ("0.5.2", "baseline", 1.0), ("0.5.3", "unconfirmed", 1.3), ("0.5.10", "unconfirmed", 1.01)]
+    code, out, err = kidx("compare", "--baseline", "previous")
+    assert (code, out) == (2, "")
+    assert "--baseline previous sets each value of a label against the one before it: it needs --by label=KEY" in err
 
 
 HOSTILE_MARKDOWN = "2.11\n# Owned [link](https://evil.example) <img src=x> @admin `x` *b* _i_ | ~s~ !\x1b[31m"

@@ -125,6 +125,27 @@ def test_force_compares_anyway_and_says_so_in_every_row(kidx, head_store):
     assert json.loads(out)["groups"][0]["forced"] == "forced: runs differ in workload"
 
 
+def test_markdown_of_a_forced_comparison_keeps_the_note_and_the_table_columns(kidx, head_store):
+    code, out, err = kidx("compare", SEED_RUN, SEQ8192_RUN, "--force", "-o", "markdown", store_path=head_store)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[4] == "| IMPLEMENTATION | MEDIAN | P20-P80 | RUNS | RATIO | RATIO-CI | SPEEDUP | VERDICT | NOTE | RUN |"
+    assert lines[6] == ("| liger-llama4-rope-liger-triton | 217.1µs | 216.6µs-217.5µs | 1 | 1.000 |  | 1.00x | baseline | "
+                        f"forced: runs differ in workload | {SEQ8192_RUN} |")
+    assert lines[7].endswith(f"| 0.52x | unconfirmed (slower) | forced: runs differ in workload | {SEED_RUN} |")
+
+
+def test_markdown_of_memory_says_reduction(kidx, head_store):
+    code, out, _ = kidx("compare", "--references", f"workload/{WORKLOAD}", "--references",
+                        "environment/liger-bench-nvidia-h100-80gb-hbm3", "--field-selector",
+                        "spec.sourceNative.benchmark=llama4_rope/full/memory", "--baseline", "transformers",
+                        "-o", "markdown", store_path=head_store)
+    assert code == 0
+    assert out.splitlines()[4] == ("| IMPLEMENTATION | PEAK-MEDIAN | P20-P80 | RUNS | RATIO | RATIO-CI | REDUCTION | "
+                                   "VERDICT | RUN |")
+    assert "| 700.1MiB | 700.1MiB-700.1MiB | 1 | 0.306 |  | 3.27x | unconfirmed (faster) |" in out
+
+
 def test_force_needs_named_runs(kidx, head_store):
     code, _, err = kidx("compare", "-l", "liger_version=0.6.1", "--force", store_path=head_store)
     assert code == 2 and "--force compares named runs" in err

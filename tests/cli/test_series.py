@@ -32,6 +32,19 @@ def test_kto_loss_across_0_5_3_and_0_5_4_is_a_kernel_change(kidx, history_store)
                         "no series has the 4 points one needs\n")
 
 
+def test_markdown_keeps_the_tables_band_and_speedup_columns(kidx, history_store):
+    code, out, err = kidx("series", "-l", "liger_version in (0.5.3,0.5.4)", "--label", "liger_version",
+                          "--baseline", "huggingface", "--field-selector", "spec.sourceNative.benchmark=kto_loss/forward",
+                          "-o", "markdown", store_path=history_store)
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[2] == (f"protocol liger-bench-do-bench-forward, workload {KTO_B16}, "
+                        "environment liger-bench-nvidia-h100-80gb-hbm3, implementation liger-kto-loss-liger-triton")
+    assert lines[4] == ("| OBSERVED | LIGER\\_VERSION | MEDIAN | P20-P80 | CHANGE | VERDICT | SPEEDUP-VS-HUGGINGFACE | "
+                        "SPEEDUP-CHANGE | RUN |")
+    assert lines[6].startswith("| 2025-02-28T22:34:06.000Z | 0.5.3 | 77.56ms | 77.56ms-77.56ms |  |  | 0.35x |  | ")
+
+
 def test_jsd_across_0_3_0_and_0_3_1_moved_with_its_baseline(kidx, history_store):
     code, out, _ = kidx("series", "-l", "liger_version in (0.3.0,0.3.1)", "--label", "liger_version",
                         "--baseline", "torch", "--fail-on-regression", "-o", "json", store_path=history_store)

@@ -54,8 +54,10 @@ def compare(
     baseline: Annotated[
         str | None,
         typer.Option("--baseline", help="The baseline: an implementation (name, library or provider label), or a "
-                                        "label value with --by label=KEY. Default: the lowest version-like label "
-                                        "value, else the earliest observed run of each group."),
+                                        "label value with --by label=KEY, or 'previous' with --by label=KEY: "
+                                        "each value against the one before it in version order. Default: the "
+                                        "lowest version-like label value, else the earliest observed run of each "
+                                        "group."),
     ] = None,
     threshold: ThresholdOption = 5.0,
     alpha: AlphaOption = 0.05,  # kidx.analysis.significance.ALPHA
