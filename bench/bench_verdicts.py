@@ -94,17 +94,7 @@ def slowed(item: dict, factor: float) -> dict:
     """A run with every latency figure multiplied by ``factor`` (memory left as it is)."""
     if item["kind"] != "BenchmarkRun" or "timing" not in item["spec"]:
         return item
-    item = json.loads(json.dumps(item))
-    spec = item["spec"]
-    latency = spec["timing"].get("latencyNs") or {}
-    for key, value in list(latency.items()):
-        if isinstance(value, (int, float)):
-            latency[key] = value * factor
-    for entry in spec.get("measurements") or ():
-        if entry.get("metric") in ("latency", None) and isinstance(entry.get("value"), (int, float)):
-            entry["value"] *= factor
-    item["metadata"]["name"] = item["metadata"]["name"]
-    return item
+    return scaled(item, factor)
 
 
 def build(root: Path, documents: list[dict]) -> Store:
