@@ -5,6 +5,7 @@ timers or settings are different protocols, docs/measuring.md)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from kidx.errors import UsageError
 from kidx.records import NamedTuple
@@ -92,7 +93,7 @@ def measurement_spec(timer: str, cache: str, warmup_ms: float, rep_ms: float, *,
     return spec
 
 
-def settings_from_environment(environ: os._Environ | dict | None = None) -> tuple[str, str]:
+def settings_from_environment(environ: Mapping[str, str] | None = None) -> tuple[str, str]:
     """(timer, cache) that kidx record asked for, read in the harness's process."""
     environ = os.environ if environ is None else environ
     return (checked_timer(environ.get(ENV_TIMER, "cuda_graph"), ENV_TIMER),
