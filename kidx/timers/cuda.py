@@ -26,6 +26,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
+import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -43,6 +45,8 @@ MAX_CALLS_PER_REPLAY = 1000
 ESTIMATE_CALLS = 5
 #: the flush buffer when the device does not say its L2 size
 DEFAULT_FLUSH_BYTES = 256 * 2**20
+#: how long nvidia-smi may take to say the SM clock when NVML's Python binding is missing
+SMI_TIMEOUT_S = 10
 
 
 class Measured(NamedTuple):
@@ -52,7 +56,7 @@ class Measured(NamedTuple):
     timer: str  # the timer that measured: cupti where a cuda_graph capture failed
     fallback: str | None  # why the timer differs from the one asked for
     calls_per_sample: int
-    sm_clock_mhz: int | None  # the SM clock just after timing, where NVML can say
+    sm_clock_mhz: int | None  # the SM clock just after timing, where NVML or nvidia-smi can say
 
 
 class _CaptureFailed(Exception):
@@ -264,9 +268,30 @@ def time_with_cupti(torch: Any, fn: Callable[[], Any], settings: TimerSettings,
 
 
 def _sm_clock(torch: Any) -> int | None:
+    """The current device's SM clock (MHz): through NVML's Python binding where PyTorch finds
+    it, else from nvidia-smi; None where neither can say (never an error)."""
     try:
         return int(torch.cuda.clock_rate())
-    except Exception:  # NVML missing or refused: the clock is unknown, not an error
+    except Exception:  # the binding is missing or refused: ask nvidia-smi
+        return _sm_clock_from_nvidia_smi(torch)
+
+
+def _sm_clock_from_nvidia_smi(torch: Any) -> int | None:
+    program = shutil.which("nvidia-smi")
+    try:
+        uuid = torch.cuda.get_device_properties(torch.cuda.current_device()).uuid
+    except Exception:  # no UUID: nvidia-smi's numbering may not be PyTorch's, so say nothing
+        return None
+    if program is None or uuid is None:
+        return None
+    name = str(uuid)
+    if not name.startswith(("GPU-", "MIG-")):
+        name = f"GPU-{name}"
+    try:
+        done = subprocess.run([program, f"--id={name}", "--query-gpu=clocks.sm", "--format=csv,noheader,nounits"],
+                              capture_output=True, text=True, timeout=SMI_TIMEOUT_S)
+        return int(done.stdout.split()[0]) if done.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
         return None
 
 

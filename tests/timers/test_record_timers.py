@@ -106,6 +106,32 @@ def test_the_gpu_state_is_kept_and_a_low_clock_is_flagged(scripts, tmp_path, mon
             "the SM clock was 1200 MHz just after timing, below 80% of the GPU's maximum 1980 MHz")
 
 
+def test_without_nvml_the_clock_after_timing_comes_from_nvidia_smi(scripts, tmp_path, monkeypatch):
+    """Where NVML's Python binding is missing (torch.cuda.clock_rate raises), the SM clock just
+    after timing is asked of nvidia-smi, for the timed GPU by its UUID."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    asked = tmp_path / "asked.txt"
+    program = folder / "nvidia-smi"
+    program.write_text("#!/bin/sh\n"
+                       f"echo \"$*\" >> {asked}\n"
+                       'case "$*" in *=clocks.sm*) echo 1300 ;; '
+                       "*) echo '0, 1300, 1980, 3201, 350.25, 45' ;; esac\n")
+    program.chmod(0o755)
+    monkeypatch.setenv("PATH", str(folder) + os.pathsep + os.environ["PATH"])
+    monkeypatch.setenv("FAKE_GPU_SM_CLOCK", "no-nvml")
+    store = tmp_path / "store"
+    done = record(scripts, store, "--timer", "cuda_graph", "--", sys.executable, "benchmark_stand_in.py")
+    assert done.returncode == 0, done.stderr
+    for run in stored(store, "runs"):
+        annotations = run["metadata"]["annotations"]
+        assert annotations["kernelindex.dev/sm-clock-mhz"] == "1300"
+        assert annotations["kernelindex.dev/clock-warning"] == (
+            "the SM clock was 1300 MHz just after timing, below 80% of the GPU's maximum 1980 MHz")
+    assert ("--id=GPU-0b8f2d4e-1111-2222-3333-444455556666 --query-gpu=clocks.sm --format=csv,noheader,nounits"
+            in asked.read_text().splitlines())
+
+
 def test_without_the_timer_the_harness_keeps_its_own(scripts, tmp_path):
     store = tmp_path / "store"
     done = record(scripts, store, "--", sys.executable, "benchmark_stand_in.py")
@@ -174,3 +200,20 @@ def test_bad_timer_options_are_refused_before_anything_runs(scripts, tmp_path, a
     assert done.returncode == 2 or done.returncode == 1
     assert done.stderr.endswith(message)
     assert not (scripts / "runs-so-far").exists()
+
+
+def test_on_the_h200_every_timed_run_keeps_its_clock_and_none_is_flagged(tmp_path):
+    """Recorded on the H200 (tests/data/h200-timers/gpu-state/): `kidx record --timer` with
+    cuda_graph and cupti, 2 processes each. Every run carries the SM clock read just after
+    timing, at the GPU's maximum (1980 MHz), so none is flagged, though the GPU idled at
+    345 MHz before some processes: the state before is kept as read, never judged."""
+    store = tmp_path / "store"
+    bundle = REPO / "tests" / "data" / "h200-timers" / "gpu-state" / "store.kidx.json"
+    subprocess.run([sys.executable, "-m", "kidx", "import", "bundle", str(bundle), "--store", str(store)],
+                   capture_output=True, text=True, check=True)
+    runs = [run for run in stored(store, "runs") if run["metadata"]["labels"].get("suite") == "gpu-state"]
+    assert len(runs) == 48
+    assert {run["metadata"]["annotations"]["kernelindex.dev/sm-clock-mhz"] for run in runs} == {"1980"}
+    assert not [run for run in runs if "kernelindex.dev/clock-warning" in run["metadata"]["annotations"]]
+    before = {run["metadata"]["annotations"]["kernelindex.dev/gpu-state-before"].split(",")[0] for run in runs}
+    assert before == {"0: sm 1980 MHz (max 1980)", "0: sm 345 MHz (max 1980)"}

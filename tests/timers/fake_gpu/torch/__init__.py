@@ -68,6 +68,7 @@ def zeros(size, dtype=None, device=None):
 
 class _Properties:
     L2_cache_size = 60 * 2**20
+    uuid = "0b8f2d4e-1111-2222-3333-444455556666"
 
 
 class _Event:
@@ -138,4 +139,6 @@ class cuda:  # noqa: N801 - the module's name
 
     @staticmethod
     def clock_rate():
+        if os.environ.get("FAKE_GPU_SM_CLOCK") == "no-nvml":  # as PyTorch without NVML's binding
+            raise ModuleNotFoundError("pynvml does not seem to be installed")
         return int(os.environ.get("FAKE_GPU_SM_CLOCK", "1980"))
