@@ -36,6 +36,7 @@ from kidx.importers.framework import (
     hashed_name,
     manifest,
     problem,
+    run_manifest,
     slug,
 )
 from kidx.manifests.document import Document
@@ -100,7 +101,7 @@ class _Converter(JsonConverter):
             "title": f"{benchmark} · BMF",
             "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(line)},
         }
-        body = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
+        body = run_manifest(metadata, spec)
         self.runs.append(Document(body, path, 1, line))
 
 

@@ -317,10 +317,17 @@ def valid_labels(labels: dict[str, str]) -> dict[str, str]:
 
 
 def manifest(kind: str, name: str, title: str, spec: dict, **metadata: Any) -> dict:
+    """A shared object's body: ``metadata`` is its name, its title, then the rest."""
     return {
         "apiVersion": API_VERSION, "kind": kind,
         "metadata": {"name": name, "title": title, **metadata}, "spec": spec,
     }
+
+
+def run_manifest(metadata: dict, spec: dict) -> dict:
+    """A BenchmarkRun's body, its ``metadata`` as the importer built it (the API version
+    is kidx.kinds.metadata's, the one definition)."""
+    return {"apiVersion": API_VERSION, "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
 
 
 # --- shared objects --------------------------------------------------------------------

@@ -49,6 +49,7 @@ from kidx.importers.framework import (
     manifest,
     non_negative_number,
     problem,
+    run_manifest,
     slug,
     valid_labels,
 )
@@ -188,7 +189,7 @@ class _Converter(JsonConverter):
             "labels": labels,
             "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(instance.line)},
         }
-        body = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
+        body = run_manifest(metadata, spec)
         self.runs.append(Document(body, path, 1, instance.line))
 
 

@@ -49,6 +49,7 @@ from kidx.importers.framework import (
     hashed_name,
     manifest,
     problem,
+    run_manifest,
     slug,
     valid_labels,
 )
@@ -249,7 +250,7 @@ class _Converter(JsonConverter):
             "labels": valid_labels(labels),
             "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(line)},
         }
-        body = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
+        body = run_manifest(metadata, spec)
         self.runs.append(Document(body, path, 1, line))
 
 

@@ -48,6 +48,7 @@ from kidx.importers.framework import (
     manifest,
     non_negative_number,
     problem,
+    run_manifest,
     slug,
     valid_labels,
 )
@@ -226,7 +227,7 @@ class _Converter(JsonConverter):
         }
         if commit.get("dirty"):
             metadata["annotations"]["kernelindex.dev/commit-dirty"] = "true"
-        body = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
+        body = run_manifest(metadata, spec)
         self.runs.append(Document(body, path, 1, line))
 
 

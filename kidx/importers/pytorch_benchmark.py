@@ -50,6 +50,7 @@ from kidx.importers.framework import (
     problem,
     raise_if_problems,
     read_bytes,
+    run_manifest,
     slug,
     valid_labels,
 )
@@ -157,7 +158,7 @@ class _Converter(JsonConverter):
             "labels": labels,
             "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(line)},
         }
-        body = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
+        body = run_manifest(metadata, spec)
         self.runs.append(Document(body, path, 1, line))
 
     def _kidx_record(self, path: str, line: int, where: str, own: dict[str, dict]) -> None:

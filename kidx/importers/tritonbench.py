@@ -57,6 +57,7 @@ from kidx.importers.framework import (
     raise_if_problems,
     read_json,
     read_text,
+    run_manifest,
     slug,
     valid_labels,
 )
@@ -299,7 +300,7 @@ class _Converter(JsonConverter):
             "labels": labels,
             "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(item.line)},
         }
-        body = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
+        body = run_manifest(metadata, spec)
         self.runs.append(Document(body, path, 1, item.line))
 
 
