@@ -6,10 +6,17 @@ Conversion``: a pure converter that reads files and returns manifests in depende
 order (shared objects first, then runs), or raises InvalidInputError with one Problem
 per bad record. Storing, printing, the summary, ``--dry-run``, ``-o`` and attaching a
 captured environment are the ``kidx import`` command's, the same for every format.
+
+A converter is a ``Converter``: ``JsonConverter`` reads JSON files and calls ``add`` once
+per file; ``CsvConverter`` reads CSV files with a fixed header and calls ``add_row`` once
+per data record, reporting the ``RecordProblems`` a row raises at its line. Both end in
+``Converter.finish``: the shared objects (``SharedObjects``), then the runs
+(``run_manifest``), held to apply's value limits.
 """
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import importlib
 import json
@@ -414,11 +421,20 @@ def check_values(documents: list[Document]) -> None:
     raise_if_problems(problems)
 
 
-class JsonConverter:
-    """Collects the runs of JSON result files (one ``add`` per file), the shared objects
-    they refer to, skipped duplicates, problems and notes; ``convert`` reads the files."""
+class RecordProblems(Exception):
+    """What is wrong with one record, as (field path or None, message) pairs; a
+    converter's step raises it and the record's problems are reported at its line."""
 
-    what = "a results file"  # for "not <what>: …"
+    def __init__(self, problems: list[tuple[str | None, str]]):
+        super().__init__(problems)
+        self.problems = problems
+
+
+class Converter:
+    """What every converter collects: the runs, the shared objects they refer to, skipped
+    records, problems and notes; ``finish`` makes them a Conversion, or raises
+    InvalidInputError with every problem found."""
+
     noun = "records"  # the unit of Conversion.rows_read
     fallback_name = "import"  # the base of a shared object's name when it has none
 
@@ -429,6 +445,24 @@ class JsonConverter:
         self.runs: list[Document] = []
         self.read = 0
         self.shared = SharedObjects(self.fallback_name)
+
+    def problem(self, source: str, line: int | None, path: str | None, message: str) -> None:
+        problem(self.problems, source, line, path, message)
+
+    def finish(self) -> Conversion:
+        raise_if_problems(self.problems)
+        documents = [*self.shared.documents(), *self.runs]
+        check_values(documents)
+        return Conversion(documents, self.read, self.skipped, noun=self.noun, notes=self.notes)
+
+
+class JsonConverter(Converter):
+    """Collects the runs of JSON result files (one ``add`` per file); ``convert`` reads the files."""
+
+    what = "a results file"  # for "not <what>: …"
+
+    def __init__(self) -> None:
+        super().__init__()
         self._seen: dict[str, tuple[str, int]] = {}  # externalId -> (path, line) where first read
 
     def add(self, path: str, data: Any, text: str) -> None:
@@ -448,10 +482,112 @@ class JsonConverter:
             loaded = read_json(path, self.problems, self.what)
             if loaded is not None:
                 self.add(path, *loaded)
-        raise_if_problems(self.problems)
-        documents = [*self.shared.documents(), *self.runs]
-        check_values(documents)
-        return Conversion(documents, self.read, self.skipped, noun=self.noun, notes=self.notes)
+        return self.finish()
+
+
+@dataclass
+class CsvRecord:
+    """One data record of a CSV file: its fields, its text as written (without its last
+    line end), and where it is: the file, its number among the data records (from 1),
+    the line it starts on."""
+
+    fields: list[str]
+    text: str
+    source: str
+    number: int
+    line: int
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_LINE_END = re.compile(r"(?:\r\n|\r|\n)\Z")
+_CONFLICT_MARKERS = ("<<<<<<<", "=======", ">>>>>>>", "|||||||")
+
+
+class CsvConverter(Converter):
+    """Collects the runs of CSV files with one fixed header (one ``add_row`` per data
+    record); ``convert`` reads the files. Each record keeps the text it was read from
+    and the line it starts on (a quoted field may span lines). A record that is not
+    CSV, a git conflict marker, a record with the wrong number of fields, a header that
+    is not ``header`` are problems at their line; a blank record is skipped."""
+
+    what = "CSV"  # for "expected the <what> header"
+    header: tuple[str, ...] = ()
+    noun = "rows"
+
+    def add_row(self, record: CsvRecord) -> None:
+        """Add one data record's run, or raise RecordProblems."""
+        raise NotImplementedError
+
+    def convert(self, paths: list[str]) -> Conversion:
+        for path in paths:
+            text = read_text(path, self.problems)
+            if text is not None:
+                self.add_text(text, path)
+        return self.finish()
+
+    def add_text(self, text: str, source: str) -> None:
+        """Add the records of one file's text; ``source`` names it in results and errors."""
+        if text.startswith("\ufeff"):
+            text = text[1:]  # text that read_text did not see
+        lines = _LINE.findall(text)
+        if not lines:
+            self.problem(source, 1, None, f"the file is empty; expected the {self.what} header")
+            return
+        reader = csv.reader(iter(lines), strict=True)
+        header_done = False
+        number = 0
+        while True:
+            start = reader.line_num + 1
+            try:
+                fields = next(reader)
+                error = None
+            except StopIteration:
+                break
+            except csv.Error as exc:
+                fields, error = [], f"malformed CSV record: {exc}"
+            raw = _LINE_END.sub("", "".join(lines[start - 1 : reader.line_num]))
+            if header_done:
+                number += 1
+                self.read += 1
+            marker = next((m for m in _CONFLICT_MARKERS if raw.startswith(m)), None)
+            if marker is not None:
+                self.problem(source, start, None, f"git conflict marker {raw!r}: the file holds an unresolved merge")
+                continue
+            if error is not None:
+                self.problem(source, start, None, error)
+                if not header_done:
+                    return
+                continue
+            if not header_done:
+                if not self._check_header(fields, source, start):
+                    return
+                header_done = True
+                continue
+            if not fields:
+                self.skipped.append(SkippedRecord(source, start, "blank record"))
+                continue
+            if len(fields) != len(self.header):
+                self.problem(source, start, None, f"expected {len(self.header)} fields, found {len(fields)}")
+                continue
+            try:
+                self.add_row(CsvRecord(fields, raw, source, number, start))
+            except RecordProblems as exc:
+                for column, message in exc.problems:
+                    self.problem(source, start, column, message)
+        if not header_done:
+            self.problem(source, 1, None, f"the file has no header; expected the {self.what} header")
+
+    def _check_header(self, fields: list[str], source: str, line: int) -> bool:
+        header = self.header
+        if tuple(fields) == header:
+            return True
+        if len(fields) != len(header):
+            detail = f"found {len(fields)} columns"
+        else:
+            i = next(i for i, (a, b) in enumerate(zip(fields, header, strict=True)) if a != b)
+            detail = f"column {i + 1} is {fields[i]!r}, expected {header[i]!r}"
+        self.problem(source, line, None, f"not a {self.what} header ({detail}); expected {','.join(header)}")
+        return False
 
 
 # --- attaching an environment ----------------------------------------------------------
