@@ -55,12 +55,12 @@ import os
 from dataclasses import dataclass, fields
 from typing import Any
 
+from kidx.importers.csv_files import CsvConverter, CsvRecord
 from kidx.importers.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,
-    CsvConverter,
-    CsvRecord,
+    FormatDoc,
     RecordProblems,
     SkippedRecord,
     gpu_mismatches,
@@ -92,6 +92,53 @@ __all__ = [
 
 SOURCE_NAME = "liger-kernel-bench"
 ANNOTATION_ROW = "liger.kernelindex.dev/row"
+
+FORMAT_DOC = FormatDoc(
+    summary="Liger-Kernel benchmark CSVs (all_benchmark_data*.csv).",
+    files="Liger-Kernel benchmark CSV files (all_benchmark_data*.csv).",
+    help=(
+        "Import Liger-Kernel's benchmark CSVs: one run per row, plus the protocols,\n"
+        "environments, workloads and implementations they refer to."
+    ),
+    examples=(
+        "kidx import liger all_benchmark_data*.csv",
+        "kidx import liger all_benchmark_data.csv -o yaml | kidx apply -f -",
+        "kidx env capture > environment.yaml",
+        "kidx import liger all_benchmark_data.csv --environment environment.yaml",
+    ),
+    reads="Liger-Kernel's benchmark CSVs (below)",
+    one_run_per="CSV row",
+    fields=(
+        ("CSV column(s)", "run field"),
+        ("`y_value_50`",
+         (
+             "speed rows: `spec.timing.latencyNs.median`, in ns = ms × 10⁶ rounded half up from the decimal text; "
+             "memory rows: `spec.memory.peakAllocatedBytes.median` (below)"
+         )),
+        ("`y_value_20`, `y_value_80`",
+         "`spec.measurements`: `p20` and `p80`, unit `ns` (metric `latency`) or `bytes` (metric `peak_memory`)"),
+        ("the three `y_value_*` as written",
+         "`spec.sourceNative.metrics`: `ms_20`/`ms_50`/`ms_80` (speed) or `MB_20`/`MB_50`/`MB_80` (memory), as floats"),
+        ("`timestamp` (naive)", "`spec.observedAt`, stored as UTC: `2025-08-07 21:42:15` → `2025-08-07T21:42:15.000Z`"),
+        ("`liger_version`, `kernel_name`, `kernel_operation_mode`, `kernel_provider`, `metric_name`, `gpu_name`",
+         (
+             "labels `liger_version`, `kernel`, `operation` (`unspecified` when empty), `provider`, `metric` (`speed` "
+             "or `memory`) and `gpu` (the slug of the GPU's name, `nvidia-h100-80gb-hbm3`), to select by (`kidx get "
+             "runs -l provider=liger,gpu=nvidia-h200`). Labels are metadata: they do not change a digest. A value that "
+             "is no valid label value (`liger (fused)`) is left out of the labels; it stays in the run's `externalId`"
+         )),
+        ("the row itself",
+         (
+             "annotations `kernelindex.dev/source-file` (base name), `kernelindex.dev/source-line`, "
+             "`liger.kernelindex.dev/row` (the raw CSV record)"
+         )),
+        ("—",
+         (
+             "`spec.status`: `passed`, or `failed` (see [failed rows](#failed-rows-and-skipped-rows)); "
+             "`spec.sourceNative.source: liger-kernel-bench`, `benchmark` (`kernel/mode[/memory]`) and `externalId`"
+         )),
+    ),
+)
 
 # Names published before this importer existed (see the module docstring).
 LEGACY_RUN_NAMES = {

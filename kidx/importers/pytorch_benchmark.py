@@ -44,6 +44,7 @@ from kidx.importers.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,
+    FormatDoc,
     JsonConverter,
     hashed_name,
     manifest,
@@ -70,6 +71,51 @@ NOT_CARRIED = (
 )
 _TIME = re.compile(r"(?:^|[_\W])(ms|us|ns|s)\W*$|\((ms|us|ns|s)\)")
 _SCALE = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+FORMAT_DOC = FormatDoc(
+    summary="PyTorch OSS benchmark records (v3), as the HUD's dashboards read them.",
+    files="v3 record files: a JSON list, or JSON lines, optionally gzipped.",
+    help=(
+        "Import PyTorch OSS benchmark records (v3): one run per record, its\n"
+        "benchmark_values as samples, model.backend the implementation, runners and\n"
+        "dependencies the environment; records kidx exported come back as they were."
+    ),
+    examples=(
+        "kidx import pytorch-benchmark benchmark_results.json",
+        (
+            "kidx export runs --format pytorch-benchmark -o - | kidx import pytorch-benchmark /dev/stdin --store "
+            "/tmp/other"
+        ),
+    ),
+    reads=(
+        "PyTorch's OSS benchmark records (\"v3\"): a JSON list or JSON lines, optionally gzipped "
+        "([pytorch-benchmark](#pytorch-benchmark))"
+    ),
+    one_run_per="record",
+    fields=(
+        ("v3", "kidx"),
+        ("`metric.benchmark_values`",
+         (
+             "the samples: `spec.samples` in ns and their median the headline, where the metric's name says it is a "
+             "time and its unit (`latency(ms)`, `median_ttft_ms`, `time_us`); any other metric (`tokens_per_second`, a "
+             "bare `latency`) keeps its median in `spec.sourceNative.metrics` only"
+         )),
+        ("the whole record", "`spec.sourceNative.record`, as written"),
+        ("`benchmark.name`, the metric's name, `benchmark.extra_info`",
+         "a BenchmarkProtocol (the harness; the extra info as its method's settings)"),
+        ("`model.name`, `benchmark.mode`, `benchmark.dtype`",
+         "a Workload (`operation`; parameters `benchmark`, `mode`, `dtype`)"),
+        ("`model.type`, `model.name`, `model.backend`", "an Implementation (`library`, `operation`, `backend`)"),
+        ((
+            "`runners[0]` (`gpu_info`, `gpu_count`; `cpu_info` without a GPU; `extra_info.cuda_version`), "
+            "`dependencies` (`version`, else `sha`)"
+        ),
+         "an ExecutionEnvironment: the hardware, and the dependencies as software"),
+        ("`timestamp` (seconds since the epoch)", "`spec.observedAt`"),
+        ("`head_sha`, `head_branch`, and the benchmark, model, backend and metric",
+         "labels `commit`, `branch`, `benchmark`, `model`, `backend`, `metric`"),
+    ),
+)
 
 
 def convert_files(paths: list[str]) -> Conversion:
