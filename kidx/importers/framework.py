@@ -57,6 +57,8 @@ class FormatDoc:
     library_option: bool = False  # the format takes --library (convert_files(paths, library=…))
     # further options the format takes (convert_files(paths, op=…)): names in import_'s option table
     options: tuple[str, ...] = ()
+    # what the format cannot carry, which `kidx describe` lists under a run it gave (not_carried below)
+    not_carried: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -210,14 +212,14 @@ def importer(format_name: str):
 
 def not_carried(source: str) -> tuple[str, ...]:
     """What the format whose runs say ``sourceNative.source: <source>`` could not carry:
-    its importer's ``NOT_CARRIED`` (an importer that declares it names its runs' source
-    as its format is named); () for any other source."""
+    its importer's ``FORMAT_DOC.not_carried`` (where its runs' source is named as its
+    format is); () for any other source."""
     if source not in IMPORTERS:
         return ()
     module = importer(source)
     if getattr(module, "SOURCE_NAME", None) != source:
         return ()
-    return tuple(getattr(module, "NOT_CARRIED", ()))
+    return module.FORMAT_DOC.not_carried
 
 
 # --- results ---------------------------------------------------------------------------

@@ -61,13 +61,6 @@ SOURCE_NAME = "kernelbench"
 FAMILY = "kernelbench"
 REPOSITORY = "https://github.com/ScalingIntelligence/KernelBench"
 WHAT = "KernelBench results (results/timing/<GPU>/baseline_time_torch*.json, or a run's eval_results.json)"
-# what the source format cannot say, shown by kidx describe run
-NOT_CARRIED = (
-    "the samples (KernelBench keeps mean, std, min and max, each to three significant digits)",
-    "the timing method (CUDA events or host wall-clock time) and the warm-up calls",
-    "the PyTorch and CUDA versions",
-    "the problem's input shapes and dtypes (they are in the problem file's code)",
-)
 STATISTICS = (("mean", "mean"), ("std", "stddev"), ("min", "min"), ("max", "max"))
 _LEVEL = re.compile(r"level_?(\d+)\Z")
 _PROBLEM = re.compile(r"(\d+)_")
@@ -141,6 +134,12 @@ FORMAT_DOC = FormatDoc(
          "labels `level`, `problem`, `backend`, `variant`, `run`, `sample`, `gpu`"),
     ),
     options=("level",),
+    not_carried=(
+        "the samples (KernelBench keeps mean, std, min and max, each to three significant digits)",
+        "the timing method (CUDA events or host wall-clock time) and the warm-up calls",
+        "the PyTorch and CUDA versions",
+        "the problem's input shapes and dtypes (they are in the problem file's code)",
+    ),
 )
 
 check_environment = gpu_mismatches

@@ -65,10 +65,6 @@ WHAT = "PyTorch OSS benchmark records (v3: a JSON list or JSON lines, optionally
 # extra_info keys under which kidx export keeps its own objects
 KIDX_KEYS = {"run": "kidx.run", "BenchmarkProtocol": "kidx.protocol", "Workload": "kidx.workload",
              "Implementation": "kidx.implementation", "ExecutionEnvironment": "kidx.environment"}
-NOT_CARRIED = (
-    "which statistic a value is, and the timer (a v3 record has values, not how they were taken)",
-    "the unit, where the metric's name does not say it",
-)
 _TIME = re.compile(r"(?:^|[_\W])(ms|us|ns|s)\W*$|\((ms|us|ns|s)\)")
 _SCALE = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 
@@ -114,6 +110,10 @@ FORMAT_DOC = FormatDoc(
         ("`timestamp` (seconds since the epoch)", "`spec.observedAt`"),
         ("`head_sha`, `head_branch`, and the benchmark, model, backend and metric",
          "labels `commit`, `branch`, `benchmark`, `model`, `backend`, `metric`"),
+    ),
+    not_carried=(
+        "which statistic a value is, and the timer (a v3 record has values, not how they were taken)",
+        "the unit, where the metric's name does not say it",
     ),
 )
 

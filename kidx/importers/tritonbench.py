@@ -70,13 +70,6 @@ FAMILY = "tritonbench"
 REPOSITORY = "https://github.com/pytorch-labs/tritonbench"
 WHAT = "tritonbench results (a ';'-separated --csv table, or --output-json / result.json)"
 MODES = ("fwd_no_grad", "fwd_bwd", "fwd", "bwd")  # longest first: a name ending _fwd_bwd also ends _bwd
-# what the source format cannot say, shown by kidx describe run
-NOT_CARRIED = (
-    "the samples (tritonbench keeps only the median of its IQR-filtered samples)",
-    "whether the timer replayed a CUDA graph (--cudagraph) or called do_bench",
-    "warm-up and repetition settings",
-    "the operator's and the inputs' shapes beyond the x-value's text",
-)
 # metric -> (kidx metric, unit, scale to the unit) for spec.measurements
 _MEASURES = {
     "tflops": ("throughput", "flop/s", 1e12),
@@ -152,6 +145,12 @@ FORMAT_DOC = FormatDoc(
         ("op, mode, backend, metric, GPU", "labels `op`, `mode`, `backend`, `metric`, `gpu`"),
     ),
     options=("op", "mode"),
+    not_carried=(
+        "the samples (tritonbench keeps only the median of its IQR-filtered samples)",
+        "whether the timer replayed a CUDA graph (--cudagraph) or called do_bench",
+        "warm-up and repetition settings",
+        "the operator's and the inputs' shapes beyond the x-value's text",
+    ),
 )
 
 # runs must have run on the GPU an attached environment describes

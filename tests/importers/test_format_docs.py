@@ -87,3 +87,13 @@ def test_a_new_format_gets_its_part_of_the_page(docs):
     page = update_formats.page_text({**docs, "new-format": new})
     assert "| `kernelbench` | " in page and "| `new-format` | New JSON | thing |\n\n" in page
     assert page.endswith("\n\n## new-format\n\n| New | kidx |\n| --- | --- |\n| `a` | `spec.b` |\n\n")
+
+
+def test_describe_reads_what_a_format_cannot_carry_from_its_format_doc(docs):
+    from kidx.importers.framework import not_carried
+
+    assert not_carried("tritonbench") == docs["tritonbench"].not_carried
+    assert not_carried("tritonbench")[0] == "the samples (tritonbench keeps only the median of its IQR-filtered samples)"
+    assert len(not_carried("pytorch-benchmark")) == 2 and len(not_carried("kernelbench")) > 2
+    # liger's runs name their source liger-kernel-bench, not the format: nothing is looked up
+    assert not_carried("liger") == not_carried("liger-kernel-bench") == docs["liger"].not_carried == ()
