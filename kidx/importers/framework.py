@@ -4,15 +4,15 @@ lines, problems at file:line, shared objects de-duplicated by digest, and naming
 An importer is a module named in ``IMPORTERS`` with ``convert_files(paths) ->
 Conversion``: a pure converter that reads files and returns manifests in dependency
 order (shared objects first, then runs), or raises InvalidInputError with one Problem
-per bad record. Storing, printing, the summary, ``--dry-run``, ``-o`` and attaching a
-captured environment are the ``kidx import`` command's, the same for every format.
+per bad record, and ``FORMAT_DOC``, what it says about its format (``FormatDoc``).
+Storing, printing, the summary, ``--dry-run``, ``-o`` and attaching a captured
+environment are the ``kidx import`` command's, the same for every format.
 
 A converter is a ``Converter``: ``JsonConverter`` reads JSON files and calls ``add`` once
 per file; kidx.importers.csv_files's ``CsvConverter`` reads CSV files with a fixed header
 and calls ``add_row`` once per data record, reporting the ``RecordProblems`` a row raises
-at its line. Both end in
-``Converter.finish``: the shared objects (``SharedObjects``), then the runs
-(``run_manifest``), held to apply's value limits.
+at its line. Both end in ``Converter.finish``: the shared objects (``SharedObjects``),
+then the runs (``run_manifest``), held to apply's value limits.
 """
 
 from __future__ import annotations
