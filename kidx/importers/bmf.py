@@ -31,11 +31,13 @@ from kidx.importers.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,
+    FormatDoc,
     JsonConverter,
     LineFinder,
     hashed_name,
     manifest,
     problem,
+    run_manifest,
     slug,
 )
 from kidx.manifests.document import Document
@@ -45,6 +47,37 @@ FAMILY = "bmf"
 WHAT = "Bencher Metric Format JSON (benchmark name → measure → {value, lower_value, upper_value})"
 VALUE_KEYS = ("value", "lower_value", "upper_value")
 LATENCY = "latency"
+
+FORMAT_DOC = FormatDoc(
+    summary="Bencher Metric Format JSON (benchmark → measure → value).",
+    files="BMF JSON files (benchmark name → measure → {value, lower_value, upper_value}).",
+    help=(
+        "Import Bencher Metric Format JSON: one run per benchmark, every measure kept as\n"
+        "written; latency (ns) is the headline, its bounds the lower and upper measurements."
+    ),
+    examples=(
+        "kidx import bmf results.bmf.json --environment environment.yaml",
+        "kidx export runs -l commit=abc123 --format bmf -o - | kidx import bmf /dev/stdin --store /tmp/other",
+    ),
+    reads="Bencher Metric Format JSON ([bmf](#bmf))",
+    one_run_per="benchmark",
+    fields=(
+        ("BMF", "kidx"),
+        ("the benchmark name", "`spec.sourceNative.benchmark`; a Workload (`operation`, family `bmf`)"),
+        ("every measure, as written", "`spec.sourceNative.measures`"),
+        ("`latency` (Bencher's built-in measure, in ns)",
+         (
+             "`spec.timing.latencyNs.median`, the headline: BMF does not say which statistic its value is, and kidx "
+             "reads it as the median; `lower_value` and `upper_value` are the `lower` and `upper` latency measurements"
+         )),
+        ("`throughput` and any other measure", "`spec.sourceNative.measures` only (their units are the harness's)"),
+        ("—",
+         (
+             "one BenchmarkProtocol (`bmf`) and one ExecutionEnvironment (`bmf-unknown-machine`): BMF records neither "
+             "how nor where it measured; import with `--environment` for the machine"
+         )),
+    ),
+)
 
 
 def convert_files(paths: list[str]) -> Conversion:
@@ -100,7 +133,7 @@ class _Converter(JsonConverter):
             "title": f"{benchmark} · BMF",
             "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(line)},
         }
-        body = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
+        body = run_manifest(metadata, spec)
         self.runs.append(Document(body, path, 1, line))
 
 

@@ -43,12 +43,14 @@ from kidx.importers.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,
+    FormatDoc,
     JsonConverter,
     LineFinder,
     hashed_name,
     manifest,
     non_negative_number,
     problem,
+    run_manifest,
     slug,
     valid_labels,
 )
@@ -71,6 +73,73 @@ _FAMILY_AGGREGATES = ("BigO", "RMS")
 _TIMING_MODIFIERS = re.compile(
     r"(real_time|manual_time|process_time|(min_time|min_warmup_time|iterations|repeats):.+)\Z")
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?\Z")
+
+FORMAT_DOC = FormatDoc(
+    summary="Google Benchmark JSON (--benchmark_format=json).",
+    files="Google Benchmark JSON files (--benchmark_format=json or --benchmark_out=FILE).",
+    help=(
+        "Import Google Benchmark JSON: one run per benchmark instance, its\n"
+        "repetitions as raw samples (aggregates are kept with it, never runs of their own), and\n"
+        "an environment from the file's context."
+    ),
+    examples=(
+        "./my_benchmark --benchmark_repetitions=10 --benchmark_out=results.json",
+        "kidx import google-benchmark results.json --environment environment.yaml",
+    ),
+    reads=(
+        "Google Benchmark's `--benchmark_format=json` / `--benchmark_out=FILE` output "
+        "([google-benchmark](#google-benchmark))"
+    ),
+    one_run_per="benchmark instance",
+    fields=(
+        ("Google Benchmark", "kidx"),
+        ((
+            "each repetition's `real_time` (the manual time for `/manual_time` benchmarks), in its `time_unit` (`ns`, "
+            "`us`, `ms`, `s`)"
+        ),
+         (
+             "`spec.samples` (`metric: latency`, `unit: ns`, in the order written); `min` and `max` of "
+             "`spec.timing.latencyNs`"
+         )),
+        ("the `_median`, `_mean` and `_stddev` aggregates' `real_time`",
+         (
+             "`spec.timing.latencyNs` `median` (the headline), `mean`, `stddev`, in ns; computed from the repetitions "
+             "when the file has no aggregates (one repetition: its value is the median and the mean)"
+         )),
+        ("`cpu_time` (median and mean), the `_cv` aggregate, repetitions, iterations",
+         "`spec.measurements`: `cpu_latency` (ns), `latency` `cv` (`ratio`), `repetitions` and `iterations` (`count`)"),
+        ("`bytes_per_second`", "`spec.measurements`: `throughput`, `median`, `bytes/s`"),
+        ("every user counter (`bytes_per_second`, `items_per_second`, custom ones)",
+         (
+             "`spec.sourceNative.metrics`: the median over the repetitions (the `_median` aggregate's where written), "
+             "keyed by the counter's name; `sourceNative.counters` lists them"
+         )),
+        ((
+            "every entry of the instance (repetitions and aggregates), the family's complexity fit (`_BigO`, `_RMS`), "
+            "the `context`"
+        ),
+         (
+             "`spec.sourceNative.entries`, `familyAggregates` and `context`, verbatim (NaN and infinities as `null`): "
+             "nothing the file says is lost"
+         )),
+        ("`error_occurred` (SkipWithError), `skipped` (SkipWithMessage)",
+         "`spec.status: error` or `skipped` with `spec.failure.message`"),
+        ((
+            "`context`: `caches`, `library_version`, `library_build_type`; `host_name`, `num_cpus`, `mhz_per_cpu`, "
+            "`cpu_scaling_enabled`, `aslr_enabled`"
+        ),
+         (
+             "an ExecutionEnvironment: `host.caches` (type, level, size, sharing) and software `google-benchmark` and "
+             "`google-benchmark-build`; the rest are annotations. Google Benchmark records no CPU model, so the "
+             "product is `unknown CPU`: capture the machine (`kidx env capture`) and import with `--environment`"
+         )),
+        ("library version and timer (`real_time` or `manual_time`, and name modifiers such as `min_time:`)",
+         "a BenchmarkProtocol (`google-benchmark-real-time`, `google-benchmark-manual-time`)"),
+        ("the family and the arguments in the name (`BM_copy/64/n:8/threads:2`)",
+         "a Workload (`operation` is the family; parameters `arg0`, `n`, `threads`; integers stay integers)"),
+        ("the executable's base name, the family", "labels `executable`, `benchmark`, `google_benchmark_version`"),
+    ),
+)
 
 
 def convert_files(paths: list[str]) -> Conversion:
@@ -188,7 +257,7 @@ class _Converter(JsonConverter):
             "labels": labels,
             "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(instance.line)},
         }
-        body = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
+        body = run_manifest(metadata, spec)
         self.runs.append(Document(body, path, 1, instance.line))
 
 

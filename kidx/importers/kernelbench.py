@@ -43,12 +43,14 @@ from kidx.importers.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,
+    FormatDoc,
     JsonConverter,
     LineFinder,
     gpu_mismatches,
     hashed_name,
     manifest,
     problem,
+    run_manifest,
     slug,
     valid_labels,
 )
@@ -59,17 +61,86 @@ SOURCE_NAME = "kernelbench"
 FAMILY = "kernelbench"
 REPOSITORY = "https://github.com/ScalingIntelligence/KernelBench"
 WHAT = "KernelBench results (results/timing/<GPU>/baseline_time_torch*.json, or a run's eval_results.json)"
-# what the source format cannot say, shown by kidx describe run
-NOT_CARRIED = (
-    "the samples (KernelBench keeps mean, std, min and max, each to three significant digits)",
-    "the timing method (CUDA events or host wall-clock time) and the warm-up calls",
-    "the PyTorch and CUDA versions",
-    "the problem's input shapes and dtypes (they are in the problem file's code)",
-)
 STATISTICS = (("mean", "mean"), ("std", "stddev"), ("min", "min"), ("max", "max"))
 _LEVEL = re.compile(r"level_?(\d+)\Z")
 _PROBLEM = re.compile(r"(\d+)_")
 _BASELINE = re.compile(r"baseline_time_torch(?:_compile_(?P<backend>[a-z0-9]+)(?:_(?P<mode>.+))?)?\Z")
+
+FORMAT_DOC = FormatDoc(
+    summary="KernelBench baseline timings and eval results (eval_results.json).",
+    files=(
+        "KernelBench files: results/timing/<GPU>/baseline_time_torch*.json, or a run's eval_results.json (give "
+        "--level)."
+    ),
+    help=(
+        "Import KernelBench results: one run per baseline timing (level, problem file) and\n"
+        "per evaluated sample of an eval_results.json (with --level); a sample that did not\n"
+        "compile, raised or gave wrong output is a failed run with the reason, never a timing."
+    ),
+    examples=(
+        "kidx import kernelbench results/timing/H100_Modal/baseline_time_torch.json",
+        "kidx import kernelbench runs/my_run/eval_results.json --level 1",
+    ),
+    reads=(
+        "KernelBench's baseline timings `results/timing/<GPU>/baseline_time_torch*.json` and a run's "
+        "`eval_results.json` ([kernelbench](#kernelbench))"
+    ),
+    one_run_per="baseline entry, evaluated sample",
+    fields=(
+        ("KernelBench", "kidx"),
+        ("`mean`, `std`, `min`, `max` (milliseconds) of a baseline entry or of a sample's `runtime_stats`",
+         (
+             "`spec.timing.latencyNs` `mean` (the headline), `stddev`, `min`, `max`, in ns; the values as written, "
+             "with `num_trials`, in `spec.sourceNative.metrics`"
+         )),
+        ("a sample with `compiled: false`",
+         (
+             "a run with `spec.status: failed`, `failure.reason: CompilationError` and `metadata.compilation_error` as "
+             "the message; never a timing"
+         )),
+        ("a sample that compiled but is not correct",
+         (
+             "a failed run: `RuntimeError` with `metadata.runtime_error`, else `IncorrectResult` with "
+             "`metadata.correctness_issue` and the trials passed (`correctness_trials`); never a timing, even where "
+             "the file has one"
+         )),
+        ("a sample whose evaluation failed (`metadata.error`, as a timeout writes it)",
+         (
+             "a run with `spec.status: error`, `failure.reason: Timeout` (or `EvaluationError`) and the error as the "
+             "message"
+         )),
+        ("a correct sample that was not timed (`runtime: -1`)", "a passed run without `spec.timing`, and a warning"),
+        ("the whole sample, the baseline entry", "`spec.sourceNative.sample`, `spec.sourceNative.entry`, as written"),
+        ("the level and the problem id (the number that starts the problem file's name)",
+         (
+             "a Workload (`operation` `level<N>/<id>`; parameters `level`, `problem`), the same for the baseline and "
+             "the generated kernels, so that they compare"
+         )),
+        ("the baseline file's name: `baseline_time_torch.json`, `baseline_time_torch_compile_<backend>_<mode>.json`",
+         (
+             "an Implementation per problem: library `torch`, backend `eager` or the compile backend (`inductor`), "
+             "variant the mode (`default`)"
+         )),
+        ("the run's folder and the sample's `sample_id`",
+         "an Implementation per sample: library `kernelbench`, variant `<run>/sample<N>`"),
+        ("`hardware` (the GPU's name)",
+         (
+             "an ExecutionEnvironment (`kernelbench-unknown-gpu` where a sample does not say); import with "
+             "`--environment` to name the machine"
+         )),
+        ("how KernelBench times",
+         "one BenchmarkProtocol, `kernelbench-latency`, for the baselines and the samples alike"),
+        ("level, problem id, the baseline's backend and mode, the run, the sample, the GPU",
+         "labels `level`, `problem`, `backend`, `variant`, `run`, `sample`, `gpu`"),
+    ),
+    options=("level",),
+    not_carried=(
+        "the samples (KernelBench keeps mean, std, min and max, each to three significant digits)",
+        "the timing method (CUDA events or host wall-clock time) and the warm-up calls",
+        "the PyTorch and CUDA versions",
+        "the problem's input shapes and dtypes (they are in the problem file's code)",
+    ),
+)
 
 check_environment = gpu_mismatches
 
@@ -249,7 +320,7 @@ class _Converter(JsonConverter):
             "labels": valid_labels(labels),
             "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(line)},
         }
-        body = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
+        body = run_manifest(metadata, spec)
         self.runs.append(Document(body, path, 1, line))
 
 

@@ -35,12 +35,14 @@ from kidx.importers.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,
+    FormatDoc,
     JsonConverter,
     LineFinder,
     gpu_mismatches,
     hashed_name,
     manifest,
     problem,
+    run_manifest,
     slug,
     valid_labels,
 )
@@ -70,6 +72,54 @@ _MEASUREMENTS = {
     "nv/cold/bw/global/bytes_per_second": ("global_memory_bandwidth", "mean", "bytes/s", 1),
 }
 _SAMPLE_TIMES = "file/sample_times"
+
+FORMAT_DOC = FormatDoc(
+    summary="NVIDIA NVBench JSON (--json FILE).",
+    files="NVBench JSON files (written with --json FILE).",
+    help=(
+        "Import NVIDIA NVBench JSON: one run per benchmark state (GPU time of the\n"
+        "CUDA-event timer, with its samples when recorded), and an environment per device."
+    ),
+    examples=(
+        "./my_nvbench_binary --json results.json",
+        "kidx import nvbench results.json --environment environment.yaml",
+    ),
+    reads="NVIDIA NVBench's `--json FILE` / `--jsonbin FILE` output ([nvbench](#nvbench))",
+    one_run_per="benchmark state",
+    fields=(
+        ("NVBench", "kidx"),
+        ("`nv/cold/time/gpu/{mean,min,max,median,stdev/absolute}` (seconds)",
+         "`spec.timing.latencyNs` in ns; the mean is the headline, as in NVBench's tables"),
+        ((
+            "`nv/cold/time/gpu/{q1,q3,iqr/absolute}`, `nv/cold/time/cpu/{mean,median}`, `nv/cold/sample_size`, "
+            "`nv/cold/bw/global/bytes_per_second`"
+        ),
+         (
+             "`spec.measurements` (`latency` `p25`/`p75`/`iqr`, `cpu_latency`, `samples` count, "
+             "`global_memory_bandwidth`)"
+         )),
+        ("the `--jsonbin` side file of sample times", "`spec.samples` (ns)"),
+        ("every numeric summary, the state's name and settings",
+         "`spec.sourceNative` (`metrics` keyed by tag, `state`, `settings`)"),
+        ("`devices[]`",
+         (
+             "an ExecutionEnvironment per GPU (vendor, product, form factor, `sm_version` → architecture), named "
+             "`nvbench-<gpu slug>`; or the one given with `--environment`"
+         )),
+        ("NVBench version",
+         "a BenchmarkProtocol (`nvbench-cold-<version>`: cold, isolated launches timed with CUDA events)"),
+        ("benchmark name and axis values", "a Workload (`parameters` typed as the axes are: int64, float64, string)"),
+        ((
+            "`nv/gmem/reads/…` and `nv/gmem/writes/…` (the global memory a state declared with "
+            "`add_global_memory_reads`/`_writes`)"
+        ),
+         (
+             "their sum as the Workload's `spec.cost.bytes`, the declared cost of one launch ([speed of "
+             "light](../speed-of-light.md#what-an-invocation-costs)); absent when the benchmark declared none"
+         )),
+        ("`is_skipped`, `skip_reason`", "`spec.status: skipped` with `spec.failure.message`"),
+    ),
+)
 
 
 # runs must have run on the GPU an attached environment describes
@@ -178,7 +228,7 @@ class _Converter(JsonConverter):
             "labels": labels,
             "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(line)},
         }
-        body = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
+        body = run_manifest(metadata, spec)
         self.runs.append(Document(body, path, 1, line))
 
     def _samples(self, path: str, line: int, raw_summaries: list) -> list[float] | None:

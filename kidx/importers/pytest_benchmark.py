@@ -41,6 +41,7 @@ from kidx.importers.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,
+    FormatDoc,
     JsonConverter,
     LineFinder,
     SkippedRecord,
@@ -48,6 +49,7 @@ from kidx.importers.framework import (
     manifest,
     non_negative_number,
     problem,
+    run_manifest,
     slug,
     valid_labels,
 )
@@ -69,6 +71,59 @@ _MEASUREMENTS = {
 }
 _CPU_VENDORS = {"genuineintel": "intel", "authenticamd": "amd"}
 _DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?\Z")
+
+FORMAT_DOC = FormatDoc(
+    summary="pytest-benchmark JSON (pytest --benchmark-json=FILE).",
+    files="pytest-benchmark JSON files (--benchmark-json or .benchmarks/…/*.json).",
+    help=(
+        "Import pytest-benchmark JSON: one run per benchmark (min, max, mean,\n"
+        "stddev, median, iqr, rounds, and the raw samples when saved with --benchmark-save-data),\n"
+        "and an environment from its machine_info."
+    ),
+    examples=(
+        "pytest bench/ --benchmark-json=results.json --benchmark-save-data",
+        "kidx import pytest-benchmark results.json",
+    ),
+    reads=(
+        "`pytest --benchmark-json=FILE` output, or the files `--benchmark-autosave` keeps "
+        "([pytest-benchmark](#pytest-benchmark))"
+    ),
+    one_run_per="benchmark",
+    fields=(
+        ("pytest-benchmark", "kidx"),
+        ("`stats.min`, `max`, `mean`, `stddev`, `median` (seconds)",
+         "`spec.timing.latencyNs` in ns; the median is the headline"),
+        ("`stats.q1`, `q3`, `iqr`, `rounds`, `iterations`",
+         (
+             "`spec.measurements` (`p25`, `p75`, `iqr` in ns; counts). The quartiles are the run's band: compare and "
+             "series show it as `… (p25-p75)`, since pytest-benchmark keeps no p20 and p80"
+         )),
+        ("`stats.data` (each round's time)",
+         "`spec.samples` (`metric: latency`, `unit: ns`, one value per round, in order)"),
+        ("every numeric `stats` key, `options`, `extra_info`",
+         "`spec.sourceNative` (`metrics`, `options`, `extraInfo`), as written"),
+        ("`datetime`", "`spec.observedAt` (UTC)"),
+        ("`machine_info`",
+         (
+             "an ExecutionEnvironment: the CPU (`cpu.vendor_id_raw` → vendor, `cpu.brand_raw` → product, `machine` → "
+             "architecture) with software `python`, `python-implementation`, `os` (`system`) and `pytest-benchmark`; "
+             "host name and kernel release are annotations. Named `pytest-benchmark-<cpu>-<10 hex of its digest>`"
+         )),
+        ("`options` (timer, rounds, gc, warm-up)", "a BenchmarkProtocol (`pytest-benchmark-<timer>[-nogc]`)"),
+        ("`group` (else the test function) and `params`", "a Workload (`pytest-benchmark-<group>-<param id>`)"),
+        ("the project and the test function",
+         (
+             "an Implementation: `library` is the project's name, `operation` the test function, `entryPoint` the "
+             "test's node id (below)"
+         )),
+        ("`group`, test function, `commit_info`",
+         (
+             "labels `group`, `test`, `project`, `commit`, `branch`, `pytest_benchmark_version` (those that are valid "
+             "label values)"
+         )),
+    ),
+    library_option=True,
+)
 
 
 def convert_files(paths: list[str], library: str | None = None) -> Conversion:
@@ -226,7 +281,7 @@ class _Converter(JsonConverter):
         }
         if commit.get("dirty"):
             metadata["annotations"]["kernelindex.dev/commit-dirty"] = "true"
-        body = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
+        body = run_manifest(metadata, spec)
         self.runs.append(Document(body, path, 1, line))
 
 

@@ -44,12 +44,14 @@ from kidx.importers.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,
+    FormatDoc,
     JsonConverter,
     hashed_name,
     manifest,
     problem,
     raise_if_problems,
     read_bytes,
+    run_manifest,
     slug,
     valid_labels,
 )
@@ -63,12 +65,57 @@ WHAT = "PyTorch OSS benchmark records (v3: a JSON list or JSON lines, optionally
 # extra_info keys under which kidx export keeps its own objects
 KIDX_KEYS = {"run": "kidx.run", "BenchmarkProtocol": "kidx.protocol", "Workload": "kidx.workload",
              "Implementation": "kidx.implementation", "ExecutionEnvironment": "kidx.environment"}
-NOT_CARRIED = (
-    "which statistic a value is, and the timer (a v3 record has values, not how they were taken)",
-    "the unit, where the metric's name does not say it",
-)
 _TIME = re.compile(r"(?:^|[_\W])(ms|us|ns|s)\W*$|\((ms|us|ns|s)\)")
 _SCALE = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+FORMAT_DOC = FormatDoc(
+    summary="PyTorch OSS benchmark records (v3), as the HUD's dashboards read them.",
+    files="v3 record files: a JSON list, or JSON lines, optionally gzipped.",
+    help=(
+        "Import PyTorch OSS benchmark records (v3): one run per record, its\n"
+        "benchmark_values as samples, model.backend the implementation, runners and\n"
+        "dependencies the environment; records kidx exported come back as they were."
+    ),
+    examples=(
+        "kidx import pytorch-benchmark benchmark_results.json",
+        (
+            "kidx export runs --format pytorch-benchmark -o - | kidx import pytorch-benchmark /dev/stdin --store "
+            "/tmp/other"
+        ),
+    ),
+    reads=(
+        "PyTorch's OSS benchmark records (\"v3\"): a JSON list or JSON lines, optionally gzipped "
+        "([pytorch-benchmark](#pytorch-benchmark))"
+    ),
+    one_run_per="record",
+    fields=(
+        ("v3", "kidx"),
+        ("`metric.benchmark_values`",
+         (
+             "the samples: `spec.samples` in ns and their median the headline, where the metric's name says it is a "
+             "time and its unit (`latency(ms)`, `median_ttft_ms`, `time_us`); any other metric (`tokens_per_second`, a "
+             "bare `latency`) keeps its median in `spec.sourceNative.metrics` only"
+         )),
+        ("the whole record", "`spec.sourceNative.record`, as written"),
+        ("`benchmark.name`, the metric's name, `benchmark.extra_info`",
+         "a BenchmarkProtocol (the harness; the extra info as its method's settings)"),
+        ("`model.name`, `benchmark.mode`, `benchmark.dtype`",
+         "a Workload (`operation`; parameters `benchmark`, `mode`, `dtype`)"),
+        ("`model.type`, `model.name`, `model.backend`", "an Implementation (`library`, `operation`, `backend`)"),
+        ((
+            "`runners[0]` (`gpu_info`, `gpu_count`; `cpu_info` without a GPU; `extra_info.cuda_version`), "
+            "`dependencies` (`version`, else `sha`)"
+        ),
+         "an ExecutionEnvironment: the hardware, and the dependencies as software"),
+        ("`timestamp` (seconds since the epoch)", "`spec.observedAt`"),
+        ("`head_sha`, `head_branch`, and the benchmark, model, backend and metric",
+         "labels `commit`, `branch`, `benchmark`, `model`, `backend`, `metric`"),
+    ),
+    not_carried=(
+        "which statistic a value is, and the timer (a v3 record has values, not how they were taken)",
+        "the unit, where the metric's name does not say it",
+    ),
+)
 
 
 def convert_files(paths: list[str]) -> Conversion:
@@ -157,7 +204,7 @@ class _Converter(JsonConverter):
             "labels": labels,
             "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(line)},
         }
-        body = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
+        body = run_manifest(metadata, spec)
         self.runs.append(Document(body, path, 1, line))
 
     def _kidx_record(self, path: str, line: int, where: str, own: dict[str, dict]) -> None:

@@ -49,6 +49,7 @@ from kidx.importers.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,
+    FormatDoc,
     JsonConverter,
     gpu_mismatches,
     hashed_name,
@@ -57,6 +58,7 @@ from kidx.importers.framework import (
     raise_if_problems,
     read_json,
     read_text,
+    run_manifest,
     slug,
     valid_labels,
 )
@@ -68,13 +70,6 @@ FAMILY = "tritonbench"
 REPOSITORY = "https://github.com/pytorch-labs/tritonbench"
 WHAT = "tritonbench results (a ';'-separated --csv table, or --output-json / result.json)"
 MODES = ("fwd_no_grad", "fwd_bwd", "fwd", "bwd")  # longest first: a name ending _fwd_bwd also ends _bwd
-# what the source format cannot say, shown by kidx describe run
-NOT_CARRIED = (
-    "the samples (tritonbench keeps only the median of its IQR-filtered samples)",
-    "whether the timer replayed a CUDA graph (--cudagraph) or called do_bench",
-    "warm-up and repetition settings",
-    "the operator's and the inputs' shapes beyond the x-value's text",
-)
 # metric -> (kidx metric, unit, scale to the unit) for spec.measurements
 _MEASURES = {
     "tflops": ("throughput", "flop/s", 1e12),
@@ -94,6 +89,69 @@ _ENV_VERSIONS = (("cuda_version", "cuda"), ("pytorch_commit", "pytorch"), ("trit
                  ("tritonbench_commit", "tritonbench"))
 _ENV_NOTES = ("pytorch_branch", "triton_branch", "tritonbench_branch", "pytorch_commit_time", "triton_commit_time",
               "tritonbench_commit_time", "conda_env")
+
+FORMAT_DOC = FormatDoc(
+    summary="tritonbench results (--csv tables, --output-json, nightly result.json).",
+    files="tritonbench files: ';'-separated --csv tables (give --op and --mode) or JSON (--output-json, result.json).",
+    help=(
+        "Import tritonbench results: one run per (input, backend, metric) value of a --csv\n"
+        "table (with --op and --mode) or of a --output-json or nightly result.json; averages and\n"
+        "pass flags are not runs, and a cell holding an error is a failed run."
+    ),
+    examples=(
+        "python run.py --op softmax --mode fwd --csv > softmax.csv",
+        "kidx import tritonbench softmax.csv --op softmax --mode fwd --environment environment.yaml",
+        "kidx import tritonbench result.json",
+    ),
+    reads="tritonbench's `--csv` tables, `--output-json` files and nightly `result.json` ([tritonbench](#tritonbench))",
+    one_run_per="(input, backend, metric) value",
+    fields=(
+        ("tritonbench", "kidx"),
+        ((
+            "`latency`, `walltime` (milliseconds; the latency is the median of do_bench's samples left after removing "
+            "those beyond 1.5 IQR)"
+        ),
+         "`spec.timing.latencyNs.median` (ns), the headline"),
+        ("`tflops`, `gbps`, `speedup`, `accuracy`, `gpu_peak_mem`, `cpu_peak_mem`, `compile_time`, `cuda_time`",
+         (
+             "`spec.measurements`: `throughput` (flop/s), `memory_bandwidth` (bytes/s), `speedup` and `accuracy` "
+             "(ratio), `peak_memory` and `cpu_peak_memory` (bytes), `compile_time` and `cuda_time` (ns)"
+         )),
+        ("every value as written",
+         (
+             "`spec.sourceNative.metrics` (keyed by tritonbench's metric name, in its units), with `input`, `metric` "
+             "and the JSON `key`"
+         )),
+        ("a list of values (one per repeat, the A/B mode's `--ab-repeat`)",
+         "`spec.samples` (latency), their median the headline"),
+        ("a cell or value holding an error text (`CUDA OOM`)",
+         (
+             "a run with `spec.status: failed`, `failure.reason: BackendError` and the text as `failure.message`; "
+             "never a 0"
+         )),
+        ("the operator, the mode and the input's x-value",
+         "a Workload (`operation`; parameters `mode` and `input`, the x-value's text)"),
+        ("the backend", "an Implementation (library `tritonbench`, `operation`, `variant`: the backend)"),
+        ("the metric", "a BenchmarkProtocol per metric (`tritonbench-latency`, …)"),
+        ("`env`: `device`, `cuda_version`, `pytorch_commit`, `triton_commit`, `tritonbench_commit`",
+         (
+             "an ExecutionEnvironment: the GPU, and software `cuda`, `pytorch`, `triton`, `tritonbench` (its "
+             "identity); branches, commit times and `conda_env` are annotations. Without `env` (a CSV, an "
+             "`--output-json` file): `tritonbench-unknown-gpu`; import with `--environment`"
+         )),
+        ("`env.benchmark_date`", "`spec.observedAt`"),
+        ("`nvidia_gpu_states` (power, temperatures, clocks when the run ended)",
+         "`spec.sourceNative.gpuStates`: what the GPU was doing belongs to the run, not to the machine"),
+        ("op, mode, backend, metric, GPU", "labels `op`, `mode`, `backend`, `metric`, `gpu`"),
+    ),
+    options=("op", "mode"),
+    not_carried=(
+        "the samples (tritonbench keeps only the median of its IQR-filtered samples)",
+        "whether the timer replayed a CUDA graph (--cudagraph) or called do_bench",
+        "warm-up and repetition settings",
+        "the operator's and the inputs' shapes beyond the x-value's text",
+    ),
+)
 
 # runs must have run on the GPU an attached environment describes
 check_environment = gpu_mismatches
@@ -299,7 +357,7 @@ class _Converter(JsonConverter):
             "labels": labels,
             "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(item.line)},
         }
-        body = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "metadata": metadata, "spec": spec}
+        body = run_manifest(metadata, spec)
         self.runs.append(Document(body, path, 1, item.line))
 
 

@@ -33,7 +33,7 @@ class Description(NamedTuple):
     manifest: dict
     references: list[ReferenceLine]
     referrers: list[ReferrerLine]
-    # a run's: what its source format could not carry (the importer's NOT_CARRIED)
+    # a run's: what its source format could not carry (its importer's FORMAT_DOC.not_carried)
     not_carried: tuple[str, ...] = ()
 
 

@@ -22,7 +22,7 @@ from kidx.cli.common import (
     output,
     parse_dry_run,
 )
-from kidx.importers.framework import IMPORTERS
+from kidx.importers.framework import IMPORTERS, ImporterInfo
 from kidx.output.printers import check_output, output_help
 
 if TYPE_CHECKING:
@@ -39,74 +39,6 @@ import_app = typer.Typer(
     rich_markup_mode=None,
 )
 
-_EXAMPLES = {
-    "liger": """\b
-Examples:
-  kidx import liger all_benchmark_data*.csv
-  kidx import liger all_benchmark_data.csv -o yaml | kidx apply -f -
-  kidx env capture > environment.yaml
-  kidx import liger all_benchmark_data.csv --environment environment.yaml
-""",
-    "pytest-benchmark": """\b
-Examples:
-  pytest bench/ --benchmark-json=results.json --benchmark-save-data
-  kidx import pytest-benchmark results.json
-""",
-    "google-benchmark": """\b
-Examples:
-  ./my_benchmark --benchmark_repetitions=10 --benchmark_out=results.json
-  kidx import google-benchmark results.json --environment environment.yaml
-""",
-    "bmf": """\b
-Examples:
-  kidx import bmf results.bmf.json --environment environment.yaml
-  kidx export runs -l commit=abc123 --format bmf -o - | kidx import bmf /dev/stdin --store /tmp/other
-""",
-    "nvbench": """\b
-Examples:
-  ./my_nvbench_binary --json results.json
-  kidx import nvbench results.json --environment environment.yaml
-""",
-    "tritonbench": """\b
-Examples:
-  python run.py --op softmax --mode fwd --csv > softmax.csv
-  kidx import tritonbench softmax.csv --op softmax --mode fwd --environment environment.yaml
-  kidx import tritonbench result.json
-""",
-    "pytorch-benchmark": """\b
-Examples:
-  kidx import pytorch-benchmark benchmark_results.json
-  kidx export runs --format pytorch-benchmark -o - | kidx import pytorch-benchmark /dev/stdin --store /tmp/other
-""",
-    "kernelbench": """\b
-Examples:
-  kidx import kernelbench results/timing/H100_Modal/baseline_time_torch.json
-  kidx import kernelbench runs/my_run/eval_results.json --level 1
-""",
-}
-_DOCS = {
-    "liger": """Import Liger-Kernel's benchmark CSVs: one run per row, plus the protocols,
-    environments, workloads and implementations they refer to.""",
-    "pytest-benchmark": """Import pytest-benchmark JSON: one run per benchmark (min, max, mean,
-    stddev, median, iqr, rounds, and the raw samples when saved with --benchmark-save-data),
-    and an environment from its machine_info.""",
-    "google-benchmark": """Import Google Benchmark JSON: one run per benchmark instance, its
-    repetitions as raw samples (aggregates are kept with it, never runs of their own), and
-    an environment from the file's context.""",
-    "bmf": """Import Bencher Metric Format JSON: one run per benchmark, every measure kept as
-    written; latency (ns) is the headline, its bounds the lower and upper measurements.""",
-    "nvbench": """Import NVIDIA NVBench JSON: one run per benchmark state (GPU time of the
-    CUDA-event timer, with its samples when recorded), and an environment per device.""",
-    "tritonbench": """Import tritonbench results: one run per (input, backend, metric) value of a --csv
-    table (with --op and --mode) or of a --output-json or nightly result.json; averages and
-    pass flags are not runs, and a cell holding an error is a failed run.""",
-    "pytorch-benchmark": """Import PyTorch OSS benchmark records (v3): one run per record, its
-    benchmark_values as samples, model.backend the implementation, runners and
-    dependencies the environment; records kidx exported come back as they were.""",
-    "kernelbench": """Import KernelBench results: one run per baseline timing (level, problem file) and
-    per evaluated sample of an eval_results.json (with --level); a sample that did not
-    compile, raised or gave wrong output is a failed run with the reason, never a timing.""",
-}
 _COMMON_DOC = """
 
     Goes through the same validation and all-or-nothing batch as apply. With -o yaml or
@@ -188,12 +120,17 @@ def _command(format_name: str) -> Callable[..., None]:
         with_options.__annotations__ = {**plain_command.__annotations__, **{n: _OPTIONS[n] for n in info.options}}
         command = with_options
     command.__name__ = format_name.replace("-", "_")
-    command.__doc__ = _DOCS[format_name] + _COMMON_DOC
+    command.__doc__ = "\n    ".join(info.help.splitlines()) + _COMMON_DOC
     return command
 
 
+def _examples(info: ImporterInfo) -> str:
+    return "\b\nExamples:\n" + "".join(f"  {example}\n" for example in info.examples)
+
+
+# each format's help and examples are its importer's FORMAT_DOC (kidx.importers.framework.FormatDoc)
 for _name, _info in IMPORTERS.items():
-    import_app.command(_name, help=None, epilog=_EXAMPLES[_name])(_command(_name))
+    import_app.command(_name, help=None, epilog=_examples(_info))(_command(_name))
 
 
 @import_app.command(
