@@ -142,31 +142,21 @@ def record(
 
 def _check_arguments(format_name: str, environment: str | None, capture: bool | None, library: str | None,
                      output_format: str | None) -> None:
+    from kidx.operations.importing import check_format, format_options
     from kidx.output.printers import check_output
 
-    if format_name not in IMPORTERS:
-        raise UsageError(f"unknown format {format_name!r}; formats: {', '.join(IMPORTERS)}")
+    check_format(format_name)
     if environment is not None and capture:
         raise UsageError("--environment and --capture exclude each other")
-    if library is not None and not IMPORTERS[format_name].library_option:
-        takes = ", ".join(name for name, info in IMPORTERS.items() if info.library_option)
-        raise UsageError(f"--library applies to {takes} (the {format_name} format names its implementations itself)")
+    format_options(format_name, library)
     check_output("record", output_format)
 
 
 def _format_options(format_name: str, library: str | None, op: str | None, mode: str | None,
                     level: int | None) -> dict[str, object]:
-    """The options the format's import takes (--op, --mode, --level, --library), refused
-    for a format that takes none of them."""
-    options: dict[str, object] = {option: value for option, value in (("op", op), ("mode", mode), ("level", level))
-                                  if value is not None}
-    for option in options:
-        if option not in IMPORTERS[format_name].options:
-            takes = ", ".join(key for key, info in IMPORTERS.items() if option in info.options)
-            raise UsageError(f"--{option} applies to {takes}, not {format_name}")
-    if library:
-        options["library"] = library
-    return options
+    from kidx.operations.importing import format_options
+
+    return format_options(format_name, library, op, mode, level)
 
 
 def _check_store_writable(store: str | None, output_format: str | None, dry_run: str) -> None:
