@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from kidx.store.store import Store
 
 Advance = Callable[[str, int, int], None]
+Progress = Callable[[int], AbstractContextManager[Advance | None]]  # records -> a context giving Advance
 
 
 class ImportResult(NamedTuple):
@@ -65,7 +66,7 @@ def import_files(
     keep: bool = True,
     adjust: Callable[[Conversion], Conversion] | None = None,
     options: dict | None = None,
-    progress: Callable[[int], AbstractContextManager[Advance | None]] | None = None,
+    progress: Progress | None = None,
 ) -> ImportResult:
     """Convert (with the format's ``options``), attach the environment (a stored name, or a
     manifest file), ``adjust`` (kidx record labels the runs), then store (``keep``; with
@@ -106,4 +107,4 @@ def import_files(
     return ImportResult(converted, report, file_count, attached, notices)
 
 
-__all__ = ["ImportResult", "check_format", "format_options", "import_files"]
+__all__ = ["Advance", "ImportResult", "Progress", "check_format", "format_options", "import_files"]
