@@ -30,19 +30,20 @@ from kidx.errors import UsageError
 from kidx.identity import digest_of
 from kidx.importers.framework import MAX_NAME, hashed_name, slug
 from kidx.kinds.metadata import API_VERSION
+from kidx.units import TIME_UNITS
 
 SOURCE = "kidx.record_run"
 #: do_bench's quantiles in Liger-Kernel's harness: median, p20, p80
 DO_BENCH_QUANTILES = (0.5, 0.2, 0.8)
-_UNITS_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 _KINDS = {"protocol": "BenchmarkProtocol", "workload": "Workload", "environment": "ExecutionEnvironment",
           "implementation": "Implementation"}
 
 
 def _scale(unit: str) -> float:
-    if unit not in _UNITS_NS:
-        raise UsageError(f'unknown time unit "{unit}": use ns, us, ms or s')
-    return _UNITS_NS[unit]
+    if unit not in TIME_UNITS:
+        *most, last = TIME_UNITS
+        raise UsageError(f'unknown time unit "{unit}": use {", ".join(most)} or {last}')
+    return TIME_UNITS[unit]
 
 
 def _ns(value: float) -> float:

@@ -1,8 +1,9 @@
 """kidx record [--environment NAME|FILE | --capture] [--label k=v…] [--results FILE] [--library NAME]
 [--timer T [--cache C]] [--processes N] [--interleave] FORMAT -- COMMAND… [-- HEAD-COMMAND…]
 
-Runs a benchmark harness and imports what it wrote, labelled with the commit it ran; the
-steps are kidx.operations.record's, the import is kidx import's.
+Runs a benchmark harness and imports what it wrote, labelled with the commit it ran: the
+operation is kidx.operations.record_workflow's (its steps kidx.operations.record's), the
+import and what it prints are kidx import's.
 """
 
 from __future__ import annotations
