@@ -56,6 +56,7 @@ from kidx.importers.framework import (
 from kidx.importers.gpus import canonical_gpu_name, gpu_hardware
 from kidx.manifests.document import Document
 from kidx.manifests.reader import InputTooLarge, max_input_size
+from kidx.units import TIME_UNITS as _SCALE
 
 SOURCE_NAME = "pytorch-benchmark"
 FAMILY = "pytorch_benchmark"
@@ -68,7 +69,6 @@ NOT_CARRIED = (
     "the unit, where the metric's name does not say it",
 )
 _TIME = re.compile(r"(?:^|[_\W])(ms|us|ns|s)\W*$|\((ms|us|ns|s)\)")
-_SCALE = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
 def convert_files(paths: list[str]) -> Conversion:

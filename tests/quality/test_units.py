@@ -10,9 +10,9 @@ from conftest import REPO
 from kidx import units
 from kidx.kinds.registry import registry
 
-# importers that keep a scale table of their own for now (their bodies are being rewritten):
-# Google Benchmark's scales times by floats, so the figures it writes stay floats
-OWN_SCALES = {"kidx/importers/google_benchmark.py", "kidx/importers/pytorch_benchmark.py"}
+# Google Benchmark's importer scales times by floats of its own (1.0 for ns), so the figures
+# it writes stay floats (5.0, not 5): its runs' digests depend on it
+OWN_SCALES = {"kidx/importers/google_benchmark.py"}
 
 
 def test_the_units_a_figure_may_be_written_in_are_the_crds():
