@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from kidx.api.measuring import measure
     from kidx.api.objects import Environment, Implementation, Protocol, Run, StoredObject, Workload
     from kidx.api.recording import Recording, Timings, capture_environment, record_run
-    from kidx.api.store import ApplyOutcome, ApplyResult, Store, open_store
+    from kidx.api.store import ApplyOutcome, ApplyResult, ImportResult, Store, open_store
 
 #: public name -> the module that defines it
 _PUBLIC = {
@@ -32,6 +32,7 @@ _PUBLIC = {
     "Store": "kidx.api.store",
     "ApplyResult": "kidx.api.store",
     "ApplyOutcome": "kidx.api.store",
+    "ImportResult": "kidx.api.store",
     "StoredObject": "kidx.api.objects",
     "Run": "kidx.api.objects",
     "Workload": "kidx.api.objects",
@@ -53,6 +54,7 @@ __all__ = [
     "Comparison",
     "Environment",
     "Implementation",
+    "ImportResult",
     "Protocol",
     "Recording",
     "Run",

@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
+from kidx.units import LOWER_IS_BETTER
+
 COMPARABLE_ROLES = ("protocol", "workload", "environment")
 SUBJECT_ROLE = "implementation"
 ROLES = (*COMPARABLE_ROLES, SUBJECT_ROLE)  # every reference an analysis reads
@@ -25,7 +27,7 @@ ROLES = (*COMPARABLE_ROLES, SUBJECT_ROLE)  # every reference an analysis reads
 LOWER = "lower"  # less is better
 HIGHER = "higher"  # more is better
 DIRECTION_BY_METRIC = {"latency": LOWER, "peak_memory": LOWER, "throughput": HIGHER}
-DIRECTION_BY_UNIT = {"ns": LOWER, "us": LOWER, "ms": LOWER, "s": LOWER, "B": LOWER, "bytes": LOWER}
+DIRECTION_BY_UNIT = dict.fromkeys(LOWER_IS_BETTER, LOWER)
 
 
 def direction_of(metric: str | None, unit: str | None = None) -> str | None:

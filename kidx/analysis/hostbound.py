@@ -31,6 +31,7 @@ import statistics
 from collections.abc import Sequence
 
 from kidx.records import TYPE_CHECKING, NamedTuple
+from kidx.units import TIME_STEPS
 
 if TYPE_CHECKING:
     from typing import Any
@@ -133,7 +134,7 @@ class HostEvidence(NamedTuple):
 def _ns(value: float | None) -> str:
     if value is None:
         return "?"
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+    for unit, scale in TIME_STEPS:
         if value >= scale:
             return f"{value / scale:.4g}{unit}"
     return f"{value:.4g}ns"

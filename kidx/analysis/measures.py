@@ -9,14 +9,13 @@ run's own metric), never from a guess.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from kidx.analysis.comparability import DIRECTION_BY_METRIC, LOWER, direction_of
+from kidx.units import STORED_UNITS, TO_STORED
 
-UNITS = {"latency": "ns", "peak_memory": "B"}
-# measurements may be written in other units of the same quantity
-# keyed by unit names; any value read from a document may be looked up
-_TO_BASE: dict[Any, float] = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9, "bytes": 1}
+# measurements may be written in other units of the same quantity (TO_STORED, keyed by
+# unit names: any value read from a document may be looked up)
 # the spread around the headline, the first pair a run has: do_bench's p20-p80 (Liger),
 # else the quartiles (pytest-benchmark's q1 and q3, NVBench's), labelled as what they are
 BANDS = (("p20", "p80"), ("p25", "p75"))
@@ -70,7 +69,8 @@ def measure_of(spec: dict, protocol_spec: dict | None = None) -> Measure | None:
             band = f"{low_statistic}-{high_statistic}"
             break
         low = high = None
-    return Measure(metric, primary, value, UNITS[headline[0]], low, high, _samples(spec, metric, statistics), band)
+    samples = _samples(spec, metric, statistics)
+    return Measure(metric, primary, value, STORED_UNITS[headline[0]], low, high, samples, band)
 
 
 def _headline(spec: dict):
@@ -94,8 +94,8 @@ def _metric_matches(entry: dict, metric: str) -> bool:
 def _measurement(spec: dict, metric: str, statistics: tuple[str, ...]) -> float | None:
     for entry in spec.get("measurements") or ():
         if (isinstance(entry, dict) and _metric_matches(entry, metric) and entry.get("statistic") in statistics
-                and _is_number(entry.get("value")) and entry.get("unit") in _TO_BASE):
-            return entry["value"] * _TO_BASE[entry["unit"]]
+                and _is_number(entry.get("value")) and entry.get("unit") in TO_STORED):
+            return entry["value"] * TO_STORED[entry["unit"]]
     return None
 
 
@@ -106,7 +106,7 @@ def _samples(spec: dict, metric: str, statistics: dict) -> tuple[float, ...] | N
     (``statistic: sample``)."""
     recorded = spec.get("samples")
     if isinstance(recorded, dict) and _metric_matches(recorded, metric):
-        scale = _TO_BASE.get(recorded.get("unit"), 1)
+        scale = TO_STORED.get(str(recorded.get("unit")), 1)
         for key in _SAMPLE_KEYS:
             if _numbers(recorded.get(key)):
                 return tuple(v * scale for v in recorded[key])
@@ -117,7 +117,7 @@ def _samples(spec: dict, metric: str, statistics: dict) -> tuple[float, ...] | N
     for entry in spec.get("measurements") or ():
         if not isinstance(entry, dict) or not _metric_matches(entry, metric):
             continue
-        scale = _TO_BASE.get(entry.get("unit"), 1)
+        scale = TO_STORED.get(str(entry.get("unit")), 1)
         for key in _SAMPLE_KEYS:
             if _numbers(entry.get(key)):
                 return tuple(v * scale for v in entry[key])

@@ -24,28 +24,26 @@ import datetime
 import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kidx.errors import UsageError
 from kidx.identity import digest_of
 from kidx.importers.framework import MAX_NAME, hashed_name, slug
 from kidx.kinds.metadata import API_VERSION
-
-if TYPE_CHECKING:
-    from kidx.capture.probes import Facts
+from kidx.units import TIME_UNITS
 
 SOURCE = "kidx.record_run"
 #: do_bench's quantiles in Liger-Kernel's harness: median, p20, p80
 DO_BENCH_QUANTILES = (0.5, 0.2, 0.8)
-_UNITS_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 _KINDS = {"protocol": "BenchmarkProtocol", "workload": "Workload", "environment": "ExecutionEnvironment",
           "implementation": "Implementation"}
 
 
 def _scale(unit: str) -> float:
-    if unit not in _UNITS_NS:
-        raise UsageError(f'unknown time unit "{unit}": use ns, us, ms or s')
-    return _UNITS_NS[unit]
+    if unit not in TIME_UNITS:
+        *most, last = TIME_UNITS
+        raise UsageError(f'unknown time unit "{unit}": use {", ".join(most)} or {last}')
+    return TIME_UNITS[unit]
 
 
 def _ns(value: float) -> float:
@@ -364,16 +362,7 @@ def capture_environment(name: str | None = None) -> dict[str, Any]:
     """This machine as an ExecutionEnvironment manifest: what ``kidx env capture``
     prints (GPUs through NVML, else nvidia-smi, else torch; CPU, driver, CUDA, libraries,
     OS); what could not be read is in the ``kernelindex.dev/capture-notes`` annotation."""
+    from kidx.operations.env_capture import captured_environment
+
     manifest, _ = captured_environment(name)
     return manifest
-
-
-def captured_environment(name: str | None = None) -> tuple[dict[str, Any], Facts]:
-    """The captured manifest and the facts it was made from (the commands print their
-    ``notes`` on what could not be read, and ``warnings`` among them)."""
-    from kidx.capture.environment import environment_manifest
-    from kidx.capture.probes import gather
-
-    facts = gather()
-    manifest: dict[str, Any] = environment_manifest(facts, name)
-    return manifest, facts

@@ -2,7 +2,8 @@
 
 Everything here goes through the operations the commands use: ``get`` selects as
 ``kidx get`` does, ``compare`` and ``series`` build the commands' requests and return
-their results, ``apply`` reads and stores as ``kidx apply`` does (all or nothing).
+their results, ``apply`` reads and stores as ``kidx apply`` does (all or nothing), ``import_files``
+converts and stores as ``kidx import`` does.
 """
 
 from __future__ import annotations
@@ -125,7 +126,21 @@ class ApplyResult:
     def __repr__(self) -> str:
         counts = ", ".join(f"{a} {self.count(a)}" for a in ("created", "configured", "unchanged", "repaired")
                            if self.count(a))
-        return f"ApplyResult({counts or 'nothing'}{', dry run' if self.dry_run else ''})"
+        return f"{type(self).__name__}({counts or 'nothing'}{', dry run' if self.dry_run else ''})"
+
+
+class ImportResult(ApplyResult):
+    """What an import did: an ``ApplyResult`` (its ``warnings`` also say what the files
+    held that could not be kept), with the ``summary`` line ``kidx import`` prints
+    (records read and skipped, what happened per kind) and a line per record ``skipped``
+    (``skipped FILE, line N: REASON``)."""
+
+    __slots__ = ("skipped", "summary")
+
+    def __init__(self, outcomes: list[ApplyOutcome], warnings: list[str], dry_run: bool, summary: str,
+                 skipped: list[str]) -> None:
+        super().__init__(outcomes, warnings, dry_run)
+        self.summary, self.skipped = summary, skipped
 
 
 class Store:
@@ -252,6 +267,37 @@ class Store:
         self._references.clear()
         outcomes = [ApplyOutcome(o.info.kind, o.name, o.action, o.digest) for o in report.outcomes]
         return ApplyResult(outcomes, list(report.warnings), dry_run)
+
+    def import_files(self, format_name: str, files: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
+                     environment: str | os.PathLike[str] | None = None, library: str | None = None,
+                     op: str | None = None, mode: str | None = None, level: int | None = None,
+                     dry_run: bool = False) -> ImportResult:
+        """Import benchmark tools' files, as ``kidx import FORMAT FILE…`` does (the same
+        converters, the same all-or-nothing apply): ``format_name`` is one of the
+        command's formats (``liger``, ``pytest-benchmark``, ``google-benchmark``, ``bmf``,
+        ``nvbench``, ``tritonbench``, ``pytorch-benchmark``, ``kernelbench``);
+        ``environment`` a stored ExecutionEnvironment's name or a manifest file (``kidx env
+        capture``'s), which the runs then refer to; ``library``, ``op``, ``mode`` and
+        ``level`` the command's options of the same names, for the formats that take
+        them. A file that cannot be read or converted raises InvalidInputError, with
+        nothing written; with ``dry_run``, says what would happen and writes nothing."""
+        from kidx.operations.importing import check_format, format_options
+        from kidx.operations.importing import import_files as importing
+        from kidx.output.reports import import_notices
+
+        check_format(format_name)
+        options = format_options(format_name, library, op, mode, level)
+        paths = [os.fspath(files)] if isinstance(files, str | os.PathLike) else [os.fspath(path) for path in files]
+        result = importing(format_name, paths, _registry(), lambda: self._store,
+                           environment=os.fspath(environment) if environment is not None else None,
+                           dry_run=dry_run, options=options or None)
+        self._references.clear()
+        report = result.report
+        assert report is not None  # stored (keep), so applied
+        summary, *skipped = import_notices(format_name, result.conversion, report, result.files, result.attached)
+        outcomes = [ApplyOutcome(o.info.kind, o.name, o.action, o.digest) for o in report.outcomes]
+        warnings = [*report.warnings, *result.notices, *result.conversion.notes]
+        return ImportResult(outcomes, warnings, dry_run, summary, [line.strip() for line in skipped])
 
     # internals --------------------------------------------------------------------------
 

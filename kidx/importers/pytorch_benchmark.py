@@ -58,6 +58,7 @@ from kidx.importers.framework import (
 from kidx.importers.gpus import canonical_gpu_name, gpu_hardware
 from kidx.manifests.document import Document
 from kidx.manifests.reader import InputTooLarge, max_input_size
+from kidx.units import TIME_UNITS as _SCALE
 
 SOURCE_NAME = "pytorch-benchmark"
 FAMILY = "pytorch_benchmark"
@@ -66,7 +67,6 @@ WHAT = "PyTorch OSS benchmark records (v3: a JSON list or JSON lines, optionally
 KIDX_KEYS = {"run": "kidx.run", "BenchmarkProtocol": "kidx.protocol", "Workload": "kidx.workload",
              "Implementation": "kidx.implementation", "ExecutionEnvironment": "kidx.environment"}
 _TIME = re.compile(r"(?:^|[_\W])(ms|us|ns|s)\W*$|\((ms|us|ns|s)\)")
-_SCALE = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 FORMAT_DOC = FormatDoc(
     summary="PyTorch OSS benchmark records (v3), as the HUD's dashboards read them.",

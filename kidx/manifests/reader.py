@@ -23,6 +23,7 @@ from kidx.manifests.document import Document
 from kidx.manifests.locate import LOCATE_LIMIT
 from kidx.manifests.parsing import ParseError, looks_like_json, parse_json_stream, parse_yaml_stream
 from kidx.manifests.values import MAX_NODES, DataError, check_json_data
+from kidx.units import BINARY_STEPS
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "STDIN"
@@ -172,7 +173,7 @@ def _too_large(limit: int) -> str:
 
 
 def _size_text(size: int) -> str:
-    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+    for unit, factor in BINARY_STEPS[1:]:  # GiB at most, as the limit is written (…G)
         if size >= factor and size % factor == 0:
             return f"{size // factor} {unit}"
     return f"{size} bytes"

@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kidx.store.store import Store
+from kidx.units import TIME_UNITS
 
 ROLES = (("protocolDigest", "BenchmarkProtocol"), ("workloadDigest", "Workload"),
          ("environmentDigest", "ExecutionEnvironment"), ("implementationDigest", "Implementation"))
 _BANDS = (("p20", "p80"), ("p25", "p75"), ("lower", "upper"))
 _VALUE_KEYS = ("value", "lower_value", "upper_value")  # BMF's order
-_TO_NS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
 @dataclass
@@ -149,7 +149,7 @@ def _band(spec: dict, metric: str) -> dict[str, float]:
     found: dict[str, float] = {}
     for entry in spec.get("measurements") or []:
         if isinstance(entry, dict) and entry.get("metric") == metric and _number(entry.get("value")):
-            scale = _TO_NS.get(str(entry.get("unit")), 1) if metric == "latency" else 1
+            scale = TIME_UNITS.get(str(entry.get("unit")), 1) if metric == "latency" else 1
             found.setdefault(str(entry.get("statistic")), entry["value"] * scale)
     for low, high in _BANDS:
         if low in found and high in found:

@@ -11,7 +11,8 @@ import dataclasses
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 
-from kidx.importers.framework import Conversion, importer
+from kidx.errors import UsageError
+from kidx.importers.framework import IMPORTERS, Conversion, importer
 from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from kidx.store.store import Store
 
 Advance = Callable[[str, int, int], None]
+Progress = Callable[[int], AbstractContextManager[Advance | None]]  # records -> a context giving Advance
 
 
 class ImportResult(NamedTuple):
@@ -28,6 +30,30 @@ class ImportResult(NamedTuple):
     files: int  # files read (each once)
     attached: str | None  # the environment attached (--environment), by name
     notices: tuple[str, ...] = ()  # about the environment's measured peaks kept
+
+
+def check_format(format_name: str) -> None:
+    """A format kidx imports, else a usage error naming those it does."""
+    if format_name not in IMPORTERS:
+        raise UsageError(f"unknown format {format_name!r}; formats: {', '.join(IMPORTERS)}")
+
+
+def format_options(format_name: str, library: str | None = None, op: str | None = None, mode: str | None = None,
+                   level: int | None = None) -> dict[str, object]:
+    """The options the format's import takes (``--op``, ``--mode``, ``--level``,
+    ``--library``), refused for a format that does not take them."""
+    if library is not None and not IMPORTERS[format_name].library_option:
+        takes = ", ".join(name for name, info in IMPORTERS.items() if info.library_option)
+        raise UsageError(f"--library applies to {takes} (the {format_name} format names its implementations itself)")
+    options: dict[str, object] = {option: value for option, value in (("op", op), ("mode", mode), ("level", level))
+                                  if value is not None}
+    for option in options:
+        if option not in IMPORTERS[format_name].options:
+            takes = ", ".join(key for key, info in IMPORTERS.items() if option in info.options)
+            raise UsageError(f"--{option} applies to {takes}, not {format_name}")
+    if library:
+        options["library"] = library
+    return options
 
 
 def import_files(
@@ -40,7 +66,7 @@ def import_files(
     keep: bool = True,
     adjust: Callable[[Conversion], Conversion] | None = None,
     options: dict | None = None,
-    progress: Callable[[int], AbstractContextManager[Advance | None]] | None = None,
+    progress: Progress | None = None,
 ) -> ImportResult:
     """Convert (with the format's ``options``), attach the environment (a stored name, or a
     manifest file), ``adjust`` (kidx record labels the runs), then store (``keep``; with
@@ -81,4 +107,4 @@ def import_files(
     return ImportResult(converted, report, file_count, attached, notices)
 
 
-__all__ = ["ImportResult", "import_files"]
+__all__ = ["Advance", "ImportResult", "Progress", "check_format", "format_options", "import_files"]

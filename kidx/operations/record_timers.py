@@ -24,6 +24,7 @@ from kidx.identity import digest_of
 from kidx.importers.framework import Conversion, hashed_name, slug
 from kidx.records import NamedTuple
 from kidx.timers.settings import ENV_CACHE, ENV_LOG, ENV_PACKAGE, ENV_TIMER, measurement_spec
+from kidx.units import NANOSECONDS, TIME_UNITS
 
 KIDX_PACKAGE = Path(__file__).resolve().parents[1]
 SITE_FOLDER = KIDX_PACKAGE / "timers" / "site"
@@ -170,7 +171,8 @@ def _retimed_run(body: dict, entry: dict, protocol_digest: str, max_sm_mhz: int 
     spec["protocolDigest"] = protocol_digest
     samples = entry.get("samplesMs")
     if isinstance(samples, list) and samples and all(isinstance(v, int | float) for v in samples):
-        spec["samples"] = {"metric": "latency", "unit": "ns", "values": [round(v * 1e6, 3) for v in samples]}
+        spec["samples"] = {"metric": "latency", "unit": NANOSECONDS,
+                           "values": [round(v * TIME_UNITS["ms"], 3) for v in samples]}
     annotations = dict((run.get("metadata") or {}).get("annotations") or {})
     if entry.get("fallback"):
         annotations[ANNOTATION_FALLBACK] = f"{entry.get('requestedTimer')} asked for: {entry['fallback']}"

@@ -15,6 +15,7 @@ from kidx.output.columns import label_column_header, raw_text
 from kidx.output.table import render_table
 from kidx.output.units import byte_size, nanoseconds
 from kidx.records import TYPE_CHECKING
+from kidx.units import BYTES
 
 if TYPE_CHECKING:
     from kidx.analysis.hostbound import HostEvidence
@@ -29,7 +30,7 @@ NOTE_LIST_LIMIT = 5  # groups with nothing compared are listed one by one up to 
 def quantity(value, unit: str) -> str:
     if value is None:
         return "<none>"
-    return byte_size(value) if unit == "B" else nanoseconds(value)
+    return byte_size(value) if unit == BYTES else nanoseconds(value)
 
 
 def band_text(measure: Measure) -> str:

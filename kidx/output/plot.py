@@ -11,13 +11,12 @@ from __future__ import annotations
 from kidx.errors import KidxError, install_hint
 from kidx.output.columns import raw_text
 from kidx.records import TYPE_CHECKING
+from kidx.units import AXIS_SCALES
 
 if TYPE_CHECKING:
     from kidx.operations.plot import Panel, PlotData
 
 MISSING = f"kidx plot needs matplotlib: {install_hint('plot')}"
-SCALES = {"ns": (1e6, "ms"), "B": (2**20, "MiB"), "B/s": (1e9, "GB/s"), "FLOP/s": (1e12, "TFLOP/s"),
-          "%": (1, "% of peak")}
 QUANTITIES = {"peak_memory": "peak memory", "achieved_bandwidth": "achieved bandwidth",
               "achieved_flops": "achieved FLOP/s", "speed_of_light": "speed of light"}
 POINT_FIELDS = ("panel", "protocol", "environment", "workload", "implementation", "line", "x", "value", "unit", "low",
@@ -66,7 +65,7 @@ def write_plot(data: PlotData, path: str, title: str | None = None) -> None:
 
 def _draw_panel(ax, panel, x_label: str, number: int) -> None:
     first = panel.lines[0].points[0].run.known_measure
-    scale, unit = SCALES.get(first.unit, (1, first.unit))
+    scale, unit = AXIS_SCALES.get(first.unit, (1, first.unit))
     what = QUANTITIES.get(first.metric, "latency")
     for line in panel.lines:
         xs = [point.x for point in line.points]

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from kidx.importers.framework import Conversion
     from kidx.kinds.registry import KindInfo
     from kidx.operations.apply import ApplyReport, Outcome
+    from kidx.operations.exporting import Exported
     from kidx.operations.fsck import Finding, FsckReport
     from kidx.operations.gc import GcReport
     from kidx.operations.history import RevisionLine
@@ -50,6 +51,27 @@ def import_notices(format_name: str, conversion: Conversion, report: ApplyReport
     notices = [f"import {format_name} ({files} file{'s' if files != 1 else ''}): " + "; ".join(parts)]
     notices += [f"  skipped {record.source}, line {record.line}: {record.reason}" for record in conversion.skipped]
     return notices
+
+
+def export_summary(exported: Exported) -> str:
+    """``export``'s line on stderr: what was written in which format, and where."""
+    report, output_file = exported.report, exported.output_file
+    where = "standard output" if output_file == "-" else output_file
+    if exported.format_name == "bmf":
+        left = [f"{count:,} {what}" for count, what in ((report.older, "older runs of the same benchmarks"),
+                                                         (report.without_figure, "runs without a figure")) if count]
+        return (f"exported {len(report.benchmarks):,} benchmarks in Bencher Metric Format to {where}"
+                + (f"; left out: {', '.join(left)}" if left else ""))
+    if exported.format_name == "pytorch-benchmark":
+        return f"exported {len(report.records):,} runs as PyTorch OSS benchmark (v3) records to {where}"
+    if exported.format_name == "parquet":
+        return (f"exported {report.runs:,} runs ({report.columns:,} columns) as Parquet to {output_file} "
+                f"({report.size:,} bytes)")
+    if output_file != "-":
+        where = f"{output_file} ({report.size:,} bytes)"
+    dangling = f"; {report.dangling:,} references to objects not in the store" if report.dangling else ""
+    return (f"exported {report.names:,} names, {report.revisions:,} revisions and {report.objects:,} objects "
+            f"to {where}{dangling}")
 
 
 def outcome_lines(outcomes: Iterable[Outcome], names_only: bool, suffix: str | None) -> str:

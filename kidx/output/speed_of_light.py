@@ -10,6 +10,7 @@ without any known cost prints exactly as before (docs/speed-of-light.md).
 from __future__ import annotations
 
 from kidx.speed_of_light.achieved import Achieved, achieved
+from kidx.units import DECIMAL_STEPS, NANOSECONDS
 
 NONE = "<none>"
 
@@ -22,7 +23,7 @@ def _four_digits(value: float) -> str:
 def _decimal(value: float | None, unit: str) -> str:
     if value is None:
         return NONE
-    for prefix, scale in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+    for prefix, scale in DECIMAL_STEPS:
         if value >= scale:
             return _four_digits(value / scale) + prefix + unit
     return _four_digits(value) + unit
@@ -68,7 +69,7 @@ def run_achieved(run, measure=None) -> Achieved | None:
     """The figures of an analysed run (compare's and series' rows), from ``measure`` (an
     arm's pooled figure) or the run's own; None unless the figure is a latency."""
     measure = measure if measure is not None else run.measure
-    if measure is None or measure.metric != "latency" or measure.unit != "ns":
+    if measure is None or measure.metric != "latency" or measure.unit != NANOSECONDS:
         return None
     environment = None
     if run.environment.spec is not None:

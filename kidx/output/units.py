@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from kidx.units import BINARY_STEPS, NANOSECONDS, TIME_STEPS
+
 
 def human_duration(seconds: float) -> str:
     """kubectl's ``HumanDuration``: ``45s``, ``2m30s``, ``150m``, ``3h5m``, ``3d4h``, ``400d``, ``2y5d``."""
@@ -89,10 +91,10 @@ def nanoseconds(value) -> str:
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return str(value)
     magnitude = abs(value)
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+    for unit, scale in TIME_STEPS:
         if magnitude >= scale:
             return _significant(value / scale) + unit
-    return _significant(value) + "ns"
+    return _significant(value) + NANOSECONDS
 
 
 def byte_size(value) -> str:
@@ -100,7 +102,7 @@ def byte_size(value) -> str:
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return str(value)
     magnitude = abs(value)
-    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+    for unit, scale in BINARY_STEPS:
         if magnitude >= scale:
             return _significant(value / scale) + unit
     return f"{value}B"

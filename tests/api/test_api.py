@@ -305,6 +305,58 @@ def test_apply_reports_what_the_command_reports(cli, store, seed_bundle, tmp_pat
     assert code == 0 and out.splitlines()[0] == f"benchmarkrun.kernelindex.dev/{SEED_RUN} configured"
 
 
+def _liger_csv(path, *lines: int):
+    """A Liger CSV of the kept data's header and its physical ``lines`` (1-based)."""
+    from conftest import LIGER_DATA
+
+    kept = (LIGER_DATA / "all_benchmark_data.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join([kept[0], *(kept[line - 1] for line in lines)]), encoding="utf-8")
+    return path
+
+
+def test_import_files_is_the_commands_import(cli, store, tmp_path):
+    small = _liger_csv(tmp_path / "small.csv", 1488, 1468)  # the seed's row and a peak-memory row
+    with kidx.open_store(store) as api:
+        planned = api.import_files("liger", small, dry_run=True)
+        assert not store.exists()  # a dry run writes nothing
+        result = api.import_files("liger", [str(small)])
+        assert api.get("run", SEED_RUN)[0].name == SEED_RUN
+    assert type(result) is kidx.ImportResult and isinstance(result, kidx.ApplyResult)
+    assert repr(planned) == "ImportResult(created 8, dry run)" and repr(result) == "ImportResult(created 8)"
+    assert [(o.kind, o.action) for o in result.outcomes] == [(o.kind, "created") for o in planned.outcomes]
+    assert result.summary == ("import liger (1 file): 2 rows read; BenchmarkProtocol 2 created; ExecutionEnvironment "
+                              "1 created; Implementation 1 created; Workload 2 created; BenchmarkRun 2 created; "
+                              "0 rows skipped")
+    assert result.skipped == [] and result.warnings == []
+    code, out, err = cli("import", "liger", str(small), "-o", "name", store_path=tmp_path / "by-cli")
+    assert code == 0 and err == result.summary + "\n"
+    assert out.splitlines() == [f"{o.kind.lower()}.kernelindex.dev/{o.name}" for o in result.outcomes]
+    with kidx.open_store(store) as api:
+        again = api.import_files("liger", small)
+    assert again.count("unchanged") == 8 and again.summary == result.summary.replace(" created", " unchanged")
+
+
+def test_import_files_refuses_as_the_command_does(store, tmp_path):
+    small = _liger_csv(tmp_path / "small.csv", 1488)
+    broken = tmp_path / "broken.csv"
+    broken.write_text("not,a,liger,header\n1,2,3,4\n", encoding="utf-8")
+    with kidx.open_store(store) as api:
+        with pytest.raises(UsageError) as raised:
+            api.import_files("no-such-format", small)
+        assert str(raised.value).startswith("unknown format 'no-such-format'; formats: liger, ")
+        with pytest.raises(UsageError, match=r"^--op applies to tritonbench, not liger$"):
+            api.import_files("liger", small, op="softmax")
+        with pytest.raises(UsageError, match=r"^--library applies to pytest-benchmark \(the liger format names its implementations itself\)$"):
+            api.import_files("liger", small, library="mine")
+        with pytest.raises(InvalidInputError) as invalid:
+            api.import_files("liger", [small, broken])
+        assert str(broken) in str(invalid.value)
+        with pytest.raises(UsageError, match=r'^--environment nowhere: no such file, and no ExecutionEnvironment '
+                                             r'"nowhere" in the store \(kidx get environments lists them\)$'):
+            api.import_files("liger", small, environment="nowhere")
+    assert not store.exists()  # nothing was written
+
+
 def test_apply_repairs_a_missing_object(store, seed_bundle):
     with kidx.open_store(store) as api:
         outcome = api.apply(seed_bundle).outcomes[0]

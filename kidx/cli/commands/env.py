@@ -57,7 +57,7 @@ def capture(
     results comparable is in the spec (the digest); host name, GPU UUIDs and clocks are
     annotations.
     """
-    from kidx.api.recording import captured_environment
+    from kidx.operations.env_capture import capture_environment
 
     check_output("env", output_format)
     if output_format == "name" and not apply:
@@ -65,41 +65,16 @@ def capture(
     suffix = parse_dry_run(dry_run)
     if suffix is not None and not apply:
         raise UsageError("--dry-run needs --apply")
-    out = output()
-    manifest, facts = captured_environment(name)
-    for note in facts.notes:
-        if note in facts.warnings:
-            out.warning(note)  # a probe that hung: said louder than a missing tool
-        else:
-            out.notice(f"note: {note}")
-    if measure_peaks:
-        import datetime
-
-        from kidx.speed_of_light.measure import measure_peaks as measure
-
-        peaks = measure()
-        for refused in peaks.refused:
-            out.warning(refused)
-        manifest["metadata"]["annotations"].update(peaks.annotations(datetime.datetime.now(datetime.UTC)))
-        out.notice(peaks.summary())
-    if not apply:
+    captured = capture_environment(output(), name, measure_peaks, (lambda: open_store(store)) if apply else None,
+                                   kind_registry() if apply else None, dry_run=suffix is not None)
+    if captured.report is None:
         from kidx.output.serialize import to_json, to_yaml
 
-        out.data(to_json(manifest) if output_format == "json" else to_yaml(manifest))
+        output().data(to_json(captured.manifest) if output_format == "json" else to_yaml(captured.manifest))
         return
     from kidx.cli.common import print_outcomes
-    from kidx.manifests.document import Document
-    from kidx.operations.apply import apply_documents
-    from kidx.operations.measured_peaks import keep_measured_peaks
 
-    the_store = open_store(store)
-    kept = keep_measured_peaks(manifest, the_store)
-    if kept.notice:
-        out.notice(kept.notice)
-    report = apply_documents(
-        the_store, [Document(kept.body, "<captured>", 1, None)], kind_registry(), dry_run=suffix is not None
-    )
-    print_outcomes(report, "name" if output_format == "name" else None, suffix)
+    print_outcomes(captured.report, "name" if output_format == "name" else None, suffix)
 
 
 def register(app: typer.Typer) -> None:

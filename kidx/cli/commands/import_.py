@@ -28,7 +28,7 @@ from kidx.output.printers import check_output, output_help
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from kidx.importers.framework import Conversion
+    from kidx.operations.importing import ImportResult, Progress
 
 LARGE_INPUT_RECORDS = 500
 
@@ -180,22 +180,32 @@ def bundle(
 
 
 def import_files(format_name: str, files: list[str], environment: str | None, dry_run: str,
-                 output_format: str | None, store, adjust: Callable[[Conversion], Conversion] | None = None,
-                 options: dict | None = None) -> None:
-    """``kidx import FORMAT`` (and ``kidx record``): the files imported, then the manifests
-    printed (``-o yaml|json``) or what storing them did, and the summary on stderr."""
+                 output_format: str | None, store, options: dict | None = None) -> None:
+    """``kidx import FORMAT``: the files imported, then printed (``print_import``)."""
     from kidx.operations.importing import import_files as importing
 
     suffix = parse_dry_run(dry_run)
     check_output("import", output_format)
-    out = output()
     printing = output_format in ("yaml", "json")
     result = importing(format_name, files, kind_registry(), functools.cache(lambda: open_store(store)),
-                       environment=environment, dry_run=suffix is not None, keep=not printing, adjust=adjust,
-                       options=options, progress=lambda records: out.progress(records, LARGE_INPUT_RECORDS))
+                       environment=environment, dry_run=suffix is not None, keep=not printing,
+                       options=options, progress=import_progress())
+    print_import(format_name, result, output_format, suffix)
+
+
+def import_progress() -> Progress:
+    """The progress bar of an import: drawn on a terminal, for a large input only."""
+    out = output()
+    return lambda records: out.progress(records, LARGE_INPUT_RECORDS)
+
+
+def print_import(format_name: str, result: ImportResult, output_format: str | None, suffix: str | None) -> None:
+    """``kidx import FORMAT`` (and ``kidx record``) after the import: the manifests printed
+    (``-o yaml|json``) or what storing them did, and the summary on stderr."""
+    out = output()
     for notice in result.notices:
         out.notice(notice)
-    if printing:
+    if result.report is None:
         from kidx.output.serialize import as_list, to_json, to_yaml
 
         document = as_list([document.body for document in result.conversion.documents])

@@ -1,0 +1,115 @@
+"""kidx export as one operation: the selection, then the file in the format asked for
+(a bundle, ``export.py``; the runs' figures in Bencher Metric Format, ``bmf_export.py``;
+PyTorch OSS benchmark records, ``pytorch_benchmark_export.py``; Parquet,
+``parquet_export.py``), written whole or not at all, or returned for standard output."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from kidx.errors import UsageError
+from kidx.records import NamedTuple
+
+if TYPE_CHECKING:
+    from kidx.kinds.registry import KindRegistry
+    from kidx.store.store import Store
+
+FORMATS = ("bundle", "bmf", "pytorch-benchmark", "parquet")
+STANDARD_OUTPUT = "-"
+
+
+class ExportRequest(NamedTuple):
+    arguments: list[str]  # TYPE [NAME…] | TYPE/NAME…; none: the whole store
+    selector: Any  # a parsed label selector, or None
+    format_name: str  # one of FORMATS
+    output_file: str  # a path, or "-" for standard output
+    description: str  # the selection as the user wrote it, kept in a bundle
+
+
+class Exported(NamedTuple):
+    format_name: str
+    output_file: str
+    missing: list[str]  # NotFound messages of names that matched nothing: then nothing is written
+    data: str | None = None  # what goes to standard output (``-o -``)
+    report: Any = None  # the format's report: ExportReport, BmfReport, PytorchBenchmarkReport, ParquetReport
+
+
+def check_format(format_name: str, output_file: str) -> None:
+    if format_name not in FORMATS:
+        raise UsageError(f"unknown --format {format_name}: {', '.join(FORMATS[:-1])} or {FORMATS[-1]}")
+    if format_name == "parquet" and output_file == STANDARD_OUTPUT:
+        raise UsageError("--format parquet writes a binary file: give -o FILE, not -o -")
+
+
+def export_store(store: Store, registry: KindRegistry, request: ExportRequest,
+                 require_store: Callable[[], None] = lambda: None) -> Exported:
+    """Select, then write the request's file (or return its text for standard output);
+    ``require_store`` refuses a store that does not exist, after the arguments' own errors."""
+    from kidx.operations.export import export_selection
+
+    check_format(request.format_name, request.output_file)
+    selected, missing = export_selection(store, registry, request.arguments, request.selector,
+                                         runs_only=request.format_name != "bundle", format_name=request.format_name)
+    require_store()
+    if request.format_name == "parquet":
+        from kidx.operations.parquet_export import require_pyarrow
+
+        require_pyarrow()  # before the runs are read
+    if missing:
+        return Exported(request.format_name, request.output_file, missing)
+    writer = {"bundle": _bundle, "bmf": _bmf, "pytorch-benchmark": _pytorch_benchmark,
+              "parquet": _parquet}[request.format_name]
+    return writer(store, registry, selected, request)
+
+
+def _bundle(store: Store, registry: KindRegistry, selected, request: ExportRequest) -> Exported:
+    from pathlib import Path
+
+    from kidx.operations.export import export
+
+    if request.output_file == STANDARD_OUTPUT:
+        import io
+
+        buffer = io.BytesIO()
+        report = export(store, registry, selected, request.description, None, buffer)
+        return Exported(request.format_name, request.output_file, [], buffer.getvalue().decode("utf-8"), report)
+    report = export(store, registry, selected, request.description, Path(request.output_file))
+    return Exported(request.format_name, request.output_file, [], None, report)
+
+
+def _bmf(store: Store, registry: KindRegistry, selected, request: ExportRequest) -> Exported:
+    from kidx.operations.bmf_export import bmf_report
+
+    report = bmf_report(store, selected)
+    return _written(request, report.text(), report)
+
+
+def _pytorch_benchmark(store: Store, registry: KindRegistry, selected, request: ExportRequest) -> Exported:
+    from kidx.operations.pytorch_benchmark_export import pytorch_benchmark_report
+
+    report = pytorch_benchmark_report(store, selected)
+    return _written(request, report.text(), report)
+
+
+def _parquet(store: Store, registry: KindRegistry, selected, request: ExportRequest) -> Exported:
+    from pathlib import Path
+
+    from kidx.operations.parquet_export import parquet_rows, write_parquet
+
+    report = write_parquet(parquet_rows(store, registry, selected), Path(request.output_file))
+    return Exported(request.format_name, request.output_file, [], None, report)
+
+
+def _written(request: ExportRequest, text: str, report: Any) -> Exported:
+    """``text`` written to the request's file (synced: the data is the user's), or kept for
+    standard output."""
+    if request.output_file == STANDARD_OUTPUT:
+        return Exported(request.format_name, request.output_file, [], text, report)
+    from kidx.files import write_file
+
+    write_file(request.output_file, text.encode("utf-8"), sync=True)
+    return Exported(request.format_name, request.output_file, [], None, report)
+
+
+__all__ = ["FORMATS", "ExportRequest", "Exported", "check_format", "export_store"]

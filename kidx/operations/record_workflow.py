@@ -1,0 +1,171 @@
+"""kidx record as one operation: plan each side, capture the environment, run the
+harness, retime and label what it wrote, import it (``operations/importing.py``).
+
+The steps are ``kidx.operations.record``'s; this module puts them in order, says what it
+is doing through the caller's ``Reporter``, and keeps what was measured when a later
+step fails."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kidx.operations import record as recording
+from kidx.records import NamedTuple
+
+if TYPE_CHECKING:
+    from kidx.importers.framework import Conversion
+    from kidx.kinds.registry import KindRegistry
+    from kidx.operations.importing import ImportResult, Progress
+    from kidx.operations.reporting import Reporter
+    from kidx.store.store import Store
+
+
+class RecordRequest(NamedTuple):
+    format_name: str
+    commands: list[list[str]]  # the harness command; base and head with ``interleave``
+    interleave: bool
+    results: str | None  # the file the command writes (default: found per format)
+    environment: str | None  # a stored name or a manifest file; None: captured, or implied
+    capture: bool  # capture this machine first (when no environment is given)
+    labels: dict[str, str]  # --label pairs for every run
+    options: dict[str, object]  # the format's import options (--library, --op, …)
+    timing: tuple[str, str] | None  # (timer, cache) in place of do_bench
+    processes: int
+    dry_run: bool
+    keep: bool  # store the runs (else only convert them: -o yaml|json)
+
+
+def record(request: RecordRequest, registry: KindRegistry, open_store: Callable[[], Store], reporter: Reporter,
+           serialize: Callable[[Any], str], progress: Progress | None = None) -> ImportResult:
+    """Run the request's harness command(s) in the current folder and import what they
+    wrote, its runs labelled with the commit they ran; ``open_store`` opens the store
+    (checked writable before the harness runs, when the runs are to be kept);
+    ``serialize`` writes the captured environment's manifest as a file's text. When a
+    command fails or is interrupted, nothing is imported, and what the processes before
+    it wrote is kept in a scratch folder the reporter names."""
+    import functools
+    import shutil
+    import tempfile
+
+    from kidx.capture.gpu_state import gpu_states
+    from kidx.operations.importing import import_files
+
+    folder = Path.cwd()
+    scratch = Path(tempfile.mkdtemp(prefix="kidx-record-"))
+    collected = recording.Collected()
+    try:
+        sides = _sides(reporter, request, folder, scratch)
+        if request.keep and not request.dry_run:
+            _check_writable(open_store)  # before the harness runs: its results need somewhere to go
+        environment = request.environment
+        if environment is None and request.capture:
+            environment = _capture(reporter, scratch, serialize)
+        _announce(reporter, request, sides)
+
+        def ended(plan, result, run_labels):
+            shown = ", ".join(f"{key}={value}" for key, value in run_labels.items()) or "none"
+            reporter.notice(f"record {request.format_name}: the command ended in {result.seconds:.1f} s; importing "
+                            f"{plan.path}; labels: {shown}")
+
+        recording.run_processes(sides, request.processes, folder, scratch, reporter.notice, request.timing,
+                                collected, ended, gpu_states)
+        for note in collected.notes:
+            reporter.warning(note)
+
+        def adjust(conversion: Conversion) -> Conversion:
+            conversion = recording.restore_lines(conversion, collected.line_maps)
+            if request.timing:
+                conversion = _retimed(reporter, conversion, collected)
+            return recording.label_runs(conversion, collected.metadata)
+
+        result = import_files(request.format_name, collected.files, registry, functools.cache(open_store),
+                              environment=environment, dry_run=request.dry_run, keep=request.keep, adjust=adjust,
+                              options=request.options or None, progress=progress)
+    except BaseException:
+        _keep_measured(reporter, request.format_name, scratch, collected.files)
+        raise
+    shutil.rmtree(scratch, ignore_errors=True)
+    return result
+
+
+def _check_writable(open_store: Callable[[], Store]) -> None:
+    probe = open_store()
+    try:
+        probe.check_writable()
+    finally:
+        probe.close()
+        probe.backend.close()
+
+
+def _sides(reporter: Reporter, request: RecordRequest, folder: Path, scratch: Path) -> list[recording.Side]:
+    """Each side's plan (one side, or base and head with --interleave), its checkout's git
+    state and its labels."""
+    sides = []
+    for index, side_command in enumerate(request.commands):
+        name = ("base", "head")[index] if request.interleave else None
+        side_scratch = scratch / name if name else scratch
+        side_scratch.mkdir(exist_ok=True)
+        plan = recording.plan_output(request.format_name, side_command, request.results, folder, side_scratch)
+        state = recording.git_state(recording.command_folder(side_command, folder) if request.interleave else folder)
+        if state is None:
+            reporter.warning(f"{folder} is not in a git checkout: the runs carry no commit label")
+        metadata = recording.recording_metadata(state, plan.command, request.labels)[0]
+        sides.append(recording.Side(name, plan, state, metadata))
+    return sides
+
+
+def _announce(reporter: Reporter, request: RecordRequest, sides: list[recording.Side]) -> None:
+    timing, processes = request.timing, request.processes
+    for side in sides:
+        reporter.notice(f"record {request.format_name}: running {shlex.join(side.plan.command)}"
+                        + (f" ({processes} processes)" if processes > 1 else "")
+                        + (f", timed with {timing[0]} ({timing[1]} L2) in place of do_bench" if timing else ""))
+
+
+def _keep_measured(reporter: Reporter, format_name: str, scratch: Path, files: list[str]) -> None:
+    """After a failure: the results measured so far kept (and said where), else the scratch removed."""
+    import shutil
+
+    if files:
+        reporter.warning(f"the results measured so far are kept in {scratch}: import them with kidx import "
+                         f"{format_name} {shlex.join(files)}")
+    else:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _retimed(reporter: Reporter, conversion: Conversion, collected: recording.Collected) -> Conversion:
+    from kidx.operations.record_timers import retimed
+
+    calls = sum(len(entries) for entries in collected.timer_calls.values())
+    if not calls:
+        reporter.warning("--timer had no effect: the command never called triton.testing.do_bench, so its runs "
+                         "keep the harness's own timer")
+        return conversion
+    result = retimed(conversion, collected.timer_calls, collected.max_sm_mhz)
+    reporter.notice(f"record: {result.retimed} run{'s' if result.retimed != 1 else ''} timed by kidx's timer "
+                    f"({calls} do_bench call{'s' if calls != 1 else ''})")
+    if result.kept:
+        reporter.warning(f"{result.kept} run{'s' if result.kept != 1 else ''} matched no do_bench call and keep the "
+                         "harness's own protocol")
+    if result.low_clock:
+        reporter.warning(f"{result.low_clock} run{'s' if result.low_clock != 1 else ''} measured while the SM clock "
+                         "was well below the GPU's maximum (annotation kernelindex.dev/clock-warning)")
+    return result.conversion
+
+
+def _capture(reporter: Reporter, scratch: Path, serialize: Callable[[Any], str]) -> str:
+    """This machine's environment, written to a file in ``scratch`` for the import."""
+    from kidx.operations.env_capture import captured_environment
+
+    manifest, facts = captured_environment()  # what env capture and kidx.capture_environment() build
+    for note in facts.notes:
+        reporter.notice(f"note: {note}")
+    path = scratch / "environment.yaml"
+    path.write_text(serialize(manifest), encoding="utf-8")
+    return str(path)
+
+
+__all__ = ["RecordRequest", "record"]

@@ -1,0 +1,40 @@
+"""Units are defined once, in kidx/units.py: the units a figure may be written in are the
+CRD's, and no other module keeps its own table of time scales or display steps."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import REPO
+
+from kidx import units
+from kidx.kinds.registry import registry
+
+# Google Benchmark's importer scales times by floats of its own (1.0 for ns), so the figures
+# it writes stay floats (5.0, not 5): its runs' digests depend on it
+OWN_SCALES = {"kidx/importers/google_benchmark.py"}
+
+
+def test_the_units_a_figure_may_be_written_in_are_the_crds():
+    spec = registry().resolve("runs").spec_schema["properties"]
+    measurement = spec["measurements"]["items"]["properties"]["unit"]["enum"]
+    samples = spec["samples"]["properties"]["unit"]["enum"]
+    assert list(units.MEASUREMENT_UNITS) == measurement == samples
+    assert set(units.TO_STORED) <= set(units.MEASUREMENT_UNITS)
+    assert set(units.LOWER_IS_BETTER) - {units.BYTES} <= set(units.MEASUREMENT_UNITS)
+    assert set(units.STORED_UNITS.values()) == {units.NANOSECONDS, units.BYTES}
+
+
+def test_scales_agree_with_each_other():
+    assert dict(units.TIME_STEPS) == {"s": units.TIME_UNITS["s"], "ms": units.TIME_UNITS["ms"],
+                                      "µs": units.TIME_UNITS["us"]}
+    assert units.AXIS_SCALES["ns"] == (units.TIME_UNITS["ms"], "ms")
+    assert units.AXIS_SCALES["B"] == (dict(units.BINARY_STEPS)["MiB"], "MiB")
+    assert units.AXIS_SCALES["B/s"] == (dict(units.DECIMAL_STEPS)["G"], "GB/s")
+
+
+def test_no_other_module_keeps_a_table_of_time_scales_or_display_steps():
+    tables = re.compile(r'"us": 1e3|"µs"|\("MiB", |"GB/s"')
+    keeping = {path.relative_to(REPO).as_posix() for path in (REPO / "kidx").rglob("*.py")
+               if tables.search(path.read_text(encoding="utf-8"))}
+    assert keeping - OWN_SCALES == {"kidx/units.py"}
