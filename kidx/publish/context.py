@@ -5,6 +5,7 @@ page). Each kind of page is made by its own module (``matrix``, ``groups``, ``hi
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -41,6 +42,11 @@ def environment_path(environment: Referenced) -> str:
     return f"environments/{digest_hex(environment.digest or '')}.html"
 
 
+def version_order(value: str) -> tuple:
+    """``0.5.2`` before ``0.5.10``: numbers by value, the rest as text."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"[.\-+]", value))
+
+
 def metric_words(metric: str) -> str:
     return {"latency": "latency", "peak_memory": "peak memory"}.get(metric, metric)
 
@@ -68,6 +74,7 @@ class SiteContext:
             for line in family.lines:
                 for drawn in line.points:
                     self.family_of_run[drawn.run.name] = family
+        self.environment_labels: dict[str, dict[str, str]] | None = None  # made by the first matrix page
         self.as_of = max((run.manifest["metadata"].get("creationTimestamp") or "" for run in model.runs), default="")
         # a run's anchor is its digest's hex digits; runs that share a digest (one spec under
         # several names) each get their own: the first by name the digest's, the others it

@@ -7,20 +7,31 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kidx.analysis.significance import FASTER, SEVERITY, SLOWER
+from kidx.operations.analysed_runs import AnalysedRun
 from kidx.operations.series import Series
 from kidx.output.comparison import verdict_text
 from kidx.output.units import quantity, short_digest, spread_text
 from kidx.publish import charts
-from kidx.publish.context import PublishRequest, SiteContext, axis_format, metric_words
+from kidx.publish.context import PublishRequest, SiteContext, axis_format, metric_words, version_order
+from kidx.publish.hints import regressions_command, series_command
 from kidx.publish.model import line_label
 
 
 def series_pages(site: SiteContext) -> Iterator[tuple[str, str]]:
+    groups: dict[tuple, list[AnalysedRun]] = {}  # every published run of a comparable group, for its baseline
+    for run in site.model.runs:
+        groups.setdefault((run.protocol.digest, run.workload.digest, run.environment.digest), []).append(run)
     for pid, members in sorted(site.series_pages.items()):
-        yield _series_page(site, pid, members)
+        first = members[0]
+        environments = list({point.run.environment.digest: point.run.environment
+                             for one in members for point in one.points}.values())
+        group = [run for environment in environments
+                 for run in groups.get((first.protocol.digest, first.workload.digest, environment.digest), [])]
+        cli = series_command(site.request, first.protocol, first.workload, environments, group)
+        yield _series_page(site, pid, members, cli)
 
 
-def _series_page(site: SiteContext, pid: str, members: list[Series]) -> tuple[str, str]:
+def _series_page(site: SiteContext, pid: str, members: list[Series], cli: str | None) -> tuple[str, str]:
     path = f"series/{pid}.html"
     root = "../"
     first = members[0]
@@ -73,7 +84,7 @@ def _series_page(site: SiteContext, pid: str, members: list[Series]) -> tuple[st
                      protocol_title=site.title(first.protocol), environment_title=site.title(first.environment),
                      environment_href=site.environment_href(first.environment, root),
                      family_href=f"{root}groups/{family.id}.html" if family else "", axis=axis,
-                     release_label=site.request.release_label,
+                     cli=cli,
                      memory=first.points[0].run.known_measure.metric == "peak_memory")
 
 def _cause(request: PublishRequest, point, one: Series) -> str:
@@ -126,7 +137,10 @@ def regressions_page(site: SiteContext, limit: int) -> tuple[str, str]:
     def by_order(pair: tuple[str, int]) -> tuple:
         return _severity(pair[0]), pair[0]
 
+    releases = sorted({run.labels[label] for run in site.model.runs if label in run.labels} if label else (),
+                      key=version_order)
     return site.page("regressions.html", "regressions.html", rows=rows[:limit], release_label=label,
+                     cli=regressions_command(site.request, releases),
                      counts=sorted(counts.items(), key=by_order),
                      unlisted=sorted(((v, n) for v, n in unlisted if n), key=by_order), total=len(rows))
 

@@ -4,12 +4,11 @@ latest speedup over the baseline, coloured by the analysis layer's verdict
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from kidx.operations.analysed_runs import Referenced
 from kidx.publish import charts
-from kidx.publish.context import SiteContext
+from kidx.publish.context import SiteContext, version_order
 from kidx.publish.model import TITLE_SEPARATOR, Summary, short_titles, summary
 
 
@@ -40,11 +39,38 @@ def cell_view(summary: Summary, href: str, memory: bool = False) -> dict:
     }
 
 
-def _columns(site: SiteContext, rows) -> list[tuple[Referenced, str]]:
+def _columns(site: SiteContext, rows, keys: set[str]) -> list[tuple[Referenced, str, str]]:
+    """The environments the rows have cells on: each with its short title and the
+    ``key=value`` labels of the page's filters that all its runs share (a ``gpu``), by
+    which the filters hide the columns of other environments."""
     present = {digest for row in rows for digest in row.cells}
     environments = [e for e in site.model.environments if e.digest in present]
     names = short_titles({e.digest or "": site.title(e) for e in environments})
-    return [(e, names.get(e.digest or "", e.label)) for e in environments]
+    shared = _environment_labels(site)
+    return [(e, names.get(e.digest or "", e.label),
+             " ".join(f"{key}={value}" for key, value in sorted(shared.get(e.digest or "", {}).items())
+                      if key in keys))
+            for e in environments]
+
+
+def _environment_labels(site: SiteContext) -> dict[str, dict[str, str]]:
+    """Per environment, the labels every one of its runs has, with one value."""
+    if site.environment_labels is None:
+        runs: dict[str, int] = {}
+        values: dict[str, dict[str, set[str]]] = {}
+        held: dict[tuple[str, str], int] = {}
+        for run in site.model.runs:
+            digest = run.environment.digest or ""
+            runs[digest] = runs.get(digest, 0) + 1
+            found = values.setdefault(digest, {})
+            for key, value in run.labels.items():
+                found.setdefault(key, set()).add(value)
+                held[digest, key] = held.get((digest, key), 0) + 1
+        site.environment_labels = {
+            digest: {key: next(iter(seen)) for key, seen in found.items()
+                     if len(seen) == 1 and held[digest, key] == runs[digest]}
+            for digest, found in values.items()}
+    return site.environment_labels
 
 
 def _protocol_names(site: SiteContext) -> dict[str, str]:
@@ -53,17 +79,17 @@ def _protocol_names(site: SiteContext) -> dict[str, str]:
 
 def index_page(site: SiteContext) -> tuple[str, str]:
     model = site.model
-    columns = _columns(site, model.kernels)
     protocols = _protocol_names(site)
     filters = _filters(model.kernels)
     keys = {key for key, _ in filters}
+    columns = _columns(site, model.kernels, keys)
     memory_protocols = {f.protocol.digest for f in model.families if f.metric == "peak_memory"}
     rows, previous = [], None
     for row in model.kernels:
         href = f"kernels/{row.kernel}.html"
         memory = row.protocol.digest in memory_protocols
         cells = [cell_view(row.cells[e.digest or ""], href, memory)
-                 if (e.digest or "") in row.cells else None for e, _ in columns]
+                 if (e.digest or "") in row.cells else None for e, _, _ in columns]
         head = (row.kernel, row.protocol.digest) != previous
         previous = (row.kernel, row.protocol.digest)
         rows.append({"head": head, "title": row.title, "href": href, "cells": cells,
@@ -83,13 +109,13 @@ def kernel_pages(site: SiteContext) -> Iterator[tuple[str, str]]:
     for row in site.model.rows:
         by_kernel.setdefault(row.kernel, []).append(row)
     for kernel, members in sorted(by_kernel.items()):
-        columns = _columns(site, members)
         filters = _filters(members)
         keys = {key for key, _ in filters}
+        columns = _columns(site, members, keys)
         rows, previous = [], None
         for row in members:
             cells = []
-            for environment, _ in columns:
+            for environment, _, _ in columns:
                 cell = row.cells.get(environment.digest or "")
                 href = f"../groups/{cell.family.id}.html" if cell else ""
                 cells.append(cell_view(summary([cell]), href, cell.family.metric == "peak_memory")
@@ -117,11 +143,6 @@ def _filters(rows) -> list[tuple[str, list[str]]]:
             values.setdefault(key, set()).add(value)
     return [(key, sorted(found, key=version_order)) for key, found in sorted(values.items())
             if 2 <= len(found) <= 80]
-
-
-def version_order(value: str) -> tuple:
-    """``0.5.2`` before ``0.5.10``: numbers by value, the rest as text."""
-    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"[.\-+]", value))
 
 
 def _filtered(labels: list[str], keys: set[str]) -> str:

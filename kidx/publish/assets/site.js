@@ -9,10 +9,22 @@
     var selects = Array.prototype.slice.call(document.querySelectorAll("#filters select"));
     var rows = Array.prototype.slice.call(table.tBodies[0].rows);
     var shown = document.getElementById("shown");
+    var heads = Array.prototype.slice.call(table.tHead.rows[0].cells);
+    var first = heads.length - table.querySelectorAll("thead th.env").length;
     function apply() {
       var words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
       var wanted = selects.filter(function (s) { return s.value; })
         .map(function (s) { return s.getAttribute("data-key") + "=" + s.value; });
+      // a column whose environment's runs all have another value of a chosen key (another gpu) goes
+      var hide = heads.map(function (head, i) {
+        if (i < first) return false;
+        var labels = " " + (head.getAttribute("data-labels") || "") + " ";
+        return wanted.some(function (l) {
+          var key = " " + l.slice(0, l.indexOf("=") + 1);
+          return labels.indexOf(key) >= 0 && labels.indexOf(" " + l + " ") < 0;
+        });
+      });
+      heads.forEach(function (head, i) { head.hidden = hide[i]; });
       var count = 0;
       rows.forEach(function (row) {
         var text = row.getAttribute("data-search");
@@ -20,6 +32,7 @@
         var ok = words.every(function (w) { return text.indexOf(w) >= 0; }) &&
           wanted.every(function (l) { return labels.indexOf(" " + l + " ") >= 0; });
         row.hidden = !ok;
+        Array.prototype.forEach.call(row.cells, function (cell, i) { cell.hidden = hide[i] || false; });
         if (ok) count++;
       });
       shown.textContent = count + " of " + rows.length + " rows";
