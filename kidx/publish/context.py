@@ -74,7 +74,7 @@ class SiteContext:
             for line in family.lines:
                 for drawn in line.points:
                     self.family_of_run[drawn.run.name] = family
-        self.environment_labels: dict[str, dict[str, str]] | None = None  # made by the first matrix page
+        self.environment_labels: dict[str, list[str]] | None = None  # made by the first matrix page
         self.as_of = max((run.manifest["metadata"].get("creationTimestamp") or "" for run in model.runs), default="")
         # a run's anchor is its digest's hex digits; runs that share a digest (one spec under
         # several names) each get their own: the first by name the digest's, the others it

@@ -41,35 +41,24 @@ def cell_view(summary: Summary, href: str, memory: bool = False) -> dict:
 
 def _columns(site: SiteContext, rows, keys: set[str]) -> list[tuple[Referenced, str, str]]:
     """The environments the rows have cells on: each with its short title and the
-    ``key=value`` labels of the page's filters that all its runs share (a ``gpu``), by
-    which the filters hide the columns of other environments."""
+    ``key=value`` labels of the page's filters that its runs have, by which a filter
+    hides the columns with no run of its value (the other GPUs')."""
     present = {digest for row in rows for digest in row.cells}
     environments = [e for e in site.model.environments if e.digest in present]
     names = short_titles({e.digest or "": site.title(e) for e in environments})
-    shared = _environment_labels(site)
+    held = _environment_labels(site)
     return [(e, names.get(e.digest or "", e.label),
-             " ".join(f"{key}={value}" for key, value in sorted(shared.get(e.digest or "", {}).items())
-                      if key in keys))
+             " ".join(label for label in held.get(e.digest or "", ()) if label.partition("=")[0] in keys))
             for e in environments]
 
 
-def _environment_labels(site: SiteContext) -> dict[str, dict[str, str]]:
-    """Per environment, the labels every one of its runs has, with one value."""
+def _environment_labels(site: SiteContext) -> dict[str, list[str]]:
+    """Per environment, the ``key=value`` labels of its runs, sorted."""
     if site.environment_labels is None:
-        runs: dict[str, int] = {}
-        values: dict[str, dict[str, set[str]]] = {}
-        held: dict[tuple[str, str], int] = {}
+        found: dict[str, set[str]] = {}
         for run in site.model.runs:
-            digest = run.environment.digest or ""
-            runs[digest] = runs.get(digest, 0) + 1
-            found = values.setdefault(digest, {})
-            for key, value in run.labels.items():
-                found.setdefault(key, set()).add(value)
-                held[digest, key] = held.get((digest, key), 0) + 1
-        site.environment_labels = {
-            digest: {key: next(iter(seen)) for key, seen in found.items()
-                     if len(seen) == 1 and held[digest, key] == runs[digest]}
-            for digest, found in values.items()}
+            found.setdefault(run.environment.digest or "", set()).update(f"{k}={v}" for k, v in run.labels.items())
+        site.environment_labels = {digest: sorted(labels) for digest, labels in found.items()}
     return site.environment_labels
 
 

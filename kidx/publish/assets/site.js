@@ -15,14 +15,11 @@
       var words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
       var wanted = selects.filter(function (s) { return s.value; })
         .map(function (s) { return s.getAttribute("data-key") + "=" + s.value; });
-      // a column whose environment's runs all have another value of a chosen key (another gpu) goes
+      // a column (an environment) none of whose runs has a chosen label (another gpu's) goes too
       var hide = heads.map(function (head, i) {
         if (i < first) return false;
-        var labels = " " + (head.getAttribute("data-labels") || "") + " ";
-        return wanted.some(function (l) {
-          var key = " " + l.slice(0, l.indexOf("=") + 1);
-          return labels.indexOf(key) >= 0 && labels.indexOf(" " + l + " ") < 0;
-        });
+        var labels = " " + head.getAttribute("data-labels") + " ";
+        return wanted.some(function (l) { return labels.indexOf(" " + l + " ") < 0; });
       });
       heads.forEach(function (head, i) { head.hidden = hide[i]; });
       var count = 0;
