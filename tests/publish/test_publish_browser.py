@@ -258,6 +258,17 @@ def test_the_gpu_filter_keeps_that_gpu_s_column_only(browser, kidx, history_stor
     page.select_option("select[data-key=gpu]", "nvidia-b200")
     assert shown() == ["B200"]
     assert widths() == {3}
+    # each group's first shown row carries its heading, the group's first row shown or not
+    headings = page.eval_on_selector_all("#matrix tbody tr", """rows => {
+        let head = null, out = [];
+        for (const row of rows) {
+            if (row.classList.contains("head")) { head = row; out.push([head.cells[0].textContent, []]); }
+            if (!row.hidden) out[out.length - 1][1].push(row.cells[0].textContent);
+        }
+        return out.filter(([, shown]) => shown.length);
+    }""")
+    assert len(headings) > 10 and any(shown for _, shown in headings)
+    assert all(shown[0] == heading != "" and not any(shown[1:]) for heading, shown in headings), headings
     page.screenshot(path=str(tmp_path / "gpu-filter.png"), full_page=False)
     page.select_option("select[data-key=gpu]", "")
     assert shown() == everything and widths() == {2 + total}

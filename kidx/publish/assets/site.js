@@ -32,6 +32,24 @@
         Array.prototype.forEach.call(row.cells, function (cell, i) { cell.hidden = hide[i] || false; });
         if (ok) count++;
       });
+      // a group whose first row is hidden: its first shown row carries the group's heading
+      var head = null, headed = false;
+      rows.forEach(function (row) {
+        if (row.classList.contains("head")) { head = row; headed = false; }
+        var heading = row.cells[0];
+        if (row !== head) {
+          heading.textContent = "";
+          row.classList.remove("lead");
+        }
+        if (row.hidden || headed || !head) return;
+        headed = true;
+        if (row !== head) {
+          Array.prototype.forEach.call(head.cells[0].childNodes, function (node) {
+            heading.appendChild(node.cloneNode(true));
+          });
+          row.classList.add("lead");
+        }
+      });
       shown.textContent = count + " of " + rows.length + " rows";
     }
     search.addEventListener("input", apply);
