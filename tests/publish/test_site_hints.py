@@ -102,3 +102,16 @@ def test_runs_of_one_release_each_have_their_own_place_on_the_series_chart(kidx,
     assert [name for _, name in ticks] == ["0.0.0", "0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.7.0", "0.8.0", "0.9.0"]
     middle = float(dict((name, x) for x, name in ticks)["0.4.0"])
     assert xs[5] == pytest.approx(middle, abs=0.1) and xs[4] < middle < xs[6]  # the three around their release
+
+
+def test_a_step_s_cause_names_the_baseline_s_move_by_the_request_s_threshold(kidx, head_store, tmp_path):
+    """A series step says the speedup over the baseline moved where it moved by
+    --threshold or more: at 50 %, a 10 % move is no cause."""
+    moves = {}
+    for threshold in ("5", "50"):
+        site = tmp_path / threshold
+        assert kidx("publish", str(site), "--baseline", "torch", "--threshold", threshold, store_path=head_store)[0] == 0
+        moves[threshold] = [abs(float(found)) for page in sorted((site / "series").glob("*.html"))
+                            for found in re.findall(r"speedup over the baseline ([+-][0-9.]+)%", page.read_text())]
+    assert moves["5"] and min(moves["5"]) >= 5 and any(move < 50 for move in moves["5"])
+    assert all(move >= 50 for move in moves["50"])
