@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from kidx.units import BINARY_STEPS, NANOSECONDS, TIME_STEPS
+from kidx.units import BINARY_STEPS, BYTES, NANOSECONDS, TIME_STEPS
 
 
 def human_duration(seconds: float) -> str:
@@ -106,6 +106,23 @@ def byte_size(value) -> str:
         if magnitude >= scale:
             return _significant(value / scale) + unit
     return f"{value}B"
+
+
+def quantity(value, unit: str) -> str:
+    """A measured figure in its unit's readable form (bytes in binary units, else a
+    latency); ``<none>`` where there is none. compare, series and the published site
+    all print figures through it."""
+    if value is None:
+        return "<none>"
+    return byte_size(value) if unit == BYTES else nanoseconds(value)
+
+
+def spread_text(low, high, unit: str, separator: str = "-", none: str = "<none>") -> str:
+    """A band ``low-high`` in the unit's readable form (the site separates with `` – ``);
+    ``none`` where either end is unknown."""
+    if low is None or high is None:
+        return none
+    return f"{quantity(low, unit)}{separator}{quantity(high, unit)}"
 
 
 def short_digest(digest: str) -> str:
