@@ -2,7 +2,7 @@
 
 The selection is read once through the analysis operations (as ``compare``, ``series``
 and ``plot`` read it); the pages are rendered with Jinja2, which escapes every value, and
-the runs' sections (a large store has a hundred thousand) here, through the same
+the runs' sections by ``run_shards`` (a large store has a hundred thousand), through the same
 ``escape``; ``files.SiteFolder`` writes only what changed. No page carries a build
 time: the "data as of" line is the latest ``creationTimestamp`` among the runs shown.
 """
@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 import jinja2  # kidx[publish]; kidx.publish.require_jinja says so when it is missing
-from markupsafe import Markup, escape
 
 from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, rule_text
 from kidx.operations.analysed_runs import AnalysedRun, Referenced, run_reference_fields
@@ -156,30 +155,9 @@ def _quantity(metric: str) -> str:
     return {"latency": "latency", "peak_memory": "peak memory"}.get(metric, metric)
 
 
-_COMPACT = json.JSONEncoder(ensure_ascii=False).encode  # json's C encoder, made once
-
-
 def run_page(run: AnalysedRun) -> str:
     """The page a run is on: runs whose digests share their first RUN_SHARD hex digits share one."""
     return f"runs/{digest_hex(run.manifest['metadata']['digest'])[:RUN_SHARD]}.html"
-
-
-def manifest_text(manifest: dict) -> str:
-    """The manifest as indented JSON down to the spec's fields, each value on one line
-    (json's C encoder writes only compact JSON; indenting it all would cost most of a
-    large site's time)."""
-    compact = _COMPACT
-
-    def block(mapping: dict, indent: str, depth: int) -> str:
-        if not mapping:
-            return "{}"
-        inner = indent + "  "
-        parts = [f"{inner}{compact(key)}: "
-                 + (block(value, inner, depth - 1) if depth > 0 and isinstance(value, dict) else compact(value))
-                 for key, value in mapping.items()]
-        return "{\n" + ",\n".join(parts) + "\n" + indent + "}"
-
-    return block(manifest, "", 2)
 
 
 def environment_path(environment: Referenced) -> str:
@@ -625,78 +603,24 @@ class _Pages:
                          runs=len(self.referrers.get(environment.digest or "", [])), titles=self.titles)
 
     def run_pages(self) -> Iterator[tuple[str, str]]:
+        from kidx.operations.host_bound import evidence
+        from kidx.publish.run_shards import RunLinks, shard
+
         shards: dict[str, list[AnalysedRun]] = {}
         for run in self.model.runs:
             shards.setdefault(run_page(run), []).append(run)
-        references: dict[tuple, str] = {}  # the references table, made once per combination
-        from kidx.operations.host_bound import evidence
-
-        self.host = evidence(self.model.runs, self.model.runs)  # twins and sweeps among the published runs
+        links = RunLinks(
+            anchor=lambda run: self.anchors.get(run.name) or digest_hex(run.manifest["metadata"]["digest"]),
+            path=self.run_path, family={name: f.id for name, f in self.family_of_run.items()},
+            series=self.series_of_run, titles=self.titles,
+            environment_path=lambda digest: f"environments/{digest_hex(digest)}.html", referrers=self.referrers,
+            figures=speed_of_light_text,
+            host=evidence(self.model.runs, self.model.runs),  # twins and sweeps among the published runs
+            measure=lambda run: format_value(run.measure.value, run.measure.unit) if run.measure else "")
         for path, runs in sorted(shards.items()):
             runs.sort(key=lambda r: r.manifest["metadata"]["digest"])
-            yield self.page("runs.html", path, runs=[self._run(run, references) for run in runs])
-
-    host: dict = {}  # run name -> kidx.analysis.hostbound.HostEvidence
-
-    def _run(self, run: AnalysedRun, made: dict[tuple, str]) -> Markup:
-        """One run's section of its page, made here rather than by the template (a large
-        store has a hundred thousand of them); every value goes through ``escape``."""
-        key = tuple(run.reference(role).digest for role in ROLES)
-        if key not in made:
-            made[key] = self._references(run)
-        digest = run.manifest["metadata"]["digest"]
-        anchor = self.anchors.get(run.name) or digest_hex(digest)
-        family = self.family_of_run.get(run.name)
-        series = self.series_of_run.get(run.name)
-        links = []
-        if family:
-            links.append(f'<a href="../groups/{family.id}.html">group family</a>')
-        if series:
-            links.append(f'<a href="../series/{series}.html">series</a>')
-        measure = ""
-        if run.measure:
-            measure = f" · <strong>{escape(format_value(run.measure.value, run.measure.unit))}</strong>"
-            figures = speed_of_light_text(run)
-            if figures:
-                measure += f" · {escape(figures)}"
-            host = self.host.get(run.name)
-            if host is not None:
-                measure += f' · <span class="host-bound">{escape(host.text())}</span>'
-        referrers = [r for r in self.referrers.get(digest, []) if r is not run]
-        referred = ""  # runs seldom refer to runs: the section is there only when one does
-        if referrers:
-            items = "".join(f'<li><a href="../{escape(self.run_path(r))}">{escape(r.name)}</a></li>' for r in referrers)
-            referred = f"<h2>Referred to by</h2>\n<ul>{items}</ul>\n"
-        title = run.manifest["metadata"].get("title") or run.name
-        name = escape(run.name)
-        return Markup(
-            f'<article class="run" id="{anchor}">\n<p class="crumbs">{" · ".join(links)}</p>\n'
-            f'<h1 class="runname">{escape(title)}</h1>\n'
-            f'<p class="lede"><code>{name}</code> · <code>{escape(digest)}</code> · {escape(run.status)}{measure}'
-            f' · observed {escape(run.observed)}</p>\n<h2>References</h2>\n{made[key]}\n'
-            f'{referred}<h2>In the CLI</h2>\n'
-            f'<pre class="cli">kidx describe run {name}\nkidx get run {escape(digest)} -o yaml</pre>\n'
-            f'<details open><summary>Manifest</summary>\n<pre class="manifest">{escape(manifest_text(run.manifest))}'
-            f'</pre>\n</details>\n</article>\n')
-
-    def _references(self, run: AnalysedRun) -> str:
-        rows = []
-        for role in ROLES:
-            referenced = run.reference(role)
-            if referenced.digest is None:
-                continue
-            if referenced.name is None:
-                shown = "not in the store"
-            else:
-                shown = escape(referenced.name)
-                if role == "environment":
-                    shown = f'<a href="../{environment_path(referenced)}">{shown}</a>'
-                title = self.titles.get(referenced.digest)
-                if title:
-                    shown += f" · {escape(title)}"
-            rows.append(f'<tr><th scope="row">{role}</th><td>{shown}<br>'
-                        f'<code>{escape(referenced.digest)}</code></td></tr>')
-        return '<table class="facts">\n<tbody>\n' + "\n".join(rows) + "\n</tbody>\n</table>"
+            sections, data = shard(runs, links)
+            yield self.page("runs.html", path, runs=sections, data=data)
 
 
 def _verdict_text(point) -> str:
