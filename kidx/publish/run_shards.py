@@ -81,29 +81,12 @@ def _record(run: AnalysedRun, links: RunLinks, objects: dict[str, list]) -> dict
         "family": links.family.get(run.name), "series": links.series.get(run.name),
         "references": references,
         "referrers": [[links.path(r), r.name] for r in links.referrers.get(digest, []) if r is not run],
-        "manifest": manifest_text(run.manifest),
+        # its JSON text, exactly as stored (the script indents it without parsing a number)
+        "manifest": _COMPACT(run.manifest),
     }
 
 
-_COMPACT = json.JSONEncoder(ensure_ascii=False).encode  # json's C encoder, made once
-
-
-def manifest_text(manifest: dict) -> str:
-    """The manifest as indented JSON down to the spec's fields, each value on one line
-    (json's C encoder writes only compact JSON; indenting it all would cost most of a
-    large site's time)."""
-    compact = _COMPACT
-
-    def block(mapping: dict, indent: str, depth: int) -> str:
-        if not mapping:
-            return "{}"
-        inner = indent + "  "
-        parts = [f"{inner}{compact(key)}: "
-                 + (block(value, inner, depth - 1) if depth > 0 and isinstance(value, dict) else compact(value))
-                 for key, value in mapping.items()]
-        return "{\n" + ",\n".join(parts) + "\n" + indent + "}"
-
-    return block(manifest, "", 2)
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # json's C encoder, made once
 
 
 def read_data(data: str) -> dict:

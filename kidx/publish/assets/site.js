@@ -87,6 +87,30 @@
       });
       return parent;
     }
+    // JSON text indented two spaces a level, its characters otherwise as they are (a number
+    // is never parsed, so none is rounded)
+    function indented(text) {
+      var out = [], depth = 0, inString = false, escaped = false;
+      function newline() { out.push("\n" + "  ".repeat(depth)); }
+      for (var i = 0; i < text.length; i++) {
+        var c = text[i];
+        if (inString) {
+          out.push(c);
+          if (escaped) escaped = false;
+          else if (c === "\\") escaped = true;
+          else if (c === '"') inString = false;
+        } else if (c === '"') { inString = true; out.push(c); }
+        else if (c === "{" || c === "[") {
+          var close = c === "{" ? "}" : "]";
+          if (text[i + 1] === close) { out.push(c + close); i++; continue; }
+          out.push(c); depth++; newline();
+        } else if (c === "}" || c === "]") { depth--; newline(); out.push(c); }
+        else if (c === ",") { out.push(c); newline(); }
+        else if (c === ":") out.push(": ");
+        else out.push(c);
+      }
+      return out.join("");
+    }
     function draw(run, objects) {
       var article = document.getElementById(run.anchor);
       if (!article) return;
@@ -131,7 +155,7 @@
       var details = article.appendChild(element("details"));
       details.open = true;
       details.appendChild(element("summary", "Manifest"));
-      details.appendChild(element("pre", run.manifest, "manifest"));
+      details.appendChild(element("pre", indented(run.manifest), "manifest"));
     }
     if (typeof DecompressionStream === "undefined") {
       holder.hidden = false;
