@@ -23,8 +23,13 @@ if TYPE_CHECKING:  # typing itself costs an everyday command's start (kidx/recor
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 
 
+# a temporary file's name (a regular expression, its group the target's name): the target's
+# name, the writer's process id and 8 random hex digits
+TEMPORARY = r"\.(.+)\.[0-9]+-[0-9a-f]{8}\.tmp"
+
+
 def temporary_path(path: str) -> str:
-    """A name of its own for a temporary file beside ``path``."""
+    """A name of its own for a temporary file beside ``path`` (``TEMPORARY`` matches it)."""
     folder, name = os.path.split(path)
     return os.path.join(folder, f".{name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
 

@@ -52,6 +52,7 @@ HL_LIMIT = 400  # samples per side kept (evenly spaced quantiles) for the Hodges
 FASTER, SLOWER, SAME = "faster", "slower", "same"
 INCONCLUSIVE, UNCONFIRMED, UNKNOWN_DIRECTION = "inconclusive", "unconfirmed", "direction-unknown"
 VERDICTS = (FASTER, SLOWER, SAME, INCONCLUSIVE, UNCONFIRMED, UNKNOWN_DIRECTION)
+SEVERITY = (SLOWER, UNCONFIRMED, INCONCLUSIVE, SAME, FASTER)  # worst first: how a list of changes is read
 BETWEEN_RUNS, WITHIN_RUN = "between-runs", "within-run"
 
 

@@ -13,7 +13,7 @@ from kidx.analysis.significance import FASTER, INCONCLUSIVE, SAME, SLOWER, UNCON
 from kidx.output import speed_of_light
 from kidx.output.columns import label_column_header, raw_text
 from kidx.output.table import render_table
-from kidx.output.units import byte_size, nanoseconds
+from kidx.output.units import quantity, spread_text
 from kidx.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -26,18 +26,10 @@ if TYPE_CHECKING:
 NOTE_LIST_LIMIT = 5  # groups with nothing compared are listed one by one up to this many
 
 
-def quantity(value, unit: str) -> str:
-    if value is None:
-        return "<none>"
-    return byte_size(value) if unit == "B" else nanoseconds(value)
-
-
 def band_text(measure: Measure) -> str:
     """The run's band; one that is not p20-p80 (pytest-benchmark's quartiles) says which it is."""
-    if measure.low is None:
-        return "<none>"
-    text = f"{quantity(measure.low, measure.unit)}-{quantity(measure.high, measure.unit)}"
-    return text if measure.band in (None, "p20-p80") else f"{text} ({measure.band})"
+    text = spread_text(measure.low, measure.high, measure.unit)
+    return text if measure.low is None or measure.band in (None, "p20-p80") else f"{text} ({measure.band})"
 
 
 def statistic_header(measure: Measure) -> str:

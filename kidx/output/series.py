@@ -14,7 +14,6 @@ from kidx.output.comparison import (
     markdown_text,
     measure_fields,
     parameters_record,
-    quantity,
     statistic_header,
     summary_text,
     verdict_text,
@@ -22,6 +21,7 @@ from kidx.output.comparison import (
 )
 from kidx.output.table import render_table
 from kidx.output.terminal import escape_control
+from kidx.output.units import quantity
 from kidx.records import TYPE_CHECKING
 
 if TYPE_CHECKING:

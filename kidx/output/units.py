@@ -106,6 +106,23 @@ def byte_size(value) -> str:
     return f"{value}B"
 
 
+def quantity(value, unit: str) -> str:
+    """A measured figure in its unit's readable form (bytes in binary units, else a
+    latency); ``<none>`` where there is none. compare, series and the published site
+    all print figures through it."""
+    if value is None:
+        return "<none>"
+    return byte_size(value) if unit == "B" else nanoseconds(value)
+
+
+def spread_text(low, high, unit: str, separator: str = "-", none: str = "<none>") -> str:
+    """A band ``low-high`` in the unit's readable form (the site separates with `` – ``);
+    ``none`` where either end is unknown."""
+    if low is None or high is None:
+        return none
+    return f"{quantity(low, unit)}{separator}{quantity(high, unit)}"
+
+
 def short_digest(digest: str) -> str:
     """``sha256:`` and the first 12 hex digits, enough to be unique in practice."""
     return digest[:19] if digest.startswith("sha256:") else digest

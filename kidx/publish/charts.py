@@ -221,7 +221,7 @@ def line_chart(lines: list[ChartLine], x_label: str, y_label: str, y_format: Cal
                f'text-anchor="middle">{escape(y_label + y_note)}</text>')
     for number, line in enumerate(lines):
         colour, dash, shape = style(number)
-        placed = [(x_pos(p.x), p) for p in line.points]
+        placed = _placed(line.points, x_pos, (x_scale(1) - x_scale(0)) if categorical else 0.0)
         band = [(x, p.low, p.high) for x, p in placed if p.low is not None and p.high is not None and p.low > 0]
         out.append(f'<g class="series" data-line="{escape(line.label)}">')
         if len(band) >= 2:
@@ -243,6 +243,25 @@ def line_chart(lines: list[ChartLine], x_label: str, y_label: str, y_format: Cal
         out.append("</g></g>")
     out.append("</svg>")
     return "".join(out)
+
+
+def _placed(points: list[ChartPoint], x_pos: Callable[[object], float], slot: float) -> list[tuple[float, ChartPoint]]:
+    """Each point's x. On a categorical axis a line's points that share a category (runs of
+    one release) each get their own place across the middle half of its slot, in the
+    line's order, so the line runs from one to the next rather than up and down one x."""
+    if not slot:
+        return [(x_pos(p.x), p) for p in points]
+    counts: dict[str, int] = {}
+    for p in points:
+        counts[str(p.x)] = counts.get(str(p.x), 0) + 1
+    seen: dict[str, int] = {}
+    placed = []
+    for p in points:
+        key, shared = str(p.x), counts[str(p.x)]
+        nth = seen[key] = seen.get(key, -1) + 1
+        offset = (nth / (shared - 1) - 0.5) * slot * 0.5 if shared > 1 else 0.0
+        placed.append((x_pos(p.x) + offset, p))
+    return placed
 
 
 def sparkline(values: list[float], width: int = 60, height: int = 20) -> str:

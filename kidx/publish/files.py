@@ -13,8 +13,11 @@ page of the layout that no list names (written by a publish killed before it wro
 list) is removed by the next publish that does not write it. Nothing is written or
 removed through a symbolic link: a folder of the layout that is a link is refused
 before anything is written, a page that is a link is replaced by a file (the link's
-target untouched), and each file is written through a new temporary file of its own.
-One publish at a time writes into a folder (an exclusive lock on the folder itself).
+target untouched), and each file is written through ``kidx.files.write_file`` (a
+temporary file of its own beside it, a unique name, removed on failure; not synced: a
+site is made again from the store). One publish at a time writes into a folder (an
+exclusive lock on the folder itself); under that lock, ``finish`` removes the temporary
+files of the site's files that a killed publish left.
 """
 
 from __future__ import annotations
@@ -22,10 +25,12 @@ from __future__ import annotations
 import os
 import re
 import stat
-import tempfile
 from pathlib import Path
 
 from kidx.errors import KidxError
+from kidx.files import TEMPORARY, write_file
+
+LEFTOVER = re.compile(TEMPORARY)
 
 SITE_LIST = ".kidx-site"
 
@@ -118,6 +123,12 @@ class SiteFolder:
                     target.unlink()  # a link itself, never its target
                 if not target.parent.is_symlink():
                     _remove_empty_parents(target.parent, self.root)
+            # under the lock no other publish is writing: a temporary file beside a page is a killed one's
+            for name in ["", *self.folders]:
+                folder = self.root / name
+                if not folder.is_symlink():
+                    for leftover in _leftovers(folder, self.layout, f"{name}/" if name else "", name == ""):
+                        leftover.unlink(missing_ok=True)
             listing = "".join(f"{path}\n" for path in sorted(self.pages)).encode("utf-8")
             target = self.root / SITE_LIST
             if not _same_file_bytes(target, listing):
@@ -155,17 +166,25 @@ def _write(root: Path, target: Path, data: bytes) -> None:
         if folder.is_symlink():
             raise KidxError(f"{folder} is a symbolic link: kidx publish never writes through a link")
         folder.mkdir(parents=True, exist_ok=True)
-    # a temporary file of its own (O_EXCL: never an existing file, never through a link), then a rename,
-    # which replaces a link at the target rather than writing where it points
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    # kidx.files: a temporary file of its own (O_EXCL: never an existing file, never through a link),
+    # then a rename, which replaces a link at the target rather than writing where it points; not
+    # synced: a site is made again from the store
+    write_file(target, data, sync=False, mode=0o644)
+
+
+def _leftovers(folder: Path, layout: re.Pattern[str], prefix: str, top: bool) -> list[Path]:
+    """The temporary files (kidx.files) of the site's files that a killed publish left in ``folder``."""
+    found = []
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    for entry in entries:
+        match = LEFTOVER.fullmatch(entry.name)
+        named = match and (layout.fullmatch(prefix + match.group(1)) or (top and match.group(1) == SITE_LIST))
+        if named and entry.is_file(follow_symlinks=False):
+            found.append(folder / entry.name)
+    return found
 
 
 def _remove_empty_parents(folder: Path, root: Path) -> None:

@@ -55,6 +55,7 @@ class Line(NamedTuple):
     label: str
     points: list[Point]  # by x, the latest observation of each
     baseline: bool
+    runs: tuple[AnalysedRun, ...] = ()  # every observation, superseded ones too
 
 
 class Family(NamedTuple):
@@ -326,8 +327,9 @@ def build_model(runs: list[AnalysedRun], baselines: tuple[str, ...], titles: dic
         by_row.setdefault(family.row, []).append(family)
     for (row_id, label), row_cells in cells.items():
         first = next(iter(row_cells.values())).family
-        labels = sorted({f"{k}={v}" for cell in row_cells.values() for point in cell.line.points
-                         for k, v in point.run.labels.items()})
+        # every observation's labels, so that a filter offers the releases a later run superseded
+        labels = sorted({f"{k}={v}" for cell in row_cells.values() for run in cell.line.runs
+                         for k, v in run.labels.items()})
         text = " ".join([first.title, label, first.protocol.label,
                          *(c.family.environment.label for c in row_cells.values()),
                          *(c.line.implementation.label for c in row_cells.values())])
@@ -407,7 +409,9 @@ def _family(key, members: list[AnalysedRun], sweep, baselines, titles,
         chosen = min(members, key=lambda run: (run.observed, run.name)).implementation
     by_line: dict[str | None, dict] = {}
     by_shape: dict[tuple, list[AnalysedRun]] = {}
+    observed: dict[str | None, list[AnalysedRun]] = {}
     for run in members:
+        observed.setdefault(run.implementation.digest, []).append(run)
         x = _x_of(run, free)
         points = by_line.setdefault(run.implementation.digest, {})
         drawn = latest[_shape(run)]
@@ -419,7 +423,8 @@ def _family(key, members: list[AnalysedRun], sweep, baselines, titles,
         implementation = implementations[digest]
         label = line_label(implementation, titles.get(digest or ""), family_title)
         ordered = [Point(x, points[x]) for x in sorted(points, key=_x_order)]
-        lines.append(Line(implementation, label, ordered, implementation.digest == chosen.digest))
+        lines.append(Line(implementation, label, ordered, implementation.digest == chosen.digest,
+                          tuple(observed[digest])))
     lines.sort(key=lambda line: (not line.baseline, line.label, line.implementation.digest or ""))
     measure = first.known_measure
     family = Family(

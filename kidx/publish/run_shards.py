@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from markupsafe import Markup, escape
 
-from kidx.operations.analysed_runs import AnalysedRun
+from kidx.operations.analysed_runs import AnalysedRun, Referenced
 
 ROLES = ("protocol", "workload", "environment", "implementation")
 LEVEL = 6  # zlib's default
@@ -35,7 +35,7 @@ class RunLinks(NamedTuple):
     family: dict[str, str]  # run name -> its group family's page id
     series: dict[str, str]  # run name -> its series page id
     titles: dict[str, str]  # digest -> the stored title of the object
-    environment_path: Callable[[str], str]  # an environment's digest -> its page, from the site's root
+    environment_path: Callable[[Referenced], str]  # an environment's page, from the site's root
     referrers: dict[str, list[AnalysedRun]]  # digest -> the published runs that refer to it
     figures: Callable[[AnalysedRun], str]  # the run's speed-of-light figures, "" where unknown
     host: dict  # run name -> kidx.analysis.hostbound.HostEvidence
@@ -69,7 +69,7 @@ def _record(run: AnalysedRun, links: RunLinks, objects: dict[str, list]) -> dict
             continue
         references.append([role, referenced.digest])
         if referenced.digest not in objects:
-            href = (links.environment_path(referenced.digest)
+            href = (links.environment_path(referenced)
                     if role == "environment" and referenced.name is not None else None)
             objects[referenced.digest] = [referenced.name, links.titles.get(referenced.digest), href]
     host = links.host.get(run.name) if run.measure else None

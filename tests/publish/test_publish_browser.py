@@ -275,3 +275,46 @@ def test_series_and_kernel_pages_of_the_liger_history_load_cleanly(browser, kidx
             href = visit.page.locator("td.cell a").first.get_attribute("href")
             assert href.startswith("../groups/") and (path.parent / href).resolve().is_file()
         visit.close()
+
+
+def test_the_gpu_filter_keeps_that_gpu_s_column_only(browser, kidx, history_store, tmp_path):
+    """Choosing a GPU hides the other GPUs' columns as well as the rows without it; a
+    release hides the columns of the GPUs it was not measured on."""
+    site = tmp_path / "site"
+    assert kidx("publish", str(site), "--baseline", "transformers", "--baseline", "torch", "--release-label",
+                "liger_version", store_path=history_store)[0] == 0
+    visit = Visit(browser, site, "index.html")
+    page = visit.page
+    columns = page.locator("#matrix thead th.env")
+    total = columns.count()
+    assert total == 8
+
+    def shown() -> list[str]:
+        return [columns.nth(i).inner_text() for i in range(total) if columns.nth(i).is_visible()]
+
+    def widths() -> set[int]:  # the cells each shown row shows: kernel, implementation, a cell per column
+        return set(page.eval_on_selector_all(
+            "#matrix tbody tr:not([hidden])", "rows => rows.map(r => [...r.cells].filter(c => !c.hidden).length)"))
+
+    everything = shown()
+    page.select_option("select[data-key=gpu]", "nvidia-b200")
+    assert shown() == ["B200"]
+    assert widths() == {3}
+    # each group's first shown row carries its heading, the group's first row shown or not
+    headings = page.eval_on_selector_all("#matrix tbody tr", """rows => {
+        let head = null, out = [];
+        for (const row of rows) {
+            if (row.classList.contains("head")) { head = row; out.push([head.cells[0].textContent, []]); }
+            if (!row.hidden) out[out.length - 1][1].push(row.cells[0].textContent);
+        }
+        return out.filter(([, shown]) => shown.length);
+    }""")
+    assert len(headings) > 10 and any(shown for _, shown in headings)
+    assert all(shown[0] == heading != "" and not any(shown[1:]) for heading, shown in headings), headings
+    page.screenshot(path=str(tmp_path / "gpu-filter.png"), full_page=False)
+    page.select_option("select[data-key=gpu]", "")
+    assert shown() == everything and widths() == {2 + total}
+    page.select_option("select[data-key=liger_version]", "0.3.0")  # measured on the H100 PCIe only
+    assert shown() == [name for name in everything if "PCIe" in name]
+    assert visit.console == [] and visit.errors == []
+    visit.close()

@@ -9,10 +9,19 @@
     var selects = Array.prototype.slice.call(document.querySelectorAll("#filters select"));
     var rows = Array.prototype.slice.call(table.tBodies[0].rows);
     var shown = document.getElementById("shown");
+    var heads = Array.prototype.slice.call(table.tHead.rows[0].cells);
+    var first = heads.length - table.querySelectorAll("thead th.env").length;
     function apply() {
       var words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
       var wanted = selects.filter(function (s) { return s.value; })
         .map(function (s) { return s.getAttribute("data-key") + "=" + s.value; });
+      // a column (an environment) none of whose runs has a chosen label (another gpu's) goes too
+      var hide = heads.map(function (head, i) {
+        if (i < first) return false;
+        var labels = " " + head.getAttribute("data-labels") + " ";
+        return wanted.some(function (l) { return labels.indexOf(" " + l + " ") < 0; });
+      });
+      heads.forEach(function (head, i) { head.hidden = hide[i]; });
       var count = 0;
       rows.forEach(function (row) {
         var text = row.getAttribute("data-search");
@@ -20,7 +29,26 @@
         var ok = words.every(function (w) { return text.indexOf(w) >= 0; }) &&
           wanted.every(function (l) { return labels.indexOf(" " + l + " ") >= 0; });
         row.hidden = !ok;
+        Array.prototype.forEach.call(row.cells, function (cell, i) { cell.hidden = hide[i] || false; });
         if (ok) count++;
+      });
+      // a group whose first row is hidden: its first shown row carries the group's heading
+      var head = null, headed = false;
+      rows.forEach(function (row) {
+        if (row.classList.contains("head")) { head = row; headed = false; }
+        var heading = row.cells[0];
+        if (row !== head) {
+          heading.textContent = "";
+          row.classList.remove("lead");
+        }
+        if (row.hidden || headed || !head) return;
+        headed = true;
+        if (row !== head) {
+          Array.prototype.forEach.call(head.cells[0].childNodes, function (node) {
+            heading.appendChild(node.cloneNode(true));
+          });
+          row.classList.add("lead");
+        }
       });
       shown.textContent = count + " of " + rows.length + " rows";
     }

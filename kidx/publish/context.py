@@ -1,0 +1,118 @@
+"""What every page of the site is made with: the request, the site's model, the stored
+titles, the series, and the pages' addresses (a run's page and anchor, an environment's
+page). Each kind of page is made by its own module (``matrix``, ``groups``, ``history``,
+``runs``) from a ``SiteContext``; ``site.publish`` puts them together."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import NamedTuple
+
+from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, rule_text
+from kidx.operations.analysed_runs import AnalysedRun, Referenced
+from kidx.operations.series import Series
+from kidx.output.units import quantity
+from kidx.publish.model import Family, SiteModel, digest_hex, page_id
+
+RUN_SHARD = 3  # hex digits: 4,096 run pages at most
+
+
+class PublishRequest(NamedTuple):
+    folder: Path
+    names: list[str]
+    selector: object = None
+    field_selector: object = None
+    references: tuple = ()
+    title: str = "Kernel benchmarks"
+    base_url: str | None = None
+    baselines: tuple[str, ...] = ()
+    release_label: str | None = None
+    dry_run: bool = False
+    threshold: float = DEFAULT_THRESHOLD  # the verdict rule's (kidx.analysis.significance), for cells and series
+    alpha: float = ALPHA
+
+
+def run_page(run: AnalysedRun) -> str:
+    """The page a run is on: runs whose digests share their first RUN_SHARD hex digits share one."""
+    return f"runs/{digest_hex(run.manifest['metadata']['digest'])[:RUN_SHARD]}.html"
+
+
+def environment_path(environment: Referenced) -> str:
+    return f"environments/{digest_hex(environment.digest or '')}.html"
+
+
+def version_order(value: str) -> tuple:
+    """``0.5.2`` before ``0.5.10``: numbers by value, the rest as text."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"[.\-+]", value))
+
+
+def metric_words(metric: str) -> str:
+    return {"latency": "latency", "peak_memory": "peak memory"}.get(metric, metric)
+
+
+def axis_format(unit: str):
+    """An axis tick's text: the unit's readable form, and a bare ``0``."""
+    return lambda value: "0" if value == 0 else quantity(value, unit)
+
+
+class SiteContext:
+    def __init__(self, jinja, request: PublishRequest, model: SiteModel, series: list[Series],
+                 titles: dict[str, str]):
+        self.jinja, self.request, self.model, self.titles = jinja, request, model, titles
+        self.series_pages: dict[str, list[Series]] = {}
+        for one in series:
+            key = [one.protocol.digest, one.workload.digest, one.environment.digest]
+            self.series_pages.setdefault(page_id(key), []).append(one)
+        self.series_of_run: dict[str, str] = {}
+        for pid, members in self.series_pages.items():
+            for one in members:
+                for point in one.points:
+                    self.series_of_run[point.run.name] = pid
+        self.family_of_run: dict[str, Family] = {}
+        for family in model.families:
+            for line in family.lines:
+                for drawn in line.points:
+                    self.family_of_run[drawn.run.name] = family
+        self.environment_labels: dict[str, list[str]] | None = None  # made by the first matrix page
+        self.as_of = max((run.manifest["metadata"].get("creationTimestamp") or "" for run in model.runs), default="")
+        # a run's anchor is its digest's hex digits; runs that share a digest (one spec under
+        # several names) each get their own: the first by name the digest's, the others it
+        # and their name, so that no two sections of a page share an id
+        by_digest: dict[str, list[str]] = {}
+        for run in model.runs:
+            by_digest.setdefault(run.manifest["metadata"]["digest"], []).append(run.name)
+        self.anchors: dict[str, str] = {}
+        for digest, names in by_digest.items():
+            first, *others = sorted(names)
+            self.anchors[first] = digest_hex(digest)
+            self.anchors.update({name: f"{digest_hex(digest)}-{name}" for name in others})
+
+    def run_path(self, run: AnalysedRun) -> str:
+        """A run's permanent address: its page and, as the anchor, its digest's hex digits
+        (and its name, for a run whose digest another published run has too)."""
+        return f"{run_page(run)}#{self.anchor(run)}"
+
+    def anchor(self, run: AnalysedRun) -> str:
+        return self.anchors.get(run.name) or digest_hex(run.manifest["metadata"]["digest"])
+
+    def title(self, referenced: Referenced) -> str:
+        return self.titles.get(referenced.digest or "", referenced.label)
+
+    def page(self, template: str, path: str, **values) -> tuple[str, str]:
+        root = "../" * path.count("/")
+        text = self.jinja.get_template(template).render(
+            root=root, site_title=self.request.title, as_of=self.as_of, base_url=self.request.base_url,
+            path=path, threshold=f"{self.request.threshold * 100:g}%",
+            rule=rule_text(self.request.threshold, self.request.alpha), **values)
+        return path, text
+
+    @staticmethod
+    def environment_href(environment: Referenced, root: str) -> str:
+        return root + environment_path(environment) if environment.digest else ""
+
+    def step(self, point) -> str:
+        """A series point's place on its axis: its release, else when it was observed."""
+        if self.request.release_label and point.label is not None:
+            return point.label
+        return point.run.observed[:16].replace("T", " ")

@@ -1,0 +1,101 @@
+"""The environment pages and the run pages: each run a section of the page its digest's
+first hex digits name (``context.run_page``), drawn by the site's script from the page's
+compressed data (``run_shards``: a large store has a hundred thousand runs)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from kidx.operations.analysed_runs import AnalysedRun, Referenced
+from kidx.output.units import quantity
+from kidx.publish.context import SiteContext, environment_path, run_page
+from kidx.publish.run_shards import ROLES, RunLinks, shard
+
+__all__ = ["ROLES", "environment_and_run_pages", "speed_of_light_text"]
+
+
+def environment_and_run_pages(site: SiteContext, reference_fields: dict[str, tuple[str, str]]
+                              ) -> Iterator[tuple[str, str]]:
+    """``reference_fields``: the run fields that refer to other objects, by kind
+    (kidx.operations.analysed_runs.run_reference_fields)."""
+    pages = _RunPages(site, reference_fields)
+    for environment in site.model.environments:
+        yield pages.environment_page(environment)
+    yield from pages.run_pages()
+
+
+class _RunPages:
+    def __init__(self, site: SiteContext, reference_fields: dict[str, tuple[str, str]]):
+        self.site = site
+        self.fields = sorted(field for field, _ in reference_fields.values())
+        self.referrers: dict[str, list[AnalysedRun]] = {}
+        for run in site.model.runs:
+            spec = run.manifest.get("spec") or {}
+            for field in self.fields:
+                if isinstance(spec.get(field), str):
+                    self.referrers.setdefault(spec[field], []).append(run)
+
+    def environment_page(self, environment: Referenced) -> tuple[str, str]:
+        path = environment_path(environment)
+        spec = environment.spec or {}
+        families = sorted((f for f in self.site.model.families if f.environment.digest == environment.digest),
+                          key=lambda f: (f.title, self.site.title(f.protocol), f.id))
+        return self.site.page("environment.html", path, environment=environment,
+                              title=self.site.title(environment), facts=_flatten(spec), families=families,
+                              runs=len(self.referrers.get(environment.digest or "", [])), titles=self.site.titles)
+
+    def run_pages(self) -> Iterator[tuple[str, str]]:
+        from kidx.operations.host_bound import evidence
+
+        shards: dict[str, list[AnalysedRun]] = {}
+        for run in self.site.model.runs:
+            shards.setdefault(run_page(run), []).append(run)
+        runs = self.site.model.runs
+        links = RunLinks(
+            anchor=self.site.anchor, path=self.site.run_path,
+            family={name: family.id for name, family in self.site.family_of_run.items()},
+            series=self.site.series_of_run, titles=self.site.titles,
+            environment_path=environment_path,
+            referrers=self.referrers, figures=speed_of_light_text,
+            host=evidence(runs, runs),  # twins and sweeps among the published runs
+            measure=lambda run: quantity(run.measure.value, run.measure.unit) if run.measure else "")
+        for path, members in sorted(shards.items()):
+            members.sort(key=lambda r: r.manifest["metadata"]["digest"])
+            sections, data = shard(members, links)
+            yield self.site.page("runs.html", path, runs=sections, data=data)
+
+
+def speed_of_light_text(run: AnalysedRun) -> str:
+    """``1.861TB/s, 38.8% of the H200 SXM 141GB's peak`` where the run's cost is known
+    (docs/speed-of-light.md); "" otherwise."""
+    from kidx.output.speed_of_light import bandwidth, flop_rate, percent
+    from kidx.speed_of_light.achieved import achieved
+
+    measure = run.measure
+    if measure is None or measure.metric != "latency":
+        return ""
+    environment = {"spec": run.environment.spec} if run.environment.spec is not None else None
+    figures = achieved(run.manifest.get("spec") or {}, run.workload.spec, environment, measure.value)
+    if figures is None:
+        return ""
+    rates = [text for value, text in ((figures.bytes_per_second, bandwidth(figures.bytes_per_second)),
+                                      (figures.flops_per_second, flop_rate(figures.flops_per_second)))
+             if value is not None]
+    if figures.peak is not None and figures.peak.sol is not None:
+        rates.append(f"{percent(figures.peak.sol)} of the {figures.gpu}'s peak")
+    return ", ".join(rates)
+
+
+def _flatten(value, prefix: str = "") -> list[tuple[str, str]]:
+    if isinstance(value, dict):
+        out = []
+        for key in sorted(value):
+            out += _flatten(value[key], f"{prefix}.{key}" if prefix else str(key))
+        return out
+    if isinstance(value, list):
+        out = []
+        for i, item in enumerate(value):
+            out += _flatten(item, f"{prefix}[{i}]")
+        return out
+    return [(prefix, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))]

@@ -1,0 +1,117 @@
+"""The site's series and regressions pages: each "In the CLI" command reproduces its page,
+the filters offer every release, and repeated runs of one release are drawn each at its
+own place."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shlex
+
+import pytest
+from test_publish import LIGER_OPTIONS, shifted_series
+
+pytest.importorskip("jinja2")
+
+
+def _hint(page: str) -> list[str] | None:
+    found = re.search(r"In the CLI: <code>(.*?)</code>", page)
+    return shlex.split(html.unescape(found.group(1))) if found else None
+
+
+def _page_points(page: str) -> list[tuple[str, str, str]]:
+    """Each table row of a series page: (run, verdict as printed, speedup)."""
+    rows = []
+    for row in re.findall(r'<tr class="verdict-\w+">(.*?)</tr>', page):
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+        run = re.search(r">([^<]+)</a>$", cells[8]).group(1)
+        rows.append((run, html.unescape(cells[4]), cells[6]))
+    return rows
+
+
+def _verdict(point: dict) -> str:
+    if point["verdict"] == "unconfirmed" and point.get("withinRun"):
+        return f"unconfirmed ({point['withinRun']})"
+    return point["verdict"] or ""
+
+
+@pytest.mark.parametrize("store_name", ["head_store", pytest.param("history_store", marks=pytest.mark.slow)])
+def test_every_series_page_s_cli_hint_gives_that_page_s_points(kidx, store_name, request, tmp_path):
+    """Run as printed (-o json added), each series page's command follows the same
+    implementations through the same runs, with the same verdicts and speedups over the
+    baseline the page uses (the first --baseline the group holds)."""
+    store_path = request.getfixturevalue(store_name)
+    site = tmp_path / "site"
+    assert kidx("publish", str(site), *LIGER_OPTIONS, store_path=store_path)[0] == 0
+    pages = sorted((site / "series").glob("*.html"))
+    assert len(pages) > 40
+    for page in pages:
+        text = page.read_text()
+        hint = _hint(text)
+        assert hint is not None and hint[:2] == ["kidx", "series"], page.name
+        assert "--references" in hint and "--label" in hint and "--baseline" in hint, hint
+        code, out, err = kidx(*hint[1:], "-o", "json", store_path=store_path)
+        assert code == 0, f"{page.name}: {shlex.join(hint)}: {err}"
+        found = json.loads(out)["series"]
+        printed = [(p["run"], _verdict(p), f"{p['speedup']:.2f}×" if p.get("speedup") else "")
+                   for one in found for p in one["points"]]
+        assert sorted(printed) == sorted(_page_points(text)), f"{page.name}: {shlex.join(hint)}"
+
+
+def test_the_regressions_page_s_hint_names_the_two_latest_releases_and_runs(kidx, history_store, tmp_path):
+    site = tmp_path / "site"
+    assert kidx("publish", str(site), *LIGER_OPTIONS, "--threshold", "10", store_path=history_store)[0] == 0
+    hint = _hint((site / "regressions.html").read_text())
+    # 0.8.1 is the latest liger_version of the history, 0.8.0 the one before it (0.5.10 after 0.5.8)
+    assert hint == ["kidx", "compare", "-l", "liger_version in (0.8.0,0.8.1)", "--by", "label=liger_version",
+                    "--baseline", "0.8.0", "--only", "slower", "--threshold", "10"]
+    code, _, err = kidx(*hint[1:], store_path=history_store)
+    assert code == 0, err
+
+
+def test_the_release_filter_offers_superseded_releases_in_version_order(kidx, history_store, tmp_path):
+    """0.3.0 and 0.5.3 were measured, then measured again by a later release: their runs
+    are no point's latest, and the filter still offers them."""
+    site = tmp_path / "site"
+    assert kidx("publish", str(site), *LIGER_OPTIONS, store_path=history_store)[0] == 0
+    code, out, _ = kidx("get", "runs", "-o", "jsonpath={.items[*].metadata.labels.liger_version}",
+                        store_path=history_store)
+    releases = sorted(set(out.split()), key=lambda v: [int(p) for p in v.split(".")])
+    assert {"0.3.0", "0.5.3"} <= set(releases)
+    index = (site / "index.html").read_text()
+    options = re.search(r'<select data-key="liger_version">(.*?)</select>', index).group(1)
+    assert re.findall(r"<option>([^<]+)</option>", options) == releases
+
+
+def test_runs_of_one_release_each_have_their_own_place_on_the_series_chart(kidx, tmp_path, seed_bundle):
+    bundle = shifted_series(seed_bundle)
+    runs = bundle["items"][2:]
+    for run in runs[4:7]:  # three runs of 0.4.0, observed one after the other
+        run["metadata"]["labels"]["liger_version"] = "0.4.0"
+    assert kidx("apply", "-f", "-", stdin=json.dumps(bundle))[0] == 0
+    site = tmp_path / "site"
+    assert kidx("publish", str(site), "--release-label", "liger_version")[0] == 0
+    (page,) = sorted((site / "series").glob("*.html"))
+    text = page.read_text()
+    line = re.search(r'<polyline class="line"[^>]* points="([^"]+)"', text).group(1)
+    xs = [float(pair.split(",")[0]) for pair in line.split()]
+    assert len(xs) == 10
+    assert all(a < b for a, b in zip(xs, xs[1:], strict=False)), xs  # no two runs at one x: no vertical segment
+    ticks = re.findall(r'<text x="([0-9.]+)" y="[0-9.]+" text-anchor="middle">(0\.\d\.0)</text>', text)
+    assert [name for _, name in ticks] == ["0.0.0", "0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.7.0", "0.8.0", "0.9.0"]
+    middle = float(dict((name, x) for x, name in ticks)["0.4.0"])
+    assert xs[5] == pytest.approx(middle, abs=0.1) and xs[4] < middle < xs[6]  # the three around their release
+
+
+def test_a_step_s_cause_names_the_baseline_s_move_by_the_request_s_threshold(kidx, head_store, tmp_path):
+    """A series step says the speedup over the baseline moved where it moved by
+    --threshold or more: at 50 %, a 10 % move is no cause."""
+    moves = {}
+    for threshold in ("5", "50"):
+        site = tmp_path / threshold
+        assert kidx("publish", str(site), "--baseline", "torch", "--threshold", threshold, store_path=head_store)[0] == 0
+        moves[threshold] = [abs(float(found)) for page in sorted((site / "series").glob("*.html"))
+                            for found in re.findall(r"speedup over the baseline ([+-][0-9.]+)%", page.read_text())]
+    assert moves["5"] and min(moves["5"]) >= 5 and any(move < 50 for move in moves["5"])
+    assert all(move >= 50 for move in moves["50"])
