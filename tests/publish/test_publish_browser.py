@@ -169,6 +169,27 @@ def test_a_run_page_draws_each_run_from_its_data(browser, kidx, h200_site):
     visit.close()
 
 
+def test_a_run_page_shows_its_manifest_s_numbers_as_stored(browser, kidx, tmp_path, seed_bundle):
+    """The script indents the manifest's JSON text without parsing it: an integer beyond
+    2**53 (2**63 - 1, the largest the store takes) and a float keep every digit they were stored with."""
+    run = seed_bundle["run"]
+    run["spec"]["sourceNative"]["metrics"] = {"count": 2**63 - 1, "ratio": 1e-07}
+    run["spec"]["sourceNative"]["benchmark"] = "a \\\"quoted\\\" [word], {not: json}"
+    assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle))[0] == 0
+    site = tmp_path / "site"
+    assert kidx("publish", str(site))[0] == 0
+    code, out, _ = kidx("get", "run", run["metadata"]["name"], "-o", "json")
+    stored = json.loads(out)
+    digest = stored["metadata"]["digest"][7:]
+    visit = Visit(browser, site, f"runs/{digest[:3]}.html")
+    text = visit.page.locator(f"article[id='{digest}'] pre.manifest").inner_text()
+    assert json.loads(text) == stored
+    assert '"count": 9223372036854775807,\n' in text and '"ratio": 1e-07\n' in text
+    assert '"benchmark": "a \\\\\\"quoted\\\\\\" [word], {not: json}",' in text  # a string is left as it is
+    assert visit.console == [] and visit.errors == []
+    visit.close()
+
+
 def test_every_link_on_the_group_and_index_pages_resolves(browser, h200_site):
     for path in ["index.html", str(sorted((h200_site / "groups").glob("*.html"))[0].relative_to(h200_site))]:
         visit = Visit(browser, h200_site, path)
