@@ -115,3 +115,31 @@ def test_a_step_s_cause_names_the_baseline_s_move_by_the_request_s_threshold(kid
                             for found in re.findall(r"speedup over the baseline ([+-][0-9.]+)%", page.read_text())]
     assert moves["5"] and min(moves["5"]) >= 5 and any(move < 50 for move in moves["5"])
     assert all(move >= 50 for move in moves["50"])
+
+
+def test_a_series_across_two_environments_of_one_machine_is_followed_by_its_hardware(kidx, tmp_path, seed_bundle):
+    """The driver changed half-way: one machine, two environments, one series; the hint
+    names the machine by its hardware fields and follows every point."""
+    bundle = shifted_series(seed_bundle)
+    upgraded = json.loads(json.dumps(seed_bundle["environment"]))
+    upgraded["metadata"]["name"] = "liger-bench-nvidia-h100-80gb-hbm3-driver-570"
+    upgraded["spec"]["software"] = {"driver": "570.86"}
+    assert kidx("apply", "-f", "-", stdin=json.dumps(upgraded))[0] == 0
+    code, digest, _ = kidx("get", "executionenvironment", upgraded["metadata"]["name"], "-o",
+                           "jsonpath={.metadata.digest}")
+    assert code == 0 and digest.startswith("sha256:")
+    for run in bundle["items"][7:]:
+        run["spec"]["environmentDigest"] = digest
+    assert kidx("apply", "-f", "-", stdin=json.dumps(bundle))[0] == 0
+    site = tmp_path / "site"
+    assert kidx("publish", str(site), "--release-label", "liger_version")[0] == 0
+    (page,) = sorted((site / "series").glob("*.html"))
+    text = page.read_text()
+    hint = _hint(text)
+    assert hint[:2] == ["kidx", "series"] and "--field-selector" in hint, hint
+    assert not any(part.startswith("environment/") for part in hint)
+    code, out, err = kidx(*hint[1:], "-o", "json")
+    assert code == 0, err
+    (found,) = json.loads(out)["series"]
+    assert [p["run"] for p in found["points"]] == [f"shift-{n}" for n in range(10)]
+    assert sorted((p["run"], _verdict(p), "") for p in found["points"]) == sorted(_page_points(text))
