@@ -89,9 +89,13 @@ def site_bytes(site: Path) -> dict[str, tuple[int, int]]:
     return {kind: (n, size) for kind, (n, size) in sorted(kinds.items(), key=lambda item: -item[1][1])}
 
 
-RUNS_DRAWN = ("() => new Promise(done => { const wait = () => document.querySelector('#run-data[data-drawn]')"
-              " ? requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now())))"
-              " : setTimeout(wait, 5); wait(); })")
+# a run page is drawn once its script has drawn the runs from its data (a page without
+# data, as the run pages of kidx before 2026-12-02 are, once it has loaded); null when
+# the runs are not drawn within 30 s
+RUNS_DRAWN = ("() => new Promise(done => { const wait = () => { const data = document.getElementById('run-data');"
+              " if (!data || data.hasAttribute('data-drawn'))"
+              " requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now())));"
+              " else if (performance.now() > 30000) done(null); else setTimeout(wait, 5); }; wait(); })")
 
 
 def browser_times(site: Path, repeats: int) -> tuple[list[float], list[float]]:
@@ -109,7 +113,10 @@ def browser_times(site: Path, repeats: int) -> tuple[list[float], list[float]]:
         for _ in range(repeats + 1):
             page.goto("about:blank")
             page.goto(run_page.as_uri(), wait_until="load")
-            runs.append(page.evaluate(RUNS_DRAWN))
+            drawn = page.evaluate(RUNS_DRAWN)
+            if drawn is None:
+                raise SystemExit(f"{run_page}: its runs were not drawn within 30 s")
+            runs.append(drawn)
         browser.close()
     return [t / 1000 for t in index], [t / 1000 for t in runs[1:]]
 
