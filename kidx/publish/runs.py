@@ -1,19 +1,18 @@
 """The environment pages and the run pages: each run a section of the page its digest's
-first hex digits name (``context.run_page``), made here rather than by a template (a
-large store has a hundred thousand of them), every value through ``escape``."""
+first hex digits name (``context.run_page``), drawn by the site's script from the page's
+compressed data (``run_shards``: a large store has a hundred thousand runs)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
 
-from markupsafe import Markup, escape
-
 from kidx.operations.analysed_runs import AnalysedRun, Referenced
 from kidx.output.units import quantity
 from kidx.publish.context import SiteContext, environment_path, run_page
+from kidx.publish.run_shards import ROLES, RunLinks, shard
 
-ROLES = ("protocol", "workload", "environment", "implementation")
+__all__ = ["ROLES", "environment_and_run_pages", "speed_of_light_text"]
 
 
 def environment_and_run_pages(site: SiteContext, reference_fields: dict[str, tuple[str, str]]
@@ -36,7 +35,6 @@ class _RunPages:
             for field in self.fields:
                 if isinstance(spec.get(field), str):
                     self.referrers.setdefault(spec[field], []).append(run)
-        self.host: dict = {}  # run name -> kidx.analysis.hostbound.HostEvidence
 
     def environment_page(self, environment: Referenced) -> tuple[str, str]:
         path = environment_path(environment)
@@ -48,78 +46,24 @@ class _RunPages:
                               runs=len(self.referrers.get(environment.digest or "", [])), titles=self.site.titles)
 
     def run_pages(self) -> Iterator[tuple[str, str]]:
+        from kidx.operations.host_bound import evidence
+
         shards: dict[str, list[AnalysedRun]] = {}
         for run in self.site.model.runs:
             shards.setdefault(run_page(run), []).append(run)
-        references: dict[tuple, str] = {}  # the references table, made once per combination
-        from kidx.operations.host_bound import evidence
-
         runs = self.site.model.runs
-        self.host = evidence(runs, runs)  # twins and sweeps among the published runs
-        for path, shard in sorted(shards.items()):
-            shard.sort(key=lambda r: r.manifest["metadata"]["digest"])
-            yield self.site.page("runs.html", path, runs=[self._run(run, references) for run in shard])
-
-    def _run(self, run: AnalysedRun, made: dict[tuple, str]) -> Markup:
-        """One run's section of its page, made here rather than by the template (a large
-        store has a hundred thousand of them); every value goes through ``escape``."""
-        key = tuple(run.reference(role).digest for role in ROLES)
-        if key not in made:
-            made[key] = self._references(run)
-        digest = run.manifest["metadata"]["digest"]
-        anchor = self.site.anchor(run)
-        family = self.site.family_of_run.get(run.name)
-        series = self.site.series_of_run.get(run.name)
-        links = []
-        if family:
-            links.append(f'<a href="../groups/{family.id}.html">group family</a>')
-        if series:
-            links.append(f'<a href="../series/{series}.html">series</a>')
-        measure = ""
-        if run.measure:
-            measure = f" · <strong>{escape(quantity(run.measure.value, run.measure.unit))}</strong>"
-            figures = speed_of_light_text(run)
-            if figures:
-                measure += f" · {escape(figures)}"
-            host = self.host.get(run.name)
-            if host is not None:
-                measure += f' · <span class="host-bound">{escape(host.text())}</span>'
-        referrers = [r for r in self.referrers.get(digest, []) if r is not run]
-        referred = ""  # runs seldom refer to runs: the section is there only when one does
-        if referrers:
-            items = "".join(f'<li><a href="../{escape(self.site.run_path(r))}">{escape(r.name)}</a></li>'
-                            for r in referrers)
-            referred = f"<h2>Referred to by</h2>\n<ul>{items}</ul>\n"
-        title = run.manifest["metadata"].get("title") or run.name
-        name = escape(run.name)
-        return Markup(
-            f'<article class="run" id="{anchor}">\n<p class="crumbs">{" · ".join(links)}</p>\n'
-            f'<h1 class="runname">{escape(title)}</h1>\n'
-            f'<p class="lede"><code>{name}</code> · <code>{escape(digest)}</code> · {escape(run.status)}{measure}'
-            f' · observed {escape(run.observed)}</p>\n<h2>References</h2>\n{made[key]}\n'
-            f'{referred}<h2>In the CLI</h2>\n'
-            f'<pre class="cli">kidx describe run {name}\nkidx get run {escape(digest)} -o yaml</pre>\n'
-            f'<details open><summary>Manifest</summary>\n<pre class="manifest">{escape(manifest_text(run.manifest))}'
-            f'</pre>\n</details>\n</article>\n')
-
-    def _references(self, run: AnalysedRun) -> str:
-        rows = []
-        for role in ROLES:
-            referenced = run.reference(role)
-            if referenced.digest is None:
-                continue
-            if referenced.name is None:
-                shown = "not in the store"
-            else:
-                shown = escape(referenced.name)
-                if role == "environment":
-                    shown = f'<a href="../{environment_path(referenced)}">{shown}</a>'
-                title = self.site.titles.get(referenced.digest)
-                if title:
-                    shown += f" · {escape(title)}"
-            rows.append(f'<tr><th scope="row">{role}</th><td>{shown}<br>'
-                        f'<code>{escape(referenced.digest)}</code></td></tr>')
-        return '<table class="facts">\n<tbody>\n' + "\n".join(rows) + "\n</tbody>\n</table>"
+        links = RunLinks(
+            anchor=self.site.anchor, path=self.site.run_path,
+            family={name: family.id for name, family in self.site.family_of_run.items()},
+            series=self.site.series_of_run, titles=self.site.titles,
+            environment_path=environment_path,
+            referrers=self.referrers, figures=speed_of_light_text,
+            host=evidence(runs, runs),  # twins and sweeps among the published runs
+            measure=lambda run: quantity(run.measure.value, run.measure.unit) if run.measure else "")
+        for path, members in sorted(shards.items()):
+            members.sort(key=lambda r: r.manifest["metadata"]["digest"])
+            sections, data = shard(members, links)
+            yield self.site.page("runs.html", path, runs=sections, data=data)
 
 
 def speed_of_light_text(run: AnalysedRun) -> str:
@@ -141,27 +85,6 @@ def speed_of_light_text(run: AnalysedRun) -> str:
     if figures.peak is not None and figures.peak.sol is not None:
         rates.append(f"{percent(figures.peak.sol)} of the {figures.gpu}'s peak")
     return ", ".join(rates)
-
-
-_COMPACT = json.JSONEncoder(ensure_ascii=False).encode  # json's C encoder, made once
-
-
-def manifest_text(manifest: dict) -> str:
-    """The manifest as indented JSON down to the spec's fields, each value on one line
-    (json's C encoder writes only compact JSON; indenting it all would cost most of a
-    large site's time)."""
-    compact = _COMPACT
-
-    def block(mapping: dict, indent: str, depth: int) -> str:
-        if not mapping:
-            return "{}"
-        inner = indent + "  "
-        parts = [f"{inner}{compact(key)}: "
-                 + (block(value, inner, depth - 1) if depth > 0 and isinstance(value, dict) else compact(value))
-                 for key, value in mapping.items()]
-        return "{\n" + ",\n".join(parts) + "\n" + indent + "}"
-
-    return block(manifest, "", 2)
 
 
 def _flatten(value, prefix: str = "") -> list[tuple[str, str]]:

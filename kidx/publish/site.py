@@ -5,8 +5,9 @@ and ``plot`` read it); ``model`` works out what the site shows, and each kind of
 made by its own module from a ``context.SiteContext``: ``matrix`` (the index and the
 kernel pages), ``groups`` (the group families), ``history`` (the series and the
 regressions) and ``runs`` (the environments and the runs). The pages are rendered with
-Jinja2, which escapes every value, and the runs' sections (a large store has a hundred
-thousand) through the same ``escape``; ``files.SiteFolder`` writes only what changed. No
+Jinja2, which escapes every value; a run page's sections (a large store has a hundred
+thousand) are its compressed data, drawn by the site's script through ``textContent``
+(``run_shards``); ``files.SiteFolder`` writes only what changed. No
 page carries a build time: the "data as of" line is the latest ``creationTimestamp``
 among the runs shown.
 """

@@ -23,6 +23,13 @@ def tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+def run_data(page: str) -> dict:
+    """A run page's data: the JSON its script draws the runs' sections from."""
+    from kidx.publish.run_shards import read_data
+
+    return read_data(re.search(r'<div id="run-data" data-deflate="([A-Za-z0-9+/=]*)" hidden></div>', page)[1])
+
+
 def publish(kidx, site: Path, *args: str, store_path=None):
     return kidx("publish", str(site), *args, store_path=store_path)
 
@@ -52,14 +59,22 @@ def test_liger_head_site_has_every_kind_of_page(kidx, head_store, tmp_path):
     code, digest, _ = kidx("get", "run", SEED_RUN_NAME, "-o", "jsonpath={.metadata.digest}", store_path=head_store)
     hexdigits = digest.removeprefix("sha256:")
     seed = files[f"runs/{hexdigits[:3]}.html"].decode()
-    assert f'<article class="run" id="{hexdigits}">' in seed
-    assert f"kidx describe run {SEED_RUN_NAME}" in seed
-    assert f"kidx get run {digest} -o yaml" in seed
-    assert "sha256:080e6e66e4ec75a131aa0c9121c74b8e8eed64e7b6d621d567c6a28f79548be8" in seed  # its protocol
-    assert 'href="../environments/2750ae381d6de582f1eb6b9008e0987463d19ede8af127d97d76c5ae09121393.html"' in seed
-    assert "&#34;latencyNs&#34;: {" in seed  # the manifest, escaped
+    assert f'<article class="run" id="{hexdigits}">\n<p class="lede"><code>{SEED_RUN_NAME}</code></p>\n</article>' in seed
+    # the rest of each run's section is the page's data, which the site's script draws
+    data = run_data(seed)
+    assert [run["anchor"] for run in data["runs"]] == re.findall(r'<article class="run" id="([^"]+)">', seed)
+    record = next(run for run in data["runs"] if run["anchor"] == hexdigits)
+    assert (record["name"], record["digest"], record["status"]) == (SEED_RUN_NAME, digest, "passed")
+    assert record["references"][0] == [
+        "protocol", "sha256:080e6e66e4ec75a131aa0c9121c74b8e8eed64e7b6d621d567c6a28f79548be8"]
+    environment = record["references"][2][1]
+    assert data["objects"][environment][2] == (
+        "environments/2750ae381d6de582f1eb6b9008e0987463d19ede8af127d97d76c5ae09121393.html")
+    code, stored, _ = kidx("get", "run", SEED_RUN_NAME, "-o", "json", store_path=head_store)
+    assert json.loads(record["manifest"]) == json.loads(stored)
+    assert "\n" not in record["manifest"] and '"spec":{' in record["manifest"]  # compact: the script indents it
     # its speed of light (docs/speed-of-light.md): 553,648,128 B in 417.5 µs on an H100 SXM
-    assert "<strong>417.5µs</strong> · 1.326TB/s, 39.6% of the H100 SXM 80GB HBM3&#39;s peak · observed" in seed
+    assert (record["measure"], record["sol"]) == ("417.5µs", "1.326TB/s, 39.6% of the H100 SXM 80GB HBM3's peak")
 
 
 def test_group_page_curves_use_the_harness_axis_and_stored_titles(kidx, tmp_path):

@@ -57,6 +57,7 @@ class Visit:
         self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
         self.page.goto((self.site / path).as_uri())
         self.page.wait_for_load_state("load")
+        drawn(self.page)
 
     def outside(self) -> list[str]:
         """Requests for anything but a file inside the site's folder."""
@@ -69,6 +70,12 @@ class Visit:
 
     def close(self) -> None:
         self.page.close()
+
+
+def drawn(page) -> None:
+    """Wait until a run page's script has drawn its runs from the page's data (inflating it is asynchronous)."""
+    if page.locator("#run-data").count():
+        page.wait_for_selector("#run-data[data-drawn]", state="attached", timeout=10_000)
 
 
 @pytest.fixture
@@ -121,8 +128,64 @@ def test_group_page_draws_a_line_per_implementation_and_hover_shows_the_run(brow
     assert href == f"../runs/{last['digest'][7:10]}.html#{last['digest'][7:]}"
     point.click()
     page.wait_for_load_state("load")
+    drawn(page)
     assert page.url == (h200_site / "runs" / f"{last['digest'][7:10]}.html").resolve().as_uri() + href[href.index("#"):]
     assert last["run"] in page.locator(f"article[id='{last['digest'][7:]}']").inner_text()
+    assert visit.console == [] and visit.errors == []
+    visit.close()
+
+
+def test_a_run_page_draws_each_run_from_its_data(browser, kidx, h200_site):
+    """From file://, with no fetch: every run's title, figure, references, commands and
+    manifest, drawn from the page's compressed data."""
+    code, out, _ = kidx("get", "runs", "-o", "json")
+    assert code == 0
+    runs = json.loads(out)["items"]
+    run = runs[0]
+    digest = run["metadata"]["digest"]
+    visit = Visit(browser, h200_site, f"runs/{digest[7:10]}.html")
+    page = visit.page
+    on_page = [r for r in runs if r["metadata"]["digest"][7:10] == digest[7:10]]
+    assert page.locator("#run-data").get_attribute("data-drawn") == str(len(on_page))
+    article = page.locator(f"article[id='{digest[7:]}']")
+    assert article.locator("h1.runname").inner_text() == run["metadata"]["title"]
+    lede = article.locator("p.lede").inner_text()
+    assert lede.startswith(f"{run['metadata']['name']} · {digest} · passed · ")
+    assert f" · observed {run['spec']['observedAt']}" in lede
+    rows = article.locator("table.facts tr")
+    assert [rows.nth(i).locator("th").inner_text() for i in range(rows.count())] == [
+        "protocol", "workload", "environment", "implementation"]
+    environment = rows.nth(2).locator("a")
+    assert environment.get_attribute("href") == f"../environments/{run['spec']['environmentDigest'][7:]}.html"
+    assert (h200_site / "runs" / environment.get_attribute("href")).resolve().is_file()
+    assert run["spec"]["protocolDigest"] in rows.nth(0).inner_text()
+    assert article.locator("pre.cli").inner_text() == (f"kidx describe run {run['metadata']['name']}\n"
+                                                       f"kidx get run {digest} -o yaml")
+    assert json.loads(article.locator("pre.manifest").inner_text()) == run
+    group = article.locator("p.crumbs a").first
+    assert group.inner_text() == "group family"
+    assert (h200_site / "runs" / group.get_attribute("href")).resolve().is_file()
+    assert visit.console == [] and visit.errors == [] and visit.outside() == []
+    visit.close()
+
+
+def test_a_run_page_shows_its_manifest_s_numbers_as_stored(browser, kidx, tmp_path, seed_bundle):
+    """The script indents the manifest's JSON text without parsing it: an integer beyond
+    2**53 (2**63 - 1, the largest the store takes) and a float keep every digit they were stored with."""
+    run = seed_bundle["run"]
+    run["spec"]["sourceNative"]["metrics"] = {"count": 2**63 - 1, "ratio": 1e-07}
+    run["spec"]["sourceNative"]["benchmark"] = "a \\\"quoted\\\" [word], {not: json}"
+    assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle))[0] == 0
+    site = tmp_path / "site"
+    assert kidx("publish", str(site))[0] == 0
+    code, out, _ = kidx("get", "run", run["metadata"]["name"], "-o", "json")
+    stored = json.loads(out)
+    digest = stored["metadata"]["digest"][7:]
+    visit = Visit(browser, site, f"runs/{digest[:3]}.html")
+    text = visit.page.locator(f"article[id='{digest}'] pre.manifest").inner_text()
+    assert json.loads(text) == stored
+    assert '"count": 9223372036854775807,\n' in text and '"ratio": 1e-07\n' in text
+    assert '"benchmark": "a \\\\\\"quoted\\\\\\" [word], {not: json}",' in text  # a string is left as it is
     assert visit.console == [] and visit.errors == []
     visit.close()
 

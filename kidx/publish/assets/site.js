@@ -92,6 +92,118 @@
       point.addEventListener("blur", function () { tip.hidden = true; });
     });
   }
+  // A run page: each run's section drawn from the page's own data (zlib-compressed JSON in
+  // base64, inflated by the browser's DecompressionStream; no fetch, so file:// works too).
+  function runPages() {
+    var holder = document.getElementById("run-data");
+    if (!holder) return;
+    function element(tag, text, className) {
+      var node = document.createElement(tag);
+      if (text !== undefined && text !== null) node.textContent = text;
+      if (className) node.className = className;
+      return node;
+    }
+    function link(href, text) {
+      var a = element("a", text);
+      a.setAttribute("href", "../" + href);
+      return a;
+    }
+    function joined(parent, parts) {
+      parts.forEach(function (part, i) {
+        if (i) parent.appendChild(document.createTextNode(" · "));
+        parent.appendChild(typeof part === "string" ? document.createTextNode(part) : part);
+      });
+      return parent;
+    }
+    // JSON text indented two spaces a level, its characters otherwise as they are (a number
+    // is never parsed, so none is rounded)
+    function indented(text) {
+      var out = [], depth = 0, inString = false, escaped = false;
+      function newline() { out.push("\n" + "  ".repeat(depth)); }
+      for (var i = 0; i < text.length; i++) {
+        var c = text[i];
+        if (inString) {
+          out.push(c);
+          if (escaped) escaped = false;
+          else if (c === "\\") escaped = true;
+          else if (c === '"') inString = false;
+        } else if (c === '"') { inString = true; out.push(c); }
+        else if (c === "{" || c === "[") {
+          var close = c === "{" ? "}" : "]";
+          if (text[i + 1] === close) { out.push(c + close); i++; continue; }
+          out.push(c); depth++; newline();
+        } else if (c === "}" || c === "]") { depth--; newline(); out.push(c); }
+        else if (c === ",") { out.push(c); newline(); }
+        else if (c === ":") out.push(": ");
+        else out.push(c);
+      }
+      return out.join("");
+    }
+    function draw(run, objects) {
+      var article = document.getElementById(run.anchor);
+      if (!article) return;
+      article.textContent = "";
+      var crumbs = [];
+      if (run.family) crumbs.push(link("groups/" + run.family + ".html", "group family"));
+      if (run.series) crumbs.push(link("series/" + run.series + ".html", "series"));
+      article.appendChild(joined(element("p", null, "crumbs"), crumbs));
+      article.appendChild(element("h1", run.title, "runname"));
+      var lede = [element("code", run.name), element("code", run.digest), run.status];
+      if (run.measure) lede.push(element("strong", run.measure));
+      if (run.sol) lede.push(run.sol);
+      if (run.host) lede.push(element("span", run.host, "host-bound"));
+      lede.push("observed " + run.observed);
+      article.appendChild(joined(element("p", null, "lede"), lede));
+      article.appendChild(element("h2", "References"));
+      var table = element("table", null, "facts");
+      var body = table.appendChild(element("tbody"));
+      run.references.forEach(function (reference) {
+        var object = objects[reference[1]];
+        var row = body.appendChild(element("tr"));
+        var head = row.appendChild(element("th", reference[0]));
+        head.setAttribute("scope", "row");
+        var cell = row.appendChild(element("td"));
+        if (object[0] === null) cell.appendChild(document.createTextNode("not in the store"));
+        else {
+          cell.appendChild(object[2] ? link(object[2], object[0]) : document.createTextNode(object[0]));
+          if (object[1]) cell.appendChild(document.createTextNode(" · " + object[1]));
+        }
+        cell.appendChild(element("br"));
+        cell.appendChild(element("code", reference[1]));
+      });
+      article.appendChild(table);
+      if (run.referrers.length) {
+        article.appendChild(element("h2", "Referred to by"));
+        var list = article.appendChild(element("ul"));
+        run.referrers.forEach(function (r) { list.appendChild(element("li")).appendChild(link(r[0], r[1])); });
+      }
+      article.appendChild(element("h2", "In the CLI"));
+      article.appendChild(element("pre", "kidx describe run " + run.name + "\nkidx get run " + run.digest +
+        " -o yaml", "cli"));
+      var details = article.appendChild(element("details"));
+      details.open = true;
+      details.appendChild(element("summary", "Manifest"));
+      details.appendChild(element("pre", indented(run.manifest), "manifest"));
+    }
+    if (typeof DecompressionStream === "undefined") {
+      holder.hidden = false;
+      holder.textContent = "This browser cannot inflate the runs' data (DecompressionStream): " +
+        "kidx describe run NAME shows each run.";
+      return;
+    }
+    var binary = atob(holder.getAttribute("data-deflate"));
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    var inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    new Response(inflated).text().then(function (text) {
+      var data = JSON.parse(text);
+      data.runs.forEach(function (run) { draw(run, data.objects); });
+      holder.setAttribute("data-drawn", String(data.runs.length));
+      var target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+      if (target) target.scrollIntoView();
+    });
+  }
   filterIndex();
   tips();
+  runPages();
 })();
