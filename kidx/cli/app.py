@@ -44,6 +44,7 @@ COMMANDS: dict[str, str] = {
     "push": "kidx.cli.commands.push",
     "pull": "kidx.cli.commands.pull",
     "publish": "kidx.cli.commands.publish",
+    "summary": "kidx.cli.commands.summary",
 }
 INTERRUPTED = 130  # 128 + SIGINT, the shell's convention
 # kubectl diff reports errors with 2, since 1 means "differences found"
