@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from kidx.errors import UsageError
 from kidx.operations.analysed_runs import RUN_KIND
-from kidx.operations.compare import version_key
+from kidx.query.versions import version_key
 from kidx.store.catalog import CatalogQuery
 
 NOT_STORED = "<not in store>"  # an operation or GPU whose object the store does not hold
