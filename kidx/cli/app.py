@@ -246,6 +246,9 @@ def _failure(exc: BaseException, output: Output) -> int | None:
         return exc.exit_code
     if isinstance(exc, KidxError):
         output.error(str(exc))
+        hint = getattr(exc, "hint", None)  # what to try instead, where the error knows (an unknown type)
+        if hint:
+            output.notice(hint)
         return exc.exit_code
     if isinstance(exc, OutputClosed) or not isinstance(exc, Exception):  # main() ends quietly, or interrupted
         return None

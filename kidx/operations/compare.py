@@ -40,7 +40,7 @@ from kidx.analysis.significance import (
     judge_runs,
     rule_text,
 )
-from kidx.errors import KidxError, UsageError
+from kidx.errors import KidxError, NotFoundError, UsageError
 from kidx.operations.analysed_runs import RUN_KIND, AnalysedRun, Referenced, run_reference_fields, select_runs
 from kidx.operations.host_bound import evidence, related_runs
 from kidx.operations.selection_hint import SUGGESTIONS, nearest, nothing_selected
@@ -165,7 +165,7 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
         raise UsageError("--force compares named runs that are not comparable: name at least two runs")
     selection = select_runs(store, registry, request)
     if selection.missing:
-        raise KidxError("; ".join(selection.missing))
+        raise NotFoundError("; ".join(selection.missing))
     runs = selection.runs
     history_runs = _history(store, registry, request, runs)
     measured = [run for run in runs if run.measure is not None]

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from kidx.analysis.comparability import COMPARABLE_ROLES
 from kidx.analysis.measures import Measure
-from kidx.errors import KidxError, UsageError
+from kidx.errors import NotFoundError, UsageError
 from kidx.operations.analysed_runs import AnalysedRun, Referenced, select_runs
 from kidx.query.reference_paths import FieldPath, value_at, without
 
@@ -71,7 +71,7 @@ class PlotData(NamedTuple):
 def plot_data(store, registry, request: PlotRequest) -> PlotData:
     selection = select_runs(store, registry, request)
     if selection.missing:
-        raise KidxError("; ".join(selection.missing))
+        raise NotFoundError("; ".join(selection.missing))
     panels: dict[tuple, dict[str, dict[float, AnalysedRun]]] = {}
     firsts: dict[tuple, AnalysedRun] = {}
     left_out, repeated = [], 0

@@ -35,7 +35,7 @@ from kidx.analysis.significance import (
     judge_runs,
     rule_text,
 )
-from kidx.errors import KidxError
+from kidx.errors import NotFoundError
 from kidx.operations.analysed_runs import RUN_KIND, AnalysedRun, Referenced, select_runs
 
 SESSION_WINDOW = timedelta(hours=1)
@@ -129,7 +129,7 @@ class SeriesResult(NamedTuple):
 def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
     selection = select_runs(store, registry, request)
     if selection.missing:
-        raise KidxError("; ".join(selection.missing))
+        raise NotFoundError("; ".join(selection.missing))
     measured = [run for run in selection.runs if run.measure is not None]
     buckets: dict[tuple, list[AnalysedRun]] = {}
     for run in measured:

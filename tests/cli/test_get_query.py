@@ -104,6 +104,8 @@ SEED = SEED_RUN_NAME
 R = "benchmarkrun.kernelindex.dev/"
 # catalog order (by name, byte-wise)
 ALL_RUNS = ["api-9", SEED, "web-1", "web-10", "web-2"]
+TYPES = ("the resource types are benchmarkprotocols, benchmarkruns, executionenvironments, implementations and "
+         "workloads ('kidx api-resources' lists their short names)\n")
 
 
 def _run_cli(args: list[str], tmp_path_factory) -> tuple[int, str, str]:
@@ -292,7 +294,7 @@ def test_references_unknown_name_is_not_found(q):
         ("nonsense", 'error: --references "nonsense": expected TYPE/NAME, a digest (sha256:… or 8+ hex digits) or TYPE:SELECTOR\n'),
         ("abcdef1", 'error: --references "abcdef1": expected TYPE/NAME, a digest (sha256:… or 8+ hex digits) or TYPE:SELECTOR\n'),
         ("env:a b", "error: the provided selector \"a b\" is not valid: unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt\n"),
-        ("foos/x", 'error: kidx doesn\'t have a resource type "foos"\n'),
+        ("foos/x", 'error: kidx doesn\'t have a resource type "foos"\n' + TYPES),
     ],
 )
 def test_references_bad_values(q, value, message):

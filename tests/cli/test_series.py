@@ -95,7 +95,7 @@ def test_the_same_shape_measured_in_two_sweeps_of_one_release(kidx, head_store):
 
 def test_series_error_exit_2(kidx, history_store):
     code, out, err = kidx("series", "no-such-run", store_path=history_store)
-    assert (code, out) == (2, "") and "not found" in err
+    assert (code, out, err) == (2, "", 'Error (NotFound): benchmarkruns.kernelindex.dev "no-such-run" not found\n')
     assert kidx("series", "-o", "name", store_path=history_store).code == 2
 
 
