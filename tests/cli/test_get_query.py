@@ -621,6 +621,23 @@ def test_a_table_without_age_is_stable(q):
     assert without_age(first.out) == without_age(second.out)
 
 
+def test_a_mistyped_path_names_the_nearest_real_one(kidx, seed_bundle):
+    import json as _json
+
+    kidx("apply", "-f", "-", stdin=_json.dumps(seed_bundle))
+    assert kidx("get", "wl", "--field-selector", "spec.parameter.seq=16384") == (
+        1, "", "error: field label not supported: spec.parameter.seq (did you mean spec.parameters.seq?)\n")
+    assert kidx("get", "runs", "--sort-by", "median") == (
+        1, "", 'error: couldn\'t find any field with path "{.median}" in the list of objects '
+               "(did you mean .spec.timing.latencyNs.median?)\n")
+    assert kidx("get", "runs", "--sort-by", "-.spec.timing.latencyNs.medain") == (
+        1, "", 'error: couldn\'t find any field with path "{.spec.timing.latencyNs.medain}" in the list of objects '
+               "(did you mean .spec.timing.latencyNs.median?)\n")
+    # a path no real one is near, or one with an index, is kubectl's error alone
+    assert kidx("get", "runs", "--sort-by", "{.spec.nothing[0]}") == (
+        1, "", 'error: couldn\'t find any field with path "{.spec.nothing[0]}" in the list of objects\n')
+
+
 def test_field_selector_path_the_kind_lacks_is_an_error(kidx, seed_bundle):
     import json as _json
 
