@@ -137,6 +137,8 @@ class Comparison(NamedTuple):
     unmatched: tuple[str, ...] = ()  # label values that share no group with the baseline, and why
     inputs: tuple[AnalysedRun, ...] = ()  # every run read, for the record
     judged: tuple[str | None, ...] | None = None  # every row's verdict before --only (None: the rows')
+    # the store's other runs of the compared series, whose spread the verdicts' noise was measured on
+    history: tuple[AnalysedRun, ...] = ()
 
     @property
     def verdicts(self) -> list[str | None]:
@@ -195,13 +197,17 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
     if unmatched and not any(group.compared for group in groups):
         problems.extend(unmatched)
     judged = tuple(row.verdict for group in groups for row in group.rows)
+    compared_series = {_series_of(run) for group in groups for row in group.rows for run in row.arm.runs}
+    selected = {run.name for run in runs}
+    deciding = tuple(run for run in history_runs if run.name not in selected and run.measure is not None
+                     and _series_of(run) in compared_series)
     if request.only:  # what is shown; the gate judges every row (judged)
         groups = [_only(group, request.only) for group in groups if group.compared
                   and any(row.verdict in request.only for row in group.rows)]
     return Comparison(groups, rule_text(request.threshold, request.alpha, request.min_t, request.confirm_runs),
                       request.threshold,
                       request.label_key, unmeasured, unlabelled, request.alpha, request.min_t, tuple(problems),
-                      tuple(unmatched), tuple(runs), judged)
+                      tuple(unmatched), tuple(runs), judged, deciding)
 
 
 def _narrowed(request: CompareRequest) -> bool:
