@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 
 from kidx.operations.analysed_runs import RUN_KIND
+from kidx.query.label_selector import KIDX_OPERATORS, resolved
 from kidx.query.versions import version_key
 from kidx.store.catalog import CatalogQuery
 
@@ -35,9 +36,14 @@ def empty_selection(selector, catalog) -> str:
     """What in the label selector matched nothing, with the keys or values the store has."""
     what = []
     for requirement in getattr(selector, "requirements", ()):
-        if requirement.operator not in ("=", "in"):
+        if requirement.operator not in ("=", "in", *KIDX_OPERATORS):
             continue
         present = set(catalog.label_values(requirement.key))
+        if present and requirement.operator in KIDX_OPERATORS:  # a prefix or version range
+            if not resolved((requirement,), catalog.label_values)[0].values:
+                what.append(f"no run has {requirement} ({requirement.key} values present: "
+                            f"{listed(nearest(requirement.values[0], present), len(present))})")
+            continue
         if not present:
             keys = set(catalog.label_keys())
             what.append(f"no run has the label {requirement.key}"
@@ -57,7 +63,8 @@ def nothing_selected(catalog, kind: str, selector) -> str:
     requirements = tuple(getattr(selector, "requirements", ()))
     if not text.endswith(NO_COMBINATION) or len(requirements) < 2:
         return text
-    if catalog.list(CatalogQuery(kind=kind, labels=requirements, limit=1, annotations=False)):
+    if catalog.list(CatalogQuery(kind=kind, labels=resolved(requirements, catalog.label_values), limit=1,
+                                 annotations=False)):
         return text  # the label selector selects runs: names, references or a field selector left none
     return _parts(catalog, kind, requirements, text)
 
@@ -70,7 +77,8 @@ def no_runs_hint(store, registry, selector) -> str | None:
     if not requirements:
         return None
     with store.reading() as catalog:
-        if catalog.list(CatalogQuery(kind=kind, labels=requirements, limit=1, annotations=False)):
+        if catalog.list(CatalogQuery(kind=kind, labels=resolved(requirements, catalog.label_values), limit=1,
+                                     annotations=False)):
             return None
         text = empty_selection(selector, catalog)
         if not text.endswith(NO_COMBINATION) or len(requirements) < 2:
@@ -79,7 +87,8 @@ def no_runs_hint(store, registry, selector) -> str | None:
 
 
 def _parts(catalog, kind: str, requirements, text: str) -> str:
-    alone = [r for r in requirements if not catalog.list(CatalogQuery(kind=kind, labels=(r,), limit=1,
+    alone = [r for r in requirements if not catalog.list(CatalogQuery(kind=kind, labels=resolved((r,),
+                                                                          catalog.label_values), limit=1,
                                                                           annotations=False))]
     if alone:
         shown = [str(r) for r in alone[:SUGGESTIONS]]
@@ -91,7 +100,8 @@ def _parts(catalog, kind: str, requirements, text: str) -> str:
 def _what_matches(catalog, kind: str, requirement, requirements) -> str:
     """``kernel=rms_norm matches 12 runs, with gpu=nvidia-a100-sxm4-80gb``: the runs the one
     condition selects, and their values of the other conditions' keys."""
-    entries = catalog.list(CatalogQuery(kind=kind, labels=(requirement,), annotations=False))
+    entries = catalog.list(CatalogQuery(kind=kind, labels=resolved((requirement,), catalog.label_values),
+                                        annotations=False))
     found = f"{requirement} matches {len(entries)} run{'' if len(entries) == 1 else 's'}"
     with_values = []
     for other in requirements:

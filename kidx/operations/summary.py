@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from kidx.errors import UsageError
 from kidx.operations.analysed_runs import RUN_KIND
+from kidx.query.label_selector import resolved
 from kidx.query.versions import version_key
 from kidx.store.catalog import CatalogQuery
 
@@ -54,8 +55,8 @@ def summarize(store, registry, selector=None, release_label: str | None = None) 
     ``release_label``; without one, of the one label key ending in ``_version`` that the
     runs carry (none shown when they carry several: the summary names them)."""
     info = registry.resolve(RUN_KIND)
-    requirements = tuple(getattr(selector, "requirements", ()))
     with store.reading() as catalog:
+        requirements = resolved(getattr(selector, "requirements", ()), catalog.label_values)
         entries = catalog.list(CatalogQuery(kind=info.kind, labels=requirements, annotations=False))
         if not entries:
             return Summary((), 0, release_label)

@@ -676,3 +676,25 @@ def test_a_combination_that_selects_no_run_names_what_each_part_selects(q):
     assert q("get", "runs", "-l", "app=web,tier in (fe,be),!app")[2] == (
         "No resources found\nthe selection matched no runs: no run matches every condition: app=web matches 2 runs, "
         "with tier=be, fe; !app matches 2 runs, with no tier label; tier in (be,fe) matches 2 runs, with app=web\n")
+
+
+def test_label_prefixes_and_version_ranges_select_releases(kidx, history_store):
+    def versions(*args):
+        code, out, err = kidx("get", "runs", *args, "-o", "custom-columns=V:.metadata.labels.liger_version",
+                              "--no-headers", store_path=history_store)
+        assert code == 0, err
+        return sorted(set(out.split()))
+
+    assert versions("-l", "liger_version=0.5.*") == ["0.5.10", "0.5.2", "0.5.3", "0.5.4", "0.5.8"]
+    # in version order: 0.5.10 after 0.5.8, 0.6.0 within, 0.7.0 beyond
+    assert versions("-l", "liger_version>=0.5.8,liger_version<=0.6.1") == ["0.5.10", "0.5.8", "0.6.0", "0.6.1"]
+    # the same forms work through references and for compare
+    code, out, err = kidx("compare", "-l", "kernel=kto_loss,liger_version=0.5.*", "--by", "label=liger_version",
+                          "--baseline", "previous", "-o", "json", store_path=history_store)
+    assert code == 0, err
+    labels = {row["label"] for group in json.loads(out)["groups"] for row in group["rows"]}
+    assert labels and all(label.startswith("0.5.") for label in labels)
+    code, out, err = kidx("get", "runs", "-l", "liger_version=9.*", store_path=history_store)
+    assert (code, out) == (0, "")
+    assert err.startswith("No resources found\nthe selection matched no runs: no run has liger_version=9.* "
+                          "(liger_version values present: ")
