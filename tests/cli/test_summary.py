@@ -73,3 +73,11 @@ def test_bad_options_are_errors(kidx, history_store):
     assert (code, out) == (1, "")
     assert err == ('error: unable to match a printer suitable for the output format "wide", allowed formats are: '
                    "csv,json,tsv,yaml\n")
+
+
+def test_a_run_whose_workload_is_not_stored_counts_under_not_in_store(kidx, seed_bundle):
+    assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle)).code == 0
+    code, out, err = kidx("summary")
+    assert (code, err) == (0, "1 run: 1 operation on 1 GPU\n")
+    assert out == ("OPERATION        GPU                     RUNS   LIGER_VERSION   RELEASES\n"
+                   "<not in store>   NVIDIA H100 80GB HBM3   1      0.6.1           1\n")
