@@ -15,7 +15,8 @@ whether a change is real.
 - **Within one run** (samples or bands only): a two-sided Mann–Whitney U test on raw
   samples (as asv uses; the smallest p the sample sizes can reach is checked first, and
   below ALPHA means ``inconclusive``), else the p20-p80 bands (apart, and beyond the
-  threshold), else the threshold alone. Such evidence gives at most ``unconfirmed``,
+  threshold; bands too wide to show a change of the threshold either way are
+  ``inconclusive``), else the threshold alone. Such evidence gives at most ``unconfirmed``,
   with what it shows beside it.
 
 Confidence intervals of the ratio: from the t-test (between runs) or Hodges–Lehmann on
@@ -134,8 +135,25 @@ def judge(value: Measure, baseline: Measure, threshold: float = DEFAULT_THRESHOL
         return Judgement(ratio, speedup, beyond and p < alpha, "mann-whitney", p, ci)
     if value.low is not None and value.high is not None and baseline.low is not None and baseline.high is not None:
         apart = value.low > baseline.high or value.high < baseline.low
+        if not (beyond and apart) and not bands_show(value, baseline, threshold):
+            return Judgement(ratio, speedup, False, "bands", conclusive=False,
+                             reason=f"p20-p80 bands too wide to show a {threshold * 100:g}% change")
         return Judgement(ratio, speedup, beyond and apart, "bands")
     return Judgement(ratio, speedup, beyond, "threshold")
+
+
+def bands_show(value: Measure, baseline: Measure, threshold: float) -> bool:
+    """Whether the two arms' bands are narrow enough that a change of the threshold's size
+    would have set them apart, either way: the value's band moved to the baseline's figure
+    times (1 ± threshold) clears the baseline's band. Only then is a change within the
+    threshold ``same``; otherwise the bands cannot tell, and it is ``inconclusive``."""
+    if not value.value or not baseline.value or value.low is None or value.high is None:
+        return False
+    if baseline.low is None or baseline.high is None:
+        return False
+    low, high = value.low / value.value, value.high / value.value
+    base_low, base_high = baseline.low / baseline.value, baseline.high / baseline.value
+    return low * (1 + threshold) > base_high and high * (1 - threshold) < base_low
 
 
 class Noise(NamedTuple):

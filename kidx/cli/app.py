@@ -44,7 +44,12 @@ COMMANDS: dict[str, str] = {
     "push": "kidx.cli.commands.push",
     "pull": "kidx.cli.commands.pull",
     "publish": "kidx.cli.commands.publish",
+    "summary": "kidx.cli.commands.summary",
 }
+# what a command's name is mistaken for (kubectl's SuggestFor: get for list and ps): the
+# suggestion for an unknown command, before the spelling's nearest (list is nearer digest)
+SUGGEST_FOR: dict[str, str] = {"list": "get", "ls": "get", "ps": "get", "show": "describe", "inspect": "describe",
+                               "rm": "delete", "remove": "delete", "create": "apply", "log": "history"}
 INTERRUPTED = 130  # 128 + SIGINT, the shell's convention
 # kubectl diff reports errors with 2, since 1 means "differences found"
 USAGE_ERROR_EXIT: dict[str | None, int] = {"diff": 2, "compare": 2, "series": 2}  # by command name
@@ -204,6 +209,8 @@ def _invoke(command, argv: list[str], name: str | None, output, usage_error, cli
             output.stdout.write(exc.ctx.get_help() + "\n")
             return 0
         message = exc.format_message()
+        if message.startswith("No such command") and name in SUGGEST_FOR:
+            message = f"No such command '{name}'. Did you mean '{SUGGEST_FOR[name]}'?"
         if _is_a(exc, "NoSuchOption"):
             message = f"unknown flag: {exc.option_name}"  # kubectl's wording
         output.error(message)
@@ -245,6 +252,9 @@ def _failure(exc: BaseException, output: Output) -> int | None:
         return exc.exit_code
     if isinstance(exc, KidxError):
         output.error(str(exc))
+        hint = getattr(exc, "hint", None)  # what to try instead, where the error knows (an unknown type)
+        if hint:
+            output.notice(hint)
         return exc.exit_code
     if isinstance(exc, OutputClosed) or not isinstance(exc, Exception):  # main() ends quietly, or interrupted
         return None

@@ -48,6 +48,7 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "pull": ["--selector", "-l", "--force", "--dry-run", "--store"],
     "publish": ["--selector", "-l", "--field-selector", "--references", "--title", "--base-url", "--baseline",
                 "--release-label", "--threshold", "--alpha", "--dry-run", "--store"],
+    "summary": ["--selector", "-l", "--release-label", "--output", "-o", "--no-headers", "--store"],
 }
 TYPED_COMMANDS = ("get", "describe", "delete", "history", "explain", "export")
 FILE_FLAGS = ("-f", "--filename", "--store", "--environment", "--results")

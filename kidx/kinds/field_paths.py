@@ -100,6 +100,73 @@ def suggest_field_path(registry: KindRegistry, info: KindInfo, path: str) -> str
     return None
 
 
+def nearest_field_path(registry: KindRegistry, info: KindInfo, path: str) -> str | None:
+    """The real path nearest to a mistyped one, or None: the case corrected
+    (``suggest_field_path``), else each name replaced by the nearest the schema has there
+    (``spec.parameter.seq``: ``spec.parameters.seq``), else the first scalar path ending in
+    the name given (``median``: ``spec.timing.latencyNs.median``)."""
+    import difflib
+
+    found = suggest_field_path(registry, info, path)
+    if found is not None:
+        return found
+    segments = path.split(".")
+    if not all(segments):
+        return None
+    own = _nearest_own(info, segments)
+    if own is not None:
+        return own
+    for reference in info.references:
+        name = reference.field.removesuffix("Digest")
+        target = registry.by_kind(reference.target_kind)
+        if target is not None and difflib.get_close_matches(segments[0], [name], n=1, cutoff=0.6):
+            rest = _nearest_own(target, segments[1:])
+            if rest is not None:
+                return f"{name}.{rest}"
+    candidates = scalar_paths(info)
+    ending = [candidate for candidate in candidates if candidate.rsplit(".", 1)[-1].lower() == segments[-1].lower()]
+    return ending[0] if ending else None
+
+
+def _nearest_own(info: KindInfo, segments: list[str]) -> str | None:
+    import difflib
+
+    if len(segments) < 2:
+        return None
+    top = difflib.get_close_matches(segments[0], ["spec", "metadata"], n=1, cutoff=0.6)
+    if not top:
+        return None
+    if top[0] == "metadata":
+        close = difflib.get_close_matches(segments[1], list(METADATA_FIELDS), n=1, cutoff=0.8)
+        return f"metadata.{close[0]}" if close and len(segments) == 2 else None
+    rest = _nearest_in_schema(info.spec_schema, segments[1:])
+    return None if rest is None else ".".join(["spec", *rest])
+
+
+def _nearest_in_schema(schema: dict, segments: list[str]) -> list[str] | None:
+    """``_schema_has`` with each name the schema lacks replaced by its nearest sibling."""
+    import difflib
+
+    spelled: list[str] = []
+    for index, segment in enumerate(segments):
+        properties = schema.get("properties", {})
+        extra = schema.get("additionalProperties")
+        if segment not in properties:
+            if schema.get(_FREE_FORM) or extra is True or (isinstance(extra, dict) and not extra and not properties):
+                return spelled + segments[index:]
+            if isinstance(extra, dict):
+                spelled.append(segment)
+                schema = extra
+                continue
+            close = difflib.get_close_matches(segment, list(properties), n=1, cutoff=0.6)
+            if not close:
+                return None
+            segment = close[0]
+        spelled.append(segment)
+        schema = properties[segment]
+    return spelled
+
+
 def scalar_paths(info: KindInfo) -> list[str]:
     """Every path to a named scalar field of the kind (``metadata.name``,
     ``spec.timing.latencyNs.median``), in schema order: what completion offers for

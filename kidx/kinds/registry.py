@@ -16,9 +16,17 @@ NAME_REFERENCE_MARK = "x-kidx-name-reference"
 class UnknownTypeError(UsageError):
     """A resource type kidx does not have (``kidx get kernels``)."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, types: tuple[str, ...] = (), spellings: tuple[str, ...] = ()):
         super().__init__(f'kidx doesn\'t have a resource type "{name}"')
         self.name = name
+        self.hint = None  # a second line: the nearest type and every type, for the command line
+        if types:
+            import difflib
+
+            close = difflib.get_close_matches(name.lower(), spellings or types, n=1, cutoff=0.6)
+            nearest = f"did you mean {close[0]}? " if close else ""
+            self.hint = (f"{nearest}the resource types are {', '.join(types[:-1])} and {types[-1]} "
+                         "('kidx api-resources' lists their short names)")
 
 
 class PrinterColumn(NamedTuple):
@@ -150,7 +158,8 @@ class KindRegistry:
         """Any spelling of a type: plural, singular, short name, Kind, with or without group."""
         info = self._by_spelling.get(spelling.lower())
         if info is None:
-            raise UnknownTypeError(spelling)
+            raise UnknownTypeError(spelling, tuple(info.plural for info in self.kinds),
+                                   tuple(sorted(s for s in self._by_spelling if "." not in s)))
         return info
 
 

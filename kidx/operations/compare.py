@@ -20,7 +20,6 @@ closed on it.
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import re
 import statistics
@@ -41,12 +40,14 @@ from kidx.analysis.significance import (
     judge_runs,
     rule_text,
 )
-from kidx.errors import KidxError, UsageError
-from kidx.operations.analysed_runs import AnalysedRun, Referenced, run_reference_fields, select_runs
+from kidx.errors import KidxError, NotFoundError, UsageError
+from kidx.operations.analysed_runs import RUN_KIND, AnalysedRun, Referenced, run_reference_fields, select_runs
 from kidx.operations.host_bound import evidence, related_runs
+from kidx.operations.selection_hint import SUGGESTIONS, nearest, nothing_selected
+from kidx.operations.selection_hint import listed as _listed
+from kidx.query.versions import version_key
 
 NOTHING_COMPARED = "nothing compared"
-SUGGESTIONS = 8  # values or keys listed when a name matches nothing
 PREVIOUS = "previous"  # --baseline previous, with --by label=KEY: each value against the one before it
 VERSION = re.compile(r"v?\d+(?:[.\-_+]?[0-9A-Za-z]+)*")
 
@@ -136,6 +137,8 @@ class Comparison(NamedTuple):
     unmatched: tuple[str, ...] = ()  # label values that share no group with the baseline, and why
     inputs: tuple[AnalysedRun, ...] = ()  # every run read, for the record
     judged: tuple[str | None, ...] | None = None  # every row's verdict before --only (None: the rows')
+    # the store's other runs of the compared series, whose spread the verdicts' noise was measured on
+    history: tuple[AnalysedRun, ...] = ()
 
     @property
     def verdicts(self) -> list[str | None]:
@@ -164,7 +167,7 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
         raise UsageError("--force compares named runs that are not comparable: name at least two runs")
     selection = select_runs(store, registry, request)
     if selection.missing:
-        raise KidxError("; ".join(selection.missing))
+        raise NotFoundError("; ".join(selection.missing))
     runs = selection.runs
     history_runs = _history(store, registry, request, runs)
     measured = [run for run in runs if run.measure is not None]
@@ -189,18 +192,22 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
     groups = [_group(members, request, forced, history) for members in buckets.values() if members]
     groups = _with_host_evidence(store, registry, request, groups, history_runs)
     groups.sort(key=_group_order)
-    problems = _problems(request, runs, measured, groups, store)
+    problems = _problems(request, runs, measured, groups, store, registry)
     unmatched = _unmatched(request, measured, groups) if request.label_key is not None else []
     if unmatched and not any(group.compared for group in groups):
         problems.extend(unmatched)
     judged = tuple(row.verdict for group in groups for row in group.rows)
+    compared_series = {_series_of(run) for group in groups for row in group.rows for run in row.arm.runs}
+    selected = {run.name for run in runs}
+    deciding = tuple(run for run in history_runs if run.name not in selected and run.measure is not None
+                     and _series_of(run) in compared_series)
     if request.only:  # what is shown; the gate judges every row (judged)
         groups = [_only(group, request.only) for group in groups if group.compared
                   and any(row.verdict in request.only for row in group.rows)]
     return Comparison(groups, rule_text(request.threshold, request.alpha, request.min_t, request.confirm_runs),
                       request.threshold,
                       request.label_key, unmeasured, unlabelled, request.alpha, request.min_t, tuple(problems),
-                      tuple(unmatched), tuple(runs), judged)
+                      tuple(unmatched), tuple(runs), judged, deciding)
 
 
 def _narrowed(request: CompareRequest) -> bool:
@@ -350,11 +357,6 @@ def _quantile(ordered: list[float], q: float) -> float:
     return ordered[lower] + (ordered[upper] - ordered[lower]) * (position - lower)
 
 
-def version_key(value: str) -> tuple:
-    """Numeric parts compared as numbers: 0.10.0 after 0.9.1."""
-    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.findall(r"\d+|[A-Za-z]+", value))
-
-
 def _version_like(values) -> bool:
     return all(isinstance(v, str) and VERSION.fullmatch(v) for v in values)
 
@@ -439,24 +441,10 @@ def _group_order(group: ComparedGroup):
             group.implementation.label if group.implementation else "")
 
 
-def nearest(wanted: str, present) -> list[str]:
-    """``present``, the closest to ``wanted`` first (then in order)."""
-    present = sorted(set(present), key=lambda v: (version_key(v), v))
-    if not present:
-        return []
-    close = difflib.get_close_matches(wanted, present, n=len(present), cutoff=0.5)
-    return (close + [v for v in present if v not in close])[:SUGGESTIONS]
-
-
-def _listed(values: list[str], total: int) -> str:
-    more = f", … ({total} in all)" if total > len(values) else ""
-    return ", ".join(values) + more
-
-
 def _problems(request: CompareRequest, runs: list[AnalysedRun], measured: list[AnalysedRun],
-              groups: list[ComparedGroup], store) -> list[str]:
+              groups: list[ComparedGroup], store, registry) -> list[str]:
     if not runs:
-        return [empty_selection(request.selector, store.catalog())]
+        return [nothing_selected(store.catalog(), registry.resolve(RUN_KIND).kind, request.selector)]
     problems = []
     key = request.label_key
     if not measured and (key is None or any(key in run.labels for run in runs)):
@@ -483,25 +471,6 @@ def _problems(request: CompareRequest, runs: list[AnalysedRun], measured: list[A
         problems.append(f"{NOTHING_COMPARED}: each comparable group of the {len(measured)} selected runs holds "
                         f"a single arm (one {_arm_word(request)})")
     return problems
-
-
-def empty_selection(selector, catalog) -> str:
-    """What in the label selector matched nothing, with the keys or values the store has."""
-    what = []
-    for requirement in getattr(selector, "requirements", ()):
-        if requirement.operator not in ("=", "in"):
-            continue
-        present = set(catalog.label_values(requirement.key))
-        if not present:
-            keys = set(catalog.label_keys())
-            what.append(f"no run has the label {requirement.key}"
-                        + (f" (labels present: {_listed(nearest(requirement.key, keys), len(keys))})" if keys else ""))
-        elif not present & set(requirement.values):
-            wanted = requirement.values[0]
-            what.append(f"no run has {requirement.key}={','.join(requirement.values)} ({requirement.key} values "
-                        f"present: {_listed(nearest(wanted, present), len(present))})")
-    detail = "; ".join(what) if what else "no run matches every condition"
-    return f"the selection matched no runs: {detail}"
 
 
 def _unmatched(request: CompareRequest, measured: list[AnalysedRun], groups: list[ComparedGroup]) -> list[str]:

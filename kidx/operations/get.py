@@ -100,18 +100,43 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
                     manifests = without_referenced(manifests, selected_through - query.reference_roles)
             groups.append((info, manifests))
     if query.sort_keys:
-        from kidx.query.sorting import sort_objects
-
-        if len(groups) > 1:  # a key is a mistake only when no object of any kind has it
-            sort_objects([m for _, manifests in groups for m in manifests], query.sort_keys)
-        groups = [
-            (info, sort_objects(manifests, query.sort_keys, require_found=len(groups) == 1))
-            for info, manifests in groups
-        ]
+        groups = _sorted(registry, groups, query.sort_keys)
     if query.limit is not None:
         groups = _limited(groups, query.limit)
     single = len(targets) == 1 and targets[0].names is not None and len(targets[0].names) == 1
     return QueryResult(groups, selection.missing, single, query.reference_roles)
+
+
+def _sorted(registry, groups, sort_keys):
+    """Each group sorted by the keys; a key that no object has is an error naming the
+    nearest real path of the kinds listed (``--sort-by median``: ``.spec.timing.latencyNs.median``)."""
+    from kidx.query.sorting import SortError, sort_objects
+
+    try:
+        if len(groups) > 1:  # a key is a mistake only when no object of any kind has it
+            sort_objects([m for _, manifests in groups for m in manifests], sort_keys)
+        return [(info, sort_objects(manifests, sort_keys, require_found=len(groups) == 1))
+                for info, manifests in groups]
+    except SortError as error:
+        meant = _nearest_sort_path(registry, [info for info, _ in groups], error.path)
+        if meant is None:
+            raise
+        raise SortError(f"{error} (did you mean .{meant}?)") from None
+
+
+def _nearest_sort_path(registry, kinds, path: str | None) -> str | None:
+    import re
+
+    from kidx.kinds.field_paths import nearest_field_path
+
+    plain = (path or "").removeprefix("{").removesuffix("}").removeprefix(".")
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*", plain):
+        return None  # an index, a filter or a wildcard: no single path to name
+    for info in kinds:
+        meant = nearest_field_path(registry, info, plain)
+        if meant is not None and meant != plain:
+            return meant
+    return None
 
 
 def with_referenced(store: Store, info: KindInfo, manifests: list[dict], roles, catalog=None) -> list[dict]:

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from kidx.analysis.comparability import COMPARABLE_ROLES
 from kidx.analysis.measures import Measure
-from kidx.errors import KidxError, UsageError
+from kidx.errors import NotFoundError, UsageError
 from kidx.operations.analysed_runs import AnalysedRun, Referenced, select_runs
 from kidx.query.reference_paths import FieldPath, value_at, without
 
@@ -48,8 +48,9 @@ class PlotPoint(NamedTuple):
 
 
 class Line(NamedTuple):
-    label: str
+    label: str  # the implementation's name or the label value: what the csv and the SVG ids carry
     points: list[PlotPoint]
+    title: str | None = None  # the legend's words: the implementation's title, less what every line shares
 
 
 class Panel(NamedTuple):
@@ -59,6 +60,7 @@ class Panel(NamedTuple):
     fixed: dict  # the workload parameters shared by every point
     lines: list[Line]
     implementation: Referenced | None = None  # the panel's one implementation, with --by label
+    x_label: str | None = None  # the harness's name for the swept parameter (Liger's x_label), where it says
 
 
 class PlotData(NamedTuple):
@@ -71,7 +73,7 @@ class PlotData(NamedTuple):
 def plot_data(store, registry, request: PlotRequest) -> PlotData:
     selection = select_runs(store, registry, request)
     if selection.missing:
-        raise KidxError("; ".join(selection.missing))
+        raise NotFoundError("; ".join(selection.missing))
     panels: dict[tuple, dict[str, dict[float, AnalysedRun]]] = {}
     firsts: dict[tuple, AnalysedRun] = {}
     left_out, repeated = [], 0
@@ -111,10 +113,71 @@ def plot_data(store, registry, request: PlotRequest) -> PlotData:
         if request.x.role == "workload" and first.workload.spec:
             fixed = without(first.workload.spec, request.x.keys[1:]).get("parameters") or {}
         implementation = first.implementation if request.label_key else None
-        result.append(Panel(first.protocol, first.environment, first.workload, fixed, drawn, implementation))
+        labels = {harness_x_label(run, request.x, x) for points in lines.values() for x, run in points.items()}
+        x_label = labels.pop() if len(labels) == 1 else None
+        result.append(Panel(first.protocol, first.environment, first.workload, fixed, drawn, implementation,
+                            x_label))
+    if not request.label_key:
+        result = _titled(store, registry, result)
     result.sort(key=lambda panel: (panel.protocol.label, panel.environment.label, panel.workload.label,
                                    panel.implementation.label if panel.implementation else ""))
     return PlotData(request.x, result, repeated, left_out)
+
+
+def harness_x_label(run: AnalysedRun, x_path: FieldPath, x: float) -> str | None:
+    """What the harness called the swept parameter, where the run's source row says it
+    (Liger's ``x_label``, kept with the row in an annotation), the row's x axis is the
+    workload parameter ``--x`` names (as the importer names it) and its ``x_value`` is
+    the point's x; None otherwise."""
+    import csv
+
+    from kidx.importers.liger import ANNOTATION_ROW, HEADER
+    from kidx.importers.liger import _x_parameter_name as x_parameter_name
+
+    if x_path.role != "workload" or len(x_path.keys) != 3 or x_path.keys[:2] != ("spec", "parameters"):
+        return None
+
+    row = ((run.manifest.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_ROW)
+    if not isinstance(row, str):
+        return None
+    try:
+        fields = next(csv.reader([row]))
+    except (csv.Error, StopIteration):
+        return None
+    if len(fields) != len(HEADER):
+        return None
+    try:
+        same = float(fields[HEADER.index("x_value")]) == x
+    except ValueError:
+        return None
+    label = fields[HEADER.index("x_label")].strip()
+    swept = x_parameter_name(fields[HEADER.index("x_name")], label)
+    return label if same and label and swept == x_path.keys[2] else None
+
+
+TITLE_SEPARATOR = " · "  # how the importers join a title's parts ("Jensen–Shannon divergence · Liger (Triton)")
+
+
+def _titled(store, registry, panels: list[Panel]) -> list[Panel]:
+    """Each line named by its implementation's title, without the parts every line of its
+    panel shares ("Liger (Triton)" beside "PyTorch (eager)"); its name where it has no title."""
+    kind = registry.resolve("implementations").kind
+    digests = {line.points[0].run.implementation.digest for panel in panels for line in panel.lines}
+    manifests = store.referenced_manifests({d for d in digests if d}, kind)
+    titles = {digest: (manifest.get("metadata") or {}).get("title") for digest, manifest in manifests.items()}
+    titled = []
+    for panel in panels:
+        found = [titles.get(line.points[0].run.implementation.digest) for line in panel.lines]
+        parts = [title.split(TITLE_SEPARATOR) for title in found if isinstance(title, str) and title]
+        shared = set.intersection(*map(set, parts)) if len(parts) > 1 else set()
+        lines = []
+        for line, title in zip(panel.lines, found, strict=True):
+            if isinstance(title, str) and title:
+                kept = [part for part in title.split(TITLE_SEPARATOR) if part not in shared]
+                title = TITLE_SEPARATOR.join(kept) or title
+            lines.append(line._replace(title=title or None))
+        titled.append(panel._replace(lines=lines))
+    return titled
 
 
 def _speed_of_light(run: AnalysedRun, y: str) -> AnalysedRun:

@@ -35,8 +35,8 @@ from kidx.analysis.significance import (
     judge_runs,
     rule_text,
 )
-from kidx.errors import KidxError
-from kidx.operations.analysed_runs import AnalysedRun, Referenced, select_runs
+from kidx.errors import NotFoundError
+from kidx.operations.analysed_runs import RUN_KIND, AnalysedRun, Referenced, select_runs
 
 SESSION_WINDOW = timedelta(hours=1)
 SAME_EVERYTHING = "same kernel, machine and harness"
@@ -129,7 +129,7 @@ class SeriesResult(NamedTuple):
 def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
     selection = select_runs(store, registry, request)
     if selection.missing:
-        raise KidxError("; ".join(selection.missing))
+        raise NotFoundError("; ".join(selection.missing))
     measured = [run for run in selection.runs if run.measure is not None]
     buckets: dict[tuple, list[AnalysedRun]] = {}
     for run in measured:
@@ -145,9 +145,9 @@ def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
     series.sort(key=lambda s: (s.protocol.label, s.workload.label, s.environment.label, s.implementation.label))
     problems = []
     if not selection.runs:
-        from kidx.operations.compare import empty_selection
+        from kidx.operations.selection_hint import nothing_selected
 
-        problems.append(empty_selection(request.selector, store.catalog()))
+        problems.append(nothing_selected(store.catalog(), registry.resolve(RUN_KIND).kind, request.selector))
     elif not series:
         problems.append(f"no series of two or more points among the {len(selection.runs)} selected runs")
     if request.label_key and measured and not any(request.label_key in run.labels for run in measured):

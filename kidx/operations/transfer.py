@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 from kidx.errors import KidxError, StoreError
 from kidx.kinds.registry import KindInfo, KindRegistry
+from kidx.query.label_selector import resolved
 from kidx.query.targets import Target
 from kidx.store.catalog import CatalogQuery, Change, Entry, Revision
 from kidx.store.column_cache import column_values
@@ -119,7 +120,7 @@ def _names(catalog, targets: list[Target], label_selector) -> list[tuple[KindInf
         if target.names is not None:
             selected.extend((info, name) for name in target.names if (info, name) not in selected)
             continue
-        labels = tuple(label_selector.requirements) if label_selector is not None else ()
+        labels = resolved(label_selector.requirements, catalog.label_values) if label_selector is not None else ()
         found = [entry.name for entry in catalog.list(CatalogQuery(kind=info.kind, labels=labels))]
         if label_selector is None:
             found = sorted(set(found) | set(catalog.names_with_history(info.kind)))

@@ -325,6 +325,7 @@ def comparison_document(comparison: Comparison) -> dict:
         "unmatched": list(comparison.unmatched),
         "leftOut": {"unmeasured": comparison.unmeasured, "unlabelled": comparison.unlabelled},
         "inputs": inputs_record(comparison.inputs),
+        "history": inputs_record(comparison.history),
     }
 
 

@@ -63,14 +63,28 @@ def write_plot(data: PlotData, path: str, title: str | None = None) -> None:
         plt.close(figure)
 
 
+# as the published site draws (kidx.publish.charts): a marker shape and a dash pattern per
+# line besides its colour, so lines are told apart without colour
+MARKERS = ("o", "s", "^", "D", "v", "X", "P", "*")
+DASHES = ("solid", (0, (7, 4)), (0, (2, 3)), (0, (9, 3, 2, 3)), (0, (12, 5)), (0, (4, 2, 1, 2)), (0, (1, 2)),
+          (0, (6, 2, 6, 6)))
+
+
+def line_style(index: int) -> tuple[str, object]:
+    """The marker and dash of a panel's ``index``-th line."""
+    return MARKERS[index % len(MARKERS)], DASHES[index % len(DASHES)]
+
+
 def _draw_panel(ax, panel, x_label: str, number: int) -> None:
     first = panel.lines[0].points[0].run.known_measure
     scale, unit = AXIS_SCALES.get(first.unit, (1, first.unit))
     what = QUANTITIES.get(first.metric, "latency")
-    for line in panel.lines:
+    for index, line in enumerate(panel.lines):
         xs = [point.x for point in line.points]
         ys = [point.run.measure.value / scale for point in line.points]
-        drawn = ax.plot(xs, ys, marker="o", label=line.label, gid=f"panel{number}-line-{line.label}")[0]
+        marker, dash = line_style(index)
+        drawn = ax.plot(xs, ys, marker=marker, linestyle=dash, label=line.title or line.label,
+                        gid=f"panel{number}-line-{line.label}")[0]
         bands = [(p.x, p.run.measure.low, p.run.measure.high) for p in line.points if p.run.measure.low is not None]
         if len(bands) == len(line.points):
             ax.fill_between(xs, [b[1] / scale for b in bands], [b[2] / scale for b in bands],
@@ -78,7 +92,7 @@ def _draw_panel(ax, panel, x_label: str, number: int) -> None:
     xs = sorted({point.x for line in panel.lines for point in line.points})
     if len(xs) > 2 and xs[0] > 0 and xs[-1] / xs[0] >= 16:
         ax.set_xscale("log", base=2)
-    ax.set_xlabel(x_label)
+    ax.set_xlabel(panel.x_label or x_label)
     ax.set_ylabel(f"{first.statistic} {what} ({unit})")
     ax.set_title(panel_title(panel), fontsize=9)
     ax.grid(True, alpha=0.3)

@@ -120,6 +120,8 @@ PRINTERS: dict[str, Printer] = {
     "api-resources": Printer((Format("wide"), Format("name"), Format("json"), Format("yaml"))),
     "version": Printer((Format("json"), Format("yaml"))),
     "fsck": Printer((Format("json"),), after=": the report as JSON"),
+    "summary": Printer((Format("json"), Format("yaml"), Format("csv"), Format("tsv")),
+                       before="A table, or ", after=" of the same rows"),
 }
 
 

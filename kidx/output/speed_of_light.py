@@ -4,7 +4,8 @@ GPU's peak, for tables (``get runs -o wide``, compare, series) and for -o json.
 A run whose cost or peak is unknown shows nothing in the column that needs it (``<none>``
 in a table, the field left out in json): never a guess. In ``get runs -o wide`` each
 column appears only when at least one run listed has a value for it, so a listing of runs
-without any known cost prints exactly as before (docs/speed-of-light.md).
+without any known cost prints exactly as before (docs/speed-of-light.md); ``-o csv|tsv``
+always has all four, empty where unknown.
 """
 
 from __future__ import annotations
@@ -55,10 +56,11 @@ RUN_COLUMNS = (
 
 def run_columns(figures: list[Achieved | None], raw: bool = False) -> tuple[list[str], list[list[str]]]:
     """The headers and per-run cells of the columns at least one run has a value for;
-    ``raw`` for -o csv/tsv: rates in bytes/s and FLOP/s and shares as fractions, in their
-    shortest round-trip form, and nothing for a missing value."""
+    ``raw`` for -o csv/tsv: every column, whatever the runs (a script's schema does not
+    depend on which runs matched), rates in bytes/s and FLOP/s and shares as fractions, in
+    their shortest round-trip form, and nothing for a missing value."""
     values = [[None if a is None else figure(a) for _, figure, _ in RUN_COLUMNS] for a in figures]
-    kept = [i for i in range(len(RUN_COLUMNS)) if any(row[i] is not None for row in values)]
+    kept = [i for i in range(len(RUN_COLUMNS)) if raw or any(row[i] is not None for row in values)]
     headers = [RUN_COLUMNS[i][0] for i in kept]
     if raw:
         return headers, [["" if row[i] is None else repr(row[i]) for i in kept] for row in values]

@@ -57,14 +57,14 @@ def check_fields(selector: FieldSelector, registry, kinds) -> frozenset[str]:
     ("field label not supported"), naming the path and, when only the case of a name
     is wrong, the path meant. Returns the references the fields reach through
     (``workload`` for ``workload.spec.parameters.seq``)."""
-    from kidx.kinds.field_paths import resolve_field_path, suggest_field_path
+    from kidx.kinds.field_paths import nearest_field_path, resolve_field_path
 
     through: set[str] = set()
     for info in kinds:
         for requirement in selector.requirements:
             found = resolve_field_path(registry, info, requirement.field)
             if found is None:
-                meant = suggest_field_path(registry, info, requirement.field)
+                meant = nearest_field_path(registry, info, requirement.field)
                 hint = (f" (did you mean {meant}?)" if meant
                         else f" ({info.plural} have no such field)" if len(kinds) > 1 else "")
                 raise FieldSelectorError(f"field label not supported: {requirement.field}{hint}")

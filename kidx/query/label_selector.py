@@ -20,7 +20,12 @@ from kidx.records import NamedTuple
 
 # The operators a Requirement can carry. "==" is accepted by the parser but stored as
 # "=": the two mean the same thing, and one spelling keeps equality and str() simple.
-OPERATORS = ("=", "!=", "in", "notin", "exists", "!", "gt", "lt")
+OPERATORS = ("=", "!=", "in", "notin", "exists", "!", "gt", "lt", "prefix", "ge", "le")
+# kidx's own forms, which kubectl refuses to parse (so no kubectl selector changes meaning):
+# ``key=PREFIX*`` (a value starting so: liger_version=0.5.*) and ``key>=V``/``key<=V`` (at
+# or after, at or before V in version order: 0.5.10 after 0.5.9). The store answers
+# kubectl's operators only: ``resolved`` turns these into ``in`` over the label's values.
+KIDX_OPERATORS = ("prefix", "ge", "le")
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
@@ -266,10 +271,12 @@ class Requirement:
         values = ",".join(sorted(self.values))
         if self.operator in ("in", "notin"):
             return f"{self.key} {self.operator} ({values})"
+        if self.operator == "prefix":
+            return f"{self.key}={values}*"
         return f"{self.key}{_OPERATOR_TEXT[self.operator]}{values}"
 
 
-_OPERATOR_TEXT = {"=": "=", "!=": "!=", "gt": ">", "lt": "<"}
+_OPERATOR_TEXT = {"=": "=", "!=": "!=", "gt": ">", "lt": "<", "ge": ">=", "le": "<="}
 
 
 def _compile_in(key: str, values: tuple[str, ...]) -> LabelTest:
@@ -318,6 +325,43 @@ def _compile_compare(greater: bool) -> Callable[[str, tuple[str, ...]], LabelTes
     return compile_
 
 
+def _compile_prefix(key: str, values: tuple[str, ...]) -> LabelTest:
+    (start,) = values
+    return lambda labels: key in labels and labels[key].startswith(start)
+
+
+def _compile_version(at_least: bool) -> Callable[[str, tuple[str, ...]], LabelTest]:
+    """'ge'/'le': the label value at or after (before) the bound in version order."""
+
+    def compile_(key: str, values: tuple[str, ...]) -> LabelTest:
+        from kidx.query.versions import version_key
+
+        bound = version_key(values[0])
+
+        def test(labels: Mapping[str, str]) -> bool:
+            raw = labels.get(key)
+            if raw is None:
+                return False
+            order = version_key(raw)
+            return order >= bound if at_least else order <= bound
+
+        return test
+
+    return compile_
+
+
+def resolved(requirements: Iterable[Requirement], label_values: Callable[[str], list[str]]) -> tuple[Requirement, ...]:
+    """The requirements with kidx's own forms (``KIDX_OPERATORS``) as ``in`` over the
+    values the store has for the key (``label_values(key)``), which every backend answers."""
+    out = []
+    for requirement in requirements:
+        if requirement.operator in KIDX_OPERATORS:
+            values = [value for value in label_values(requirement.key) if requirement.matches({requirement.key: value})]
+            requirement = Requirement(requirement.key, "in", sorted(values))
+        out.append(requirement)
+    return tuple(out)
+
+
 _COMPILERS: dict[str, Callable[[str, tuple[str, ...]], LabelTest]] = {
     "=": _compile_in,
     "in": _compile_in,
@@ -327,12 +371,21 @@ _COMPILERS: dict[str, Callable[[str, tuple[str, ...]], LabelTest]] = {
     "!": _compile_absent,
     "gt": _compile_compare(greater=True),
     "lt": _compile_compare(greater=False),
+    "prefix": _compile_prefix,
+    "ge": _compile_version(at_least=True),
+    "le": _compile_version(at_least=False),
 }
 
 
 def _new_requirement(key: str, operator: str, values: set[str]) -> Requirement:
     """NewRequirement: validate the values (the key was checked while parsing)."""
     ordered = tuple(sorted(values))
+    if operator == "=" and len(ordered) == 1 and ordered[0].endswith("*"):  # kidx's prefix form
+        start = ordered[0][:-1]
+        problems = value_errors(start + "0") if start else []
+        if problems:
+            raise _RequirementError(_invalid("values[0][" + key + "]", ordered[0], problems))
+        return Requirement(key, "prefix", (start,))
     errors = []
     if operator in ("gt", "lt"):
         for index, value in enumerate(ordered):
@@ -367,6 +420,8 @@ class _Tok:
     NEQ = "!="
     GT = ">"
     LT = "<"
+    GE = ">="
+    LE = "<="
 
 
 class _Token(NamedTuple):
@@ -376,7 +431,7 @@ class _Token(NamedTuple):
 
 _SYMBOLS = {
     "(": _Tok.OPEN, ")": _Tok.CLOSE, ",": _Tok.COMMA, "!": _Tok.BANG, "=": _Tok.EQ,
-    "==": _Tok.DEQ, "!=": _Tok.NEQ, ">": _Tok.GT, "<": _Tok.LT,
+    "==": _Tok.DEQ, "!=": _Tok.NEQ, ">": _Tok.GT, "<": _Tok.LT, ">=": _Tok.GE, "<=": _Tok.LE,
 }
 _KEYWORDS = {"in": _Tok.IN, "notin": _Tok.NOTIN}
 _WHITESPACE = frozenset(" \t\r\n")
@@ -508,7 +563,7 @@ class _Parser:
 
     _BINARY = {
         _Tok.IN: "in", _Tok.NOTIN: "notin", _Tok.EQ: "=", _Tok.DEQ: "=",
-        _Tok.NEQ: "!=", _Tok.GT: "gt", _Tok.LT: "lt",
+        _Tok.NEQ: "!=", _Tok.GT: "gt", _Tok.LT: "lt", _Tok.GE: "ge", _Tok.LE: "le",
     }
 
     def _operator(self) -> str:

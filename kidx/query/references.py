@@ -30,14 +30,15 @@ _DIGEST_SUFFIX = "Digest"
 def reference_condition(text: str, registry: KindRegistry, catalog: Catalog) -> ReferenceCondition:
     if ":" in text and not text.startswith("sha256:"):
         spelling, _, selector_text = text.partition(":")
-        from kidx.query.label_selector import LabelSelector, SelectorError
+        from kidx.query.label_selector import LabelSelector, SelectorError, resolved
 
         info = registry.resolve(spelling)
         try:
             selector = LabelSelector.parse(selector_text)
         except SelectorError as exc:
             raise UsageError(f'the provided selector "{selector_text}" is not valid: {exc}') from None
-        return ReferenceCondition(target_kind=info.kind, target_labels=tuple(selector.requirements))
+        return ReferenceCondition(target_kind=info.kind, target_labels=resolved(selector.requirements,
+                                                                                    catalog.label_values))
     if "/" in text:
         spelling, _, name = text.partition("/")
         info = registry.resolve(spelling)

@@ -69,7 +69,9 @@ def select(catalog: Catalog, targets: list[Target], label_selector=None, conditi
     selection = Selection()
     base = conditions if conditions is not None else CatalogQuery()
     if label_selector is not None:
-        base = base._replace(labels=tuple(label_selector.requirements))
+        from kidx.query.label_selector import resolved
+
+        base = base._replace(labels=resolved(label_selector.requirements, catalog.label_values))
     for target in targets:
         if target.names is None:
             query = base._replace(kind=target.info.kind)

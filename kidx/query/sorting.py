@@ -41,6 +41,8 @@ __all__ = ["SortError", "SortKey", "natural_key", "parse_sort_keys", "sort_objec
 class SortError(UsageError):
     """A sort key that cannot be used."""
 
+    path: str | None = None  # the key no object has, in ``{.…}`` form
+
 
 _MISSING = object()
 
@@ -128,8 +130,10 @@ def sort_objects(objects: Sequence[dict], keys: Sequence[SortKey] | str, *, requ
     for key in keys:
         firsts = [key.first_value(obj) for obj in items]
         if require_found and all(v is _MISSING for v in firsts):
-            raise SortError(f"couldn't find any field with path {json.dumps(key.path, ensure_ascii=False)} "
-                            "in the list of objects")
+            error = SortError(f"couldn't find any field with path {json.dumps(key.path, ensure_ascii=False)} "
+                              "in the list of objects")
+            error.path = key.path  # for a caller that knows the kinds to name the path meant
+            raise error
         columns.append([_value_key(v) for v in firsts])
     order = list(range(len(items)))
     # Stable sorts from the last key to the first give the multi-key order; Python keeps

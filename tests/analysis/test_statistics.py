@@ -61,8 +61,12 @@ def test_band_rule_needs_the_threshold_and_apart_bands():
     base = _latency(1000, 990, 1010)
     assert judge(_latency(1100, 1090, 1110), base).verdict == "slower"  # +10%, apart
     assert judge(_latency(1040, 1030, 1050), base).verdict == "same"  # +4%: below 5%
-    assert judge(_latency(1100, 1000, 1200), base).verdict == "same"  # +10% but bands overlap
+    # +10% but bands overlap: they are too wide to show a change of 5%, so not "same"
+    overlapping = judge(_latency(1100, 1000, 1200), base)
+    assert (overlapping.verdict, overlapping.reason) == ("inconclusive", "p20-p80 bands too wide to show a 5% change")
     assert judge(_latency(1040, 1030, 1050), base, threshold=0.02).verdict == "slower"
+    # no change, but bands of ±10% could not have shown one of 5% either way
+    assert judge(_latency(1000, 900, 1100), base).verdict == "inconclusive"
     faster = judge(_latency(500, 490, 510), base)
     assert (faster.verdict, faster.ratio, faster.speedup, faster.test) == ("faster", 0.5, 2.0, "bands")
 

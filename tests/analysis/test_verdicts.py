@@ -122,6 +122,29 @@ def test_series_gate_fails_closed_on_an_empty_selection(kidx, history_store):
                 store_path=history_store).code == 0
 
 
+@pytest.mark.parametrize("command", ["compare", "series"])
+def test_a_combination_that_matches_nothing_says_what_each_part_matches(kidx, history_store, command):
+    code, out, err = kidx(command, "-l", "kernel=rms_norm,gpu=nvidia-h100-80gb-hbm3", "--fail-on-regression",
+                          store_path=history_store)
+    assert (code, out) == (2, "")
+    assert err == ("error: the gate cannot judge: the selection matched no runs: no run matches every condition: "
+                   "gpu=nvidia-h100-80gb-hbm3 matches 1142 runs, with kernel=layer_norm, megatron_rms_norm, "
+                   "fused_add_rms_norm, distill_jsd_loss, fused_linear_jsd, fused_moe, fused_neighborhood_attention, "
+                   "kto_loss, … (13 in all); kernel=rms_norm matches 48 runs, with gpu=nvidia-a100-sxm4-80gb "
+                   "(--allow-empty passes when nothing could be judged)\n")
+    code, out, err = kidx(command, "-l", "kernel=rms_norm,provider=nobody", store_path=history_store)
+    assert code == 0
+    assert "the selection matched no runs: no run has provider=nobody (provider values present: " in err
+
+
+def test_a_label_selector_that_selects_runs_is_not_blamed(kidx, history_store):
+    code, out, err = kidx("compare", "-l", "kernel=rms_norm,gpu=nvidia-a100-sxm4-80gb", "--field-selector",
+                          "metadata.name=none", "--fail-on-regression", store_path=history_store)
+    assert (code, out) == (2, "")
+    assert err == ("error: the gate cannot judge: the selection matched no runs: no run matches every condition "
+                   "(--allow-empty passes when nothing could be judged)\n")
+
+
 # ---------------------------------------------------------------- baselines
 
 

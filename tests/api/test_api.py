@@ -681,7 +681,8 @@ def test_user_errors_raise_documented_classes_with_the_cli_s_message(cli, head_s
     store = kidx.open_store(path)
     with pytest.raises(UsageError) as raised:
         store.get("rns")
-    assert str(raised.value) == cli("get", "rns", store_path=path)[2].removeprefix("error: ").rstrip("\n")
+    message, hint = cli("get", "rns", store_path=path)[2].removeprefix("error: ").splitlines()
+    assert (str(raised.value), getattr(raised.value, "hint", None)) == (message, hint)
     with pytest.raises(UsageError, match=r"^invalid --threshold '5%': a percentage from 0 up to, not including, 100"):
         store.compare(threshold="5%")  # type: ignore[arg-type]
     with pytest.raises(UsageError, match=r"^invalid --alpha"):

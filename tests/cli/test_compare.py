@@ -164,7 +164,8 @@ def test_a_single_run_has_nothing_to_compare_with(kidx, head_store):
 def test_missing_run_is_an_error_with_exit_2(kidx, head_store):
     code, out, err = kidx("compare", SEED_RUN, "no-such-run", store_path=head_store)
     assert (code, out) == (2, "")
-    assert 'benchmarkruns.kernelindex.dev "no-such-run" not found' in err
+    # as get and describe say it (docs/scripting.md)
+    assert err == 'Error (NotFound): benchmarkruns.kernelindex.dev "no-such-run" not found\n'
 
 
 @pytest.mark.parametrize("args, message", [

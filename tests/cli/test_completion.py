@@ -56,7 +56,7 @@ spec: {status: passed}
 """
 COMMANDS = ["api-resources", "apply", "compare", "completion", "delete", "describe", "diff", "digest", "env",
             "explain", "export", "fsck", "gc", "get", "history", "import", "plot", "publish", "pull", "push", "record",
-            "series", "version"]
+            "series", "summary", "version"]
 TYPE_WORDS = [
     "benchmarkprotocol", "benchmarkprotocols", "benchmarkrun", "benchmarkruns", "bp", "br", "ee", "env",
     "environment", "environments", "envs", "executionenvironment", "executionenvironments", "impl",

@@ -85,6 +85,8 @@ Spec:
 Referenced By:
   BenchmarkRun:  1  {SEED_RUN_NAME}
 """
+TYPES = ("the resource types are benchmarkprotocols, benchmarkruns, executionenvironments, implementations and "
+         "workloads ('kidx api-resources' lists their short names)\n")
 
 
 @pytest.fixture(autouse=True)
@@ -318,7 +320,7 @@ def test_describe_empty_type(populated):
 
 
 def test_describe_unknown_type(populated):
-    assert populated("describe", "foos", "x") == (1, "", 'error: kidx doesn\'t have a resource type "foos"\n')
+    assert populated("describe", "foos", "x") == (1, "", 'error: kidx doesn\'t have a resource type "foos"\n' + TYPES)
 
 
 def test_describe_missing_store_creates_nothing(kidx, store):

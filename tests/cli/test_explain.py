@@ -7,6 +7,8 @@ from conftest import REPO
 from ruamel.yaml import YAML
 
 HEADER = "GROUP:      kernelindex.dev\nKIND:       BenchmarkRun\nVERSION:    v1alpha1\n\n"
+TYPES = ("the resource types are benchmarkprotocols, benchmarkruns, executionenvironments, implementations and "
+         "workloads ('kidx api-resources' lists their short names)\n")
 
 
 def crd_schema(plural: str) -> dict:
@@ -198,8 +200,8 @@ def test_explain_unknown_field(kidx, path):
 
 
 def test_explain_unknown_type(kidx):
-    assert kidx("explain", "foos") == (1, "", 'error: kidx doesn\'t have a resource type "foos"\n')
-    assert kidx("explain", "foos.spec") == (1, "", 'error: kidx doesn\'t have a resource type "foos"\n')
+    assert kidx("explain", "foos") == (1, "", 'error: kidx doesn\'t have a resource type "foos"\n' + TYPES)
+    assert kidx("explain", "foos.spec") == (1, "", 'error: kidx doesn\'t have a resource type "foos"\n' + TYPES)
 
 
 def test_explain_without_argument(kidx):

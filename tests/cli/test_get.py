@@ -33,6 +33,8 @@ EMPTY_LIST_JSON = (
     '{\n    "apiVersion": "v1",\n    "items": [],\n    "kind": "List",\n'
     '    "metadata": {\n        "resourceVersion": ""\n    }\n}\n'
 )
+TYPES = ("the resource types are benchmarkprotocols, benchmarkruns, executionenvironments, implementations and "
+         "workloads ('kidx api-resources' lists their short names)\n")
 
 
 @pytest.fixture(autouse=True)
@@ -120,7 +122,13 @@ def test_spellings_of_other_kinds(seeded, spelling, expected):
 
 @pytest.mark.parametrize("spelling", ["foos", "runs.example.com", "benchmarkruns.v2.kernelindex.dev"])
 def test_unknown_type(seeded, spelling):
-    assert seeded("get", spelling) == (1, "", f'error: kidx doesn\'t have a resource type "{spelling}"\n')
+    assert seeded("get", spelling) == (1, "", f'error: kidx doesn\'t have a resource type "{spelling}"\n{TYPES}')
+
+
+def test_unknown_type_names_the_nearest_and_every_type(seeded):
+    assert seeded("get", "runz") == (1, "", 'error: kidx doesn\'t have a resource type "runz"\ndid you mean run? '
+                                            + TYPES)
+    assert seeded("get", "kernels")[2].endswith(f'"kernels"\n{TYPES}')
 
 
 def test_no_type_is_a_usage_error(seeded):

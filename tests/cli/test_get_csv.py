@@ -8,17 +8,19 @@ import io
 SEED_RUN = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-seq16384-bf16-"
 WIDE_HEADER = ["NAME", "BENCHMARK", "STATUS", "MEDIAN", "OBSERVED", "AGE", "PEAK-MEMORY", "PROTOCOL",
                "ENVIRONMENT", "IMPLEMENTATION", "WORKLOAD"]
+SOL_HEADER = ["BANDWIDTH", "FLOPS", "SOL", "SOL-MEASURED"]
 
 
 def test_csv_has_the_wide_columns_with_raw_values(kidx, head_store):
     code, out, err = kidx("get", "run", SEED_RUN, "-o", "csv", "-L", "liger_version", store_path=head_store)
     assert (code, err) == (0, "")
     header, row = list(csv.reader(io.StringIO(out)))
-    # the speed-of-light columns follow the wide ones where the run has figures (docs/speed-of-light.md)
-    assert header == [*WIDE_HEADER, "BANDWIDTH", "SOL", "LIGER_VERSION"]
+    # the four speed-of-light columns follow the wide ones, empty where unknown (docs/speed-of-light.md)
+    assert header == [*WIDE_HEADER, *SOL_HEADER, "LIGER_VERSION"]
     record = dict(zip(header, row, strict=True))
     # 553,648,128 B in 417.536 µs, and its share of the H100 SXM's 3.35 TB/s: raw, as fractions
     assert (record["BANDWIDTH"], record["SOL"]) == ("1325988963825.8735", "0.3958176011420518")
+    assert (record["FLOPS"], record["SOL-MEASURED"]) == ("", "")
     assert record["MEDIAN"] == "417536"  # nanoseconds, not 417.5µs
     assert record["OBSERVED"] == "2025-08-07T21:42:15.000Z"
     assert record["AGE"].endswith("Z")  # the timestamp as written, not an age
@@ -64,6 +66,20 @@ def test_csv_of_several_kinds_is_refused(kidx, head_store):
     assert (code, out) == (1, "")
     assert err == ("error: -o csv prints one kind at a time (one header row); this selection holds "
                    "executionenvironments, benchmarkprotocols\n")
+
+
+def test_runs_have_one_column_set_whatever_the_selection(kidx, head_store):
+    # memory runs have no speed of light, latency runs of a costed workload have some: one header
+    headers = set()
+    for benchmark in ("llama4_rope/full/memory", "llama4_rope/backward"):
+        code, out, err = kidx("get", "runs", "--field-selector", f"spec.sourceNative.benchmark={benchmark}", "-o",
+                              "csv", store_path=head_store)
+        assert (code, err) == (0, "")
+        headers.add(out.split("\n", 1)[0])
+    code, out, err = kidx("get", "runs", "-l", "kernel=nothing", "-o", "csv", store_path=head_store)
+    assert code == 0
+    headers.add(out.split("\n", 1)[0])
+    assert headers == {",".join(["NAME", *WIDE_HEADER[1:], *SOL_HEADER])}
 
 
 def test_empty_selection_still_prints_the_header(kidx, head_store):

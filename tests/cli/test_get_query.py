@@ -104,6 +104,8 @@ SEED = SEED_RUN_NAME
 R = "benchmarkrun.kernelindex.dev/"
 # catalog order (by name, byte-wise)
 ALL_RUNS = ["api-9", SEED, "web-1", "web-10", "web-2"]
+TYPES = ("the resource types are benchmarkprotocols, benchmarkruns, executionenvironments, implementations and "
+         "workloads ('kidx api-resources' lists their short names)\n")
 
 
 def _run_cli(args: list[str], tmp_path_factory) -> tuple[int, str, str]:
@@ -292,7 +294,7 @@ def test_references_unknown_name_is_not_found(q):
         ("nonsense", 'error: --references "nonsense": expected TYPE/NAME, a digest (sha256:… or 8+ hex digits) or TYPE:SELECTOR\n'),
         ("abcdef1", 'error: --references "abcdef1": expected TYPE/NAME, a digest (sha256:… or 8+ hex digits) or TYPE:SELECTOR\n'),
         ("env:a b", "error: the provided selector \"a b\" is not valid: unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt\n"),
-        ("foos/x", 'error: kidx doesn\'t have a resource type "foos"\n'),
+        ("foos/x", 'error: kidx doesn\'t have a resource type "foos"\n' + TYPES),
     ],
 )
 def test_references_bad_values(q, value, message):
@@ -619,6 +621,23 @@ def test_a_table_without_age_is_stable(q):
     assert without_age(first.out) == without_age(second.out)
 
 
+def test_a_mistyped_path_names_the_nearest_real_one(kidx, seed_bundle):
+    import json as _json
+
+    kidx("apply", "-f", "-", stdin=_json.dumps(seed_bundle))
+    assert kidx("get", "wl", "--field-selector", "spec.parameter.seq=16384") == (
+        1, "", "error: field label not supported: spec.parameter.seq (did you mean spec.parameters.seq?)\n")
+    assert kidx("get", "runs", "--sort-by", "median") == (
+        1, "", 'error: couldn\'t find any field with path "{.median}" in the list of objects '
+               "(did you mean .spec.timing.latencyNs.median?)\n")
+    assert kidx("get", "runs", "--sort-by", "-.spec.timing.latencyNs.medain") == (
+        1, "", 'error: couldn\'t find any field with path "{.spec.timing.latencyNs.medain}" in the list of objects '
+               "(did you mean .spec.timing.latencyNs.median?)\n")
+    # a path no real one is near, or one with an index, is kubectl's error alone
+    assert kidx("get", "runs", "--sort-by", "{.spec.nothing[0]}") == (
+        1, "", 'error: couldn\'t find any field with path "{.spec.nothing[0]}" in the list of objects\n')
+
+
 def test_field_selector_path_the_kind_lacks_is_an_error(kidx, seed_bundle):
     import json as _json
 
@@ -657,3 +676,25 @@ def test_a_combination_that_selects_no_run_names_what_each_part_selects(q):
     assert q("get", "runs", "-l", "app=web,tier in (fe,be),!app")[2] == (
         "No resources found\nthe selection matched no runs: no run matches every condition: app=web matches 2 runs, "
         "with tier=be, fe; !app matches 2 runs, with no tier label; tier in (be,fe) matches 2 runs, with app=web\n")
+
+
+def test_label_prefixes_and_version_ranges_select_releases(kidx, history_store):
+    def versions(*args):
+        code, out, err = kidx("get", "runs", *args, "-o", "custom-columns=V:.metadata.labels.liger_version",
+                              "--no-headers", store_path=history_store)
+        assert code == 0, err
+        return sorted(set(out.split()))
+
+    assert versions("-l", "liger_version=0.5.*") == ["0.5.10", "0.5.2", "0.5.3", "0.5.4", "0.5.8"]
+    # in version order: 0.5.10 after 0.5.8, 0.6.0 within, 0.7.0 beyond
+    assert versions("-l", "liger_version>=0.5.8,liger_version<=0.6.1") == ["0.5.10", "0.5.8", "0.6.0", "0.6.1"]
+    # the same forms work through references and for compare
+    code, out, err = kidx("compare", "-l", "kernel=kto_loss,liger_version=0.5.*", "--by", "label=liger_version",
+                          "--baseline", "previous", "-o", "json", store_path=history_store)
+    assert code == 0, err
+    labels = {row["label"] for group in json.loads(out)["groups"] for row in group["rows"]}
+    assert labels and all(label.startswith("0.5.") for label in labels)
+    code, out, err = kidx("get", "runs", "-l", "liger_version=9.*", store_path=history_store)
+    assert (code, out) == (0, "")
+    assert err.startswith("No resources found\nthe selection matched no runs: no run has liger_version=9.* "
+                          "(liger_version values present: ")

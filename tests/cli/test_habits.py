@@ -115,3 +115,10 @@ def test_every_command_rejects_an_output_format_in_one_wording(seeded, arguments
     else:
         assert result.err == f"{prefix}{allowed}\n"
     assert seeded("get", "all", "-o", "yaml").out == before
+
+
+@pytest.mark.parametrize("typed, meant", [("list", "get"), ("ps", "get"), ("show", "describe"), ("rm", "delete")])
+def test_a_command_kubectl_users_reach_for_suggests_kidx_s(kidx, typed, meant):
+    code, out, err = kidx(typed, "runs")
+    assert (code, out) == (1, "")
+    assert err == f"error: No such command '{typed}'. Did you mean '{meant}'?\nSee 'kidx --help' for usage.\n"

@@ -34,14 +34,31 @@ def test_svg_has_a_line_and_a_band_per_implementation_in_each_panel(kidx, head_s
     ids = sorted(element.get("id") for element in root.iter() if re.match(r"panel\d-(line|band)-", element.get("id") or ""))
     assert ids == sorted(f"panel{n}-{what}-liger-llama4-rope-{impl}" for n in (1, 2, 3) for what in ("line", "band")
                          for impl in ("liger-triton", "transformers-eager"))
-    texts = "".join(element.text or "" for element in root.iter(f"{SVG}text"))
-    assert "liger-llama4-rope-liger-triton" in texts and "liger-llama4-rope-transformers-eager" in texts
+    texts = [element.text for element in root.iter(f"{SVG}text") if element.text and element.text.strip()]
+    # legends name implementations by their titles, less what both lines share (not by their slugs)
+    assert texts.count("Liger (Triton)") == texts.count("Hugging Face Transformers (eager)") == 3
+    assert not [text for text in texts if "liger-llama4-rope-liger-triton" in text]
     assert "llama4_rope bf16: hidden=8192, kv_heads=8, q_heads=32" in texts
-    assert "median latency (ms)" in texts and "workload.spec.parameters.seq" in texts
+    assert texts.count("median latency (ms)") == 3
+    # the x axis: Liger's own label where its rows sweep seq (panel 3), else the path given
+    assert texts.count("workload.spec.parameters.seq") == 2 and texts.count("sequence length") == 1
     # the seq-sweep panel's liger line goes through five points
     line = next(e for e in root.iter() if e.get("id") == "panel3-line-liger-llama4-rope-liger-triton")
     path_data = next(e for e in line.iter(f"{SVG}path")).get("d")
     assert len(re.findall(r"[ML]", path_data)) == 5
+    # each line of a panel has its own marker and dash, as the published site draws them
+    styles = {}
+    for name in ("liger-triton", "transformers-eager"):
+        group = next(e for e in root.iter() if e.get("id") == f"panel3-line-liger-llama4-rope-{name}")
+        style = next(group.iter(f"{SVG}path")).get("style")
+        markers = {use.get("{http://www.w3.org/1999/xlink}href") for use in group.iter(f"{SVG}use")}
+        styles[name] = ("stroke-dasharray" in style, len(markers))
+    assert styles == {"liger-triton": (False, 1), "transformers-eager": (True, 1)}
+    definitions = {e.get("id"): e.get("d") for e in root.iter(f"{SVG}path") if e.get("id")}
+    marker_shapes = {definitions[use.get("{http://www.w3.org/1999/xlink}href")[1:]]
+                     for group in root.iter() if (group.get("id") or "").startswith("panel3-line-")
+                     for use in group.iter(f"{SVG}use")}
+    assert len(marker_shapes) == 2
 
 
 def test_png_is_a_png(kidx, head_store, tmp_path):

@@ -95,7 +95,7 @@ def test_the_same_shape_measured_in_two_sweeps_of_one_release(kidx, head_store):
 
 def test_series_error_exit_2(kidx, history_store):
     code, out, err = kidx("series", "no-such-run", store_path=history_store)
-    assert (code, out) == (2, "") and "not found" in err
+    assert (code, out, err) == (2, "", 'Error (NotFound): benchmarkruns.kernelindex.dev "no-such-run" not found\n')
     assert kidx("series", "-o", "name", store_path=history_store).code == 2
 
 
@@ -125,3 +125,16 @@ def test_latencies_at_the_ends_of_the_float_range(kidx, tmp_path):
     code, out, err = kidx("series", "-o", "json")
     assert code == 0, err
     assert "Infinity" not in out and json.loads(out)
+
+
+def test_a_step_within_the_threshold_on_bands_too_wide_to_show_it_is_inconclusive(kidx, history_store):
+    code, out, err = kidx("series", "-l", "liger_version in (0.5.3,0.5.4),provider=liger", "--label", "liger_version",
+                          "--field-selector", "workload.spec.operation=kto_loss,workload.spec.parameters.batch=2,"
+                          "protocol.metadata.name=liger-bench-do-bench-full",
+                          "-o", "json", store_path=history_store)
+    assert code == 0, err
+    [series] = json.loads(out)["series"]
+    step = series["points"][1]
+    # +3.7% is within 5%, but a 10.61ms-11.29ms band could not have shown a 5% change
+    assert (round(step["change"], 3), step["verdict"]) == (0.037, "inconclusive")
+    assert step["reason"] == "p20-p80 bands too wide to show a 5% change"

@@ -35,3 +35,27 @@ def test_history_is_every_run_on_the_selections_pairs_and_no_other(history_store
     assert {run.name for run in history} == expected | {run.name for run in selected if run.measure}
     assert expected - {run.name for run in selected}  # the series hold runs the selection does not
     assert len(lookups) == min(len({e for _, e in wanted}), len({w for w, _ in wanted})) < len(wanted)
+
+
+def test_json_lists_the_history_runs_that_decided_the_verdicts(kidx, history_store):
+    import json
+
+    code, out, err = kidx("compare", "-l", "kernel=jsd,provider=liger", "-o", "json", store_path=history_store)
+    assert code == 0, err
+    document = json.loads(out)
+    inputs = {entry["run"] for entry in document["inputs"]}
+    history = {entry["run"] for entry in document["history"]}
+    assert len(history) == 16 and not history & inputs
+    # each is a run of a compared series: the same protocol, workload, environment and implementation
+    store, kinds = Store(history_store), registry()
+    runs = {run.name: run for run in select_runs(store, kinds, CompareRequest(names=[])).runs}
+    series = {compare_operation._series_of(runs[name]) for name in inputs if runs[name].measure}
+    assert {compare_operation._series_of(runs[name]) for name in history} <= series
+    assert all(set(entry) == {"run", "digest"} for entry in document["history"])
+
+
+def test_json_history_is_empty_where_the_selection_is_the_whole_store(kidx, head_store):
+    import json
+
+    code, out, _ = kidx("compare", "-o", "json", store_path=head_store)
+    assert code == 0 and json.loads(out)["history"] == []

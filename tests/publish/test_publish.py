@@ -221,7 +221,7 @@ def test_missing_runs_named_are_an_error(kidx, tmp_path, seed_bundle):
     assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle))[0] == 0
     code, out, err = publish(kidx, tmp_path / "site", "no-such-run")
     assert (code, out) == (1, "")
-    assert err == 'error: benchmarkruns.kernelindex.dev "no-such-run" not found\n'
+    assert err == 'Error (NotFound): benchmarkruns.kernelindex.dev "no-such-run" not found\n'  # as get says it
     assert not (tmp_path / "site").exists()
 
 

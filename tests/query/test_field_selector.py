@@ -198,6 +198,11 @@ def test_requirement_built_directly():
     ("spec.sourcenative.benchmark=x",
      "field label not supported: spec.sourcenative.benchmark (did you mean spec.sourceNative.benchmark?)"),
     ("spec.STATUS=x", "field label not supported: spec.STATUS (did you mean spec.status?)"),
+    ("spec.timing.latencyNs.medain=1",
+     "field label not supported: spec.timing.latencyNs.medain (did you mean spec.timing.latencyNs.median?)"),
+    ("spec.median=1", "field label not supported: spec.median (did you mean spec.timing.latencyNs.median?)"),
+    ("workload.spec.parameter.seq=1",
+     "field label not supported: workload.spec.parameter.seq (did you mean workload.spec.parameters.seq?)"),
     ("spec.timing.latencyNs.average=1", "field label not supported: spec.timing.latencyNs.average"),
     ("spec.status=passed,spec.nope=1", "field label not supported: spec.nope"),
 ])

@@ -357,3 +357,50 @@ def test_arbitrary_text_parses_or_raises_selector_error(text):
         LabelSelector.parse(text)
     except SelectorError as error:
         assert str(error)
+
+
+# ------------------------------------------------ kidx's own forms: prefixes and version ranges
+
+
+@pytest.mark.parametrize(("text", "canonical", "parts"), [
+    ("liger_version=0.5.*", "liger_version=0.5.*", [("liger_version", "prefix", ("0.5.",))]),
+    ("v==0.*", "v=0.*", [("v", "prefix", ("0.",))]),
+    ("v=*", "v=*", [("v", "prefix", ("",))]),
+    ("v>=0.5.2,v<=0.6.1", "v>=0.5.2,v<=0.6.1", [("v", "ge", ("0.5.2",)), ("v", "le", ("0.6.1",))]),
+])
+def test_prefix_and_version_range_forms_parse(text, canonical, parts):
+    selector = LabelSelector.parse(text)
+    assert [(r.key, r.operator, r.values) for r in selector.requirements] == parts
+    assert str(selector) == canonical and LabelSelector.parse(str(selector)) == selector
+
+
+def test_version_ranges_compare_in_version_order_and_prefixes_by_text():
+    at_least = LabelSelector.parse("v>=0.5.9")
+    assert [at_least.matches({"v": v}) for v in ("0.5.8", "0.5.9", "0.5.10", "0.10.0")] == [False, True, True, True]
+    at_most = LabelSelector.parse("v<=0.5.9")
+    assert [at_most.matches({"v": v}) for v in ("0.5.8", "0.5.9", "0.5.10")] == [True, True, False]
+    assert not at_least.matches({}) and not at_most.matches({"w": "0.1"})
+    prefix = LabelSelector.parse("v=0.5.*")
+    assert [prefix.matches({"v": v}) for v in ("0.5.2", "0.5.10", "0.50", "0.6.0")] == [True, True, False, False]
+
+
+def test_kubectl_forms_keep_their_meaning_and_errors():
+    # > and < stay kubectl's integer comparisons, a * inside a value stays invalid
+    assert [(r.operator, r.values) for r in LabelSelector.parse("a>5").requirements] == [("gt", ("5",))]
+    with pytest.raises(SelectorError, match="the value must be an integer"):
+        LabelSelector.parse("a>1.5")
+    with pytest.raises(SelectorError, match=r'values\[0\]\[a\]: Invalid value: "b\.\*c"'):
+        LabelSelector.parse("a=b.*c")
+    with pytest.raises(SelectorError, match=r'values\[0\]\[a\]: Invalid value: "-x\*"'):
+        LabelSelector.parse("a=-x*")
+
+
+def test_resolved_turns_kidx_forms_into_in_over_the_store_s_values():
+    from kidx.query.label_selector import resolved
+
+    values = {"v": ["0.5.2", "0.5.10", "0.6.0", "0.10.1"]}
+    selector = LabelSelector.parse("v>=0.5.3,v<=0.6.0,kernel=jsd")
+    done = resolved(selector.requirements, lambda key: values.get(key, []))
+    assert [(r.key, r.operator, r.values) for r in done] == [
+        ("kernel", "=", ("jsd",)), ("v", "in", ("0.10.1", "0.5.10", "0.6.0")), ("v", "in", ("0.5.10", "0.5.2", "0.6.0"))]
+    assert resolved(LabelSelector.parse("v=1.*").requirements, values.get)[0].values == ()
