@@ -203,7 +203,9 @@ def _typed_x(text: str) -> int | float | str:
     return text
 
 
-def _x_parameter_name(x_name: str, x_label: str) -> str:
+def x_parameter_name(x_name: str, x_label: str) -> str:
+    """The workload parameter a Liger row's x column sets: ``T`` is ``seq`` or ``tokens`` by
+    the harness's x label, any other name through the aliases (``kidx plot`` reads it too)."""
     if x_name == "T":
         label = x_label.strip().lower()
         return "tokens" if label in ("total tokens", "num_tokens") else "seq"
@@ -224,7 +226,7 @@ def _parameters(x_name: str, x_label: str, x_text: str, config: dict) -> tuple[d
     are dropped. Raises ValueError for a config that contradicts itself or the x axis.
     """
     x_value = _typed_x(x_text)
-    parameters: dict[str, Any] = {_x_parameter_name(x_name, x_label): x_value}
+    parameters: dict[str, Any] = {x_parameter_name(x_name, x_label): x_value}
     dtype = None
     for key in sorted(config):
         value = config[key]
