@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from kidx.analysis.significance import FASTER, INCONCLUSIVE, SAME, SLOWER, UNCONFIRMED
 from kidx.output import speed_of_light
+from kidx.output.analysis_printing import AnalysisPrinter
 from kidx.output.columns import label_column_header, raw_text
 from kidx.output.table import render_table
 from kidx.output.units import quantity, spread_text
@@ -228,6 +229,12 @@ def comparison_notes(comparison: Comparison) -> list[str]:
     return notes
 
 
+def comparison_notices(comparison: Comparison, text: str) -> list[str]:
+    """stderr lines under the table (``text``): the notes, and why nothing was shown."""
+    nothing = "No runs found" if not comparison.inputs else None if text else "Nothing compared"
+    return [*comparison_notes(comparison), *([nothing] if nothing else [])]
+
+
 def judgement_fields(judgement: Judgement | None) -> dict:
     """What a verdict rests on, for json, yaml and csv."""
     return {
@@ -344,3 +351,7 @@ def comparison_rows(comparison: Comparison) -> list[list[str]]:
             record.update(speed_of_light.csv_values(speed_of_light.run_achieved(row.run, row.measure)))
             rows.append(["" if record[f] is None else raw_text(record[f]) for f in CSV_FIELDS])
     return rows
+
+
+COMPARISON = AnalysisPrinter(render_comparison_table, comparison_notices, comparison_document, CSV_FIELDS,
+                             comparison_rows, render_comparison_markdown)

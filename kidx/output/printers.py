@@ -30,8 +30,10 @@ class Format(NamedTuple):
     # (kidx.operations.get.LoadMode's value: names, table, manifests); "table" also means
     # the printed values are columns, which the catalog's cached values may answer
     load: str = "manifests"
-    shows: frozenset[str] = frozenset()  # get: referenced objects the printed columns read
-    render: str = ""  # get: the renderer, ``kidx.output.listing.render_<render>``
+    shows: frozenset[str] = frozenset()  # referenced objects the printed columns read
+    # the renderer, by its name in the RENDERERS of the command's printing module (get:
+    # kidx.output.listing; compare, series: kidx.output.analysis_printing)
+    render: str = ""
 
     @property
     def name(self) -> str:
@@ -79,9 +81,12 @@ def _help(printer: Printer) -> str:
     return f"{printer.before}{listed}{printer.after}."
 
 
+# compare and series: renderers of kidx.output.analysis_printing
 _ANALYSIS = Printer((
-    Format("table"), Format("wide", "with achieved bandwidth and share of peak"), Format("json"), Format("yaml"),
-    Format("csv"), Format("tsv"), Format("markdown", "for a pull request"),
+    Format("table", render="table"),
+    Format("wide", "with achieved bandwidth and share of peak", shows=SPEED_OF_LIGHT, render="table"),
+    Format("json", render="json"), Format("yaml", render="yaml"), Format("csv", render="delimited"),
+    Format("tsv", render="delimited"), Format("markdown", "for a pull request", render="markdown"),
 ))
 _MANIFESTS = Printer((Format("name", "names only"), Format("yaml"), Format("json")),
                      after=": print the manifests instead of storing them")
