@@ -76,10 +76,10 @@ def gate(problems: Sequence[str], gating: bool, allow_empty: bool) -> None:
 
 def gate_status(verdicts: Sequence[str | None], fail_on_regression: bool, fail_on_inconclusive: bool) -> int:
     """1 when a gate's verdicts fail it, else 0."""
-    from kidx.analysis.significance import INCONCLUSIVE, SLOWER, UNCONFIRMED, UNKNOWN_DIRECTION
+    from kidx.analysis.significance import REGRESSIONS, UNDECIDED
 
-    if fail_on_regression and SLOWER in verdicts:
+    if fail_on_regression and any(v in REGRESSIONS for v in verdicts):
         return 1
-    if fail_on_inconclusive and any(v in (INCONCLUSIVE, UNCONFIRMED, UNKNOWN_DIRECTION) for v in verdicts):
+    if fail_on_inconclusive and any(v in UNDECIDED for v in verdicts):
         return 1
     return 0

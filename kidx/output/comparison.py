@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kidx.analysis.significance import FASTER, INCONCLUSIVE, SAME, SLOWER, UNCONFIRMED
+from kidx.analysis.significance import BASELINE, SUMMARY_ORDER, UNCONFIRMED
 from kidx.output import speed_of_light
 from kidx.output.analysis_printing import AnalysisPrinter
 from kidx.output.columns import label_column_header, raw_text
@@ -69,9 +69,6 @@ def group_heading(group: ComparedGroup) -> str:
     return ", ".join(parts)
 
 
-SUMMARY_ORDER = (SLOWER, FASTER, SAME, INCONCLUSIVE, UNCONFIRMED)  # the summary's order (others after)
-
-
 def summary_text(counts: dict[str, int]) -> str:
     """Every verdict counted: ``2 slower, 5 faster, 10 same, 1 inconclusive, 0 unconfirmed``."""
     words = [f"{counts.get(verdict, 0)} {verdict}" for verdict in SUMMARY_ORDER]
@@ -80,7 +77,7 @@ def summary_text(counts: dict[str, int]) -> str:
 
 
 def verdict_text(verdict: str | None, judgement) -> str:
-    if verdict == "unconfirmed" and judgement is not None and judgement.within:
+    if verdict == UNCONFIRMED and judgement is not None and judgement.within:
         return f"unconfirmed ({judgement.within})"
     return verdict or ""
 
@@ -252,7 +249,7 @@ def judgement_fields(judgement: Judgement | None) -> dict:
 
 def row_record(row: ComparedRow, group: ComparedGroup) -> dict:
     measure, judgement = row.measure, row.judgement
-    baseline_row = row.verdict == "baseline"
+    baseline_row = row.verdict == BASELINE
     return {
         "run": row.run.name,
         "implementation": row.run.implementation.name,

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from kidx.analysis.significance import SUMMARY_ORDER
 from kidx.output import speed_of_light
 from kidx.output.analysis_printing import AnalysisPrinter
 from kidx.output.columns import label_column_header, raw_text
 from kidx.output.comparison import (
-    SUMMARY_ORDER,
     band_text,
     gain_header,
     inputs_record,
