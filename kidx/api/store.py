@@ -45,18 +45,36 @@ def backend_store(location: str | os.PathLike[str] | None = None) -> backend.Sto
     return BackendStore(store_location(location))
 
 
+def command_store(location: str | os.PathLike[str] | None, must_exist: bool,
+                  source: str = "--store") -> backend.Store:
+    """The store a command opens for ``--store location``; ``must_exist`` (a reading
+    command): see ``require_store``."""
+    store = backend_store(location)
+    if must_exist:
+        require_store(store, location, source)
+    return store
+
+
+def named_location(location: str | os.PathLike[str] | None, source: str) -> tuple[str, str] | None:
+    """Where a store was named explicitly and by what: ``location`` by ``source``, else
+    ``$KIDX_STORE``'s value by ``$KIDX_STORE``; None for the default store."""
+    from kidx.store.store import STORE_ENV, configured_store_location
+
+    if location is not None:
+        return os.fspath(location), source
+    configured = configured_store_location()
+    return (configured, f"${STORE_ENV}") if configured else None
+
+
 def require_store(store: backend.Store, location: str | os.PathLike[str] | None, source: str) -> None:
     """A store named explicitly (``location``, said as ``source``, or $KIDX_STORE) that
     does not exist is an error for reading, not an empty store; the default store reads
     as empty until its first write."""
-    from kidx.store.store import STORE_ENV
-
-    named = os.fspath(location) if location is not None else os.environ.get(STORE_ENV)
+    named, said = named_location(location, source) or ("", "")
     if named and not store.exists() and not _holds_files(named):
         from kidx.errors import KidxError
         from kidx.store.postgres_url import masked
 
-        said = source if location is not None else f"${STORE_ENV}"
         raise KidxError(f"no store at {masked(named)} ({said}): nothing has been written there (check "
                         "the path, or write to it first, e.g. kidx apply -f)")
 

@@ -8,7 +8,6 @@ is answered before the argument parser is even built: completion runs on every T
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 
 # every command's flags by its path ("get", "import bundle", "env capture"), in the order
@@ -57,19 +56,23 @@ SHELLS = ("bash", "zsh", "fish")
 FILES = "__files__"  # tells the script to fall back to file-name completion
 
 
-def _store():
-    from kidx.store.store import Store, default_store_location
+def _store(location: str | None):
+    """The store the line names (``--store PATH`` typed earlier on it), resolved as a
+    command resolves it."""
+    from kidx.api.store import backend_store
 
-    return Store(default_store_location())
+    return backend_store(location)
 
 
-def _store_argument(words: list[str]) -> None:
-    """Honour ``--store PATH`` typed earlier on the line."""
+def _store_argument(words: list[str]) -> str | None:
+    """The last ``--store PATH`` typed earlier on the line, if any."""
+    location = None
     for index, word in enumerate(words):
         if word == "--store" and index + 1 < len(words):
-            os.environ["KIDX_STORE"] = words[index + 1]
+            location = words[index + 1]
         elif word.startswith("--store="):
-            os.environ["KIDX_STORE"] = word.split("=", 1)[1]
+            location = word.split("=", 1)[1]
+    return location
 
 
 def subcommands(group: str) -> list[str]:
@@ -111,21 +114,21 @@ def _type_words() -> list[str]:
     return sorted(set(words)) + ["all"]
 
 
-def _names(type_word: str, prefix: str) -> list[str]:
+def _names(type_word: str, prefix: str, location: str | None) -> list[str]:
     from kidx.kinds.registry import registry
 
     try:
         kinds = [registry().resolve(part) for part in type_word.split(",") if part != "all"]
     except Exception:
         return []
-    catalog = _store().catalog()
+    catalog = _store(location).catalog()
     return [entry.name for info in kinds for entry in catalog.with_name_prefix(info.kind, prefix)]
 
 
-def _label_candidates(current: str) -> list[str]:
+def _label_candidates(current: str, location: str | None) -> list[str]:
     head, _, last = current.rpartition(",")
     head = head + "," if head else ""
-    catalog = _store().catalog()
+    catalog = _store(location).catalog()
     if "=" in last:
         key, _, value = last.partition("=")
         key = key.rstrip("!")
@@ -164,7 +167,7 @@ def _path_candidates(words: list[str], current: str, flag: str) -> list[str]:
 def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> list[str]:
     """What may come next, given the words before the cursor and the word being typed;
     ``commands`` are the command names (the entry point's, which imports this module)."""
-    _store_argument(words)
+    location = _store_argument(words)
     while words and words[0].startswith("--store"):  # a global --store before the command
         words = words[2:] if words[0] == "--store" else words[1:]
     if not words:
@@ -180,9 +183,9 @@ def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> 
             return [FILES]
         return [v for v in completion_values(path) if v.startswith(current)]
     if previous in ("-l", "--selector"):
-        return _label_candidates(current)
+        return _label_candidates(current, location)
     if previous in ("-L", "--label-columns"):  # label keys, comma-separated
-        return [] if "=" in current else [c.removesuffix("=") for c in _label_candidates(current)]
+        return [] if "=" in current else [c.removesuffix("=") for c in _label_candidates(current, location)]
     if previous in ("--field-selector", "--sort-by"):
         return _path_candidates(words, current, previous)
     if previous == "--dry-run":
@@ -206,15 +209,15 @@ def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> 
     if command == "env":
         return [c for c in subcommands(command) if c.startswith(current)] if len(words) == 1 else []
     if command in ("compare", "series", "plot"):
-        return [] if previous in _VALUED else _names("runs", current)
+        return [] if previous in _VALUED else _names("runs", current, location)
     if command in TYPED_COMMANDS:
         positional = [w for i, w in enumerate(words[1:], 1) if not w.startswith("-") and words[i - 1] not in _VALUED]
         if command == "explain" or not positional:
             if "/" in current:
                 type_word, _, prefix = current.partition("/")
-                return [f"{type_word}/{name}" for name in _names(type_word, prefix)]
+                return [f"{type_word}/{name}" for name in _names(type_word, prefix, location)]
             return [word for word in _type_words() if word.startswith(current)]
-        return _names(positional[0], current)
+        return _names(positional[0], current, location)
     return []
 
 

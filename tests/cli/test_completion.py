@@ -191,7 +191,7 @@ def test_type_slash_name(complete):
     assert complete("get", "nope/") == []
 
 
-def test_names_come_from_the_store_named_on_the_line(complete, kidx, tmp_path):
+def test_names_come_from_the_store_named_on_the_line(complete, kidx, tmp_path, filled):
     other = tmp_path / "other-store"
     manifest = tmp_path / "o.yaml"
     manifest.write_text("apiVersion: kernelindex.dev/v1alpha1\nkind: BenchmarkRun\nmetadata:\n  name: elsewhere\n"
@@ -199,6 +199,8 @@ def test_names_come_from_the_store_named_on_the_line(complete, kidx, tmp_path):
     assert kidx("apply", "-f", str(manifest), store_path=other).code == 0
     assert complete("get", "--store", str(other), "runs", "") == ["elsewhere"]
     assert complete("get", f"--store={other}", "runs", "") == ["elsewhere"]
+    assert os.environ["KIDX_STORE"] == str(filled)  # the line's --store is read, not written into the environment
+    assert complete("get", "runs", "") == ["api-1", "web-10", "web-2"]
 
 
 @pytest.mark.parametrize(
