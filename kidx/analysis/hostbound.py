@@ -132,6 +132,9 @@ class HostEvidence(NamedTuple):
 
 
 def _ns(value: float | None) -> str:
+    """Kept here rather than output/units.py's ``nanoseconds``: analysis sits below output
+    in the layers, and this sentence is printed as it is (describe, the published run
+    pages); output's would also write 12340s where this writes 1.234e+04s."""
     if value is None:
         return "?"
     for unit, scale in TIME_STEPS:

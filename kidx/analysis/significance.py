@@ -52,8 +52,20 @@ HL_LIMIT = 400  # samples per side kept (evenly spaced quantiles) for the Hodges
 
 FASTER, SLOWER, SAME = "faster", "slower", "same"
 INCONCLUSIVE, UNCONFIRMED, UNKNOWN_DIRECTION = "inconclusive", "unconfirmed", "direction-unknown"
+BASELINE = "baseline"  # not a verdict: what a compared table's baseline row says in its place
+# every verdict, in the order --only's help and refusal list them
 VERDICTS = (FASTER, SLOWER, SAME, INCONCLUSIVE, UNCONFIRMED, UNKNOWN_DIRECTION)
-SEVERITY = (SLOWER, UNCONFIRMED, INCONCLUSIVE, SAME, FASTER)  # worst first: how a list of changes is read
+# worst first: how a list of changes is read; direction-unknown last, as it says nothing of
+# better or worse (tests/analysis/test_verdict_words.py holds each order to VERDICTS)
+SEVERITY = (SLOWER, UNCONFIRMED, INCONCLUSIVE, SAME, FASTER, UNKNOWN_DIRECTION)
+# the summary line's order, each counted even when 0: the regression first, the other
+# outcomes of a judged change, then those that are not one; direction-unknown, which only a
+# figure without a better direction gets, follows only where counted (the summary's "others")
+SUMMARY_ORDER = (SLOWER, FASTER, SAME, INCONCLUSIVE, UNCONFIRMED)
+# the gates: --fail-on-regression fails on a regression, --fail-on-inconclusive on a
+# verdict that could not decide
+REGRESSIONS = frozenset({SLOWER})
+UNDECIDED = frozenset({INCONCLUSIVE, UNCONFIRMED, UNKNOWN_DIRECTION})
 BETWEEN_RUNS, WITHIN_RUN = "between-runs", "within-run"
 
 

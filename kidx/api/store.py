@@ -45,18 +45,36 @@ def backend_store(location: str | os.PathLike[str] | None = None) -> backend.Sto
     return BackendStore(store_location(location))
 
 
+def command_store(location: str | os.PathLike[str] | None, must_exist: bool,
+                  source: str = "--store") -> backend.Store:
+    """The store a command opens for ``--store location``; ``must_exist`` (a reading
+    command): see ``require_store``."""
+    store = backend_store(location)
+    if must_exist:
+        require_store(store, location, source)
+    return store
+
+
+def named_location(location: str | os.PathLike[str] | None, source: str) -> tuple[str, str] | None:
+    """Where a store was named explicitly and by what: ``location`` by ``source``, else
+    ``$KIDX_STORE``'s value by ``$KIDX_STORE``; None for the default store."""
+    from kidx.store.store import STORE_ENV, configured_store_location
+
+    if location is not None:
+        return os.fspath(location), source
+    configured = configured_store_location()
+    return (configured, f"${STORE_ENV}") if configured else None
+
+
 def require_store(store: backend.Store, location: str | os.PathLike[str] | None, source: str) -> None:
     """A store named explicitly (``location``, said as ``source``, or $KIDX_STORE) that
     does not exist is an error for reading, not an empty store; the default store reads
     as empty until its first write."""
-    from kidx.store.store import STORE_ENV
-
-    named = os.fspath(location) if location is not None else os.environ.get(STORE_ENV)
+    named, said = named_location(location, source) or ("", "")
     if named and not store.exists() and not _holds_files(named):
         from kidx.errors import KidxError
         from kidx.store.postgres_url import masked
 
-        said = source if location is not None else f"${STORE_ENV}"
         raise KidxError(f"no store at {masked(named)} ({said}): nothing has been written there (check "
                         "the path, or write to it first, e.g. kidx apply -f)")
 
@@ -120,12 +138,13 @@ class ApplyResult:
         self.outcomes, self.warnings, self.dry_run = outcomes, warnings, dry_run
 
     def count(self, action: str) -> int:
-        """How many objects got ``action`` (created, configured, unchanged, repaired)."""
+        """How many objects got ``action`` (created, configured, unchanged, repaired; a
+        bundle's names: restored, unchanged)."""
         return sum(1 for outcome in self.outcomes if outcome.action == action)
 
     def __repr__(self) -> str:
-        counts = ", ".join(f"{a} {self.count(a)}" for a in ("created", "configured", "unchanged", "repaired")
-                           if self.count(a))
+        actions = ("created", "configured", "unchanged", "repaired", "restored")
+        counts = ", ".join(f"{a} {self.count(a)}" for a in actions if self.count(a))
         return f"{type(self).__name__}({counts or 'nothing'}{', dry run' if self.dry_run else ''})"
 
 
@@ -299,6 +318,26 @@ class Store:
         warnings = [*report.warnings, *result.notices, *result.conversion.notes]
         return ImportResult(outcomes, warnings, dry_run, summary, [line.strip() for line in skipped])
 
+    def import_bundle(self, path: str | os.PathLike[str], dry_run: bool = False) -> ImportResult:
+        """Restore a bundle written by ``kidx export``, as ``kidx import bundle FILE`` does:
+        its objects, names and complete history, exactly as exported (same digests, times,
+        generations). Each name's outcome is ``restored``, or ``unchanged`` where the store
+        already has the same history; any other overlap raises InvalidInputError, with
+        nothing written. ``summary`` is the line the command prints; ``warnings`` what the
+        reader could not check; with ``dry_run``, says what would happen and writes
+        nothing."""
+        from kidx.operations.export import import_bundle
+        from kidx.output.reports import bundle_summary
+
+        warnings = _Warnings()
+        imported = import_bundle(os.fspath(path), _registry(), lambda: self._store, warnings, dry_run=dry_run)
+        self._references.clear()
+        digests = {(name.kind, name.name): name.digest for name in imported.contents.names}
+        outcomes = [ApplyOutcome(o.info.kind, o.name, o.action, digests.get((o.info.kind, o.name), ""))
+                    for o in imported.report.outcomes]
+        return ImportResult(outcomes, list(warnings), dry_run,
+                            bundle_summary(imported, "(dry run)" if dry_run else None), [])
+
     # internals --------------------------------------------------------------------------
 
     def _runs(self, selector: str | None, field_selector: str | None, references: Iterable[str]) -> list[AnalysedRun]:
@@ -388,3 +427,13 @@ def _registry() -> KindRegistry:
     from kidx.kinds.registry import registry
 
     return registry()
+
+
+class _Warnings(list[str]):
+    """A Reporter that keeps the warnings (for a result's ``warnings``) and drops notices."""
+
+    def notice(self, message: str) -> None:
+        pass
+
+    def warning(self, message: str) -> None:
+        self.append(message)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Annotated
 
@@ -13,7 +13,6 @@ from kidx.api.arguments import parse_alpha as parse_alpha
 from kidx.api.arguments import parse_by as parse_by
 from kidx.api.arguments import parse_only as parse_only
 from kidx.api.arguments import parse_threshold as parse_threshold
-from kidx.cli.common import output
 from kidx.errors import KidxError
 from kidx.output.printers import output_help
 
@@ -65,37 +64,6 @@ def analysis_errors() -> Iterator[None]:
         raise
 
 
-def print_analysis(
-    fmt: str,
-    table: Callable[[bool], str],
-    notices: Callable[[str], list[str]],
-    document: Callable[[], dict],
-    fields: Sequence[str],
-    rows: Callable[[], list],
-    markdown: Callable[[], str] | None = None,
-) -> None:
-    """The table (``wide``: with the speed-of-light columns) with its notices (given the
-    table's text) on stderr, or the document as json or yaml, or the rows as csv or tsv, or
-    a markdown table."""
-    out = output()
-    if fmt == "markdown" and markdown is not None:
-        out.data(markdown())
-    elif fmt in ("table", "wide"):
-        text = table(fmt == "wide")
-        out.data(text)
-        for note in notices(text):
-            out.notice(note)
-    elif fmt in ("json", "yaml"):
-        from kidx.output.serialize import to_json, to_yaml
-
-        printed = document()
-        out.data(to_json(printed) if fmt == "json" else to_yaml(printed))
-    else:
-        from kidx.output.delimited import render_delimited
-
-        out.data(render_delimited(fmt, fields, rows()))
-
-
 def gate(problems: Sequence[str], gating: bool, allow_empty: bool) -> None:
     """A gate fails closed: with --fail-on-… and without --allow-empty, anything that left
     it unable to judge is an error (exit 2) that says what matched nothing."""
@@ -108,10 +76,10 @@ def gate(problems: Sequence[str], gating: bool, allow_empty: bool) -> None:
 
 def gate_status(verdicts: Sequence[str | None], fail_on_regression: bool, fail_on_inconclusive: bool) -> int:
     """1 when a gate's verdicts fail it, else 0."""
-    from kidx.analysis.significance import INCONCLUSIVE, SLOWER, UNCONFIRMED, UNKNOWN_DIRECTION
+    from kidx.analysis.significance import REGRESSIONS, UNDECIDED
 
-    if fail_on_regression and SLOWER in verdicts:
+    if fail_on_regression and any(v in REGRESSIONS for v in verdicts):
         return 1
-    if fail_on_inconclusive and any(v in (INCONCLUSIVE, UNCONFIRMED, UNKNOWN_DIRECTION) for v in verdicts):
+    if fail_on_inconclusive and any(v in UNDECIDED for v in verdicts):
         return 1
     return 0

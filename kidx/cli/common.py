@@ -41,12 +41,9 @@ def __getattr__(name: str) -> Any:
 def open_store(location: str | None, must_exist: bool = False):
     """The store ``--store`` names, else $KIDX_STORE, else the default one. ``must_exist``
     (reading commands): see ``require_store``."""
-    from kidx.api.store import backend_store
+    from kidx.api.store import command_store
 
-    store = backend_store(location)
-    if must_exist:
-        require_store(store, location)
-    return store
+    return command_store(location, must_exist)
 
 
 def require_store(store, location: str | None) -> None:
@@ -64,15 +61,13 @@ def unresolved_without_store(exc: InvalidInputError, the_store, location: str | 
     """``exc``'s problems, where a by-name reference the batch does not satisfy was looked
     for in a store named (--store, $KIDX_STORE) that does not exist, saying so rather than
     that the store lacks it (digest and diff read a store for references)."""
-    import os
-
+    from kidx.api.store import named_location
     from kidx.store.postgres_url import masked
-    from kidx.store.store import STORE_ENV
 
     try:
         require_store(the_store, location)
     except KidxError:
-        named, said = (location, "--store") if location is not None else (os.environ[STORE_ENV], f"${STORE_ENV}")
+        named, said = named_location(location, "--store") or ("", "")
         problems = [problem._replace(message=problem.message.replace(
             STORE_LACKS, f" is not in this batch, and there is no store at {masked(named)} ({said}) to look in"))
             for problem in exc.problems]

@@ -8,12 +8,12 @@ is answered before the argument parser is even built: completion runs on every T
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 
-# every command's flags, in the order typer lists them, and below every flag that takes a
-# value: kept here so that __complete starts without typer, and held equal to the
-# commands by tests/cli/test_completion.py (which prints the lists to paste when not)
+# every command's flags by its path ("get", "import bundle", "env capture"), in the order
+# typer lists them, and below every flag that takes a value: kept here so that __complete
+# starts without typer, and held equal to the commands by tests/cli/test_completion.py
+# (which prints the lists to paste when not); an import format's are its ImporterInfo's
 COMMAND_FLAGS: dict[str, list[str]] = {
     "apply": ["--filename", "-f", "--recursive", "-R", "--dry-run", "--output", "-o", "--store"],
     "get": ["--output", "-o", "--selector", "-l", "--field-selector", "--show-labels", "--label-columns", "-L",
@@ -25,11 +25,11 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "digest": ["--filename", "-f", "--recursive", "-R", "--store"],
     "explain": ["--recursive", "--max-depth"],
     "history": ["--revision", "--output", "-o", "--no-headers", "--store"],
-    "import": ["--environment", "--dry-run", "--output", "-o", "--store", "--library", "--op", "--mode", "--level"],
+    "import bundle": ["--dry-run", "--output", "-o", "--store"],
     "record": ["--environment", "--capture", "--no-capture", "--label", "--results", "--library", "--op", "--mode",
                "--level", "--timer", "--cache", "--processes", "--interleave", "--dry-run", "--output", "-o",
                "--store"],
-    "env": ["--output", "-o", "--apply", "--name", "--measure-peaks", "--dry-run", "--store"],
+    "env capture": ["--output", "-o", "--apply", "--name", "--measure-peaks", "--dry-run", "--store"],
     "api-resources": ["--output", "-o", "--no-headers", "--sort-by"],
     "completion": [],
     "version": ["--output", "-o"],
@@ -50,25 +50,60 @@ COMMAND_FLAGS: dict[str, list[str]] = {
                 "--release-label", "--threshold", "--alpha", "--dry-run", "--store"],
     "summary": ["--selector", "-l", "--release-label", "--output", "-o", "--no-headers", "--store"],
 }
+GROUPS = ("import", "env")  # commands whose first word is a subcommand
 TYPED_COMMANDS = ("get", "describe", "delete", "history", "explain", "export")
 FILE_FLAGS = ("-f", "--filename", "--store", "--environment", "--results")
 SHELLS = ("bash", "zsh", "fish")
 FILES = "__files__"  # tells the script to fall back to file-name completion
 
 
-def _store():
-    from kidx.store.store import Store, default_store_location
+def _store(location: str | None):
+    """The store the line names (``--store PATH`` typed earlier on it), resolved as a
+    command resolves it."""
+    from kidx.api.store import backend_store
 
-    return Store(default_store_location())
+    return backend_store(location)
 
 
-def _store_argument(words: list[str]) -> None:
-    """Honour ``--store PATH`` typed earlier on the line."""
+def _store_argument(words: list[str]) -> str | None:
+    """The last ``--store PATH`` typed earlier on the line, if any."""
+    location = None
     for index, word in enumerate(words):
         if word == "--store" and index + 1 < len(words):
-            os.environ["KIDX_STORE"] = words[index + 1]
+            location = words[index + 1]
         elif word.startswith("--store="):
-            os.environ["KIDX_STORE"] = word.split("=", 1)[1]
+            location = word.split("=", 1)[1]
+    return location
+
+
+def subcommands(group: str) -> list[str]:
+    """The subcommands of ``group``, in the order its help lists them."""
+    if group == "import":
+        from kidx.importers.framework import IMPORTERS
+
+        return [*IMPORTERS, "bundle"]
+    return ["capture"] if group == "env" else []
+
+
+def command_path(words: list[str]) -> str:
+    """The command the words name: its first word, and a group's subcommand after it."""
+    if words[0] in GROUPS and len(words) > 1 and words[1] in subcommands(words[0]):
+        return f"{words[0]} {words[1]}"
+    return words[0]
+
+
+def command_flags(path: str) -> list[str]:
+    """The flags of the command at ``path``, in the order typer lists them."""
+    group, _, format_name = path.partition(" ")
+    if group == "import" and path not in COMMAND_FLAGS:
+        from kidx.importers.framework import IMPORTERS
+
+        info = IMPORTERS.get(format_name)
+        if info is None:
+            return []
+        return ["--environment", *(["--library"] if info.library_option else []), "--dry-run", "--output", "-o",
+                "--store", *(f"--{option}" for option in info.options)]
+    return COMMAND_FLAGS.get(path, [])
 
 
 def _type_words() -> list[str]:
@@ -80,21 +115,21 @@ def _type_words() -> list[str]:
     return sorted(set(words)) + ["all"]
 
 
-def _names(type_word: str, prefix: str) -> list[str]:
+def _names(type_word: str, prefix: str, location: str | None) -> list[str]:
     from kidx.kinds.registry import registry
 
     try:
         kinds = [registry().resolve(part) for part in type_word.split(",") if part != "all"]
     except Exception:
         return []
-    catalog = _store().catalog()
+    catalog = _store(location).catalog()
     return [entry.name for info in kinds for entry in catalog.with_name_prefix(info.kind, prefix)]
 
 
-def _label_candidates(current: str) -> list[str]:
+def _label_candidates(current: str, location: str | None) -> list[str]:
     head, _, last = current.rpartition(",")
     head = head + "," if head else ""
-    catalog = _store().catalog()
+    catalog = _store(location).catalog()
     if "=" in last:
         key, _, value = last.partition("=")
         key = key.rstrip("!")
@@ -133,24 +168,25 @@ def _path_candidates(words: list[str], current: str, flag: str) -> list[str]:
 def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> list[str]:
     """What may come next, given the words before the cursor and the word being typed;
     ``commands`` are the command names (the entry point's, which imports this module)."""
-    _store_argument(words)
+    location = _store_argument(words)
     while words and words[0].startswith("--store"):  # a global --store before the command
         words = words[2:] if words[0] == "--store" else words[1:]
     if not words:
         return [c for c in sorted(commands) if c.startswith(current)]
-    command, previous = words[0], words[-1]
+    command, previous, path = words[0], words[-1], command_path(words)
     if previous in FILE_FLAGS or (command, previous) == ("fsck", "--from-bundle"):
         return [FILES]
     if previous in ("-o", "--output"):  # the command's formats, from the printer table
-        from kidx.output.printers import PRINTERS, completion_values
+        from kidx.output.printers import completion_values, printer
 
-        if command in PRINTERS and PRINTERS[command].to_file:
+        formats = printer(path)
+        if formats is not None and formats.to_file:
             return [FILES]
-        return [v for v in completion_values(command) if v.startswith(current)]
+        return [v for v in completion_values(path) if v.startswith(current)]
     if previous in ("-l", "--selector"):
-        return _label_candidates(current)
+        return _label_candidates(current, location)
     if previous in ("-L", "--label-columns"):  # label keys, comma-separated
-        return [] if "=" in current else [c.removesuffix("=") for c in _label_candidates(current)]
+        return [] if "=" in current else [c.removesuffix("=") for c in _label_candidates(current, location)]
     if previous in ("--field-selector", "--sort-by"):
         return _path_candidates(words, current, previous)
     if previous == "--dry-run":
@@ -162,30 +198,27 @@ def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> 
         found = candidates([*words, flag], value, commands)
         return found if found == [FILES] else [f"{flag}={candidate}" for candidate in found]
     if current.startswith("-"):
-        return [flag for flag in COMMAND_FLAGS.get(command, []) if flag.startswith(current)]
+        return [flag for flag in command_flags(path) if flag.startswith(current)]
     if command == "completion":
         return [shell for shell in SHELLS if shell.startswith(current)]
     if command == "import":
-        from kidx.importers.framework import IMPORTERS
-
-        formats = [*IMPORTERS, "bundle"]
-        return [f for f in formats if f.startswith(current)] if len(words) == 1 else [FILES]
+        return [f for f in subcommands(command) if f.startswith(current)] if len(words) == 1 else [FILES]
     if command == "record":
         from kidx.importers.framework import IMPORTERS
 
         return [f for f in IMPORTERS if f.startswith(current)] if len(words) == 1 else []
     if command == "env":
-        return ["capture"] if len(words) == 1 and "capture".startswith(current) else []
+        return [c for c in subcommands(command) if c.startswith(current)] if len(words) == 1 else []
     if command in ("compare", "series", "plot"):
-        return [] if previous in _VALUED else _names("runs", current)
+        return [] if previous in _VALUED else _names("runs", current, location)
     if command in TYPED_COMMANDS:
         positional = [w for i, w in enumerate(words[1:], 1) if not w.startswith("-") and words[i - 1] not in _VALUED]
         if command == "explain" or not positional:
             if "/" in current:
                 type_word, _, prefix = current.partition("/")
-                return [f"{type_word}/{name}" for name in _names(type_word, prefix)]
+                return [f"{type_word}/{name}" for name in _names(type_word, prefix, location)]
             return [word for word in _type_words() if word.startswith(current)]
-        return _names(positional[0], current)
+        return _names(positional[0], current, location)
     return []
 
 

@@ -60,6 +60,8 @@ SOURCE_NAME = "google-benchmark"
 FAMILY = "google_benchmark"
 REPOSITORY = "https://github.com/google/benchmark"
 WHAT = "Google Benchmark JSON (--benchmark_format=json or --benchmark_out=FILE)"
+# its own scales, not kidx.units.TIME_UNITS: ns is 1.0 here (1 there), so an ns figure is
+# written as a float (5.0, not 5), and its runs' digests depend on it
 TIME_UNITS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 # entry keys that are not user counters
 _FIXED_KEYS = frozenset({

@@ -56,6 +56,7 @@ from kidx.importers.framework import (
 )
 from kidx.importers.gpus import canonical_gpu_name, gpu_hardware
 from kidx.manifests.document import Document
+from kidx.units import TIME_UNITS
 
 SOURCE_NAME = "kernelbench"
 FAMILY = "kernelbench"
@@ -292,7 +293,7 @@ class _Converter(JsonConverter):
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value < 0:
                 problem(self.problems, path, line, f"{where}.{key}", f"{value!r} is not a finite number of 0 or more")
                 return None
-            latency[name] = round(value * 1e6, 3)
+            latency[name] = round(value * TIME_UNITS["ms"], 3)  # milliseconds
         if "mean" not in latency:
             problem(self.problems, path, line, f"{where}.mean", "is missing: the mean time is the result")
             return None

@@ -50,6 +50,7 @@ from kidx.importers.gpus import canonical_gpu_name, gpu_hardware
 from kidx.manifests.document import Document
 from kidx.manifests.reader import InputTooLarge, read_bounded
 from kidx.manifests.values import INT64_MAX, INT64_MIN
+from kidx.units import TIME_UNITS
 
 SOURCE_NAME = "nvbench"
 FAMILY = "nvbench"
@@ -63,11 +64,11 @@ _GPU_TIME = {
 }
 # summary tag -> (metric, statistic, unit, scale) for spec.measurements
 _MEASUREMENTS = {
-    "nv/cold/time/gpu/q1": ("latency", "p25", "ns", 1e9),
-    "nv/cold/time/gpu/q3": ("latency", "p75", "ns", 1e9),
-    "nv/cold/time/gpu/iqr/absolute": ("latency", "iqr", "ns", 1e9),
-    "nv/cold/time/cpu/mean": ("cpu_latency", "mean", "ns", 1e9),
-    "nv/cold/time/cpu/median": ("cpu_latency", "median", "ns", 1e9),
+    "nv/cold/time/gpu/q1": ("latency", "p25", "ns", TIME_UNITS["s"]),
+    "nv/cold/time/gpu/q3": ("latency", "p75", "ns", TIME_UNITS["s"]),
+    "nv/cold/time/gpu/iqr/absolute": ("latency", "iqr", "ns", TIME_UNITS["s"]),
+    "nv/cold/time/cpu/mean": ("cpu_latency", "mean", "ns", TIME_UNITS["s"]),
+    "nv/cold/time/cpu/median": ("cpu_latency", "median", "ns", TIME_UNITS["s"]),
     "nv/cold/sample_size": ("samples", "count", "count", 1),
     "nv/cold/bw/global/bytes_per_second": ("global_memory_bandwidth", "mean", "bytes/s", 1),
 }
@@ -190,7 +191,8 @@ class _Converter(JsonConverter):
             spec["status"] = "skipped"
             spec["failure"] = {"reason": "Skipped", "message": str(state.get("skip_reason") or "")}
         else:
-            latency = {stat: _ns(summaries[tag], 1e9) for tag, stat in _GPU_TIME.items() if _finite(summaries.get(tag))}
+            latency = {stat: _ns(summaries[tag], TIME_UNITS["s"]) for tag, stat in _GPU_TIME.items()
+                       if _finite(summaries.get(tag))}
             if "mean" not in latency:
                 spec["status"] = "failed"
                 spec["failure"] = {"reason": "MissingMeasurement",
@@ -258,7 +260,7 @@ class _Converter(JsonConverter):
             seconds = struct.unpack(f"<{len(data) // 4}f", data)
             if any(not math.isfinite(s) or s < 0 for s in seconds):
                 raise _StateProblem(field, f"{side} holds a negative or non-finite sample time")
-            return [round(s * 1e9, 3) for s in seconds]
+            return [round(s * TIME_UNITS["s"], 3) for s in seconds]
         return None
 
 

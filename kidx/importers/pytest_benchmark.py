@@ -54,6 +54,7 @@ from kidx.importers.framework import (
     valid_labels,
 )
 from kidx.manifests.document import Document
+from kidx.units import TIME_UNITS
 
 SOURCE_NAME = "pytest-benchmark"
 FAMILY = "pytest_benchmark"
@@ -309,7 +310,7 @@ def _problems_of(benchmark: Any) -> list[tuple[str | None, str]]:
 
 
 def _ns(seconds: float) -> float:
-    return round(seconds * 1e9, 3)
+    return round(seconds * TIME_UNITS["s"], 3)
 
 
 def _observed_at(text: Any) -> str | None:

@@ -64,6 +64,7 @@ from kidx.importers.framework import (
 )
 from kidx.importers.gpus import canonical_gpu_name, gpu_hardware
 from kidx.manifests.document import Document
+from kidx.units import TIME_UNITS
 
 SOURCE_NAME = "tritonbench"
 FAMILY = "tritonbench"
@@ -78,8 +79,8 @@ _MEASURES = {
     "accuracy": ("accuracy", "ratio", 1),
     "gpu_peak_mem": ("peak_memory", "bytes", 1e9),
     "cpu_peak_mem": ("cpu_peak_memory", "bytes", 1e9),
-    "compile_time": ("compile_time", "ns", 1e6),
-    "cuda_time": ("cuda_time", "ns", 1e6),
+    "compile_time": ("compile_time", "ns", TIME_UNITS["ms"]),
+    "cuda_time": ("cuda_time", "ns", TIME_UNITS["ms"]),
 }
 _TIMED = {"latency": "cuda_events", "walltime": "wall_clock"}  # metric -> timer; headline latency in ms
 _PER_INPUT = re.compile(r"tritonbench_(?P<bench>.+?)\[x_(?P<input>.*)-(?P<backend>[^\[\]-]+)\]_(?P<metric>.+)\Z", re.S)
@@ -366,8 +367,8 @@ def _figures(metric: str, value: float | list[float]) -> dict[str, Any]:
     median = statistics.median(values)
     figures: dict[str, Any] = {}
     if metric in _TIMED:
-        ns = [round(v * 1e6, 3) for v in values]
-        figures["timing"] = {"latencyNs": {"median": round(median * 1e6, 3)}, "primaryStatistic": "median"}
+        ns = [round(v * TIME_UNITS["ms"], 3) for v in values]
+        figures["timing"] = {"latencyNs": {"median": round(median * TIME_UNITS["ms"], 3)}, "primaryStatistic": "median"}
         if len(ns) > 1:
             figures["timing"]["latencyNs"].update(min=min(ns), max=max(ns))
             figures["samples"] = {"metric": "latency", "unit": "ns", "values": ns}

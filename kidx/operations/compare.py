@@ -31,10 +31,12 @@ from kidx.analysis.hostbound import HostEvidence, is_kernel_timer, timer_of
 from kidx.analysis.measures import Measure
 from kidx.analysis.significance import (
     ALPHA,
+    BASELINE,
     CONFIRM_RUNS,
     DEFAULT_THRESHOLD,
     MIN_T,
     NO_NOISE,
+    REGRESSIONS,
     Judgement,
     Noise,
     judge_runs,
@@ -151,13 +153,13 @@ class Comparison(NamedTuple):
 
     @property
     def regressions(self) -> list[ComparedRow]:
-        return [row for row in self.rows if row.verdict == "slower"]
+        return [row for row in self.rows if row.verdict in REGRESSIONS]
 
     def counts(self) -> dict[str, int]:
         """How many rows got each verdict (the baseline rows not counted)."""
         counted: dict[str, int] = {}
         for row in self.rows:
-            if row.verdict not in (None, "baseline"):
+            if row.verdict not in (None, BASELINE):
                 counted[row.verdict] = counted.get(row.verdict, 0) + 1
         return counted
 
@@ -293,7 +295,7 @@ def _series_of(run: AnalysedRun) -> tuple:
 
 def _only(group: ComparedGroup, verdicts: frozenset) -> ComparedGroup:
     """The baseline row and the rows with one of the verdicts."""
-    return group._replace(rows=[row for row in group.rows if row.verdict == "baseline" or row.verdict in verdicts])
+    return group._replace(rows=[row for row in group.rows if row.verdict == BASELINE or row.verdict in verdicts])
 
 
 def _incomparable(runs: list[AnalysedRun], force: bool) -> str | None:
@@ -394,7 +396,7 @@ def _group(members: list[AnalysedRun], request: CompareRequest, forced: str | No
     baseline = _baseline_arm(arms, request)
     if baseline is None:
         return group([ComparedRow(arm, None, None) for arm in ordered], f"no run of baseline {request.baseline}")
-    rows = [ComparedRow(baseline, None, "baseline")]
+    rows = [ComparedRow(baseline, None, BASELINE)]
     rows += [_judged(arm, baseline, request, history, first) for arm in ordered if arm is not baseline]
     return group(rows)
 
@@ -408,7 +410,7 @@ def _against_previous(arms: list[Arm], request: CompareRequest, history: _Histor
         ordered = sorted(arms, key=lambda arm: (version_key(arm.label or ""), arm.label or ""))
     else:
         ordered = sorted(arms, key=lambda arm: (arm.runs[0].observed, arm.label or "", arm.runs[0].name))
-    rows = [ComparedRow(ordered[0], None, "baseline")]
+    rows = [ComparedRow(ordered[0], None, BASELINE)]
     rows += [_judged(arm, before, request, history, first) for before, arm in itertools.pairwise(ordered)]
     return rows
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kidx.errors import InvalidInputError, Location, Problem, StoreError, UsageError
 from kidx.identity.canonical import digest_bytes
@@ -27,6 +28,11 @@ from kidx.store.catalog import Change, Entry, Revision
 from kidx.store.column_cache import column_values
 from kidx.store.faults import crash_point
 from kidx.store.store import Store, utc_now
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from kidx.operations.reporting import Reporter
 
 
 @dataclass(slots=True)
@@ -287,3 +293,23 @@ def _plan_restore(catalog, registry: KindRegistry, bundle: Bundle, source: str) 
 
 
 __all__ = ["ExportReport", "RestoreReport", "collect_bundle", "export", "restore"]
+
+
+@dataclass(slots=True)
+class BundleImport:
+    """What ``kidx import bundle`` read and what restoring it did."""
+
+    contents: Bundle
+    report: RestoreReport
+
+
+def import_bundle(path: str, registry: KindRegistry, open_store: Callable[[], Store], reporter: Reporter,
+                  dry_run: bool = False) -> BundleImport:
+    """``kidx import bundle FILE``: the bundle read and checked (what a reader could not
+    check said through ``reporter``), then restored into the store ``open_store`` opens."""
+    from kidx.operations.bundle import read_bundle
+
+    contents = read_bundle(path, registry)
+    for warning in contents.warnings:
+        reporter.warning(warning)
+    return BundleImport(contents, restore(open_store(), registry, contents, path, dry_run=dry_run))

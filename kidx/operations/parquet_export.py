@@ -26,12 +26,11 @@ Writing needs pyarrow (the ``parquet`` extra).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kidx.files import atomic_file
 from kidx.kinds.registry import KindRegistry
 from kidx.store.store import Store
 
@@ -95,8 +94,8 @@ def _speed_of_light(run) -> dict[str, float | None]:
 
 
 def write_parquet(rows: list[dict], path: Path) -> ParquetReport:
-    """Write ``rows`` to ``path`` (a temporary file in its folder, then renamed: the old
-    file or the whole new one)."""
+    """Write ``rows`` to ``path`` through kidx/files.py (the old file or the whole new one,
+    synced to disk before it replaces the old: the user's data)."""
     pa, pq = require_pyarrow()
     from kidx.operations.run_rows import LEADING
 
@@ -108,15 +107,8 @@ def write_parquet(rows: list[dict], path: Path) -> ParquetReport:
         fields.append(pa.field(name, kind))
         arrays.append(pa.array(values, type=kind))
     table = pa.Table.from_arrays(arrays, schema=pa.schema(fields))
-    folder = path.parent if str(path.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    os.close(handle)
-    try:
-        pq.write_table(table, temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with atomic_file(path, sync=True) as stream:
+        pq.write_table(table, stream)
     return ParquetReport(len(rows), len(names), path.stat().st_size)
 
 

@@ -30,6 +30,7 @@ from kidx.analysis.significance import (
     CONFIRM_RUNS,
     DEFAULT_THRESHOLD,
     MIN_T,
+    REGRESSIONS,
     Judgement,
     judge,
     judge_runs,
@@ -112,7 +113,7 @@ class SeriesResult(NamedTuple):
 
     @property
     def regressions(self) -> list[Point]:
-        return [point for series in self.series for point in series.points if point.verdict == "slower"]
+        return [point for series in self.series for point in series.points if point.verdict in REGRESSIONS]
 
     @property
     def verdicts(self) -> list[str | None]:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kidx.analysis.significance import FASTER, INCONCLUSIVE, SAME, SLOWER, UNCONFIRMED
+from kidx.analysis.significance import BASELINE, SUMMARY_ORDER, UNCONFIRMED
 from kidx.output import speed_of_light
+from kidx.output.analysis_printing import AnalysisPrinter
 from kidx.output.columns import label_column_header, raw_text
 from kidx.output.table import render_table
 from kidx.output.units import quantity, spread_text
@@ -68,9 +69,6 @@ def group_heading(group: ComparedGroup) -> str:
     return ", ".join(parts)
 
 
-SUMMARY_ORDER = (SLOWER, FASTER, SAME, INCONCLUSIVE, UNCONFIRMED)  # the summary's order (others after)
-
-
 def summary_text(counts: dict[str, int]) -> str:
     """Every verdict counted: ``2 slower, 5 faster, 10 same, 1 inconclusive, 0 unconfirmed``."""
     words = [f"{counts.get(verdict, 0)} {verdict}" for verdict in SUMMARY_ORDER]
@@ -79,7 +77,7 @@ def summary_text(counts: dict[str, int]) -> str:
 
 
 def verdict_text(verdict: str | None, judgement) -> str:
-    if verdict == "unconfirmed" and judgement is not None and judgement.within:
+    if verdict == UNCONFIRMED and judgement is not None and judgement.within:
         return f"unconfirmed ({judgement.within})"
     return verdict or ""
 
@@ -228,6 +226,12 @@ def comparison_notes(comparison: Comparison) -> list[str]:
     return notes
 
 
+def comparison_notices(comparison: Comparison, text: str) -> list[str]:
+    """stderr lines under the table (``text``): the notes, and why nothing was shown."""
+    nothing = "No runs found" if not comparison.inputs else None if text else "Nothing compared"
+    return [*comparison_notes(comparison), *([nothing] if nothing else [])]
+
+
 def judgement_fields(judgement: Judgement | None) -> dict:
     """What a verdict rests on, for json, yaml and csv."""
     return {
@@ -245,7 +249,7 @@ def judgement_fields(judgement: Judgement | None) -> dict:
 
 def row_record(row: ComparedRow, group: ComparedGroup) -> dict:
     measure, judgement = row.measure, row.judgement
-    baseline_row = row.verdict == "baseline"
+    baseline_row = row.verdict == BASELINE
     return {
         "run": row.run.name,
         "implementation": row.run.implementation.name,
@@ -345,3 +349,7 @@ def comparison_rows(comparison: Comparison) -> list[list[str]]:
             record.update(speed_of_light.csv_values(speed_of_light.run_achieved(row.run, row.measure)))
             rows.append(["" if record[f] is None else raw_text(record[f]) for f in CSV_FIELDS])
     return rows
+
+
+COMPARISON = AnalysisPrinter(render_comparison_table, comparison_notices, comparison_document, CSV_FIELDS,
+                             comparison_rows, render_comparison_markdown)

@@ -1,7 +1,7 @@
 """Printing what ``get`` found (``kidx.operations.get.QueryResult``) in each output format.
 
 ``print_listing`` prints with the renderer the format's entry in the printer table
-(``kidx.output.printers``) names: ``render_<name>`` here, each taking the result, the
+(``kidx.output.printers``) names in ``RENDERERS`` here, each taking the result, the
 parsed format and the listing's options. Tables follow kubectl: one table per kind,
 separated by a blank line, names prefixed with ``kind.group/`` when more than one kind
 is shown (or with --show-kind).
@@ -19,6 +19,8 @@ from kidx.output.table import render_table
 from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from kidx.output.gateway import Output
 
 Groups = list[tuple[KindInfo, list[dict]]]
@@ -48,7 +50,7 @@ def listing_options(fmt: OutputFormat, show_labels: bool, label_columns: list[st
 def print_listing(out: Output, result: QueryResult, fmt: OutputFormat, options: ListingOptions) -> None:
     """The result in its format on stdout; ``No resources found`` on stderr when a
     listing of columns found nothing."""
-    text = globals()[f"render_{fmt.printer.render}"](result, fmt, options)
+    text = RENDERERS[fmt.printer.render](result, fmt, options)
     if text is not None:
         out.data(text)
     if not result.total and not result.missing and fmt.reads_columns:
@@ -112,6 +114,14 @@ def render_custom_columns(result: QueryResult, fmt: OutputFormat, options: Listi
     rows = [custom_column_cells(columns, m) for _, group in result.groups for m in group]
     headers = None if options.no_headers else [header for header, _ in columns]
     return render_table(headers, rows)
+
+
+# the renderers by the name the printer table's get rows give them (tests/output/
+# test_printers.py holds the two equal)
+RENDERERS: dict[str, Callable[[QueryResult, OutputFormat, ListingOptions], str | None]] = {
+    "tables": render_tables, "delimited": render_delimited, "names": render_names, "documents": render_documents,
+    "jsonpath": render_jsonpath, "custom_columns": render_custom_columns,
+}
 
 
 class TableOptions(NamedTuple):

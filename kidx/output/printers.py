@@ -30,8 +30,10 @@ class Format(NamedTuple):
     # (kidx.operations.get.LoadMode's value: names, table, manifests); "table" also means
     # the printed values are columns, which the catalog's cached values may answer
     load: str = "manifests"
-    shows: frozenset[str] = frozenset()  # get: referenced objects the printed columns read
-    render: str = ""  # get: the renderer, ``kidx.output.listing.render_<render>``
+    shows: frozenset[str] = frozenset()  # referenced objects the printed columns read
+    # the renderer, by its name in the RENDERERS of the command's printing module (get:
+    # kidx.output.listing; compare, series: kidx.output.analysis_printing)
+    render: str = ""
 
     @property
     def name(self) -> str:
@@ -79,14 +81,19 @@ def _help(printer: Printer) -> str:
     return f"{printer.before}{listed}{printer.after}."
 
 
+# compare and series: renderers of kidx.output.analysis_printing
 _ANALYSIS = Printer((
-    Format("table"), Format("wide", "with achieved bandwidth and share of peak"), Format("json"), Format("yaml"),
-    Format("csv"), Format("tsv"), Format("markdown", "for a pull request"),
+    Format("table", render="table"),
+    Format("wide", "with achieved bandwidth and share of peak", shows=SPEED_OF_LIGHT, render="table"),
+    Format("json", render="json"), Format("yaml", render="yaml"), Format("csv", render="delimited"),
+    Format("tsv", render="delimited"), Format("markdown", "for a pull request", render="markdown"),
 ))
 _MANIFESTS = Printer((Format("name", "names only"), Format("yaml"), Format("json")),
                      after=": print the manifests instead of storing them")
 _NAMES = Printer((Format("name"),), before="Only ", after=": print object names without the verb")
 
+# keyed by the command's path, as typed: "get", "import bundle", "env capture"; a group's
+# own row ("import") is its subcommands' that have none of their own
 PRINTERS: dict[str, Printer] = {
     "get": Printer(
         (
@@ -111,10 +118,10 @@ PRINTERS: dict[str, Printer] = {
     "export": Printer(to_file="The bundle file to write ('-': standard output)."),
     "apply": _NAMES,
     "delete": _NAMES,
-    "import": _MANIFESTS,
+    "import": _MANIFESTS,  # every format's (import liger, import nvbench, …)
     "import bundle": _NAMES,
     "record": _MANIFESTS,
-    "env": Printer((Format("yaml", "default"), Format("json"), Format("name", "with --apply")),
+    "env capture": Printer((Format("yaml", "default"), Format("json"), Format("name", "with --apply")),
                    after=": the format of the printed manifest"),
     "history": Printer((Format("yaml", "default"), Format("json")), before="With --revision: "),
     "api-resources": Printer((Format("wide"), Format("name"), Format("json"), Format("yaml"))),
@@ -130,13 +137,19 @@ def output_help(command: str) -> str:
     return _help(PRINTERS[command])
 
 
+def printer(command: str) -> Printer | None:
+    """The printer of ``command``'s path ("import liger": its group's, "import")."""
+    return PRINTERS.get(command) or PRINTERS.get(command.partition(" ")[0])
+
+
 def completion_values(command: str) -> list[str]:
-    """What completion offers after ``command -o``: each format's name, ``=`` ended for
-    one that takes an argument, sorted by name (a bare name before its ``=`` form)."""
-    printer = PRINTERS.get(command)
-    if printer is None:
+    """What completion offers after ``command -o`` (a path: "import bundle"): each format's
+    name, ``=`` ended for one that takes an argument, sorted by name (a bare name before
+    its ``=`` form)."""
+    found = printer(command)
+    if found is None:
         return []
-    values = {(format.name, format.takes_argument): format.completion for format in printer.formats}
+    values = {(format.name, format.takes_argument): format.completion for format in found.formats}
     return [values[key] for key in sorted(values)]
 
 

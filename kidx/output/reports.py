@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from kidx.importers.framework import Conversion
     from kidx.kinds.registry import KindInfo
     from kidx.operations.apply import ApplyReport, Outcome
+    from kidx.operations.export import BundleImport
     from kidx.operations.exporting import Exported
     from kidx.operations.fsck import Finding, FsckReport
     from kidx.operations.gc import GcReport
@@ -81,6 +82,28 @@ def outcome_lines(outcomes: Iterable[Outcome], names_only: bool, suffix: str | N
         return "".join(f"{o.info.qualified_name}/{o.name}\n" for o in outcomes)
     tail = f" {suffix}" if suffix else ""
     return "".join(f"{o.info.qualified_name}/{o.name} {o.action}{tail}\n" for o in outcomes)
+
+
+def bundle_lines(imported: BundleImport, names_only: bool, suffix: str | None) -> str:
+    """``import bundle``'s line per name restored: ``KIND/NAME ACTION`` (``restored``,
+    ``unchanged``; control characters escaped), or ``KIND/NAME`` with ``-o name``;
+    ``suffix`` (the dry run's) after each."""
+    lines = []
+    for outcome in imported.report.outcomes:
+        name = f"{outcome.info.qualified_name}/{outcome.name}"
+        lines.append(name if names_only
+                     else escape_control(f"{name} {outcome.action}") + (f" {suffix}" if suffix else ""))
+    return "".join(line + "\n" for line in lines)
+
+
+def bundle_summary(imported: BundleImport, suffix: str | None) -> str:
+    """``import bundle``'s line on stderr: what the bundle held, and what restoring it did."""
+    contents = imported.contents
+    counts = Counter(outcome.action for outcome in imported.report.outcomes)
+    actions = ", ".join(f"{count:,} {action}" for action, count in counts.items())
+    return (f"import bundle: {len(contents.names):,} names, {len(contents.revisions):,} revisions, "
+            f"{len(contents.objects):,} objects" + (f"; {actions}" if actions else "")
+            + (f" {suffix}" if suffix else ""))
 
 
 def deletion_lines(deleted: Iterable[tuple[KindInfo, Entry]], names_only: bool, suffix: str | None) -> str:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from kidx.analysis.significance import SUMMARY_ORDER
 from kidx.output import speed_of_light
+from kidx.output.analysis_printing import AnalysisPrinter
 from kidx.output.columns import label_column_header, raw_text
 from kidx.output.comparison import (
-    SUMMARY_ORDER,
     band_text,
     gain_header,
     inputs_record,
@@ -122,6 +123,11 @@ def series_notes(result: SeriesResult) -> list[str]:
     return notes
 
 
+def series_notices(result: SeriesResult, text: str) -> list[str]:
+    """stderr lines under the table (``text``): the notes, and why nothing was shown."""
+    return [*series_notes(result), *([] if text else ["No series of two or more points found"])]
+
+
 def point_record(point: Point) -> dict:
     measure, change = point.run.known_measure, point.change
     return {
@@ -192,3 +198,7 @@ def series_rows(result: SeriesResult) -> list[list[str]]:
             record.update(speed_of_light.csv_values(speed_of_light.run_achieved(point.run)))
             rows.append(["" if record[f] is None else raw_text(record[f]) for f in CSV_FIELDS])
     return rows
+
+
+SERIES = AnalysisPrinter(render_series_table, series_notices, series_document, CSV_FIELDS, series_rows,
+                         render_series_markdown)

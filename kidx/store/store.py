@@ -53,8 +53,14 @@ STORE_ENV = "KIDX_STORE"
 BACKENDS: dict[str, str] = {"postgresql": "kidx.store.postgres", "postgres": "kidx.store.postgres"}
 
 
+def configured_store_location() -> str | None:
+    """``$KIDX_STORE`` where it is set and not empty: the one place kidx reads it."""
+    return os.environ.get(STORE_ENV) or None
+
+
 def default_store_location() -> str:
-    configured = os.environ.get(STORE_ENV)
+    """``$KIDX_STORE``, else the user data folder."""
+    configured = configured_store_location()
     if configured:
         return configured
     from platformdirs import user_data_dir

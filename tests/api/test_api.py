@@ -336,6 +336,32 @@ def test_import_files_is_the_commands_import(cli, store, tmp_path):
     assert again.count("unchanged") == 8 and again.summary == result.summary.replace(" created", " unchanged")
 
 
+def test_import_bundle_is_the_commands_import_bundle(cli, store, tmp_path):
+    from conftest import SEED_BUNDLE
+
+    assert cli("apply", "-f", str(SEED_BUNDLE)).code == 0
+    bundle = tmp_path / "all.kidx.json"
+    assert cli("export", "-o", str(bundle)).code == 0
+    restored = tmp_path / "restored"
+    with kidx.open_store(restored) as api:
+        planned = api.import_bundle(bundle, dry_run=True)
+        assert not restored.exists()  # a dry run writes nothing
+        result = api.import_bundle(str(bundle))
+        assert api.get("run", SEED_RUN)[0].name == SEED_RUN
+        again = api.import_bundle(bundle)
+    assert type(result) is kidx.ImportResult
+    assert repr(planned) == "ImportResult(restored 3, dry run)" and repr(again) == "ImportResult(unchanged 3)"
+    assert [(o.kind, o.action) for o in result.outcomes] == [
+        ("BenchmarkRun", "restored"), ("BenchmarkProtocol", "restored"), ("ExecutionEnvironment", "restored")]
+    assert result.outcomes[0].digest == "sha256:6e70abf28bfccdbc8dde69ec6347a8f22a416952374d02a065d78a2cb9973cba"
+    assert result.summary == "import bundle: 3 names, 3 revisions, 3 objects; 3 restored"
+    assert planned.summary == result.summary + " (dry run)"
+    assert again.count("unchanged") == 3 and result.warnings == result.skipped == []
+    code, out, err = cli("import", "bundle", str(bundle), "-o", "name", store_path=tmp_path / "by-cli")
+    assert code == 0 and err == result.summary + "\n"
+    assert out.splitlines() == [f"{o.kind.lower()}.kernelindex.dev/{o.name}" for o in result.outcomes]
+
+
 def test_import_files_refuses_as_the_command_does(store, tmp_path):
     small = _liger_csv(tmp_path / "small.csv", 1488)
     broken = tmp_path / "broken.csv"

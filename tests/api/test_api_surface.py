@@ -48,6 +48,7 @@ PINNED = {
     'Store.compare': "Store.compare(*names: str, selector: str | None = None, field_selector: str | None = None, references: Iterable[str] = (), by: str = 'implementation', baseline: str | None = None, threshold: float = 5.0, only: str | Iterable[str] | None = None, force: bool = False, alpha: float = 0.05) -> Comparison",
     'Store.series': 'Store.series(*names: str, selector: str | None = None, field_selector: str | None = None, references: Iterable[str] = (), label: str | None = None, baseline: str | None = None, threshold: float = 5.0, alpha: float = 0.05) -> SeriesResult',
     'Store.apply': 'Store.apply(documents_or_path: Documents, dry_run: bool = False) -> ApplyResult',
+    'Store.import_bundle': 'Store.import_bundle(path: str | os.PathLike[str], dry_run: bool = False) -> ImportResult',
     'Store.import_files': 'Store.import_files(format_name: str, files: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *, environment: str | os.PathLike[str] | None = None, library: str | None = None, op: str | None = None, mode: str | None = None, level: int | None = None, dry_run: bool = False) -> ImportResult',
     'StoredObject': 'class StoredObject',
     'StoredObject.kind': 'StoredObject.kind: str',

@@ -191,7 +191,7 @@ def test_type_slash_name(complete):
     assert complete("get", "nope/") == []
 
 
-def test_names_come_from_the_store_named_on_the_line(complete, kidx, tmp_path):
+def test_names_come_from_the_store_named_on_the_line(complete, kidx, tmp_path, filled):
     other = tmp_path / "other-store"
     manifest = tmp_path / "o.yaml"
     manifest.write_text("apiVersion: kernelindex.dev/v1alpha1\nkind: BenchmarkRun\nmetadata:\n  name: elsewhere\n"
@@ -199,6 +199,8 @@ def test_names_come_from_the_store_named_on_the_line(complete, kidx, tmp_path):
     assert kidx("apply", "-f", str(manifest), store_path=other).code == 0
     assert complete("get", "--store", str(other), "runs", "") == ["elsewhere"]
     assert complete("get", f"--store={other}", "runs", "") == ["elsewhere"]
+    assert os.environ["KIDX_STORE"] == str(filled)  # the line's --store is read, not written into the environment
+    assert complete("get", "runs", "") == ["api-1", "web-10", "web-2"]
 
 
 @pytest.mark.parametrize(
@@ -209,19 +211,22 @@ def test_names_come_from_the_store_named_on_the_line(complete, kidx, tmp_path):
         ("compare", ["csv", "json", "markdown", "table", "tsv", "wide", "yaml"]),
         ("series", ["csv", "json", "markdown", "table", "tsv", "wide", "yaml"]),
         ("export", ["__files__"]),
-        ("env", ["json", "name", "yaml"]),
+        ("env capture", ["json", "name", "yaml"]),
+        ("env", []),
         ("plot", ["__files__"]),
         ("apply", ["name"]),
         ("delete", ["name"]),
         ("import", ["json", "name", "yaml"]),
+        ("import liger", ["json", "name", "yaml"]),
+        ("import bundle", ["name"]),
         ("history", ["json", "yaml"]),
         ("api-resources", ["json", "name", "wide", "yaml"]),
         ("describe", []),
     ],
 )
 def test_output_values_per_command(complete, command, expected):
-    assert complete(command, "-o", "") == expected
-    assert complete(command, "--output", "") == expected
+    assert complete(*command.split(), "-o", "") == expected
+    assert complete(*command.split(), "--output", "") == expected
 
 
 def test_output_values_filtered_by_prefix(complete):
@@ -250,6 +255,20 @@ def test_flags(complete):
     assert complete("explain", "--r") == ["--recursive"]
     assert "--field-selector" in complete("get", "runs", "-")
     assert "--references" in complete("get", "runs", "-")
+
+
+def test_flags_of_each_subcommand(complete):
+    """A group's subcommands have flags of their own: bundle takes no --library or --level."""
+    assert complete("import", "bundle", "x", "--l") == []
+    assert complete("import", "bundle", "x", "-") == ["--dry-run", "--output", "-o", "--store"]
+    assert complete("import", "liger", "x", "--l") == []
+    assert complete("import", "pytest-benchmark", "x", "--l") == ["--library"]
+    assert complete("import", "kernelbench", "x", "--l") == ["--level"]
+    assert complete("import", "tritonbench", "x", "--mo") == ["--mode"]
+    assert complete("import", "bundle", "x", "-o", "") == ["name"]
+    assert complete("import", "bundle", "x", "-o=") == ["-o=name"]
+    assert complete("env", "capture", "--m") == ["--measure-peaks"]
+    assert complete("env", "--") == []
 
 
 def test_files(complete):
@@ -442,44 +461,63 @@ def test_values_written_after_an_equals_sign(complete):
     assert complete("get", "runs", "--no-headers=x") == []
 
 
-def _typer_commands():
+def _typer_commands() -> dict:
+    """Every command by its path ("get", "import bundle"): a group's subcommands, not the group."""
     import typer
 
     from kidx.cli.app import COMMANDS, build_app
 
-    return typer.main.get_command(build_app(list(COMMANDS))).commands
+    commands = {}
+    for name, command in typer.main.get_command(build_app(list(COMMANDS))).commands.items():
+        subcommands = getattr(command, "commands", None)
+        commands.update({f"{name} {sub}": each for sub, each in subcommands.items()} if subcommands
+                        else {name: command})
+    return commands
 
 
 def _options(command) -> list:
-    """The command's options (a group's: its subcommands'), as typer's parameters hold them."""
-    if hasattr(command, "commands"):
-        return [option for sub in command.commands.values() for option in _options(sub)]
+    """The command's options, as typer's parameters hold them."""
     return [param for param in command.params if param.param_type_name == "option"]
 
 
 def test_completion_offers_every_flag_of_every_command_and_knows_which_take_a_value():
-    from kidx.cli.completion import _VALUED, COMMAND_FLAGS
+    """Compared subcommand by subcommand: each is offered its own flags, no other's."""
+    from kidx.cli.completion import _VALUED, COMMAND_FLAGS, command_flags, command_path
 
     commands = _typer_commands()
-    flags = {name: list(dict.fromkeys(flag for option in _options(command) for flag in option.opts
+    flags = {path: list(dict.fromkeys(flag for option in _options(command) for flag in option.opts
                                       + option.secondary_opts if flag not in ("-h", "--help")))
-             for name, command in commands.items()}
+             for path, command in commands.items()}
     valued = {flag for command in commands.values() for option in _options(command) if not option.is_flag
               for flag in option.opts}
-    assert COMMAND_FLAGS == flags, f"kidx/cli/completion.py's COMMAND_FLAGS should read {flags}"
+    assert {path: command_flags(path) for path in commands} == flags, (
+        f"kidx/cli/completion.py's COMMAND_FLAGS should read { {p: f for p, f in flags.items() if p in COMMAND_FLAGS} }")
+    assert set(COMMAND_FLAGS) <= set(commands)
+    assert all(command_path(path.split()) == path for path in commands)
     assert _VALUED == valued, f"kidx/cli/completion.py's _VALUED should read {sorted(valued)}"
 
 
-def test_completion_offers_every_output_format_each_command_takes():
-    """-o values come from the printer table: every command with -o has its row, and a
-    value the table offers is one the command accepts."""
-    from kidx.output.printers import PRINTERS, completion_values
+def test_completion_offers_every_output_format_each_command_takes(complete, kidx, filled):
+    """-o values come from the printer table, and are exactly what each command (each
+    subcommand) accepts: the values its refusal of an unknown format lists."""
+    from kidx.output.printers import PRINTERS, printer
 
     commands = _typer_commands()
-    with_output = {name for name, command in commands.items() for option in _options(command)
+    with_output = {path for path, command in commands.items() for option in _options(command)
                    if "--output" in option.opts}
-    assert with_output <= {command.split()[0] for command in PRINTERS}
-    for name in with_output:
-        offered = completion_values(name)
-        assert offered or PRINTERS[name].to_file, name
-        assert all(value.rstrip("=") in PRINTERS[name].names for value in offered)
+    assert {path.split()[0] for path in with_output} <= {command.split()[0] for command in PRINTERS}
+    for path in sorted(with_output):
+        offered = complete(*path.split(), "x", "-o", "")
+        if printer(path).to_file:
+            assert offered == ["__files__"], path
+            continue
+        arguments = [word for param in commands[path].params if param.param_type_name == "argument"
+                     for word in (["runs", "x"] if param.nargs == -1 else ["runs"])]
+        arguments = {"history": ["runs", "x", "--revision", "1"],  # -o prints one revision
+                     "record": ["liger", "x"]}.get(path, arguments)
+        code, out, err = kidx(*path.split(), *arguments, "-o", "unknown", store_path=filled)
+        assert code != 0 and out == "", path
+        allowed = err.removeprefix('error: unable to match a printer suitable for the output format "unknown", '
+                                   "allowed formats are: ")
+        assert allowed != err, (path, err)
+        assert sorted({value.rstrip("=") for value in offered}) == allowed.strip().split(","), path

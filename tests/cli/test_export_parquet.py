@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import json
 import math
+import re
 import sys
 
 import pytest
@@ -118,3 +119,35 @@ def test_read_by_duckdb(kidx, tmp_path):
     ).fetchall()
     stored = json.loads(kidx("get", "runs", "-l", "problem=23,sample=3", "-o", "json").out)["items"]
     assert mean == stored[0]["spec"]["timing"]["latencyNs"]["mean"] == 29800.0
+
+
+def test_parquet_is_synced_before_it_replaces_the_old_file(kidx, tmp_path, monkeypatch):
+    """Through kidx/files.py: the bytes reach the disk under a temporary name of its own,
+    then are renamed over the target; the target is never written in place."""
+    pytest.importorskip("pyarrow")
+    import os
+
+    from kidx import files
+
+    assert kidx("import", "kernelbench", str(BASELINE)).code == 0
+    target = tmp_path / "runs.parquet"
+    target.write_bytes(b"old")
+    events: list[tuple[str, str]] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(descriptor):
+        events.append(("fsync", os.path.basename(os.readlink(f"/proc/self/fd/{descriptor}"))))
+        real_fsync(descriptor)
+
+    def replace(source, destination):
+        events.append(("replace", os.path.basename(os.fspath(destination))))
+        real_replace(source, destination)
+
+    monkeypatch.setattr(files.os, "fsync", fsync)
+    monkeypatch.setattr(files.os, "replace", replace)
+    _export(kidx, tmp_path)
+    assert [kind for kind, _ in events] == ["fsync", "replace"]
+    assert re.fullmatch(files.TEMPORARY, events[0][1]).group(1) == "runs.parquet"
+    assert events[1] == ("replace", "runs.parquet")
+    assert target.read_bytes()[:4] == b"PAR1"
+    assert sorted(path.name for path in tmp_path.iterdir() if path.is_file()) == ["runs.parquet"]

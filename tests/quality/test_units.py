@@ -38,3 +38,13 @@ def test_no_other_module_keeps_a_table_of_time_scales_or_display_steps():
     keeping = {path.relative_to(REPO).as_posix() for path in (REPO / "kidx").rglob("*.py")
                if tables.search(path.read_text(encoding="utf-8"))}
     assert keeping - OWN_SCALES == {"kidx/units.py"}
+
+
+def test_no_importer_scales_a_time_by_a_number_of_its_own():
+    """Seconds and milliseconds become nanoseconds by TIME_UNITS (the same floats, so the
+    same digests), not by a 1e9 or 1e6 written beside the importer's table."""
+    scaling = re.compile(r'\* ?1e[369]\b|"ns", 1e[369]\b')
+    keeping = {path.relative_to(REPO).as_posix() for path in (REPO / "kidx").rglob("*.py")
+               if scaling.search(path.read_text(encoding="utf-8"))}
+    assert keeping - OWN_SCALES == set()
+    assert scaling.search('latency = round(seconds * 1e9, 3)') and scaling.search('("latency", "p25", "ns", 1e9)')

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import (
+    REPO,
     SEED_BUNDLE,
     SEED_ENVIRONMENT_DIGEST,
     SEED_PROTOCOL_DIGEST,
@@ -92,6 +93,17 @@ def test_default_location_in_a_real_process(kidx_process, tmp_path, store):
     assert out.splitlines()[0] == RUN_LINE
     assert (data_home / "kidx" / "catalog.sqlite").is_file()
     assert not store.exists()
+
+
+def test_kidx_store_is_read_in_one_place():
+    """$KIDX_STORE is read by kidx.store.store.configured_store_location alone: every other
+    part asks it, and nothing writes the variable."""
+    reads = []
+    for path in sorted((REPO / "kidx").rglob("*.py")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if "environ" in line and ("STORE_ENV" in line or "KIDX_STORE" in line):
+                reads.append((str(path.relative_to(REPO)), line.strip()))
+    assert reads == [("kidx/store/store.py", "return os.environ.get(STORE_ENV) or None")]
 
 
 def test_kidx_store_is_honoured(monkeypatch, capsys, tmp_path):

@@ -18,9 +18,8 @@ from kidx.cli.analysis_options import (
     gate,
     gate_status,
     parse_format,
-    print_analysis,
 )
-from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store
+from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output
 
 EXAMPLES = """\b
 Examples:
@@ -94,28 +93,16 @@ def compare(
     with analysis_errors():
         from kidx.api.analysis import compare_request
         from kidx.operations.compare import compare as run_compare
+        from kidx.output.analysis_printing import print_analysis
+        from kidx.output.comparison import COMPARISON
 
         fmt = parse_format(output_format, "compare")
         request = compare_request(names or (), selector, field_selector, references or (), by, baseline, threshold,
                                   only, force, alpha)
         comparison = run_compare(open_store(store, must_exist=True), kind_registry(), request)
         gate(comparison.problems, fail_on_regression or fail_on_inconclusive, allow_empty)
-    _print(comparison, fmt)
+    print_analysis(output(), "compare", comparison, fmt, COMPARISON)
     return gate_status(comparison.verdicts, fail_on_regression, fail_on_inconclusive)
-
-
-def _print(comparison, fmt: str) -> None:
-    from kidx.output import comparison as printed
-
-    def notices(text: str) -> list[str]:
-        nothing = "No runs found" if not comparison.inputs else None if text else "Nothing compared"
-        return [*printed.comparison_notes(comparison), *([nothing] if nothing else [])]
-
-    print_analysis(
-        fmt, lambda wide: printed.render_comparison_table(comparison, wide), notices,
-        lambda: printed.comparison_document(comparison), printed.CSV_FIELDS,
-        lambda: printed.comparison_rows(comparison), lambda: printed.render_comparison_markdown(comparison),
-    )
 
 
 def register(app: typer.Typer) -> None:

@@ -31,7 +31,7 @@ Examples:
 def capture(
     output_format: Annotated[
         str | None,
-        typer.Option("--output", "-o", help=output_help("env")),
+        typer.Option("--output", "-o", help=output_help("env capture")),
     ] = None,
     apply: Annotated[bool, typer.Option("--apply", help="Store the environment instead of printing it.")] = False,
     name: Annotated[
@@ -59,7 +59,7 @@ def capture(
     """
     from kidx.operations.env_capture import capture_environment
 
-    check_output("env", output_format)
+    check_output("env capture", output_format)
     if output_format == "name" and not apply:
         raise UsageError("-o name needs --apply")
     suffix = parse_dry_run(dry_run)

@@ -8,7 +8,6 @@ progress bar, ``--dry-run``, ``-o`` and attaching an environment are the same fo
 from __future__ import annotations
 
 import functools
-from collections import Counter
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -152,31 +151,15 @@ def bundle(
     A name the store already has must have the same history (it is then unchanged);
     any other overlap is refused and nothing is written.
     """
-    from kidx.operations.bundle import read_bundle
-    from kidx.operations.export import restore
+    from kidx.operations.export import import_bundle
+    from kidx.output.reports import bundle_lines, bundle_summary
 
     suffix = parse_dry_run(dry_run)
     check_output("import bundle", output_format)
-    from kidx.output.terminal import escape_control
-
-    registry = kind_registry()
-    contents = read_bundle(file, registry)
     out = output()
-    for warning in contents.warnings:
-        out.warning(warning)
-    report = restore(open_store(store), registry, contents, file, dry_run=suffix is not None)
-    lines = []
-    for outcome in report.outcomes:
-        name = f"{outcome.info.qualified_name}/{outcome.name}"
-        lines.append(name if output_format == "name" else escape_control(f"{name} {outcome.action}")
-                     + (f" {suffix}" if suffix else ""))
-    out.data("".join(line + "\n" for line in lines))
-    counts = Counter(outcome.action for outcome in report.outcomes)
-    actions = ", ".join(f"{count:,} {action}" for action, count in counts.items())
-    out.notice(
-        f"import bundle: {len(contents.names):,} names, {len(contents.revisions):,} revisions, "
-        f"{len(contents.objects):,} objects" + (f"; {actions}" if actions else "") + (f" {suffix}" if suffix else "")
-    )
+    imported = import_bundle(file, kind_registry(), lambda: open_store(store), out, dry_run=suffix is not None)
+    out.data(bundle_lines(imported, output_format == "name", suffix))
+    out.notice(bundle_summary(imported, suffix))
 
 
 def import_files(format_name: str, files: list[str], environment: str | None, dry_run: str,

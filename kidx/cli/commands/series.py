@@ -19,9 +19,8 @@ from kidx.cli.analysis_options import (
     gate,
     gate_status,
     parse_format,
-    print_analysis,
 )
-from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store
+from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output
 
 EXAMPLES = """\b
 Examples:
@@ -69,26 +68,16 @@ def series(
     with analysis_errors():
         from kidx.api.analysis import series_request
         from kidx.operations.series import build_series
+        from kidx.output.analysis_printing import print_analysis
+        from kidx.output.series import SERIES
 
         fmt = parse_format(output_format, "series")
         request = series_request(names or (), selector, field_selector, references or (), label, baseline,
                                  threshold, alpha)
         result = build_series(open_store(store, must_exist=True), kind_registry(), request)
         gate(result.problems, fail_on_regression or fail_on_inconclusive, allow_empty)
-    _print(result, fmt)
+    print_analysis(output(), "series", result, fmt, SERIES)
     return gate_status(result.verdicts, fail_on_regression, fail_on_inconclusive)
-
-
-def _print(result, fmt: str) -> None:
-    from kidx.output import series as printed
-
-    def notices(text: str) -> list[str]:
-        return [*printed.series_notes(result), *([] if text else ["No series of two or more points found"])]
-
-    print_analysis(
-        fmt, lambda wide: printed.render_series_table(result, wide), notices, lambda: printed.series_document(result),
-        printed.CSV_FIELDS, lambda: printed.series_rows(result), lambda: printed.render_series_markdown(result),
-    )
 
 
 def register(app: typer.Typer) -> None:
