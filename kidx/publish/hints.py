@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shlex
 
+from kidx.analysis.significance import SLOWER
 from kidx.operations.analysed_runs import AnalysedRun, Referenced
 from kidx.publish.context import PublishRequest
 from kidx.publish.model import Family
@@ -152,5 +153,5 @@ def regressions_command(request: PublishRequest, releases: list[str]) -> str | N
         return None
     previous, latest = releases[-2:]
     arguments = _selection("compare", request, f"{key} in ({previous},{latest})")
-    arguments += ["--by", f"label={key}", "--baseline", previous, "--only", "slower"]
+    arguments += ["--by", f"label={key}", "--baseline", previous, "--only", SLOWER]
     return shlex.join(arguments + _rule(request))
