@@ -9,6 +9,7 @@ and carries no creation date, so the same data draws the same file.
 from __future__ import annotations
 
 from kidx.errors import KidxError, install_hint
+from kidx.files import atomic_file, write_file
 from kidx.output.columns import raw_text
 from kidx.records import TYPE_CHECKING
 from kidx.units import AXIS_SCALES
@@ -35,6 +36,17 @@ def panel_title(panel: Panel) -> str:
     return "\n".join(lines)
 
 
+def write_plot_file(data: PlotData, path: str, title: str | None = None) -> None:
+    """The plot as ``path`` says (.csv: its points; .svg or .png: the figure), written to a
+    temporary file beside it and renamed, so a failed write leaves no half a file."""
+    if path.lower().endswith(".csv"):
+        from kidx.output.delimited import render_delimited
+
+        write_file(path, render_delimited("csv", POINT_FIELDS, point_rows(data)).encode("utf-8"), sync=False)
+    else:
+        write_plot(data, path, title)
+
+
 def write_plot(data: PlotData, path: str, title: str | None = None) -> None:
     try:
         import matplotlib
@@ -56,9 +68,11 @@ def write_plot(data: PlotData, path: str, title: str | None = None) -> None:
     if title:
         figure.suptitle(title)
     figure.tight_layout()
-    metadata = {"Date": None} if path.lower().endswith(".svg") else {}
+    figure_format = "svg" if path.lower().endswith(".svg") else "png"
+    metadata = {"Date": None} if figure_format == "svg" else {}
     try:
-        figure.savefig(path, metadata=metadata)
+        with atomic_file(path, sync=False) as handle:
+            figure.savefig(handle, format=figure_format, metadata=metadata)
     finally:
         plt.close(figure)
 

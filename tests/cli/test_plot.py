@@ -132,3 +132,30 @@ def test_without_matplotlib_says_how_to_get_it(kidx, head_store, tmp_path, monke
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
     code, out, err = _plot(kidx, head_store, tmp_path / "x.svg")
     assert (code, out, err) == (1, "", "error: kidx plot needs matplotlib: pip install '.[plot]' from a checkout of kidx\n")
+
+
+@pytest.mark.parametrize("name", ["points.csv", "figure.svg"])
+def test_a_plot_that_fails_while_written_leaves_the_earlier_file_as_it_was(kidx, head_store, tmp_path, monkeypatch,
+                                                                           name):
+    """The file is written beside its place and renamed: a failure half way (here, the
+    writer breaks after its first bytes) keeps the earlier plot whole and leaves nothing
+    else behind."""
+    from matplotlib.figure import Figure
+
+    from kidx.output import delimited
+
+    def broken_csv(*arguments, **options):
+        raise OSError("disk full")
+
+    def broken_figure(self, target, **options):
+        target.write(b"<svg") if hasattr(target, "write") else open(target, "wb").write(b"<svg")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(delimited, "render_delimited", broken_csv)
+    monkeypatch.setattr(Figure, "savefig", broken_figure)
+    path = tmp_path / name
+    path.write_text("the earlier plot\n", encoding="utf-8")
+    code, out, err = _plot(kidx, head_store, path)
+    assert code == 1 and out == "" and "disk full" in err
+    assert path.read_text(encoding="utf-8") == "the earlier plot\n"
+    assert sorted(entry.name for entry in tmp_path.iterdir() if entry.name != "store") == [name]

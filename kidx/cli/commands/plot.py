@@ -84,15 +84,9 @@ def plot(
     if not data.panels:
         figure = "a figure" if y == "statistic" else f"a known --y {y}"
         raise UsageError(f"nothing to plot: no selected run has {figure} and a value at {request.x.text}")
-    from kidx.output import plot as drawing
+    from kidx.output.plot import write_plot_file
 
-    if output_file.lower().endswith(".csv"):
-        from kidx.output.delimited import render_delimited
-
-        with open(output_file, "w", encoding="utf-8", newline="") as handle:
-            handle.write(render_delimited("csv", drawing.POINT_FIELDS, drawing.point_rows(data)))
-    else:
-        drawing.write_plot(data, output_file, title)
+    write_plot_file(data, output_file, title)
     lines = sum(len(panel.lines) for panel in data.panels)
     points = sum(len(line.points) for panel in data.panels for line in panel.lines)
     out.notice(f"wrote {output_file}: {len(data.panels)} panel{'s' if len(data.panels) != 1 else ''}, "
