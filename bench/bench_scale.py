@@ -18,9 +18,11 @@ For each backend the store is grown in chunks of --chunk runs (each chunk one
 * cold-process wall time (median of --repeats interleaved rounds) and peak RSS of
   `kidx get runs -l page=p0042` (exactly 1,000 rows), `kidx describe run NAME`, a
   reference-following field selector (`--field-selector workload.metadata.name=W`),
-  `kidx compare -l page=p0042` (1,000 runs), `kidx series` of one series (one
-  implementation, workload, protocol and GPU), and `python -c pass`, each also as a
-  multiple of the bare interpreter; PostgreSQL also `python -c "import psycopg"` and
+  `kidx compare -l page=p0042` (1,000 runs) and `kidx series` of one series (one
+  implementation, workload, protocol and GPU) (these two read the selection's history,
+  which grows with the store: one run each, killed past --heavy-timeout, repeated only
+  when under 5 s), and `python -c pass`, each also as a multiple of the bare interpreter;
+  PostgreSQL also `python -c "import psycopg"` and
   `python -c "import psycopg; psycopg.connect(URL).close()"`, the driver's own cost;
 * the catalog's size per run (SQLite: catalog.sqlite and its WAL; PostgreSQL: the catalog
   tables, and the object table separately).
@@ -122,7 +124,7 @@ def chunk_file(args, first: int, count: int) -> tuple[Path, dict[str, str]]:
     return path, names
 
 
-def measured(argv: list[str], rss: bool = False) -> tuple[float, int, str, int]:
+def measured(argv: list[str], rss: bool = False, timeout: float | None = None) -> tuple[float, int, str, int]:
     """(wall seconds, exit status, stderr, peak RSS in bytes or 0) of one child process.
     With ``rss`` it runs under /usr/bin/time, which forks it from a small process: a child
     forked from this one would count this process's memory (the generated chunks) as its
@@ -134,7 +136,13 @@ def measured(argv: list[str], rss: bool = False) -> tuple[float, int, str, int]:
         os.close(descriptor)
         argv = [timer, "-f", "%M", "-o", report, *argv]
     start = time.perf_counter()
-    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=bench_store.SUBPROCESS_ENV)
+    try:
+        proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=bench_store.SUBPROCESS_ENV,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        if report is not None:
+            os.unlink(report)
+        return time.perf_counter() - start, -9, f"killed after {timeout:.0f} s", 0
     elapsed = time.perf_counter() - start
     peak = 0
     if report is not None:
@@ -159,6 +167,26 @@ def cold_rounds(commands: dict[str, list[str]], repeats: int) -> tuple[dict[str,
             else:
                 rss[label] = peak
     return times, rss
+
+
+def heavy_runs(commands: dict[str, list[str]], repeats: int, timeout: float
+               ) -> tuple[dict[str, list[float]], dict[str, int], dict[str, str]]:
+    """Commands whose cost grows with the store (compare, series read the selection's whole
+    history): one cold run with its peak RSS, killed past ``timeout``; a few more timed runs
+    only when it took under 5 s. Returns times, RSS and, for a failed one, why."""
+    times: dict[str, list[float]] = {}
+    rss: dict[str, int] = {}
+    failed: dict[str, str] = {}
+    for label, argv in commands.items():
+        elapsed, rc, err, peak = measured(argv, rss=True, timeout=timeout)
+        if rc != 0:
+            failed[label] = err.strip()[:300] or f"exit {rc}"
+            continue
+        rss[label] = peak
+        times[label] = [elapsed]
+        if elapsed < 5:
+            times[label] = [measured(argv)[0] for _ in range(repeats)]
+    return times, rss, failed
 
 
 def file_baseline(folder: Path, count: int, size: int) -> float:
@@ -372,7 +400,12 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
                             ("reference", [*select, "--no-headers"]),
                             ("compare", ["compare", "-l", PAGE, "-o", "csv", *store]),
                             ("series", [*series, "-o", "csv"])):
-            proc = subprocess.run([*kidx, *argv], capture_output=True, text=True)
+            try:
+                proc = subprocess.run([*kidx, *argv], capture_output=True, text=True, timeout=args.heavy_timeout)
+            except subprocess.TimeoutExpired:
+                counted[label] = None
+                say(f"!! {' '.join(argv[:3])} killed after {args.heavy_timeout:.0f} s")
+                continue
             counted[label] = proc.stdout.count("\n") if proc.returncode == 0 else None
             if proc.returncode != 0:
                 say(f"!! {' '.join(argv[:3])} failed (exit {proc.returncode}): {proc.stderr.strip()[:300]}")
@@ -388,16 +421,23 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
         commands["describe run NAME"] = [*kidx, "describe", "run", names["run"], *store]
         if counted["reference"] is not None:
             commands["get runs --field-selector workload.metadata.name=W"] = [*kidx, *select]
+        heavy = {}
         if counted["compare"] is not None:
-            commands[f"compare -l {PAGE}"] = [*kidx, "compare", "-l", PAGE, *store]
+            heavy[f"compare -l {PAGE}"] = [*kidx, "compare", "-l", PAGE, *store]
         if counted["series"] is not None:
-            commands["series (one series)"] = [*kidx, *series]
+            heavy["series (one series)"] = [*kidx, *series]
         settle()
         try:
             times, rss = cold_rounds(commands, args.repeats)
         except RuntimeError as exc:
             say(f"!! {exc}")
             continue
+        heavy_times, heavy_rss, failed = heavy_runs(heavy, args.repeats, args.heavy_timeout)
+        times.update(heavy_times)
+        rss.update(heavy_rss)
+        for label, why in failed.items():
+            say(f"!! {label}: {why}")
+            query_rows.append([f"{size:,}", label, why[:40], "-", "-"])
         base = median(times["python -c pass"])
         for label, values in times.items():
             m = median(values)
@@ -428,7 +468,7 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
                      per_run <= TARGET_BYTES_PER_RUN if target else None)
         data.update({
             "get_page_s": get_s, "cold_ms": {k: median(v) * 1000 for k, v in times.items()},
-            "rss_bytes": rss, "lines": counted,
+            "rss_bytes": rss, "lines": counted, "failed": failed,
             "catalog_bytes": sizes_now["catalog"], "objects_bytes": sizes_now["objects"],
         })
         tables = backend.table_bytes()
@@ -467,6 +507,8 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=None,
                         help="where the stores are built (default: under --out); needs room: about 4.5 KB per "
                              "run for SQLite")
+    parser.add_argument("--heavy-timeout", type=float, default=300,
+                        help="seconds a compare or series run may take before it is killed (default 300)")
     parser.add_argument("--baseline-files", type=int, default=20_000,
                         help="files the SQLite file-system baseline writes (0: none)")
     args = parser.parse_args()
