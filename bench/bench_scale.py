@@ -35,8 +35,9 @@ docs/performance.md. The script exits 0: it is a report, and a missed target sho
 
 A 10,000,000-run build takes hours on a small machine (bench/README.md): --until HH:MM
 (local time) stops growing a store at that time and measures the size reached, which the
-report marks as partial. --chunk-cache keeps the generated chunks (about 1.8 GB per
-1,000,000 runs), so a second backend, or a second run, does not generate them again.
+report marks as partial (unless it is within 25% of the size measured before it).
+--chunk-cache keeps the generated chunks (about 1.8 GB per 1,000,000 runs), so a second
+backend, or a second run, does not generate them again.
 
 PostgreSQL: --pg-url URL uses an existing server (the database must be empty); without
 it, a throwaway cluster is started in a temporary folder with the same helper the tests
@@ -58,6 +59,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -326,6 +328,38 @@ class PostgreSQLBackend(Backend):
         with psycopg.connect(self.url) as connection:
             return dict(connection.execute(query).fetchall())
 
+    def plans(self, workload: str) -> dict[str, list[str]]:
+        """EXPLAIN (ANALYZE, BUFFERS) of the statements kidx compiles for a label selection
+        (`get runs -l page=p0042`) and a reference selection (the runs of one workload)."""
+        from kidx.store.catalog import CatalogQuery, ReferenceCondition
+        from kidx.store.postgres import PostgresBackend
+
+        class Requirement(NamedTuple):
+            key: str
+            operator: str
+            values: tuple[str, ...]
+
+        backend = PostgresBackend(self.url)
+        catalog = backend.open_catalog(False)
+        try:
+            connection = catalog.connection
+            (digest,) = connection.execute(
+                "SELECT digest FROM kidx.entries WHERE kind = 'Workload' AND name = %s", (workload,)).fetchone()
+            key, _, value = PAGE.partition("=")
+            queries = {
+                f"get runs -l {PAGE}": CatalogQuery(kind="BenchmarkRun", labels=(Requirement(key, "=", (value,)),)),
+                "runs referring to one workload": CatalogQuery(kind="BenchmarkRun", references=(
+                    ReferenceCondition(digests=("sha256:" + bytes(digest).hex(),), field="workloadDigest"),)),
+            }
+            plans = {}
+            for label, query in queries.items():
+                statement, parameters, _ = catalog.compile(query)
+                rows = connection.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + statement, parameters)
+                plans[label] = [statement] + [line for (line,) in rows]
+            return plans
+        finally:
+            backend.close()
+
     def close(self) -> None:
         if self.cluster is not None:
             self.cluster.stop()
@@ -341,6 +375,7 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
     rows, query_rows, size_rows, table_rows, baseline_rows = [], [], [], [], []
     per_run_catalog = {}
     stopped = False
+    measured_sizes: list[int] = []
     for size in sizes:
         if stopped:
             break
@@ -375,6 +410,10 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
                 f"{peak / 2**20:,.0f} MiB peak RSS)  {time.strftime('%H:%M:%S')}")
         if grown <= start_size or grown < 43_000:  # nothing new to measure, or no full page yet
             break
+        if stopped and measured_sizes and grown < 1.25 * measured_sizes[-1]:
+            say(f"  {backend.name}: {grown:,} runs, too close to the {measured_sizes[-1]:,} measured: not measured")
+            break
+        measured_sizes.append(grown)
         size = grown
         partial = size < sizes[-1]
         rate = (size - start_size) / applied_s
@@ -478,6 +517,15 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
             data["table_bytes"] = tables
             table_rows.extend([f"{size:,}", name, f"{total / 1e6:,.1f} MB", f"{total / size:,.0f} B"]
                               for name, total in tables.items())
+        if isinstance(backend, PostgreSQLBackend):
+            try:
+                data["plans"] = backend.plans(names["workload"])
+            except Exception as exc:  # a report: say it and go on
+                say(f"!! EXPLAIN: {type(exc).__name__}: {exc}")
+            for label, lines in data.get("plans", {}).items():
+                say(f"  EXPLAIN at {size:,} runs, {label}:")
+                for line in lines:
+                    say(f"    {line}")
         report.save()  # what is measured so far survives an interrupted run
     report.table(["runs", "chunks", "apply wall", "apply rate", "apply peak RSS"], rows)
     if baseline_rows:
