@@ -54,6 +54,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -376,157 +377,164 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
     per_run_catalog = {}
     stopped = False
     measured_sizes: list[int] = []
-    for size in sizes:
-        if stopped:
-            break
-        applied_s = 0.0
-        chunks = 0
-        apply_rss = 0
-        start_size = grown
-        while grown < size:
-            if args.deadline is not None and time.time() >= args.deadline:
-                say(f"  {backend.name}: --until reached at {grown:,} runs; measuring the size reached")
-                stopped = True
+    try:
+        for size in sizes:
+            if stopped:
                 break
-            count = min(args.chunk, size - grown)
-            path, chunk_names = chunk_file(args, grown, count)
-            if not names:
-                names = chunk_names
-            settle()
-            elapsed, rc, err, peak = measured([*kidx, "apply", "-f", str(path), "-o", "name", "--store", backend.store],
-                                              rss=True)
-            if args.chunk_cache is None:
-                path.unlink()
-            if rc != 0:
-                say(f"!! apply of runs {grown:,}..{grown + count - 1:,} failed (exit {rc}): {err.strip()[:500]}")
-                report.check(f"{backend.name}: apply to {size:,}", "failed", "", False)
-                stopped = True
+            applied_s = 0.0
+            chunks = 0
+            apply_rss = 0
+            start_size = grown
+            while grown < size:
+                if args.deadline is not None and time.time() >= args.deadline:
+                    say(f"  {backend.name}: --until reached at {grown:,} runs; measuring the size reached")
+                    stopped = True
+                    break
+                count = min(args.chunk, size - grown)
+                path, chunk_names = chunk_file(args, grown, count)
+                if not names:
+                    names = chunk_names
+                settle()
+                apply = [*kidx, "apply", "-f", str(path), "-o", "name", "--store", backend.store]
+                elapsed, rc, err, peak = measured(apply, rss=True)
+                if args.chunk_cache is None:
+                    path.unlink()
+                if rc != 0:
+                    say(f"!! apply of runs {grown:,}..{grown + count - 1:,} failed (exit {rc}): {err.strip()[:500]}")
+                    report.check(f"{backend.name}: apply to {size:,}", "failed", "", False)
+                    stopped = True
+                    break
+                applied_s += elapsed
+                apply_rss = max(apply_rss, peak)
+                chunks += 1
+                grown += count
+                say(f"  {backend.name}: applied runs up to {grown:,} ({count / elapsed:,.0f} runs/s, "
+                    f"{peak / 2**20:,.0f} MiB peak RSS)  {time.strftime('%H:%M:%S')}")
+            if grown <= start_size or grown < 43_000:  # nothing new to measure, or no full page yet
                 break
-            applied_s += elapsed
-            apply_rss = max(apply_rss, peak)
-            chunks += 1
-            grown += count
-            say(f"  {backend.name}: applied runs up to {grown:,} ({count / elapsed:,.0f} runs/s, "
-                f"{peak / 2**20:,.0f} MiB peak RSS)  {time.strftime('%H:%M:%S')}")
-        if grown <= start_size or grown < 43_000:  # nothing new to measure, or no full page yet
-            break
-        if stopped and measured_sizes and grown < 1.25 * measured_sizes[-1]:
-            say(f"  {backend.name}: {grown:,} runs, too close to the {measured_sizes[-1]:,} measured: not measured")
-            break
-        measured_sizes.append(grown)
-        size = grown
-        partial = size < sizes[-1]
-        rate = (size - start_size) / applied_s
-        rows.append([f"{size:,}" + (" (partial)" if partial and stopped else ""), f"{chunks}",
-                     f"{applied_s:.0f} s", f"{rate:,.0f} runs/s", f"{apply_rss / 2**20:,.0f} MiB"])
-        report.check(f"{backend.name}, {size:,} runs: apply rate", f"{rate:,.0f} runs/s",
-                     f">= {TARGET_APPLY_RATE:,}", rate >= TARGET_APPLY_RATE)
-        data = report.data.setdefault(backend.name, {}).setdefault(size, {})
-        data.update({"apply_runs_per_s": rate, "apply_rss_bytes": apply_rss, "partial": partial and stopped})
-        if backend.name == "sqlite" and args.baseline_files:
-            files_per_s = file_baseline(backend.work / "file-baseline", args.baseline_files, 3_000)
-            baseline_rows.append([f"{size:,}", f"{args.baseline_files:,}", f"{files_per_s:,.0f} files/s",
-                                  f"{rate:,.0f} runs/s"])
-            data["file_baseline_per_s"] = files_per_s
+            if stopped and measured_sizes and grown < 1.25 * measured_sizes[-1]:
+                say(f"  {backend.name}: {grown:,} runs, too close to the {measured_sizes[-1]:,} measured: not measured")
+                break
+            measured_sizes.append(grown)
+            size = grown
+            partial = size < sizes[-1]
+            rate = (size - start_size) / applied_s
+            rows.append([f"{size:,}" + (" (partial)" if partial and stopped else ""), f"{chunks}",
+                         f"{applied_s:.0f} s", f"{rate:,.0f} runs/s", f"{apply_rss / 2**20:,.0f} MiB"])
+            report.check(f"{backend.name}, {size:,} runs: apply rate", f"{rate:,.0f} runs/s",
+                         f">= {TARGET_APPLY_RATE:,}", rate >= TARGET_APPLY_RATE)
+            data = report.data.setdefault(backend.name, {}).setdefault(size, {})
+            data.update({"apply_runs_per_s": rate, "apply_rss_bytes": apply_rss, "partial": partial and stopped})
+            if backend.name == "sqlite" and args.baseline_files:
+                files_per_s = file_baseline(backend.work / "file-baseline", args.baseline_files, 3_000)
+                baseline_rows.append([f"{size:,}", f"{args.baseline_files:,}", f"{files_per_s:,.0f} files/s",
+                                      f"{rate:,.0f} runs/s"])
+                data["file_baseline_per_s"] = files_per_s
 
-        store = ["--store", backend.store]
-        select = ["get", "runs", "--field-selector", f"workload.metadata.name={names['workload']}", *store]
-        series = ["series", "--references", f"implementation/{names['series_implementation']}",
-                  "--references", f"workload/{names['series_workload']}",
-                  "--references", f"protocol/{names['series_protocol']}", *store]
-        counted = {}
-        for label, argv in (("page", ["get", "runs", "-l", PAGE, "--no-headers", *store]),
-                            ("reference", [*select, "--no-headers"]),
-                            ("compare", ["compare", "-l", PAGE, "-o", "csv", *store]),
-                            ("series", [*series, "-o", "csv"])):
+            store = ["--store", backend.store]
+            select = ["get", "runs", "--field-selector", f"workload.metadata.name={names['workload']}", *store]
+            series = ["series", "--references", f"implementation/{names['series_implementation']}",
+                      "--references", f"workload/{names['series_workload']}",
+                      "--references", f"protocol/{names['series_protocol']}", *store]
+            counted = {}
+            for label, argv in (("page", ["get", "runs", "-l", PAGE, "--no-headers", *store]),
+                                ("reference", [*select, "--no-headers"]),
+                                ("compare", ["compare", "-l", PAGE, "-o", "csv", *store]),
+                                ("series", [*series, "-o", "csv"])):
+                try:
+                    proc = subprocess.run([*kidx, *argv], capture_output=True, text=True, timeout=args.heavy_timeout)
+                except subprocess.TimeoutExpired:
+                    counted[label] = None
+                    say(f"!! {' '.join(argv[:3])} killed after {args.heavy_timeout:.0f} s")
+                    continue
+                counted[label] = proc.stdout.count("\n") if proc.returncode == 0 else None
+                if proc.returncode != 0:
+                    say(f"!! {' '.join(argv[:3])} failed (exit {proc.returncode}): {proc.stderr.strip()[:300]}")
+            say(f"  lines printed: get -l {PAGE}: {counted['page']}; --field-selector workload.metadata.name=…: "
+                f"{counted['reference']}; compare -l {PAGE} -o csv: {counted['compare']}; "
+                f"series of one series -o csv: {counted['series']}")
+            commands = {"python -c pass": [sys.executable, "-c", "pass"]}
+            if backend.name == "postgresql":
+                commands[f'python -c "{PSYCOPG_IMPORT}"'] = [sys.executable, "-c", PSYCOPG_IMPORT]
+                commands["python -c psycopg.connect(URL).close()"] = [
+                    sys.executable, "-c", f"import psycopg; psycopg.connect({backend.store!r}).close()"]
+            commands[f"get runs -l {PAGE}"] = [*kidx, "get", "runs", "-l", PAGE, *store]
+            commands["describe run NAME"] = [*kidx, "describe", "run", names["run"], *store]
+            if counted["reference"] is not None:
+                commands["get runs --field-selector workload.metadata.name=W"] = [*kidx, *select]
+            heavy = {}
+            if counted["compare"] is not None:
+                heavy[f"compare -l {PAGE}"] = [*kidx, "compare", "-l", PAGE, *store]
+            if counted["series"] is not None:
+                heavy["series (one series)"] = [*kidx, *series]
+            settle()
             try:
-                proc = subprocess.run([*kidx, *argv], capture_output=True, text=True, timeout=args.heavy_timeout)
-            except subprocess.TimeoutExpired:
-                counted[label] = None
-                say(f"!! {' '.join(argv[:3])} killed after {args.heavy_timeout:.0f} s")
+                times, rss = cold_rounds(commands, args.repeats)
+            except RuntimeError as exc:
+                say(f"!! {exc}")
                 continue
-            counted[label] = proc.stdout.count("\n") if proc.returncode == 0 else None
-            if proc.returncode != 0:
-                say(f"!! {' '.join(argv[:3])} failed (exit {proc.returncode}): {proc.stderr.strip()[:300]}")
-        say(f"  lines printed: get -l {PAGE}: {counted['page']}; --field-selector workload.metadata.name=…: "
-            f"{counted['reference']}; compare -l {PAGE} -o csv: {counted['compare']}; "
-            f"series of one series -o csv: {counted['series']}")
-        commands = {"python -c pass": [sys.executable, "-c", "pass"]}
-        if backend.name == "postgresql":
-            commands[f'python -c "{PSYCOPG_IMPORT}"'] = [sys.executable, "-c", PSYCOPG_IMPORT]
-            commands["python -c psycopg.connect(URL).close()"] = [
-                sys.executable, "-c", f"import psycopg; psycopg.connect({backend.store!r}).close()"]
-        commands[f"get runs -l {PAGE}"] = [*kidx, "get", "runs", "-l", PAGE, *store]
-        commands["describe run NAME"] = [*kidx, "describe", "run", names["run"], *store]
-        if counted["reference"] is not None:
-            commands["get runs --field-selector workload.metadata.name=W"] = [*kidx, *select]
-        heavy = {}
-        if counted["compare"] is not None:
-            heavy[f"compare -l {PAGE}"] = [*kidx, "compare", "-l", PAGE, *store]
-        if counted["series"] is not None:
-            heavy["series (one series)"] = [*kidx, *series]
-        settle()
-        try:
-            times, rss = cold_rounds(commands, args.repeats)
-        except RuntimeError as exc:
-            say(f"!! {exc}")
-            continue
-        heavy_times, heavy_rss, failed = heavy_runs(heavy, args.repeats, args.heavy_timeout)
-        times.update(heavy_times)
-        rss.update(heavy_rss)
-        for label, why in failed.items():
-            say(f"!! {label}: {why}")
-            query_rows.append([f"{size:,}", label, why[:40], "-", "-"])
-        base = median(times["python -c pass"])
-        for label, values in times.items():
-            m = median(values)
-            query_rows.append([f"{size:,}", label, f"{m * 1000:.0f} ms", f"{m / base:.2f}x",
-                               f"{rss[label] / 2**20:,.0f} MiB"])
-        get_s = median(times[f"get runs -l {PAGE}"])
-        describe_s = median(times["describe run NAME"])
-        target = size >= TARGETS_FROM
-        report.check(f"{backend.name}, {size:,} runs: get -l (1,000 rows)", f"{get_s * 1000:.0f} ms",
-                     f"<= {TARGET_GET_S * 1000:.0f} ms" if target else "info",
-                     (get_s <= TARGET_GET_S) if target else None)
-        report.check(f"{backend.name}, {size:,} runs: get -l x python", f"{get_s / base:.2f}x",
-                     f"<= {TARGET_GET_X}x" if target else "info", (get_s / base <= TARGET_GET_X) if target else None)
-        report.check(f"{backend.name}, {size:,} runs: describe x python", f"{describe_s / base:.2f}x",
-                     f"<= {TARGET_DESCRIBE_X}x" if target else "info",
-                     (describe_s / base <= TARGET_DESCRIBE_X) if target else None)
-        if backend.name == "postgresql":
-            driver = median(times[f'python -c "{PSYCOPG_IMPORT}"'])
-            report.check(f"postgresql, {size:,} runs: get -l x python -c \"{PSYCOPG_IMPORT}\"",
-                         f"{get_s / driver:.2f}x", f"<= {TARGET_PG_X}x", get_s / driver <= TARGET_PG_X)
-        sizes_now = backend.catalog_bytes()
-        per_run = sizes_now["catalog"] / size
-        per_run_catalog[size] = per_run
-        size_rows.append([f"{size:,}", f"{sizes_now['catalog'] / 1e6:,.0f} MB", f"{per_run:,.0f} B",
-                          f"{sizes_now['objects'] / 1e6:,.0f} MB"])
-        report.check(f"{backend.name}, {size:,} runs: catalog bytes per run", f"{per_run:,.0f} B",
-                     f"<= {TARGET_BYTES_PER_RUN:,}" if target else "info",
-                     per_run <= TARGET_BYTES_PER_RUN if target else None)
-        data.update({
-            "get_page_s": get_s, "cold_ms": {k: median(v) * 1000 for k, v in times.items()},
-            "rss_bytes": rss, "lines": counted, "failed": failed,
-            "catalog_bytes": sizes_now["catalog"], "objects_bytes": sizes_now["objects"],
-        })
-        tables = backend.table_bytes()
-        if tables is None and backend.name == "sqlite":
-            say("  (this SQLite has no dbstat: no per-table breakdown)")
-        elif tables is not None:
-            data["table_bytes"] = tables
-            table_rows.extend([f"{size:,}", name, f"{total / 1e6:,.1f} MB", f"{total / size:,.0f} B"]
-                              for name, total in tables.items())
-        if isinstance(backend, PostgreSQLBackend):
-            try:
-                data["plans"] = backend.plans(names["workload"])
-            except Exception as exc:  # a report: say it and go on
-                say(f"!! EXPLAIN: {type(exc).__name__}: {exc}")
-            for label, lines in data.get("plans", {}).items():
-                say(f"  EXPLAIN at {size:,} runs, {label}:")
-                for line in lines:
-                    say(f"    {line}")
-        report.save()  # what is measured so far survives an interrupted run
+            heavy_times, heavy_rss, failed = heavy_runs(heavy, args.repeats, args.heavy_timeout)
+            times.update(heavy_times)
+            rss.update(heavy_rss)
+            for label, why in failed.items():
+                say(f"!! {label}: {why}")
+                query_rows.append([f"{size:,}", label, why[:40], "-", "-"])
+            base = median(times["python -c pass"])
+            for label, values in times.items():
+                m = median(values)
+                query_rows.append([f"{size:,}", label, f"{m * 1000:.0f} ms", f"{m / base:.2f}x",
+                                   f"{rss[label] / 2**20:,.0f} MiB"])
+            get_s = median(times[f"get runs -l {PAGE}"])
+            describe_s = median(times["describe run NAME"])
+            target = size >= TARGETS_FROM
+            report.check(f"{backend.name}, {size:,} runs: get -l (1,000 rows)", f"{get_s * 1000:.0f} ms",
+                         f"<= {TARGET_GET_S * 1000:.0f} ms" if target else "info",
+                         (get_s <= TARGET_GET_S) if target else None)
+            report.check(f"{backend.name}, {size:,} runs: get -l x python", f"{get_s / base:.2f}x",
+                         f"<= {TARGET_GET_X}x" if target else "info",
+                         (get_s / base <= TARGET_GET_X) if target else None)
+            report.check(f"{backend.name}, {size:,} runs: describe x python", f"{describe_s / base:.2f}x",
+                         f"<= {TARGET_DESCRIBE_X}x" if target else "info",
+                         (describe_s / base <= TARGET_DESCRIBE_X) if target else None)
+            if backend.name == "postgresql":
+                driver = median(times[f'python -c "{PSYCOPG_IMPORT}"'])
+                report.check(f"postgresql, {size:,} runs: get -l x python -c \"{PSYCOPG_IMPORT}\"",
+                             f"{get_s / driver:.2f}x", f"<= {TARGET_PG_X}x", get_s / driver <= TARGET_PG_X)
+            sizes_now = backend.catalog_bytes()
+            per_run = sizes_now["catalog"] / size
+            per_run_catalog[size] = per_run
+            size_rows.append([f"{size:,}", f"{sizes_now['catalog'] / 1e6:,.0f} MB", f"{per_run:,.0f} B",
+                              f"{sizes_now['objects'] / 1e6:,.0f} MB"])
+            report.check(f"{backend.name}, {size:,} runs: catalog bytes per run", f"{per_run:,.0f} B",
+                         f"<= {TARGET_BYTES_PER_RUN:,}" if target else "info",
+                         per_run <= TARGET_BYTES_PER_RUN if target else None)
+            data.update({
+                "get_page_s": get_s, "cold_ms": {k: median(v) * 1000 for k, v in times.items()},
+                "rss_bytes": rss, "lines": counted, "failed": failed,
+                "catalog_bytes": sizes_now["catalog"], "objects_bytes": sizes_now["objects"],
+            })
+            tables = backend.table_bytes()
+            if tables is None and backend.name == "sqlite":
+                say("  (this SQLite has no dbstat: no per-table breakdown)")
+            elif tables is not None:
+                data["table_bytes"] = tables
+                table_rows.extend([f"{size:,}", name, f"{total / 1e6:,.1f} MB", f"{total / size:,.0f} B"]
+                                  for name, total in tables.items())
+            if isinstance(backend, PostgreSQLBackend):
+                try:
+                    data["plans"] = backend.plans(names["workload"])
+                except Exception as exc:  # a report: say it and go on
+                    say(f"!! EXPLAIN: {type(exc).__name__}: {exc}")
+                for label, lines in data.get("plans", {}).items():
+                    say(f"  EXPLAIN at {size:,} runs, {label}:")
+                    for line in lines:
+                        say(f"    {line}")
+            report.save()  # what is measured so far survives an interrupted run
+    finally:  # an interrupted run (Ctrl-C, SIGTERM) still reports what it measured
+        _tables(backend, report, rows, baseline_rows, query_rows, size_rows, table_rows, per_run_catalog)
+
+
+def _tables(backend, report, rows, baseline_rows, query_rows, size_rows, table_rows, per_run_catalog) -> None:
     report.table(["runs", "chunks", "apply wall", "apply rate", "apply peak RSS"], rows)
     if baseline_rows:
         report.table(["runs", "files", "plain Python: temporary file, rename, syncfs", "kidx apply"], baseline_rows)
@@ -538,6 +546,10 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
         small, large = per_run_catalog[min(per_run_catalog)], per_run_catalog[max(per_run_catalog)]
         report.check(f"{backend.name} catalog per run at {max(per_run_catalog):,} vs {min(per_run_catalog):,}",
                      f"{large:,.0f} B vs {small:,.0f} B", "no larger", large <= small * 1.02)
+
+
+def _terminate(signum, frame):
+    raise KeyboardInterrupt
 
 
 def main() -> int:
@@ -571,6 +583,7 @@ def main() -> int:
     started = time.perf_counter()
     report.say(f"kidx bench_scale  {time.strftime('%Y-%m-%d %H:%M:%S')}  {os.cpu_count()} CPUs  "
                f"python {platform.python_version()}  code {code_version()}")
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         for name in args.backend:
             backend = None
@@ -583,6 +596,8 @@ def main() -> int:
             finally:
                 if backend is not None:
                     backend.close()
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the report keeps what was measured
+        report.say("!! interrupted: the report holds what was measured before")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     report.say("\n=== summary " + "=" * 60)
