@@ -29,6 +29,14 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return [_row(header), _row(["---"] * len(header)), *(_row(r) for r in rows)]
 
 
+def _load(load) -> str:
+    """The machine's load as a report recorded it: one 1-minute average, or the 1-, 5- and
+    15-minute averages (os.getloadavg()) when the run ended."""
+    if isinstance(load, list):
+        return "; machine load at the end (1-, 5-, 15-minute averages) " + ", ".join(f"{x:.1f}" for x in load)
+    return f"; machine load (1-minute average) {load}"
+
+
 def render_report(data: dict, source: str) -> list[str]:
     meta = data.get("meta", {})
     title = meta.get("title") or "Store benchmark"
@@ -39,7 +47,7 @@ def render_report(data: dict, source: str) -> list[str]:
         f"{meta.get('python', '?')}, code at {meta.get('code', '?')}"
         + (f", sizes {', '.join(f'{n:,}' for n in meta['sizes'])} runs" if meta.get("sizes") else "")
         + (f", backend {meta['backend']}" if meta.get("backend") else "")
-        + (f"; machine load (1-minute average) {meta['load']}" if meta.get("load") else "")
+        + (_load(meta["load"]) if meta.get("load") else "")
         + f"; the whole run took {meta.get('total_s', '?')} s. Report: `{source}`.",
         "",
     ]

@@ -63,6 +63,7 @@ from kidx.store.sql_catalog import (
 )
 
 SCHEMA_VERSION = "1"
+COPY_FROM = 64  # rows from which a bulk write uses COPY instead of INSERTs
 LOCK_KEY = 0x6B696478  # "kidx": the one advisory lock a store's writers take
 WRITER_WAIT_LIMIT_S = 300
 COMMIT_NOTICE_AFTER_S = 3.0
@@ -231,6 +232,13 @@ class Connection:
         if rows:
             with self.connection.cursor() as cursor:
                 cursor.executemany(query, rows)
+
+    def copy(self, table: str, columns: str, rows: Iterable[Sequence]) -> None:
+        """Rows into ``table``'s ``columns`` with one COPY: streamed, not a statement per row
+        (a bulk apply's labels, references and revisions: several rows per run)."""
+        with self.connection.cursor() as cursor, cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
 
     def close(self) -> None:
         try:
@@ -414,16 +422,23 @@ class PostgresObjectBackend(ObjectBackend):
         return (bytes(row[0]).hex() for row in rows)
 
     def flush(self) -> None:
+        """The queued objects that the table does not hold yet, in one COPY (under the write
+        lock no other writer adds objects meanwhile; a few go as INSERTs)."""
         if not self._pending:
             return
         rows = list(self._pending.items())
         self._pending.clear()
         connection = self.connection
-        connection.translating(
-            connection.executemany,
-            "INSERT INTO kidx.objects (digest, content) VALUES (%s, %s) ON CONFLICT (digest) DO NOTHING",
-            rows,
-        )
+        if len(rows) < COPY_FROM:
+            connection.translating(
+                connection.executemany,
+                "INSERT INTO kidx.objects (digest, content) VALUES (%s, %s) ON CONFLICT (digest) DO NOTHING",
+                rows,
+            )
+            return
+        missing = self.missing(key.hex() for key, _ in rows)
+        connection.translating(connection.copy, "kidx.objects", "digest, content",
+                               [(key, data) for key, data in rows if key.hex() in missing])
 
     def discard(self) -> None:
         self._pending.clear()
@@ -494,6 +509,22 @@ class PostgresCatalog(SQLCatalog):
         if specs:
             self.backend.object_backend.flush()  # objects of this write first: they may be read here
             self._index_specs(specs)
+
+    def _insert_many(self, statement: str, rows: builtins.list[tuple]) -> None:
+        """Many rows by COPY (the statement's table and columns), a few by INSERT."""
+        if len(rows) < COPY_FROM:
+            super()._insert_many(statement, rows)
+            return
+        table, _, columns = statement.removeprefix("INSERT INTO ").partition(" (")
+        self.connection.copy(table, columns.partition(")")[0], rows)
+
+    def _insert_refs(self, rows: builtins.list[tuple]) -> None:
+        """Each (object, field, target) once (a spec may name one target twice under one
+        field); the names written have no reference rows left, so COPY cannot collide."""
+        if len(rows) < COPY_FROM:
+            super()._insert_refs(rows)
+            return
+        self.connection.copy("kidx.refs", "object_id, field, target", list(dict.fromkeys(rows)))
 
     def _object_texts(self, digests: Sequence) -> dict:
         return {

@@ -282,6 +282,11 @@ class SQLCatalog(Catalog):
         """Insert (object_id, field, stored target) rows into the reference index."""
         self.connection.executemany(self.sql.insert_ref, rows)
 
+    def _insert_many(self, statement: str, rows: builtins.list[tuple]) -> None:
+        """Rows for one of the plain INSERT statements (entries, labels, revisions); a
+        backend may load them another way (PostgreSQL: COPY)."""
+        self.connection.executemany(statement, rows)
+
     def _index_rows_of(self, object_id: int | None, entry: Entry, references: Iterable[tuple[str, str]],
                        label_rows: builtins.list[tuple], ref_rows: builtins.list[tuple]) -> None:
         stored = self.dialect.stored_digest
@@ -578,10 +583,10 @@ class SQLCatalog(Catalog):
             many(self.sql.delete_labels, replaced)
             many(self.sql.delete_refs, replaced)
             many(self.sql.update_entry, updates)
-        many(self.sql.insert_entry, rows)
-        many(self.sql.insert_label, label_rows)
+        self._insert_many(self.sql.insert_entry, rows)
+        self._insert_many(self.sql.insert_label, label_rows)
         self._insert_refs(ref_rows)
-        many(self.sql.insert_revision, revision_rows)
+        self._insert_many(self.sql.insert_revision, revision_rows)
         if marking:
             self._write_ends()
 
@@ -614,11 +619,10 @@ class SQLCatalog(Catalog):
             highest += 1
             rows.append(self._entry_row(highest, entry, dumps(entry.labels), dumps(entry.annotations)) + kept)
             self._index_rows_of(highest, entry, change.references, label_rows, ref_rows)
-        many = self.connection.executemany
-        many(self.sql.insert_entry, rows)
-        many(self.sql.insert_label, label_rows)
+        self._insert_many(self.sql.insert_entry, rows)
+        self._insert_many(self.sql.insert_label, label_rows)
         self._insert_refs(ref_rows)
-        many(self.sql.insert_revision, revision_rows)
+        self._insert_many(self.sql.insert_revision, revision_rows)
 
     def _restored_revisions(self, changes: Sequence[Change],
                             revisions: Sequence[Revision]) -> tuple[builtins.list[tuple], builtins.list[tuple]]:

@@ -256,6 +256,33 @@ def test_a_reader_never_waits_for_a_writer(postgres_store, kidx, tmp_path):
 # --- export, import bundle and gc on PostgreSQL -------------------------------------------
 
 
+def test_a_bulk_apply_loads_every_row_once_by_copy(postgres_store, tmp_path):
+    """From 64 rows on, names, labels, references, revisions and objects go by COPY: every
+    row lands once, and re-applying with new labels replaces the label rows, not adds to them."""
+    from kidx.store.postgres import COPY_FROM
+
+    count = 2 * COPY_FROM
+    runs = [run_manifest(f"bulk-{index:03d}", 1000 + index) for index in range(count)]
+    references = [field for field, value in SEED["run"]["spec"].items()
+                  if field.endswith("Digest") and isinstance(value, str)]
+    labels = len(SEED["run"]["metadata"]["labels"])
+    path = write_list(tmp_path / "bulk.json", [SEED["protocol"], SEED["environment"], *runs])
+    assert kidx_process(postgres_store, "apply", "-f", str(path)).returncode == 0
+
+    def counts() -> list[int]:
+        return [sql(postgres_store, f"SELECT count(*) FROM kidx.{table}")[0][0]
+                for table in ("entries", "objects", "labels", "refs", "revisions")]
+
+    assert counts() == [count + 2, count + 2, count * labels, count * len(references), count + 2]
+    for run in runs:
+        run["metadata"]["labels"] = {**run["metadata"]["labels"], "batch": "two"}
+    write_list(path, runs)
+    assert kidx_process(postgres_store, "apply", "-f", str(path)).returncode == 0
+    assert counts() == [count + 2, count + 2, count * (labels + 1), count * len(references), 2 * count + 2]
+    listed = kidx_process(postgres_store, "get", "runs", "-l", "batch=two", "-o", "name").stdout.splitlines()
+    assert listed == [f"{RUN}/bulk-{index:03d}" for index in range(count)]
+
+
 def without_export_time(path: Path) -> dict:
     bundle = json.loads(path.read_text(encoding="utf-8"))
     assert "exported" in json.dumps(bundle)
