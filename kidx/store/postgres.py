@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import builtins
 import hashlib
-import json
 import logging
 import threading
 import time
@@ -41,22 +40,17 @@ from collections.abc import Iterable, Iterator, Sequence
 from kidx.errors import OutcomeUnknown, StoreBusy, StoreError, StoreReadOnly
 from kidx.store import interrupts, notices
 from kidx.store.catalog import (
-    CatalogQuery,
     Change,
-    ReferenceCondition,
-    ReferencedFieldCondition,
     StoreBackend,
-    condition_holds,
-    label_holds,
 )
 from kidx.store.objects import PRESENT, WRITTEN, ObjectBackend, ObjectDB
+from kidx.store.postgres_queries import LAST as _LAST
+from kidx.store.postgres_queries import PostgresQueries
 from kidx.store.postgres_url import INSTALL_HINT, masked, scrubbed
 from kidx.store.sql_catalog import (
     Dialect,
-    SQLCatalog,
     Statements,
     digest_of_raw,
-    label_clause,
     raw_digest,
     raw_digest_range,
     translating,
@@ -71,7 +65,6 @@ UNKNOWN_OUTCOME = (
     "the write may or may not have been committed. Check with 'kidx get' or 'kidx history' on that store, or run "
     "the command again: what is stored already is reported unchanged"
 )
-_LAST = "\U0010ffff"  # sorts after every character: the end of a prefix range
 
 SCHEMA = """
 CREATE SCHEMA kidx;
@@ -466,22 +459,7 @@ class PostgresObjectBackend(ObjectBackend):
 # --- the catalog ------------------------------------------------------------------------
 
 
-def _label_clause(requirement, column: str = "e.id") -> tuple[str, list] | None:
-    """A label requirement as ``[NOT] EXISTS`` a row of the (key, value) index for ``column``."""
-
-    def has_label(key: str, values: list | None, negation: str) -> tuple[str, list]:
-        if values is None:
-            return f"{negation}EXISTS (SELECT 1 FROM kidx.labels l WHERE l.object_id = {column} AND l.key = %s)", [key]
-        return (
-            f"{negation}EXISTS (SELECT 1 FROM kidx.labels l WHERE l.object_id = {column} "
-            "AND l.key = %s AND l.value = ANY(%s))",
-            [key, values],
-        )
-
-    return label_clause(requirement, has_label, "false")
-
-
-class PostgresCatalog(SQLCatalog):
+class PostgresCatalog(PostgresQueries):
     """The catalog in PostgreSQL: entries, labels, references and revisions."""
 
     dialect = DIALECT
@@ -553,93 +531,6 @@ class PostgresCatalog(SQLCatalog):
 
     def close(self) -> None:
         self.backend.close()
-
-    # --- reads --------------------------------------------------------------------------
-
-    def compile(self, query: CatalogQuery) -> tuple[str, builtins.list, bool]:
-        """The SELECT for a query, its parameters, and whether rows need checking after."""
-        where: list[str] = []
-        parameters: list = []
-
-        def add(clause: tuple[str, list] | None) -> None:
-            if clause is not None:
-                where.append(clause[0])
-                parameters.extend(clause[1])
-
-        if query.kind is not None:
-            add(("e.kind = %s", [query.kind]))
-        if query.names is not None:
-            add(("e.name = ANY(%s)", [list(query.names)]))
-        if query.name_prefix is not None:
-            add(("e.name >= %s AND e.name < %s AND starts_with(e.name, %s)",
-                 [query.name_prefix, query.name_prefix + _LAST, query.name_prefix]))
-        if query.digests is not None:
-            add(("e.digest = ANY(%s)", [[raw(digest) for digest in query.digests]]))
-        if query.digest_prefix is not None:
-            add(("e.digest BETWEEN %s AND %s", list(digest_range(query.digest_prefix))))
-        for requirement in query.labels:
-            add(_label_clause(requirement))
-        for condition in query.fields:
-            add(self._field_clause(condition, "e."))
-        for reference in query.references:
-            add(self._reference_clause(reference))
-        for through in query.referenced_fields:
-            add(self._referenced_field_clause(through))
-        return self._select(query, where, parameters, alias="e")
-
-    def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, builtins.list]:
-        """Answered from the (target, object_id, field) key of ``refs``."""
-        field_sql, field_parameters = ("", []) if condition.field is None else (" AND r.field = %s", [condition.field])
-        head = "EXISTS (SELECT 1 FROM kidx.refs r WHERE r.object_id = e.id"
-        if condition.digest_prefix is not None:
-            return f"{head} AND r.target BETWEEN %s AND %s{field_sql})", [
-                *digest_range(condition.digest_prefix), *field_parameters]
-        if condition.target_kind is not None:
-            digests = self._target_digests(condition)
-            return f"{head} AND r.target = ANY(%s){field_sql})", [digests, *field_parameters]
-        if not condition.digests:
-            return "false", []  # refers to nothing that exists: matches no object
-        return f"{head} AND r.target = ANY(%s){field_sql})", [[raw(d) for d in condition.digests], *field_parameters]
-
-    def _target_digests(self, condition: ReferenceCondition) -> builtins.list[bytes]:
-        """Digests of the current objects of the target kind whose labels match."""
-        where, parameters = ["t.kind = %s"], [condition.target_kind]
-        for requirement in condition.target_labels:
-            clause = _label_clause(requirement, "t.id")
-            if clause is not None:
-                where.append(clause[0])
-                parameters.extend(clause[1])
-        rows = self.connection.execute(
-            f"SELECT t.digest, t.labels FROM kidx.entries t WHERE {' AND '.join(where)}", parameters
-        ).fetchall()
-        return sorted({
-            bytes(digest)
-            for digest, labels in rows
-            if all(label_holds(r, json.loads(labels)) for r in condition.target_labels)
-        })
-
-    def _referenced_field_clause(self, condition: ReferencedFieldCondition) -> tuple[str, builtins.list]:
-        """Objects whose ``field`` points at a target where the condition holds.
-
-        The targets come from ``entries`` (metadata) or the ``(path, value)`` key of
-        ``spec_leaves`` (spec fields), the referrers from ``refs``. Conditions that an
-        absent field satisfies (``!= v``, ``= ''``) are the complement of the targets
-        where they fail."""
-        absent_holds = condition_holds(condition, "")
-        negation = "NOT " if absent_holds else ""
-        value_test, values = ("<> ''", []) if condition.value == "" else ("= %s", [condition.value])
-        if condition.path[:1] == ("metadata",):
-            column = self._referenced_metadata_column(condition, "t.")
-            targets = f"SELECT t.digest FROM kidx.entries t WHERE t.kind = %s AND {column} {value_test}"
-            parameters = [condition.target_kind, *values]
-        else:
-            targets = f"SELECT t.digest FROM kidx.spec_leaves t WHERE t.path = %s AND t.value {value_test}"
-            parameters = [".".join(condition.path), *values]
-        return (
-            f"{negation}EXISTS (SELECT 1 FROM kidx.refs r WHERE r.object_id = e.id AND r.field = %s "
-            f"AND r.target IN ({targets}))",
-            [condition.field, *parameters],
-        )
 
     # --- writes (inside begin_write … commit) -------------------------------------------
 
