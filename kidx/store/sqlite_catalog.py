@@ -545,9 +545,13 @@ class SQLiteCatalog(SQLCatalog):
             return "0", []  # refers to nothing that exists: matches no object
         stored = self.dialect.stored_digest
         if correlated:
+            # schema 2: each target's (target, object) key answers it directly; schema 1: its refs by object
+            links = ("ref_links r WHERE r.object_id={entries}.id AND r.target_id IN (SELECT id FROM ref_targets "
+                     "WHERE target IN ({marks}){field})" if self.version == SCHEMA_VERSION
+                     else "refs r WHERE r.object_id={entries}.id AND r.target IN ({marks}){field}")
             return (
-                f"EXISTS (SELECT 1 FROM refs r WHERE r.object_id={self.dialect.entries}.id AND r.target IN "
-                f"({DIALECT.marks(len(condition.digests))}){field_sql})",
+                "EXISTS (SELECT 1 FROM " + links.format(entries=self.dialect.entries, field=field_sql,
+                                                        marks=DIALECT.marks(len(condition.digests))) + ")",
                 [*(stored(digest) for digest in condition.digests), *field_parameters],
             )
         return (
