@@ -12,6 +12,9 @@ from kidx.kinds.registry import KindRegistry
 from kidx.store.store import Store
 
 RUN_KIND = "benchmarkruns"
+# the roles by how few runs share one of their objects, fewest first (a workload's runs are
+# fewer than an implementation's, which are fewer than an environment's or a protocol's)
+NARROWEST = ("workload", "implementation", "environment", "protocol")
 # ROLES: what comparability rests on and what is compared (kidx.analysis.comparability):
 # the run's reference fields by name, as its CRD declares them
 
@@ -127,13 +130,59 @@ def select_runs(store: Store, registry: KindRegistry, request: RunsRequest, cond
         reference_conditions=conditions,
     )
     result = find_objects(store, registry, query)
+    return Selection(analysed_all(store, registry, [m for _, group in result.groups for m in group]), result.missing)
+
+
+def runs_meeting_any(store: Store, registry: KindRegistry, condition_sets) -> list[AnalysedRun]:
+    """The runs that meet one of the ``condition_sets`` (each a tuple of
+    ReferenceConditions, all of which a run meets), each once, analysed with one look-up
+    of the objects they refer to: only the runs an analysis needs, never a role's every run."""
+    from kidx.operations.get import Query, find_objects
+
+    manifests: dict[str, dict] = {}
+    for conditions in condition_sets:
+        query = Query(arguments=["benchmarkruns"], reference_conditions=tuple(conditions))
+        for _, group in find_objects(store, registry, query).groups:
+            for manifest in group:
+                manifests.setdefault(manifest["metadata"]["name"], manifest)
+    return analysed_all(store, registry, list(manifests.values()))
+
+
+def reference_condition_sets(registry: KindRegistry, runs: list[AnalysedRun], fixed: tuple[str, ...],
+                             varied: tuple[str, ...]) -> list[tuple]:
+    """Condition sets that find every stored run sharing with one of ``runs`` its
+    references in the roles ``fixed`` and ``varied``: one set per distinct value of the
+    ``fixed`` roles (one value each), the ``varied`` roles' values of those runs allowed
+    together. Runs missing one of the references are left out."""
+    from kidx.store.catalog import ReferenceCondition
+
+    fields = run_reference_fields(registry)
+    groups: dict[tuple, list[set[str]]] = {}
+    for run in runs:
+        found = [run.reference(role).digest for role in (*fixed, *varied)]
+        present = [digest for digest in found if digest]
+        if len(present) < len(found):
+            continue
+        key, values = tuple(present[:len(fixed)]), present[len(fixed):]
+        for held, value in zip(groups.setdefault(key, [set() for _ in varied]), values, strict=True):
+            held.add(value)
+    sets = []
+    for key in sorted(groups):
+        digests = {**{role: (digest,) for role, digest in zip(fixed, key, strict=True)},
+                   **{role: tuple(sorted(held)) for role, held in zip(varied, groups[key], strict=True)}}
+        # the narrowest first: the store starts from its runs and checks the others on them
+        sets.append(tuple(ReferenceCondition(digests=digests[role], field=fields[role][0])
+                          for role in sorted(digests, key=NARROWEST.index)))
+    return sets
+
+
+def analysed_all(store: Store, registry: KindRegistry, manifests: list[dict]) -> list[AnalysedRun]:
+    """The run manifests analysed, the objects they refer to looked up once per kind."""
     fields = run_reference_fields(registry)
     resolver = ReferenceResolver(store)
-    manifests = [manifest for _, group in result.groups for manifest in group]
     for field, kind in fields.values():
         resolver.prefetch(kind, [(m.get("spec") or {}).get(field) for m in manifests])
-    runs = [analysed(manifest, resolver, fields) for manifest in manifests]
-    return Selection(runs, result.missing)
+    return [analysed(manifest, resolver, fields) for manifest in manifests]
 
 
 def run_reference_fields(registry: KindRegistry) -> dict[str, tuple[str, str]]:

@@ -43,7 +43,14 @@ from kidx.analysis.significance import (
     rule_text,
 )
 from kidx.errors import KidxError, NotFoundError, UsageError
-from kidx.operations.analysed_runs import RUN_KIND, AnalysedRun, Referenced, run_reference_fields, select_runs
+from kidx.operations.analysed_runs import (
+    RUN_KIND,
+    AnalysedRun,
+    Referenced,
+    reference_condition_sets,
+    runs_meeting_any,
+    select_runs,
+)
 from kidx.operations.host_bound import evidence, related_runs
 from kidx.operations.selection_hint import SUGGESTIONS, nearest, nothing_selected
 from kidx.operations.selection_hint import listed as _listed
@@ -240,28 +247,20 @@ def _with_host_evidence(store, registry, request: CompareRequest, groups: list[C
 
 def _history(store, registry, request: CompareRequest, selected: list[AnalysedRun]) -> list[AnalysedRun]:
     """The store's runs of the selected runs' series (the history a verdict's noise is
-    measured on): the runs on each (workload, environment) pair of the selection, found by
-    their references in one look-up per environment (or per workload, when there are
-    fewer), never one per pair."""
-    from kidx.store.catalog import ReferenceCondition
-
+    measured on): the runs that share a measured selected run's protocol, workload,
+    environment and implementation, found by their references in one look-up per
+    environment and implementation, never one per run nor every run of a workload."""
     if not _narrowed(request):
         return selected  # the selection is the whole store
-    pairs = {(run.workload.digest, run.environment.digest) for run in selected if run.measure is not None
-             and run.workload.digest and run.environment.digest}
-    fields = run_reference_fields(registry)
-    pair_fields = (fields["workload"][0], fields["environment"][0])  # in the pairs' order
-    # one look-up per value of the role with fewer distinct values (0: workload, 1: environment)
-    key, other = (1, 0) if len({p[1] for p in pairs}) <= len({p[0] for p in pairs}) else (0, 1)
-    groups: dict[str, set[str]] = {}
-    for pair in pairs:
-        groups.setdefault(pair[key], set()).add(pair[other])
+    measured = [run for run in selected if run.measure is not None]
     found: dict[str, AnalysedRun] = {run.name: run for run in selected}
-    for value in sorted(groups):
-        conditions = (ReferenceCondition(digests=(value,), field=pair_fields[key]),
-                      ReferenceCondition(digests=tuple(sorted(groups[value])), field=pair_fields[other]))
-        for run in select_runs(store, registry, CompareRequest(names=[]), conditions).runs:
-            found.setdefault(run.name, run)
+    complete = [run for run in measured if run.implementation.digest and run.protocol.digest]
+    partial = [run for run in measured if not (run.implementation.digest and run.protocol.digest)]
+    conditions = [*reference_condition_sets(registry, complete, ("environment", "implementation"),
+                                            ("workload", "protocol")),
+                  *reference_condition_sets(registry, partial, ("environment",), ("workload",))]
+    for run in runs_meeting_any(store, registry, conditions):
+        found.setdefault(run.name, run)
     return list(found.values())
 
 

@@ -122,13 +122,13 @@ def _host(store: Store, info, manifest: dict, figures):
     from kidx.analysis.hostbound import assess
     from kidx.store.catalog import CatalogQuery, ReferenceCondition
 
-    def runs_referring(*kinds: str) -> list[dict]:
+    def runs_referring(*kinds: str) -> list[dict]:  # the kind with the fewest runs first
         conditions = tuple(ReferenceCondition(digests=(spec[fields[kind]],), field=fields[kind]) for kind in kinds)
         entries = store.select(CatalogQuery(kind=info.kind, references=conditions))
         return [store.manifest(entry) for entry in entries if entry.digest != manifest["metadata"]["digest"]]
 
     twins = runs_referring("Workload", "Implementation", "ExecutionEnvironment")
-    sweep = runs_referring("BenchmarkProtocol", "Implementation", "ExecutionEnvironment")
+    sweep = runs_referring("Implementation", "BenchmarkProtocol", "ExecutionEnvironment")
     others = [m for m in twins + sweep if (m.get("spec") or {}).get("status") == "passed"]
     protocols = store.referenced_manifests({(m["spec"]).get(fields["BenchmarkProtocol"]) for m in others}
                                            - {None}, "BenchmarkProtocol")

@@ -6,24 +6,14 @@ The evidence a run needs lives in other runs: its kernel-timer twins (same workl
 implementation, environment and benchmark name — Liger's names the timed pass, which its
 protocols also hold — another protocol whose timer differs) and the other
 points of its sweeps (same protocol, implementation and environment). ``related_runs``
-finds them in the store, one look-up per distinct pair, never one per run.
+finds them in the store, one look-up per environment and implementation, never one per
+run nor every run of a workload or protocol.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from kidx.analysis.hostbound import HostEvidence, Timed, assess, benchmark_of, is_kernel_timer, timer_of
-from kidx.operations.analysed_runs import AnalysedRun, run_reference_fields, select_runs
-
-
-class _EveryRun(NamedTuple):
-    """A request for the runs that meet reference conditions alone."""
-
-    names: list = []
-    selector: object = None
-    field_selector: object = None
-    references: tuple = ()
+from kidx.operations.analysed_runs import AnalysedRun, reference_condition_sets, runs_meeting_any
 
 
 def timed(run: AnalysedRun, with_cost: bool = False) -> Timed | None:
@@ -66,25 +56,22 @@ def evidence(shown: list[AnalysedRun], context: list[AnalysedRun]) -> dict[str, 
 
 def related_runs(store, registry, shown: list[AnalysedRun], known: list[AnalysedRun]) -> list[AnalysedRun]:
     """The store's runs that may be twins or sweep points of the shown runs that are not
-    timed by a kernel timer: runs on each (workload, environment) and each (protocol,
-    environment) of theirs, beside the ``known`` runs already read."""
-    from kidx.store.catalog import ReferenceCondition
-
+    timed by a kernel timer: runs on each (workload, implementation, environment) and each
+    (protocol, implementation, environment) of theirs, beside the ``known`` runs already
+    read; one look-up per environment and implementation."""
     wanted = [run for run in shown if run.measure is not None and run.measure.metric == "latency"
               and not is_kernel_timer(timer_of(run.protocol.spec))]
     if not wanted:
         return known
-    fields = run_reference_fields(registry)
     found: dict[str, AnalysedRun] = {run.name: run for run in known}
-    for role in ("workload", "protocol"):
-        pairs: dict[str, set[str]] = {}
-        for run in wanted:
-            digest, environment = run.reference(role).digest, run.environment.digest
-            if digest and environment:
-                pairs.setdefault(environment, set()).add(digest)
-        for environment, digests in sorted(pairs.items()):
-            conditions = (ReferenceCondition(digests=(environment,), field=fields["environment"][0]),
-                          ReferenceCondition(digests=tuple(sorted(digests)), field=fields[role][0]))
-            for run in select_runs(store, registry, _EveryRun(), conditions).runs:
-                found.setdefault(run.name, run)
+    known_implementation = [run for run in wanted if run.implementation.digest]
+    unknown_implementation = [run for run in wanted if not run.implementation.digest]
+    conditions = [*reference_condition_sets(registry, known_implementation, ("environment", "implementation"),
+                                            ("workload",)),
+                  *reference_condition_sets(registry, known_implementation, ("environment", "implementation"),
+                                            ("protocol",)),
+                  *reference_condition_sets(registry, unknown_implementation, ("environment",), ("workload",)),
+                  *reference_condition_sets(registry, unknown_implementation, ("environment",), ("protocol",))]
+    for run in runs_meeting_any(store, registry, conditions):
+        found.setdefault(run.name, run)
     return list(found.values())

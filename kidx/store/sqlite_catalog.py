@@ -490,8 +490,8 @@ class SQLiteCatalog(SQLCatalog):
             add(clause, clause is not None and " NOT IN " not in clause[0])
         for condition in query.fields:
             add(self._field_clause(condition))
-        for reference in query.references:
-            add(self._reference_clause(reference), True)
+        for position, reference in enumerate(query.references):
+            add(self._reference_clause(reference, correlated=position > 0), True)
         for through in query.referenced_fields:
             clause = self._referenced_field_clause(through)
             add(clause, " NOT IN " not in clause[0])
@@ -514,8 +514,11 @@ class SQLiteCatalog(SQLCatalog):
             return list(raw_digest_range(hexdigits))
         return schema_1.digest_range(hexdigits)
 
-    def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, builtins.list]:
-        """Answered from the target index of ``refs``."""
+    def _reference_clause(self, condition: ReferenceCondition, correlated: bool = False) -> tuple[str, builtins.list]:
+        """Answered from the target index of ``refs``. ``correlated`` (a condition after the
+        first): a condition on digests is checked on each row the others find, through the
+        references by object, rather than by listing every object that refers to one of
+        them (an environment's runs are an eighth of the store)."""
         field_sql, field_parameters = ("", []) if condition.field is None else (" AND field=?", [condition.field])
         if condition.digest_prefix is not None:
             return (
@@ -541,6 +544,16 @@ class SQLiteCatalog(SQLCatalog):
         if not condition.digests:
             return "0", []  # refers to nothing that exists: matches no object
         stored = self.dialect.stored_digest
+        if correlated:
+            # schema 2: each target's (target, object) key answers it directly; schema 1: its refs by object
+            links = ("ref_links r WHERE r.object_id={entries}.id AND r.target_id IN (SELECT id FROM ref_targets "
+                     "WHERE target IN ({marks}){field})" if self.version == SCHEMA_VERSION
+                     else "refs r WHERE r.object_id={entries}.id AND r.target IN ({marks}){field}")
+            return (
+                "EXISTS (SELECT 1 FROM " + links.format(entries=self.dialect.entries, field=field_sql,
+                                                        marks=DIALECT.marks(len(condition.digests))) + ")",
+                [*(stored(digest) for digest in condition.digests), *field_parameters],
+            )
         return (
             f"id IN (SELECT object_id FROM refs WHERE target IN ({DIALECT.marks(len(condition.digests))}){field_sql})",
             [*(stored(digest) for digest in condition.digests), *field_parameters],

@@ -1,40 +1,53 @@
-"""compare's history: exactly the store's runs on each (workload, environment) pair of the
-selection, found in one look-up per environment or workload (not one per pair)."""
+"""compare's history: exactly the store's runs that share a selected run's environment and
+implementation, with one of that pair's selected workloads and protocols (every run of
+each selected series among them), found in one look-up per environment and
+implementation (not one per run, nor every run of a workload)."""
 
 from __future__ import annotations
 
 from kidx.kinds.registry import registry
 from kidx.operations import compare as compare_operation
+from kidx.operations import get as get_operation
 from kidx.operations.analysed_runs import select_runs
 from kidx.operations.compare import CompareRequest
 from kidx.query.label_selector import LabelSelector
 from kidx.store.store import Store
 
 
-def _pairs_of(runs) -> set:
-    return {(run.workload.digest, run.environment.digest) for run in runs}
+def _digests(run) -> tuple:
+    return (run.environment.digest, run.implementation.digest, run.workload.digest, run.protocol.digest)
 
 
-def test_history_is_every_run_on_the_selections_pairs_and_no_other(history_store, monkeypatch):
+def test_history_is_every_run_of_the_selections_series_and_no_other_pair(history_store, monkeypatch):
     store, kinds = Store(history_store), registry()
     everything = select_runs(store, kinds, CompareRequest(names=[])).runs
-    request = CompareRequest(names=[], selector=LabelSelector.parse("kernel=cross_entropy,provider=liger"))
+    request = CompareRequest(names=[], selector=LabelSelector.parse("kernel=jsd,liger_version=0.3.0,provider=liger"))
     selected = select_runs(store, kinds, request).runs
-    # runs of the same workload on another GPU, and of other kernels on the same GPU, exist
-    assert {run.environment.digest for run in everything} > {run.environment.digest for run in selected}
-    assert {run.workload.digest for run in everything} > {run.workload.digest for run in selected}
+    measured = [run for run in selected if run.measure]
+    # runs of the same workload and environment by other implementations exist (the old history read them)
+    pairs = {(run.workload.digest, run.environment.digest) for run in measured}
+    on_pairs = {run.name for run in everything if (run.workload.digest, run.environment.digest) in pairs}
 
     lookups = []
-    original = compare_operation.select_runs
-    monkeypatch.setattr(compare_operation, "select_runs",
+    original = get_operation.find_objects
+    monkeypatch.setattr(get_operation, "find_objects",
                         lambda *arguments: lookups.append(arguments) or original(*arguments))
-    history = compare_operation._history(store, kinds, request, [run for run in selected if run.measure])
+    history = compare_operation._history(store, kinds, request, measured)
 
-    wanted = _pairs_of(run for run in selected if run.measure)
-    expected = {run.name for run in everything if (run.workload.digest, run.environment.digest) in wanted}
-    assert {run.name for run in history} == expected | {run.name for run in selected if run.measure}
+    allowed: dict[tuple, tuple[set, set]] = {}
+    for run in measured:
+        workloads, protocols = allowed.setdefault(_digests(run)[:2], (set(), set()))
+        workloads.add(run.workload.digest)
+        protocols.add(run.protocol.digest)
+    expected = {run.name for run in everything if _digests(run)[:2] in allowed
+                and _digests(run)[2] in allowed[_digests(run)[:2]][0]
+                and _digests(run)[3] in allowed[_digests(run)[:2]][1]}
+    assert {run.name for run in history} == expected | {run.name for run in measured}
+    series = {_digests(run) for run in measured}
+    assert {run.name for run in everything if _digests(run) in series} <= {run.name for run in history}
     assert expected - {run.name for run in selected}  # the series hold runs the selection does not
-    assert len(lookups) == min(len({e for _, e in wanted}), len({w for w, _ in wanted})) < len(wanted)
+    assert on_pairs - expected  # and the selection's pairs hold runs of other implementations, not read
+    assert len(lookups) == len(allowed) < len(measured)
 
 
 def test_json_lists_the_history_runs_that_decided_the_verdicts(kidx, history_store):

@@ -98,6 +98,7 @@ def read_commands(store: Path) -> list[tuple[str, ...]]:
         ("get", "run", digest[7:19], "-o", "json"),
         ("get", "workloads,implementations,environments,protocols", "-o", "yaml"),
         ("describe", "runs"),
+        ("compare", "-l", "liger_version=0.6.2", "-o", "json"),
         ("describe", "protocol", protocol),
         ("describe", "workload", recreated),
         ("history", "run", SEED_RUN_NAME),
