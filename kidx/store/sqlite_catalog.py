@@ -198,17 +198,18 @@ class SQLiteCatalog(SQLCatalog):
     def _schema_version(self) -> str | None:
         """The catalog's schema version (None: an empty database, no schema yet); refuses a
         newer catalog, and one whose version cannot be read."""
+        # the schema and its version are written in one transaction, so once any table is
+        # seen the version is there to read: asked the other way round, a store another
+        # process created between the two reads would look damaged
+        if self.connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+            return None
         try:
             row = self.connection.execute("SELECT value FROM info WHERE key='schema'").fetchone()
         except sqlite3.OperationalError as exc:
             if "no such table" not in str(exc):
                 raise
             row = None
-        if row is None:
-            # the schema and its version are written in one transaction: one without the
-            # other is damage, not a store still being created
-            if self.connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
-                return None
+        if row is None:  # tables without a version: damage, not a store still being created
             raise StoreError(f"the store's catalog {self.location} is damaged (its schema version is missing); "
                              "`kidx fsck` tells what is wrong")
         if row[0] != SCHEMA_VERSION and row[0] not in OLDER_SCHEMA_VERSIONS:
