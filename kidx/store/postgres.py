@@ -44,15 +44,12 @@ from kidx.store.catalog import (
     StoreBackend,
 )
 from kidx.store.objects import PRESENT, WRITTEN, ObjectBackend, ObjectDB
-from kidx.store.postgres_queries import LAST as _LAST
-from kidx.store.postgres_queries import PostgresQueries
+from kidx.store.postgres_queries import LAST, PostgresQueries, raw
 from kidx.store.postgres_url import INSTALL_HINT, masked, scrubbed
 from kidx.store.sql_catalog import (
     Dialect,
     Statements,
     digest_of_raw,
-    raw_digest,
-    raw_digest_range,
     translating,
 )
 
@@ -125,16 +122,13 @@ CREATE TABLE kidx.spec_leaves (
 CREATE TABLE kidx.spec_indexed (digest bytea PRIMARY KEY);
 """
 
-raw = raw_digest  # ``sha256:<hex>`` as the 32 bytes stored
 present_text = digest_of_raw  # and back, from a column that is never NULL
 
 
 # digests are their 32 bytes; lists of values are bound as one array (``= ANY(%s)``)
-DIALECT = Dialect(mark="%s", schema="kidx.", entries="kidx.entries", last=_LAST,
+DIALECT = Dialect(mark="%s", schema="kidx.", entries="kidx.entries", last=LAST,
                   stored_digest=raw, digest_text=present_text)
 
-
-digest_range = raw_digest_range  # the 32-byte digests whose hex starts with some digits
 
 
 def driver():
