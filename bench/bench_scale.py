@@ -34,8 +34,9 @@ The report (text and JSON) goes to --out; bench/render_performance.py turns the 
 docs/performance.md. The script exits 0: it is a report, and a missed target shows FAIL.
 
 A 10,000,000-run build takes hours on a small machine (bench/README.md): --until HH:MM
-(local time) stops growing a store at that time and measures the size reached, which the
-report marks as partial (unless it is within 25% of the size measured before it).
+(local time) stops growing a store at that time, and --min-free-gb when the disk runs
+low, and measures the size reached, which the report marks as partial (unless it is
+within 25% of the size measured before it).
 --chunk-cache keeps the generated chunks (about 1.8 GB per 1,000,000 runs), so a second
 backend, or a second run, does not generate them again.
 
@@ -72,6 +73,7 @@ from bench_store import (  # noqa: E402
     GENERATOR_VERSION,
     PAGE_KEY,
     Report,
+    bytecode_cached_environment,
     code_version,
     generate,
     kidx_command,
@@ -390,6 +392,12 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
                     say(f"  {backend.name}: --until reached at {grown:,} runs; measuring the size reached")
                     stopped = True
                     break
+                free = shutil.disk_usage(backend.work).free
+                if free < args.min_free_gb * 2**30:
+                    say(f"  {backend.name}: {free / 2**30:.1f} GiB left on the disk (--min-free-gb "
+                        f"{args.min_free_gb:g}) at {grown:,} runs; measuring the size reached")
+                    stopped = True
+                    break
                 count = min(args.chunk, size - grown)
                 path, chunk_names = chunk_file(args, grown, count)
                 if not names:
@@ -571,6 +579,11 @@ def main() -> int:
                         help="seconds a compare or series run may take before it is killed (default 300)")
     parser.add_argument("--baseline-files", type=int, default=20_000,
                         help="files the SQLite file-system baseline writes (0: none)")
+    parser.add_argument("--min-free-gb", type=float, default=8,
+                        help="stop growing when the store's disk has less than this left (default 8 GiB), and "
+                             "measure the size reached")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the SQLite store for a look afterwards (PostgreSQL's cluster is stopped)")
     args = parser.parse_args()
     args.out = args.out.resolve()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -578,11 +591,14 @@ def main() -> int:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     report = Report(args.out / f"bench_scale-{stamp}.txt")
     kidx = kidx_command()
+    bench_store.SUBPROCESS_ENV = bytecode_cached_environment(args.out)
     work = (args.work or args.out).resolve() / f"scale-{os.getpid()}"
     work.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     report.say(f"kidx bench_scale  {time.strftime('%Y-%m-%d %H:%M:%S')}  {os.cpu_count()} CPUs  "
                f"python {platform.python_version()}  code {code_version()}")
+    report.say(f"subprocesses: bytecode cached in {bench_store.SUBPROCESS_ENV['PYTHONPYCACHEPREFIX']} "
+               "(PYTHONPYCACHEPREFIX; PYTHONDONTWRITEBYTECODE unset), as an installed kidx has its .pyc")
     signal.signal(signal.SIGTERM, _terminate)
     try:
         for name in args.backend:
@@ -594,12 +610,15 @@ def main() -> int:
                 report.say(f"!! backend {name}: {type(exc).__name__}: {exc}")
                 report.check(f"{name} backend", "failed", "", False)
             finally:
-                if backend is not None:
+                if backend is not None and not (args.keep and name == "sqlite"):
                     backend.close()
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the report keeps what was measured
         report.say("!! interrupted: the report holds what was measured before")
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if args.keep:
+            report.say(f"stores kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
     report.say("\n=== summary " + "=" * 60)
     report.finish(started, title="Scale benchmark", script="bench/bench_scale.py", sizes=sorted(args.sizes),
                   backend=", ".join(args.backend), until=args.until, load=os.getloadavg())

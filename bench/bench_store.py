@@ -419,6 +419,16 @@ def kidx_command() -> list[str]:
 # inherited, kidx would recompile its ~30 modules from source on every start, which an
 # installed kidx never does; so by default bytecode is cached under OUT/pycache instead.
 SUBPROCESS_ENV: dict[str, str] | None = None
+
+
+def bytecode_cached_environment(out: Path) -> dict[str, str]:
+    """The inherited environment with bytecode cached under ``out/pycache``, as an installed
+    kidx has its .pyc: with PYTHONDONTWRITEBYTECODE=1 inherited, every cold command would
+    compile each module changed since its .pyc was last written, and time that instead."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(out / "pycache")
+    return env
 LAST_CPU = (0.0, 0.0)  # (user, system) CPU seconds of the last timed_run's child
 
 
@@ -969,9 +979,7 @@ def main() -> int:
     kidx = kidx_command()
     global SUBPROCESS_ENV
     if not args.no_pycache:
-        SUBPROCESS_ENV = dict(os.environ)
-        SUBPROCESS_ENV.pop("PYTHONDONTWRITEBYTECODE", None)
-        SUBPROCESS_ENV["PYTHONPYCACHEPREFIX"] = str(args.out / "pycache")
+        SUBPROCESS_ENV = bytecode_cached_environment(args.out)
 
     import ruamel.yaml
     from ruamel.yaml import YAML
