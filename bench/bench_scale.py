@@ -37,8 +37,8 @@ A 10,000,000-run build takes hours on a small machine (bench/README.md): --until
 (local time) stops growing a store at that time, and --min-free-gb when the disk runs
 low, and measures the size reached, which the report marks as partial (unless it is
 within 25% of the size measured before it).
---chunk-cache keeps the generated chunks (about 1.8 GB per 1,000,000 runs), so a second
-backend, or a second run, does not generate them again.
+--chunk-cache keeps the generated chunks of the first --cache-runs runs (about 1.8 GB per
+1,000,000 runs), so a second backend, or a second run, does not generate them again.
 
 PostgreSQL: --pg-url URL uses an existing server (the database must be empty); without
 it, a throwaway cluster is started in a temporary folder with the same helper the tests
@@ -114,9 +114,15 @@ def write_chunk(path: Path, first: int, count: int, seed: int, with_shared: bool
     return names
 
 
+def cached(args, first: int) -> bool:
+    """Whether the chunk starting at run ``first`` is kept in --chunk-cache (those below
+    --cache-runs are; the rest are generated, applied and removed)."""
+    return args.chunk_cache is not None and first < args.cache_runs
+
+
 def chunk_file(args, first: int, count: int) -> tuple[Path, dict[str, str]]:
     """The chunk's file, generated or (with --chunk-cache) taken from the cache."""
-    if args.chunk_cache is None:
+    if not cached(args, first):
         path = args.out / "scale-chunk.json"
         return path, write_chunk(path, first, count, args.seed, with_shared=first == 0)
     args.chunk_cache.mkdir(parents=True, exist_ok=True)
@@ -405,7 +411,7 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
                 settle()
                 apply = [*kidx, "apply", "-f", str(path), "-o", "name", "--store", backend.store]
                 elapsed, rc, err, peak = measured(apply, rss=True)
-                if args.chunk_cache is None:
+                if not cached(args, grown):
                     path.unlink()
                 if rc != 0:
                     say(f"!! apply of runs {grown:,}..{grown + count - 1:,} failed (exit {rc}): {err.strip()[:500]}")
@@ -572,6 +578,8 @@ def main() -> int:
     parser.add_argument("--until", default=None, metavar="HH:MM",
                         help="stop growing at this local time and measure the size reached")
     parser.add_argument("--chunk-cache", type=Path, default=None, help="keep generated chunks here, and reuse them")
+    parser.add_argument("--cache-runs", type=int, default=1_000_000,
+                        help="keep chunks in --chunk-cache up to this many runs (default 1,000,000: about 1.8 GB)")
     parser.add_argument("--work", type=Path, default=None,
                         help="where the stores are built (default: under --out); needs room: about 4.5 KB per "
                              "run for SQLite")
