@@ -491,7 +491,10 @@ class SQLiteCatalog(SQLCatalog):
             add(clause, clause is not None and " NOT IN " not in clause[0])
         for condition in query.fields:
             add(self._field_clause(condition))
-        for position, reference in enumerate(query.references):
+        linked = self._linked_references_clause(query.references)
+        if linked is not None:
+            add(linked, True)
+        for position, reference in enumerate(() if linked else query.references):
             add(self._reference_clause(reference, correlated=position > 0), True)
         for through in query.referenced_fields:
             clause = self._referenced_field_clause(through)
@@ -514,6 +517,26 @@ class SQLiteCatalog(SQLCatalog):
         if self.version == SCHEMA_VERSION:
             return list(raw_digest_range(hexdigits))
         return schema_1.digest_range(hexdigits)
+
+    def _linked_references_clause(self, conditions) -> tuple[str, builtins.list] | None:
+        """Several conditions on digests, intersected inside the reference index: the first
+        condition's links, each checked against the others' through the (object, target)
+        index, so only the objects meeting all of them are read from ``objects`` (checked
+        there one by one, a million-run store reads a row per run of the first target).
+        None where another form is needed (schema 1, a prefix, a target kind, no digests)."""
+        if (len(conditions) < 2 or self.version != SCHEMA_VERSION
+                or any(c.digest_prefix is not None or c.target_kind is not None or not c.digests for c in conditions)):
+            return None
+        stored = self.dialect.stored_digest
+        clauses, parameters = [], []
+        for condition in conditions:
+            field_sql, field_parameters = ("", []) if condition.field is None else (" AND field=?", [condition.field])
+            clauses.append(f"SELECT id FROM ref_targets WHERE target IN ({DIALECT.marks(len(condition.digests))})"
+                           f"{field_sql}")
+            parameters += [*(stored(digest) for digest in condition.digests), *field_parameters]
+        others = "".join(f" AND EXISTS (SELECT 1 FROM ref_links r WHERE r.object_id=l.object_id AND r.target_id IN "
+                         f"({targets}))" for targets in clauses[1:])
+        return f"id IN (SELECT l.object_id FROM ref_links l WHERE l.target_id IN ({clauses[0]}){others})", parameters
 
     def _reference_clause(self, condition: ReferenceCondition, correlated: bool = False) -> tuple[str, builtins.list]:
         """Answered from the target index of ``refs``. ``correlated`` (a condition after the
