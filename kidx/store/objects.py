@@ -391,7 +391,11 @@ class FileObjectBackend(ObjectBackend):
 
 
 # a file without a name, in the folder opened (Linux's O_TMPFILE; 0 where there is none)
-_ANONYMOUS_FLAGS = os.O_WRONLY | os.O_TMPFILE if hasattr(os, "O_TMPFILE") and os.path.isdir("/proc/self/fd") else 0
+_ANONYMOUS_FLAGS = (
+    os.O_WRONLY | os.O_TMPFILE
+    if hasattr(os, "O_TMPFILE") and os.link in os.supports_dir_fd and os.path.isdir("/proc/self/fd")
+    else 0
+)
 _process_fds: tuple[int, int] | None = None  # (process id, its /proc/PID/fd folder, open)
 
 
