@@ -71,10 +71,9 @@ def metadata_errors(metadata: dict) -> list[FieldError]:
         if not isinstance(entries, dict):
             continue
         for key, value in entries.items():
-            path = f"metadata.{field}.{key}"
             problem = qualified_key_error(key)
             if problem is None and check_value is not None and isinstance(value, str):
                 problem = check_value(value)
             if problem:
-                errors.append((path, problem))
+                errors.append((f"metadata.{field}.{key}", problem))
     return errors

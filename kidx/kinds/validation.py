@@ -47,8 +47,11 @@ class DocumentValidator:
         if isinstance(metadata, dict):
             # metadata rules explain names and labels better than a bare pattern: theirs win
             extra = metadata_errors(metadata)
-            covered = {path for path, _ in extra}
-            errors = [e for e in errors if e[0] not in covered] + extra
+            if extra:
+                covered = {path for path, _ in extra}
+                errors = [e for e in errors if e[0] not in covered] + extra
+        if not errors:
+            return []
         return [Problem(document.location(path or None), message) for path, message in errors]
 
 

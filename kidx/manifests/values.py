@@ -44,8 +44,8 @@ def check_json_data(document: object, limit: int = MAX_NODES) -> int:
 def _plain(value: Any, depth: int, left: int) -> int:
     """Budget left after ``value``, or -1 when it is not plain, bounded JSON data."""
     # Any: dispatch is on the exact type (subclasses such as bool are not int here), kept
-    # in one local for speed, which the type checker cannot follow. A container's common
-    # members (ASCII strings, 64-bit integers) are counted in its loop, without a call.
+    # in one local for speed, which the type checker cannot follow. A container's scalar
+    # members (strings, 64-bit integers, finite floats) are checked in its loop, without a call.
     left -= 1
     kind = type(value)
     if kind is str:
@@ -57,7 +57,11 @@ def _plain(value: Any, depth: int, left: int) -> int:
             if type(key) is not str or not key.isascii() and _SURROGATE.search(key):
                 return -1
             member = type(item)
-            if member is str and item.isascii() or member is int and INT64_MIN <= item <= INT64_MAX:
+            if member is str:
+                if not item.isascii() and _SURROGATE.search(item):
+                    return -1
+                left -= 1
+            elif member is int and INT64_MIN <= item <= INT64_MAX or member is float and item - item == 0.0:
                 left -= 1
             else:
                 left = _plain(item, depth + 1, left)
@@ -69,7 +73,11 @@ def _plain(value: Any, depth: int, left: int) -> int:
             return -1
         for item in value:
             member = type(item)
-            if member is str and item.isascii() or member is int and INT64_MIN <= item <= INT64_MAX:
+            if member is str:
+                if not item.isascii() and _SURROGATE.search(item):
+                    return -1
+                left -= 1
+            elif member is int and INT64_MIN <= item <= INT64_MAX or member is float and item - item == 0.0:
                 left -= 1
             else:
                 left = _plain(item, depth + 1, left)

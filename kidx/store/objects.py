@@ -235,6 +235,7 @@ class FileObjectBackend(ObjectBackend):
         self._folders: set[str] = set()  # fan-out folders known to exist
         self._temporary_prefix = f"{TEMPORARY_PREFIX}{os.getpid()}-{os.urandom(4).hex()}-"
         self._written = 0
+        self._anonymous = _ANONYMOUS_FLAGS != 0  # new objects through ``_link_new`` until it cannot
 
     @property
     def root(self) -> Path:
@@ -271,9 +272,44 @@ class FileObjectBackend(ObjectBackend):
     def write(self, hexdigest: str, data: bytes) -> str:
         """A file already at the path is checked, size first, then content (a same-size
         edit is caught too); one that is not this digest's is replaced atomically. Plain
-        ``os`` calls on strings: this runs once per object in a bulk apply."""
+        ``os`` calls on strings: this runs once per object in a bulk apply, where most
+        objects are new, so a new one is tried first (``_link_new``)."""
         folder = f"{self._root_text}/{hexdigest[:2]}"
         path = f"{folder}/{hexdigest[2:]}"
+        if folder not in self._folders:
+            os.makedirs(folder, exist_ok=True)
+            self._folders.add(folder)
+        if self._anonymous and self._link_new(folder, path, data):
+            return WRITTEN
+        return self._checked_write(hexdigest, folder, path, data)
+
+    def _link_new(self, folder: str, path: str, data: bytes) -> bool:
+        """Write ``data`` to a file without a name in ``folder`` (O_TMPFILE) and link it
+        at ``path`` in one step, which fails when something is there already: one
+        directory change per object instead of a look-up, a temporary name and a rename,
+        and a crash leaves no temporary file behind. False (nothing written) when
+        something is at ``path``, or when the file system or the platform cannot do it
+        (then never again in this process; the plain way reports any real failure)."""
+        try:
+            descriptor = os.open(folder, _ANONYMOUS_FLAGS, 0o644)
+        except OSError:
+            self._anonymous = False
+            return False
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(descriptor, view):]
+            os.link(str(descriptor), path, src_dir_fd=_process_descriptors())
+            return True
+        except FileExistsError:
+            return False
+        except OSError:
+            self._anonymous = False
+            return False
+        finally:
+            os.close(descriptor)
+
+    def _checked_write(self, hexdigest: str, folder: str, path: str, data: bytes) -> str:
         outcome = WRITTEN
         try:
             found = os.stat(path)
@@ -293,16 +329,21 @@ class FileObjectBackend(ObjectBackend):
             # damaged, or a FIFO, a device or a link to one (never opened: that could wait
             # or read forever): the object replaces it
             outcome = REPLACED
-        if folder not in self._folders:
-            os.makedirs(folder, exist_ok=True)
-            self._folders.add(folder)
         self._written += 1
         # not synced one by one: the catalog's commit, after the objects, is the durable step
         write_file(path, data, sync=False, temporary=f"{folder}/{self._temporary_prefix}{self._written}", mode=0o644)
         return outcome
 
     def ensure_many(self, objects: dict[str, bytes]) -> dict[str, str]:
-        return {hexdigest: self.write(hexdigest, data) for hexdigest, data in objects.items()}
+        """Objects that should be stored already: each is looked at first, not written."""
+        done = {}
+        for hexdigest, data in objects.items():
+            folder = f"{self._root_text}/{hexdigest[:2]}"
+            if folder not in self._folders:
+                os.makedirs(folder, exist_ok=True)
+                self._folders.add(folder)
+            done[hexdigest] = self._checked_write(hexdigest, folder, f"{folder}/{hexdigest[2:]}", data)
+        return done
 
     def remove(self, hexdigest: str) -> None:
         try:
@@ -347,6 +388,26 @@ class FileObjectBackend(ObjectBackend):
                 hexdigest = fan.name + entry.name
                 if _HEX.match(hexdigest) and entry.is_file():
                     yield hexdigest
+
+
+# a file without a name, in the folder opened (Linux's O_TMPFILE; 0 where there is none)
+_ANONYMOUS_FLAGS = (
+    os.O_WRONLY | os.O_TMPFILE
+    if hasattr(os, "O_TMPFILE") and os.link in os.supports_dir_fd and os.path.isdir("/proc/self/fd")
+    else 0
+)
+_process_fds: tuple[int, int] | None = None  # (process id, its /proc/PID/fd folder, open)
+
+
+def _process_descriptors() -> int:
+    """This process's folder of open files (``/proc/PID/fd``), opened once per process: a
+    descriptor's entry there links its file to a name. Opened again after a fork, which
+    would otherwise name the parent's files."""
+    global _process_fds
+    pid = os.getpid()
+    if _process_fds is None or _process_fds[0] != pid:
+        _process_fds = (pid, os.open(f"/proc/{pid}/fd", os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)))
+    return _process_fds[1]
 
 
 def _outcome(written: str | bool) -> str:

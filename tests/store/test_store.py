@@ -201,6 +201,81 @@ def test_write_and_read_a_new_object(tmp_path):
     assert all_files(tmp_path / "s") == [f"objects/sha256/{digest[7:9]}/{digest[9:]}"]
 
 
+def _objects_written_by(backend: FileObjectBackend, count: int) -> dict[str, bytes]:
+    from kidx.identity.canonical import digest_bytes
+
+    objects = ObjectDB(backend)
+    written = {}
+    for number in range(count):
+        data = canonical_json({"apiVersion": "v", "kind": "K", "spec": {"n": number, "é": "x" * number}})
+        written[digest_bytes(data)] = data
+        assert objects.write(digest_bytes(data), data) == "written"
+        assert objects.write(digest_bytes(data), data) == "present"
+    return written
+
+
+@pytest.mark.parametrize("anonymous", [True, False], ids=["linked", "renamed"])
+def test_new_objects_are_whole_files_with_nothing_left_beside_them(tmp_path, monkeypatch, anonymous):
+    """New objects go through a nameless file linked into place where the platform has
+    one (O_TMPFILE), else a temporary name renamed: either way the same files, modes and
+    outcomes, and no temporary file left."""
+    from kidx.store import objects as module
+
+    if anonymous and not module._ANONYMOUS_FLAGS:
+        pytest.skip("no O_TMPFILE here")
+    if not anonymous:
+        monkeypatch.setattr(module, "_ANONYMOUS_FLAGS", 0)
+    backend = FileObjectBackend(tmp_path / "s")
+    written = _objects_written_by(backend, 40)
+    assert backend._anonymous is anonymous
+    umask = os.umask(0)
+    os.umask(umask)
+    assert all_files(tmp_path / "s") == sorted(f"{d[7:9]}/{d[9:]}" for d in written)
+    for digest, data in written.items():
+        path = tmp_path / "s" / digest[7:9] / digest[9:]
+        assert path.read_bytes() == data
+        assert path.stat().st_mode & 0o777 == 0o644 & ~umask
+
+
+def test_a_file_system_without_nameless_files_falls_back_to_renaming(tmp_path, monkeypatch):
+    from kidx.store import objects as module
+
+    real_open = os.open
+
+    def refusing(path, flags, *args, **kwargs):
+        if module._ANONYMOUS_FLAGS and flags & os.O_TMPFILE == os.O_TMPFILE:
+            raise OSError(95, "Operation not supported")
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(module.os, "open", refusing)
+    backend = FileObjectBackend(tmp_path / "s")
+    written = _objects_written_by(backend, 3)
+    assert backend._anonymous is False
+    assert all_files(tmp_path / "s") == sorted(f"{d[7:9]}/{d[9:]}" for d in written)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_process_links_its_own_files(tmp_path):
+    """The open /proc/PID/fd folder a process links through is its own: a forked child
+    opens its own, so its objects hold its bytes, not whatever the parent had open."""
+    from kidx.store import objects as module
+
+    _objects_written_by(FileObjectBackend(tmp_path / "parent"), 1)  # the parent's folder is open
+    backend = FileObjectBackend(tmp_path / "s")
+    child = os.fork()
+    if child == 0:
+        ok = False
+        try:
+            written = _objects_written_by(backend, 5)
+            ok = backend._anonymous == bool(module._ANONYMOUS_FLAGS) and all(
+                (tmp_path / "s" / d[7:9] / d[9:]).read_bytes() == data for d, data in written.items())
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert sorted(ObjectDB(backend).digests()) == sorted(_objects_written_by(FileObjectBackend(tmp_path / "t"), 5))
+
+
 def test_a_verified_write_refuses_bytes_that_do_not_hash_to_the_digest(tmp_path):
     from kidx.errors import StoreError
     from kidx.identity.canonical import digest_bytes
