@@ -1,8 +1,26 @@
-"""Schema version 2 of the SQLite catalog: its tables, the dialect of its SQL and its
-writes (``kidx.store.sqlite_catalog`` describes the layout; ``kidx.store.sqlite_schema_1``
-reads and upgrades the version before it)."""
+"""Schema version 3 of the SQLite catalog: its tables, the dialect of its SQL, its writes,
+how its rows pack what an index already holds, and the upgrade from version 2
+(``kidx.store.sqlite_catalog`` describes the layout; ``kidx.store.sqlite_schema_1`` reads
+and upgrades version 1).
+
+Version 3 keeps version 2's tables, and stores a run in fewer bytes:
+- a reference digest among a row's printer-column values (``columns``) is its
+  ``ref_targets`` id between two U+0001 characters instead of ``"sha256:<64 hex>"``:
+  JSON text never holds a raw control character, so the marks are unambiguous
+  (``kidx.store.sqlite_packing``);
+- ``annotations`` longer than ``PACK_FROM`` bytes are stored deflated (a BLOB) where that is
+  shorter, as text otherwise;
+- ``recorded`` is NULL when the revision was recorded when the name was created (the
+  ``revisions`` view reads ``created`` then);
+- no ``labels_by_object`` index: a name's label rows are found through its own labels
+  (its ``labels`` JSON) in the ``(key, value, object_id)`` key.
+Reads give exactly what version 2 gives; a version 2 catalog is read as it is (it has no
+packed values) and upgraded by the first write (``upgrade_2_to_3``).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from kidx.store.sql_catalog import Dialect, Statements, digest_of_raw, raw_digest
 
@@ -19,12 +37,12 @@ CREATE TABLE objects (
     digest BLOB NOT NULL,  -- the digest's 32 bytes
     title TEXT,
     labels TEXT NOT NULL,
-    annotations TEXT NOT NULL,
+    annotations NOT NULL,  -- JSON text, or deflated (kidx.store.sqlite_packing)
     created TEXT NOT NULL,
     generation INTEGER NOT NULL,
-    columns TEXT,  -- printer-column values, see kidx.store.column_cache
+    columns TEXT,  -- printer-column values (kidx.store.column_cache), references packed (kidx.store.sqlite_packing)
     revision INTEGER,  -- the id of the revision this state is; NULL: not a revision of its own
-    recorded TEXT,  -- when that revision was recorded
+    recorded TEXT,  -- when that revision was recorded; NULL: when the name was created
     UNIQUE (kind, name)
 );
 CREATE INDEX objects_by_digest ON objects (digest);
@@ -34,7 +52,6 @@ CREATE TABLE labels (
     value TEXT NOT NULL,
     PRIMARY KEY (key, value, object_id)
 ) WITHOUT ROWID;
-CREATE INDEX labels_by_object ON labels (object_id);
 -- every (field, target) some object has referred to, once: a few hundred, whatever the runs
 CREATE TABLE ref_targets (
     id INTEGER PRIMARY KEY,
@@ -60,7 +77,7 @@ CREATE TABLE past_revisions (
     digest BLOB,
     title TEXT,
     labels TEXT,
-    annotations TEXT,
+    annotations,  -- as in objects
     generation INTEGER,
     recorded TEXT NOT NULL
 );
@@ -69,7 +86,7 @@ CREATE INDEX past_revisions_by_name ON past_revisions (kind, name, id);
 CREATE VIEW revisions (id, kind, name, event, digest, title, labels, annotations, generation, recorded) AS
     SELECT id, kind, name, event, digest, title, labels, annotations, generation, recorded FROM past_revisions
     UNION ALL
-    SELECT revision, kind, name, 'applied', digest, title, labels, annotations, generation, recorded
+    SELECT revision, kind, name, 'applied', digest, title, labels, annotations, generation, COALESCE(recorded, created)
     FROM objects WHERE revision IS NOT NULL;
 CREATE TABLE spec_leaves (
     path TEXT NOT NULL,  -- "spec.parameters.seq"
@@ -87,7 +104,8 @@ DIALECT = Dialect(mark="?", schema="", entries="objects", last="\uffff", in_list
 
 
 class _Statements(Statements):
-    """Schema 2's writes: the current revision in its names row, references by target id."""
+    """Schema 3's writes: the current revision in its names row, references by target id,
+    label rows found through the name's own labels."""
 
     def __init__(self, dialect: Dialect):
         super().__init__(dialect)
@@ -97,12 +115,40 @@ class _Statements(Statements):
                              "revision=?, recorded=? WHERE id=?")
         past = "id, kind, name, event, digest, title, labels, annotations, generation, recorded"
         self.supersede = (f"INSERT INTO past_revisions ({past}) SELECT revision, kind, name, 'applied', digest, "
-                          "title, labels, annotations, generation, recorded FROM objects WHERE id=? "
+                          "title, labels, annotations, generation, COALESCE(recorded, created) FROM objects WHERE id=? "
                           "AND revision IS NOT NULL")
         self.insert_revision = f"INSERT INTO past_revisions ({past}) VALUES ({dialect.marks(10)})"
         self.insert_ref = "INSERT INTO ref_links (object_id, target_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
         self.delete_refs = "DELETE FROM ref_links WHERE object_id=?"
         self.stray_refs = "DELETE FROM ref_links WHERE NOT EXISTS (SELECT 1 FROM objects e WHERE e.id = object_id)"
+        # each of the name's labels by its (key, value, object_id) key (no index by object)
+        self.delete_labels = ("DELETE FROM labels WHERE (key, value, object_id) IN "
+                              "(SELECT j.key, j.value, o.id FROM objects o, json_each(o.labels) j WHERE o.id=?)")
+        # fsck --repair: every row of the name, whatever its labels say (a scan: rare)
+        self.reindex_labels = "DELETE FROM labels WHERE object_id=?"
 
 
 STATEMENTS = _Statements(DIALECT)
+
+
+# Schema 2 to 3, inside the first write's transaction (see upgrade_2_to_3)
+UPGRADE_2_TO_3 = (
+    "DROP INDEX IF EXISTS labels_by_object",
+    "DROP VIEW revisions",
+    SCHEMA[SCHEMA.index("CREATE VIEW revisions"):SCHEMA.index(";", SCHEMA.index("CREATE VIEW revisions"))],
+    """UPDATE objects SET
+           columns = kidx_pack_columns(columns, (SELECT group_concat(t.id || ':' || hex(t.target))
+                                                 FROM ref_links l JOIN ref_targets t ON t.id = l.target_id
+                                                 WHERE l.object_id = objects.id)),
+           annotations = kidx_pack_text(annotations),
+           recorded = CASE WHEN recorded = created THEN NULL ELSE recorded END""",
+    "UPDATE past_revisions SET annotations = kidx_pack_text(annotations) WHERE annotations IS NOT NULL",
+)
+
+
+def upgrade_2_to_3(execute: Callable, version: str) -> None:
+    """Rewrite a schema 2 catalog as schema ``version`` (3), inside the write's transaction:
+    the same rows, packed (the module's docstring); a failure rolls it back with the write."""
+    for statement in UPGRADE_2_TO_3:
+        execute(statement)
+    execute("UPDATE info SET value=? WHERE key='schema'", (version,))
