@@ -54,12 +54,13 @@ from kidx.store.sql_catalog import (
     SQLCatalog,
     Statements,
     digest_of_raw,
+    dumps,
     label_clause,
     raw_digest,
     raw_digest_range,
     translating,
 )
-from kidx.store.sqlite_packing import SQL_FUNCTIONS, PackedRows, PackedValueError
+from kidx.store.sqlite_packing import DICTIONARY_SAMPLE, SQL_FUNCTIONS, PackedRows, PackedValueError
 from kidx.store.sqlite_schema import DIALECT, LAST_REVISION, SCHEMA, STATEMENTS, upgrade_2_to_3
 
 if TYPE_CHECKING:
@@ -160,6 +161,7 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
         self._next_revision: int | None = None  # while a write takes revision ids
         self._target_ids: dict[tuple[str, bytes], int] = {}  # PackedRows' caches
         self._target_digests: dict[str, str] = {}
+        self._dictionaries: dict[int, bytes] = {}
         self.has_schema = True
         if path is not None and not write:
             self.connection = _connect_read_only(path)
@@ -293,7 +295,8 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
         (``kidx.store.sqlite_schema_1.upgrade``, then ``sqlite_schema.upgrade_2_to_3``)."""
         if self.version == schema_1.VERSION:
             schema_1.upgrade(self.connection.execute, self._has_table("spec_indexed"), "2")
-        upgrade_2_to_3(self.connection.execute, SCHEMA_VERSION)
+        self.connection.create_function("kidx_pack_text", 1, self._stored_text)
+        upgrade_2_to_3(self.connection.execute, SCHEMA_VERSION, self._choose_dictionary)
         self._use_version(SCHEMA_VERSION)
         # a spec index that was missing or behind is filled from the objects now
         self._catch_up_spec_index()
@@ -307,7 +310,10 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
 
     def _write_starts(self, changes: Sequence[Change]) -> bool:
         """Bring the spec index up to date with the objects this write refers to or
-        carries; a catalog made before the index has no index to keep."""
+        carries; a catalog made before the index has no index to keep. The first write
+        with enough long annotations gives the store its dictionary for them."""
+        if changes and self.version == SCHEMA_VERSION:
+            self._choose_dictionary(dumps(change[0].annotations) for change in changes[:DICTIONARY_SAMPLE])
         if not self._has_table("spec_indexed"):
             return False
         self._catch_up_spec_index()
@@ -462,8 +468,7 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
     def rollback(self) -> None:
         self._writing = False
         self._next_revision = None
-        self._target_ids.clear()  # ids the write took may be taken again by another
-        self._target_digests.clear()
+        self._forget_packing()
         if self.connection.in_transaction:
             self.connection.execute("ROLLBACK")
         if self._upgraded_from is not None:  # the upgrade is undone with the write

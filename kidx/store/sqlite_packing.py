@@ -5,9 +5,10 @@ when read (``kidx.store.sqlite_schema`` lists what is packed): the functions, an
 from __future__ import annotations
 
 import builtins
+import itertools
 import re
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from kidx.store.catalog import Revision
 from kidx.store.sql_catalog import SQLCatalog, digest_of_raw
@@ -53,24 +54,61 @@ def unpack_columns(columns: str, digests: dict[str, str]) -> str:
     return "".join(parts)
 
 
-def pack_text(text: str | None) -> str | bytes | None:
-    """JSON text as stored: deflated where that is shorter."""
-    if text is None or len(text) < PACK_FROM:
-        return text
-    raw = text.encode()
-    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
-    deflated = compressor.compress(raw) + compressor.flush()
-    return deflated if len(deflated) < len(raw) else text
+DICTIONARY_BYTES = 4096  # of the texts a store's first write gives, as a preset dictionary
+DICTIONARY_TEXTS = 32  # the fewest long texts (PACK_FROM) a dictionary is made of
+DICTIONARY_SAMPLE = 4096  # names of a write whose annotations are looked at for it
 
 
-def unpack_text(value):
-    """Stored JSON text as it was given (a BLOB is deflated text)."""
-    if isinstance(value, bytes):
-        try:
-            return zlib.decompress(value, -15).decode()
-        except (zlib.error, UnicodeDecodeError) as exc:
-            raise PackedValueError(f"a deflated value cannot be read ({exc})") from None
-    return value
+def make_dictionary(texts: Iterable[str]) -> bytes | None:
+    """A preset dictionary for deflating texts like these: the last DICTIONARY_BYTES of the
+    first long ones (deflate finds repeats within 32 KiB; the dictionary's end is nearest);
+    None from fewer than DICTIONARY_TEXTS long texts."""
+    long = list(itertools.islice((text.encode() for text in texts if len(text) >= PACK_FROM), DICTIONARY_TEXTS * 2))
+    if len(long) < DICTIONARY_TEXTS:
+        return None
+    return b"".join(long)[-DICTIONARY_BYTES:]
+
+
+class TextPacker:
+    """Deflates texts with dictionary ``dictionary_id`` (0: none). A packed text is a BLOB:
+    one byte, the dictionary's id, then raw deflate."""
+
+    def __init__(self, dictionary_id: int = 0, dictionary: bytes | None = None):
+        self.tag = bytes([dictionary_id])
+        # primed once: copying it costs less than setting the dictionary for every text
+        self._primed = (None if dictionary is None else
+                        zlib.compressobj(9, zlib.DEFLATED, -15, 8, zlib.Z_DEFAULT_STRATEGY, dictionary))
+
+    def pack(self, text: str | None) -> str | bytes | None:
+        """JSON text as stored: deflated where that is shorter."""
+        if text is None or len(text) < PACK_FROM:
+            return text
+        raw = text.encode()
+        compressor = zlib.compressobj(9, zlib.DEFLATED, -15) if self._primed is None else self._primed.copy()
+        packed = self.tag + compressor.compress(raw) + compressor.flush()
+        return packed if len(packed) < len(raw) else text
+
+
+def unpack_text(value, dictionary: Callable[[int], bytes | None]):
+    """Stored JSON text as it was given (a BLOB is packed: ``TextPacker``); ``dictionary``
+    gives the dictionary of an id."""
+    if not isinstance(value, bytes):
+        return value
+    try:
+        if not value:
+            raise ValueError("an empty value")
+        if value[0] == 0:
+            return zlib.decompress(value[1:], -15).decode()
+        preset = dictionary(value[0])
+        if preset is None:
+            raise ValueError(f"no dictionary {value[0]}")
+        decompressor = zlib.decompressobj(-15, zdict=preset)
+        text = decompressor.decompress(value[1:])
+        if not decompressor.eof:
+            raise ValueError("it is cut short")
+        return text.decode()
+    except (zlib.error, ValueError) as exc:
+        raise PackedValueError(f"a packed value cannot be read ({exc})") from None
 
 
 def _packed_columns_sql(columns: str | None, targets: str | None) -> str | None:
@@ -84,10 +122,7 @@ def _packed_columns_sql(columns: str | None, targets: str | None) -> str | None:
     return pack_columns(columns, ids)
 
 
-SQL_FUNCTIONS: tuple[tuple[str, int, Callable], ...] = (
-    ("kidx_pack_columns", 2, _packed_columns_sql),
-    ("kidx_pack_text", 1, pack_text),
-)
+SQL_FUNCTIONS: tuple[tuple[str, int, Callable], ...] = (("kidx_pack_columns", 2, _packed_columns_sql),)
 
 
 
@@ -97,6 +132,41 @@ class PackedRows(SQLCatalog):
 
     _target_ids: dict[tuple[str, bytes], int]
     _target_digests: dict[str, str]
+    _packer: TextPacker | None = None  # of the write in progress (None: not chosen yet)
+    _dictionaries: dict[int, bytes]
+
+    def _text_packer(self) -> TextPacker:
+        if self._packer is None:
+            row = self.connection.execute(
+                "SELECT id, dictionary FROM text_dictionaries ORDER BY id DESC LIMIT 1").fetchone()
+            self._packer = TextPacker() if row is None else TextPacker(row[0], row[1])
+        return self._packer
+
+    def _choose_dictionary(self, texts: Iterable[str]) -> None:
+        """Inside a write: make the store's dictionary from these texts, if it has none yet
+        and they are enough (``make_dictionary``)."""
+        if self.connection.execute("SELECT 1 FROM text_dictionaries LIMIT 1").fetchone() is not None:
+            return
+        dictionary = make_dictionary(texts)
+        if dictionary is not None:
+            self.connection.execute("INSERT INTO text_dictionaries (id, dictionary) VALUES (1, ?)", (dictionary,))
+            self._packer = TextPacker(1, dictionary)
+
+    def _dictionary(self, dictionary_id: int) -> bytes | None:
+        found = self._dictionaries.get(dictionary_id)
+        if found is None:
+            row = self.connection.execute("SELECT dictionary FROM text_dictionaries WHERE id=?",
+                                          (dictionary_id,)).fetchone()
+            if row is not None and isinstance(row[0], bytes):
+                found = self._dictionaries[dictionary_id] = row[0]
+        return found
+
+    def _forget_packing(self) -> None:
+        """After a rollback: ids and dictionaries it took may be taken again by another write."""
+        self._target_ids.clear()
+        self._target_digests.clear()
+        self._dictionaries.clear()
+        self._packer = None
 
     def _target_id(self, field_name: str, target: bytes) -> int:
         """The ``ref_targets`` id of (field, target), added when new (inside a write)."""
@@ -120,7 +190,7 @@ class PackedRows(SQLCatalog):
     # --- schema 3's packed values (hooks of SQLCatalog's writes and reads) -----------
 
     def _stored_text(self, annotations_json: str):
-        return pack_text(annotations_json)
+        return self._text_packer().pack(annotations_json)
 
     def _stored_columns(self, columns: str | None, ref_rows) -> str | None:
         if not columns or not ref_rows:
@@ -149,8 +219,8 @@ class PackedRows(SQLCatalog):
         if not packed:
             return rows
         self._learn_targets(wanted)
-        digests = self._target_digests
-        return [(*row[:6], unpack_text(row[6]), row[7], row[8],
+        digests, dictionary = self._target_digests, self._dictionary
+        return [(*row[:6], unpack_text(row[6], dictionary), row[7], row[8],
                  unpack_columns(row[9], digests) if row[9] is not None and mark in row[9] else row[9])
                 for row in rows]
 
@@ -171,6 +241,6 @@ class PackedRows(SQLCatalog):
 
     def _revision(self, row, number: int) -> Revision:
         if type(row[6]) is bytes:
-            row = (*row[:6], unpack_text(row[6]), *row[7:])
+            row = (*row[:6], unpack_text(row[6], self._dictionary), *row[7:])
         return super()._revision(row, number)
 

@@ -8,8 +8,9 @@ Version 3 keeps version 2's tables, and stores a run in fewer bytes:
   ``ref_targets`` id between two U+0001 characters instead of ``"sha256:<64 hex>"``:
   JSON text never holds a raw control character, so the marks are unambiguous
   (``kidx.store.sqlite_packing``);
-- ``annotations`` longer than ``PACK_FROM`` bytes are stored deflated (a BLOB) where that is
-  shorter, as text otherwise;
+- ``annotations`` of 64 bytes and more are stored deflated (a BLOB), with a preset
+  dictionary made once from the store's first long annotations (``text_dictionaries``),
+  where that is shorter, as text otherwise;
 - ``recorded`` is NULL when the revision was recorded when the name was created (the
   ``revisions`` view reads ``created`` then);
 - no ``labels_by_object`` index: a name's label rows are found through its own labels
@@ -95,6 +96,8 @@ CREATE TABLE spec_leaves (
     PRIMARY KEY (path, value, digest)
 ) WITHOUT ROWID;
 CREATE TABLE spec_indexed (digest BLOB PRIMARY KEY) WITHOUT ROWID;
+-- preset dictionaries of packed texts (kidx.store.sqlite_packing), made once from a write's own
+CREATE TABLE IF NOT EXISTS text_dictionaries (id INTEGER PRIMARY KEY, dictionary BLOB NOT NULL);
 """
 
 
@@ -132,6 +135,7 @@ STATEMENTS = _Statements(DIALECT)
 
 
 # Schema 2 to 3, inside the first write's transaction (see upgrade_2_to_3)
+TEXT_DICTIONARIES = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS text_dictionaries"):SCHEMA.rindex(";")]
 UPGRADE_2_TO_3 = (
     "DROP INDEX IF EXISTS labels_by_object",
     "DROP VIEW revisions",
@@ -140,15 +144,19 @@ UPGRADE_2_TO_3 = (
            columns = kidx_pack_columns(columns, (SELECT group_concat(t.id || ':' || hex(t.target))
                                                  FROM ref_links l JOIN ref_targets t ON t.id = l.target_id
                                                  WHERE l.object_id = objects.id)),
-           annotations = kidx_pack_text(annotations),
+           annotations = kidx_pack_text(annotations),  -- the catalog's (a dictionary from the first)
            recorded = CASE WHEN recorded = created THEN NULL ELSE recorded END""",
     "UPDATE past_revisions SET annotations = kidx_pack_text(annotations) WHERE annotations IS NOT NULL",
 )
 
 
-def upgrade_2_to_3(execute: Callable, version: str) -> None:
+def upgrade_2_to_3(execute: Callable, version: str, choose_dictionary: Callable) -> None:
     """Rewrite a schema 2 catalog as schema ``version`` (3), inside the write's transaction:
-    the same rows, packed (the module's docstring); a failure rolls it back with the write."""
+    the same rows, packed (the module's docstring), texts with a dictionary made from the
+    first long annotations (``choose_dictionary``); a failure rolls it back with the write."""
+    execute(TEXT_DICTIONARIES)
+    choose_dictionary([row[0] for row in execute(
+        "SELECT annotations FROM objects WHERE length(annotations) >= 64 ORDER BY id LIMIT 64")])
     for statement in UPGRADE_2_TO_3:
         execute(statement)
     execute("UPDATE info SET value=? WHERE key='schema'", (version,))
