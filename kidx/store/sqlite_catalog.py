@@ -61,7 +61,16 @@ from kidx.store.sql_catalog import (
     translating,
 )
 from kidx.store.sqlite_packing import DICTIONARY_SAMPLE, SQL_FUNCTIONS, PackedRows, PackedValueError
-from kidx.store.sqlite_schema import DIALECT, LAST_REVISION, SCHEMA, STATEMENTS, upgrade_2_to_3
+from kidx.store.sqlite_schema import (
+    DIALECT,
+    DIGEST_KEY,
+    DIGEST_KEY_BYTES,
+    LAST_REVISION,
+    SCHEMA,
+    SQL_VARIABLES,
+    STATEMENTS,
+    upgrade_2_to_3,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -494,10 +503,17 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
             add(("name IN (SELECT value FROM json_each(?))", [json.dumps(list(query.names))]), True)
         if query.name_prefix is not None:
             add(("name >= ? AND name < ?", [query.name_prefix, query.name_prefix + "\uffff"]))
+        keyed = self.version == SCHEMA_VERSION  # objects_by_digest holds DIGEST_KEY
         if query.digests is not None:
-            add((f"digest IN ({self._digest_list()})", [json.dumps(list(query.digests))]), True)
+            listed = json.dumps(list(query.digests))
+            add((f"digest IN ({self._digest_list()})", [listed]) if not keyed else (
+                f"{DIGEST_KEY} IN (SELECT substr(kidx_raw_digest(value), 1, {DIGEST_KEY_BYTES}) FROM json_each(?)) "
+                f"AND digest IN ({self._digest_list()})", [listed, listed]), True)
         if query.digest_prefix is not None:
-            add(("digest BETWEEN ? AND ?", self._digest_range(query.digest_prefix)), True)
+            low, high = self._digest_range(query.digest_prefix)
+            add(("digest BETWEEN ? AND ?", [low, high]) if not keyed else (
+                f"{DIGEST_KEY} BETWEEN ? AND ? AND digest BETWEEN ? AND ?",
+                [low[:DIGEST_KEY_BYTES], high[:DIGEST_KEY_BYTES], low, high]), True)
         for requirement in query.labels:
             clause = _label_clause(requirement)
             add(clause, clause is not None and " NOT IN " not in clause[0])
@@ -514,6 +530,20 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
             where.insert(0, "+kind=?" if narrowed else "kind=?")
             parameters.insert(0, query.kind)
         return self._select(query, where, parameters)
+
+    @translating
+    def digests_present(self, digests) -> set[str]:
+        if self.version != SCHEMA_VERSION:
+            return super().digests_present(digests)
+        present: set[str] = set()
+        wanted = list({raw_digest(digest) for digest in digests})
+        for start in range(0, len(wanted), SQL_VARIABLES // 2):
+            chunk = wanted[start : start + SQL_VARIABLES // 2]
+            marks = DIALECT.marks(len(chunk))
+            present.update(digest_of_raw(row[0]) for row in self.connection.execute(
+                f"SELECT DISTINCT digest FROM objects WHERE {DIGEST_KEY} IN ({marks}) AND digest IN ({marks})",
+                [*(digest[:DIGEST_KEY_BYTES] for digest in chunk), *chunk]))
+        return present
 
     def _digest_list(self) -> str:
         """SQL for the digests of a JSON list of ``sha256:…`` texts, as the catalog stores them."""

@@ -13,6 +13,7 @@ Version 3 keeps version 2's tables, and stores a run in fewer bytes:
   where that is shorter, as text otherwise;
 - ``recorded`` is NULL when the revision was recorded when the name was created (the
   ``revisions`` view reads ``created`` then);
+- ``objects_by_digest`` indexes a digest's first 8 bytes (``DIGEST_KEY``), not all 32;
 - no ``labels_by_object`` index: a name's label rows are found through its own labels
   (its ``labels`` JSON) in the ``(key, value, object_id)`` key.
 Reads give exactly what version 2 gives; a version 2 catalog is read as it is (it has no
@@ -26,6 +27,10 @@ from collections.abc import Callable
 from kidx.store.sql_catalog import Dialect, Statements, digest_of_raw, raw_digest
 
 SQL_VARIABLES = 500  # stay far below SQLite's limit on bound parameters
+# what objects_by_digest indexes (schema 3): a digest's first 8 bytes find it among billions
+# as well as all 32 do, in a quarter of the index; a query names the expression exactly
+DIGEST_KEY = "substr(digest, 1, 8)"
+DIGEST_KEY_BYTES = 8
 # info key (schema 2): the id of the last revision recorded (the current ones are objects rows)
 LAST_REVISION = "last_revision"
 
@@ -46,7 +51,7 @@ CREATE TABLE objects (
     recorded TEXT,  -- when that revision was recorded; NULL: when the name was created
     UNIQUE (kind, name)
 );
-CREATE INDEX objects_by_digest ON objects (digest);
+CREATE INDEX objects_by_digest ON objects (substr(digest, 1, 8));
 CREATE TABLE labels (
     object_id INTEGER NOT NULL,
     key TEXT NOT NULL,
@@ -138,6 +143,8 @@ STATEMENTS = _Statements(DIALECT)
 TEXT_DICTIONARIES = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS text_dictionaries"):SCHEMA.rindex(";")]
 UPGRADE_2_TO_3 = (
     "DROP INDEX IF EXISTS labels_by_object",
+    "DROP INDEX IF EXISTS objects_by_digest",
+    f"CREATE INDEX objects_by_digest ON objects ({DIGEST_KEY})",
     "DROP VIEW revisions",
     SCHEMA[SCHEMA.index("CREATE VIEW revisions"):SCHEMA.index(";", SCHEMA.index("CREATE VIEW revisions"))],
     """UPDATE objects SET

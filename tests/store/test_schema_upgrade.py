@@ -286,6 +286,8 @@ def test_a_schema_2_store_reads_the_same_before_and_after_its_upgrade_which_keep
     try:  # packed: references in the printer columns, long annotations, creation times
         names = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
         assert "labels_by_object" not in names and connection.execute("PRAGMA freelist_count").fetchone()[0] == 0
+        assert connection.execute("SELECT sql FROM sqlite_master WHERE name='objects_by_digest'").fetchone() == (
+            "CREATE INDEX objects_by_digest ON objects (substr(digest, 1, 8))",)  # a digest's first 8 bytes
         columns = [row[0] for row in connection.execute("SELECT columns FROM objects WHERE kind='BenchmarkRun'")]
         assert columns and all("sha256:" not in text and text.count("\x01") == 8 for text in columns)
         assert {type(row[0]) for row in connection.execute(
