@@ -329,6 +329,10 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
         self._index_specs(self._specs_of(changes))
         return True
 
+    def _restore_starts(self, changes: Sequence[Change]) -> None:
+        """A restored store gets its dictionary from the bundle's annotations, as from a first write."""
+        self._choose_dictionary(dumps(change.entry.annotations) for change in changes[:DICTIONARY_SAMPLE])
+
     def _write_ends(self) -> None:
         self._save_revision_ids()
         self._mark_spec_index()

@@ -88,6 +88,18 @@ def test_a_store_keeps_its_runs_packed_and_reads_them_as_given(kidx, store, tmp_
     assert [line.split()[:2] for line in history[1:]] == [["1", "applied"], ["2", "applied"]]
     assert kidx("get", "runs", "-o", "wide").out.count("\n") == wide.out.count("\n")
     assert kidx("fsck").code == 0
+    # a bundle restored into a new store: packed there too, with a dictionary of its own, read the same
+    bundle, restored = tmp_path / "bundle.json", tmp_path / "restored"
+    assert kidx("export", "-o", str(bundle)).code == 0
+    assert kidx("import", "bundle", str(bundle), store_path=restored).code == 0
+    assert kidx("get", "runs", "-o", "yaml", store_path=restored).out == kidx("get", "runs", "-o", "yaml").out
+    connection = sqlite3.connect(restored / "catalog.sqlite")
+    try:
+        assert connection.execute("SELECT count(*) FROM text_dictionaries").fetchone() == (1,)
+        assert connection.execute("SELECT count(*) FROM objects WHERE kind='BenchmarkRun' AND typeof(annotations)='blob' "
+                                  "AND substr(annotations, 1, 1) = x'01'").fetchone() == (40,)
+    finally:
+        connection.close()
 
 
 def test_a_damaged_packed_value_is_a_clear_error(kidx, store):
