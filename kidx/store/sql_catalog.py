@@ -124,6 +124,7 @@ class Statements:
         self.delete_entry = f"DELETE FROM {dialect.entries} WHERE id={m}"
         self.insert_label = f"INSERT INTO {s}labels (object_id, key, value) VALUES ({dialect.marks(3)})"
         self.delete_labels = f"DELETE FROM {s}labels WHERE object_id={m}"
+        self.reindex_labels = self.delete_labels  # fsck --repair: every label row of the name
         # a spec may name one target twice under one field: the row is kept once
         self.insert_ref = (
             f"INSERT INTO {s}refs (object_id, field, target) VALUES ({dialect.marks(3)}) ON CONFLICT DO NOTHING"
@@ -260,14 +261,24 @@ class SQLCatalog(Catalog):
         return Revision(row[0], row[1], number, row[2], None if row[3] is None else self.dialect.digest_text(row[3]),
                         row[4], _loads(row[5] or "{}"), _loads(row[6] or "{}"), row[7], row[8])
 
-    def _entry_row(self, object_id: int, entry: Entry, labels_json: str, annotations_json: str) -> tuple:
+    def _entry_row(self, object_id: int, entry: Entry, labels_json: str, annotations_json: str,
+                   columns: str | None) -> tuple:
         return (object_id, entry.kind, entry.name, self.dialect.stored_digest(entry.digest), entry.title,
-                labels_json, annotations_json, entry.created, entry.generation, entry.columns)
+                labels_json, self._stored_text(annotations_json), entry.created, entry.generation, columns)
+
+    def _stored_text(self, annotations_json: str) -> Any:
+        """Annotations as the catalog stores them: their JSON here (see SQLite's)."""
+        return annotations_json
+
+    def _stored_columns(self, columns: str | None, ref_rows: Sequence[tuple]) -> str | None:
+        """A row's printer-column values as stored, given its reference rows (object id,
+        field, stored target): as they are here (see SQLite's)."""
+        return columns
 
     def _revision_row(self, revision: Revision) -> tuple:
         digest = None if revision.digest is None else self.dialect.stored_digest(revision.digest)
         return (revision.kind, revision.name, revision.event, digest, revision.title, dumps(revision.labels),
-                dumps(revision.annotations), revision.generation, revision.recorded)
+                self._stored_text(dumps(revision.annotations)), revision.generation, revision.recorded)
 
     def _current_revision(self, now: str) -> tuple:
         """What a names row records of the revision it is, appended to its columns: nothing
@@ -476,11 +487,12 @@ class SQLCatalog(Catalog):
         label_rows: list[tuple] = []
         ref_rows: list[tuple] = []
         self._index_rows_of(entry.id, entry, change.references, label_rows, ref_rows)
-        self.connection.execute(self.sql.delete_labels, (entry.id,))
+        self.connection.execute(self.sql.reindex_labels, (entry.id,))
         self.connection.execute(self.sql.delete_refs, (entry.id,))
         self.connection.executemany(self.sql.insert_label, label_rows)
+        columns = self._stored_columns(entry.columns, ref_rows)
         self._insert_refs(ref_rows)
-        self.connection.execute(self.sql.update_columns, (entry.columns, entry.id))
+        self.connection.execute(self.sql.update_columns, (columns, entry.id))
 
     @translating
     def drop_stray_index_rows(self) -> None:
@@ -566,12 +578,16 @@ class SQLCatalog(Catalog):
             if entry.id is None:
                 highest += 1
                 object_id = highest
-                rows.append(self._entry_row(object_id, entry, labels_json, annotations_json) + current)
             else:
                 object_id = entry.id
-                updates.append((digest, entry.title, labels_json, annotations_json, entry.generation,
-                                entry.columns, *current, object_id))
+            first_ref = len(ref_rows)
             self._index_rows_of(object_id, entry, references, label_rows, ref_rows)
+            columns = self._stored_columns(entry.columns, ref_rows[first_ref:]) if entry.columns else entry.columns
+            if entry.id is None:
+                rows.append(self._entry_row(object_id, entry, labels_json, annotations_json, columns) + current)
+            else:
+                updates.append((digest, entry.title, labels_json, self._stored_text(annotations_json),
+                                entry.generation, columns, *current, object_id))
             if not current:
                 revision_rows.append(self._new_revision((entry.kind, entry.name, "applied", digest, entry.title,
                                                          labels_json, annotations_json, entry.generation, now)))
@@ -617,8 +633,10 @@ class SQLCatalog(Catalog):
         for change, kept in zip(changes, current, strict=True):
             entry = change.entry
             highest += 1
-            rows.append(self._entry_row(highest, entry, dumps(entry.labels), dumps(entry.annotations)) + kept)
+            first_ref = len(ref_rows)
             self._index_rows_of(highest, entry, change.references, label_rows, ref_rows)
+            columns = self._stored_columns(entry.columns, ref_rows[first_ref:])
+            rows.append(self._entry_row(highest, entry, dumps(entry.labels), dumps(entry.annotations), columns) + kept)
         self._insert_many(self.sql.insert_entry, rows)
         self._insert_many(self.sql.insert_label, label_rows)
         self._insert_refs(ref_rows)

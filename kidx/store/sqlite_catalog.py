@@ -1,9 +1,10 @@
 """The SQLite backend: a folder holding ``catalog.sqlite`` and ``objects/sha256/…`` files.
 
-One SQLite database (WAL) holds, in schema version 2:
+One SQLite database (WAL) holds, in schema version 3:
 - ``objects``: the current digest and metadata of every name, and the revision that state
   is (its id and time): a name's current revision is kept once, in its row;
-- ``labels``: one row per label, indexed by (key, value) for selectors;
+- ``labels``: one row per label, keyed by (key, value, object) for selectors (a name's
+  rows are found through its own labels: no second index by object);
 - ``refs``: a view of one row per reference field (object, field, target digest), kept as
   ``ref_targets`` (each distinct (field, target) once) and ``ref_links`` (object, target
   id), indexed by target for reverse look-ups and by object for updates;
@@ -15,8 +16,11 @@ One SQLite database (WAL) holds, in schema version 2:
   point at (workloads, environments, …: few), by digest, so that selection can follow a
   reference without reading object files.
 Digests are their 32 bytes (as in the PostgreSQL catalog); a new catalog has 8 KiB pages.
+Schema 3 packs a row's printer-column references, long annotations and the time of a
+revision recorded at creation (``kidx.store.sqlite_schema``); reads unpack them.
 
-Schema version 1 is read as it is and upgraded by the first write: ``kidx.store.sqlite_schema_1``.
+Schema versions 1 and 2 are read as they are and upgraded by the first write
+(``kidx.store.sqlite_schema_1``, ``kidx.store.sqlite_schema.upgrade_2_to_3``).
 Writers take the database's write lock first (``BEGIN IMMEDIATE``), so two kidx processes
 serialise instead of interleaving; a waiting writer gives up cleanly after a timeout.
 Queries (``kidx.store.catalog.CatalogQuery``) are compiled to SQL here; the statements and row
@@ -50,19 +54,34 @@ from kidx.store.sql_catalog import (
     SQLCatalog,
     Statements,
     digest_of_raw,
+    dumps,
     label_clause,
     raw_digest,
     raw_digest_range,
     translating,
 )
-from kidx.store.sqlite_schema import DIALECT, LAST_REVISION, SCHEMA, STATEMENTS
+from kidx.store.sqlite_packing import DICTIONARY_SAMPLE, SQL_FUNCTIONS, PackedRows, PackedValueError
+from kidx.store.sqlite_schema import (
+    DIALECT,
+    DIGEST_KEY,
+    DIGEST_KEY_BYTES,
+    LAST_REVISION,
+    SCHEMA,
+    SQL_VARIABLES,
+    STATEMENTS,
+    upgrade_2_to_3,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 #: versions this kidx reads as they are and upgrades on the first write
-OLDER_SCHEMA_VERSIONS = (schema_1.VERSION,)
+OLDER_SCHEMA_VERSIONS = (schema_1.VERSION, "2")
+# a schema 2 catalog reads with schema 3's SQL (it has the same tables and views, and no
+# packed values); only schema 1 has SQL of its own
+_OWN_SQL = (SCHEMA_VERSION, "2")
+WRITE_CACHE_KIB = 65536  # SQLite's page cache while writing (its default is 2,000 KiB)
 # of a new catalog: rows of about 1 KB waste less of each page than at 4 KiB (at 100,000
 # generated runs 1,741 bytes a run against 1,937), but a selection spread over the table
 # reads twice the bytes per row found (its SQL for 1,000 rows took 4.4 ms against 3.6,
@@ -96,6 +115,8 @@ def store_error(exc: sqlite3.Error | ValueError, where: str | None = None) -> St
     catalog = f"the store's catalog{f' {where}' if where else ''}"
     if _is_lock(exc):
         return StoreBusy(f"the store's catalog cannot be used: {exc} (is another kidx writing? try again)")
+    if isinstance(exc, PackedValueError):
+        return StoreError(f"{catalog} is damaged (a packed value cannot be read); `kidx fsck` tells what is wrong")
     if isinstance(exc, ValueError) or "malformed" in text or "not a database" in text or "decode" in text:
         # "Could not decode to UTF-8 column … with text '…'" quotes the damaged bytes
         reason = "a text value is not UTF-8" if "decode" in text.lower() and "utf-8" in text.lower() else (
@@ -126,7 +147,7 @@ def _label_clause(requirement, column: str = "id") -> tuple[str, list] | None:
     return label_clause(requirement, has_label, "0")
 
 
-class SQLiteCatalog(SQLCatalog):
+class SQLiteCatalog(PackedRows, SQLCatalog):
     dialect = DIALECT
     sql: Statements = STATEMENTS
     version = SCHEMA_VERSION  # of the catalog opened (an older one reads with its own SQL)
@@ -147,6 +168,9 @@ class SQLiteCatalog(SQLCatalog):
         self._writing = False
         self._upgraded_from: str | None = None  # in the write in progress
         self._next_revision: int | None = None  # while a write takes revision ids
+        self._target_ids: dict[tuple[str, bytes], int] = {}  # PackedRows' caches
+        self._target_digests: dict[str, str] = {}
+        self._dictionaries: dict[int, bytes] = {}
         self.has_schema = True
         if path is not None and not write:
             self.connection = _connect_read_only(path)
@@ -165,15 +189,18 @@ class SQLiteCatalog(SQLCatalog):
             self.connection.execute(f"PRAGMA page_size={PAGE_SIZE}")
             self._retrying(lambda: self.connection.execute("PRAGMA journal_mode=WAL").fetchall())
             self.connection.execute("PRAGMA synchronous=FULL")
+            self.connection.execute(f"PRAGMA cache_size=-{WRITE_CACHE_KIB}")  # bulk writes touch many pages
         self._retrying(self._ensure_schema)
 
     def _use_version(self, version: str) -> None:
         """Read (and write) with the SQL of the catalog's schema version."""
         self.version = version
-        self.dialect, self.sql = ((DIALECT, STATEMENTS) if version == SCHEMA_VERSION
+        self.dialect, self.sql = ((DIALECT, STATEMENTS) if version in _OWN_SQL
                                   else (schema_1.DIALECT_1, schema_1.STATEMENTS_1))
         # digests given as text (JSON lists of them, the upgrade's copies) as they are stored
         self.connection.create_function("kidx_raw_digest", 1, _raw_or_none, deterministic=True)
+        for name, arguments, function in SQL_FUNCTIONS:  # the upgrade's packing
+            self.connection.create_function(name, arguments, function, deterministic=True)
 
     def _retrying(self, action):
         """Run ``action``, waiting out locks SQLite reports at once instead of waiting for.
@@ -254,7 +281,7 @@ class SQLiteCatalog(SQLCatalog):
 
     def _last_revision(self) -> int:
         """The id of the last revision recorded."""
-        if self.version != SCHEMA_VERSION:
+        if self.version not in _OWN_SQL:
             return schema_1.last_revision(self.connection.execute)
         return int(self.connection.execute("SELECT value FROM info WHERE key=?", (LAST_REVISION,)).fetchone()[0])
 
@@ -273,9 +300,12 @@ class SQLiteCatalog(SQLCatalog):
     # --- the upgrade from an older schema (inside the first write's transaction) -------
 
     def _upgrade(self) -> None:
-        """Rewrite a schema 1 catalog as schema 2 inside the write's transaction
-        (``kidx.store.sqlite_schema_1.upgrade``)."""
-        schema_1.upgrade(self.connection.execute, self._has_table("spec_indexed"), SCHEMA_VERSION)
+        """Rewrite a schema 1 or 2 catalog as schema 3 inside the write's transaction
+        (``kidx.store.sqlite_schema_1.upgrade``, then ``sqlite_schema.upgrade_2_to_3``)."""
+        if self.version == schema_1.VERSION:
+            schema_1.upgrade(self.connection.execute, self._has_table("spec_indexed"), "2")
+        self.connection.create_function("kidx_pack_text", 1, self._stored_text)
+        upgrade_2_to_3(self.connection.execute, SCHEMA_VERSION, self._choose_dictionary)
         self._use_version(SCHEMA_VERSION)
         # a spec index that was missing or behind is filled from the objects now
         self._catch_up_spec_index()
@@ -284,17 +314,24 @@ class SQLiteCatalog(SQLCatalog):
     def translated(self, method, *args, **kwargs):
         try:
             return method(*args, **kwargs)
-        except (sqlite3.Error, json.JSONDecodeError) as exc:
+        except (sqlite3.Error, json.JSONDecodeError, PackedValueError) as exc:
             raise store_error(exc, self.location) from None
 
     def _write_starts(self, changes: Sequence[Change]) -> bool:
         """Bring the spec index up to date with the objects this write refers to or
-        carries; a catalog made before the index has no index to keep."""
+        carries; a catalog made before the index has no index to keep. The first write
+        with enough long annotations gives the store its dictionary for them."""
+        if changes and self.version == SCHEMA_VERSION:
+            self._choose_dictionary(dumps(change[0].annotations) for change in changes[:DICTIONARY_SAMPLE])
         if not self._has_table("spec_indexed"):
             return False
         self._catch_up_spec_index()
         self._index_specs(self._specs_of(changes))
         return True
+
+    def _restore_starts(self, changes: Sequence[Change]) -> None:
+        """A restored store gets its dictionary from the bundle's annotations, as from a first write."""
+        self._choose_dictionary(dumps(change.entry.annotations) for change in changes[:DICTIONARY_SAMPLE])
 
     def _write_ends(self) -> None:
         self._save_revision_ids()
@@ -330,7 +367,7 @@ class SQLiteCatalog(SQLCatalog):
         return (self._revision_id(), now)
 
     def _new_revision(self, row: tuple) -> tuple:
-        return (self._revision_id(), *row)
+        return (self._revision_id(), *row[:6], self._stored_text(row[6]), *row[7:])
 
     def _restored_revisions(self, changes: Sequence[Change],
                             revisions: Sequence[Revision]) -> tuple[builtins.list[tuple], builtins.list[tuple]]:
@@ -356,19 +393,6 @@ class SQLiteCatalog(SQLCatalog):
         self._save_revision_ids()
         return current, [(ids[position], *self._revision_row(revision))
                          for position, revision in enumerate(revisions) if position not in kept]
-
-    def _insert_refs(self, rows: builtins.list[tuple]) -> None:
-        """(object_id, field, target) rows as links to each distinct (field, target) once."""
-        if not rows:
-            return
-        execute = self.connection.execute
-        pairs = {(field_name, target) for _, field_name, target in rows}
-        ids: dict[tuple, int] = {}
-        for field_name, target in pairs:
-            found = execute("SELECT id FROM ref_targets WHERE target=? AND field=?", (target, field_name)).fetchone()
-            ids[(field_name, target)] = found[0] if found is not None else execute(
-                "INSERT INTO ref_targets (field, target) VALUES (?, ?)", (field_name, target)).lastrowid
-        self.connection.executemany(self.sql.insert_ref, [(row[0], ids[(row[1], row[2])]) for row in rows])
 
     @translating
     def close(self) -> None:
@@ -457,6 +481,7 @@ class SQLiteCatalog(SQLCatalog):
     def rollback(self) -> None:
         self._writing = False
         self._next_revision = None
+        self._forget_packing()
         if self.connection.in_transaction:
             self.connection.execute("ROLLBACK")
         if self._upgraded_from is not None:  # the upgrade is undone with the write
@@ -482,10 +507,17 @@ class SQLiteCatalog(SQLCatalog):
             add(("name IN (SELECT value FROM json_each(?))", [json.dumps(list(query.names))]), True)
         if query.name_prefix is not None:
             add(("name >= ? AND name < ?", [query.name_prefix, query.name_prefix + "\uffff"]))
+        keyed = self.version == SCHEMA_VERSION  # objects_by_digest holds DIGEST_KEY
         if query.digests is not None:
-            add((f"digest IN ({self._digest_list()})", [json.dumps(list(query.digests))]), True)
+            listed = json.dumps(list(query.digests))
+            add((f"digest IN ({self._digest_list()})", [listed]) if not keyed else (
+                f"{DIGEST_KEY} IN (SELECT substr(kidx_raw_digest(value), 1, {DIGEST_KEY_BYTES}) FROM json_each(?)) "
+                f"AND digest IN ({self._digest_list()})", [listed, listed]), True)
         if query.digest_prefix is not None:
-            add(("digest BETWEEN ? AND ?", self._digest_range(query.digest_prefix)), True)
+            low, high = self._digest_range(query.digest_prefix)
+            add(("digest BETWEEN ? AND ?", [low, high]) if not keyed else (
+                f"{DIGEST_KEY} BETWEEN ? AND ? AND digest BETWEEN ? AND ?",
+                [low[:DIGEST_KEY_BYTES], high[:DIGEST_KEY_BYTES], low, high]), True)
         for requirement in query.labels:
             clause = _label_clause(requirement)
             add(clause, clause is not None and " NOT IN " not in clause[0])
@@ -506,15 +538,29 @@ class SQLiteCatalog(SQLCatalog):
             parameters.insert(0, query.kind)
         return self._select(query, where, parameters)
 
+    @translating
+    def digests_present(self, digests) -> set[str]:
+        if self.version != SCHEMA_VERSION:
+            return super().digests_present(digests)
+        present: set[str] = set()
+        wanted = list({raw_digest(digest) for digest in digests})
+        for start in range(0, len(wanted), SQL_VARIABLES // 2):
+            chunk = wanted[start : start + SQL_VARIABLES // 2]
+            marks = DIALECT.marks(len(chunk))
+            present.update(digest_of_raw(row[0]) for row in self.connection.execute(
+                f"SELECT DISTINCT digest FROM objects WHERE {DIGEST_KEY} IN ({marks}) AND digest IN ({marks})",
+                [*(digest[:DIGEST_KEY_BYTES] for digest in chunk), *chunk]))
+        return present
+
     def _digest_list(self) -> str:
         """SQL for the digests of a JSON list of ``sha256:…`` texts, as the catalog stores them."""
-        if self.version == SCHEMA_VERSION:
+        if self.version in _OWN_SQL:
             return "SELECT kidx_raw_digest(value) FROM json_each(?)"
         return schema_1.DIGEST_LIST
 
     def _digest_range(self, hexdigits: str) -> builtins.list:
         """The lowest and highest stored digest whose hex starts with ``hexdigits``."""
-        if self.version == SCHEMA_VERSION:
+        if self.version in _OWN_SQL:
             return list(raw_digest_range(hexdigits))
         return schema_1.digest_range(hexdigits)
 
@@ -571,7 +617,7 @@ class SQLiteCatalog(SQLCatalog):
         if correlated:
             # schema 2: each target's (target, object) key answers it directly; schema 1: its refs by object
             links = ("ref_links r WHERE r.object_id={entries}.id AND r.target_id IN (SELECT id FROM ref_targets "
-                     "WHERE target IN ({marks}){field})" if self.version == SCHEMA_VERSION
+                     "WHERE target IN ({marks}){field})" if self.version in _OWN_SQL
                      else "refs r WHERE r.object_id={entries}.id AND r.target IN ({marks}){field}")
             return (
                 "EXISTS (SELECT 1 FROM " + links.format(entries=self.dialect.entries, field=field_sql,

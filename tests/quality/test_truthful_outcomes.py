@@ -229,13 +229,13 @@ def test_a_store_whose_catalog_is_lost_says_so(kidx, store):
 def test_a_catalog_from_a_newer_kidx_is_refused(kidx_process, store, seed_bundle, tmp_path):
     assert kidx_process("apply", "-f", str(SEED_BUNDLE)).code == 0
     connection = sqlite3.connect(store / "catalog.sqlite")
-    connection.execute("UPDATE info SET value='3' WHERE key='schema'")
+    connection.execute("UPDATE info SET value='4' WHERE key='schema'")
     connection.commit()
     connection.close()
     before = files_of(store)
     message = (
-        f"error: the store's catalog {store / 'catalog.sqlite'} has schema version '3', but this kidx knows only "
-        "versions up to '2': a newer kidx wrote it; use that one (nothing was changed)\n"
+        f"error: the store's catalog {store / 'catalog.sqlite'} has schema version '4', but this kidx knows only "
+        "versions up to '3': a newer kidx wrote it; use that one (nothing was changed)\n"
     )
     for command in (("get", "runs"), ("describe", "runs"), ("apply", "-f", str(renamed_protocol(seed_bundle, tmp_path))),
                     ("delete", "runs", "--all")):

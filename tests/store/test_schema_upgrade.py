@@ -1,5 +1,5 @@
-"""A store in the SQLite catalog's schema version 1 (kept in tests/data/sqlite-schema-1/,
-written by the kidx of that schema): read as it is, and upgraded by the first write.
+"""Stores in the SQLite catalog's schema versions 1 and 2 (kept in tests/data/sqlite-schema-1/
+and -2/, written by the kidx of that schema): read as they are, and upgraded by the first write.
 
 Every read verb prints the same bytes from the old store, before and after the upgrade;
 the upgrade keeps every name, label, reference, revision, generation and time, says so
@@ -28,6 +28,7 @@ from kidx.store.store import Store
 pytestmark = pytest.mark.sqlite_only  # a folder store written by older kidx
 
 SCHEMA_1_STORE = REPO / "tests" / "data" / "sqlite-schema-1" / "store"
+SCHEMA_2_STORE = REPO / "tests" / "data" / "sqlite-schema-2" / "store"
 
 
 # the variants of schema 1 (sqlite_catalog's docstring): as kept, with its spec index behind
@@ -40,8 +41,8 @@ VARIANTS = {
 }
 
 
-def copy_of_old_store(folder: Path, variant: str = "current") -> Path:
-    shutil.copytree(SCHEMA_1_STORE, folder)
+def copy_of_old_store(folder: Path, variant: str = "current", source: Path = SCHEMA_1_STORE) -> Path:
+    shutil.copytree(source, folder)
     if VARIANTS[variant]:
         connection = sqlite3.connect(folder / "catalog.sqlite", isolation_level=None)
         for statement in VARIANTS[variant]:
@@ -258,3 +259,76 @@ def test_a_catalog_opened_before_another_process_upgraded_it_reads_and_writes_th
         assert catalog.get("BenchmarkRun", SEED_RUN_NAME) is None
         assert catalog.revisions("BenchmarkRun", SEED_RUN_NAME)[:2] == revisions
         assert catalog.revisions("BenchmarkRun", SEED_RUN_NAME)[2].digest == run.digest
+
+
+def test_a_schema_2_store_reads_the_same_before_and_after_its_upgrade_which_keeps_every_row(kidx, tmp_path):
+    old = copy_of_old_store(tmp_path / "old", source=SCHEMA_2_STORE)
+    upgraded = copy_of_old_store(tmp_path / "upgraded", source=SCHEMA_2_STORE)
+    before = fingerprint(old)
+    assert schema_version(old) == "2"
+    with Store(old).reading() as catalog:
+        entries, revisions, indexes = list(catalog.all_entries()), list(catalog.all_revisions()), catalog.index_rows()
+    commands = read_commands(old)
+    with Store(upgraded).write():
+        pass
+    assert schema_version(upgraded) == sqlite_catalog.SCHEMA_VERSION == "3"
+    with Store(upgraded).reading() as catalog:
+        assert list(catalog.all_entries()) == entries
+        assert list(catalog.all_revisions()) == revisions
+        assert catalog.index_rows() == indexes
+    for command in commands:
+        old_result, new_result = kidx(*command, store_path=old), kidx(*command, store_path=upgraded)
+        assert old_result.code == 0 and old_result.out, (command, old_result)
+        assert (new_result.code, without_export_time(new_result.out), new_result.err) == (
+            old_result.code, without_export_time(old_result.out), old_result.err), command
+    assert fingerprint(old) == before and schema_version(old) == "2"  # reading writes nothing
+    connection = sqlite3.connect(upgraded / "catalog.sqlite")
+    try:  # packed: references in the printer columns, long annotations, creation times
+        names = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+        assert "labels_by_object" not in names and connection.execute("PRAGMA freelist_count").fetchone()[0] == 0
+        assert connection.execute("SELECT sql FROM sqlite_master WHERE name='objects_by_digest'").fetchone() == (
+            "CREATE INDEX objects_by_digest ON objects (substr(digest, 1, 8))",)  # a digest's first 8 bytes
+        columns = [row[0] for row in connection.execute("SELECT columns FROM objects WHERE kind='BenchmarkRun'")]
+        assert columns and all("sha256:" not in text and text.count("\x01") == 8 for text in columns)
+        assert {type(row[0]) for row in connection.execute(
+            "SELECT annotations FROM objects WHERE kind='BenchmarkRun'")} == {bytes, str}  # short ones as text
+        assert connection.execute("SELECT count(*) FROM objects WHERE revision IS NOT NULL AND recorded IS NULL"
+                                  ).fetchone()[0] > 0
+    finally:
+        connection.close()
+    # and it is written as a new one: a name's labels replaced, a run deleted
+    run = next(e for e in entries if e.kind == "BenchmarkRun" and e.labels.get("suite"))
+    manifest = json.loads(kidx("get", "run", run.name, "-o", "json", store_path=upgraded).out)
+    manifest["metadata"]["labels"]["suite"] = "s999"
+    relabeled = kidx("apply", "-f", "-", stdin=json.dumps(manifest), store_path=upgraded)
+    assert relabeled.code == 0, relabeled
+    assert kidx("get", "runs", "-l", f"suite={run.labels['suite']}", "-o", "name", store_path=upgraded).out.count(
+        run.name) == 0
+    assert kidx("get", "runs", "-l", "suite=s999", "-o", "name", store_path=upgraded).out.strip().endswith(run.name)
+    assert kidx("delete", "run", run.name, store_path=upgraded).code == 0
+    checked = kidx("fsck", store_path=upgraded)
+    assert checked.code == 0 and "no problems found" in checked.out, checked
+    history = kidx("history", "run", run.name, store_path=upgraded).out.splitlines()
+    assert [line.split()[:2] for line in history[1:]] == [["1", "applied"], ["2", "applied"], ["3", "deleted"]]
+
+
+def test_a_failed_upgrade_leaves_a_schema_2_store_as_it_was(kidx, tmp_path, monkeypatch):
+    store = copy_of_old_store(tmp_path / "store", source=SCHEMA_2_STORE)
+    upgrade = sqlite_catalog.SQLiteCatalog._upgrade
+
+    def upgrade_then_fail(self):
+        upgrade(self)
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(sqlite_catalog.SQLiteCatalog, "_upgrade", upgrade_then_fail)
+    result = kidx("apply", "-f", "-", stdin=SEED_BUNDLE.read_text().replace('"0.6.1"', '"0.6.3"'), store_path=store)
+    assert result.code == 1 and "upgraded" not in result.err, result
+    assert schema_version(store) == "2"
+    with Store(store).reading() as catalog:
+        assert "sha256:" in (catalog.get("BenchmarkRun", SEED_RUN_NAME).columns or "sha256:")
+    connection = sqlite3.connect(store / "catalog.sqlite")
+    try:
+        assert connection.execute("SELECT count(*) FROM sqlite_master WHERE name='labels_by_object'").fetchone() == (1,)
+        assert {type(row[0]) for row in connection.execute("SELECT annotations FROM objects")} == {str}
+    finally:
+        connection.close()
