@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import builtins
 import json
-import os
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -60,6 +59,7 @@ from kidx.store.sql_catalog import (
     raw_digest_range,
     translating,
 )
+from kidx.store.sqlite_connections import CACHE_KIB, connect_read_only
 from kidx.store.sqlite_packing import DICTIONARY_SAMPLE, SQL_FUNCTIONS, PackedRows, PackedValueError
 from kidx.store.sqlite_schema import (
     DIALECT,
@@ -81,7 +81,6 @@ OLDER_SCHEMA_VERSIONS = (schema_1.VERSION, "2")
 # a schema 2 catalog reads with schema 3's SQL (it has the same tables and views, and no
 # packed values); only schema 1 has SQL of its own
 _OWN_SQL = (SCHEMA_VERSION, "2")
-WRITE_CACHE_KIB = 65536  # SQLite's page cache while writing (its default is 2,000 KiB)
 # of a new catalog: rows of about 1 KB waste less of each page than at 4 KiB (at 100,000
 # generated runs 1,741 bytes a run against 1,937), but a selection spread over the table
 # reads twice the bytes per row found (its SQL for 1,000 rows took 4.4 ms against 3.6,
@@ -173,7 +172,7 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
         self._dictionaries: dict[int, bytes] = {}
         self.has_schema = True
         if path is not None and not write:
-            self.connection = _connect_read_only(path)
+            self.connection = connect_read_only(path, BUSY_TIMEOUT_S)
             version = self._retrying(self._schema_version)
             if version is not None:
                 self._use_version(version)
@@ -189,7 +188,7 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
             self.connection.execute(f"PRAGMA page_size={PAGE_SIZE}")
             self._retrying(lambda: self.connection.execute("PRAGMA journal_mode=WAL").fetchall())
             self.connection.execute("PRAGMA synchronous=FULL")
-            self.connection.execute(f"PRAGMA cache_size=-{WRITE_CACHE_KIB}")  # bulk writes touch many pages
+            self.connection.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
         self._retrying(self._ensure_schema)
 
     def _use_version(self, version: str) -> None:
@@ -570,7 +569,7 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
         index, so only the objects meeting all of them are read from ``objects`` (checked
         there one by one, a million-run store reads a row per run of the first target).
         None where another form is needed (schema 1, a prefix, a target kind, no digests)."""
-        if (len(conditions) < 2 or self.version != SCHEMA_VERSION
+        if (len(conditions) < 2 or self.version not in _OWN_SQL
                 or any(c.digest_prefix is not None or c.target_kind is not None or not c.digests for c in conditions)):
             return None
         stored = self.dialect.stored_digest
@@ -690,25 +689,3 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
     @translating
     def rebuild_indexes(self) -> None:
         self.connection.execute("REINDEX")
-
-
-READ_CACHE_KIB = 65_536  # a reading command's page cache (filled only as pages are read)
-
-
-def _connect_read_only(path: Path | str) -> sqlite3.Connection:
-    """A read-only connection. In a folder nobody may write, SQLite cannot create the WAL's
-    shared-memory file that readers need; there nobody can be writing either, so the file
-    is read as immutable."""
-    uri = "file:" + str(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
-    connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-    try:
-        connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-    except sqlite3.OperationalError:
-        if os.access(os.path.dirname(os.fspath(path)) or ".", os.W_OK):
-            raise
-        connection.close()
-        connection = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
-    # a reader that looks up many references (compare's history: hundreds of selections)
-    # keeps the index pages it has read, up to this, rather than SQLite's default 2 MB
-    connection.execute(f"PRAGMA cache_size=-{READ_CACHE_KIB}")
-    return connection
