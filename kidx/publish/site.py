@@ -29,6 +29,7 @@ from kidx.publish.history import regressions_page, series_pages
 from kidx.publish.matrix import index_page, kernel_pages
 from kidx.publish.model import build_model
 from kidx.publish.runs import ROLES, environment_and_run_pages
+from kidx.publish.sections import SECTION_SHARD
 
 __all__ = ["PublishReport", "PublishRequest", "publish"]
 
@@ -37,8 +38,10 @@ REGRESSION_ROWS = 1000  # the regressions page lists this many steps, slower fir
 # every path a page can have (files.SiteFolder removes only these, never a hidden path or another file)
 LAYOUT_FOLDERS = ("assets", "environments", "groups", "kernels", "runs", "series")
 LAYOUT = re.compile(r"(?:index|regressions)\.html|assets/site\.(?:css|js)|runs/[0-9a-f]{" + str(RUN_SHARD) + r"}\.html"
-                    r"|environments/[0-9a-f]{64}\.html|groups/[0-9a-f]{16}\.(?:html|json)"
-                    r"|(?:kernels|series)/[0-9a-f]{16}\.html")
+                    r"|environments/[0-9a-f]{64}\.html|(?:groups|series)/[0-9a-f]{" + str(SECTION_SHARD) + r"}\.html"
+                    r"|kernels/[0-9a-f]{16}\.html"
+                    # the page per family and per series that kidx wrote before 2026-12 (removed, never written)
+                    r"|groups/[0-9a-f]{16}\.(?:html|json)|series/[0-9a-f]{16}\.html")
 REFERENCED_KINDS = ("BenchmarkProtocol", "Workload", "ExecutionEnvironment", "Implementation")
 
 
