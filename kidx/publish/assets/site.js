@@ -55,7 +55,12 @@
     search.addEventListener("input", apply);
     selects.forEach(function (s) { s.addEventListener("change", apply); });
     document.getElementById("filters").addEventListener("submit", function (e) { e.preventDefault(); });
-    apply();
+    // the page as written is the matrix with nothing chosen: apply() then changes nothing but
+    // the count, and would touch every cell of a large index as it loads
+    function chosen() { return search.value || selects.some(function (s) { return s.value; }); }
+    if (chosen()) apply();
+    else shown.textContent = rows.length + " of " + rows.length + " rows";
+    window.addEventListener("pageshow", function () { if (chosen()) apply(); });  // a form the browser restored
   }
   // the charts' hover box, on the points under root (a page, or a section just drawn)
   function tips(root) {
