@@ -7,7 +7,8 @@ kernel pages), ``groups`` (the group families), ``history`` (the series and the
 regressions) and ``runs`` (the environments and the runs). The pages are rendered with
 Jinja2, which escapes every value; a run page's sections (a large store has a hundred
 thousand) are its compressed data, drawn by the site's script through ``textContent``
-(``run_shards``); ``files.SiteFolder`` writes only what changed. No
+(``run_shards``), and so are the group families and series, many to a page, as elements
+the script builds (``sections``, ``tree``); ``files.SiteFolder`` writes only what changed. No
 page carries a build time: the "data as of" line is the latest ``creationTimestamp``
 among the runs shown.
 """
