@@ -13,7 +13,8 @@ Figures, each from this one run:
   of page;
 - the index page in headless Chromium (/usr/bin/chromium, Playwright): navigation start
   to the load event plus two animation frames (the matrix laid out and painted),
-  median of --repeats loads; and a run page's sections drawn from its data.
+  median of --repeats loads; a run page's sections drawn from its data; and the largest
+  page of groups/ and of series/ with the section its address names drawn from its data.
 Targets at 100,000 runs: publish <= 30 s, the site <= 200 MB, index load and draw <= 1 s.
 The report goes to ``--out`` as bench_publish-STAMP.{txt,json}; the script always exits 0.
 """
@@ -24,6 +25,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -92,14 +94,39 @@ def site_bytes(site: Path) -> dict[str, tuple[int, int]]:
 # a run page is drawn once its script has drawn the runs from its data (a page without
 # data, as the run pages of kidx before 2026-12-02 are, once it has loaded); null when
 # the runs are not drawn within 30 s
-RUNS_DRAWN = ("() => new Promise(done => { const wait = () => { const data = document.getElementById('run-data');"
+RUNS_DRAWN = ("() => new Promise(done => { const wait = () => { const data = document.getElementById('run-data')"
+              " || document.getElementById('page-data');"
               " if (!data || data.hasAttribute('data-drawn'))"
               " requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now())));"
               " else if (performance.now() > 30000) done(null); else setTimeout(wait, 5); }; wait(); })")
 
 
-def browser_times(site: Path, repeats: int) -> tuple[list[float], list[float]]:
-    """Seconds to load and draw the index, and the largest run page with its sections drawn."""
+def drawn_times(page, address: str, repeats: int) -> list[float]:
+    """Seconds to load a page that draws from its data (a run page, or a shard page at one
+    section's address) until it has drawn, ``repeats`` times after a first load."""
+    times = []
+    for _ in range(repeats + 1):
+        page.goto("about:blank")
+        page.goto(address, wait_until="load")
+        drawn = page.evaluate(RUNS_DRAWN)
+        if drawn is None:
+            raise SystemExit(f"{address}: not drawn within 30 s")
+        times.append(drawn / 1000)
+    return times[1:]
+
+
+def section_address(site: Path, folder: str) -> str | None:
+    """The address of the first section of the largest page of ``folder`` (groups/, series/)."""
+    pages = sorted((site / folder).glob("*.html"), key=lambda p: p.stat().st_size)
+    if not pages:
+        return None
+    found = re.search(r'<section class="shard" id="([0-9a-f]+)">', pages[-1].read_text(encoding="utf-8"))
+    return f"{pages[-1].as_uri()}#{found[1]}" if found else None
+
+
+def browser_times(site: Path, repeats: int) -> tuple[list[float], list[float], dict[str, list[float]]]:
+    """Seconds to load and draw the index, the largest run page with its sections drawn,
+    and the largest page of groups/ and of series/ with a section drawn."""
     from playwright.sync_api import sync_playwright
 
     run_page = max((site / "runs").glob("*.html"), key=lambda p: p.stat().st_size)
@@ -109,16 +136,14 @@ def browser_times(site: Path, repeats: int) -> tuple[list[float], list[float]]:
             args=BROWSER_ARGS, viewport={"width": 1366, "height": 900})
         page = browser.new_page()
         index = load_times(page, (site / "index.html").as_uri(), repeats)
-        runs = []
-        for _ in range(repeats + 1):
-            page.goto("about:blank")
-            page.goto(run_page.as_uri(), wait_until="load")
-            drawn = page.evaluate(RUNS_DRAWN)
-            if drawn is None:
-                raise SystemExit(f"{run_page}: its runs were not drawn within 30 s")
-            runs.append(drawn)
+        runs = drawn_times(page, run_page.as_uri(), repeats)
+        sections = {}
+        for folder in ("groups", "series"):
+            address = section_address(site, folder)
+            if address:
+                sections[folder] = drawn_times(page, address, repeats)
         browser.close()
-    return [t / 1000 for t in index], [t / 1000 for t in runs[1:]]
+    return [t / 1000 for t in index], runs, sections
 
 
 def main() -> int:
@@ -138,7 +163,7 @@ def main() -> int:
     again, again_note, again_rss, again_cpu = timed([*kidx, "publish", str(site), *options])
     kinds = site_bytes(site)
     total = sum(size for _, size in kinds.values())
-    loads, run_loads = browser_times(site, args.repeats)
+    loads, run_loads, section_loads = browser_times(site, args.repeats)
     load = statistics.median(loads)
     run_load = statistics.median(run_loads)
     n = f"{args.runs:,}"
@@ -167,6 +192,10 @@ def main() -> int:
              f"{len(loads)} loads: " + ", ".join(f"{t * 1000:.0f}" for t in loads) + " ms"],
             ["the largest run page: load, inflate its data and draw its runs (median)", f"{run_load * 1000:.0f} ms",
              f"{len(run_loads)} loads: " + ", ".join(f"{t * 1000:.0f}" for t in run_loads) + " ms"],
+            *([f"the largest page of {folder}/: load, inflate its data and draw one section (median)",
+               f"{statistics.median(times) * 1000:.0f} ms",
+               f"{len(times)} loads: " + ", ".join(f"{t * 1000:.0f}" for t in times) + " ms"]
+              for folder, times in section_loads.items()),
             ["machine load (1-minute average), before and after", f"{load_before:.1f}, {os.getloadavg()[0]:.1f}",
              f"on {os.cpu_count()} CPUs shared with other work"],
         ],

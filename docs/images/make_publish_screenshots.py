@@ -25,6 +25,19 @@ GROUP_TITLE = "Tiled SwiGLU MLP"
 SERIES_TITLE = "Jensen–Shannon divergence · batch 4 · seq 2048 · vocab 32768"
 
 
+def _sections(site: Path, folder: str) -> list[tuple[str, str]]:
+    """Each group family's or series' address (page#id) and its elements as HTML."""
+    import re
+
+    from kidx.publish.tree import html, unpack
+
+    found = []
+    for page in sorted((site / folder).glob("*.html")):
+        data = unpack(re.search(r'data-deflate="([^"]*)"', page.read_text())[1])
+        found += [(f"{page.as_uri()}#{name}", html(section["body"])) for name, section in data.items()]
+    return found
+
+
 def main() -> int:
     from playwright.sync_api import sync_playwright
 
@@ -35,11 +48,10 @@ def main() -> int:
     subprocess.run([*KIDX, "publish", str(site), "--store", str(store), "--title", "Liger-Kernel benchmarks",
                     "--baseline", "transformers", "--baseline", "torch", "--release-label", "liger_version"],
                    check=True)
-    group = next(p for p in sorted((site / "groups").glob("*.html"))
-                 if GROUP_TITLE in p.read_text() and "B200" in p.read_text() and "latency against" in p.read_text()
-                 and "forward pass" in p.read_text())
-    series = next(p for p in sorted((site / "series").glob("*.html"))
-                  if SERIES_TITLE in p.read_text() and "forward pass" in p.read_text() and "memory" not in p.read_text())
+    group = next(address for address, text in _sections(site, "groups")
+                 if GROUP_TITLE in text and "B200" in text and "latency against" in text and "forward pass" in text)
+    series = next(address for address, text in _sections(site, "series")
+                  if SERIES_TITLE in text and "forward pass" in text and "memory" not in text)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch_persistent_context(
             str(work / "profile"), executable_path="/usr/bin/chromium", headless=True, args=ARGS,
@@ -48,10 +60,12 @@ def main() -> int:
         page.goto((site / "index.html").as_uri())
         page.fill("#search", INDEX_SEARCH)
         page.screenshot(path=str(HERE / "publish-index.png"))
-        page.goto(group.as_uri())
+        page.goto(group)
+        page.wait_for_selector("#page-data[data-drawn]", state="attached")
         page.locator("svg.chart g.series").nth(0).locator("a.pt").last.hover()
         page.screenshot(path=str(HERE / "publish-group.png"))
-        page.goto(series.as_uri())
+        page.goto(series)
+        page.wait_for_selector("#page-data[data-drawn]", state="attached")
         page.locator("svg.chart g.series").nth(0).locator("a.pt").last.hover()
         page.screenshot(path=str(HERE / "publish-series.png"))
         browser.close()

@@ -412,8 +412,12 @@ def t_quantile(q: float, df: float) -> float:
     for _ in range(100):
         middle = (low + high) / 2
         if t_two_sided_p(middle, df) > target:
+            if low == middle:
+                break  # a step that changes nothing: every later step would do the same
             low = middle
         else:
+            if high == middle:
+                break
             high = middle
     return (low + high) / 2
 
@@ -431,19 +435,27 @@ def _incomplete_beta(a: float, b: float, x: float) -> float:
 
 
 def _beta_fraction(a: float, b: float, x: float) -> float:
+    # the two terms of each step written out (no tuple, no abs() call): the same operations in
+    # the same order as a loop over them, so the same floats
     tiny = 1e-300
     c, d = 1.0, 1 - (a + b) * x / (a + 1)
-    d = 1 / (d if abs(d) > tiny else tiny)
+    d = 1 / (d if d > tiny or d < -tiny else tiny)
     h = d
     for m in range(1, 500):
-        for numerator in (m * (b - m) * x / ((a - 1 + 2 * m) * (a + 2 * m)),
-                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 1 + 2 * m))):
-            d = 1 + numerator * d
-            d = 1 / (d if abs(d) > tiny else tiny)
-            c = 1 + numerator / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1) < 1e-15:
+        numerator = m * (b - m) * x / ((a - 1 + 2 * m) * (a + 2 * m))
+        d = 1 + numerator * d
+        d = 1 / (d if d > tiny or d < -tiny else tiny)
+        c = 1 + numerator / c
+        c = c if c > tiny or c < -tiny else tiny
+        h *= d * c
+        numerator = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 1 + 2 * m))
+        d = 1 + numerator * d
+        d = 1 / (d if d > tiny or d < -tiny else tiny)
+        c = 1 + numerator / c
+        c = c if c > tiny or c < -tiny else tiny
+        h *= d * c
+        step = d * c - 1
+        if -1e-15 < step < 1e-15:
             break
     return h
 

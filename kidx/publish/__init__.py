@@ -1,4 +1,4 @@
-"""``kidx publish``: a static site of the index (HTML, JavaScript, JSON), made from the
+"""``kidx publish``: a static site of the index (HTML and its script), made from the
 runs the analysis operations select. Needs Jinja2 (``pip install '.[publish]'`` from a checkout of kidx)."""
 
 from __future__ import annotations

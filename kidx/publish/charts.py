@@ -1,18 +1,21 @@
-"""Charts as SVG, drawn here rather than in the browser: a page's bytes are its chart, so
-the same store gives the same files, and a chart shows without JavaScript.
+"""Charts as SVG, laid out here rather than by a chart library in the browser: the same
+store gives the same files. A chart is SVG elements as data (``kidx.publish.tree``),
+which the group and series pages keep in their compressed data and the site's script
+builds; ``line_chart`` writes the same chart as SVG text.
 
 Every line has a colour, a marker shape and a dash pattern of its own, so lines can be
 told apart without colour. Each point is a link to its run and carries what the hover
 box shows as ``data-`` attributes (the page's script reads them; nothing is evaluated).
-Text is escaped here: every string can come from the store.
+Every string can come from the store: it is only ever text or an attribute's value.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from html import escape
 from typing import NamedTuple
+
+from kidx.publish.tree import E, Element, html
 
 # Okabe-Ito: told apart by most colour-blind readers too
 COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
@@ -48,13 +51,14 @@ _STAR = [(math.sin(a * math.pi / 5) * (1.2 if a % 2 == 0 else 0.5),
           -math.cos(a * math.pi / 5) * (1.2 if a % 2 == 0 else 0.5)) for a in range(10)]
 
 
-def marker(shape: str, x: float, y: float, size: float = 5.0) -> str:
+def marker(shape: str, x: float, y: float, size: float = 5.0) -> Element:
     """The SVG element of one marker centred on (x, y)."""
     s = size
     if shape == "circle":
-        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{s * 0.9:.1f}"/>'
+        return E("circle", {"cx": f"{x:.1f}", "cy": f"{y:.1f}", "r": f"{s * 0.9:.1f}"})
     if shape == "square":
-        return f'<rect x="{x - s * 0.8:.1f}" y="{y - s * 0.8:.1f}" width="{s * 1.6:.1f}" height="{s * 1.6:.1f}"/>'
+        return E("rect", {"x": f"{x - s * 0.8:.1f}", "y": f"{y - s * 0.8:.1f}", "width": f"{s * 1.6:.1f}",
+                          "height": f"{s * 1.6:.1f}"})
     shapes: dict[str, list[tuple[float, float]]] = {
         "triangle": [(0, -1.1), (1, 0.75), (-1, 0.75)],
         "down": [(0, 1.1), (1, -0.75), (-1, -0.75)],
@@ -67,15 +71,16 @@ def marker(shape: str, x: float, y: float, size: float = 5.0) -> str:
     }
     corners = shapes[shape]
     points = " ".join(f"{x + dx * s:.1f},{y + dy * s:.1f}" for dx, dy in corners)
-    return f'<polygon points="{points}"/>'
+    return E("polygon", {"points": points})
 
 
-def legend_marker(index: int) -> str:
+def legend_marker(index: int) -> Element:
     colour, dash, shape = style(index)
-    dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-    return (f'<svg class="key" width="44" height="14" viewBox="0 0 44 14" aria-hidden="true">'
-            f'<line x1="2" y1="7" x2="42" y2="7" stroke="{colour}" stroke-width="2"{dash_attr}/>'
-            f'<g fill="{colour}">{marker(shape, 22, 7, 4)}</g></svg>')
+    line = {"x1": "2", "y1": "7", "x2": "42", "y2": "7", "stroke": colour, "stroke-width": "2"}
+    if dash:
+        line["stroke-dasharray"] = dash
+    return E("svg", {"class": "key", "width": "44", "height": "14", "viewBox": "0 0 44 14", "aria-hidden": "true"},
+             E("line", line), E("g", {"fill": colour}, marker(shape, 22, 7, 4)))
 
 
 class _Scale:
@@ -143,15 +148,22 @@ def _number(value: float) -> str:
 
 def line_chart(lines: list[ChartLine], x_label: str, y_label: str, y_format: Callable[[float], str],
                description: str, x_names: list[str] | None = None, binary: bool = False) -> str:
-    """A chart of lines against x; ``x_names``: categorical x values, in order; ``binary``:
-    y is a size in bytes, ticked at round numbers of KiB, MiB or GiB."""
+    """``chart`` as SVG text ("" where nothing can be drawn)."""
+    drawn = chart(lines, x_label, y_label, y_format, description, x_names, binary)
+    return html(drawn) if drawn is not None else ""
+
+
+def chart(lines: list[ChartLine], x_label: str, y_label: str, y_format: Callable[[float], str],
+          description: str, x_names: list[str] | None = None, binary: bool = False) -> Element | None:
+    """A chart of lines against x (an SVG element); ``x_names``: categorical x values, in order; ``binary``:
+    y is a size in bytes, ticked at round numbers of KiB, MiB or GiB. None where no value is positive."""
     xs = [p.x for line in lines for p in line.points]
     categorical = x_names is not None or any(isinstance(x, str) for x in xs)
     if categorical and x_names is None:
         x_names = sorted({str(x) for x in xs})
     ys = [v for line in lines for p in line.points for v in (p.y, p.low, p.high) if v is not None and v > 0]
     if not ys:
-        return ""
+        return None
     # long category names are written slanted, in room taken from the plot
     rotate = categorical and max((len(name) for name in x_names or ()), default=0) > 8
     plot_left, plot_right, plot_top, plot_bottom = LEFT, WIDTH - RIGHT, TOP, HEIGHT - BOTTOM - (34 if rotate else 0)
@@ -192,57 +204,59 @@ def line_chart(lines: list[ChartLine], x_label: str, y_label: str, y_format: Cal
     else:
         unit = next((2.0 ** e for e in (40, 30, 20, 10) if y_high >= 2.0 ** e), 1.0) if binary else 1.0
         y_ticks = [t * unit for t in _nice_ticks(y_low / unit, y_high / unit)]
-    out = [f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="group" aria-label="{escape(description)}">',
-           f'<title>{escape(description)}</title>', '<g class="grid">']
+    grid = E("g", {"class": "grid"})
     for tick in y_ticks:
-        y = y_scale(tick)
-        out.append(f'<line x1="{plot_left}" y1="{y:.1f}" x2="{plot_right}" y2="{y:.1f}"/>')
+        tick_y = f"{y_scale(tick):.1f}"
+        grid.append(E("line", {"x1": str(plot_left), "y1": tick_y, "x2": str(plot_right), "y2": tick_y}))
     for x, _ in x_ticks:
-        out.append(f'<line x1="{x:.1f}" y1="{plot_top}" x2="{x:.1f}" y2="{plot_bottom}"/>')
-    out.append("</g>")
-    out.append(f'<rect class="frame" x="{plot_left}" y="{plot_top}" width="{plot_right - plot_left}" '
-               f'height="{plot_bottom - plot_top}"/>')
-    out.append('<g class="ticks">')
+        grid.append(E("line", {"x1": f"{x:.1f}", "y1": str(plot_top), "x2": f"{x:.1f}", "y2": str(plot_bottom)}))
+    svg = E("svg", {"class": "chart", "viewBox": f"0 0 {WIDTH} {HEIGHT}", "role": "group", "aria-label": description},
+            E("title", {}, description), grid,
+            E("rect", {"class": "frame", "x": str(plot_left), "y": str(plot_top), "width": str(plot_right - plot_left),
+                       "height": str(plot_bottom - plot_top)}))
+    labels = E("g", {"class": "ticks"})
     for tick in y_ticks:
-        out.append(f'<text x="{plot_left - 8}" y="{y_scale(tick) + 4:.1f}" text-anchor="end">'
-                   f'{escape(y_format(tick))}</text>')
+        labels.append(E("text", {"x": str(plot_left - 8), "y": f"{y_scale(tick) + 4:.1f}", "text-anchor": "end"},
+                        y_format(tick)))
     for x, name in x_ticks:
         if rotate:
-            out.append(f'<text x="{x:.1f}" y="{plot_bottom + 14}" text-anchor="end" '
-                       f'transform="rotate(-20 {x:.1f} {plot_bottom + 14})">{escape(name)}</text>')
+            labels.append(E("text", {"x": f"{x:.1f}", "y": str(plot_bottom + 14), "text-anchor": "end",
+                                     "transform": f"rotate(-20 {x:.1f} {plot_bottom + 14})"}, name))
         else:
-            out.append(f'<text x="{x:.1f}" y="{plot_bottom + 18}" text-anchor="middle">{escape(name)}</text>')
-    out.append("</g>")
+            labels.append(E("text", {"x": f"{x:.1f}", "y": str(plot_bottom + 18), "text-anchor": "middle"}, name))
+    svg.append(labels)
     axis_note = " (log₂ scale)" if x_log else ""
-    out.append(f'<text class="axis" x="{(plot_left + plot_right) / 2:.1f}" y="{HEIGHT - 8}" text-anchor="middle">'
-               f'{escape(x_label + axis_note)}</text>')
+    svg.append(E("text", {"class": "axis", "x": f"{(plot_left + plot_right) / 2:.1f}", "y": str(HEIGHT - 8),
+                          "text-anchor": "middle"}, x_label + axis_note))
     y_note = " (log scale)" if y_log else ""
-    out.append(f'<text class="axis" transform="rotate(-90)" x="{-(plot_top + plot_bottom) / 2:.1f}" y="16" '
-               f'text-anchor="middle">{escape(y_label + y_note)}</text>')
+    svg.append(E("text", {"class": "axis", "transform": "rotate(-90)", "x": f"{-(plot_top + plot_bottom) / 2:.1f}",
+                          "y": "16", "text-anchor": "middle"}, y_label + y_note))
     for number, line in enumerate(lines):
         colour, dash, shape = style(number)
         placed = _placed(line.points, x_pos, (x_scale(1) - x_scale(0)) if categorical else 0.0)
         band = [(x, p.low, p.high) for x, p in placed if p.low is not None and p.high is not None and p.low > 0]
-        out.append(f'<g class="series" data-line="{escape(line.label)}">')
+        group = E("g", {"class": "series", "data-line": line.label})
         if len(band) >= 2:
             upper = " ".join(f"{x:.1f},{y_scale(high):.1f}" for x, _, high in band)
             lower = " ".join(f"{x:.1f},{y_scale(low):.1f}" for x, low, _ in reversed(band))
-            out.append(f'<polygon class="band" fill="{colour}" points="{upper} {lower}"/>')
+            group.append(E("polygon", {"class": "band", "fill": colour, "points": f"{upper} {lower}"}))
         if len(placed) >= 2:
-            path = " ".join(f"{x:.1f},{y_scale(p.y):.1f}" for x, p in placed)
-            dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-            out.append(f'<polyline class="line" stroke="{colour}"{dash_attr} points="{path}"/>')
-        out.append(f'<g class="points" fill="{colour}">')
+            attributes = {"class": "line", "stroke": colour}
+            if dash:
+                attributes["stroke-dasharray"] = dash
+            attributes["points"] = " ".join(f"{x:.1f},{y_scale(p.y):.1f}" for x, p in placed)
+            group.append(E("polyline", attributes))
+        points = E("g", {"class": "points", "fill": colour})
         for x, p in placed:
             y = y_scale(p.y)
-            data = "".join(f' data-{key}="{escape(value)}"' for key, value in p.tip.items())
-            said = " ".join(value for key, value in p.tip.items() if key in SPOKEN and value)
-            data += f' aria-label="{escape(said)}"'
-            ring = f'<circle class="ring" cx="{x:.1f}" cy="{y:.1f}" r="9"/>' if p.ring else ""
-            out.append(f'<a class="pt" href="{escape(p.href)}"{data}>{ring}{marker(shape, x, y)}</a>')
-        out.append("</g></g>")
-    out.append("</svg>")
-    return "".join(out)
+            attributes = {"class": "pt", "href": p.href}
+            attributes.update((f"data-{key}", value) for key, value in p.tip.items())
+            attributes["aria-label"] = " ".join(value for key, value in p.tip.items() if key in SPOKEN and value)
+            ring = E("circle", {"class": "ring", "cx": f"{x:.1f}", "cy": f"{y:.1f}", "r": "9"}) if p.ring else None
+            points.append(E("a", attributes, ring, marker(shape, x, y)))
+        group.append(points)
+        svg.append(group)
+    return svg
 
 
 def _placed(points: list[ChartPoint], x_pos: Callable[[object], float], slot: float) -> list[tuple[float, ChartPoint]]:

@@ -14,6 +14,7 @@ from kidx.operations.analysed_runs import AnalysedRun, Referenced
 from kidx.operations.series import Series
 from kidx.output.units import quantity
 from kidx.publish.model import Family, SiteModel, digest_hex, page_id
+from kidx.publish.sections import section_path
 
 RUN_SHARD = 3  # hex digits: 4,096 run pages at most
 
@@ -36,6 +37,16 @@ class PublishRequest(NamedTuple):
 def run_page(run: AnalysedRun) -> str:
     """The page a run is on: runs whose digests share their first RUN_SHARD hex digits share one."""
     return f"runs/{digest_hex(run.manifest['metadata']['digest'])[:RUN_SHARD]}.html"
+
+
+def group_path(family_id: str) -> str:
+    """A group family's address from the site's root: its shard page and its id (``sections``)."""
+    return section_path("groups", family_id)
+
+
+def series_path(page: str) -> str:
+    """A series page's address from the site's root (``sections``)."""
+    return section_path("series", page)
 
 
 def environment_path(environment: Referenced) -> str:

@@ -1,29 +1,33 @@
 """The group family pages: one comparable group with one workload parameter set free,
-its chart (one line per implementation), its points, the ``kidx plot`` command that draws
-the same chart (``hints``), and its data as JSON."""
+its chart (one line per implementation), its points and the ``kidx plot`` command that
+draws the same chart (``hints``); many families to a page (``sections``), each drawn by
+the site's script from the page's data, which holds its points too."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
 from kidx.output.units import quantity, short_digest, spread_text
 from kidx.publish import charts
-from kidx.publish.context import SiteContext, axis_format, metric_words
+from kidx.publish.context import SiteContext, axis_format, metric_words, series_path
 from kidx.publish.hints import plot_command, workload_fields
 from kidx.publish.model import TITLE_SEPARATOR, Family
+from kidx.publish.sections import Section, shard_pages
+from kidx.publish.tree import E
 from kidx.units import BYTES
+
+ROOT = "../"  # from a page of groups/ to the site's root
 
 
 def group_pages(site: SiteContext) -> Iterator[tuple[str, str]]:
     fields = workload_fields(site.model.runs)
-    for family in site.model.families:
-        yield from _group_page(site, family, fields)
+    families = sorted(site.model.families, key=lambda family: family.id)
+    yield from shard_pages(site, "groups", "group families",
+                           (_group_section(site, family, fields) for family in families))
 
 
-def _group_page(site: SiteContext, family: Family, fields: dict[str, set[str]]) -> Iterator[tuple[str, str]]:
-    path = f"groups/{family.id}.html"
-    root = "../"
+def _group_section(site: SiteContext, family: Family, fields: dict[str, set[str]]) -> Section:
+    root = ROOT
     unit = family.unit
     chart_lines = []
     for line in family.lines:
@@ -43,27 +47,43 @@ def _group_page(site: SiteContext, family: Family, fields: dict[str, set[str]]) 
                    f"on {family.environment.label}")
     x_names = [family.title] if family.x_param is None else None
     better = "lower is better" if family.lower_is_better else "higher is better"
-    svg = charts.line_chart(chart_lines, x_label, f"{words} ({better})", axis_format(unit), description, x_names,
-                            binary=unit == BYTES)
-    table = []
-    for number, line in enumerate(family.lines):
+    svg = charts.chart(chart_lines, x_label, f"{words} ({better})", axis_format(unit), description, x_names,
+                       binary=unit == BYTES)
+    rows = []
+    for line in family.lines:
         for point in line.points:
             m = point.measure
-            table.append({
-                "line": line, "number": number, "x": point.x, "value": quantity(m.value, unit),
-                "spread": spread_text(m.low, m.high, unit, " – ", ""),
-                "run": point.run, "href": root + site.run_path(point.run),
-                "series": site.series_of_run.get(point.run.name),
-            })
-    legend = [{"label": line.label, "marker": charts.legend_marker(number), "baseline": line.baseline,
-               "implementation": line.implementation} for number, line in enumerate(family.lines)]
+            series = site.series_of_run.get(point.run.name)
+            rows.append(E("tr", {}, E("td", {}, line.label), E("td", {"class": "num"}, str(point.x)),
+                          E("td", {"class": "num"}, quantity(m.value, unit)),
+                          E("td", {"class": "num"}, spread_text(m.low, m.high, unit, " – ", "")),
+                          E("td", {}, E("a", {"href": root + site.run_path(point.run)}, point.run.name)),
+                          E("td", {}, E("a", {"href": root + series_path(series)}, "over time") if series else None)))
+    legend = E("ul", {"class": "legend"}, *(
+        E("li", {}, charts.legend_marker(number), " " + line.label, " " if line.baseline else None,
+          E("em", {}, "(baseline)") if line.baseline else None)
+        for number, line in enumerate(family.lines)))
     kernel, _, shape = family.title.partition(TITLE_SEPARATOR)
-    yield site.page("group.html", path, family=family, svg=svg, kernel=kernel, shape=shape, legend=legend,
-                    table=table, protocol_title=site.title(family.protocol),
-                    environment_title=site.title(family.environment),
-                    environment_href=site.environment_href(family.environment, root),
-                    quantity=words, x_label=x_label,
-                    plot_command=plot_command(family, site.request, fields))
+    environment_title = site.title(family.environment)
+    environment_href = site.environment_href(family.environment, root)
+    command = plot_command(family, site.request, fields)
+    headings = ["implementation", x_label, words, "p20 – p80", "run", "series"]
+    body = E(
+        "div", {"class": "section"},
+        E("p", {"class": "crumbs"}, E("a", {"href": root + "index.html"}, "Index"), " › group family"),
+        E("h1", {}, kernel, " " if shape else None, E("small", {}, shape) if shape else None),
+        E("p", {"class": "lede"}, f"{site.title(family.protocol)} · ",
+          E("a", {"href": environment_href}, environment_title) if environment_href else environment_title,
+          f" · {words} against {x_label} · {family.runs} runs, the latest observation of each point drawn; "
+          "bands: p20–p80."),
+        legend,
+        E("figure", {"class": "chartbox"}, svg),
+        E("h2", {}, "Points"),
+        E("div", {"class": "scroll"}, E("table", {"class": "points"},
+                                        E("thead", {}, E("tr", {}, *(E("th", {"scope": "col"}, h) for h in headings))),
+                                        E("tbody", {}, *rows))),
+        E("p", {"class": "cli"}, "In the CLI: ", E("code", {}, command)) if command else None,
+    )
     data = {
         "title": family.title, "protocol": family.protocol.name, "environment": family.environment.name,
         "x": {"parameter": family.x_param, "label": family.x_label}, "metric": family.metric, "unit": family.unit,
@@ -72,4 +92,4 @@ def _group_page(site: SiteContext, family: Family, fields: dict[str, set[str]]) 
                                "run": p.run.name, "digest": p.run.manifest["metadata"]["digest"]}
                               for p in line.points]} for line in family.lines],
     }
-    yield f"groups/{family.id}.json", json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    return Section(family.id, family.title, body, data)

@@ -12,13 +12,27 @@ from kidx.operations.series import Series
 from kidx.output.comparison import verdict_text
 from kidx.output.units import quantity, short_digest, spread_text
 from kidx.publish import charts
-from kidx.publish.context import PublishRequest, SiteContext, axis_format, metric_words, version_order
+from kidx.publish.context import (
+    PublishRequest,
+    SiteContext,
+    axis_format,
+    group_path,
+    metric_words,
+    series_path,
+    version_order,
+)
 from kidx.publish.hints import regressions_command, series_command
 from kidx.publish.model import line_label
+from kidx.publish.sections import Section, shard_pages
+from kidx.publish.tree import E
 from kidx.units import BYTES
 
 
 def series_pages(site: SiteContext) -> Iterator[tuple[str, str]]:
+    yield from shard_pages(site, "series", "series", _series_sections(site))
+
+
+def _series_sections(site: SiteContext) -> Iterator[Section]:
     groups: dict[tuple, list[AnalysedRun]] = {}  # every published run of a comparable group, for its baseline
     for run in site.model.runs:
         groups.setdefault((run.protocol.digest, run.workload.digest, run.environment.digest), []).append(run)
@@ -29,11 +43,10 @@ def series_pages(site: SiteContext) -> Iterator[tuple[str, str]]:
         group = [run for environment in environments
                  for run in groups.get((first.protocol.digest, first.workload.digest, environment.digest), [])]
         cli = series_command(site.request, first.protocol, first.workload, environments, group)
-        yield _series_page(site, pid, members, cli)
+        yield _series_section(site, pid, members, cli)
 
 
-def _series_page(site: SiteContext, pid: str, members: list[Series], cli: str | None) -> tuple[str, str]:
-    path = f"series/{pid}.html"
+def _series_section(site: SiteContext, pid: str, members: list[Series], cli: str | None) -> Section:
     root = "../"
     first = members[0]
     unit = first.points[0].run.known_measure.unit
@@ -44,8 +57,12 @@ def _series_page(site: SiteContext, pid: str, members: list[Series], cli: str | 
             if step not in steps or point.run.observed < steps[step]:
                 steps[step] = point.run.observed
     order = sorted(steps, key=lambda s: (steps[s], s))
-    chart_lines, tables = [], []
+    chart_lines, legend, tables = [], [], []
     title = site.title(first.workload)
+    memory = first.points[0].run.known_measure.metric == "peak_memory"
+    axis = site.request.release_label or "observed"
+    headings = [axis, "observed", "value", "change", "verdict", "change point",
+                "reduction" if memory else "speedup", "cause", "run"]
     for number, one in enumerate(members):
         label = line_label(one.implementation, site.titles.get(one.implementation.digest or ""), title)
         # the change points kidx series finds, each with what differs on either side of it
@@ -55,38 +72,61 @@ def _series_page(site: SiteContext, pid: str, members: list[Series], cli: str | 
             m = point.run.known_measure
             shift = shifts.get(point.run.name)
             change = (f"{(point.change.ratio - 1) * 100:+.1f}%" if point.change is not None else "")
+            step = site.step(point)
+            value = quantity(m.value, unit)
+            href = root + site.run_path(point.run)
             points.append(charts.ChartPoint(
-                site.step(point), m.value, m.low, m.high, root + site.run_path(point.run),
-                {"impl": label, "x": site.step(point), "value": quantity(m.value, unit),
+                step, m.value, m.low, m.high, href,
+                {"impl": label, "x": step, "value": value,
                  "spread": spread_text(m.low, m.high, unit, " – ", ""),
                  "change": (f"{change} ({point.verdict})" if point.verdict else "")
                  + (f"; change point {shift.point.change * 100:+.1f}%: {'; '.join(shift.cause)}" if shift else ""),
                  "run": point.run.name, "digest": short_digest(point.run.manifest["metadata"]["digest"])},
                 ring=point.verdict == SLOWER or shift is not None))
-            rows.append({"point": point, "step": site.step(point), "value": quantity(m.value, unit),
-                         "verdict": verdict_text(point.verdict, point.change),
-                         "change": change, "href": root + site.run_path(point.run),
-                         "cause": "; ".join(shift.cause) if shift else _cause(site.request, point, one),
-                         "shift": f"{shift.point.change * 100:+.1f}%" if shift else ""})
+            rows.append(E(
+                "tr", {"class": f"verdict-{point.verdict or 'first'}"}, E("td", {}, step),
+                E("td", {}, point.run.observed), E("td", {"class": "num"}, value),
+                E("td", {"class": "num"}, change), E("td", {}, verdict_text(point.verdict, point.change)),
+                E("td", {"class": "num"}, f"{shift.point.change * 100:+.1f}%" if shift else ""),
+                E("td", {"class": "num"}, f"{point.speedup:.2f}×" if point.speedup else ""),
+                E("td", {}, "; ".join(shift.cause) if shift else _cause(site.request, point, one)),
+                E("td", {}, E("a", {"href": href}, point.run.name))))
         chart_lines.append(charts.ChartLine(label, points))
-        changes = [{"step": site.step(next(p for p in one.points if p.run.name == name)),
-                    "change": f"{shift.point.change * 100:+.1f}%", "p": f"{shift.point.p_value:.2g}",
-                    "cause": "; ".join(shift.cause), "before": root + site.run_path(shift.before),
-                    "after": root + site.run_path(shift.run)} for name, shift in shifts.items()]
-        tables.append({"series": one, "label": label, "rows": rows, "marker": charts.legend_marker(number),
-                       "changes": changes})
+        marker = charts.legend_marker(number)
+        legend.append(E("li", {}, marker, " " + label))
+        tables += [E("h2", {}, marker, " " + label),
+                   E("div", {"class": "scroll"}, E("table", {"class": "points"},
+                     E("thead", {}, E("tr", {}, *(E("th", {"scope": "col"}, h) for h in headings))),
+                     E("tbody", {}, *rows)))]
+        changes = [E("li", {}, E("strong", {}, "Change point at "
+                                 + site.step(next(p for p in one.points if p.run.name == name))),
+                     f": the level moved {shift.point.change * 100:+.1f}% (p = {shift.point.p_value:.2g}); "
+                     f"cause: {'; '.join(shift.cause)} · ",
+                     E("a", {"href": root + site.run_path(shift.before)}, "run before"), " · ",
+                     E("a", {"href": root + site.run_path(shift.run)}, "run after"))
+                   for name, shift in shifts.items()]
+        if changes:
+            tables.append(E("ul", {"class": "changes"}, *changes))
     words = metric_words(first.points[0].run.known_measure.metric)
-    axis = site.request.release_label or "observed"
     description = f"{words} of {title} over {axis}, one line per implementation"
-    svg = charts.line_chart(chart_lines, axis, words, axis_format(unit), description, order,
-                            binary=unit == BYTES)
+    svg = charts.chart(chart_lines, axis, words, axis_format(unit), description, order, binary=unit == BYTES)
     family = site.family_of_run.get(first.points[-1].run.name)
-    return site.page("series.html", path, title=title, svg=svg, tables=tables, first=first,
-                     protocol_title=site.title(first.protocol), environment_title=site.title(first.environment),
-                     environment_href=site.environment_href(first.environment, root),
-                     family_href=f"{root}groups/{family.id}.html" if family else "", axis=axis,
-                     cli=cli,
-                     memory=first.points[0].run.known_measure.metric == "peak_memory")
+    environment_title = site.title(first.environment)
+    environment_href = site.environment_href(first.environment, root)
+    crumbs = E("p", {"class": "crumbs"}, E("a", {"href": root + "index.html"}, "Index"))
+    if family:
+        crumbs += [" › ", E("a", {"href": root + group_path(family.id)}, "group family")]
+    crumbs.append(" › series")
+    body = E(
+        "div", {"class": "section"}, crumbs, E("h1", {}, title),
+        E("p", {"class": "lede"}, f"{site.title(first.protocol)} · ",
+          E("a", {"href": environment_href}, environment_title) if environment_href else environment_title,
+          f" · each implementation over {axis}; each point is judged against the one before it; a ringed point "
+          "is slower, or a change point (where the level moved), with its cause below."),
+        E("ul", {"class": "legend"}, *legend), E("figure", {"class": "chartbox"}, svg), *tables,
+        E("p", {"class": "cli"}, "In the CLI: ", E("code", {}, cli)) if cli else None)
+    return Section(pid, f"{title} over time", body)
+
 
 def _cause(request: PublishRequest, point, one: Series) -> str:
     """What changed between a point and the one before it, as far as the runs say."""
@@ -125,7 +165,7 @@ def regressions_page(site: SiteContext, limit: int) -> tuple[str, str]:
                 "before": quantity(before.run.known_measure.value, unit),
                 "after": quantity(point.run.known_measure.value, unit),
                 "change": f"{(point.change.ratio - 1) * 100:+.1f}%" if point.change else "",
-                "href": f"series/{pid}.html", "run": "" + site.run_path(point.run),
+                "href": series_path(pid), "run": "" + site.run_path(point.run),
             })
     rows.sort(key=lambda r: (_severity(r["verdict"]), -r["ratio"], r["title"], r["implementation"],
                              r["environment"], r["href"]))

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from kidx.operations.analysed_runs import Referenced
 from kidx.publish import charts
-from kidx.publish.context import SiteContext, version_order
+from kidx.publish.context import SiteContext, group_path, version_order
 from kidx.publish.model import TITLE_SEPARATOR, Summary, short_titles, summary
 
 
@@ -106,7 +106,7 @@ def kernel_pages(site: SiteContext) -> Iterator[tuple[str, str]]:
             cells = []
             for environment, _, _ in columns:
                 cell = row.cells.get(environment.digest or "")
-                href = f"../groups/{cell.family.id}.html" if cell else ""
+                href = "../" + group_path(cell.family.id) if cell else ""
                 cells.append(cell_view(summary([cell]), href, cell.family.metric == "peak_memory")
                              if cell else None)
             head = (row.id, row.title) != previous

@@ -32,8 +32,8 @@ class RunLinks(NamedTuple):
 
     anchor: Callable[[AnalysedRun], str]  # the run's anchor on its page
     path: Callable[[AnalysedRun], str]  # the run's address from the site's root (page#anchor)
-    family: dict[str, str]  # run name -> its group family's page id
-    series: dict[str, str]  # run name -> its series page id
+    family: dict[str, str]  # run name -> its group family's address, from the site's root
+    series: dict[str, str]  # run name -> its series' address, from the site's root
     titles: dict[str, str]  # digest -> the stored title of the object
     environment_path: Callable[[Referenced], str]  # an environment's page, from the site's root
     referrers: dict[str, list[AnalysedRun]]  # digest -> the published runs that refer to it

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from kidx.operations.analysed_runs import AnalysedRun, Referenced
 from kidx.output.units import quantity
-from kidx.publish.context import SiteContext, environment_path, run_page
+from kidx.publish.context import SiteContext, environment_path, group_path, run_page, series_path
 from kidx.publish.run_shards import ROLES, RunLinks, shard
 
 __all__ = ["ROLES", "environment_and_run_pages", "speed_of_light_text"]
@@ -42,7 +42,8 @@ class _RunPages:
         families = sorted((f for f in self.site.model.families if f.environment.digest == environment.digest),
                           key=lambda f: (f.title, self.site.title(f.protocol), f.id))
         return self.site.page("environment.html", path, environment=environment,
-                              title=self.site.title(environment), facts=_flatten(spec), families=families,
+                              title=self.site.title(environment), facts=_flatten(spec),
+                              families=[(group_path(family.id), family) for family in families],
                               runs=len(self.referrers.get(environment.digest or "", [])), titles=self.site.titles)
 
     def run_pages(self) -> Iterator[tuple[str, str]]:
@@ -54,8 +55,8 @@ class _RunPages:
         runs = self.site.model.runs
         links = RunLinks(
             anchor=self.site.anchor, path=self.site.run_path,
-            family={name: family.id for name, family in self.site.family_of_run.items()},
-            series=self.site.series_of_run, titles=self.site.titles,
+            family={name: group_path(family.id) for name, family in self.site.family_of_run.items()},
+            series={name: series_path(page) for name, page in self.site.series_of_run.items()}, titles=self.site.titles,
             environment_path=environment_path,
             referrers=self.referrers, figures=speed_of_light_text,
             host=evidence(runs, runs),  # twins and sweeps among the published runs

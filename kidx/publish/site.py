@@ -7,7 +7,8 @@ kernel pages), ``groups`` (the group families), ``history`` (the series and the
 regressions) and ``runs`` (the environments and the runs). The pages are rendered with
 Jinja2, which escapes every value; a run page's sections (a large store has a hundred
 thousand) are its compressed data, drawn by the site's script through ``textContent``
-(``run_shards``); ``files.SiteFolder`` writes only what changed. No
+(``run_shards``), and so are the group families and series, many to a page, as elements
+the script builds (``sections``, ``tree``); ``files.SiteFolder`` writes only what changed. No
 page carries a build time: the "data as of" line is the latest ``creationTimestamp``
 among the runs shown.
 """
@@ -29,6 +30,7 @@ from kidx.publish.history import regressions_page, series_pages
 from kidx.publish.matrix import index_page, kernel_pages
 from kidx.publish.model import build_model
 from kidx.publish.runs import ROLES, environment_and_run_pages
+from kidx.publish.sections import SECTION_SHARD
 
 __all__ = ["PublishReport", "PublishRequest", "publish"]
 
@@ -37,8 +39,10 @@ REGRESSION_ROWS = 1000  # the regressions page lists this many steps, slower fir
 # every path a page can have (files.SiteFolder removes only these, never a hidden path or another file)
 LAYOUT_FOLDERS = ("assets", "environments", "groups", "kernels", "runs", "series")
 LAYOUT = re.compile(r"(?:index|regressions)\.html|assets/site\.(?:css|js)|runs/[0-9a-f]{" + str(RUN_SHARD) + r"}\.html"
-                    r"|environments/[0-9a-f]{64}\.html|groups/[0-9a-f]{16}\.(?:html|json)"
-                    r"|(?:kernels|series)/[0-9a-f]{16}\.html")
+                    r"|environments/[0-9a-f]{64}\.html|(?:groups|series)/[0-9a-f]{" + str(SECTION_SHARD) + r"}\.html"
+                    r"|kernels/[0-9a-f]{16}\.html"
+                    # the page per family and per series that kidx wrote before 2026-12 (removed, never written)
+                    r"|groups/[0-9a-f]{16}\.(?:html|json)|series/[0-9a-f]{16}\.html")
 REFERENCED_KINDS = ("BenchmarkProtocol", "Workload", "ExecutionEnvironment", "Implementation")
 
 

@@ -30,6 +30,23 @@ def run_data(page: str) -> dict:
     return read_data(re.search(r'<div id="run-data" data-deflate="([A-Za-z0-9+/=]*)" hidden></div>', page)[1])
 
 
+def sections(site: Path, folder: str) -> dict[str, dict]:
+    """The sections of a site's shard pages (``groups/``, ``series/``) by id, in the order
+    of their ids: each one's title, data (a family's points), its elements written as HTML
+    (``html``) and the page it is on (``page``)."""
+    from kidx.publish.tree import html, unpack
+
+    found = {}
+    for page in sorted((site / folder).glob("*.html")):
+        text = page.read_text()
+        data = unpack(re.search(r'<div id="page-data" data-deflate="([A-Za-z0-9+/=]*)" hidden></div>', text)[1])
+        assert re.findall(r'<section class="shard" id="([0-9a-f]+)">', text) == list(data), page
+        for sid, section in data.items():
+            assert sid.startswith(page.stem) and len(sid) == 16, (page, sid)
+            found[sid] = {**section, "html": html(section["body"]), "page": page}
+    return found
+
+
 def publish(kidx, site: Path, *args: str, store_path=None):
     return kidx("publish", str(site), *args, store_path=store_path)
 
@@ -46,8 +63,10 @@ def test_liger_head_site_has_every_kind_of_page(kidx, head_store, tmp_path):
     anchors = [m for p in runs for m in re.findall(r'<article class="run" id="([0-9a-f]{64})">', files[p].decode())]
     assert len(anchors) == len(set(anchors)) == 3897
     assert all(f"runs/{a[:3]}.html" in files for a in anchors)
-    groups = [p for p in files if p.startswith("groups/") and p.endswith(".html")]
-    assert len(groups) == len([p for p in files if p.startswith("groups/") and p.endswith(".json")])
+    # the group families and the series: many to a page, each a section of it
+    assert all(re.fullmatch(r"(groups|series)/[0-9a-f]{2}\.html", p) for p in files if p.startswith(("groups/", "series/")))
+    groups = sections(site, "groups")
+    assert len(sections(site, "series")) == 44  # 88 series, a page for each comparable group
     assert len([p for p in files if p.startswith("environments/")]) == 6
     assert {"index.html", "regressions.html", "assets/site.css", "assets/site.js", ".kidx-site"} <= set(files)
     assert err == (f"{site}: {len(files) - 1} files (3897 runs, {len(groups)} group families, 88 series); "
@@ -83,7 +102,7 @@ def test_group_page_curves_use_the_harness_axis_and_stored_titles(kidx, tmp_path
     site = tmp_path / "site"
     code, _, err = publish(kidx, site, "--baseline", "transformers")
     assert code == 0, err
-    families = [json.loads(p.read_text()) for p in sorted((site / "groups").glob("*.json"))]
+    families = [section["data"] for section in sections(site, "groups").values()]
     # four passes and metrics (forward, backward, full speed; full memory), each swept over seq
     assert sorted(f["x"]["parameter"] for f in families) == ["seq"] * 4
     assert {f["x"]["label"] for f in families} == {"sequence length"}
@@ -93,7 +112,7 @@ def test_group_page_curves_use_the_harness_axis_and_stored_titles(kidx, tmp_path
             ("Hugging Face Transformers (eager)", True, [1024, 2048, 4096, 8192, 16384]),
             ("Liger (Triton)", False, [1024, 2048, 4096, 8192, 16384]),
         ]
-    page = next((site / "groups").glob("*.html")).read_text()
+    page = next(iter(sections(site, "groups").values()))["html"]
     assert "sequence length (log₂ scale)" in page
     assert page.count('<g class="series"') == 2
     assert page.count('<a class="pt"') == 10
@@ -104,7 +123,7 @@ def test_h200_nvbench_runs_publish_without_a_harness_axis(kidx, tmp_path):
     assert kidx("import", "nvbench", str(H200 / "nvbench.json"), "--environment", str(H200 / "environment.yaml"))[0] == 0
     site = tmp_path / "site"
     assert publish(kidx, site)[0] == 0
-    families = [json.loads(p.read_text()) for p in sorted((site / "groups").glob("*.json"))]
+    families = [section["data"] for section in sections(site, "groups").values()]
     assert len(families) == 2
     assert all(len(f["lines"]) == 1 and len(f["lines"][0]["points"]) == 2 for f in families)
 
@@ -265,8 +284,8 @@ def test_series_pages_show_change_points_with_their_cause(kidx, tmp_path, seed_b
     assert kidx("apply", "-f", "-", stdin=json.dumps(shifted_series(seed_bundle)))[0] == 0
     site = tmp_path / "site"
     assert publish(kidx, site, "--release-label", "liger_version")[0] == 0
-    (page,) = sorted((site / "series").glob("*.html"))
-    text = page.read_text()
+    (section,) = sections(site, "series").values()
+    text = section["html"]
     assert "<strong>Change point at 0.5.0</strong>: the level moved +24.7%" in text
     assert "cause: liger_version 0.4.0 → 0.5.0" in text
     assert text.count('<circle class="ring"') == 1  # the point after the change, ringed
@@ -307,12 +326,13 @@ def test_every_group_page_s_cli_hint_draws_that_page_s_chart(kidx, store_name, r
     store_path = request.getfixturevalue(store_name)
     site = tmp_path / "site"
     assert publish(kidx, site, *LIGER_OPTIONS, store_path=store_path)[0] == 0
-    pages = sorted((site / "groups").glob("*.html"))
+    pages = sections(site, "groups")
     assert len(pages) > 100
     hints = 0
-    for page in pages:
-        family = json.loads(page.with_suffix(".json").read_text())
-        hint = _hint(page.read_text())
+    for name, section in pages.items():
+        page = Path(f"{section['page'].name}#{name}")
+        family = section["data"]
+        hint = _hint(section["html"])
         numeric = all(isinstance(p["x"], (int, float)) for line in family["lines"] for p in line["points"])
         assert (hint is not None) == numeric, page
         if hint is None:
@@ -337,9 +357,9 @@ def test_every_baseline_given_holds_on_series_pages(kidx, history_store, tmp_pat
     against torch on its series page too, as kidx series --baseline torch sets it."""
     site = tmp_path / "site"
     assert publish(kidx, site, *LIGER_OPTIONS, store_path=history_store)[0] == 0
-    pages = sorted((site / "series").glob("*.html"))
+    pages = sections(site, "series")
     assert len(pages) == 89
-    speedups = {page.name: re.findall(r'<td class="num">(\d+\.\d\d)×</td>', page.read_text()) for page in pages}
+    speedups = {name: re.findall(r'<td class="num">(\d+\.\d\d)×</td>', page["html"]) for name, page in pages.items()}
     assert [name for name, found in speedups.items() if not found] == []
 
 
@@ -380,7 +400,7 @@ def test_site_words_agree_with_the_cli(kidx, history_store, tmp_path):
     series = re.search(r"(\d+) series\)", err).group(1)
     index = (site / "index.html").read_text()
     assert f"{series} series on 89 pages" in index
-    pages = {p.name: p.read_text() for p in (site / "series").glob("*.html")}
+    pages = {name: section["html"] for name, section in sections(site, "series").items()}
     verdicts = {v for text in pages.values() for v in re.findall(r"<td>(unconfirmed[^<]*)</td>", text)}
     assert verdicts and all(re.fullmatch(r"unconfirmed \((faster|slower|same)\)", v) for v in verdicts)
     memory = [text for text in pages.values() if "peak memory of" in text]

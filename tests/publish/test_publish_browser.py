@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 from conftest import REPO
-from test_publish import HOSTILE, hostile_bundle
+from test_publish import HOSTILE, hostile_bundle, sections
 
 CHROMIUM = Path("/usr/bin/chromium")
 H200 = REPO / "tests" / "data" / "h200"
@@ -55,7 +55,8 @@ class Visit:
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
-        self.page.goto((self.site / path).as_uri())
+        file, _, anchor = path.partition("#")  # a section of a shard page: page#id
+        self.page.goto((self.site / file).as_uri() + (f"#{anchor}" if anchor else ""))
         self.page.wait_for_load_state("load")
         drawn(self.page)
 
@@ -73,9 +74,23 @@ class Visit:
 
 
 def drawn(page) -> None:
-    """Wait until a run page's script has drawn its runs from the page's data (inflating it is asynchronous)."""
+    """Wait until a run page's script has drawn its runs from the page's data, or a shard
+    page the section its address names (inflating the data is asynchronous)."""
     if page.locator("#run-data").count():
         page.wait_for_selector("#run-data[data-drawn]", state="attached", timeout=10_000)
+    if page.locator("#page-data").count():
+        page.wait_for_selector("#page-data[data-drawn]", state="attached", timeout=10_000)
+
+
+def section_address(site: Path, folder: str, index: int = 0) -> str:
+    """The address (page#id) of a site's group family or series, the ``index``-th by id."""
+    name, section = list(sections(site, folder).items())[index]
+    return f"{folder}/{section['page'].name}#{name}"
+
+
+def file_of(base: Path, href: str) -> Path:
+    """The file a relative link leads to, its anchor left off."""
+    return (base / href.partition("#")[0]).resolve()
 
 
 @pytest.fixture
@@ -89,10 +104,11 @@ def h200_site(kidx, tmp_path) -> Path:
 
 
 def test_every_kind_of_page_loads_cleanly_and_stays_in_its_folder(browser, h200_site):
-    family = sorted((h200_site / "groups").glob("*.html"))[0].relative_to(h200_site)
+    family = section_address(h200_site, "groups")
+    shard = sorted((h200_site / "groups").glob("*.html"))[0].relative_to(h200_site)  # no section named: its list
     run = sorted((h200_site / "runs").glob("*.html"))[0].relative_to(h200_site)
     environment = sorted((h200_site / "environments").glob("*.html"))[0].relative_to(h200_site)
-    for path in ["index.html", "regressions.html", str(family), str(run), str(environment)]:
+    for path in ["index.html", "regressions.html", family, str(shard), str(run), str(environment)]:
         visit = Visit(browser, h200_site, path)
         assert visit.console == [] and visit.errors == [], path
         assert visit.outside() == [], path
@@ -101,11 +117,15 @@ def test_every_kind_of_page_loads_cleanly_and_stays_in_its_folder(browser, h200_
 
 
 def test_group_page_draws_a_line_per_implementation_and_hover_shows_the_run(browser, h200_site):
-    data_file = next(p for p in sorted((h200_site / "groups").glob("*.json"))
-                     if json.loads(p.read_text())["metric"] == "latency")
-    data = json.loads(data_file.read_text())
-    visit = Visit(browser, h200_site, f"groups/{data_file.stem}.html")
+    name, section = next((name, s) for name, s in sections(h200_site, "groups").items()
+                         if s["data"]["metric"] == "latency")
+    data = section["data"]
+    visit = Visit(browser, h200_site, f"groups/{section['page'].name}#{name}")
     page = visit.page
+    # the section the address names is drawn from the page's data, the page titled by it
+    assert page.locator(f"section[id='{name}'] svg.chart").count() == 1
+    assert page.title() == f"{data['title']} · H200 benchmarks"
+    assert page.locator("section.shard:visible").count() == 1
     lines = page.locator("svg.chart g.series")
     assert lines.count() == len(data["lines"]) == 2
     assert [lines.nth(i).get_attribute("data-line") for i in range(2)] == [line["label"] for line in data["lines"]]
@@ -164,7 +184,12 @@ def test_a_run_page_draws_each_run_from_its_data(browser, kidx, h200_site):
     assert json.loads(article.locator("pre.manifest").inner_text()) == run
     group = article.locator("p.crumbs a").first
     assert group.inner_text() == "group family"
-    assert (h200_site / "runs" / group.get_attribute("href")).resolve().is_file()
+    assert file_of(h200_site / "runs", group.get_attribute("href")).is_file()
+    group.click()  # on to the family's section of its groups/ page, drawn there
+    page.wait_for_load_state("load")
+    drawn(page)
+    family = page.url.rpartition("#")[2]
+    assert page.locator(f"section[id='{family}'] svg.chart g.series").count() == 2, family
     assert visit.console == [] and visit.errors == [] and visit.outside() == []
     visit.close()
 
@@ -191,7 +216,7 @@ def test_a_run_page_shows_its_manifest_s_numbers_as_stored(browser, kidx, tmp_pa
 
 
 def test_every_link_on_the_group_and_index_pages_resolves(browser, h200_site):
-    for path in ["index.html", str(sorted((h200_site / "groups").glob("*.html"))[0].relative_to(h200_site))]:
+    for path in ["index.html", section_address(h200_site, "groups")]:
         visit = Visit(browser, h200_site, path)
         hrefs = visit.page.eval_on_selector_all("a[href]", "els => els.map(e => new URL(e.getAttribute('href'), document.baseURI).href)")
         assert len(hrefs) > 5
@@ -221,16 +246,33 @@ def test_index_filters_and_search(browser, h200_site):
 
 
 def test_a_store_of_hostile_strings_runs_no_script(browser, kidx, tmp_path, seed_bundle):
-    assert kidx("apply", "-f", "-", stdin=json.dumps(hostile_bundle(seed_bundle)))[0] == 0
+    bundle = hostile_bundle(seed_bundle)
+    again = json.loads(json.dumps(bundle["run"]))  # measured again a day later: a series of two points
+    again["metadata"]["name"] += "-again"
+    again["spec"]["observedAt"] = "2025-08-02T10:00:00.000Z"
+    again["spec"]["timing"]["latencyNs"]["median"] = 520000
+    assert kidx("apply", "-f", "-", stdin=json.dumps(bundle))[0] == 0
+    assert kidx("apply", "-f", "-", stdin=json.dumps(again))[0] == 0
     site = tmp_path / "site"
     assert kidx("publish", str(site), "--title", HOSTILE)[0] == 0
     pages = sorted(str(p.relative_to(site)) for p in site.rglob("*.html"))
-    for path in pages:
+    # each group family and series drawn by the script from its page's data, as its address names it
+    drawn_sections = [section_address(site, folder, i) for folder in ("groups", "series")
+                      for i in range(len(sections(site, folder)))]
+    assert any(path.startswith("groups/") for path in drawn_sections)
+    assert any(path.startswith("series/") for path in drawn_sections)
+    for path in pages + drawn_sections:
         visit = Visit(browser, site, path)
         assert visit.page.evaluate("typeof window.__pwned") == "undefined", path
         assert visit.dialogs == [] and visit.errors == [], path
         assert visit.outside() == [], path  # the <img src=x> never became a request
         assert HOSTILE.split(">")[0] in visit.page.locator("body").inner_text(), path  # shown as text
+        if "#" in path:
+            section = visit.page.locator(f"section[id='{path.rpartition('#')[2]}']")
+            assert section.locator("svg.chart").count() == 1, path
+            assert HOSTILE in section.inner_text(), path  # the stored titles, whole, as text
+            assert section.locator("script, img").count() == 0, path
+            visit.page.screenshot(path=str(tmp_path / f"hostile-{path.partition('/')[0]}.png"), full_page=True)
         visit.close()
 
 
@@ -258,7 +300,7 @@ def test_the_documented_ci_job(browser, tmp_path):
         done = subprocess.run(["bash", "-e", "-c", command], cwd=tmp_path, env=environment, capture_output=True,
                               text=True)
         assert done.returncode == 0, (command, done.stderr)
-    assert done.stderr == "site: 53 files (40 runs, 4 group families, 0 series); wrote 53, 0 unchanged, removed 0\n"
+    assert done.stderr == "site: 49 files (40 runs, 4 group families, 0 series); wrote 49, 0 unchanged, removed 0\n"
     visit = Visit(browser, tmp_path / "site", "index.html")
     assert visit.page.locator("#matrix tbody tr").count() == 8
     assert visit.console == [] and visit.errors == [] and visit.outside() == []
@@ -266,8 +308,7 @@ def test_the_documented_ci_job(browser, tmp_path):
 
 
 def test_a_point_reached_by_keyboard_shows_its_run_and_says_what_it_is(browser, h200_site):
-    page_path = next(p for p in sorted((h200_site / "groups").glob("*.html")))
-    visit = Visit(browser, h200_site, str(page_path.relative_to(h200_site)))
+    visit = Visit(browser, h200_site, section_address(h200_site, "groups"))
     first = visit.page.locator("svg.chart a.pt").first
     label = first.get_attribute("aria-label")
     assert label.startswith("Hugging Face Transformers (eager) sequence length 1024 ")
@@ -283,10 +324,11 @@ def test_series_and_kernel_pages_of_the_liger_history_load_cleanly(browser, kidx
     site = tmp_path / "site"
     assert kidx("publish", str(site), "--baseline", "transformers", "--baseline", "torch", "--release-label",
                 "liger_version", store_path=history_store)[0] == 0
-    series = sorted((site / "series").glob("*.html"))
+    series = sections(site, "series")
     kernels = sorted((site / "kernels").glob("*.html"))
     assert len(series) == 89 and len(kernels) == 38
-    for path in [series[0], series[-1], kernels[0], kernels[-1]]:
+    for path in [site / section_address(site, "series"), site / section_address(site, "series", -1), kernels[0],
+                 kernels[-1]]:
         visit = Visit(browser, site, str(path.relative_to(site)))
         assert visit.console == [] and visit.errors == [] and visit.outside() == [], path
         if path.parent.name == "series":  # a line per implementation, over the releases
@@ -294,7 +336,7 @@ def test_series_and_kernel_pages_of_the_liger_history_load_cleanly(browser, kidx
         else:  # the kernel's families, each cell a link to its group page
             assert visit.page.locator("#matrix tbody tr").count() >= 1
             href = visit.page.locator("td.cell a").first.get_attribute("href")
-            assert href.startswith("../groups/") and (path.parent / href).resolve().is_file()
+            assert href.startswith("../groups/") and file_of(path.parent, href).is_file()
         visit.close()
 
 

@@ -10,7 +10,7 @@ import re
 import shlex
 
 import pytest
-from test_publish import LIGER_OPTIONS, shifted_series
+from test_publish import LIGER_OPTIONS, sections, shifted_series
 
 pytest.importorskip("jinja2")
 
@@ -44,10 +44,11 @@ def test_every_series_page_s_cli_hint_gives_that_page_s_points(kidx, store_name,
     store_path = request.getfixturevalue(store_name)
     site = tmp_path / "site"
     assert kidx("publish", str(site), *LIGER_OPTIONS, store_path=store_path)[0] == 0
-    pages = sorted((site / "series").glob("*.html"))
+    pages = sections(site, "series")
     assert len(pages) > 40
-    for page in pages:
-        text = page.read_text()
+    for name, section in pages.items():
+        page = section["page"].with_name(f"{section['page'].name}#{name}")
+        text = section["html"]
         hint = _hint(text)
         assert hint is not None and hint[:2] == ["kidx", "series"], page.name
         assert "--references" in hint and "--label" in hint and "--baseline" in hint, hint
@@ -92,8 +93,8 @@ def test_runs_of_one_release_each_have_their_own_place_on_the_series_chart(kidx,
     assert kidx("apply", "-f", "-", stdin=json.dumps(bundle))[0] == 0
     site = tmp_path / "site"
     assert kidx("publish", str(site), "--release-label", "liger_version")[0] == 0
-    (page,) = sorted((site / "series").glob("*.html"))
-    text = page.read_text()
+    (section,) = sections(site, "series").values()
+    text = section["html"]
     line = re.search(r'<polyline class="line"[^>]* points="([^"]+)"', text).group(1)
     xs = [float(pair.split(",")[0]) for pair in line.split()]
     assert len(xs) == 10
@@ -111,8 +112,8 @@ def test_a_step_s_cause_names_the_baseline_s_move_by_the_request_s_threshold(kid
     for threshold in ("5", "50"):
         site = tmp_path / threshold
         assert kidx("publish", str(site), "--baseline", "torch", "--threshold", threshold, store_path=head_store)[0] == 0
-        moves[threshold] = [abs(float(found)) for page in sorted((site / "series").glob("*.html"))
-                            for found in re.findall(r"speedup over the baseline ([+-][0-9.]+)%", page.read_text())]
+        moves[threshold] = [abs(float(found)) for section in sections(site, "series").values()
+                            for found in re.findall(r"speedup over the baseline ([+-][0-9.]+)%", section["html"])]
     assert moves["5"] and min(moves["5"]) >= 5 and any(move < 50 for move in moves["5"])
     assert all(move >= 50 for move in moves["50"])
 
@@ -133,8 +134,8 @@ def test_a_series_across_two_environments_of_one_machine_is_followed_by_its_hard
     assert kidx("apply", "-f", "-", stdin=json.dumps(bundle))[0] == 0
     site = tmp_path / "site"
     assert kidx("publish", str(site), "--release-label", "liger_version")[0] == 0
-    (page,) = sorted((site / "series").glob("*.html"))
-    text = page.read_text()
+    (section,) = sections(site, "series").values()
+    text = section["html"]
     hint = _hint(text)
     assert hint[:2] == ["kidx", "series"] and "--field-selector" in hint, hint
     assert not any(part.startswith("environment/") for part in hint)

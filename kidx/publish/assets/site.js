@@ -55,9 +55,15 @@
     search.addEventListener("input", apply);
     selects.forEach(function (s) { s.addEventListener("change", apply); });
     document.getElementById("filters").addEventListener("submit", function (e) { e.preventDefault(); });
-    apply();
+    // the page as written is the matrix with nothing chosen: apply() then changes nothing but
+    // the count, and would touch every cell of a large index as it loads
+    function chosen() { return search.value || selects.some(function (s) { return s.value; }); }
+    if (chosen()) apply();
+    else shown.textContent = rows.length + " of " + rows.length + " rows";
+    window.addEventListener("pageshow", function () { if (chosen()) apply(); });  // a form the browser restored
   }
-  function tips() {
+  // the charts' hover box, on the points under root (a page, or a section just drawn)
+  function tips(root) {
     var tip = document.getElementById("tip");
     if (!tip) return;
     function show(point, x, y) {
@@ -82,7 +88,7 @@
       tip.style.left = Math.max(4, left) + "px";
       tip.style.top = Math.max(4, top) + "px";
     }
-    Array.prototype.forEach.call(document.querySelectorAll("svg.chart a.pt"), function (point) {
+    Array.prototype.forEach.call(root.querySelectorAll("svg.chart a.pt"), function (point) {
       point.addEventListener("mouseenter", function (e) { show(point, e.clientX, e.clientY); });
       point.addEventListener("mousemove", function (e) { show(point, e.clientX, e.clientY); });
       point.addEventListener("mouseleave", function () { tip.hidden = true; });
@@ -144,8 +150,8 @@
       if (!article) return;
       article.textContent = "";
       var crumbs = [];
-      if (run.family) crumbs.push(link("groups/" + run.family + ".html", "group family"));
-      if (run.series) crumbs.push(link("series/" + run.series + ".html", "series"));
+      if (run.family) crumbs.push(link(run.family, "group family"));
+      if (run.series) crumbs.push(link(run.series, "series"));
       article.appendChild(joined(element("p", null, "crumbs"), crumbs));
       article.appendChild(element("h1", run.title, "runname"));
       var lede = [element("code", run.name), element("code", run.digest), run.status];
@@ -185,25 +191,82 @@
       details.appendChild(element("summary", "Manifest"));
       details.appendChild(element("pre", indented(run.manifest), "manifest"));
     }
-    if (typeof DecompressionStream === "undefined") {
-      holder.hidden = false;
-      holder.textContent = "This browser cannot inflate the runs' data (DecompressionStream): " +
-        "kidx describe run NAME shows each run.";
-      return;
-    }
-    var binary = atob(holder.getAttribute("data-deflate"));
-    var bytes = new Uint8Array(binary.length);
-    for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    var inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-    new Response(inflated).text().then(function (text) {
-      var data = JSON.parse(text);
+    inflate(holder, "kidx describe run NAME shows each run.", function (data) {
       data.runs.forEach(function (run) { draw(run, data.objects); });
       holder.setAttribute("data-drawn", String(data.runs.length));
       var target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
       if (target) target.scrollIntoView();
     });
   }
+  // A page's data: zlib-compressed JSON in base64 in the holder's data-deflate, inflated by the
+  // browser's DecompressionStream (no fetch, so file:// works too)
+  function inflate(holder, instead, done) {
+    if (typeof DecompressionStream === "undefined") {
+      holder.hidden = false;
+      holder.textContent = "This browser cannot inflate this page's data (DecompressionStream): " + instead;
+      return;
+    }
+    var binary = atob(holder.getAttribute("data-deflate"));
+    var bytes = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    var inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    new Response(inflated).text().then(function (text) { done(JSON.parse(text)); });
+  }
+  // An element as data, [tag, {attribute: value}, child...], a child an element or text:
+  // built with createElement(NS)/setAttribute/createTextNode, so nothing is parsed as HTML.
+  // Tags are the site's own (any other is left out), an attribute named on... or style
+  // never set, and an address only ever relative.
+  var SVG = "http://www.w3.org/2000/svg";
+  var TAGS = /^(a|br|code|div|em|figure|h1|h2|li|p|small|strong|table|tbody|td|th|thead|tr|ul|svg|g|line|rect|circle|polygon|polyline|text|title)$/;
+  function build(node, inSvg) {
+    if (typeof node === "string") return document.createTextNode(node);
+    var tag = node[0];
+    if (!TAGS.test(tag)) return document.createTextNode("");
+    var svg = inSvg || tag === "svg";
+    var element = svg ? document.createElementNS(SVG, tag) : document.createElement(tag);
+    var attributes = node[1];
+    Object.keys(attributes).forEach(function (name) {
+      var value = String(attributes[name]);
+      if (!/^[a-zA-Z][a-zA-Z0-9-]*$/.test(name) || /^on/i.test(name) || name.toLowerCase() === "style") return;
+      if ((name === "href" || name === "src") && /^[\s\u0000-\u001f]*[a-z][a-z0-9+.\-]*:/i.test(value)) return;
+      element.setAttribute(name, value);
+    });
+    for (var i = 2; i < node.length; i++) element.appendChild(build(node[i], svg));
+    return element;
+  }
+  // A shard page (groups/AB.html, series/AB.html): the section its address names
+  // (#ID) drawn from the page's data; without one, the page lists its sections.
+  function sectionPages() {
+    var holder = document.getElementById("page-data");
+    if (!holder) return;
+    var title = document.title.slice(document.title.lastIndexOf(" · "));
+    inflate(holder, "kidx describe shows what it holds.", function (data) {
+      var head = document.getElementById("shard-head");
+      var sections = Array.prototype.slice.call(document.querySelectorAll("section.shard"));
+      var listing = sections.map(function (section) { return section.cloneNode(true).childNodes; });
+      function show() {
+        var id = decodeURIComponent(location.hash.slice(1));
+        var wanted = Object.prototype.hasOwnProperty.call(data, id) ? id : null;
+        sections.forEach(function (section, i) {
+          section.textContent = "";
+          if (section.id === wanted) section.appendChild(build(data[id].body, false));
+          else Array.prototype.forEach.call(listing[i], function (node) { section.appendChild(node.cloneNode(true)); });
+          section.hidden = wanted !== null && section.id !== wanted;
+        });
+        head.hidden = wanted !== null;
+        if (wanted !== null) {
+          document.title = data[wanted].title + title;
+          tips(document.getElementById(wanted));
+          window.scrollTo(0, 0);
+        }
+        holder.setAttribute("data-drawn", wanted || "");
+      }
+      window.addEventListener("hashchange", show);
+      show();
+    });
+  }
   filterIndex();
-  tips();
+  tips(document);
   runPages();
+  sectionPages();
 })();
