@@ -274,7 +274,7 @@ def test_a_store_with_a_repeated_generation_exports_a_backup_that_restores(kidx,
 def test_name_disagreeing_with_its_history_is_reported_not_guessed(kidx, seeded):
     # the name's current revision is its row: keep that revision as a past one, then forge the row
     sql(seeded, "INSERT INTO past_revisions (id, kind, name, event, digest, title, labels, annotations, generation, "
-        "recorded) SELECT revision, kind, name, 'applied', digest, title, labels, annotations, generation, recorded "
+        "recorded) SELECT revision, kind, name, 'applied', digest, title, labels, annotations, generation, COALESCE(recorded, created) "
         "FROM objects WHERE kind='BenchmarkProtocol'")
     sql(seeded, "UPDATE objects SET title='forged', revision=NULL, recorded=NULL WHERE kind='BenchmarkProtocol'")
     code, lines, err = fsck_lines(kidx, "--repair")

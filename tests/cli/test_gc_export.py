@@ -125,19 +125,31 @@ def test_gc_waits_for_a_writer_and_never_removes_its_objects(kidx, seeded, tmp_p
 
 
 def catalog_dump(store: Path) -> dict:
-    """Everything the catalog says, without its internal row ids."""
+    """Everything the catalog says, without its internal row ids: the printer columns name
+    reference targets by row id and long annotations are deflated with the store's own
+    dictionary (schema 3), so both are compared unpacked."""
+    from kidx.store.sqlite_packing import unpack_columns, unpack_text
+
     connection = sqlite3.connect(store / "catalog.sqlite")
     try:
+        digests = {str(i): f"sha256:{bytes(t).hex()}" for i, t in connection.execute("SELECT id, target FROM ref_targets")}
+        dictionaries = dict(connection.execute("SELECT id, dictionary FROM text_dictionaries"))
+
+        def unpacked(row: tuple) -> tuple:
+            *head, annotations, created, generation, columns = row
+            return (*head, unpack_text(annotations, dictionaries.get), created, generation,
+                    columns and unpack_columns(columns, digests))
+
         return {
-            "objects": sorted(connection.execute(
+            "objects": sorted(unpacked(row) for row in connection.execute(
                 "SELECT kind, name, digest, title, labels, annotations, created, generation, columns FROM objects")),
             "labels": sorted(connection.execute(
                 "SELECT o.kind, o.name, l.key, l.value FROM labels l JOIN objects o ON o.id = l.object_id")),
             "refs": sorted(connection.execute(
                 "SELECT o.kind, o.name, r.field, r.target FROM refs r JOIN objects o ON o.id = r.object_id")),
-            "revisions": list(connection.execute(
+            "revisions": [(*row[:6], unpack_text(row[6], dictionaries.get), *row[7:]) for row in connection.execute(
                 "SELECT kind, name, event, digest, title, labels, annotations, generation, recorded "
-                "FROM revisions ORDER BY id")),
+                "FROM revisions ORDER BY id")],
         }
     finally:
         connection.close()

@@ -254,6 +254,7 @@ class Session:
             "NO_COLOR": "1",
             "KIDX_STORE": str(self.root / "store"),
             "XDG_CACHE_HOME": str(self.root / "cache"),
+            "MPLCONFIGDIR": matplotlib_folder(),
             # a checkout tested with another checkout's environment (PYTHONPATH=$PWD) runs its own kidx
             **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}),
         }
@@ -336,6 +337,21 @@ class Session:
 _sessions: dict[str, Session] = {}
 # a page's set-up commands → (a copy of the state they made, the root of the session they ran in)
 _set_up_states: dict[tuple[str, ...], tuple[Path, Path]] = {}
+_matplotlib_folder: list[str] = []  # MPLCONFIGDIR shared by this process's sessions, its font cache built
+
+
+def matplotlib_folder() -> str:
+    """A matplotlib configuration folder whose font cache is built already, as on a machine
+    that has drawn a plot before: building it takes seconds, and past five matplotlib
+    says so on standard error, which a page's session would then print (a loaded machine)."""
+    if not _matplotlib_folder:
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix="kidx-docs-matplotlib-")
+        subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], env={**os.environ, "MPLCONFIGDIR": folder},
+                       capture_output=True, check=False)
+        _matplotlib_folder.append(folder)
+    return _matplotlib_folder[0]
 # what a session's commands can change: its store, its folders, its shell's folder and variables
 SESSION_PARTS = ("store", "work", "home", "tmp", "cache", "state")
 
