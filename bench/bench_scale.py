@@ -605,7 +605,7 @@ def main() -> int:
     started = time.perf_counter()
     report.say(f"kidx bench_scale  {time.strftime('%Y-%m-%d %H:%M:%S')}  {os.cpu_count()} CPUs  "
                f"python {platform.python_version()}  code {code_version()}")
-    report.say(f"subprocesses: bytecode cached in {bench_store.SUBPROCESS_ENV['PYTHONPYCACHEPREFIX']} "
+    report.say("subprocesses: bytecode cached in OUT/pycache "
                "(PYTHONPYCACHEPREFIX; PYTHONDONTWRITEBYTECODE unset), as an installed kidx has its .pyc")
     signal.signal(signal.SIGTERM, _terminate)
     try:
@@ -624,7 +624,7 @@ def main() -> int:
         report.say("!! interrupted: the report holds what was measured before")
     finally:
         if args.keep:
-            report.say(f"stores kept in {work}")
+            report.say(f"stores kept in WORK/{work.name}")  # the report names no folder of this machine
         else:
             shutil.rmtree(work, ignore_errors=True)
     report.say("\n=== summary " + "=" * 60)
