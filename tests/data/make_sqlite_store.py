@@ -1,9 +1,10 @@
-"""Write the schema 2 store kept in this folder (see README.md), with the kidx on the path.
+"""Write the store of an older catalog schema kept in tests/data/sqlite-schema-VERSION/
+(see its README.md), with the kidx on the path.
 
-    python tests/data/sqlite-schema-2/make_store.py OUT
+    python tests/data/make_sqlite_store.py VERSION OUT
 
-It must be run by a kidx that writes schema 2 (kidx from commit 3084932 up to ceb9452), and refuses
-to run with another one.
+It must be run by a kidx that writes that schema (1: kidx up to commit 3084932; 2: from
+3084932 up to ceb9452), and refuses to run with another one.
 """
 
 from __future__ import annotations
@@ -29,12 +30,12 @@ def kidx(store: Path, *args: str, stdin: str | None = None) -> None:
 def main() -> int:
     from kidx.store import sqlite_catalog
 
-    if sqlite_catalog.SCHEMA_VERSION != "2":
-        sys.exit(f"this kidx writes schema {sqlite_catalog.SCHEMA_VERSION}; run it with one that writes schema 2")
+    version, store = sys.argv[1], Path(sys.argv[2])
+    if sqlite_catalog.SCHEMA_VERSION != version:
+        sys.exit(f"this kidx writes schema {sqlite_catalog.SCHEMA_VERSION}; run it with one that writes schema {version}")
     sys.path.append(str(REPO / "bench"))  # the generator (after the kidx already imported)
     from bench_store import generate
 
-    store = Path(sys.argv[1])
     shutil.rmtree(store, ignore_errors=True)
     seed = SEED_BUNDLE.read_text()
     kidx(store, "apply", "-f", str(SEED_BUNDLE))

@@ -32,6 +32,7 @@ shown. The exit status is not compared, except where the page shows it (``echo $
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import re
@@ -40,6 +41,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -337,21 +339,15 @@ class Session:
 _sessions: dict[str, Session] = {}
 # a page's set-up commands → (a copy of the state they made, the root of the session they ran in)
 _set_up_states: dict[tuple[str, ...], tuple[Path, Path]] = {}
-_matplotlib_folder: list[str] = []  # MPLCONFIGDIR shared by this process's sessions, its font cache built
-
-
+@functools.cache  # one folder for this process's sessions, its font cache built once
 def matplotlib_folder() -> str:
     """A matplotlib configuration folder whose font cache is built already, as on a machine
     that has drawn a plot before: building it takes seconds, and past five matplotlib
     says so on standard error, which a page's session would then print (a loaded machine)."""
-    if not _matplotlib_folder:
-        import tempfile
-
-        folder = tempfile.mkdtemp(prefix="kidx-docs-matplotlib-")
-        subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], env={**os.environ, "MPLCONFIGDIR": folder},
-                       capture_output=True, check=False)
-        _matplotlib_folder.append(folder)
-    return _matplotlib_folder[0]
+    folder = tempfile.mkdtemp(prefix="kidx-docs-matplotlib-")
+    subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], env={**os.environ, "MPLCONFIGDIR": folder},
+                   capture_output=True, check=False)
+    return folder
 # what a session's commands can change: its store, its folders, its shell's folder and variables
 SESSION_PARTS = ("store", "work", "home", "tmp", "cache", "state")
 
