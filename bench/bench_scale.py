@@ -120,11 +120,61 @@ def cached(args, first: int) -> bool:
     return args.chunk_cache is not None and first < args.cache_runs
 
 
-def chunk_file(args, first: int, count: int) -> tuple[Path, dict[str, str]]:
-    """The chunk's file, generated or (with --chunk-cache) taken from the cache."""
+class ChunkMaker:
+    """Generated chunks (those not in --chunk-cache), each made in a worker process while
+    the one before is applied, so a 10M build is not generation plus apply end to end:
+    ``take`` returns a finished chunk and starts the next one's generation."""
+
+    def __init__(self, args):
+        self.args = args
+        self.pool = None
+        self.pending: dict[int, tuple[Path, object]] = {}  # first run -> (path, future)
+
+    def _start(self, first: int, count: int) -> None:
+        if count <= 0 or cached(self.args, first):
+            return
+        if self.pool is None:
+            from concurrent.futures import ProcessPoolExecutor
+
+            self.pool = ProcessPoolExecutor(max_workers=1)
+        path = self.args.out / f"scale-chunk-{first}-{count}.json"
+        self.pending[first] = (path, self.pool.submit(write_chunk, path, first, count, self.args.seed, first == 0))
+
+    def take(self, first: int, count: int, until: int) -> tuple[Path, dict[str, str]]:
+        """The chunk of runs ``first`` to ``first + count - 1``; the next one, up to run
+        ``until`` (the size about to be measured, so that no generation runs during the
+        measurements), is started in the background."""
+        if first in self.pending and not self.pending[first][0].name.endswith(f"-{count}.json"):
+            self.discard(first)
+        if first not in self.pending:
+            self._start(first, count)
+        path, future = self.pending.pop(first)
+        names = future.result()
+        self._start(first + count, min(self.args.chunk, until - first - count))
+        return path, names
+
+    def discard(self, first: int) -> None:
+        path, future = self.pending.pop(first, (None, None))
+        if future is not None:
+            future.result()
+            path.unlink(missing_ok=True)
+
+    def discard_all(self) -> None:
+        """No chunk left generating (a build stopped early): nothing runs beside a measurement."""
+        for first in list(self.pending):
+            self.discard(first)
+
+    def close(self) -> None:
+        self.discard_all()
+        if self.pool is not None:
+            self.pool.shutdown()
+
+
+def chunk_file(args, first: int, count: int, until: int) -> tuple[Path, dict[str, str]]:
+    """The chunk's file, generated (in the background: ChunkMaker) or, with --chunk-cache,
+    taken from the cache."""
     if not cached(args, first):
-        path = args.out / "scale-chunk.json"
-        return path, write_chunk(path, first, count, args.seed, with_shared=first == 0)
+        return args.chunk_maker.take(first, count, until)
     args.chunk_cache.mkdir(parents=True, exist_ok=True)
     path = args.chunk_cache / f"chunk-g{GENERATOR_VERSION}-s{args.seed}-{first}-{count}.json"
     names_path = path.with_suffix(".names")
@@ -405,7 +455,7 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
                     stopped = True
                     break
                 count = min(args.chunk, size - grown)
-                path, chunk_names = chunk_file(args, grown, count)
+                path, chunk_names = chunk_file(args, grown, count, size)
                 if not names:
                     names = chunk_names
                 settle()
@@ -424,6 +474,7 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
                 grown += count
                 say(f"  {backend.name}: applied runs up to {grown:,} ({count / elapsed:,.0f} runs/s, "
                     f"{peak / 2**20:,.0f} MiB peak RSS)  {time.strftime('%H:%M:%S')}")
+            args.chunk_maker.discard_all()
             if grown <= start_size or grown < 43_000:  # nothing new to measure, or no full page yet
                 break
             if stopped and measured_sizes and grown < 1.25 * measured_sizes[-1]:
@@ -602,6 +653,7 @@ def main() -> int:
     bench_store.SUBPROCESS_ENV = bytecode_cached_environment(args.out)
     work = (args.work or args.out).resolve() / f"scale-{os.getpid()}"
     work.mkdir(parents=True, exist_ok=True)
+    args.chunk_maker = ChunkMaker(args)
     started = time.perf_counter()
     report.say(f"kidx bench_scale  {time.strftime('%Y-%m-%d %H:%M:%S')}  {os.cpu_count()} CPUs  "
                f"python {platform.python_version()}  code {code_version()}")
@@ -623,6 +675,7 @@ def main() -> int:
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the report keeps what was measured
         report.say("!! interrupted: the report holds what was measured before")
     finally:
+        args.chunk_maker.close()
         if args.keep:
             report.say(f"stores kept in WORK/{work.name}")  # the report names no folder of this machine
         else:
