@@ -39,6 +39,8 @@ low, and measures the size reached, which the report marks as partial (unless it
 within 25% of the size measured before it).
 --chunk-cache keeps the generated chunks of the first --cache-runs runs (about 1.8 GB per
 1,000,000 runs), so a second backend, or a second run, does not generate them again.
+The other chunks are generated in a worker process while the chunk before is applied
+(each apply still timed alone: nothing is generated while the queries are measured).
 
 PostgreSQL: --pg-url URL uses an existing server (the database must be empty); without
 it, a throwaway cluster is started in a temporary folder with the same helper the tests
