@@ -42,6 +42,10 @@ within 25% of the size measured before it).
 The other chunks are generated in a worker process while the chunk before is applied
 (each apply still timed alone: nothing is generated while the queries are measured).
 
+--keep leaves the SQLite store in place; --resume STORE takes such a store up again
+(same --seed and --chunk): it grows it to the next of --sizes, or, already there, only
+measures it (a report of a resumed store gives no apply rate for what it did not apply).
+
 PostgreSQL: --pg-url URL uses an existing server (the database must be empty); without
 it, a throwaway cluster is started in a temporary folder with the same helper the tests
 use (tests/pg_server.py), with PostgreSQL's default durability (fsync and synchronous
@@ -309,10 +313,24 @@ class Backend:
 class SQLiteBackend(Backend):
     name = "sqlite"
 
-    def __init__(self, work: Path):
+    def __init__(self, work: Path, resume: Path | None = None):
         super().__init__(work)
-        self.root = work / "sqlite-store"
-        shutil.rmtree(self.root, ignore_errors=True)
+        self.resumed = resume is not None
+        self.root = resume if resume is not None else work / "sqlite-store"
+        if not self.resumed:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def runs(self) -> int:
+        """The runs already in the store (0 unless --resume)."""
+        if not self.resumed:
+            return 0
+        import sqlite3
+
+        connection = sqlite3.connect(f"file:{self.root / 'catalog.sqlite'}?mode=ro", uri=True)
+        try:
+            return connection.execute("SELECT count(*) FROM objects WHERE kind = 'BenchmarkRun'").fetchone()[0]
+        finally:
+            connection.close()
 
     @property
     def store(self) -> str:
@@ -337,7 +355,8 @@ class SQLiteBackend(Backend):
             connection.close()
 
     def close(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        if not self.resumed:
+            shutil.rmtree(self.root, ignore_errors=True)
 
 
 class PostgreSQLBackend(Backend):
@@ -431,8 +450,13 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
     say(f"\n=== backend {backend.name} " + "=" * 50)
     report.section = f"{backend.name} backend"
     sizes = sorted(args.sizes)
-    grown = 0
+    grown = backend.runs() if isinstance(backend, SQLiteBackend) else 0
     names: dict[str, str] = {}
+    if grown:  # --resume: the names to query come from the first chunk, as in the build
+        path, names = chunk_file(args, 0, min(args.chunk, max(sizes)), min(args.chunk, max(sizes)))
+        if not cached(args, 0):
+            path.unlink()
+        say(f"  {backend.name}: resumed a store of {grown:,} runs (built by an earlier run of this script)")
     rows, query_rows, size_rows, table_rows, baseline_rows = [], [], [], [], []
     per_run_catalog = {}
     stopped = False
@@ -477,7 +501,10 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
                 say(f"  {backend.name}: applied runs up to {grown:,} ({count / elapsed:,.0f} runs/s, "
                     f"{peak / 2**20:,.0f} MiB peak RSS)  {time.strftime('%H:%M:%S')}")
             args.chunk_maker.discard_all()
-            if grown <= start_size or grown < 43_000:  # nothing new to measure, or no full page yet
+            measure_resumed = grown > start_size or (grown >= size and start_size and not measured_sizes)
+            if not chunks and grown > size:
+                continue  # a resumed store already past this size
+            if not measure_resumed or grown < 43_000:  # nothing new to measure, or no full page yet
                 break
             if stopped and measured_sizes and grown < 1.25 * measured_sizes[-1]:
                 say(f"  {backend.name}: {grown:,} runs, too close to the {measured_sizes[-1]:,} measured: not measured")
@@ -485,14 +512,15 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
             measured_sizes.append(grown)
             size = grown
             partial = size < sizes[-1]
-            rate = (size - start_size) / applied_s
-            rows.append([f"{size:,}" + (" (partial)" if partial and stopped else ""), f"{chunks}",
-                         f"{applied_s:.0f} s", f"{rate:,.0f} runs/s", f"{apply_rss / 2**20:,.0f} MiB"])
-            report.check(f"{backend.name}, {size:,} runs: apply rate", f"{rate:,.0f} runs/s",
-                         f">= {TARGET_APPLY_RATE:,}", rate >= TARGET_APPLY_RATE)
             data = report.data.setdefault(backend.name, {}).setdefault(size, {})
+            rate = (size - start_size) / applied_s if chunks else None  # None: a resumed store, only measured
             data.update({"apply_runs_per_s": rate, "apply_rss_bytes": apply_rss, "partial": partial and stopped})
-            if backend.name == "sqlite" and args.baseline_files:
+            if rate is not None:
+                rows.append([f"{size:,}" + (" (partial)" if partial and stopped else ""), f"{chunks}",
+                             f"{applied_s:.0f} s", f"{rate:,.0f} runs/s", f"{apply_rss / 2**20:,.0f} MiB"])
+                report.check(f"{backend.name}, {size:,} runs: apply rate", f"{rate:,.0f} runs/s",
+                             f">= {TARGET_APPLY_RATE:,}", rate >= TARGET_APPLY_RATE)
+            if backend.name == "sqlite" and args.baseline_files and rate is not None:
                 files_per_s = file_baseline(backend.work / "file-baseline", args.baseline_files, 3_000)
                 baseline_rows.append([f"{size:,}", f"{args.baseline_files:,}", f"{files_per_s:,.0f} files/s",
                                       f"{rate:,.0f} runs/s"])
@@ -643,6 +671,9 @@ def main() -> int:
     parser.add_argument("--min-free-gb", type=float, default=8,
                         help="stop growing when the store's disk has less than this left (default 8 GiB), and "
                              "measure the size reached")
+    parser.add_argument("--resume", type=Path, default=None, metavar="STORE",
+                        help="SQLite: grow (or only measure) a store kept by an earlier --keep run, "
+                             "built with the same --seed and --chunk")
     parser.add_argument("--keep", action="store_true",
                         help="keep the SQLite store for a look afterwards (PostgreSQL's cluster is stopped)")
     args = parser.parse_args()
@@ -666,7 +697,7 @@ def main() -> int:
         for name in args.backend:
             backend = None
             try:
-                backend = SQLiteBackend(work) if name == "sqlite" else PostgreSQLBackend(work, args.pg_url)
+                backend = SQLiteBackend(work, args.resume) if name == "sqlite" else PostgreSQLBackend(work, args.pg_url)
                 bench_backend(backend, args, report, kidx)
             except Exception as exc:  # a report, not a test: say what failed and go on
                 report.say(f"!! backend {name}: {type(exc).__name__}: {exc}")
