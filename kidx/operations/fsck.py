@@ -377,10 +377,11 @@ def _repair(
             if moved is not None:
                 message += f"; the folder in its place, with everything in it, was moved to {moved}"
             elif finding.check == "damaged-object":
+                packed = os.path.basename(store.objects.where(finding.subject)) != finding.subject[9:]
                 kept = _keep_in_lost_and_found(store, finding.subject)
                 if kept is None:
                     continue  # nowhere to keep the damaged copy: never replace it unseen
-                message += f"; the damaged file was moved to {kept}"
+                message += f"; the damaged {'bytes were copied' if packed else 'file was moved'} to {kept}"
             transaction.add_object(finding.subject, bundle_objects[finding.subject])
             repaired.append(Finding(finding.check, finding.subject, message, finding.path))
         to_reindex = {f.subject for f in report.problems

@@ -67,10 +67,27 @@ class PackedObjectBackend(ObjectBackend):
         return StoreError(f"the store's object pack {self.pack_path} cannot be used: {exc} "
                           "(`kidx fsck` tells what is wrong)")
 
+    def _no_pack(self) -> bool:
+        """False when there is no pack, True for a file; an error for anything else (a FIFO
+        in its place would make SQLite wait for ever, a folder is no pack)."""
+        import stat
+
+        try:
+            mode = os.stat(self.pack_path).st_mode
+        except FileNotFoundError:
+            return True
+        if not stat.S_ISREG(mode):
+            from kidx.errors import StoreError
+            from kidx.manifests.reader import file_type
+
+            raise StoreError(f"the store's object pack {self.pack_path} is {file_type(mode)}, not a file "
+                             "(nothing was read or changed)")
+        return False
+
     def _reader(self) -> sqlite3.Connection | None:
         """The pack, opened when it exists (never created here)."""
         if self._db is None:
-            if not os.path.isfile(self.pack_path):
+            if self._no_pack():
                 return None
             try:
                 db = connect_read_only(self.pack_path, self._timeout)
@@ -96,6 +113,7 @@ class PackedObjectBackend(ObjectBackend):
         if self._db is not None:
             self._db.close()
             self._db = None
+        self._no_pack()
         try:
             os.makedirs(os.path.dirname(self.pack_path), exist_ok=True)
             db = sqlite3.connect(self.pack_path, timeout=self._timeout, isolation_level=None)

@@ -147,6 +147,32 @@ def test_a_damaged_packed_object_is_found_by_fsck_and_repaired_by_apply(kidx, st
     assert loose_digests(store) == set()
 
 
+def test_fsck_repairs_a_damaged_packed_object_from_a_bundle_and_keeps_its_bytes(kidx, store, tmp_path):
+    bulk = runs(PACK_THRESHOLD)
+    assert kidx("apply", "-f", str(as_list(bulk, tmp_path / "bulk.json"))).code == 0
+    bundle = tmp_path / "backup.kidx.json"
+    assert kidx("export", "-o", str(bundle)).code == 0
+    digest = digest_bytes(canonical_json(identity_of(bulk[0])))
+    pack_sql(store, "UPDATE objects SET data = ? WHERE digest = ?", b"{}", bytes.fromhex(digest[7:]))
+    result = kidx("fsck", "--repair", "--from-bundle", str(bundle))
+    assert (result.code, result.err) == (0, "")
+    assert result.out.splitlines()[0] == (f"repaired damaged-object objects/{PACK_FILE}: written from {bundle}; "
+                                          f"the damaged bytes were copied to lost+found/{digest[7:]}")
+    assert (store / "lost+found" / digest[7:]).read_bytes() == b"{}"
+    assert packed(store)[digest] == canonical_json(identity_of(bulk[0]))
+    assert loose_digests(store) == set()
+
+
+def test_something_else_in_the_packs_place_is_an_error_not_a_wait(kidx, store, tmp_path):
+    assert kidx("apply", "-f", str(as_list(runs(1), tmp_path / "one.json"))).code == 0
+    (store / "objects").mkdir(exist_ok=True)
+    os.mkfifo(store / "objects" / PACK_FILE)
+    message = (f"error: the store's object pack {store}/objects/{PACK_FILE} is a FIFO, not a file "
+               "(nothing was read or changed)\n")
+    assert kidx("apply", "-f", str(as_list(runs(PACK_THRESHOLD, first=1), tmp_path / "bulk.json"))) == (1, "", message)
+    assert kidx("get", "runs", "-o", "name") == (0, f"{RUN_TYPE}/run-00000\n", "")
+
+
 def test_gc_removes_an_unused_packed_object(kidx, store, tmp_path):
     bulk = runs(PACK_THRESHOLD)
     assert kidx("apply", "-f", str(as_list(bulk, tmp_path / "bulk.json"))).code == 0
