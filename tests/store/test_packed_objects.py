@@ -249,3 +249,58 @@ def test_a_read_only_packed_store_is_readable(kidx, store, tmp_path):
         for path in [copy, *copy.rglob("*")]:
             path.chmod(0o700)
         shutil.rmtree(folder)
+
+
+def _objects(count: int, first: int = 0) -> dict[str, bytes]:
+    found = {}
+    for run in runs(count, first):
+        data = canonical_json(identity_of(run))
+        found[digest_bytes(data)] = data
+    return found
+
+
+def test_a_write_that_fails_after_filling_the_pack_leaves_nothing_of_it(tmp_path):
+    store_path = tmp_path / "store"
+    store = Store(store_path)
+    kept = _objects(PACK_THRESHOLD)
+    with store.write() as transaction:
+        for digest, data in kept.items():
+            assert transaction.add_object(digest, data) == "written"
+    lost = _objects(PACK_THRESHOLD * 2, first=PACK_THRESHOLD)
+    with pytest.raises(RuntimeError), store.write() as transaction:
+        for digest, data in lost.items():
+            transaction.add_object(digest, data)
+        assert store.objects.read(next(iter(lost))) == next(iter(lost.values()))  # seen inside the write
+        raise RuntimeError("the command failed")
+    assert set(packed(store_path)) == set(kept)
+    assert list(store.objects.digests()) == sorted(kept)
+    assert store.objects.missing(lost) == set(lost)
+    with store.write() as transaction:  # the pack is free for the next write
+        assert {transaction.add_object(digest, data) for digest, data in lost.items()} == {"written"}
+    assert set(packed(store_path)) == set(kept) | set(lost)
+    store.close()
+
+
+def test_a_process_killed_with_its_pack_transaction_open_leaves_the_pack_as_it_was(tmp_path):
+    store_path = tmp_path / "store"
+    kept = _objects(PACK_THRESHOLD)
+    store = Store(store_path)
+    with store.write() as transaction:
+        for digest, data in kept.items():
+            transaction.add_object(digest, data)
+    store.close()
+    script = (
+        "import os, signal, sys\n"
+        "from kidx.store.store import Store\n"
+        "from store.test_packed_objects import _objects\n"
+        "store = Store(sys.argv[1])\n"
+        "with store.write() as transaction:\n"
+        f"    for digest, data in _objects({PACK_THRESHOLD * 3}, first={PACK_THRESHOLD}).items():\n"
+        "        transaction.add_object(digest, data)\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    killed = subprocess.run([sys.executable, "-c", script, str(store_path)], cwd=REPO, capture_output=True,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests")])})
+    assert killed.returncode == -9, killed.stderr
+    assert set(packed(store_path)) == set(kept)
+    assert list(Store(store_path).objects.digests()) == sorted(kept)
