@@ -330,7 +330,15 @@ class PackedObjectBackend(ObjectBackend):
         if self._in_pack(hexdigest):
             db = self._writer()
             try:
-                db.execute("DELETE FROM objects WHERE digest=?", (bytes.fromhex(hexdigest),))
+                if self._packing:
+                    db.execute("DELETE FROM objects WHERE digest=?", (bytes.fromhex(hexdigest),))
+                else:
+                    # not synced one by one: a removal a power cut undoes only leaves an unused object
+                    db.execute("PRAGMA synchronous=NORMAL")
+                    try:
+                        db.execute("DELETE FROM objects WHERE digest=?", (bytes.fromhex(hexdigest),))
+                    finally:
+                        db.execute("PRAGMA synchronous=FULL")
             except sqlite3.Error as exc:
                 raise self._error(exc) from None
         self.loose.remove(hexdigest)
