@@ -179,7 +179,7 @@ def test_gc_removes_an_unused_packed_object(kidx, store, tmp_path):
     orphan = canonical_json(identity_of(runs(1, first=99_999)[0]))
     digest = digest_bytes(orphan)
     pack_sql(store, "INSERT INTO objects (digest, data) VALUES (?, ?)", bytes.fromhex(digest[7:]), orphan)
-    assert kidx("gc") == (0, f"objects/{PACK_FILE} removed\n",
+    assert kidx("gc") == (0, f"objects/{PACK_FILE} ({digest}) removed\n",
                           f"1 unused object and 0 temporary files removed ({len(orphan)} bytes), {PACK_THRESHOLD} objects kept\n")
     assert set(packed(store)) == digests_of(bulk)
     assert kidx("fsck").code == 0
