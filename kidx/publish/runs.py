@@ -8,7 +8,6 @@ import json
 from collections.abc import Iterator
 
 from kidx.operations.analysed_runs import AnalysedRun, Referenced
-from kidx.output.units import quantity
 from kidx.publish.context import SiteContext, environment_path, group_path, run_page, series_path
 from kidx.publish.run_shards import ROLES, RunLinks, shard
 
@@ -60,7 +59,7 @@ class _RunPages:
             environment_path=environment_path,
             referrers=self.referrers, figures=speed_of_light_text,
             host=evidence(runs, runs),  # twins and sweeps among the published runs
-            measure=lambda run: quantity(run.measure.value, run.measure.unit) if run.measure else "")
+            measure=lambda run: self.site.figures(run, run.measure.unit)[0] if run.measure else "")
         for path, members in sorted(shards.items()):
             members.sort(key=lambda r: r.manifest["metadata"]["digest"])
             sections, data = shard(members, links)
