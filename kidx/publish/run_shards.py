@@ -25,7 +25,7 @@ from markupsafe import Markup, escape
 from kidx.operations.analysed_runs import AnalysedRun, Referenced
 
 ROLES = ("protocol", "workload", "environment", "implementation")
-LEVEL = 6  # zlib's default
+LEVEL = 4  # below zlib's default (6): a large site's data compresses in much less time for a little more size
 
 
 class RunLinks(NamedTuple):

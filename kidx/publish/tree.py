@@ -18,7 +18,7 @@ from html import escape
 from typing import Any
 
 Element = list  # [tag, attributes, *children]
-LEVEL = 6  # zlib's default, as for the run pages
+LEVEL = 4  # as for the run pages (kidx.publish.run_shards.LEVEL)
 VOID = frozenset({"br"})
 
 
