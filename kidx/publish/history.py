@@ -63,6 +63,7 @@ def _series_section(site: SiteContext, pid: str, members: list[Series], cli: str
     axis = site.request.release_label or "observed"
     headings = [axis, "observed", "value", "change", "verdict", "change point",
                 "reduction" if memory else "speedup", "cause", "run"]
+    head = E("thead", {}, E("tr", {}, *(E("th", {"scope": "col"}, h) for h in headings)))  # every line's table's
     for number, one in enumerate(members):
         label = line_label(one.implementation, site.titles.get(one.implementation.digest or ""), title)
         # the change points kidx series finds, each with what differs on either side of it
@@ -96,8 +97,7 @@ def _series_section(site: SiteContext, pid: str, members: list[Series], cli: str
         legend.append(E("li", {}, marker, " " + label))
         tables += [E("h2", {}, marker, " " + label),
                    E("div", {"class": "scroll"}, E("table", {"class": "points"},
-                     E("thead", {}, E("tr", {}, *(E("th", {"scope": "col"}, h) for h in headings))),
-                     E("tbody", {}, *rows)))]
+                     head, E("tbody", {}, *rows)))]
         changes = [E("li", {}, E("strong", {}, "Change point at "
                                  + site.step(next(p for p in one.points if p.run.name == name))),
                      f": the level moved {shift.point.change * 100:+.1f}% (p = {shift.point.p_value:.2g}); "
