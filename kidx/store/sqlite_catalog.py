@@ -61,6 +61,7 @@ from kidx.store.sql_catalog import (
 )
 from kidx.store.sqlite_connections import CACHE_KIB, connect_read_only
 from kidx.store.sqlite_packing import DICTIONARY_SAMPLE, SQL_FUNCTIONS, PackedRows, PackedValueError
+from kidx.store.sqlite_references import linked_references_clause, target_ids_sql, walks_recent
 from kidx.store.sqlite_schema import (
     DIALECT,
     DIGEST_KEY,
@@ -522,7 +523,7 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
             add(clause, clause is not None and " NOT IN " not in clause[0])
         for condition in query.fields:
             add(self._field_clause(condition))
-        linked = self._linked_references_clause(query.references)
+        linked = self._linked_references_clause(query)
         if linked is not None:
             add(linked, True)
         for position, reference in enumerate(() if linked else query.references):
@@ -563,25 +564,18 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
             return list(raw_digest_range(hexdigits))
         return schema_1.digest_range(hexdigits)
 
-    def _linked_references_clause(self, conditions) -> tuple[str, builtins.list] | None:
-        """Several conditions on digests, intersected inside the reference index: the first
-        condition's links, each checked against the others' through the (object, target)
-        index, so only the objects meeting all of them are read from ``objects`` (checked
-        there one by one, a million-run store reads a row per run of the first target).
-        None where another form is needed (schema 1, a prefix, a target kind, no digests)."""
-        if (len(conditions) < 2 or self.version not in _OWN_SQL
-                or any(c.digest_prefix is not None or c.target_kind is not None or not c.digests for c in conditions)):
+    def _linked_references_clause(self, query: CatalogQuery) -> tuple[str, builtins.list] | None:
+        """Several conditions on digests, intersected inside the reference index
+        (kidx.store.sqlite_references); None where another form is needed (schema 1, a
+        prefix, a target kind, no digests)."""
+        conditions = query.references
+        recent = walks_recent(query) and self.version in _OWN_SQL
+        if not recent and (len(conditions) < 2 or self.version not in _OWN_SQL or any(
+                c.digest_prefix is not None or c.target_kind is not None or not c.digests for c in conditions)):
             return None
-        stored = self.dialect.stored_digest
-        clauses, parameters = [], []
-        for condition in conditions:
-            field_sql, field_parameters = ("", []) if condition.field is None else (" AND field=?", [condition.field])
-            clauses.append(f"SELECT id FROM ref_targets WHERE target IN ({DIALECT.marks(len(condition.digests))})"
-                           f"{field_sql}")
-            parameters += [*(stored(digest) for digest in condition.digests), *field_parameters]
-        others = "".join(f" AND EXISTS (SELECT 1 FROM ref_links r WHERE r.object_id=l.object_id AND r.target_id IN "
-                         f"({targets}))" for targets in clauses[1:])
-        return f"id IN (SELECT l.object_id FROM ref_links l WHERE l.target_id IN ({clauses[0]}){others})", parameters
+        target_ids = [[row[0] for row in self.connection.execute(*target_ids_sql(
+            condition, self.dialect.stored_digest, DIALECT.marks))] for condition in conditions]
+        return linked_references_clause(target_ids, DIALECT.marks, query if recent else None)
 
     def _reference_clause(self, condition: ReferenceCondition, correlated: bool = False) -> tuple[str, builtins.list]:
         """Answered from the target index of ``refs``. ``correlated`` (a condition after the

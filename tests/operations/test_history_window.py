@@ -12,6 +12,7 @@ import pytest
 
 from kidx.analysis.window import HISTORY_WINDOW
 from kidx.operations import compare as compare_operation
+from kidx.query.label_selector import Requirement
 from kidx.store.catalog import RECENT, CatalogQuery, ReferenceCondition
 from kidx.store.store import Store
 
@@ -155,3 +156,30 @@ def test_reads_stay_within_the_window_however_long_the_series_grow(kidx, counted
         assert compare_reads <= len(LATEST) + 2 * HISTORY_WINDOW + 2 * referenced and compare_lookups == 3 * 2
         assert describe_reads <= 1 + HISTORY_WINDOW + 2 * referenced and describe_lookups == 2
     assert found[1][0][0] == len(LATEST) + 2 * HISTORY_WINDOW + 2 * referenced
+
+
+def test_newest_first_with_a_limit_is_the_whole_selection_cut_at_the_limit(kidx, store):
+    """The backward walk (kidx.store.sqlite_references) against the plain selection: every
+    combination of references, with and without a label or a missing target, any limit."""
+    _apply(kidx, range(6))
+    for implementation, night in (("a", 1), ("b", 4)):  # labelled again: their places stay
+        labelled = _run(implementation, night).replace("-"f"{night:04d}}}", "-"f"{night:04d}, labels: {{flag: x}}}}")
+        assert kidx("apply", "-f", "-", stdin=labelled).code == 0
+    catalog = Store(str(store))
+    series = {"workloadDigest": WORKLOAD, "protocolDigest": PROTOCOL, "environmentDigest": ENVIRONMENT,
+              "implementationDigest": "sha256:" + "b" * 64}
+    conditions = [ReferenceCondition(digests=(digest,), field=field) for field, digest in series.items()]
+    nowhere = ReferenceCondition(digests=("sha256:" + "9" * 64,), field="workloadDigest")
+    either = ReferenceCondition(digests=("sha256:" + "a" * 64, "sha256:" + "b" * 64), field="implementationDigest")
+    cases = [conditions[:1], conditions[:2], conditions, conditions[::-1], [either, *conditions[:3]], [nowhere],
+             [*conditions[:3], nowhere]]
+    for references in cases:
+        for labels in ((), (Requirement("flag", "=", ("x",)),)):
+            every = catalog.select(CatalogQuery(kind="BenchmarkRun", references=tuple(references), labels=labels))
+            newest = [entry.name for entry in sorted(every, key=lambda entry: -entry.id)]
+            for limit in (1, 3, 100):
+                found = catalog.select(CatalogQuery(kind="BenchmarkRun", references=tuple(references), labels=labels,
+                                                    order=RECENT, limit=limit))
+                assert [entry.name for entry in found] == newest[:limit], (references, labels, limit)
+    assert [e.name for e in catalog.select(CatalogQuery(kind="Workload", references=tuple(conditions[:1]),
+                                                        order=RECENT, limit=5))] == []
