@@ -1,0 +1,174 @@
+"""How the PostgreSQL catalog writes and reads the rows of its schema version
+(``kidx.store.postgres_schema``): version 1's SQL for a store not upgraded yet (reads
+only: the first write upgrades it), version 2's revision ids, reference target ids and
+bulk loads. ``PostgresCatalog`` takes ``PostgresRows`` as a base class."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+
+from kidx.store.catalog import Change, Revision
+from kidx.store.postgres_queries import PostgresQueries, raw
+from kidx.store.postgres_schema import SCHEMA_VERSION, Statements2
+from kidx.store.sql_catalog import Dialect, Statements, digest_of_raw
+from kidx.store.sqlite_packing import MARK, marked_ids, pack_columns, unpack_columns
+
+COPY_FROM = 64  # rows from which a bulk write uses COPY instead of INSERTs
+
+# digests are their 32 bytes; lists of values are bound as one array (``= ANY(%s)``)
+DIALECT = Dialect(mark="%s", schema="kidx.", entries="kidx.entries", last="\U0010ffff",
+                  stored_digest=raw, digest_text=digest_of_raw)
+STATEMENTS_1 = Statements(DIALECT)  # a version 1 catalog's reads (its tables, or version 2's views)
+STATEMENTS = Statements2(DIALECT)
+
+
+class PostgresRows(PostgresQueries):
+    """The catalog's row hooks (``SQLCatalog``'s) for the version its connection has."""
+
+    dialect = DIALECT
+    _next_revision: int | None = None  # while a write takes revision ids
+    _target_ids: dict[tuple[str, bytes], int]  # ref_targets' ids and digests seen (emptied by a rollback)
+    _digests_of_targets: dict[str, str]
+
+    @property
+    def sql(self) -> Statements:  # type: ignore[override]
+        return STATEMENTS if self.connection.version == SCHEMA_VERSION else STATEMENTS_1
+
+    # --- revision ids (version 2: the current revision is the names row) ----------------
+
+    def _revision_id(self) -> int:
+        """A new revision id (inside a write; ``_save_revision_ids`` records those taken)."""
+        if self._next_revision is None:
+            (last,) = self.connection.execute(STATEMENTS.revision_ids).fetchone()
+            self._next_revision = int(last) + 1
+        taken = self._next_revision
+        self._next_revision = taken + 1
+        return taken
+
+    def _save_revision_ids(self) -> None:
+        if self._next_revision is not None:
+            self.connection.execute(STATEMENTS.save_revision_ids, (str(self._next_revision - 1),))
+            self._next_revision = None
+
+    def _forget_write(self) -> None:
+        """After a rollback: ids it took may be taken again by another write."""
+        self._next_revision = None
+        self._target_ids.clear()
+        self._digests_of_targets.clear()
+
+    def _current_revision(self, now: str) -> tuple:
+        """A names row is its name's current revision: (its id, when)."""
+        return (self._revision_id(), now)
+
+    def _new_revision(self, row: tuple) -> tuple:
+        return (self._revision_id(), *row)
+
+    def _write_ends(self) -> None:
+        self._save_revision_ids()
+
+    def _learn_reference_targets(self, changes: Sequence[Change]) -> None:
+        """Before a write's rows: the target ids of every reference it writes, in two queries."""
+        self._target_ids_of({(field_name, raw(target)) for change in changes for field_name, target in change[1]})
+
+    def _restored_revisions(self, changes: Sequence[Change],
+                            revisions: Sequence[Revision]) -> tuple[builtins.list[tuple], builtins.list[tuple]]:
+        """Revision ids in the order given; a current name's last revision, when it is its
+        state exactly, is kept in its names row, every other one as a past revision."""
+        ids = [self._revision_id() for _ in revisions]
+        last: dict[tuple[str, str], int] = {}
+        for number, revision in enumerate(revisions):
+            last[(revision.kind, revision.name)] = number
+        current: list[tuple] = []
+        kept: set[int] = set()
+        for change in changes:
+            entry = change.entry
+            at = last.get((entry.kind, entry.name))
+            latest = None if at is None else revisions[at]
+            if latest is not None and at is not None and latest.event == "applied" and (
+                    latest.digest, latest.title, latest.labels, latest.annotations, latest.generation) == (
+                    entry.digest, entry.title, entry.labels, entry.annotations, entry.generation):
+                current.append((ids[at], latest.recorded))
+                kept.add(at)
+            else:
+                current.append((None, None))
+        self._save_revision_ids()
+        return current, [(ids[position], *self._revision_row(revision))
+                         for position, revision in enumerate(revisions) if position not in kept]
+
+    # --- bulk loads and reference target ids ---------------------------------------------
+
+    def _insert_many(self, statement: str, rows: builtins.list[tuple]) -> None:
+        """Many rows by COPY (the statement's table and columns), a few by INSERT. A names
+        row recorded when its name was created keeps no second copy of that time."""
+        if statement is STATEMENTS.insert_entry:
+            rows = [row if row[11] != row[7] else (*row[:11], None) for row in rows]
+        if len(rows) < COPY_FROM:
+            self.connection.executemany(statement, rows)
+            return
+        table, _, columns = statement.removeprefix("INSERT INTO ").partition(" (")
+        self.connection.copy(table, columns.partition(")")[0], rows)
+
+    def _target_ids_of(self, pairs: set[tuple[str, bytes]]) -> dict[tuple[str, bytes], int]:
+        """The ``ref_targets`` id of each (field, target), those not there yet added (inside
+        a write, under the writers' lock: two queries at most, whatever the rows)."""
+        known = self._target_ids
+        wanted = [pair for pair in pairs if pair not in known]
+        if wanted:
+            execute = self.connection.execute
+            for target_id, field_name, target in execute(
+                    "SELECT id, field, target FROM kidx.ref_targets WHERE target = ANY(%s)",
+                    (list({target for _, target in wanted}),)):
+                known[(field_name, bytes(target))] = target_id
+            new = sorted(pair for pair in wanted if pair not in known)
+            if new:
+                (highest,) = execute("SELECT COALESCE(MAX(id), 0) FROM kidx.ref_targets").fetchone()
+                rows = [(highest + number, field_name, target) for number, (field_name, target) in enumerate(new, 1)]
+                self.connection.executemany("INSERT INTO kidx.ref_targets (id, field, target) VALUES (%s, %s, %s)",
+                                            rows)
+                known.update(((field_name, target), target_id) for target_id, field_name, target in rows)
+        return known
+
+    def _insert_refs(self, rows: builtins.list[tuple]) -> None:
+        """(object_id, field, target) rows as links to each distinct (field, target) once; the
+        names written have no links left, so COPY cannot collide."""
+        if not rows:
+            return
+        ids = self._target_ids_of({(row[1], bytes(row[2])) for row in rows})
+        links = list(dict.fromkeys((row[0], ids[(row[1], bytes(row[2]))]) for row in rows))
+        if len(links) < COPY_FROM:
+            self.connection.executemany(STATEMENTS.insert_ref, links)
+            return
+        self.connection.copy("kidx.ref_links", "object_id, target_id", links)
+
+    # --- printer columns: a reference digest among them is kept as its target id ---------
+
+    def _stored_columns(self, columns: str | None, ref_rows) -> str | None:
+        """``columns`` with each of the row's reference digests as its ``ref_targets`` id
+        between two MARKs (``kidx.store.sqlite_packing``: 73 characters become a few)."""
+        if not columns or not ref_rows:
+            return columns
+        ids = self._target_ids_of({(row[1], bytes(row[2])) for row in ref_rows})
+        return pack_columns(columns, {bytes(row[2]).hex(): ids[(row[1], bytes(row[2]))] for row in ref_rows})
+
+    def _unpacked(self, rows: Sequence) -> Sequence:
+        """Rows of ENTRY_COLUMNS with their printer columns as given (one query for the
+        digests of target ids not seen yet)."""
+        wanted = {target_id for row in rows if row[9] is not None and MARK in row[9]
+                  for target_id in marked_ids(row[9])}
+        if not wanted:
+            return rows
+        known = self._digests_of_targets
+        missing = [int(target_id) for target_id in wanted if target_id not in known and target_id.isdigit()]
+        if missing:
+            for target_id, target in self.connection.execute(
+                    "SELECT id, target FROM kidx.ref_targets WHERE id = ANY(%s)", (missing,)):
+                known[str(target_id)] = digest_of_raw(target)
+        return [row if row[9] is None or MARK not in row[9] else (*row[:9], unpack_columns(row[9], known))
+                for row in rows]
+
+    def entry(self, row):
+        return super().entry(self._unpacked([row])[0])
+
+    def entries(self, rows: Sequence):
+        return super().entries(self._unpacked(rows))
