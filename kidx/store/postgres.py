@@ -47,6 +47,7 @@ from kidx.store.postgres_rows import COPY_FROM, PostgresRows
 from kidx.store.postgres_schema import SCHEMA_VERSION, VERSION_1, create, upgrade_1_to_2
 from kidx.store.postgres_url import INSTALL_HINT, masked, scrubbed
 from kidx.store.sql_catalog import translating
+from kidx.store.sqlite_packing import PackedValueError
 
 __all__ = ["COPY_FROM", "LOCK_KEY", "SCHEMA_VERSION", "PostgresBackend", "backend", "driver"]
 
@@ -405,13 +406,18 @@ class PostgresCatalog(PostgresRows):
         self.connection = backend.connection()
         self._target_ids = {}
         self._digests_of_targets = {}
+        self._dictionaries = {}
 
     @property
     def readable(self) -> bool:
         return self.connection.schema_present
 
     def translated(self, method, *args, **kwargs):
-        return self.connection.translating(lambda: method(*args, **kwargs))
+        try:
+            return self.connection.translating(lambda: method(*args, **kwargs))
+        except PackedValueError as exc:
+            raise StoreError(f"the store at {self.backend.location} is damaged: {exc}; `kidx fsck` tells what "
+                             "is wrong") from None
 
     def _write_starts(self, changes: Sequence[Change]) -> bool:
         self._restore_starts(changes)
@@ -420,7 +426,7 @@ class PostgresCatalog(PostgresRows):
     def _restore_starts(self, changes: Sequence[Change]) -> None:
         """Index the specs of the objects the rows refer to or carry (kept from the first
         write on), and learn the ids of their reference targets."""
-        self._learn_reference_targets(changes)
+        self._prepare_write(changes)
         specs = self._specs_of(changes)
         if specs:
             self.backend.object_backend.flush()  # objects of this write first: they may be read here

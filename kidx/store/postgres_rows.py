@@ -1,18 +1,28 @@
 """How the PostgreSQL catalog writes and reads the rows of its schema version
 (``kidx.store.postgres_schema``): version 1's SQL for a store not upgraded yet (reads
-only: the first write upgrades it), version 2's revision ids, reference target ids and
-bulk loads. ``PostgresCatalog`` takes ``PostgresRows`` as a base class."""
+only: the first write upgrades it), version 2's revision ids, reference target ids, packed
+printer columns and annotations (packed as in the SQLite catalog: ``kidx.store.sqlite_packing``)
+and bulk loads. ``PostgresCatalog`` takes ``PostgresRows`` as a base class."""
 
 from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
 
-from kidx.store.catalog import Change, Revision
-from kidx.store.postgres_queries import PostgresQueries, raw
+from kidx.store.catalog import Change, ReferenceCondition, Revision
+from kidx.store.postgres_queries import PostgresQueries, digest_range, raw
 from kidx.store.postgres_schema import SCHEMA_VERSION, Statements2
-from kidx.store.sql_catalog import Dialect, Statements, digest_of_raw
-from kidx.store.sqlite_packing import MARK, marked_ids, pack_columns, unpack_columns
+from kidx.store.sql_catalog import Dialect, Statements, digest_of_raw, dumps
+from kidx.store.sqlite_packing import (
+    DICTIONARY_SAMPLE,
+    MARK,
+    TextPacker,
+    make_dictionary,
+    marked_ids,
+    pack_columns,
+    unpack_columns,
+    unpack_text,
+)
 
 COPY_FROM = 64  # rows from which a bulk write uses COPY instead of INSERTs
 
@@ -30,10 +40,41 @@ class PostgresRows(PostgresQueries):
     _next_revision: int | None = None  # while a write takes revision ids
     _target_ids: dict[tuple[str, bytes], int]  # ref_targets' ids and digests seen (emptied by a rollback)
     _digests_of_targets: dict[str, str]
+    _packer: TextPacker | None = None  # of the write in progress (None: not chosen yet)
+    _dictionaries: dict[int, bytes]
 
     @property
     def sql(self) -> Statements:  # type: ignore[override]
         return STATEMENTS if self.connection.version == SCHEMA_VERSION else STATEMENTS_1
+
+    # --- reference selections (version 2: by target ids, found first) --------------------
+
+    def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, builtins.list]:
+        """Answered from the (target_id, object_id) key of ``ref_links``, with the target ids
+        found first (one look-up in ``ref_targets``): the planner then knows how many runs
+        each target has, starts from the rarest and probes the key for the others."""
+        if self.connection.version != SCHEMA_VERSION:
+            return super()._reference_clause(condition)
+        where: builtins.list[str] = []
+        parameters: builtins.list = []
+        if condition.digest_prefix is not None:
+            where.append("target BETWEEN %s AND %s")
+            parameters.extend(digest_range(condition.digest_prefix))
+        else:
+            digests = (self._target_digests(condition) if condition.target_kind is not None
+                       else [raw(digest) for digest in condition.digests])
+            if not digests:
+                return "false", []  # refers to nothing that exists: matches no object
+            where.append("target = ANY(%s)")
+            parameters.append(digests)
+        if condition.field is not None:
+            where.append("field = %s")
+            parameters.append(condition.field)
+        ids = [row[0] for row in self.connection.execute(
+            f"SELECT id FROM kidx.ref_targets WHERE {' AND '.join(where)} ORDER BY id", parameters)]
+        if not ids:
+            return "false", []
+        return "EXISTS (SELECT 1 FROM kidx.ref_links r WHERE r.object_id = e.id AND r.target_id = ANY(%s))", [ids]
 
     # --- revision ids (version 2: the current revision is the names row) ----------------
 
@@ -56,20 +97,63 @@ class PostgresRows(PostgresQueries):
         self._next_revision = None
         self._target_ids.clear()
         self._digests_of_targets.clear()
+        self._dictionaries.clear()
+        self._packer = None
 
     def _current_revision(self, now: str) -> tuple:
         """A names row is its name's current revision: (its id, when)."""
         return (self._revision_id(), now)
 
     def _new_revision(self, row: tuple) -> tuple:
-        return (self._revision_id(), *row)
+        return (self._revision_id(), *row[:6], self._stored_text(row[6]), *row[7:])
 
     def _write_ends(self) -> None:
         self._save_revision_ids()
 
-    def _learn_reference_targets(self, changes: Sequence[Change]) -> None:
-        """Before a write's rows: the target ids of every reference it writes, in two queries."""
+    def _prepare_write(self, changes: Sequence[Change]) -> None:
+        """Before a write's rows: the target ids of every reference it writes (two queries),
+        and the store's dictionary for annotations (made by the first write that has enough
+        long ones)."""
         self._target_ids_of({(field_name, raw(target)) for change in changes for field_name, target in change[1]})
+        if self._packer is None or self._packer.tag == b"\0":  # no dictionary yet: this write may make it
+            row = self.connection.execute(
+                "SELECT id, dictionary FROM kidx.text_dictionaries ORDER BY id DESC LIMIT 1").fetchone()
+            if row is not None:
+                self._packer = TextPacker(row[0], bytes(row[1]))
+            else:
+                dictionary = make_dictionary(dumps(change[0].annotations) for change in changes[:DICTIONARY_SAMPLE])
+                if dictionary is not None:
+                    self.connection.execute(
+                        "INSERT INTO kidx.text_dictionaries (id, dictionary) VALUES (1, %s)", (dictionary,))
+                self._packer = TextPacker() if dictionary is None else TextPacker(1, dictionary)
+
+    # --- annotations: JSON text's UTF-8, or deflated --------------------------------------
+
+    def _stored_text(self, annotations_json: str):
+        """Annotations as version 2 stores them (bytes; the packer of the write)."""
+        packed = (self._packer or TextPacker()).pack(annotations_json)
+        return packed.encode() if isinstance(packed, str) else packed
+
+    def _dictionary(self, dictionary_id: int) -> bytes | None:
+        found = self._dictionaries.get(dictionary_id)
+        if found is None:
+            row = self.connection.execute("SELECT dictionary FROM kidx.text_dictionaries WHERE id = %s",
+                                          (dictionary_id,)).fetchone()
+            if row is not None:
+                found = self._dictionaries[dictionary_id] = bytes(row[0])
+        return found
+
+    def _annotations_text(self, value):
+        """Stored annotations as their JSON text (text as it is: version 1)."""
+        if isinstance(value, str) or value is None:
+            return value
+        value = bytes(value)
+        return value.decode() if value[:1] == b"{" else unpack_text(value, self._dictionary)
+
+    def _revision(self, row, number: int) -> Revision:
+        if row[6] is not None and not isinstance(row[6], str):
+            row = (*row[:6], self._annotations_text(row[6]), *row[7:])
+        return super()._revision(row, number)
 
     def _restored_revisions(self, changes: Sequence[Change],
                             revisions: Sequence[Revision]) -> tuple[builtins.list[tuple], builtins.list[tuple]]:
@@ -152,20 +236,24 @@ class PostgresRows(PostgresQueries):
         return pack_columns(columns, {bytes(row[2]).hex(): ids[(row[1], bytes(row[2]))] for row in ref_rows})
 
     def _unpacked(self, rows: Sequence) -> Sequence:
-        """Rows of ENTRY_COLUMNS with their printer columns as given (one query for the
-        digests of target ids not seen yet)."""
+        """Rows of ENTRY_COLUMNS as they were given: annotations as text, printer columns
+        with their digests (one query for the target ids not seen yet)."""
         wanted = {target_id for row in rows if row[9] is not None and MARK in row[9]
                   for target_id in marked_ids(row[9])}
         if not wanted:
-            return rows
+            if all(isinstance(row[6], str) for row in rows):
+                return rows
+            text = self._annotations_text
+            return [(*row[:6], text(row[6]), *row[7:]) for row in rows]
         known = self._digests_of_targets
         missing = [int(target_id) for target_id in wanted if target_id not in known and target_id.isdigit()]
         if missing:
             for target_id, target in self.connection.execute(
                     "SELECT id, target FROM kidx.ref_targets WHERE id = ANY(%s)", (missing,)):
                 known[str(target_id)] = digest_of_raw(target)
-        return [row if row[9] is None or MARK not in row[9] else (*row[:9], unpack_columns(row[9], known))
-                for row in rows]
+        text = self._annotations_text
+        return [(*row[:6], text(row[6]), row[7], row[8],
+                 row[9] if row[9] is None or MARK not in row[9] else unpack_columns(row[9], known)) for row in rows]
 
     def entry(self, row):
         return super().entry(self._unpacked([row])[0])

@@ -10,6 +10,10 @@ Version 2 keeps version 1's objects, spec index and labels, and stores a run in 
 - a reference is a row of ``ref_links`` (object id, ``ref_targets`` id): each distinct
   (field, target digest) is stored once in ``ref_targets``, not 32 bytes and a field name
   per row; the view ``refs`` reads (object_id, field, target) as version 1's table did;
+- ``annotations`` are bytes: their JSON text's UTF-8 (which starts with ``{``), or, from
+  64 bytes on where that is shorter, deflated with a preset dictionary made once from the
+  store's first long annotations (``text_dictionaries``), as in the SQLite catalog (its
+  first byte the dictionary's id); an upgraded store's earlier annotations stay as text;
 - no ``labels_by_object``, ``refs_by_field`` or ``refs_by_object`` index: a name's label
   rows are found through its own labels (its ``labels`` JSON) in the (key, value,
   object_id) key, its links by ``ref_links_by_object``, a reference selection starts from
@@ -110,7 +114,7 @@ CREATE TABLE kidx.entries (
     digest bytea NOT NULL,
     title text,
     labels text NOT NULL,
-    annotations text NOT NULL,
+    annotations bytea NOT NULL,  -- JSON text's UTF-8, or deflated (kidx.store.postgres_rows)
     created text NOT NULL,
     recorded text,  -- when that revision was recorded; NULL: when the name was created
     columns text,
@@ -142,7 +146,7 @@ CREATE TABLE kidx.past_revisions (
     digest bytea,
     title text,
     labels text,
-    annotations text,
+    annotations bytea,  -- as in entries
     recorded text NOT NULL
 );
 CREATE INDEX past_revisions_by_name ON kidx.past_revisions (kind, name, id);
@@ -151,6 +155,8 @@ CREATE VIEW kidx.revisions (id, kind, name, event, digest, title, labels, annota
     UNION ALL
     SELECT revision, kind, name, 'applied', digest, title, labels, annotations, generation, COALESCE(recorded, created)
     FROM kidx.entries WHERE revision IS NOT NULL;
+-- preset dictionaries of packed annotations, made once from a write's own
+CREATE TABLE kidx.text_dictionaries (id integer PRIMARY KEY, dictionary bytea NOT NULL);
 """
 
 SCHEMA_1 = CREATE_SCHEMA + TABLES_1
@@ -170,7 +176,8 @@ UPGRADE_1_TO_2 = (
     # each name's last revision, when it is its current state exactly, becomes its row's
     """INSERT INTO kidx.entries (id, revision, generation, kind, name, digest, title, labels, annotations, created,
                                  recorded, columns)
-       SELECT e.id, r.id, e.generation, e.kind, e.name, e.digest, e.title, e.labels, e.annotations, e.created,
+       SELECT e.id, r.id, e.generation, e.kind, e.name, e.digest, e.title, e.labels, convert_to(e.annotations, 'UTF8'),
+              e.created,
               CASE WHEN r.recorded = e.created THEN NULL ELSE r.recorded END, e.columns
        FROM kidx.entries_1 e LEFT JOIN LATERAL (
            SELECT * FROM kidx.revisions_1 r WHERE r.kind = e.kind AND r.name = e.name ORDER BY r.id DESC LIMIT 1) r
@@ -178,7 +185,8 @@ UPGRADE_1_TO_2 = (
           AND r.labels = e.labels AND r.annotations = e.annotations AND r.generation = e.generation""",
     """INSERT INTO kidx.past_revisions (id, generation, kind, name, event, digest, title, labels, annotations,
                                         recorded)
-       SELECT r.id, r.generation, r.kind, r.name, r.event, r.digest, r.title, r.labels, r.annotations, r.recorded
+       SELECT r.id, r.generation, r.kind, r.name, r.event, r.digest, r.title, r.labels,
+              convert_to(r.annotations, 'UTF8'), r.recorded
        FROM kidx.revisions_1 r WHERE NOT EXISTS (SELECT 1 FROM kidx.entries e WHERE e.revision = r.id)""",
     "DROP INDEX kidx.labels_by_object",
     """INSERT INTO kidx.ref_targets (id, field, target)
