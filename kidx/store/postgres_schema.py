@@ -2,7 +2,7 @@
 kept to read a store written before it and to upgrade one (``upgrade_1_to_2``), and the
 statements of each.
 
-Version 2 keeps version 1's objects, spec index and labels, and stores a run in fewer bytes:
+Version 2 keeps version 1's objects, spec index and label rows, and stores a run in fewer bytes:
 - a name's current revision is its ``entries`` row (``revision``: that revision's id,
   ``recorded``: when, NULL when the name was created then); ``past_revisions`` holds the
   states names had before their current one and the deletions, and the view ``revisions``
@@ -13,7 +13,9 @@ Version 2 keeps version 1's objects, spec index and labels, and stores a run in 
 - ``annotations`` are bytes: their JSON text's UTF-8 (which starts with ``{``), or, from
   64 bytes on where that is shorter, deflated with a preset dictionary made once from the
   store's first long annotations (``text_dictionaries``), as in the SQLite catalog (its
-  first byte the dictionary's id); an upgraded store's earlier annotations stay as text;
+  first byte the dictionary's id); an upgraded store's earlier annotations stay unpacked;
+- a name's id is an ``integer`` (4 bytes, not 8, in each of its label and reference rows
+  and their keys);
 - no ``labels_by_object``, ``refs_by_field`` or ``refs_by_object`` index: a name's label
   rows are found through its own labels (its ``labels`` JSON) in the (key, value,
   object_id) key, its links by ``ref_links_by_object``, a reference selection starts from
@@ -94,21 +96,11 @@ CREATE TABLE kidx.revisions (
 CREATE INDEX revisions_by_name ON kidx.revisions (kind, name, id);
 """
 
-LABELS = """
-CREATE TABLE kidx.labels (
-    object_id bigint NOT NULL,
-    key text COLLATE "C" NOT NULL,
-    value text COLLATE "C" NOT NULL,
-    PRIMARY KEY (key, value, object_id)
-);
-"""
-
-# version 2's tables but labels (which version 1 has, less an index)
 TABLES = """
 CREATE TABLE kidx.entries (
-    id bigint PRIMARY KEY,
-    revision bigint,  -- the id of the revision this state is; NULL: not a revision of its own
+    id integer PRIMARY KEY,  -- 4 bytes in every label and reference row (and their keys)
     generation integer NOT NULL,
+    revision bigint,  -- the id of the revision this state is; NULL: not a revision of its own
     kind text COLLATE "C" NOT NULL,
     name text COLLATE "C" NOT NULL,
     digest bytea NOT NULL,
@@ -121,6 +113,12 @@ CREATE TABLE kidx.entries (
     UNIQUE (kind, name)
 );
 CREATE INDEX entries_by_digest ON kidx.entries (digest);
+CREATE TABLE kidx.labels (
+    object_id integer NOT NULL,
+    key text COLLATE "C" NOT NULL,
+    value text COLLATE "C" NOT NULL,
+    PRIMARY KEY (key, value, object_id)
+);
 -- every (field, target) some object has referred to, once: a few hundred, whatever the runs
 CREATE TABLE kidx.ref_targets (
     id integer PRIMARY KEY,
@@ -130,7 +128,7 @@ CREATE TABLE kidx.ref_targets (
 );
 CREATE TABLE kidx.ref_links (
     target_id integer NOT NULL,
-    object_id bigint NOT NULL,
+    object_id integer NOT NULL,
     PRIMARY KEY (target_id, object_id)
 );
 CREATE INDEX ref_links_by_object ON kidx.ref_links (object_id);
@@ -160,7 +158,7 @@ CREATE TABLE kidx.text_dictionaries (id integer PRIMARY KEY, dictionary bytea NO
 """
 
 SCHEMA_1 = CREATE_SCHEMA + TABLES_1
-SCHEMA = CREATE_SCHEMA + LABELS + TABLES
+SCHEMA = CREATE_SCHEMA + TABLES
 
 
 def create(execute: Callable) -> None:
@@ -171,7 +169,7 @@ def create(execute: Callable) -> None:
 
 # --- the upgrade from version 1, inside the first write's transaction ----------------------
 
-OLD_TABLES = ("entries", "refs", "revisions")
+OLD_TABLES = ("entries", "labels", "refs", "revisions")
 UPGRADE_1_TO_2 = (
     # each name's last revision, when it is its current state exactly, becomes its row's
     """INSERT INTO kidx.entries (id, revision, generation, kind, name, digest, title, labels, annotations, created,
@@ -188,7 +186,7 @@ UPGRADE_1_TO_2 = (
        SELECT r.id, r.generation, r.kind, r.name, r.event, r.digest, r.title, r.labels,
               convert_to(r.annotations, 'UTF8'), r.recorded
        FROM kidx.revisions_1 r WHERE NOT EXISTS (SELECT 1 FROM kidx.entries e WHERE e.revision = r.id)""",
-    "DROP INDEX kidx.labels_by_object",
+    "INSERT INTO kidx.labels (object_id, key, value) SELECT object_id, key, value FROM kidx.labels_1",
     """INSERT INTO kidx.ref_targets (id, field, target)
        SELECT row_number() OVER (ORDER BY field, target), field, target
        FROM (SELECT DISTINCT field, target FROM kidx.refs_1) t""",
@@ -218,7 +216,7 @@ def upgrade_1_to_2(execute: Callable) -> None:
     for table in OLD_TABLES:
         execute(f"DROP TABLE kidx.{table}_1")
     execute("UPDATE kidx.info SET value = %s WHERE key = 'schema'", (SCHEMA_VERSION,))
-    for table in ("entries", "ref_targets", "ref_links", "past_revisions"):
+    for table in ("entries", "labels", "ref_targets", "ref_links", "past_revisions"):
         execute(f"ANALYZE kidx.{table}")  # the planner's view of the new tables, at once
 
 
