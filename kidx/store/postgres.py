@@ -181,8 +181,9 @@ class Connection:
         self.in_transaction = self.writing = True
         try:
             self._lock()
-            if not self.schema_present:
-                self.schema_present = self._schema_present()  # another writer may have made it
+            if not self.schema_present or self.version != SCHEMA_VERSION:
+                # another writer may have made it, or upgraded it, since this connection looked
+                self.schema_present = self._schema_present()
             if not self.schema_present:
                 create(self.connection.execute)
                 self.schema_present, self.version = True, SCHEMA_VERSION

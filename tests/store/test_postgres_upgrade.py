@@ -120,3 +120,31 @@ def test_a_newer_schema_is_refused_with_a_clear_message(postgres_store, kidx):
         assert (result.code, result.out) == (1, ""), result
         assert result.err == (f"error: the store at {url} has catalog schema version 9, but this kidx knows only "
                               "versions up to 2: a newer kidx wrote it; use that one (nothing was changed)\n")
+
+
+def test_a_connection_opened_before_another_process_upgraded_the_store_reads_and_writes_the_new_schema(
+        postgres_store, kidx):
+    url = old_store(postgres_store)
+    reader, writer = Store(url), Store(url)
+    reading, writing = reader.catalog(), writer.catalog(write=True)  # both opened on schema 1
+    assert (reading.connection.version, writing.connection.version) == ("1", "1")
+    with Store(url).reading() as catalog:
+        run = catalog.get("BenchmarkRun", SEED_RUN_NAME)
+        revisions = catalog.revisions("BenchmarkRun", SEED_RUN_NAME)
+    assert run is not None
+    protocol = json.dumps(json.loads(SEED_BUNDLE.read_text())["protocol"])
+    assert kidx("apply", "-f", "-", stdin=protocol, store_path=url).code == 0  # another process upgrades it
+    assert version(url) == "2"
+    with reader.reading() as catalog:
+        assert catalog.get("BenchmarkRun", SEED_RUN_NAME) == run
+        assert [entry.name for entry in catalog.by_digest(run.digest)] == [SEED_RUN_NAME]
+        assert catalog.revisions("BenchmarkRun", SEED_RUN_NAME) == revisions
+    with writer.write() as transaction:  # no second upgrade: the version is read again under the lock
+        transaction.delete(run, "2026-12-02T00:00:00Z")
+    reader.close()
+    writer.close()
+    history = kidx("history", "run", SEED_RUN_NAME, store_path=url)
+    assert history.code == 0 and history.out.splitlines()[-1].split()[:2] == ["3", "deleted"], history
+    with Store(url).reading() as catalog:
+        assert catalog.get("BenchmarkRun", SEED_RUN_NAME) is None
+        assert catalog.revisions("BenchmarkRun", SEED_RUN_NAME)[:2] == revisions
