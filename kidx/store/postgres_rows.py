@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from kidx.store.catalog import Change, ReferenceCondition, Revision
 from kidx.store.postgres_queries import PostgresQueries, digest_range, raw
 from kidx.store.postgres_schema import SCHEMA_VERSION, Statements2
-from kidx.store.sql_catalog import Dialect, Statements, digest_of_raw, dumps
+from kidx.store.sql_catalog import Dialect, Statements, digest_of_raw, dumps, translating
 from kidx.store.sqlite_packing import (
     DICTIONARY_SAMPLE,
     MARK,
@@ -31,6 +31,18 @@ DIALECT = Dialect(mark="%s", schema="kidx.", entries="kidx.entries", last="\U001
                   stored_digest=raw, digest_text=digest_of_raw)
 STATEMENTS_1 = Statements(DIALECT)  # a version 1 catalog's reads (its tables, or version 2's views)
 STATEMENTS = Statements2(DIALECT)
+# describe's reverse look-up (version 2), given the target's ref_targets ids
+REFERRER_COUNTS = ("SELECT e.kind, COUNT(DISTINCT e.id) FROM kidx.ref_links r JOIN kidx.entries e "
+                   "ON e.id = r.object_id WHERE r.target_id = ANY(%s) GROUP BY e.kind ORDER BY e.kind")
+FEW_REFERRERS = 10_000  # up to this many, the first names are found among the referrers themselves
+COUNT_REFERRERS = (f"SELECT count(*) FROM (SELECT 1 FROM kidx.ref_links WHERE target_id = ANY(%s) "
+                   f"LIMIT {FEW_REFERRERS + 1}) x")
+# few: read them all (the key), then their names; many: walk the names in order, probing the key
+REFERRER_NAMES_OF_FEW = ("WITH linked AS MATERIALIZED (SELECT DISTINCT object_id FROM kidx.ref_links "
+                         "WHERE target_id = ANY(%s)) SELECT e.name FROM linked JOIN kidx.entries e "
+                         "ON e.id = linked.object_id WHERE e.kind = %s ORDER BY e.name LIMIT %s")
+REFERRER_NAMES_OF_MANY = ("SELECT DISTINCT e.name FROM kidx.ref_links r JOIN kidx.entries e ON e.id = r.object_id "
+                          "WHERE r.target_id = ANY(%s) AND e.kind = %s ORDER BY e.name LIMIT %s")
 
 
 class PostgresRows(PostgresQueries):
@@ -75,6 +87,34 @@ class PostgresRows(PostgresQueries):
         if not ids:
             return "false", []
         return "EXISTS (SELECT 1 FROM kidx.ref_links r WHERE r.object_id = e.id AND r.target_id = ANY(%s))", [ids]
+
+    def _ids_of_target(self, digest: str) -> builtins.list[int]:
+        """The ``ref_targets`` ids of a digest (one per field it is referred to by)."""
+        return [row[0] for row in self.connection.execute(
+            "SELECT id FROM kidx.ref_targets WHERE target = %s ORDER BY id", (raw(digest),))]
+
+    @translating
+    def referrer_counts(self, digest: str) -> builtins.list[tuple[str, int]]:
+        """describe's *Referenced By*: by the target's ids, found first (see ``_reference_clause``)."""
+        if not self.readable or self.connection.version != SCHEMA_VERSION:
+            return super().referrer_counts(digest)
+        ids = self._ids_of_target(digest)
+        if not ids:
+            return []
+        rows = self.connection.execute(REFERRER_COUNTS, (ids,))
+        return [(row[0], row[1]) for row in rows]
+
+    @translating
+    def referrer_names(self, digest: str, kind: str, limit: int) -> builtins.list[str]:
+        if not self.readable or self.connection.version != SCHEMA_VERSION:
+            return super().referrer_names(digest, kind, limit)
+        ids = self._ids_of_target(digest)
+        if not ids:
+            return []
+        (referrers,) = self.connection.execute(COUNT_REFERRERS, (ids,)).fetchone()
+        statement = REFERRER_NAMES_OF_FEW if referrers <= FEW_REFERRERS else REFERRER_NAMES_OF_MANY
+        rows = self.connection.execute(statement, (ids, kind, limit))
+        return [row[0] for row in rows]
 
     # --- revision ids (version 2: the current revision is the names row) ----------------
 
