@@ -25,6 +25,7 @@ import sys
 import tempfile
 from collections import defaultdict
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -37,7 +38,16 @@ from kidx.analysis import hostbound  # noqa: E402
 from kidx.cli.app import run as kidx  # noqa: E402
 from kidx.kinds.registry import registry  # noqa: E402
 from kidx.operations.analysed_runs import select_runs  # noqa: E402
-from kidx.operations.host_bound import _EveryRun, timed  # noqa: E402
+from kidx.operations.host_bound import timed  # noqa: E402
+
+
+class EveryRun(NamedTuple):
+    """A request for every run of the store (select_runs reads these fields)."""
+
+    names: list = []
+    selector: object = None
+    field_selector: object = None
+    references: tuple = ()
 
 
 def kind(run) -> tuple[str, str, str]:
@@ -65,7 +75,7 @@ def main() -> None:
     folders = repetitions(aa)
     store = build(Path(tempfile.mkdtemp(prefix="kidx-bench-hostbound-")) / "aa",
                   [d for folder in folders for d in imported(folder)])
-    runs = [run for run in select_runs(store, registry(), _EveryRun()).runs
+    runs = [run for run in select_runs(store, registry(), EveryRun()).runs
             if run.measure is not None and run.measure.metric == "latency"]
     records = {run.name: timed(run, with_cost=True) for run in runs}
     lines = [f"h200-aa: {len(folders)} repetitions, {len(runs)} latency runs; constants: HOST_BOUND_OVERHEAD "

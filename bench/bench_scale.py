@@ -39,6 +39,12 @@ low, and measures the size reached, which the report marks as partial (unless it
 within 25% of the size measured before it).
 --chunk-cache keeps the generated chunks of the first --cache-runs runs (about 1.8 GB per
 1,000,000 runs), so a second backend, or a second run, does not generate them again.
+The other chunks are generated in a worker process while the chunk before is applied
+(each apply still timed alone: nothing is generated while the queries are measured).
+
+--keep leaves the SQLite store in place; --resume STORE takes such a store up again
+(same --seed and --chunk): it grows it to the next of --sizes, or, already there, only
+measures it (a report of a resumed store gives no apply rate for what it did not apply).
 
 PostgreSQL: --pg-url URL uses an existing server (the database must be empty); without
 it, a throwaway cluster is started in a temporary folder with the same helper the tests
@@ -120,11 +126,61 @@ def cached(args, first: int) -> bool:
     return args.chunk_cache is not None and first < args.cache_runs
 
 
-def chunk_file(args, first: int, count: int) -> tuple[Path, dict[str, str]]:
-    """The chunk's file, generated or (with --chunk-cache) taken from the cache."""
+class ChunkMaker:
+    """Generated chunks (those not in --chunk-cache), each made in a worker process while
+    the one before is applied, so a 10M build is not generation plus apply end to end:
+    ``take`` returns a finished chunk and starts the next one's generation."""
+
+    def __init__(self, args):
+        self.args = args
+        self.pool = None
+        self.pending: dict[int, tuple[Path, object]] = {}  # first run -> (path, future)
+
+    def _start(self, first: int, count: int) -> None:
+        if count <= 0 or cached(self.args, first):
+            return
+        if self.pool is None:
+            from concurrent.futures import ProcessPoolExecutor
+
+            self.pool = ProcessPoolExecutor(max_workers=1)
+        path = self.args.out / f"scale-chunk-{first}-{count}.json"
+        self.pending[first] = (path, self.pool.submit(write_chunk, path, first, count, self.args.seed, first == 0))
+
+    def take(self, first: int, count: int, until: int) -> tuple[Path, dict[str, str]]:
+        """The chunk of runs ``first`` to ``first + count - 1``; the next one, up to run
+        ``until`` (the size about to be measured, so that no generation runs during the
+        measurements), is started in the background."""
+        if first in self.pending and not self.pending[first][0].name.endswith(f"-{count}.json"):
+            self.discard(first)
+        if first not in self.pending:
+            self._start(first, count)
+        path, future = self.pending.pop(first)
+        names = future.result()
+        self._start(first + count, min(self.args.chunk, until - first - count))
+        return path, names
+
+    def discard(self, first: int) -> None:
+        path, future = self.pending.pop(first, (None, None))
+        if future is not None:
+            future.result()
+            path.unlink(missing_ok=True)
+
+    def discard_all(self) -> None:
+        """No chunk left generating (a build stopped early): nothing runs beside a measurement."""
+        for first in list(self.pending):
+            self.discard(first)
+
+    def close(self) -> None:
+        self.discard_all()
+        if self.pool is not None:
+            self.pool.shutdown()
+
+
+def chunk_file(args, first: int, count: int, until: int) -> tuple[Path, dict[str, str]]:
+    """The chunk's file, generated (in the background: ChunkMaker) or, with --chunk-cache,
+    taken from the cache."""
     if not cached(args, first):
-        path = args.out / "scale-chunk.json"
-        return path, write_chunk(path, first, count, args.seed, with_shared=first == 0)
+        return args.chunk_maker.take(first, count, until)
     args.chunk_cache.mkdir(parents=True, exist_ok=True)
     path = args.chunk_cache / f"chunk-g{GENERATOR_VERSION}-s{args.seed}-{first}-{count}.json"
     names_path = path.with_suffix(".names")
@@ -257,10 +313,24 @@ class Backend:
 class SQLiteBackend(Backend):
     name = "sqlite"
 
-    def __init__(self, work: Path):
+    def __init__(self, work: Path, resume: Path | None = None):
         super().__init__(work)
-        self.root = work / "sqlite-store"
-        shutil.rmtree(self.root, ignore_errors=True)
+        self.resumed = resume is not None
+        self.root = resume if resume is not None else work / "sqlite-store"
+        if not self.resumed:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def runs(self) -> int:
+        """The runs already in the store (0 unless --resume)."""
+        if not self.resumed:
+            return 0
+        import sqlite3
+
+        connection = sqlite3.connect(f"file:{self.root / 'catalog.sqlite'}?mode=ro", uri=True)
+        try:
+            return connection.execute("SELECT count(*) FROM objects WHERE kind = 'BenchmarkRun'").fetchone()[0]
+        finally:
+            connection.close()
 
     @property
     def store(self) -> str:
@@ -285,7 +355,8 @@ class SQLiteBackend(Backend):
             connection.close()
 
     def close(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        if not self.resumed:
+            shutil.rmtree(self.root, ignore_errors=True)
 
 
 class PostgreSQLBackend(Backend):
@@ -379,8 +450,13 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
     say(f"\n=== backend {backend.name} " + "=" * 50)
     report.section = f"{backend.name} backend"
     sizes = sorted(args.sizes)
-    grown = 0
+    grown = backend.runs() if isinstance(backend, SQLiteBackend) else 0
     names: dict[str, str] = {}
+    if grown:  # --resume: the names to query come from the first chunk, as in the build
+        path, names = chunk_file(args, 0, min(args.chunk, max(sizes)), min(args.chunk, max(sizes)))
+        if not cached(args, 0):
+            path.unlink()
+        say(f"  {backend.name}: resumed a store of {grown:,} runs (built by an earlier run of this script)")
     rows, query_rows, size_rows, table_rows, baseline_rows = [], [], [], [], []
     per_run_catalog = {}
     stopped = False
@@ -405,7 +481,7 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
                     stopped = True
                     break
                 count = min(args.chunk, size - grown)
-                path, chunk_names = chunk_file(args, grown, count)
+                path, chunk_names = chunk_file(args, grown, count, size)
                 if not names:
                     names = chunk_names
                 settle()
@@ -424,7 +500,11 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
                 grown += count
                 say(f"  {backend.name}: applied runs up to {grown:,} ({count / elapsed:,.0f} runs/s, "
                     f"{peak / 2**20:,.0f} MiB peak RSS)  {time.strftime('%H:%M:%S')}")
-            if grown <= start_size or grown < 43_000:  # nothing new to measure, or no full page yet
+            args.chunk_maker.discard_all()
+            measure_resumed = grown > start_size or (grown >= size and start_size and not measured_sizes)
+            if not chunks and grown > size:
+                continue  # a resumed store already past this size
+            if not measure_resumed or grown < 43_000:  # nothing new to measure, or no full page yet
                 break
             if stopped and measured_sizes and grown < 1.25 * measured_sizes[-1]:
                 say(f"  {backend.name}: {grown:,} runs, too close to the {measured_sizes[-1]:,} measured: not measured")
@@ -432,14 +512,15 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
             measured_sizes.append(grown)
             size = grown
             partial = size < sizes[-1]
-            rate = (size - start_size) / applied_s
-            rows.append([f"{size:,}" + (" (partial)" if partial and stopped else ""), f"{chunks}",
-                         f"{applied_s:.0f} s", f"{rate:,.0f} runs/s", f"{apply_rss / 2**20:,.0f} MiB"])
-            report.check(f"{backend.name}, {size:,} runs: apply rate", f"{rate:,.0f} runs/s",
-                         f">= {TARGET_APPLY_RATE:,}", rate >= TARGET_APPLY_RATE)
             data = report.data.setdefault(backend.name, {}).setdefault(size, {})
+            rate = (size - start_size) / applied_s if chunks else None  # None: a resumed store, only measured
             data.update({"apply_runs_per_s": rate, "apply_rss_bytes": apply_rss, "partial": partial and stopped})
-            if backend.name == "sqlite" and args.baseline_files:
+            if rate is not None:
+                rows.append([f"{size:,}" + (" (partial)" if partial and stopped else ""), f"{chunks}",
+                             f"{applied_s:.0f} s", f"{rate:,.0f} runs/s", f"{apply_rss / 2**20:,.0f} MiB"])
+                report.check(f"{backend.name}, {size:,} runs: apply rate", f"{rate:,.0f} runs/s",
+                             f">= {TARGET_APPLY_RATE:,}", rate >= TARGET_APPLY_RATE)
+            if backend.name == "sqlite" and args.baseline_files and rate is not None:
                 files_per_s = file_baseline(backend.work / "file-baseline", args.baseline_files, 3_000)
                 baseline_rows.append([f"{size:,}", f"{args.baseline_files:,}", f"{files_per_s:,.0f} files/s",
                                       f"{rate:,.0f} runs/s"])
@@ -590,6 +671,9 @@ def main() -> int:
     parser.add_argument("--min-free-gb", type=float, default=8,
                         help="stop growing when the store's disk has less than this left (default 8 GiB), and "
                              "measure the size reached")
+    parser.add_argument("--resume", type=Path, default=None, metavar="STORE",
+                        help="SQLite: grow (or only measure) a store kept by an earlier --keep run, "
+                             "built with the same --seed and --chunk")
     parser.add_argument("--keep", action="store_true",
                         help="keep the SQLite store for a look afterwards (PostgreSQL's cluster is stopped)")
     args = parser.parse_args()
@@ -602,6 +686,7 @@ def main() -> int:
     bench_store.SUBPROCESS_ENV = bytecode_cached_environment(args.out)
     work = (args.work or args.out).resolve() / f"scale-{os.getpid()}"
     work.mkdir(parents=True, exist_ok=True)
+    args.chunk_maker = ChunkMaker(args)
     started = time.perf_counter()
     report.say(f"kidx bench_scale  {time.strftime('%Y-%m-%d %H:%M:%S')}  {os.cpu_count()} CPUs  "
                f"python {platform.python_version()}  code {code_version()}")
@@ -612,7 +697,7 @@ def main() -> int:
         for name in args.backend:
             backend = None
             try:
-                backend = SQLiteBackend(work) if name == "sqlite" else PostgreSQLBackend(work, args.pg_url)
+                backend = SQLiteBackend(work, args.resume) if name == "sqlite" else PostgreSQLBackend(work, args.pg_url)
                 bench_backend(backend, args, report, kidx)
             except Exception as exc:  # a report, not a test: say what failed and go on
                 report.say(f"!! backend {name}: {type(exc).__name__}: {exc}")
@@ -623,6 +708,7 @@ def main() -> int:
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the report keeps what was measured
         report.say("!! interrupted: the report holds what was measured before")
     finally:
+        args.chunk_maker.close()
         if args.keep:
             report.say(f"stores kept in WORK/{work.name}")  # the report names no folder of this machine
         else:

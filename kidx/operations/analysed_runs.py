@@ -4,12 +4,16 @@ distinct digest), so compare, series and plot never read an object file per refe
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Protocol
+from collections.abc import Collection
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from kidx.analysis.comparability import ROLES
 from kidx.analysis.measures import Measure, measure_of
 from kidx.kinds.registry import KindRegistry
 from kidx.store.store import Store
+
+if TYPE_CHECKING:
+    from kidx.store.catalog import Entry
 
 RUN_KIND = "benchmarkruns"
 # the roles by how few runs share one of their objects, fewest first (a workload's runs are
@@ -133,47 +137,50 @@ def select_runs(store: Store, registry: KindRegistry, request: RunsRequest, cond
     return Selection(analysed_all(store, registry, [m for _, group in result.groups for m in group]), result.missing)
 
 
-def runs_meeting_any(store: Store, registry: KindRegistry, condition_sets) -> list[AnalysedRun]:
+def recent_runs(store: Store, registry: KindRegistry, condition_sets, window: int,
+                known: Collection[str] = ()) -> list[AnalysedRun]:
     """The runs that meet one of the ``condition_sets`` (each a tuple of
-    ReferenceConditions, all of which a run meets), each once, analysed with one look-up
-    of the objects they refer to: only the runs an analysis needs, never a role's every run."""
-    from kidx.operations.get import Query, find_objects
+    ReferenceConditions, all of which a run meets), at most ``window`` a set: the ones
+    applied most recently (``kidx.store.catalog.RECENT``), less those named in ``known``
+    (read already; they count in the window). One look-up per set, each run read once,
+    and the objects they refer to looked up once per kind: what an analysis reads follows
+    the sets it asks for, never a series' or a role's every run."""
+    from kidx.store.catalog import RECENT, CatalogQuery
+    from kidx.store.store import manifest_of
 
-    manifests: dict[str, dict] = {}
-    for conditions in condition_sets:
-        query = Query(arguments=["benchmarkruns"], reference_conditions=tuple(conditions))
-        for _, group in find_objects(store, registry, query).groups:
-            for manifest in group:
-                manifests.setdefault(manifest["metadata"]["name"], manifest)
-    return analysed_all(store, registry, list(manifests.values()))
+    kind = registry.resolve(RUN_KIND).kind
+    entries: dict[str, Entry] = {}
+    with store.reading() as catalog:  # one snapshot for every look-up
+        for conditions in condition_sets:
+            query = CatalogQuery(kind=kind, references=tuple(conditions), order=RECENT, limit=window)
+            for entry in store.select(query, catalog):
+                if entry.name not in known:
+                    entries.setdefault(entry.name, entry)
+        identities = store.identities({entry.digest for entry in entries.values()})
+        manifests = [manifest_of(entry, identities[entry.digest]) if entry.digest in identities
+                     else store.manifest(entry)  # missing: the store's own error names it
+                     for entry in entries.values()]
+    return analysed_all(store, registry, manifests)
 
 
-def reference_condition_sets(registry: KindRegistry, runs: list[AnalysedRun], fixed: tuple[str, ...],
-                             varied: tuple[str, ...]) -> list[tuple]:
-    """Condition sets that find every stored run sharing with one of ``runs`` its
-    references in the roles ``fixed`` and ``varied``: one set per distinct value of the
-    ``fixed`` roles (one value each), the ``varied`` roles' values of those runs allowed
-    together. Runs missing one of the references are left out."""
+def condition_sets(registry: KindRegistry, runs: list[AnalysedRun], roles: tuple[str, ...],
+                   required: tuple[str, ...]) -> list[tuple]:
+    """One set of ReferenceConditions per distinct combination of the ``runs``'
+    references in ``roles`` (``("protocol", "workload", "environment",
+    "implementation")``: one per series), the narrowest role first, so that the store
+    starts from its runs and checks the others on them. A run missing a reference in
+    ``required`` is left out; one missing another is matched on the references it has."""
     from kidx.store.catalog import ReferenceCondition
 
     fields = run_reference_fields(registry)
-    groups: dict[tuple, list[set[str]]] = {}
+    wanted = sorted(roles, key=NARROWEST.index)
+    keys: dict[tuple, None] = {}
     for run in runs:
-        found = [run.reference(role).digest for role in (*fixed, *varied)]
-        present = [digest for digest in found if digest]
-        if len(present) < len(found):
-            continue
-        key, values = tuple(present[:len(fixed)]), present[len(fixed):]
-        for held, value in zip(groups.setdefault(key, [set() for _ in varied]), values, strict=True):
-            held.add(value)
-    sets = []
-    for key in sorted(groups):
-        digests = {**{role: (digest,) for role, digest in zip(fixed, key, strict=True)},
-                   **{role: tuple(sorted(held)) for role, held in zip(varied, groups[key], strict=True)}}
-        # the narrowest first: the store starts from its runs and checks the others on them
-        sets.append(tuple(ReferenceCondition(digests=digests[role], field=fields[role][0])
-                          for role in sorted(digests, key=NARROWEST.index)))
-    return sets
+        if all(run.reference(role).digest for role in required):
+            keys.setdefault(tuple((role, run.reference(role).digest) for role in wanted
+                                  if run.reference(role).digest), None)
+    return [tuple(ReferenceCondition(digests=(digest,), field=fields[role][0]) for role, digest in key)
+            for key in sorted(keys)]
 
 
 def analysed_all(store: Store, registry: KindRegistry, manifests: list[dict]) -> list[AnalysedRun]:

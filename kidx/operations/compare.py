@@ -10,8 +10,9 @@ the lowest by version order, else the arm of the earliest observed run (ties: by
 
 The between-run spread that decides a verdict comes from the arms' repeated runs and from
 the store's other runs of the same series (same protocol, workload, environment and
-implementation), as conbench's lookback does; without either, a verdict rests on
-within-run evidence and is at most ``unconfirmed``.
+implementation), at most the ``HISTORY_WINDOW`` applied most recently, as conbench's
+lookback does; without either, a verdict rests on within-run evidence and is at most
+``unconfirmed``.
 
 A comparison also says what kept it from judging (nothing selected, a baseline or label
 no run has, nothing compared, releases that share no group), so a CI gate can fail
@@ -42,13 +43,14 @@ from kidx.analysis.significance import (
     judge_runs,
     rule_text,
 )
+from kidx.analysis.window import HISTORY_WINDOW
 from kidx.errors import KidxError, NotFoundError, UsageError
 from kidx.operations.analysed_runs import (
     RUN_KIND,
     AnalysedRun,
     Referenced,
-    reference_condition_sets,
-    runs_meeting_any,
+    condition_sets,
+    recent_runs,
     select_runs,
 )
 from kidx.operations.host_bound import evidence, related_runs
@@ -246,20 +248,18 @@ def _with_host_evidence(store, registry, request: CompareRequest, groups: list[C
 
 
 def _history(store, registry, request: CompareRequest, selected: list[AnalysedRun]) -> list[AnalysedRun]:
-    """The store's runs of the selected runs' series (the history a verdict's noise is
-    measured on): the runs that share a measured selected run's protocol, workload,
-    environment and implementation, found by their references in one look-up per
-    environment and implementation, never one per run nor every run of a workload."""
+    """The selected runs and the history a verdict's noise is measured on: of each
+    measured selected run's series (its protocol, workload, environment and
+    implementation), the HISTORY_WINDOW runs applied most recently, in one look-up per
+    series, never one per run nor a series' every run (kidx.analysis.window)."""
     if not _narrowed(request):
         return selected  # the selection is the whole store
     measured = [run for run in selected if run.measure is not None]
     found: dict[str, AnalysedRun] = {run.name: run for run in selected}
-    complete = [run for run in measured if run.implementation.digest and run.protocol.digest]
-    partial = [run for run in measured if not (run.implementation.digest and run.protocol.digest)]
-    conditions = [*reference_condition_sets(registry, complete, ("environment", "implementation"),
-                                            ("workload", "protocol")),
-                  *reference_condition_sets(registry, partial, ("environment",), ("workload",))]
-    for run in runs_meeting_any(store, registry, conditions):
+    # a run without its workload or environment has no history; one without its
+    # implementation or protocol is matched on the references it has
+    conditions = condition_sets(registry, measured, ROLES, ("workload", "environment"))
+    for run in recent_runs(store, registry, conditions, HISTORY_WINDOW, found):
         found.setdefault(run.name, run)
     return list(found.values())
 

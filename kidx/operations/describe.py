@@ -104,7 +104,9 @@ def describe_objects(
 
 def _host(store: Store, info, manifest: dict, figures):
     """A passed latency run's host evidence (docs/analysis.md): its kernel-timer twins'
-    launch overhead, else what its sweep and its speed of light show; None for another
+    launch overhead, else what its sweep and its speed of light show, read from the
+    HISTORY_WINDOW runs applied most recently of its (workload, implementation,
+    environment) and of its (protocol, implementation, environment); None for another
     kind, a run timed by a kernel timer, or one with no evidence."""
     from kidx.analysis.hostbound import is_kernel_timer, latency_ns, timer_of
 
@@ -120,16 +122,20 @@ def _host(store: Store, info, manifest: dict, figures):
     if is_kernel_timer(timer):
         return None
     from kidx.analysis.hostbound import assess
-    from kidx.store.catalog import CatalogQuery, ReferenceCondition
+    from kidx.analysis.window import HISTORY_WINDOW
+    from kidx.store.catalog import RECENT, CatalogQuery, ReferenceCondition
 
-    def runs_referring(*kinds: str) -> list[dict]:  # the kind with the fewest runs first
+    def runs_referring(*kinds: str) -> dict[str, Entry]:  # the kind with the fewest runs first
+        """The HISTORY_WINDOW runs applied most recently that share these references."""
         conditions = tuple(ReferenceCondition(digests=(spec[fields[kind]],), field=fields[kind]) for kind in kinds)
-        entries = store.select(CatalogQuery(kind=info.kind, references=conditions))
-        return [store.manifest(entry) for entry in entries if entry.digest != manifest["metadata"]["digest"]]
+        entries = store.select(CatalogQuery(kind=info.kind, references=conditions, order=RECENT,
+                                            limit=HISTORY_WINDOW))
+        return {entry.name: entry for entry in entries if entry.digest != manifest["metadata"]["digest"]}
 
     twins = runs_referring("Workload", "Implementation", "ExecutionEnvironment")
     sweep = runs_referring("Implementation", "BenchmarkProtocol", "ExecutionEnvironment")
-    others = [m for m in twins + sweep if (m.get("spec") or {}).get("status") == "passed"]
+    read = [store.manifest(entry) for entry in {**twins, **sweep}.values()]  # a run in both is read once
+    others = [m for m in read if (m.get("spec") or {}).get("status") == "passed"]
     protocols = store.referenced_manifests({(m["spec"]).get(fields["BenchmarkProtocol"]) for m in others}
                                            - {None}, "BenchmarkProtocol")
     workloads = store.referenced_manifests({(m["spec"]).get(fields["Workload"]) for m in others + [manifest]}

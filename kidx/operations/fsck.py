@@ -4,7 +4,8 @@ Problems (each makes fsck exit 1):
 
 - ``catalog-integrity``: the catalog database fails its own consistency check;
 - ``catalog-missing``: object files exist but the catalog does not;
-- ``damaged-object``: an object file does not hash to its name (edited, truncated, empty);
+- ``damaged-object``: an object file, or a row of the object pack, does not hash to its
+  name (edited, truncated, empty);
 - ``missing-object``: a name or revision refers to an object that is not stored;
 - ``name-revision``: a name's current state is not its last revision;
 - ``revision-generation``: an applied revision of a name whose generation is not higher
@@ -152,20 +153,24 @@ class _Scan:
         return self.report
 
     def _objects(self) -> None:
+        """Every object re-hashed, loose files and packed rows alike (a packed object's
+        path is the pack's, so its message names the digest)."""
         objects = self.store.objects
         for digest in objects.digests():
             path = objects.where(digest)
+            which = "" if os.path.basename(path) == digest[9:] else f"packed object {digest}: "
             try:
                 data = objects.read(digest)
             except OSError as exc:
                 self.damaged.add(digest)
-                self.add("damaged-object", digest, f"cannot be read: {exc.strerror or exc}", self.relative(path))
+                self.add("damaged-object", digest, f"{which}cannot be read: {exc.strerror or exc}", self.relative(path))
                 continue
             actual = digest_bytes(data)
             if actual != digest:
                 self.damaged.add(digest)
-                detail = "empty file" if not data else f"content hashes to {actual}, not to its name"
-                self.add("damaged-object", digest, detail, self.relative(path))
+                detail = ("empty file" if not which else "empty") if not data else (
+                    f"content hashes to {actual}, not to its name")
+                self.add("damaged-object", digest, which + detail, self.relative(path))
                 continue
             try:
                 identity = json.loads(data)
@@ -173,7 +178,8 @@ class _Scan:
                 identity = None
             if not isinstance(identity, dict) or not isinstance(identity.get("spec"), dict):
                 self.damaged.add(digest)
-                self.add("damaged-object", digest, "not a kidx object ({apiVersion, kind, spec})", self.relative(path))
+                self.add("damaged-object", digest, f"{which}not a kidx object ({{apiVersion, kind, spec}})",
+                         self.relative(path))
                 continue
             if isinstance(identity.get("kind"), str):
                 self.kinds[digest] = identity["kind"]
@@ -276,8 +282,10 @@ class _Scan:
     def _orphans_and_dangling(self) -> None:
         kept = kept_digests(self.entries, self.revisions, {digest: refs for digest, (refs, _) in self.intact.items()})
         for digest in sorted(self.intact.keys() - kept):
-            self.add("orphaned-object", digest, "no name, revision or reference keeps it (kidx gc removes it)",
-                     self.relative(self.store.objects.where(digest)))
+            path = self.store.objects.where(digest)
+            which = "" if os.path.basename(path) == digest[9:] else f"packed object {digest}: "
+            self.add("orphaned-object", digest, f"{which}no name, revision or reference keeps it (kidx gc removes it)",
+                     self.relative(path))
         stored = self.intact.keys() | self.damaged
         for entry in self.entries:
             summary = self.intact.get(entry.digest)
@@ -369,10 +377,11 @@ def _repair(
             if moved is not None:
                 message += f"; the folder in its place, with everything in it, was moved to {moved}"
             elif finding.check == "damaged-object":
+                packed = os.path.basename(store.objects.where(finding.subject)) != finding.subject[9:]
                 kept = _keep_in_lost_and_found(store, finding.subject)
                 if kept is None:
                     continue  # nowhere to keep the damaged copy: never replace it unseen
-                message += f"; the damaged file was moved to {kept}"
+                message += f"; the damaged {'bytes were copied' if packed else 'file was moved'} to {kept}"
             transaction.add_object(finding.subject, bundle_objects[finding.subject])
             repaired.append(Finding(finding.check, finding.subject, message, finding.path))
         to_reindex = {f.subject for f in report.problems

@@ -6,14 +6,18 @@ The evidence a run needs lives in other runs: its kernel-timer twins (same workl
 implementation, environment and benchmark name — Liger's names the timed pass, which its
 protocols also hold — another protocol whose timer differs) and the other
 points of its sweeps (same protocol, implementation and environment). ``related_runs``
-finds them in the store, one look-up per environment and implementation, never one per
-run nor every run of a workload or protocol.
+finds them in the store: of each such group, the HISTORY_WINDOW runs applied most
+recently, one look-up per group, never one per run nor every run of a group.
 """
 
 from __future__ import annotations
 
 from kidx.analysis.hostbound import HostEvidence, Timed, assess, benchmark_of, is_kernel_timer, timer_of
-from kidx.operations.analysed_runs import AnalysedRun, reference_condition_sets, runs_meeting_any
+from kidx.analysis.window import HISTORY_WINDOW
+from kidx.operations.analysed_runs import AnalysedRun, condition_sets, recent_runs
+
+TWINS = ("workload", "implementation", "environment")  # a twin shares these (and another protocol)
+SWEEP = ("protocol", "implementation", "environment")  # a sweep's points share these (and other workloads)
 
 
 def timed(run: AnalysedRun, with_cost: bool = False) -> Timed | None:
@@ -56,22 +60,17 @@ def evidence(shown: list[AnalysedRun], context: list[AnalysedRun]) -> dict[str, 
 
 def related_runs(store, registry, shown: list[AnalysedRun], known: list[AnalysedRun]) -> list[AnalysedRun]:
     """The store's runs that may be twins or sweep points of the shown runs that are not
-    timed by a kernel timer: runs on each (workload, implementation, environment) and each
-    (protocol, implementation, environment) of theirs, beside the ``known`` runs already
-    read; one look-up per environment and implementation."""
+    timed by a kernel timer, beside the ``known`` runs already read: of each (workload,
+    implementation, environment) and each (protocol, implementation, environment) of
+    theirs, the HISTORY_WINDOW runs applied most recently (kidx.analysis.window); one
+    look-up per such group, never one per run nor a group's every run."""
     wanted = [run for run in shown if run.measure is not None and run.measure.metric == "latency"
               and not is_kernel_timer(timer_of(run.protocol.spec))]
     if not wanted:
         return known
     found: dict[str, AnalysedRun] = {run.name: run for run in known}
-    known_implementation = [run for run in wanted if run.implementation.digest]
-    unknown_implementation = [run for run in wanted if not run.implementation.digest]
-    conditions = [*reference_condition_sets(registry, known_implementation, ("environment", "implementation"),
-                                            ("workload",)),
-                  *reference_condition_sets(registry, known_implementation, ("environment", "implementation"),
-                                            ("protocol",)),
-                  *reference_condition_sets(registry, unknown_implementation, ("environment",), ("workload",)),
-                  *reference_condition_sets(registry, unknown_implementation, ("environment",), ("protocol",))]
-    for run in runs_meeting_any(store, registry, conditions):
+    conditions = [*condition_sets(registry, wanted, TWINS, ("workload", "environment")),
+                  *condition_sets(registry, wanted, SWEEP, ("protocol", "environment"))]
+    for run in recent_runs(store, registry, conditions, HISTORY_WINDOW, found):
         found.setdefault(run.name, run)
     return list(found.values())

@@ -189,9 +189,17 @@ def fsck_advice(problems: Sequence[Finding], repaired: bool, repairable_from_obj
 
 
 def gc_removed(report: GcReport, shown_path: Callable[[str], str], suffix: str | None) -> str:
-    """One line per file removed (or that would be, with ``suffix``)."""
+    """One line per file removed (or that would be, with ``suffix``); an object kept in a
+    file of many (the store's pack) is named by its digest after the file."""
     tail = f" {suffix}" if suffix else ""
-    return "".join(f"{shown_path(removal.where)} removed{tail}\n" for removal in report.removed)
+    return "".join(f"{shown_path(removal.where)}{_digest_unless_named(removal)} removed{tail}\n"
+                   for removal in report.removed)
+
+
+def _digest_unless_named(removal) -> str:
+    if removal.digest is None or removal.where.replace("/", "").replace("\\", "").endswith(removal.digest[7:]):
+        return ""
+    return f" ({removal.digest})"
 
 
 def gc_summary(report: GcReport, suffix: str | None) -> str:

@@ -23,7 +23,8 @@ DASHES = ("", "7 4", "2 3", "9 3 2 3", "12 5", "4 2 1 2", "1 2", "6 2 6 6")
 MARKERS = ("circle", "square", "triangle", "diamond", "down", "cross", "plus", "star")
 WIDTH, HEIGHT = 880, 420
 # what a screen reader says for a point: which line, where, how much
-SPOKEN = ("impl", "x", "value", "change")
+SPOKEN = frozenset(("impl", "x", "value", "change"))
+_DATA = {key: f"data-{key}" for key in ("impl", "x", "value", "spread", "change", "run", "digest")}  # made once
 SPARK_POINTS = 30  # a sparkline shows the last this many days
 LEFT, RIGHT, TOP, BOTTOM = 96, 18, 16, 56
 
@@ -250,10 +251,15 @@ def chart(lines: list[ChartLine], x_label: str, y_label: str, y_format: Callable
         for x, p in placed:
             y = y_scale(p.y)
             attributes = {"class": "pt", "href": p.href}
-            attributes.update((f"data-{key}", value) for key, value in p.tip.items())
-            attributes["aria-label"] = " ".join(value for key, value in p.tip.items() if key in SPOKEN and value)
-            ring = E("circle", {"class": "ring", "cx": f"{x:.1f}", "cy": f"{y:.1f}", "r": "9"}) if p.ring else None
-            points.append(E("a", attributes, ring, marker(shape, x, y)))
+            tip = p.tip
+            for key, value in tip.items():
+                attributes[_DATA.get(key) or f"data-{key}"] = value
+            attributes["aria-label"] = " ".join([tip[key] for key in tip if key in SPOKEN and tip[key]])
+            if p.ring:
+                ring = E("circle", {"class": "ring", "cx": f"{x:.1f}", "cy": f"{y:.1f}", "r": "9"})
+                points.append(E("a", attributes, ring, marker(shape, x, y)))
+            else:
+                points.append(E("a", attributes, marker(shape, x, y)))
         group.append(points)
         svg.append(group)
     return svg

@@ -12,7 +12,7 @@ from typing import NamedTuple
 from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, rule_text
 from kidx.operations.analysed_runs import AnalysedRun, Referenced
 from kidx.operations.series import Series
-from kidx.output.units import quantity
+from kidx.output.units import quantity, spread_text
 from kidx.publish.model import Family, SiteModel, digest_hex, page_id
 from kidx.publish.sections import section_path
 
@@ -98,11 +98,25 @@ class SiteContext:
             first, *others = sorted(names)
             self.anchors[first] = digest_hex(digest)
             self.anchors.update({name: f"{digest_hex(digest)}-{name}" for name in others})
+        # every run's address, made once: the group, series and run pages link to each run
+        self.paths = {run.name: f"{run_page(run)}#{self.anchor(run)}" for run in model.runs}
+        self._figures: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def figures(self, run: AnalysedRun, unit: str) -> tuple[str, str]:
+        """A measured run's figure and its p20–p80 spread in ``unit``, as the pages show
+        them: made once per run for the group, series and run pages."""
+        key = (run.name, unit)
+        found = self._figures.get(key)
+        if found is None:
+            m = run.known_measure
+            found = self._figures[key] = (quantity(m.value, unit), spread_text(m.low, m.high, unit, " – ", ""))
+        return found
 
     def run_path(self, run: AnalysedRun) -> str:
         """A run's permanent address: its page and, as the anchor, its digest's hex digits
         (and its name, for a run whose digest another published run has too)."""
-        return f"{run_page(run)}#{self.anchor(run)}"
+        path = self.paths.get(run.name)
+        return path if path is not None else f"{run_page(run)}#{self.anchor(run)}"
 
     def anchor(self, run: AnalysedRun) -> str:
         return self.anchors.get(run.name) or digest_hex(run.manifest["metadata"]["digest"])

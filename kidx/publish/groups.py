@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kidx.output.units import quantity, short_digest, spread_text
+from kidx.output.units import short_digest
 from kidx.publish import charts
 from kidx.publish.context import SiteContext, axis_format, metric_words, series_path
 from kidx.publish.hints import plot_command, workload_fields
@@ -30,16 +30,24 @@ def _group_section(site: SiteContext, family: Family, fields: dict[str, set[str]
     root = ROOT
     unit = family.unit
     chart_lines = []
+    rows = []
     for line in family.lines:
         points = []
         for point in line.points:
             m = point.measure
             x = point.x if point.x != "" else family.title
+            value, spread = site.figures(point.run, unit)
+            href = root + site.run_path(point.run)
             points.append(charts.ChartPoint(
-                x, m.value, m.low, m.high, root + site.run_path(point.run),
+                x, m.value, m.low, m.high, href,
                 {"impl": line.label, "x": f"{family.x_label or family.x_param or ''} {x}".strip(),
-                 "value": quantity(m.value, unit), "spread": spread_text(m.low, m.high, unit, " – ", ""),
+                 "value": value, "spread": spread,
                  "run": point.run.name, "digest": short_digest(point.run.manifest["metadata"]["digest"])}))
+            series = site.series_of_run.get(point.run.name)
+            rows.append(E("tr", {}, E("td", {}, line.label), E("td", {"class": "num"}, str(point.x)),
+                          E("td", {"class": "num"}, value), E("td", {"class": "num"}, spread),
+                          E("td", {}, E("a", {"href": href}, point.run.name)),
+                          E("td", {}, E("a", {"href": root + series_path(series)}, "over time") if series else None)))
         chart_lines.append(charts.ChartLine(line.label, points))
     words = metric_words(family.metric)
     x_label = family.x_label or family.x_param or "workload"
@@ -49,16 +57,6 @@ def _group_section(site: SiteContext, family: Family, fields: dict[str, set[str]
     better = "lower is better" if family.lower_is_better else "higher is better"
     svg = charts.chart(chart_lines, x_label, f"{words} ({better})", axis_format(unit), description, x_names,
                        binary=unit == BYTES)
-    rows = []
-    for line in family.lines:
-        for point in line.points:
-            m = point.measure
-            series = site.series_of_run.get(point.run.name)
-            rows.append(E("tr", {}, E("td", {}, line.label), E("td", {"class": "num"}, str(point.x)),
-                          E("td", {"class": "num"}, quantity(m.value, unit)),
-                          E("td", {"class": "num"}, spread_text(m.low, m.high, unit, " – ", "")),
-                          E("td", {}, E("a", {"href": root + site.run_path(point.run)}, point.run.name)),
-                          E("td", {}, E("a", {"href": root + series_path(series)}, "over time") if series else None)))
     legend = E("ul", {"class": "legend"}, *(
         E("li", {}, charts.legend_marker(number), " " + line.label, " " if line.baseline else None,
           E("em", {}, "(baseline)") if line.baseline else None)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from functools import lru_cache
 
 from kidx.analysis.significance import SLOWER
 from kidx.operations.analysed_runs import AnalysedRun, Referenced
@@ -20,7 +21,7 @@ def _reference_argument(role: str, referenced: Referenced) -> str:
 def _scalar_terms(prefix: str, value, terms: list) -> bool:
     """``prefix.key=value`` for every scalar under ``value``; False where one cannot be
     selected on (a list, or a key that is not a field name)."""
-    from kidx.query.field_selector import FieldRequirement, FieldSelectorError
+    from kidx.query.field_selector import FieldSelectorError
     from kidx.store.catalog import scalar_text
 
     if isinstance(value, dict):
@@ -29,10 +30,18 @@ def _scalar_terms(prefix: str, value, terms: list) -> bool:
     if text is None:
         return False
     try:
-        terms.append(FieldRequirement(prefix, "=", text))
+        terms.append(_requirement(prefix, text))
     except FieldSelectorError:
         return False
     return True
+
+
+@lru_cache(maxsize=1 << 16)
+def _requirement(field: str, text: str):
+    """``FIELD=TEXT``, checked once: a site's families share most of their workload fields."""
+    from kidx.query.field_selector import FieldRequirement
+
+    return FieldRequirement(field, "=", text)
 
 
 def workload_fields(runs: list[AnalysedRun]) -> dict[str, set[str]]:

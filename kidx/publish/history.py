@@ -10,7 +10,7 @@ from kidx.analysis.significance import FASTER, SEVERITY, SLOWER
 from kidx.operations.analysed_runs import AnalysedRun
 from kidx.operations.series import Series
 from kidx.output.comparison import verdict_text
-from kidx.output.units import quantity, short_digest, spread_text
+from kidx.output.units import quantity, short_digest
 from kidx.publish import charts
 from kidx.publish.context import (
     PublishRequest,
@@ -63,6 +63,7 @@ def _series_section(site: SiteContext, pid: str, members: list[Series], cli: str
     axis = site.request.release_label or "observed"
     headings = [axis, "observed", "value", "change", "verdict", "change point",
                 "reduction" if memory else "speedup", "cause", "run"]
+    head = E("thead", {}, E("tr", {}, *(E("th", {"scope": "col"}, h) for h in headings)))  # every line's table's
     for number, one in enumerate(members):
         label = line_label(one.implementation, site.titles.get(one.implementation.digest or ""), title)
         # the change points kidx series finds, each with what differs on either side of it
@@ -73,12 +74,12 @@ def _series_section(site: SiteContext, pid: str, members: list[Series], cli: str
             shift = shifts.get(point.run.name)
             change = (f"{(point.change.ratio - 1) * 100:+.1f}%" if point.change is not None else "")
             step = site.step(point)
-            value = quantity(m.value, unit)
+            value, spread = site.figures(point.run, unit)
             href = root + site.run_path(point.run)
             points.append(charts.ChartPoint(
                 step, m.value, m.low, m.high, href,
                 {"impl": label, "x": step, "value": value,
-                 "spread": spread_text(m.low, m.high, unit, " – ", ""),
+                 "spread": spread,
                  "change": (f"{change} ({point.verdict})" if point.verdict else "")
                  + (f"; change point {shift.point.change * 100:+.1f}%: {'; '.join(shift.cause)}" if shift else ""),
                  "run": point.run.name, "digest": short_digest(point.run.manifest["metadata"]["digest"])},
@@ -96,8 +97,7 @@ def _series_section(site: SiteContext, pid: str, members: list[Series], cli: str
         legend.append(E("li", {}, marker, " " + label))
         tables += [E("h2", {}, marker, " " + label),
                    E("div", {"class": "scroll"}, E("table", {"class": "points"},
-                     E("thead", {}, E("tr", {}, *(E("th", {"scope": "col"}, h) for h in headings))),
-                     E("tbody", {}, *rows)))]
+                     head, E("tbody", {}, *rows)))]
         changes = [E("li", {}, E("strong", {}, "Change point at "
                                  + site.step(next(p for p in one.points if p.run.name == name))),
                      f": the level moved {shift.point.change * 100:+.1f}% (p = {shift.point.p_value:.2g}); "

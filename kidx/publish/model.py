@@ -472,18 +472,23 @@ def _cell(family: Family, line: Line, baseline: str | None, by_shape: dict, rule
         if line.implementation.digest != baseline:
             verdict = judge(own[-1].known_measure, base_runs[-1].known_measure, *rule).verdict
             verdicts[verdict] = verdicts.get(verdict, 0) + 1
+        base_moments = [(_moment(b.observed), b) for b in base_runs]
         for run in own:
-            nearest = min(base_runs, key=lambda b: (_gap(b.observed, run.observed), b.observed, b.name))
+            nearest = base_runs[0] if len(base_runs) == 1 else _nearest(base_moments, _moment(run.observed))
             history.setdefault(run.observed[:10], []).append(_ratio(run, nearest))
     days = [(day, _geomean(values) or 1.0) for day, values in sorted(history.items())]
     return Cell(family, line, _geomean(latest), days, dict(sorted(verdicts.items())))
 
 
-def _gap(a: str, b: str) -> float:
-    first, second = _moment(a), _moment(b)
-    if first is None or second is None:
-        return math.inf
-    return abs(first - second)
+def _nearest(runs: list[tuple[float | None, AnalysedRun]], moment: float | None) -> AnalysedRun:
+    """The run observed nearest ``moment`` (then the earliest, then by name); a run
+    without a moment is nearest to nothing."""
+    def key(item: tuple[float | None, AnalysedRun]) -> tuple:
+        when, run = item
+        gap = math.inf if when is None or moment is None else abs(when - moment)
+        return gap, run.observed, run.name
+
+    return min(runs, key=key)[1]
 
 
 @lru_cache(maxsize=65536)

@@ -4,8 +4,9 @@
 A large store has a hundred thousand runs, and their manifests were most of a site's
 bytes. So a run page holds, for each run, only its anchor and its name as HTML; the rest
 (title, figures, references, the runs that refer to it, the CLI commands and the
-manifest) is one JSON document per page, compressed with zlib and written into the page
-in base64 (``data-deflate``). The site's script inflates it with the browser's own
+manifest) is one JSON document per page, each run's manifest on a line of its own after
+it (its JSON text as it is, not escaped into a string), compressed with zlib and written
+into the page in base64 (``data-deflate``). The site's script inflates it with the browser's own
 ``DecompressionStream`` and draws each section through ``textContent``, so nothing stored
 is ever parsed as HTML, and the page needs no fetch: it works from ``file://`` as well as
 from any static host. The HTML part is escaped here with ``markupsafe.escape``.
@@ -24,7 +25,7 @@ from markupsafe import Markup, escape
 from kidx.operations.analysed_runs import AnalysedRun, Referenced
 
 ROLES = ("protocol", "workload", "environment", "implementation")
-LEVEL = 6  # zlib's default
+LEVEL = 4  # below zlib's default (6): a large site's data compresses in much less time for a little more size
 
 
 class RunLinks(NamedTuple):
@@ -53,9 +54,11 @@ def shard(runs: list[AnalysedRun], links: RunLinks) -> tuple[Markup, str]:
         records.append(record)
         sections.append(f'<article class="run" id="{escape(record["anchor"])}">\n'
                         f'<p class="lede"><code>{escape(run.name)}</code></p>\n</article>\n')
-    document = json.dumps({"objects": objects, "runs": records}, ensure_ascii=False, separators=(",", ":"),
-                          sort_keys=True)
-    data = base64.b64encode(zlib.compress(document.encode("utf-8"), LEVEL)).decode("ascii")
+    # each manifest on a line of its own after the document, as the JSON text it is: never
+    # escaped into a string of the document (compact JSON holds no newline)
+    manifests = [record.pop("manifest") for record in records]
+    text = "\n".join([_SORTED({"objects": objects, "runs": records}), *manifests])
+    data = base64.b64encode(zlib.compress(text.encode("utf-8"), LEVEL)).decode("ascii")
     return Markup("".join(sections)), data
 
 
@@ -81,14 +84,22 @@ def _record(run: AnalysedRun, links: RunLinks, objects: dict[str, list]) -> dict
         "family": links.family.get(run.name), "series": links.series.get(run.name),
         "references": references,
         "referrers": [[links.path(r), r.name] for r in links.referrers.get(digest, []) if r is not run],
-        # its JSON text, exactly as stored (the script indents it without parsing a number)
+        # its JSON text, exactly as stored (the script indents it without parsing a number),
+        # written on its own line after the page's document (``shard``)
         "manifest": _COMPACT(run.manifest),
     }
 
 
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # json's C encoder, made once
+# json's C encoder, made once; no check for circles (a manifest read from JSON has none)
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+_SORTED = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True, check_circular=False).encode
 
 
 def read_data(data: str) -> dict:
-    """A run page's data, as the script reads it (for tests and tools)."""
-    return json.loads(zlib.decompress(base64.b64decode(data)).decode("utf-8"))
+    """A run page's data, as the script reads it (for tests and tools): the document,
+    each run with its manifest's text."""
+    document, *manifests = zlib.decompress(base64.b64decode(data)).decode("utf-8").split("\n")
+    found = json.loads(document)
+    for record, manifest in zip(found["runs"], manifests, strict=True):
+        record["manifest"] = manifest
+    return found

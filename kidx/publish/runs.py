@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+from markupsafe import Markup
+
 from kidx.operations.analysed_runs import AnalysedRun, Referenced
-from kidx.output.units import quantity
 from kidx.publish.context import SiteContext, environment_path, group_path, run_page, series_path
 from kidx.publish.run_shards import ROLES, RunLinks, shard
 
@@ -60,11 +61,11 @@ class _RunPages:
             environment_path=environment_path,
             referrers=self.referrers, figures=speed_of_light_text,
             host=evidence(runs, runs),  # twins and sweeps among the published runs
-            measure=lambda run: quantity(run.measure.value, run.measure.unit) if run.measure else "")
+            measure=lambda run: self.site.figures(run, run.measure.unit)[0] if run.measure else "")
         for path, members in sorted(shards.items()):
             members.sort(key=lambda r: r.manifest["metadata"]["digest"])
             sections, data = shard(members, links)
-            yield self.site.page("runs.html", path, runs=sections, data=data)
+            yield self.site.page("runs.html", path, runs=sections, data=Markup(data))  # base64: nothing to escape
 
 
 def speed_of_light_text(run: AnalysedRun) -> str:

@@ -55,4 +55,4 @@ def _page(site, folder: str, heading: str, sections: list[Section]) -> tuple[str
     document = {s.id: {"title": s.title, "body": s.body, **({"data": s.data} if s.data is not None else {})}
                 for s in sections}
     return site.page("sections.html", f"{folder}/{prefix}.html", heading=heading, prefix=prefix,
-                     sections=Markup(listing), data=pack(document))
+                     sections=Markup(listing), data=Markup(pack(document)))  # base64: nothing to escape

@@ -18,13 +18,15 @@ from html import escape
 from typing import Any
 
 Element = list  # [tag, attributes, *children]
-LEVEL = 6  # zlib's default, as for the run pages
+LEVEL = 4  # as for the run pages (kidx.publish.run_shards.LEVEL)
 VOID = frozenset({"br"})
 
 
 def E(tag: str, attributes: dict[str, Any] | None = None, *children) -> Element:
     """An element; ``None`` children are left out."""
-    return [tag, attributes or {}, *(child for child in children if child is not None)]
+    if None in children:  # a site has millions of elements: the filter only where it is needed
+        return [tag, attributes or {}, *(child for child in children if child is not None)]
+    return [tag, attributes or {}, *children]
 
 
 def html(node, svg: bool = False) -> str:
@@ -42,7 +44,8 @@ def html(node, svg: bool = False) -> str:
     return f"<{tag}{text}>" + "".join(html(child, inside) for child in children) + f"</{tag}>"
 
 
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # the order elements were made in
+# the order elements were made in; no check for circles (elements are a tree: a site has millions of them)
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
 
 
 def pack(document) -> str:

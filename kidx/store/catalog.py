@@ -26,10 +26,11 @@ empty.
 kind, exact names/digests, name and digest prefixes, label requirements (kubernetes
 semantics: ``!=``/``notin``/``!`` also match objects without the key; ``gt``/``lt`` only
 values that parse as int64), ``metadata.name``/``metadata.title`` field conditions,
-reference conditions and reference-following conditions, ordered by name (``order``)
-and cut at ``limit``. Conditions on the object's own ``spec`` are answered only by a
-backend whose ``answers_spec_fields`` is True; otherwise ``Store.select`` removes them
-from the query and checks them on the objects themselves.
+reference conditions and reference-following conditions, ordered by name (``order``) or
+most recently applied first (``RECENT``), and cut at ``limit``. Conditions on the
+object's own ``spec`` are answered only by a backend whose ``answers_spec_fields`` is
+True; otherwise ``Store.select`` removes them from the query and checks them on the
+objects themselves.
 
 Writes happen only inside ``begin_write()`` … ``commit()`` (or ``rollback()``), which
 ``Store.write()`` drives; operations never call these directly. ``begin_write`` takes the
@@ -114,6 +115,12 @@ class Change(NamedTuple):
 
 # --- typed queries ----------------------------------------------------------------------
 
+# CatalogQuery.order: the most recently applied name first, in the order the catalog added
+# the names (its row key: SQLite's objects.id, PostgreSQL's entries.id). A name applied
+# again (a new digest or new metadata) keeps its place; one deleted and applied again
+# takes a new one, after every name present then.
+RECENT = "recent"
+
 
 if TYPE_CHECKING:  # a type for the checker only: at run time any object with these fields is one
 
@@ -193,7 +200,7 @@ class CatalogQuery(NamedTuple):
     fields: tuple[FieldCondition, ...] = ()
     references: tuple[ReferenceCondition, ...] = ()
     referenced_fields: tuple[ReferencedFieldCondition, ...] = ()
-    order: str = "name"  # "name", or "kind,name" (kind first)
+    order: str = "name"  # "name", "kind,name" (kind first), or RECENT
     limit: int | None = None
     # False when what reads the entries needs no annotations (a table of the CRD's
     # columns): each entry's annotations then read as {}, never to be written back

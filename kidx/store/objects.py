@@ -14,9 +14,11 @@ dvc-objects injects a filesystem into ``ObjectDB(fs, path)``:
 An ``ObjectBackend`` implements ``read``/``write``/``exists``/``hexdigests``/``flush``
 on 64-digit hex names; ``read`` raises FileNotFoundError for a missing object.
 ``flush`` makes every object written so far durable; the store calls it before the
-catalog commits any name that points at them. For fsck, gc and export it also provides
-``remove`` (gc only: objects are otherwise immutable), ``where`` (for messages) and,
-where it can have them, ``leftovers`` (files that are not objects).
+catalog commits any name that points at them, and ``discard`` when the write fails
+instead (a backend may hold writes until ``flush``: ``kidx.store.packed_objects``).
+For fsck, gc and export it also provides ``remove`` (gc only: objects are otherwise
+immutable), ``where`` (for messages) and, where it can have them, ``leftovers`` (files
+that are not objects).
 
 ``write`` checks what is already stored under the name (size, then content, then hash)
 and replaces a damaged object: writing an object is also how a hand-edited, truncated
@@ -91,6 +93,11 @@ class ObjectBackend(ABC):
         for hexdigest, data in objects.items():
             done[hexdigest] = PRESENT if self.exists(hexdigest) else _outcome(self.write(hexdigest, data))
         return done
+
+    def discard(self) -> None:
+        """Forget what a write that failed or was interrupted holds, not yet flushed
+        (a backend that holds nothing has nothing to forget)."""
+        return None
 
     def remove(self, hexdigest: str) -> None:
         """Delete an object (garbage collection only); a missing one is not an error."""
@@ -184,6 +191,9 @@ class ObjectDB:
 
     def flush(self) -> None:
         self.backend.flush()
+
+    def discard(self) -> None:
+        self.backend.discard()
 
     def digests(self) -> Iterator[str]:
         for hexdigest in self.backend.hexdigests():

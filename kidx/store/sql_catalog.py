@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from kidx.errors import StoreError
 from kidx.records import TYPE_CHECKING, NamedTuple
 from kidx.store.catalog import (
+    RECENT,
     Catalog,
     CatalogQuery,
     Change,
@@ -411,7 +412,10 @@ class SQLCatalog(Catalog):
         sql = f"SELECT {columns} FROM {table}"
         if where:
             sql += f" WHERE {all_of(where)}"
-        sql += f" ORDER BY {prefix}kind, {prefix}name" if query.order == "kind,name" else f" ORDER BY {prefix}name"
+        if query.order == RECENT:
+            sql += f" ORDER BY {prefix}id DESC"
+        else:
+            sql += f" ORDER BY {prefix}kind, {prefix}name" if query.order == "kind,name" else f" ORDER BY {prefix}name"
         check_rows = needs_row_check(query)
         if query.limit is not None and not check_rows:
             sql += f" LIMIT {self.dialect.mark}"

@@ -1,6 +1,6 @@
 """The SQLite store: a folder holding ``catalog.sqlite`` (``kidx.store.sqlite_catalog``)
-beside the object files (``kidx.store.objects``), and what is wrong with a folder that
-cannot be one."""
+beside the objects (loose files and ``objects/packed.sqlite``: ``kidx.store.packed_objects``),
+and what is wrong with a folder that cannot be one."""
 
 from __future__ import annotations
 
@@ -11,13 +11,17 @@ from kidx.errors import StoreError, StoreReadOnly
 from kidx.records import TYPE_CHECKING
 from kidx.store.catalog import Catalog, StoreBackend
 from kidx.store.objects import FileObjectBackend, ObjectDB, path_text
-from kidx.store.sqlite_catalog import CATALOG_FILE, SQLiteCatalog, store_error
+from kidx.store.packed_objects import PACK_FILE, PackedObjectBackend
+from kidx.store.sqlite_catalog import BUSY_TIMEOUT_S, CATALOG_FILE, SQLiteCatalog, store_error
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 
 def _has_files(folder: str) -> bool:
+    """Whether there are object files (loose under ``folder``, or a pack beside it)."""
+    if os.path.isfile(os.path.join(os.path.dirname(folder), PACK_FILE)):
+        return True
     try:
         with os.scandir(folder) as fan_out:
             for entry in fan_out:
@@ -30,7 +34,8 @@ def _has_files(folder: str) -> bool:
 
 def _read_only_reason(root: str) -> str | None:
     """Why nothing in the store folder can be written, or None when it can."""
-    paths = [root, os.path.join(root, CATALOG_FILE), os.path.join(root, "objects", "sha256")]
+    paths = [root, os.path.join(root, CATALOG_FILE), os.path.join(root, "objects", "sha256"),
+             os.path.join(root, "objects", PACK_FILE)]
     if all(not os.path.exists(path) or os.access(path, os.W_OK) for path in paths):
         return None
     try:
@@ -42,14 +47,16 @@ def _read_only_reason(root: str) -> str | None:
 
 
 class SQLiteBackend(StoreBackend):
-    """A store folder: ``catalog.sqlite`` beside ``objects/sha256/``."""
+    """A store folder: ``catalog.sqlite`` beside ``objects/sha256/`` and ``objects/packed.sqlite``."""
 
     def __init__(self, root: Path | str):
         # strings and os calls: opening a store for reading should not import pathlib
         self.location = path_text(root)
         self._objects_folder = path_text(os.path.join(self.location, "objects", "sha256"))
         self._catalog_file = path_text(os.path.join(self.location, CATALOG_FILE))
-        self.objects = ObjectDB(FileObjectBackend(self._objects_folder))
+        loose = FileObjectBackend(self._objects_folder)
+        self.objects = ObjectDB(PackedObjectBackend(loose, os.path.join(self.location, "objects", PACK_FILE),
+                                                    BUSY_TIMEOUT_S))
 
     @property
     def root(self) -> Path:

@@ -237,6 +237,7 @@ class Store:
             transaction.timings["flush"] = flushed - started
             transaction.timings["commit"] = time.perf_counter() - flushed
         except BaseException:
+            self.objects.discard()  # objects held for this write, not yet durable
             catalog.rollback()
             raise
         crash_point("commit")

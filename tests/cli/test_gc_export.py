@@ -32,8 +32,11 @@ def object_path(store: Path, digest: str) -> Path:
 
 
 def object_files(store: Path) -> dict[str, bytes]:
-    root = store / "objects"
-    return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+    """The store's objects, loose files and packed rows alike: digest -> exact bytes."""
+    from kidx.store.sqlite_backend import SQLiteBackend
+
+    objects = SQLiteBackend(store).objects
+    return {digest: objects.read(digest) for digest in objects.digests()}
 
 
 @pytest.fixture
@@ -67,7 +70,7 @@ def test_gc_removes_orphans_and_temporary_files_only(kidx, seeded):
                f"objects/sha256/{SEED_RUN_DIGEST[7:9]}/.tmp-99-abcdef01-1"]
     assert result == (0, "".join(f"{path} removed (dry run)\n" for path in removed),
                       f"1 unused object and 1 temporary file removed ({len(ORPHAN) + 6} bytes), 3 objects kept (dry run)\n")
-    assert object_files(seeded) == before
+    assert object_files(seeded) == before and temporary.exists() and orphan.exists()
 
     result = kidx("gc")
     assert result == (0, "".join(f"{path} removed\n" for path in removed),

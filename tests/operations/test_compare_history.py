@@ -1,16 +1,16 @@
-"""compare's history: exactly the store's runs that share a selected run's environment and
-implementation, with one of that pair's selected workloads and protocols (every run of
-each selected series among them), found in one look-up per environment and
-implementation (not one per run, nor every run of a workload)."""
+"""compare's history: exactly the store's runs of the selected runs' series (every run of
+each, where a series holds at most HISTORY_WINDOW runs), found in one look-up per series
+(not one per run, nor every run of a workload)."""
 
 from __future__ import annotations
 
+from kidx.analysis.window import HISTORY_WINDOW
 from kidx.kinds.registry import registry
 from kidx.operations import compare as compare_operation
-from kidx.operations import get as get_operation
 from kidx.operations.analysed_runs import select_runs
 from kidx.operations.compare import CompareRequest
 from kidx.query.label_selector import LabelSelector
+from kidx.store.catalog import RECENT
 from kidx.store.store import Store
 
 
@@ -29,9 +29,9 @@ def test_history_is_every_run_of_the_selections_series_and_no_other_pair(history
     on_pairs = {run.name for run in everything if (run.workload.digest, run.environment.digest) in pairs}
 
     lookups = []
-    original = get_operation.find_objects
-    monkeypatch.setattr(get_operation, "find_objects",
-                        lambda *arguments: lookups.append(arguments) or original(*arguments))
+    original = Store.select
+    monkeypatch.setattr(Store, "select", lambda self, query, catalog=None: lookups.append(query)
+                        or original(self, query, catalog))
     history = compare_operation._history(store, kinds, request, measured)
 
     allowed: dict[tuple, tuple[set, set]] = {}
@@ -47,7 +47,8 @@ def test_history_is_every_run_of_the_selections_series_and_no_other_pair(history
     assert {run.name for run in everything if _digests(run) in series} <= {run.name for run in history}
     assert expected - {run.name for run in selected}  # the series hold runs the selection does not
     assert on_pairs - expected  # and the selection's pairs hold runs of other implementations, not read
-    assert len(lookups) == len(allowed) < len(measured)
+    assert len(lookups) == len(series) <= len(measured)
+    assert all((query.order, query.limit) == (RECENT, HISTORY_WINDOW) for query in lookups)
 
 
 def test_json_lists_the_history_runs_that_decided_the_verdicts(kidx, history_store):

@@ -236,6 +236,31 @@ def test_hostile_strings_are_escaped_everywhere(kidx, tmp_path, seed_bundle):
     assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in pages["index.html"]
 
 
+def test_run_page_data_keeps_each_manifest_on_its_own_line(kidx, tmp_path, seed_bundle):
+    """A run page's data is its document, then each run's manifest as JSON text, a line
+    each: line breaks in a stored string stay escaped inside its manifest's line."""
+    import base64
+    import zlib
+
+    bundle = json.loads(json.dumps(seed_bundle))
+    run = next(item for item in bundle.values() if isinstance(item, dict) and item.get("kind") == "BenchmarkRun")
+    note = "one\ntwo\r\nthree\u2028four\u0085five"
+    run["metadata"].setdefault("annotations", {})["note"] = note
+    assert kidx("apply", "-f", "-", stdin=json.dumps(bundle))[0] == 0
+    site = tmp_path / "site"
+    assert publish(kidx, site)[0] == 0
+    page = (site / "runs" / "6e7.html").read_text(encoding="utf-8")  # the seed run's digest: sha256:6e70abf2…
+    encoded = re.search(r'<div id="run-data" data-deflate="([A-Za-z0-9+/=]*)" hidden></div>', page)[1]
+    document, *manifests = zlib.decompress(base64.b64decode(encoded)).decode("utf-8").split("\n")
+    assert [record["name"] for record in json.loads(document)["runs"]] == [SEED_RUN_NAME]
+    assert "manifest" not in json.loads(document)["runs"][0]
+    code, stored, _ = kidx("get", "run", SEED_RUN_NAME, "-o", "json")
+    assert code == 0 and len(manifests) == 1
+    assert json.loads(manifests[0]) == json.loads(stored)
+    assert json.loads(manifests[0])["metadata"]["annotations"]["note"] == note
+    assert run_data(page)["runs"][0]["manifest"] == manifests[0]
+
+
 def test_missing_runs_named_are_an_error(kidx, tmp_path, seed_bundle):
     assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle))[0] == 0
     code, out, err = publish(kidx, tmp_path / "site", "no-such-run")

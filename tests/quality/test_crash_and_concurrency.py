@@ -109,8 +109,8 @@ def run_names(store: Path) -> list[str]:
 
 
 def assert_consistent(store_path: Path) -> None:
-    """The catalog is intact, refers only to object files that re-hash to their names, and
-    every object file is complete; temporary files are never taken for objects."""
+    """The catalog is intact, refers only to objects (files or packed) that re-hash to their
+    names, and every object file is complete; temporary files are never taken for objects."""
     connection = sqlite3.connect(store_path / "catalog.sqlite")
     try:
         assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -139,8 +139,17 @@ def assert_consistent(store_path: Path) -> None:
         digest = "sha256:" + path.parent.name + path.name
         assert digest in listed, f"stray file {path}"
         assert store.objects.verify(digest), f"{path} is incomplete or corrupt"
-    # what digests() lists are exactly the well-formed object files
-    assert len(listed) == len([path for path in files if not TEMPORARY.match(path.name)])
+    # what digests() lists are exactly the well-formed object files and the packed objects
+    pack = store_path / "objects" / "packed.sqlite"
+    packed: set[str] = set()
+    if pack.exists():
+        connection = sqlite3.connect(pack)
+        try:
+            packed = {"sha256:" + row[0].hex() for row in connection.execute("SELECT digest FROM objects")}
+        finally:
+            connection.close()
+    loose = {"sha256:" + path.parent.name + path.name for path in files if not TEMPORARY.match(path.name)}
+    assert listed == loose | packed
 
 
 @pytest.fixture

@@ -191,14 +191,16 @@
       details.appendChild(element("summary", "Manifest"));
       details.appendChild(element("pre", indented(run.manifest), "manifest"));
     }
-    inflate(holder, "kidx describe run NAME shows each run.", function (data) {
-      data.runs.forEach(function (run) { draw(run, data.objects); });
+    // the page's document, then each run's manifest (JSON text) on a line of its own
+    inflate(holder, "kidx describe run NAME shows each run.", function (text) {
+      var lines = text.split("\n"), data = JSON.parse(lines[0]);
+      data.runs.forEach(function (run, i) { run.manifest = lines[i + 1]; draw(run, data.objects); });
       holder.setAttribute("data-drawn", String(data.runs.length));
       var target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
       if (target) target.scrollIntoView();
     });
   }
-  // A page's data: zlib-compressed JSON in base64 in the holder's data-deflate, inflated by the
+  // A page's data: zlib-compressed text in base64 in the holder's data-deflate, inflated by the
   // browser's DecompressionStream (no fetch, so file:// works too)
   function inflate(holder, instead, done) {
     if (typeof DecompressionStream === "undefined") {
@@ -210,7 +212,7 @@
     var bytes = new Uint8Array(binary.length);
     for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
     var inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
-    new Response(inflated).text().then(function (text) { done(JSON.parse(text)); });
+    new Response(inflated).text().then(done);
   }
   // An element as data, [tag, {attribute: value}, child...], a child an element or text:
   // built with createElement(NS)/setAttribute/createTextNode, so nothing is parsed as HTML.
@@ -240,7 +242,8 @@
     var holder = document.getElementById("page-data");
     if (!holder) return;
     var title = document.title.slice(document.title.lastIndexOf(" · "));
-    inflate(holder, "kidx describe shows what it holds.", function (data) {
+    inflate(holder, "kidx describe shows what it holds.", function (text) {
+      var data = JSON.parse(text);
       var head = document.getElementById("shard-head");
       var sections = Array.prototype.slice.call(document.querySelectorAll("section.shard"));
       var listing = sections.map(function (section) { return section.cloneNode(true).childNodes; });

@@ -1,0 +1,306 @@
+"""Objects of a folder store, loose and packed: a command that writes PACK_THRESHOLD
+objects or more puts them in ``objects/packed.sqlite``, fewer stay one file each."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO, SEED_BUNDLE
+
+from kidx.identity import canonical_json, identity_of
+from kidx.identity.canonical import digest_bytes
+from kidx.store.packed_objects import PACK_FILE, PACK_THRESHOLD
+from kidx.store.store import Store
+
+RUN_TYPE = "benchmarkrun.kernelindex.dev"
+
+
+def runs(count: int, first: int = 0) -> list[dict]:
+    """``count`` runs of the seed's shape, each its own object (no references: no warnings)."""
+    seed = json.loads(SEED_BUNDLE.read_text(encoding="utf-8"))["run"]
+    made = []
+    for number in range(first, first + count):
+        run = json.loads(json.dumps(seed))
+        del run["spec"]["workloadDigest"], run["spec"]["implementationDigest"]
+        del run["spec"]["protocolDigest"], run["spec"]["environmentDigest"]
+        run["metadata"] = {"name": f"run-{number:05d}"}
+        run["spec"]["timing"]["latencyNs"]["median"] = 1_000 + number
+        made.append(run)
+    return made
+
+
+def as_list(manifests: list[dict], path: Path) -> Path:
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": manifests}), encoding="utf-8")
+    return path
+
+
+def digests_of(manifests: list[dict]) -> set[str]:
+    return {digest_bytes(canonical_json(identity_of(manifest))) for manifest in manifests}
+
+
+def loose_digests(store: Path) -> set[str]:
+    folder = store / "objects" / "sha256"
+    return {"sha256:" + path.parent.name + path.name for path in folder.glob("*/*") if path.is_file()}
+
+
+def packed(store: Path) -> dict[str, bytes]:
+    connection = sqlite3.connect(store / "objects" / PACK_FILE)
+    try:
+        return {"sha256:" + digest.hex(): data for digest, data in connection.execute("SELECT digest, data FROM objects")}
+    finally:
+        connection.close()
+
+
+def pack_sql(store: Path, statement: str, *parameters) -> None:
+    connection = sqlite3.connect(store / "objects" / PACK_FILE)
+    try:
+        connection.execute(statement, parameters)
+        connection.commit()
+    finally:
+        connection.close()
+
+
+def created(manifests: list[dict]) -> str:
+    return "".join(f"{RUN_TYPE}/{manifest['metadata']['name']} created\n" for manifest in manifests)
+
+
+def test_a_bulk_apply_puts_its_objects_in_the_pack_and_reads_them_back(kidx, store, tmp_path):
+    bulk = runs(PACK_THRESHOLD)
+    assert kidx("apply", "-f", str(as_list(bulk, tmp_path / "bulk.json"))) == (0, created(bulk), "")
+    assert loose_digests(store) == set()
+    stored = packed(store)
+    assert set(stored) == digests_of(bulk)
+    assert all(digest_bytes(data) == digest for digest, data in stored.items())
+    shown = json.loads(kidx("get", "run", "run-00007", "-o", "json").out)
+    assert shown["spec"] == {key: value for key, value in bulk[7]["spec"].items()}
+    assert kidx("get", "runs", "-o", "name").out.count("\n") == PACK_THRESHOLD
+    assert kidx("fsck").code == 0
+
+
+def test_a_small_apply_stays_loose_and_makes_no_pack(kidx, store, tmp_path):
+    small = runs(PACK_THRESHOLD - 1)
+    assert kidx("apply", "-f", str(as_list(small, tmp_path / "small.json"))).code == 0
+    assert loose_digests(store) == digests_of(small)
+    assert not (store / "objects" / PACK_FILE).exists()
+    assert json.loads(kidx("get", "run", "run-00003", "-o", "json").out)["spec"] == small[3]["spec"]
+
+
+def test_loose_and_packed_objects_are_read_and_listed_together(kidx, store, tmp_path):
+    bulk, small = runs(PACK_THRESHOLD), runs(3, first=PACK_THRESHOLD)
+    assert kidx("apply", "-f", str(as_list(bulk, tmp_path / "bulk.json"))).code == 0
+    assert kidx("apply", "-f", str(as_list(small, tmp_path / "small.json"))).code == 0
+    assert (loose_digests(store), set(packed(store))) == (digests_of(small), digests_of(bulk))
+    opened = Store(store)
+    listed = list(opened.objects.digests())
+    assert listed == sorted(digests_of(bulk) | digests_of(small))
+    everything = opened.objects.read_many(listed)
+    assert all(digest_bytes(everything[digest]) == digest for digest in listed) and len(everything) == len(listed)
+    packed_one, loose_one = min(digests_of(bulk)), min(digests_of(small))
+    assert opened.objects.where(packed_one) == str(store / "objects" / PACK_FILE)
+    assert opened.objects.where(loose_one) == str(store / "objects" / "sha256" / loose_one[7:9] / loose_one[9:])
+    assert opened.objects.size(packed_one) == len(everything[packed_one])
+    assert opened.objects.missing([packed_one, loose_one, "sha256:" + "0" * 64]) == {"sha256:" + "0" * 64}
+    # applying them all again writes nothing: every object is found where it is
+    again = kidx("apply", "-f", str(as_list(bulk + small, tmp_path / "all.json")))
+    assert again.out.count(" unchanged\n") == len(bulk) + len(small)
+    assert (loose_digests(store), set(packed(store))) == (digests_of(small), digests_of(bulk))
+
+
+def test_reading_a_store_without_a_pack_never_opens_one(kidx, store, tmp_path):
+    assert kidx("apply", "-f", str(as_list(runs(2), tmp_path / "two.json"))).code == 0
+    opened = Store(store)
+    for entry in opened.catalog().all_entries():
+        assert opened.identity(entry.digest)["kind"] == "BenchmarkRun"
+    assert opened.objects.backend._db is None
+    assert not (store / "objects" / PACK_FILE).exists()
+
+
+def test_a_damaged_packed_object_is_found_by_fsck_and_repaired_by_apply(kidx, store, tmp_path):
+    bulk = runs(PACK_THRESHOLD)
+    bulk_file = as_list(bulk, tmp_path / "bulk.json")
+    assert kidx("apply", "-f", str(bulk_file)).code == 0
+    digest = digest_bytes(canonical_json(identity_of(bulk[5])))
+    edited = b'{"edited":1}'
+    pack_sql(store, "UPDATE objects SET data = ? WHERE digest = ?", edited, bytes.fromhex(digest[7:]))
+    result = kidx("fsck")
+    assert result.code == 1
+    assert result.out == (f"damaged-object objects/{PACK_FILE}: packed object {digest}: content hashes to "
+                          f"{digest_bytes(edited)}, not to its name\n"
+                          f"checked {PACK_THRESHOLD} objects, {PACK_THRESHOLD} names, {PACK_THRESHOLD} revisions\n"
+                          "1 problem: damaged-object 1\n")
+    assert (f"error: object {digest} is damaged: {store}/objects/{PACK_FILE} does not hash to its name "
+            "(run 'kidx fsck')\n") == kidx("get", "run", "run-00005", "-o", "json").err
+    again = kidx("apply", "-f", str(bulk_file))
+    assert again.out == "".join(f"{RUN_TYPE}/{run['metadata']['name']} {'repaired' if run is bulk[5] else 'unchanged'}\n"
+                                for run in bulk)
+    assert again.err == (f"Warning: {RUN_TYPE}/run-00005: object {store}/objects/{PACK_FILE} was damaged (it did not "
+                         "hash to its name); written again\n")
+    assert kidx("fsck").code == 0
+    assert packed(store)[digest] == canonical_json(identity_of(bulk[5]))  # replaced in the pack, not shadowed
+    assert loose_digests(store) == set()
+
+
+def test_fsck_repairs_a_damaged_packed_object_from_a_bundle_and_keeps_its_bytes(kidx, store, tmp_path):
+    bulk = runs(PACK_THRESHOLD)
+    assert kidx("apply", "-f", str(as_list(bulk, tmp_path / "bulk.json"))).code == 0
+    bundle = tmp_path / "backup.kidx.json"
+    assert kidx("export", "-o", str(bundle)).code == 0
+    digest = digest_bytes(canonical_json(identity_of(bulk[0])))
+    pack_sql(store, "UPDATE objects SET data = ? WHERE digest = ?", b"{}", bytes.fromhex(digest[7:]))
+    result = kidx("fsck", "--repair", "--from-bundle", str(bundle))
+    assert (result.code, result.err) == (0, "")
+    assert result.out.splitlines()[0] == (f"repaired damaged-object objects/{PACK_FILE}: written from {bundle}; "
+                                          f"the damaged bytes were copied to lost+found/{digest[7:]}")
+    assert (store / "lost+found" / digest[7:]).read_bytes() == b"{}"
+    assert packed(store)[digest] == canonical_json(identity_of(bulk[0]))
+    assert loose_digests(store) == set()
+
+
+def test_something_else_in_the_packs_place_is_an_error_not_a_wait(kidx, store, tmp_path):
+    assert kidx("apply", "-f", str(as_list(runs(1), tmp_path / "one.json"))).code == 0
+    (store / "objects").mkdir(exist_ok=True)
+    os.mkfifo(store / "objects" / PACK_FILE)
+    message = (f"error: the store's object pack {store}/objects/{PACK_FILE} is a FIFO, not a file "
+               "(nothing was read or changed)\n")
+    assert kidx("apply", "-f", str(as_list(runs(PACK_THRESHOLD, first=1), tmp_path / "bulk.json"))) == (1, "", message)
+    assert kidx("get", "runs", "-o", "name") == (0, f"{RUN_TYPE}/run-00000\n", "")
+
+
+def test_gc_removes_an_unused_packed_object(kidx, store, tmp_path):
+    bulk = runs(PACK_THRESHOLD)
+    assert kidx("apply", "-f", str(as_list(bulk, tmp_path / "bulk.json"))).code == 0
+    orphan = canonical_json(identity_of(runs(1, first=99_999)[0]))
+    digest = digest_bytes(orphan)
+    pack_sql(store, "INSERT INTO objects (digest, data) VALUES (?, ?)", bytes.fromhex(digest[7:]), orphan)
+    assert kidx("gc") == (0, f"objects/{PACK_FILE} ({digest}) removed\n",
+                          f"1 unused object and 0 temporary files removed ({len(orphan)} bytes), {PACK_THRESHOLD} objects kept\n")
+    assert set(packed(store)) == digests_of(bulk)
+    assert kidx("fsck").code == 0
+
+
+def _kidx_process(store: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "kidx", *args, "--store", str(store)], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "NO_COLOR": "1", **(env or {})})
+
+
+def test_two_bulk_writers_at_once_both_succeed(kidx, store, tmp_path):
+    first, second = runs(PACK_THRESHOLD * 2), runs(PACK_THRESHOLD * 2, first=PACK_THRESHOLD * 2)
+    writers = [_kidx_process(store, "apply", "-f", str(as_list(batch, tmp_path / f"{number}.json")))
+               for number, batch in enumerate((first, second))]
+    outcomes = [(writer.wait(timeout=120), writer.stdout.read(), writer.stderr.read()) for writer in writers]
+    for writer in writers:
+        writer.stdout.close()
+        writer.stderr.close()
+    assert outcomes == [(0, created(first), ""), (0, created(second), "")]
+    assert set(packed(store)) == digests_of(first) | digests_of(second)
+    assert loose_digests(store) == set()
+    assert kidx("fsck").code == 0
+
+
+@pytest.mark.parametrize("stage", ["objects", "catalog"])
+def test_a_bulk_apply_killed_before_its_commit_leaves_the_store_as_it_was(kidx, store, tmp_path, stage):
+    before = runs(2)
+    assert kidx("apply", "-f", str(as_list(before, tmp_path / "before.json"))).code == 0
+    bulk = runs(PACK_THRESHOLD + 10, first=2)
+    killed = _kidx_process(store, "apply", "-f", str(as_list(bulk, tmp_path / "bulk.json")),
+                           env={"KIDX_TEST_CRASH_AT": stage})
+    killed.communicate(timeout=120)
+    assert killed.returncode == -9
+    assert kidx("get", "runs", "-o", "name").out == "".join(f"{RUN_TYPE}/{run['metadata']['name']}\n" for run in before)
+    assert not (store / "objects" / PACK_FILE).exists() or set(packed(store)) <= digests_of(bulk)
+    assert loose_digests(store) == digests_of(before)
+    assert kidx("fsck").code == 0
+    assert kidx("apply", "-f", str(tmp_path / "bulk.json")).out == created(bulk)
+    assert set(packed(store)) == digests_of(bulk)
+
+
+def test_a_read_only_packed_store_is_readable(kidx, store, tmp_path):
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: cannot drop the privilege that ignores permissions")
+    bulk = runs(PACK_THRESHOLD)
+    assert kidx("apply", "-f", str(as_list(bulk, tmp_path / "bulk.json"))).code == 0
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="kidx-read-only-"))
+    copy = folder / "store"
+    shutil.copytree(store, copy)
+    for path in [copy, *copy.rglob("*")]:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    folder.chmod(0o755)
+    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+    try:
+        completed = subprocess.run([*prefix, sys.executable, "-m", "kidx", "get", "run", "run-00009", "-o", "json",
+                                    "--store", str(copy)], capture_output=True, text=True, cwd="/",
+                                   env={**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(REPO)})
+        assert (completed.returncode, completed.stderr) == (0, "")
+        assert json.loads(completed.stdout)["spec"] == bulk[9]["spec"]
+        fsck = subprocess.run([*prefix, sys.executable, "-m", "kidx", "fsck", "--store", str(copy)],
+                              capture_output=True, text=True, cwd="/", env={**os.environ, "PYTHONPATH": str(REPO)})
+        assert fsck.returncode == 0, fsck.stderr
+    finally:
+        for path in [copy, *copy.rglob("*")]:
+            path.chmod(0o700)
+        shutil.rmtree(folder)
+
+
+def _objects(count: int, first: int = 0) -> dict[str, bytes]:
+    found = {}
+    for run in runs(count, first):
+        data = canonical_json(identity_of(run))
+        found[digest_bytes(data)] = data
+    return found
+
+
+def test_a_write_that_fails_after_filling_the_pack_leaves_nothing_of_it(tmp_path):
+    store_path = tmp_path / "store"
+    store = Store(store_path)
+    kept = _objects(PACK_THRESHOLD)
+    with store.write() as transaction:
+        for digest, data in kept.items():
+            assert transaction.add_object(digest, data) == "written"
+    lost = _objects(PACK_THRESHOLD * 2, first=PACK_THRESHOLD)
+    with pytest.raises(RuntimeError), store.write() as transaction:
+        for digest, data in lost.items():
+            transaction.add_object(digest, data)
+        assert store.objects.read(next(iter(lost))) == next(iter(lost.values()))  # seen inside the write
+        raise RuntimeError("the command failed")
+    assert set(packed(store_path)) == set(kept)
+    assert list(store.objects.digests()) == sorted(kept)
+    assert store.objects.missing(lost) == set(lost)
+    with store.write() as transaction:  # the pack is free for the next write
+        assert {transaction.add_object(digest, data) for digest, data in lost.items()} == {"written"}
+    assert set(packed(store_path)) == set(kept) | set(lost)
+    store.close()
+
+
+def test_a_process_killed_with_its_pack_transaction_open_leaves_the_pack_as_it_was(tmp_path):
+    store_path = tmp_path / "store"
+    kept = _objects(PACK_THRESHOLD)
+    store = Store(store_path)
+    with store.write() as transaction:
+        for digest, data in kept.items():
+            transaction.add_object(digest, data)
+    store.close()
+    script = (
+        "import os, signal, sys\n"
+        "from kidx.store.store import Store\n"
+        "from store.test_packed_objects import _objects\n"
+        "store = Store(sys.argv[1])\n"
+        "with store.write() as transaction:\n"
+        f"    for digest, data in _objects({PACK_THRESHOLD * 3}, first={PACK_THRESHOLD}).items():\n"
+        "        transaction.add_object(digest, data)\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    killed = subprocess.run([sys.executable, "-c", script, str(store_path)], cwd=REPO, capture_output=True,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests")])})
+    assert killed.returncode == -9, killed.stderr
+    assert set(packed(store_path)) == set(kept)
+    assert list(Store(store_path).objects.digests()) == sorted(kept)
