@@ -30,7 +30,6 @@ The statements and row mapping this catalog shares with the SQLite one are in
 
 from __future__ import annotations
 
-import builtins
 import hashlib
 import logging
 import threading
@@ -44,17 +43,14 @@ from kidx.store.catalog import (
     StoreBackend,
 )
 from kidx.store.objects import PRESENT, WRITTEN, ObjectBackend, ObjectDB
-from kidx.store.postgres_queries import LAST, PostgresQueries, raw
+from kidx.store.postgres_rows import COPY_FROM, PostgresRows
+from kidx.store.postgres_schema import SCHEMA_VERSION, VERSION_1, create, upgrade_1_to_2
 from kidx.store.postgres_url import INSTALL_HINT, masked, scrubbed
-from kidx.store.sql_catalog import (
-    Dialect,
-    Statements,
-    digest_of_raw,
-    translating,
-)
+from kidx.store.sql_catalog import translating
+from kidx.store.sqlite_packing import PackedValueError
 
-SCHEMA_VERSION = "1"
-COPY_FROM = 64  # rows from which a bulk write uses COPY instead of INSERTs
+__all__ = ["COPY_FROM", "LOCK_KEY", "SCHEMA_VERSION", "PostgresBackend", "backend", "driver"]
+
 LOCK_KEY = 0x6B696478  # "kidx": the one advisory lock a store's writers take
 WRITER_WAIT_LIMIT_S = 300
 COMMIT_NOTICE_AFTER_S = 3.0
@@ -62,73 +58,8 @@ UNKNOWN_OUTCOME = (
     "the write may or may not have been committed. Check with 'kidx get' or 'kidx history' on that store, or run "
     "the command again: what is stored already is reported unchanged"
 )
-
-SCHEMA = """
-CREATE SCHEMA kidx;
-CREATE TABLE kidx.info (key text PRIMARY KEY, value text NOT NULL);
-CREATE TABLE kidx.objects (
-    digest bytea PRIMARY KEY,
-    content bytea NOT NULL,
-    CHECK (sha256(content) = digest)
-);
-CREATE TABLE kidx.entries (
-    id bigint PRIMARY KEY,
-    kind text COLLATE "C" NOT NULL,
-    name text COLLATE "C" NOT NULL,
-    digest bytea NOT NULL,
-    title text,
-    labels text NOT NULL,
-    annotations text NOT NULL,
-    created text NOT NULL,
-    generation integer NOT NULL,
-    columns text,
-    UNIQUE (kind, name)
-);
-CREATE INDEX entries_by_digest ON kidx.entries (digest);
-CREATE TABLE kidx.labels (
-    object_id bigint NOT NULL,
-    key text COLLATE "C" NOT NULL,
-    value text COLLATE "C" NOT NULL,
-    PRIMARY KEY (key, value, object_id)
-);
-CREATE INDEX labels_by_object ON kidx.labels (object_id);
-CREATE TABLE kidx.refs (
-    object_id bigint NOT NULL,
-    field text COLLATE "C" NOT NULL,
-    target bytea NOT NULL,
-    PRIMARY KEY (target, object_id, field)
-);
-CREATE INDEX refs_by_object ON kidx.refs (object_id);
-CREATE INDEX refs_by_field ON kidx.refs (field, target);
-CREATE TABLE kidx.revisions (
-    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    kind text COLLATE "C" NOT NULL,
-    name text COLLATE "C" NOT NULL,
-    event text NOT NULL,
-    digest bytea,
-    title text,
-    labels text,
-    annotations text,
-    generation integer,
-    recorded text NOT NULL
-);
-CREATE INDEX revisions_by_name ON kidx.revisions (kind, name, id);
-CREATE TABLE kidx.spec_leaves (
-    path text COLLATE "C" NOT NULL,
-    value text COLLATE "C" NOT NULL,
-    digest bytea NOT NULL,
-    PRIMARY KEY (path, value, digest)
-);
-CREATE TABLE kidx.spec_indexed (digest bytea PRIMARY KEY);
-"""
-
-present_text = digest_of_raw  # and back, from a column that is never NULL
-
-
-# digests are their 32 bytes; lists of values are bound as one array (``= ANY(%s)``)
-DIALECT = Dialect(mark="%s", schema="kidx.", entries="kidx.entries", last=LAST,
-                  stored_digest=raw, digest_text=present_text)
-
+UPGRADED = "upgraded the store's catalog ({location}) to schema version {version}"
+KNOWN_VERSIONS = (VERSION_1, SCHEMA_VERSION)
 
 
 def driver():
@@ -170,6 +101,8 @@ class Connection:
             raise StoreError(f"cannot connect to the store at {self.location}: {self.message(exc)}") from None
         self.in_transaction = False
         self.writing = False
+        self.version: str | None = None
+        self.upgraded_from: str | None = None  # in the write in progress
         self.schema_present = self.translating(self._schema_present)
 
     def message(self, exc: Exception) -> str:
@@ -197,19 +130,23 @@ class Connection:
         return StoreError(f"the store at {self.location} cannot be used: {self.message(exc)}")
 
     def _schema_present(self) -> bool:
+        """Whether the database holds a kidx store; ``version`` is its catalog schema's (None
+        without one). A version newer than this kidx knows is refused."""
         # a scan of pg_namespace, not to_regnamespace(): its cache may not yet know of a
         # schema another writer has just committed
+        self.version = None
         (namespace,) = self.connection.execute(
             "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = 'kidx')"
         ).fetchone()
         if not namespace:
             return False
         row = self.connection.execute("SELECT value FROM kidx.info WHERE key='schema'").fetchone()
-        if row is None or row[0] != SCHEMA_VERSION:
+        if row is None or row[0] not in KNOWN_VERSIONS:
             raise StoreError(
-                f"the store at {self.location} has catalog schema version {row[0] if row else 'none'}; "
-                f"this kidx reads version {SCHEMA_VERSION}"
+                f"the store at {self.location} has catalog schema version {row[0] if row else 'none'}, but this kidx "
+                f"knows only versions up to {SCHEMA_VERSION}: a newer kidx wrote it; use that one (nothing was changed)"
             )
+        self.version = row[0]
         return True
 
     def execute(self, query: str, parameters: Sequence = ()):
@@ -244,12 +181,15 @@ class Connection:
         self.in_transaction = self.writing = True
         try:
             self._lock()
+            if not self.schema_present or self.version != SCHEMA_VERSION:
+                # another writer may have made it, or upgraded it, since this connection looked
+                self.schema_present = self._schema_present()
             if not self.schema_present:
-                self.schema_present = self._schema_present()  # another writer may have made it
-            if not self.schema_present:
-                self.connection.execute(SCHEMA)
-                self.connection.execute("INSERT INTO kidx.info (key, value) VALUES ('schema', %s)", (SCHEMA_VERSION,))
-                self.schema_present = True
+                create(self.connection.execute)
+                self.schema_present, self.version = True, SCHEMA_VERSION
+            elif self.version != SCHEMA_VERSION:  # an older catalog: upgraded in this write
+                upgrade_1_to_2(self.connection.execute)
+                self.upgraded_from, self.version = self.version, SCHEMA_VERSION
         except BaseException:
             self.rollback()
             raise
@@ -297,11 +237,13 @@ class Connection:
                 self.connection.execute("COMMIT")
         except self._psycopg.OperationalError as exc:
             self.in_transaction = self.writing = False
+            self.upgraded_from = None
             raise OutcomeUnknown(
                 f"lost the connection to the store at {self.location} while it committed ({self.message(exc)}): "
                 f"{UNKNOWN_OUTCOME}") from None
         except KeyboardInterrupt:  # Ctrl-C twice, the server silent
             self.in_transaction = self.writing = False
+            self.upgraded_from = None
             raise OutcomeUnknown(
                 f"interrupted while the store at {self.location} had not confirmed the commit: {UNKNOWN_OUTCOME}"
             ) from None
@@ -309,6 +251,9 @@ class Connection:
             timer.cancel()
             self.connection.remove_notice_handler(self._server_notice)
         self.in_transaction = self.writing = False
+        if self.upgraded_from is not None:
+            self.upgraded_from = None
+            notices.notify(UPGRADED.format(location=self.location, version=SCHEMA_VERSION))
 
     def _cancel(self) -> None:
         self.connection.cancel()
@@ -327,6 +272,7 @@ class Connection:
             self.connection.execute("ROLLBACK")
         except self._psycopg.Error:
             pass  # a broken connection has rolled back already
+        self.upgraded_from = None
         if self.writing:
             self.writing = False
             try:
@@ -453,50 +399,39 @@ class PostgresObjectBackend(ObjectBackend):
 # --- the catalog ------------------------------------------------------------------------
 
 
-class PostgresCatalog(PostgresQueries):
+class PostgresCatalog(PostgresRows):
     """The catalog in PostgreSQL: entries, labels, references and revisions."""
-
-    dialect = DIALECT
-    sql = Statements(DIALECT)
 
     def __init__(self, backend: PostgresBackend):
         self.backend = backend
         self.connection = backend.connection()
+        self._target_ids = {}
+        self._digests_of_targets = {}
+        self._dictionaries = {}
 
     @property
     def readable(self) -> bool:
         return self.connection.schema_present
 
     def translated(self, method, *args, **kwargs):
-        return self.connection.translating(lambda: method(*args, **kwargs))
+        try:
+            return self.connection.translating(lambda: method(*args, **kwargs))
+        except PackedValueError as exc:
+            raise StoreError(f"the store at {self.backend.location} is damaged: {exc}; `kidx fsck` tells what "
+                             "is wrong") from None
 
     def _write_starts(self, changes: Sequence[Change]) -> bool:
         self._restore_starts(changes)
-        return False
+        return True  # _write_ends records the revision ids taken
 
     def _restore_starts(self, changes: Sequence[Change]) -> None:
         """Index the specs of the objects the rows refer to or carry (kept from the first
-        write on)."""
+        write on), and learn the ids of their reference targets."""
+        self._prepare_write(changes)
         specs = self._specs_of(changes)
         if specs:
             self.backend.object_backend.flush()  # objects of this write first: they may be read here
             self._index_specs(specs)
-
-    def _insert_many(self, statement: str, rows: builtins.list[tuple]) -> None:
-        """Many rows by COPY (the statement's table and columns), a few by INSERT."""
-        if len(rows) < COPY_FROM:
-            super()._insert_many(statement, rows)
-            return
-        table, _, columns = statement.removeprefix("INSERT INTO ").partition(" (")
-        self.connection.copy(table, columns.partition(")")[0], rows)
-
-    def _insert_refs(self, rows: builtins.list[tuple]) -> None:
-        """Each (object, field, target) once (a spec may name one target twice under one
-        field); the names written have no reference rows left, so COPY cannot collide."""
-        if len(rows) < COPY_FROM:
-            super()._insert_refs(rows)
-            return
-        self.connection.copy("kidx.refs", "object_id, field, target", list(dict.fromkeys(rows)))
 
     def _object_texts(self, digests: Sequence) -> dict:
         return {
@@ -521,6 +456,7 @@ class PostgresCatalog(PostgresQueries):
 
     def rollback(self) -> None:
         self.backend.object_backend.discard()
+        self._forget_write()
         self.connection.rollback()
 
     def close(self) -> None:

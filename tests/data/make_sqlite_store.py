@@ -21,9 +21,11 @@ REPO = next(folder for folder in HERE.parents if (folder / "pyproject.toml").exi
 SEED_BUNDLE = REPO / "docs" / "examples" / "seed-bundle.json"
 
 
-def kidx(store: Path, *args: str, stdin: str | None = None) -> None:
+def kidx(store: Path | str, *args: str, stdin: str | None = None) -> None:
+    """kidx on ``store`` (a folder, or a PostgreSQL URL)."""
+    location = str(store.resolve()) if isinstance(store, Path) else store
     # run outside the repository, so that the kidx on PYTHONPATH is the one that runs
-    subprocess.run([sys.executable, "-m", "kidx", *args, "--store", str(store.resolve())], input=stdin, text=True,
+    subprocess.run([sys.executable, "-m", "kidx", *args, "--store", location], input=stdin, text=True,
                    check=True, stdout=subprocess.DEVNULL, cwd="/")
 
 
@@ -33,10 +35,23 @@ def main() -> int:
     version, store = sys.argv[1], Path(sys.argv[2])
     if sqlite_catalog.SCHEMA_VERSION != version:
         sys.exit(f"this kidx writes schema {sqlite_catalog.SCHEMA_VERSION}; run it with one that writes schema {version}")
+    shutil.rmtree(store, ignore_errors=True)
+    write_history(store)
+    connection = sqlite3.connect(store / "catalog.sqlite")
+    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.close()
+    for leftover in ("catalog.sqlite-wal", "catalog.sqlite-shm"):
+        (store / leftover).unlink(missing_ok=True)
+    return 0
+
+
+def write_history(store: Path | str) -> None:
+    """The test stores' contents (also tests/data/make_postgres_store.py's): the seed, a second
+    revision of its run, generated runs, a metadata-only change, a workload deleted and
+    applied again, a run deleted."""
     sys.path.append(str(REPO / "bench"))  # the generator (after the kidx already imported)
     from bench_store import generate
 
-    shutil.rmtree(store, ignore_errors=True)
     seed = SEED_BUNDLE.read_text()
     kidx(store, "apply", "-f", str(SEED_BUNDLE))
     kidx(store, "apply", "-f", "-", stdin=seed.replace('"0.6.1"', '"0.6.2"'))  # a second revision of the run
@@ -50,12 +65,6 @@ def main() -> int:
     kidx(store, "delete", "workload", workload["metadata"]["name"])  # runs still refer to it
     kidx(store, "apply", "-f", "-", stdin=json.dumps(workload))  # and back: applied, deleted, applied
     kidx(store, "delete", "run", data.runs[1]["metadata"]["name"])  # gone, with its history
-    connection = sqlite3.connect(store / "catalog.sqlite")
-    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    connection.close()
-    for leftover in ("catalog.sqlite-wal", "catalog.sqlite-shm"):
-        (store / leftover).unlink(missing_ok=True)
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,302 @@
+"""How the PostgreSQL catalog writes and reads the rows of its schema version
+(``kidx.store.postgres_schema``): version 1's SQL for a store not upgraded yet (reads
+only: the first write upgrades it), version 2's revision ids, reference target ids, packed
+printer columns and annotations (packed as in the SQLite catalog: ``kidx.store.sqlite_packing``)
+and bulk loads. ``PostgresCatalog`` takes ``PostgresRows`` as a base class."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+
+from kidx.store.catalog import Change, ReferenceCondition, Revision
+from kidx.store.postgres_queries import PostgresQueries, digest_range, raw
+from kidx.store.postgres_schema import SCHEMA_VERSION, Statements2
+from kidx.store.sql_catalog import Dialect, Statements, digest_of_raw, dumps, translating
+from kidx.store.sqlite_packing import (
+    DICTIONARY_SAMPLE,
+    MARK,
+    TextPacker,
+    make_dictionary,
+    marked_ids,
+    pack_columns,
+    unpack_columns,
+    unpack_text,
+)
+
+COPY_FROM = 64  # rows from which a bulk write uses COPY instead of INSERTs
+
+# digests are their 32 bytes; lists of values are bound as one array (``= ANY(%s)``)
+DIALECT = Dialect(mark="%s", schema="kidx.", entries="kidx.entries", last="\U0010ffff",
+                  stored_digest=raw, digest_text=digest_of_raw)
+STATEMENTS_1 = Statements(DIALECT)  # a version 1 catalog's reads (its tables, or version 2's views)
+STATEMENTS = Statements2(DIALECT)
+# describe's reverse look-up (version 2), given the target's ref_targets ids
+REFERRER_COUNTS = ("SELECT e.kind, COUNT(DISTINCT e.id) FROM kidx.ref_links r JOIN kidx.entries e "
+                   "ON e.id = r.object_id WHERE r.target_id = ANY(%s) GROUP BY e.kind ORDER BY e.kind")
+FEW_REFERRERS = 10_000  # up to this many, the first names are found among the referrers themselves
+COUNT_REFERRERS = (f"SELECT count(*) FROM (SELECT 1 FROM kidx.ref_links WHERE target_id = ANY(%s) "
+                   f"LIMIT {FEW_REFERRERS + 1}) x")
+# few: read them all (the key), then their names; many: walk the names in order, probing the key
+REFERRER_NAMES_OF_FEW = ("WITH linked AS MATERIALIZED (SELECT DISTINCT object_id FROM kidx.ref_links "
+                         "WHERE target_id = ANY(%s)) SELECT e.name FROM linked JOIN kidx.entries e "
+                         "ON e.id = linked.object_id WHERE e.kind = %s ORDER BY e.name LIMIT %s")
+REFERRER_NAMES_OF_MANY = ("SELECT DISTINCT e.name FROM kidx.ref_links r JOIN kidx.entries e ON e.id = r.object_id "
+                          "WHERE r.target_id = ANY(%s) AND e.kind = %s ORDER BY e.name LIMIT %s")
+
+
+class PostgresRows(PostgresQueries):
+    """The catalog's row hooks (``SQLCatalog``'s) for the version its connection has."""
+
+    dialect = DIALECT
+    _next_revision: int | None = None  # while a write takes revision ids
+    _target_ids: dict[tuple[str, bytes], int]  # ref_targets' ids and digests seen (emptied by a rollback)
+    _digests_of_targets: dict[str, str]
+    _packer: TextPacker | None = None  # of the write in progress (None: not chosen yet)
+    _dictionaries: dict[int, bytes]
+
+    @property
+    def sql(self) -> Statements:  # type: ignore[override]
+        return STATEMENTS if self.connection.version == SCHEMA_VERSION else STATEMENTS_1
+
+    # --- reference selections (version 2: by target ids, found first) --------------------
+
+    def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, builtins.list]:
+        """Answered from the (target_id, object_id) key of ``ref_links``, with the target ids
+        found first (one look-up in ``ref_targets``): the planner then knows how many runs
+        each target has, starts from the rarest and probes the key for the others."""
+        if self.connection.version != SCHEMA_VERSION:
+            return super()._reference_clause(condition)
+        where: builtins.list[str] = []
+        parameters: builtins.list = []
+        if condition.digest_prefix is not None:
+            where.append("target BETWEEN %s AND %s")
+            parameters.extend(digest_range(condition.digest_prefix))
+        else:
+            digests = (self._target_digests(condition) if condition.target_kind is not None
+                       else [raw(digest) for digest in condition.digests])
+            if not digests:
+                return "false", []  # refers to nothing that exists: matches no object
+            where.append("target = ANY(%s)")
+            parameters.append(digests)
+        if condition.field is not None:
+            where.append("field = %s")
+            parameters.append(condition.field)
+        ids = [row[0] for row in self.connection.execute(
+            f"SELECT id FROM kidx.ref_targets WHERE {' AND '.join(where)} ORDER BY id", parameters)]
+        if not ids:
+            return "false", []
+        return "EXISTS (SELECT 1 FROM kidx.ref_links r WHERE r.object_id = e.id AND r.target_id = ANY(%s))", [ids]
+
+    def _ids_of_target(self, digest: str) -> builtins.list[int]:
+        """The ``ref_targets`` ids of a digest (one per field it is referred to by)."""
+        return [row[0] for row in self.connection.execute(
+            "SELECT id FROM kidx.ref_targets WHERE target = %s ORDER BY id", (raw(digest),))]
+
+    @translating
+    def referrer_counts(self, digest: str) -> builtins.list[tuple[str, int]]:
+        """describe's *Referenced By*: by the target's ids, found first (see ``_reference_clause``)."""
+        if not self.readable or self.connection.version != SCHEMA_VERSION:
+            return super().referrer_counts(digest)
+        ids = self._ids_of_target(digest)
+        if not ids:
+            return []
+        rows = self.connection.execute(REFERRER_COUNTS, (ids,))
+        return [(row[0], row[1]) for row in rows]
+
+    @translating
+    def referrer_names(self, digest: str, kind: str, limit: int) -> builtins.list[str]:
+        if not self.readable or self.connection.version != SCHEMA_VERSION:
+            return super().referrer_names(digest, kind, limit)
+        ids = self._ids_of_target(digest)
+        if not ids:
+            return []
+        (referrers,) = self.connection.execute(COUNT_REFERRERS, (ids,)).fetchone()
+        statement = REFERRER_NAMES_OF_FEW if referrers <= FEW_REFERRERS else REFERRER_NAMES_OF_MANY
+        rows = self.connection.execute(statement, (ids, kind, limit))
+        return [row[0] for row in rows]
+
+    # --- revision ids (version 2: the current revision is the names row) ----------------
+
+    def _revision_id(self) -> int:
+        """A new revision id (inside a write; ``_save_revision_ids`` records those taken)."""
+        if self._next_revision is None:
+            (last,) = self.connection.execute(STATEMENTS.revision_ids).fetchone()
+            self._next_revision = int(last) + 1
+        taken = self._next_revision
+        self._next_revision = taken + 1
+        return taken
+
+    def _save_revision_ids(self) -> None:
+        if self._next_revision is not None:
+            self.connection.execute(STATEMENTS.save_revision_ids, (str(self._next_revision - 1),))
+            self._next_revision = None
+
+    def _forget_write(self) -> None:
+        """After a rollback: ids it took may be taken again by another write."""
+        self._next_revision = None
+        self._target_ids.clear()
+        self._digests_of_targets.clear()
+        self._dictionaries.clear()
+        self._packer = None
+
+    def _current_revision(self, now: str) -> tuple:
+        """A names row is its name's current revision: (its id, when)."""
+        return (self._revision_id(), now)
+
+    def _new_revision(self, row: tuple) -> tuple:
+        return (self._revision_id(), *row[:6], self._stored_text(row[6]), *row[7:])
+
+    def _write_ends(self) -> None:
+        self._save_revision_ids()
+
+    def _prepare_write(self, changes: Sequence[Change]) -> None:
+        """Before a write's rows: the target ids of every reference it writes (two queries),
+        and the store's dictionary for annotations (made by the first write that has enough
+        long ones)."""
+        self._target_ids_of({(field_name, raw(target)) for change in changes for field_name, target in change[1]})
+        if self._packer is None or self._packer.tag == b"\0":  # no dictionary yet: this write may make it
+            row = self.connection.execute(
+                "SELECT id, dictionary FROM kidx.text_dictionaries ORDER BY id DESC LIMIT 1").fetchone()
+            if row is not None:
+                self._packer = TextPacker(row[0], bytes(row[1]))
+            else:
+                dictionary = make_dictionary(dumps(change[0].annotations) for change in changes[:DICTIONARY_SAMPLE])
+                if dictionary is not None:
+                    self.connection.execute(
+                        "INSERT INTO kidx.text_dictionaries (id, dictionary) VALUES (1, %s)", (dictionary,))
+                self._packer = TextPacker() if dictionary is None else TextPacker(1, dictionary)
+
+    # --- annotations: JSON text's UTF-8, or deflated --------------------------------------
+
+    def _stored_text(self, annotations_json: str):
+        """Annotations as version 2 stores them (bytes; the packer of the write)."""
+        packed = (self._packer or TextPacker()).pack(annotations_json)
+        return packed.encode() if isinstance(packed, str) else packed
+
+    def _dictionary(self, dictionary_id: int) -> bytes | None:
+        found = self._dictionaries.get(dictionary_id)
+        if found is None:
+            row = self.connection.execute("SELECT dictionary FROM kidx.text_dictionaries WHERE id = %s",
+                                          (dictionary_id,)).fetchone()
+            if row is not None:
+                found = self._dictionaries[dictionary_id] = bytes(row[0])
+        return found
+
+    def _annotations_text(self, value):
+        """Stored annotations as their JSON text (text as it is: version 1)."""
+        if isinstance(value, str) or value is None:
+            return value
+        value = bytes(value)
+        return value.decode() if value[:1] == b"{" else unpack_text(value, self._dictionary)
+
+    def _revision(self, row, number: int) -> Revision:
+        if row[6] is not None and not isinstance(row[6], str):
+            row = (*row[:6], self._annotations_text(row[6]), *row[7:])
+        return super()._revision(row, number)
+
+    def _restored_revisions(self, changes: Sequence[Change],
+                            revisions: Sequence[Revision]) -> tuple[builtins.list[tuple], builtins.list[tuple]]:
+        """Revision ids in the order given; a current name's last revision, when it is its
+        state exactly, is kept in its names row, every other one as a past revision."""
+        ids = [self._revision_id() for _ in revisions]
+        last: dict[tuple[str, str], int] = {}
+        for number, revision in enumerate(revisions):
+            last[(revision.kind, revision.name)] = number
+        current: list[tuple] = []
+        kept: set[int] = set()
+        for change in changes:
+            entry = change.entry
+            at = last.get((entry.kind, entry.name))
+            latest = None if at is None else revisions[at]
+            if latest is not None and at is not None and latest.event == "applied" and (
+                    latest.digest, latest.title, latest.labels, latest.annotations, latest.generation) == (
+                    entry.digest, entry.title, entry.labels, entry.annotations, entry.generation):
+                current.append((ids[at], latest.recorded))
+                kept.add(at)
+            else:
+                current.append((None, None))
+        self._save_revision_ids()
+        return current, [(ids[position], *self._revision_row(revision))
+                         for position, revision in enumerate(revisions) if position not in kept]
+
+    # --- bulk loads and reference target ids ---------------------------------------------
+
+    def _insert_many(self, statement: str, rows: builtins.list[tuple]) -> None:
+        """Many rows by COPY (the statement's table and columns), a few by INSERT. A names
+        row recorded when its name was created keeps no second copy of that time."""
+        if statement is STATEMENTS.insert_entry:
+            rows = [row if row[11] != row[7] else (*row[:11], None) for row in rows]
+        if len(rows) < COPY_FROM:
+            self.connection.executemany(statement, rows)
+            return
+        table, _, columns = statement.removeprefix("INSERT INTO ").partition(" (")
+        self.connection.copy(table, columns.partition(")")[0], rows)
+
+    def _target_ids_of(self, pairs: set[tuple[str, bytes]]) -> dict[tuple[str, bytes], int]:
+        """The ``ref_targets`` id of each (field, target), those not there yet added (inside
+        a write, under the writers' lock: two queries at most, whatever the rows)."""
+        known = self._target_ids
+        wanted = [pair for pair in pairs if pair not in known]
+        if wanted:
+            execute = self.connection.execute
+            for target_id, field_name, target in execute(
+                    "SELECT id, field, target FROM kidx.ref_targets WHERE target = ANY(%s)",
+                    (list({target for _, target in wanted}),)):
+                known[(field_name, bytes(target))] = target_id
+            new = sorted(pair for pair in wanted if pair not in known)
+            if new:
+                (highest,) = execute("SELECT COALESCE(MAX(id), 0) FROM kidx.ref_targets").fetchone()
+                rows = [(highest + number, field_name, target) for number, (field_name, target) in enumerate(new, 1)]
+                self.connection.executemany("INSERT INTO kidx.ref_targets (id, field, target) VALUES (%s, %s, %s)",
+                                            rows)
+                known.update(((field_name, target), target_id) for target_id, field_name, target in rows)
+        return known
+
+    def _insert_refs(self, rows: builtins.list[tuple]) -> None:
+        """(object_id, field, target) rows as links to each distinct (field, target) once; the
+        names written have no links left, so COPY cannot collide."""
+        if not rows:
+            return
+        ids = self._target_ids_of({(row[1], bytes(row[2])) for row in rows})
+        links = list(dict.fromkeys((row[0], ids[(row[1], bytes(row[2]))]) for row in rows))
+        if len(links) < COPY_FROM:
+            self.connection.executemany(STATEMENTS.insert_ref, links)
+            return
+        self.connection.copy("kidx.ref_links", "object_id, target_id", links)
+
+    # --- printer columns: a reference digest among them is kept as its target id ---------
+
+    def _stored_columns(self, columns: str | None, ref_rows) -> str | None:
+        """``columns`` with each of the row's reference digests as its ``ref_targets`` id
+        between two MARKs (``kidx.store.sqlite_packing``: 73 characters become a few)."""
+        if not columns or not ref_rows:
+            return columns
+        ids = self._target_ids_of({(row[1], bytes(row[2])) for row in ref_rows})
+        return pack_columns(columns, {bytes(row[2]).hex(): ids[(row[1], bytes(row[2]))] for row in ref_rows})
+
+    def _unpacked(self, rows: Sequence) -> Sequence:
+        """Rows of ENTRY_COLUMNS as they were given: annotations as text, printer columns
+        with their digests (one query for the target ids not seen yet)."""
+        wanted = {target_id for row in rows if row[9] is not None and MARK in row[9]
+                  for target_id in marked_ids(row[9])}
+        if not wanted:
+            if all(isinstance(row[6], str) for row in rows):
+                return rows
+            text = self._annotations_text
+            return [(*row[:6], text(row[6]), *row[7:]) for row in rows]
+        known = self._digests_of_targets
+        missing = [int(target_id) for target_id in wanted if target_id not in known and target_id.isdigit()]
+        if missing:
+            for target_id, target in self.connection.execute(
+                    "SELECT id, target FROM kidx.ref_targets WHERE id = ANY(%s)", (missing,)):
+                known[str(target_id)] = digest_of_raw(target)
+        text = self._annotations_text
+        return [(*row[:6], text(row[6]), row[7], row[8],
+                 row[9] if row[9] is None or MARK not in row[9] else unpack_columns(row[9], known)) for row in rows]
+
+    def entry(self, row):
+        return super().entry(self._unpacked([row])[0])
+
+    def entries(self, rows: Sequence):
+        return super().entries(self._unpacked(rows))

@@ -1,0 +1,253 @@
+"""The PostgreSQL catalog's schema versions: version 2, written by this kidx, version 1,
+kept to read a store written before it and to upgrade one (``upgrade_1_to_2``), and the
+statements of each.
+
+Version 2 keeps version 1's objects, spec index and label rows, and stores a run in fewer bytes:
+- a name's current revision is its ``entries`` row (``revision``: that revision's id,
+  ``recorded``: when, NULL when the name was created then); ``past_revisions`` holds the
+  states names had before their current one and the deletions, and the view ``revisions``
+  reads both, exactly as version 1's table read;
+- a reference is a row of ``ref_links`` (object id, ``ref_targets`` id): each distinct
+  (field, target digest) is stored once in ``ref_targets``, not 32 bytes and a field name
+  per row; the view ``refs`` reads (object_id, field, target) as version 1's table did;
+- ``annotations`` are bytes: their JSON text's UTF-8 (which starts with ``{``), or, from
+  64 bytes on where that is shorter, deflated with a preset dictionary made once from the
+  store's first long annotations (``text_dictionaries``), as in the SQLite catalog (its
+  first byte the dictionary's id); an upgraded store's earlier annotations stay unpacked;
+- a name's id is an ``integer`` (4 bytes, not 8, in each of its label and reference rows
+  and their keys);
+- no ``labels_by_object``, ``refs_by_field`` or ``refs_by_object`` index: a name's label
+  rows are found through its own labels (its ``labels`` JSON) in the (key, value,
+  object_id) key, its links by ``ref_links_by_object``, a reference selection starts from
+  ``ref_targets``' (target, field) key.
+Reading version 1's SQL (the views) on a version 2 catalog gives the same rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kidx.store.sql_catalog import Dialect, Statements
+
+SCHEMA_VERSION = "2"
+VERSION_1 = "1"
+LAST_REVISION = "last_revision"  # info key (version 2): the id of the last revision recorded
+
+CREATE_SCHEMA = """
+CREATE SCHEMA kidx;
+CREATE TABLE kidx.info (key text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE kidx.objects (
+    digest bytea PRIMARY KEY,
+    content bytea NOT NULL,
+    CHECK (sha256(content) = digest)
+);
+CREATE TABLE kidx.spec_leaves (
+    path text COLLATE "C" NOT NULL,
+    value text COLLATE "C" NOT NULL,
+    digest bytea NOT NULL,
+    PRIMARY KEY (path, value, digest)
+);
+CREATE TABLE kidx.spec_indexed (digest bytea PRIMARY KEY);
+"""
+
+# version 1's catalog tables (a store written before version 2; the upgrade reads them)
+TABLES_1 = """
+CREATE TABLE kidx.entries (
+    id bigint PRIMARY KEY,
+    kind text COLLATE "C" NOT NULL,
+    name text COLLATE "C" NOT NULL,
+    digest bytea NOT NULL,
+    title text,
+    labels text NOT NULL,
+    annotations text NOT NULL,
+    created text NOT NULL,
+    generation integer NOT NULL,
+    columns text,
+    UNIQUE (kind, name)
+);
+CREATE INDEX entries_by_digest ON kidx.entries (digest);
+CREATE TABLE kidx.labels (
+    object_id bigint NOT NULL,
+    key text COLLATE "C" NOT NULL,
+    value text COLLATE "C" NOT NULL,
+    PRIMARY KEY (key, value, object_id)
+);
+CREATE INDEX labels_by_object ON kidx.labels (object_id);
+CREATE TABLE kidx.refs (
+    object_id bigint NOT NULL,
+    field text COLLATE "C" NOT NULL,
+    target bytea NOT NULL,
+    PRIMARY KEY (target, object_id, field)
+);
+CREATE INDEX refs_by_object ON kidx.refs (object_id);
+CREATE INDEX refs_by_field ON kidx.refs (field, target);
+CREATE TABLE kidx.revisions (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    kind text COLLATE "C" NOT NULL,
+    name text COLLATE "C" NOT NULL,
+    event text NOT NULL,
+    digest bytea,
+    title text,
+    labels text,
+    annotations text,
+    generation integer,
+    recorded text NOT NULL
+);
+CREATE INDEX revisions_by_name ON kidx.revisions (kind, name, id);
+"""
+
+TABLES = """
+CREATE TABLE kidx.entries (
+    id integer PRIMARY KEY,  -- 4 bytes in every label and reference row (and their keys)
+    generation integer NOT NULL,
+    revision bigint,  -- the id of the revision this state is; NULL: not a revision of its own
+    kind text COLLATE "C" NOT NULL,
+    name text COLLATE "C" NOT NULL,
+    digest bytea NOT NULL,
+    title text,
+    labels text NOT NULL,
+    annotations bytea NOT NULL,  -- JSON text's UTF-8, or deflated (kidx.store.postgres_rows)
+    created text NOT NULL,
+    recorded text,  -- when that revision was recorded; NULL: when the name was created
+    columns text,
+    UNIQUE (kind, name)
+);
+CREATE INDEX entries_by_digest ON kidx.entries (digest);
+CREATE TABLE kidx.labels (
+    object_id integer NOT NULL,
+    key text COLLATE "C" NOT NULL,
+    value text COLLATE "C" NOT NULL,
+    PRIMARY KEY (key, value, object_id)
+);
+-- every (field, target) some object has referred to, once: a few hundred, whatever the runs
+CREATE TABLE kidx.ref_targets (
+    id integer PRIMARY KEY,
+    field text COLLATE "C" NOT NULL,
+    target bytea NOT NULL,
+    UNIQUE (target, field)
+);
+CREATE TABLE kidx.ref_links (
+    target_id integer NOT NULL,
+    object_id integer NOT NULL,
+    PRIMARY KEY (target_id, object_id)
+);
+CREATE INDEX ref_links_by_object ON kidx.ref_links (object_id);
+CREATE VIEW kidx.refs (object_id, field, target) AS
+    SELECT l.object_id, t.field, t.target FROM kidx.ref_links l JOIN kidx.ref_targets t ON t.id = l.target_id;
+-- the states names had before their current one, and deletions
+CREATE TABLE kidx.past_revisions (
+    id bigint PRIMARY KEY,
+    generation integer,
+    kind text COLLATE "C" NOT NULL,
+    name text COLLATE "C" NOT NULL,
+    event text NOT NULL,
+    digest bytea,
+    title text,
+    labels text,
+    annotations bytea,  -- as in entries
+    recorded text NOT NULL
+);
+CREATE INDEX past_revisions_by_name ON kidx.past_revisions (kind, name, id);
+CREATE VIEW kidx.revisions (id, kind, name, event, digest, title, labels, annotations, generation, recorded) AS
+    SELECT id, kind, name, event, digest, title, labels, annotations, generation, recorded FROM kidx.past_revisions
+    UNION ALL
+    SELECT revision, kind, name, 'applied', digest, title, labels, annotations, generation, COALESCE(recorded, created)
+    FROM kidx.entries WHERE revision IS NOT NULL;
+-- preset dictionaries of packed annotations, made once from a write's own
+CREATE TABLE kidx.text_dictionaries (id integer PRIMARY KEY, dictionary bytea NOT NULL);
+"""
+
+SCHEMA_1 = CREATE_SCHEMA + TABLES_1
+SCHEMA = CREATE_SCHEMA + TABLES
+
+
+def create(execute: Callable) -> None:
+    """Create the schema (version 2) in an empty database, inside the first write."""
+    execute(SCHEMA)
+    execute("INSERT INTO kidx.info (key, value) VALUES ('schema', %s), (%s, '0')", (SCHEMA_VERSION, LAST_REVISION))
+
+
+# --- the upgrade from version 1, inside the first write's transaction ----------------------
+
+OLD_TABLES = ("entries", "labels", "refs", "revisions")
+UPGRADE_1_TO_2 = (
+    # each name's last revision, when it is its current state exactly, becomes its row's
+    """INSERT INTO kidx.entries (id, revision, generation, kind, name, digest, title, labels, annotations, created,
+                                 recorded, columns)
+       SELECT e.id, r.id, e.generation, e.kind, e.name, e.digest, e.title, e.labels, convert_to(e.annotations, 'UTF8'),
+              e.created,
+              CASE WHEN r.recorded = e.created THEN NULL ELSE r.recorded END, e.columns
+       FROM kidx.entries_1 e LEFT JOIN LATERAL (
+           SELECT * FROM kidx.revisions_1 r WHERE r.kind = e.kind AND r.name = e.name ORDER BY r.id DESC LIMIT 1) r
+       ON r.event = 'applied' AND r.digest = e.digest AND r.title IS NOT DISTINCT FROM e.title
+          AND r.labels = e.labels AND r.annotations = e.annotations AND r.generation = e.generation""",
+    """INSERT INTO kidx.past_revisions (id, generation, kind, name, event, digest, title, labels, annotations,
+                                        recorded)
+       SELECT r.id, r.generation, r.kind, r.name, r.event, r.digest, r.title, r.labels,
+              convert_to(r.annotations, 'UTF8'), r.recorded
+       FROM kidx.revisions_1 r WHERE NOT EXISTS (SELECT 1 FROM kidx.entries e WHERE e.revision = r.id)""",
+    "INSERT INTO kidx.labels (object_id, key, value) SELECT object_id, key, value FROM kidx.labels_1",
+    """INSERT INTO kidx.ref_targets (id, field, target)
+       SELECT row_number() OVER (ORDER BY field, target), field, target
+       FROM (SELECT DISTINCT field, target FROM kidx.refs_1) t""",
+    """INSERT INTO kidx.ref_links (target_id, object_id)
+       SELECT t.id, r.object_id FROM kidx.refs_1 r
+       JOIN kidx.ref_targets t ON t.target = r.target AND t.field = r.field""",
+    f"""INSERT INTO kidx.info (key, value)
+        SELECT '{LAST_REVISION}', COALESCE(MAX(id), 0)::text FROM kidx.revisions_1""",
+)
+
+
+def upgrade_1_to_2(execute: Callable) -> None:
+    """Rewrite a version 1 catalog as version 2, inside the write's transaction (under the
+    writers' lock): the old tables and their indexes are renamed aside, the new ones made
+    and filled from them, and the old ones dropped. A failure rolls it all back with the write."""
+    old = ", ".join(f"'{table}'" for table in OLD_TABLES)
+    indexes = [row[0] for row in execute(
+        "SELECT indexname FROM pg_catalog.pg_indexes WHERE schemaname = 'kidx' AND tablename IN "
+        f"({old}) ORDER BY indexname").fetchall()]
+    for index in indexes:  # a constraint's index renamed renames its constraint too
+        execute(f'ALTER INDEX kidx."{index}" RENAME TO "{index}_1"')
+    for table in OLD_TABLES:
+        execute(f"ALTER TABLE kidx.{table} RENAME TO {table}_1")
+    execute(TABLES)
+    for statement in UPGRADE_1_TO_2:
+        execute(statement)
+    for table in OLD_TABLES:
+        execute(f"DROP TABLE kidx.{table}_1")
+    execute("UPDATE kidx.info SET value = %s WHERE key = 'schema'", (SCHEMA_VERSION,))
+    for table in ("entries", "labels", "ref_targets", "ref_links", "past_revisions"):
+        execute(f"ANALYZE kidx.{table}")  # the planner's view of the new tables, at once
+
+
+# --- statements ----------------------------------------------------------------------------
+
+
+class Statements2(Statements):
+    """Version 2's writes: the current revision in its names row, references by target id,
+    label rows found through the name's own labels."""
+
+    def __init__(self, dialect: Dialect):
+        super().__init__(dialect)
+        m = dialect.mark
+        entry_columns = "id, kind, name, digest, title, labels, annotations, created, generation, columns"
+        self.insert_entry = (f"INSERT INTO kidx.entries ({entry_columns}, revision, recorded) "
+                             f"VALUES ({dialect.marks(12)})")
+        self.update_entry = (f"UPDATE kidx.entries SET digest={m}, title={m}, labels={m}, annotations={m}, "
+                             f"generation={m}, columns={m}, revision={m}, recorded={m} WHERE id={m}")
+        past = "id, kind, name, event, digest, title, labels, annotations, generation, recorded"
+        self.supersede = (f"INSERT INTO kidx.past_revisions ({past}) SELECT revision, kind, name, 'applied', digest, "
+                          f"title, labels, annotations, generation, COALESCE(recorded, created) FROM kidx.entries "
+                          f"WHERE id={m} AND revision IS NOT NULL")
+        self.insert_revision = f"INSERT INTO kidx.past_revisions ({past}) VALUES ({dialect.marks(10)})"
+        self.insert_ref = f"INSERT INTO kidx.ref_links (object_id, target_id) VALUES ({m}, {m}) ON CONFLICT DO NOTHING"
+        self.delete_refs = f"DELETE FROM kidx.ref_links WHERE object_id={m}"
+        self.stray_refs = ("DELETE FROM kidx.ref_links WHERE NOT EXISTS "
+                           "(SELECT 1 FROM kidx.entries e WHERE e.id = object_id)")
+        # each of the name's labels by its (key, value, object_id) key (no index by object)
+        self.delete_labels = (f"DELETE FROM kidx.labels l USING kidx.entries o, json_each_text(o.labels::json) j "
+                              f"WHERE o.id={m} AND l.key = j.key AND l.value = j.value AND l.object_id = o.id")
+        # fsck --repair: every row of the name, whatever its labels say (a scan: rare)
+        self.reindex_labels = f"DELETE FROM kidx.labels WHERE object_id={m}"
+        self.revision_ids = f"SELECT value FROM kidx.info WHERE key='{LAST_REVISION}'"
+        self.save_revision_ids = f"UPDATE kidx.info SET value={m} WHERE key='{LAST_REVISION}'"
