@@ -408,6 +408,7 @@ class PostgresCatalog(PostgresRows):
         self._target_ids = {}
         self._digests_of_targets = {}
         self._dictionaries = {}
+        self._rows_loaded = {}
 
     @property
     def readable(self) -> bool:
@@ -452,6 +453,7 @@ class PostgresCatalog(PostgresRows):
 
     @translating
     def commit(self) -> None:
+        self._refresh_statistics()
         self.connection.commit()
 
     def rollback(self) -> None:

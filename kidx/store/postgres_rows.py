@@ -25,6 +25,11 @@ from kidx.store.sqlite_packing import (
 )
 
 COPY_FROM = 64  # rows from which a bulk write uses COPY instead of INSERTs
+# rows loaded into a table by one write from which the write refreshes the planner's
+# statistics of that table before it commits (ANALYZE): a bulk load that multiplies a
+# table would otherwise be planned with the sizes autovacuum saw last, and a reference
+# selection started from the wrong end (every run of a kind, not the rarest target's links)
+ANALYZE_FROM = 10_000
 
 # digests are their 32 bytes; lists of values are bound as one array (``= ANY(%s)``)
 DIALECT = Dialect(mark="%s", schema="kidx.", entries="kidx.entries", last="\U0010ffff",
@@ -54,6 +59,7 @@ class PostgresRows(PostgresQueries):
     _digests_of_targets: dict[str, str]
     _packer: TextPacker | None = None  # of the write in progress (None: not chosen yet)
     _dictionaries: dict[int, bytes]
+    _rows_loaded: dict[str, int]  # table -> rows this write loaded by COPY (kidx.store.postgres_rows.ANALYZE_FROM)
 
     @property
     def sql(self) -> Statements:  # type: ignore[override]
@@ -139,6 +145,7 @@ class PostgresRows(PostgresQueries):
         self._digests_of_targets.clear()
         self._dictionaries.clear()
         self._packer = None
+        self._rows_loaded.clear()
 
     def _current_revision(self, now: str) -> tuple:
         """A names row is its name's current revision: (its id, when)."""
@@ -232,6 +239,17 @@ class PostgresRows(PostgresQueries):
             return
         table, _, columns = statement.removeprefix("INSERT INTO ").partition(" (")
         self.connection.copy(table, columns.partition(")")[0], rows)
+        self._loaded(table, len(rows))
+
+    def _loaded(self, table: str, rows: int) -> None:
+        self._rows_loaded[table] = self._rows_loaded.get(table, 0) + rows
+
+    def _refresh_statistics(self) -> None:
+        """ANALYZE, in the write's transaction, the tables it loaded ANALYZE_FROM rows into."""
+        tables = sorted(table for table, rows in self._rows_loaded.items() if rows >= ANALYZE_FROM)
+        self._rows_loaded.clear()
+        if tables:
+            self.connection.execute(f"ANALYZE {', '.join(tables)}")
 
     def _target_ids_of(self, pairs: set[tuple[str, bytes]]) -> dict[tuple[str, bytes], int]:
         """The ``ref_targets`` id of each (field, target), those not there yet added (inside
@@ -264,6 +282,7 @@ class PostgresRows(PostgresQueries):
             self.connection.executemany(STATEMENTS.insert_ref, links)
             return
         self.connection.copy("kidx.ref_links", "object_id, target_id", links)
+        self._loaded("kidx.ref_links", len(links))
 
     # --- printer columns: a reference digest among them is kept as its target id ---------
 

@@ -130,6 +130,29 @@ def test_objects_are_stored_as_exact_bytes_under_32_byte_digests(postgres_store,
     assert bytes(rows[0][1]) == canonical_json(expected)
 
 
+def test_a_bulk_write_refreshes_the_planner_statistics_of_what_it_loaded(postgres_store, kidx, tmp_path,
+                                                                         monkeypatch):
+    """A write that loads ANALYZE_FROM rows into a table analyses it before it commits, so
+    the next selection is planned with the table's real size; a smaller one leaves it to
+    autovacuum (which this test's server does not run within the test)."""
+    from kidx.store import postgres_rows
+
+    monkeypatch.setattr(postgres_rows, "ANALYZE_FROM", 100)
+    analysed = "SELECT relname, reltuples FROM pg_class WHERE relname IN ('entries', 'ref_links', 'labels') ORDER BY 1"
+    assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store).code == 0
+    small = [run_manifest(f"small-{number:03d}", 1000 + number) for number in range(20)]
+    assert kidx("apply", "-f", str(write_list(tmp_path / "small.json", small)), store_path=postgres_store).code == 0
+    assert sql(postgres_store, analysed) == [("entries", -1.0), ("labels", -1.0), ("ref_links", -1.0)]
+    bulk = [run_manifest(f"bulk-{number:03d}", 2000 + number) for number in range(120)]
+    assert kidx("apply", "-f", str(write_list(tmp_path / "bulk.json", bulk)), store_path=postgres_store).code == 0
+    # what the tables hold, counted: 4 links a run
+    (entries,), (labels,), (links,) = (sql(postgres_store, f"SELECT count(*) FROM kidx.{table}")[0]
+                                       for table in ("entries", "labels", "ref_links"))
+    assert links == 4 * (1 + 20 + 120) and labels > 120
+    assert sql(postgres_store, analysed) == [("entries", float(entries)), ("labels", float(labels)),
+                                             ("ref_links", float(links))]
+
+
 def test_the_database_refuses_bytes_that_do_not_hash_to_their_digest(postgres_store, kidx, tmp_path):
     import psycopg
 
