@@ -227,6 +227,7 @@ def _sweeps(runs: Sequence[Timed]) -> dict[str, str]:
         if run.workload_spec is not None and not is_kernel_timer(run.timer):
             groups.setdefault((run.protocol, run.implementation, run.environment), []).append(run)
     reasons: dict[str, str] = {}
+    keys: dict[str, list[tuple]] = {}  # a workload's sweep keys, by its digest: made once per workload
     for members in groups.values():
         specs = {run.workload: run.workload_spec for run in members}
         if len(specs) < 2:
@@ -234,13 +235,8 @@ def _sweeps(runs: Sequence[Timed]) -> dict[str, str]:
         # sweeps: (parameter, the workload's spec without that parameter) -> runs
         sweeps: dict[tuple, list[Timed]] = {}
         for run in members:
-            spec = run.workload_spec or {}
-            for parameter, value in sorted((spec.get("parameters") or {}).items()):
-                if not _number(value):
-                    continue
-                rest = {k: v for k, v in spec.items() if k not in _DERIVED}
-                rest["parameters"] = {k: v for k, v in spec["parameters"].items() if k != parameter}
-                sweeps.setdefault((parameter, _key(rest)), []).append(run)
+            for key in _sweep_keys(run, keys):
+                sweeps.setdefault(key, []).append(run)
         for (parameter, _), swept in sorted(sweeps.items(), key=lambda item: item[0][0]):
             points = [((run.workload_spec or {})["parameters"][parameter], run.value) for run in swept]
             for run, (x, _) in zip(swept, points, strict=True):
@@ -248,6 +244,26 @@ def _sweeps(runs: Sequence[Timed]) -> dict[str, str]:
                 if reason is not None:
                     reasons.setdefault(run.name, reason)
     return reasons
+
+
+def _sweep_keys(run: Timed, known: dict[str, list[tuple]]) -> list[tuple]:
+    """The sweeps a run's workload is a point of: (parameter, the workload's spec without
+    it) for each numeric parameter, by name; ``known``: those of the workloads seen before,
+    by digest (one digest, one spec)."""
+    found = known.get(run.workload) if run.workload is not None else None
+    if found is not None:
+        return found
+    spec = run.workload_spec or {}
+    found = []
+    for parameter, value in sorted((spec.get("parameters") or {}).items()):
+        if not _number(value):
+            continue
+        rest = {k: v for k, v in spec.items() if k not in _DERIVED}
+        rest["parameters"] = {k: v for k, v in spec["parameters"].items() if k != parameter}
+        found.append((parameter, _key(rest)))
+    if run.workload is not None:
+        known[run.workload] = found
+    return found
 
 
 def _key(value) -> str:

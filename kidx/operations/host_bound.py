@@ -12,26 +12,43 @@ recently, one look-up per group, never one per run nor every run of a group.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from kidx.analysis.hostbound import HostEvidence, Timed, assess, benchmark_of, is_kernel_timer, timer_of
 from kidx.analysis.window import HISTORY_WINDOW
 from kidx.operations.analysed_runs import AnalysedRun, condition_sets, recent_runs
+
+if TYPE_CHECKING:
+    from kidx.speed_of_light.achieved import Achieved
 
 TWINS = ("workload", "implementation", "environment")  # a twin shares these (and another protocol)
 SWEEP = ("protocol", "implementation", "environment")  # a sweep's points share these (and other workloads)
 
 
-def timed(run: AnalysedRun, with_cost: bool = False) -> Timed | None:
+def achieved_of(run: AnalysedRun) -> Achieved | None:
+    """A passed latency run's speed of light (kidx.speed_of_light.achieved) at its figure;
+    None for any other run, or where its cost is unknown."""
+    measure = run.measure
+    if measure is None or measure.metric != "latency":
+        return None
+    from kidx.speed_of_light.achieved import achieved
+
+    environment = {"spec": run.environment.spec} if run.environment.spec is not None else None
+    return achieved(run.manifest.get("spec") or {}, run.workload.spec, environment, measure.value)
+
+
+def timed(run: AnalysedRun, with_cost: bool = False,
+          figures_of: Callable[[AnalysedRun], Achieved | None] = achieved_of) -> Timed | None:
     """The run as the rules read it; None unless it is a passed latency run.
-    ``with_cost``: with its compulsory traffic and share of the roofline, where known."""
+    ``with_cost``: with its compulsory traffic and share of the roofline, where known
+    (``figures_of``: the run's speed of light, ``achieved_of`` or the caller's, made once)."""
     measure = run.measure
     if measure is None or measure.metric != "latency":
         return None
     cost_bytes = sol = None
     if with_cost:
-        from kidx.speed_of_light.achieved import achieved
-
-        environment = {"spec": run.environment.spec} if run.environment.spec is not None else None
-        figures = achieved(run.manifest.get("spec") or {}, run.workload.spec, environment, measure.value)
+        figures = figures_of(run)
         if figures is not None:
             cost_bytes = figures.cost.bytes
             sol = figures.peak.sol if figures.peak is not None else None
@@ -40,13 +57,15 @@ def timed(run: AnalysedRun, with_cost: bool = False) -> Timed | None:
                  benchmark_of(run.manifest.get("spec") or {}))
 
 
-def evidence(shown: list[AnalysedRun], context: list[AnalysedRun]) -> dict[str, HostEvidence]:
+def evidence(shown: list[AnalysedRun], context: list[AnalysedRun],
+             figures_of: Callable[[AnalysedRun], Achieved | None] = achieved_of) -> dict[str, HostEvidence]:
     """The evidence for each shown run that has some, read from the shown runs and the
-    ``context`` (their twins and sweeps, as ``related_runs`` finds them)."""
+    ``context`` (their twins and sweeps, as ``related_runs`` finds them); ``figures_of``:
+    each shown run's speed of light (``achieved_of``; publish passes the figures it shows too)."""
     names = {run.name for run in shown}
     records: dict[str, Timed] = {}
     for run in shown:
-        found = timed(run, with_cost=True)
+        found = timed(run, with_cost=True, figures_of=figures_of)
         if found is not None:
             records[run.name] = found
     for run in context:

@@ -52,6 +52,19 @@ _STAR = [(math.sin(a * math.pi / 5) * (1.2 if a % 2 == 0 else 0.5),
           -math.cos(a * math.pi / 5) * (1.2 if a % 2 == 0 else 0.5)) for a in range(10)]
 
 
+# each polygon marker's corners, in units of its size (made once: a site draws hundreds of thousands)
+_CORNERS: dict[str, list[tuple[float, float]]] = {
+    "triangle": [(0, -1.1), (1, 0.75), (-1, 0.75)],
+    "down": [(0, 1.1), (1, -0.75), (-1, -0.75)],
+    "diamond": [(0, -1.2), (1, 0), (0, 1.2), (-1, 0)],
+    "cross": [(-1, -0.6), (-0.6, -1), (0, -0.4), (0.6, -1), (1, -0.6), (0.4, 0), (1, 0.6), (0.6, 1), (0, 0.4),
+              (-0.6, 1), (-1, 0.6), (-0.4, 0)],
+    "plus": [(-0.3, -1), (0.3, -1), (0.3, -0.3), (1, -0.3), (1, 0.3), (0.3, 0.3), (0.3, 1), (-0.3, 1),
+             (-0.3, 0.3), (-1, 0.3), (-1, -0.3), (-0.3, -0.3)],
+    "star": _STAR,
+}
+
+
 def marker(shape: str, x: float, y: float, size: float = 5.0) -> Element:
     """The SVG element of one marker centred on (x, y)."""
     s = size
@@ -60,17 +73,7 @@ def marker(shape: str, x: float, y: float, size: float = 5.0) -> Element:
     if shape == "square":
         return E("rect", {"x": f"{x - s * 0.8:.1f}", "y": f"{y - s * 0.8:.1f}", "width": f"{s * 1.6:.1f}",
                           "height": f"{s * 1.6:.1f}"})
-    shapes: dict[str, list[tuple[float, float]]] = {
-        "triangle": [(0, -1.1), (1, 0.75), (-1, 0.75)],
-        "down": [(0, 1.1), (1, -0.75), (-1, -0.75)],
-        "diamond": [(0, -1.2), (1, 0), (0, 1.2), (-1, 0)],
-        "cross": [(-1, -0.6), (-0.6, -1), (0, -0.4), (0.6, -1), (1, -0.6), (0.4, 0), (1, 0.6), (0.6, 1), (0, 0.4),
-                  (-0.6, 1), (-1, 0.6), (-0.4, 0)],
-        "plus": [(-0.3, -1), (0.3, -1), (0.3, -0.3), (1, -0.3), (1, 0.3), (0.3, 0.3), (0.3, 1), (-0.3, 1),
-                 (-0.3, 0.3), (-1, 0.3), (-1, -0.3), (-0.3, -0.3)],
-        "star": _STAR,
-    }
-    corners = shapes[shape]
+    corners = _CORNERS[shape]
     points = " ".join(f"{x + dx * s:.1f},{y + dy * s:.1f}" for dx, dy in corners)
     return E("polygon", {"points": points})
 

@@ -22,11 +22,12 @@ ROOT = "../"  # from a page of groups/ to the site's root
 def group_pages(site: SiteContext) -> Iterator[tuple[str, str]]:
     fields = workload_fields(site.model.runs)
     families = sorted(site.model.families, key=lambda family: family.id)
+    commands: dict = {}  # the plot commands' field selectors, made once per workload and axis
     yield from shard_pages(site, "groups", "group families",
-                           (_group_section(site, family, fields) for family in families))
+                           (_group_section(site, family, fields, commands) for family in families))
 
 
-def _group_section(site: SiteContext, family: Family, fields: dict[str, set[str]]) -> Section:
+def _group_section(site: SiteContext, family: Family, fields: dict[str, set[str]], commands: dict) -> Section:
     root = ROOT
     unit = family.unit
     chart_lines = []
@@ -64,7 +65,7 @@ def _group_section(site: SiteContext, family: Family, fields: dict[str, set[str]
     kernel, _, shape = family.title.partition(TITLE_SEPARATOR)
     environment_title = site.title(family.environment)
     environment_href = site.environment_href(family.environment, root)
-    command = plot_command(family, site.request, fields)
+    command = plot_command(family, site.request, fields, commands)
     headings = ["implementation", x_label, words, "p20 – p80", "run", "series"]
     body = E(
         "div", {"class": "section"},

@@ -58,22 +58,49 @@ def workload_fields(runs: list[AnalysedRun]) -> dict[str, set[str]]:
     return fields
 
 
-def plot_command(family: Family, request: PublishRequest, fields: dict[str, set[str]]) -> str | None:
+def plot_command(family: Family, request: PublishRequest, fields: dict[str, set[str]],
+                 known: dict | None = None) -> str | None:
     """The ``kidx plot`` command that draws a group page's chart: the published selection,
     narrowed to the family's protocol, environment and workloads (every workload field
     but the swept parameter, and ``FIELD=`` for the fields other workloads of its
     operation have and its own lack); None where plot cannot draw it (no numeric swept
-    parameter, or a workload field a field selector cannot name)."""
+    parameter, or a workload field a field selector cannot name). ``known``: the axis and
+    field selector made for the families before, by workload digest and swept parameter
+    (families on other GPUs or protocols share them), one dict per publish."""
+    if family.x_param is not None and not all(_plottable(point.x) for line in family.lines for point in line.points):
+        return None
+    workload = family.lines[0].points[0].run.workload
+    key = (workload.digest, family.x_param)
+    if known is not None and workload.digest is not None and key in known:
+        found = known[key]
+    else:
+        found = _plot_selection(workload.spec, family.x_param, request, fields)
+        if known is not None and workload.digest is not None:
+            known[key] = found
+    if found is None:
+        return None
+    x, selection = found
+    arguments = ["kidx", "plot", "--x", f"workload.spec.parameters.{x}", *request.names]
+    if request.selector is not None:
+        arguments += ["-l", str(request.selector)]
+    arguments += ["--field-selector", selection]
+    for reference in (*request.references, _reference_argument("protocol", family.protocol),
+                      _reference_argument("environment", family.environment)):
+        arguments += ["--references", reference]
+    return shlex.join([*arguments, "-o", "chart.svg"])
+
+
+def _plot_selection(workload_spec: dict | None, x: str | None, request: PublishRequest,
+                    fields: dict[str, set[str]]) -> tuple[str, str] | None:
+    """A plot command's axis parameter and ``--field-selector`` text for a family's
+    workload (``plot_command``), or None."""
     from kidx.query.field_selector import FieldRequirement, FieldSelector
 
-    spec = dict(family.lines[0].points[0].run.workload.spec or {})
+    spec = dict(workload_spec or {})
     spec.pop("key", None)  # a text form of the parameters: it varies with the swept one
     parameters = dict(spec.get("parameters") or {})
-    x = family.x_param
     if x is None:  # one workload: any numeric parameter serves as the axis
         x = next((name for name, value in sorted(parameters.items()) if _plottable(value)), None)
-    elif not all(_plottable(point.x) for line in family.lines for point in line.points):
-        return None
     if x is None:
         return None
     parameters.pop(x, None)
@@ -86,14 +113,7 @@ def plot_command(family: Family, request: PublishRequest, fields: dict[str, set[
     terms += [FieldRequirement(field, "=", "") for field in sorted(others)]
     if isinstance(request.field_selector, FieldSelector):
         terms.extend(request.field_selector.requirements)
-    arguments = ["kidx", "plot", "--x", f"workload.spec.parameters.{x}", *request.names]
-    if request.selector is not None:
-        arguments += ["-l", str(request.selector)]
-    arguments += ["--field-selector", str(FieldSelector(sorted(terms, key=str)))]
-    for reference in (*request.references, _reference_argument("protocol", family.protocol),
-                      _reference_argument("environment", family.environment)):
-        arguments += ["--references", reference]
-    return shlex.join([*arguments, "-o", "chart.svg"])
+    return x, str(FieldSelector(sorted(terms, key=str)))
 
 
 def _plottable(value) -> bool:

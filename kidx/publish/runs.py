@@ -48,7 +48,14 @@ class _RunPages:
                               runs=len(self.referrers.get(environment.digest or "", [])), titles=self.site.titles)
 
     def run_pages(self) -> Iterator[tuple[str, str]]:
-        from kidx.operations.host_bound import evidence
+        from kidx.operations.host_bound import achieved_of, evidence
+
+        solved: dict[str, object] = {}  # run name -> its speed of light: the evidence's and the page's, made once
+
+        def figures_of(run: AnalysedRun):
+            if run.name not in solved:
+                solved[run.name] = achieved_of(run)
+            return solved[run.name]
 
         shards: dict[str, list[AnalysedRun]] = {}
         for run in self.site.model.runs:
@@ -59,8 +66,8 @@ class _RunPages:
             family={name: group_path(family.id) for name, family in self.site.family_of_run.items()},
             series={name: series_path(page) for name, page in self.site.series_of_run.items()}, titles=self.site.titles,
             environment_path=environment_path,
-            referrers=self.referrers, figures=speed_of_light_text,
-            host=evidence(runs, runs),  # twins and sweeps among the published runs
+            referrers=self.referrers, figures=lambda run: speed_of_light_text(figures_of(run)),
+            host=evidence(runs, runs, figures_of),  # twins and sweeps among the published runs
             measure=lambda run: self.site.figures(run, run.measure.unit)[0] if run.measure else "")
         for path, members in sorted(shards.items()):
             members.sort(key=lambda r: r.manifest["metadata"]["digest"])
@@ -68,17 +75,12 @@ class _RunPages:
             yield self.site.page("runs.html", path, runs=sections, data=Markup(data))  # base64: nothing to escape
 
 
-def speed_of_light_text(run: AnalysedRun) -> str:
+def speed_of_light_text(figures) -> str:
     """``1.861TB/s, 38.8% of the H200 SXM 141GB's peak`` where the run's cost is known
-    (docs/speed-of-light.md); "" otherwise."""
+    (docs/speed-of-light.md); "" otherwise. ``figures``: the run's speed of light
+    (``kidx.operations.host_bound.achieved_of``), which the host-bound evidence reads too."""
     from kidx.output.speed_of_light import bandwidth, flop_rate, percent
-    from kidx.speed_of_light.achieved import achieved
 
-    measure = run.measure
-    if measure is None or measure.metric != "latency":
-        return ""
-    environment = {"spec": run.environment.spec} if run.environment.spec is not None else None
-    figures = achieved(run.manifest.get("spec") or {}, run.workload.spec, environment, measure.value)
     if figures is None:
         return ""
     rates = [text for value, text in ((figures.bytes_per_second, bandwidth(figures.bytes_per_second)),
