@@ -65,11 +65,15 @@ class PostgresQueries(SQLCatalog):
             add(_label_clause(requirement))
         for condition in query.fields:
             add(self._field_clause(condition, "e."))
-        for reference in query.references:
-            add(self._reference_clause(reference))
+        for clause in self._references_clauses(query.references):
+            add(clause)
         for through in query.referenced_fields:
             add(self._referenced_field_clause(through))
         return self._select(query, where, parameters, alias="e")
+
+    def _references_clauses(self, conditions) -> builtins.list[tuple[str, builtins.list]]:
+        """A clause per reference condition (a catalog may join several into one)."""
+        return [self._reference_clause(condition) for condition in conditions]
 
     def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, builtins.list]:
         """Answered from the (target, object_id, field) key of ``refs``."""

@@ -85,6 +85,10 @@ class Dialect(NamedTuple):
     stored_digest: Callable[[str], Any] = _same  # "sha256:…" as a digest column holds it
     digest_text: Callable[[Any], str] = _same  # a (non-NULL) digest column as "sha256:…"
     in_list_limit: int | None = None  # values per IN list; None: one array, "= ANY(…)"
+    # newest first (CatalogQuery RECENT) by the names table's id; PostgreSQL sorts the rows
+    # a selection found ("id + 0") rather than walk the id key backwards filtering every row
+    # for them, the plan it takes when it overestimates how many rows a selection finds
+    recent_order: str = "{table}id DESC"
 
     def marks(self, count: int) -> str:
         return ", ".join([self.mark] * count)
@@ -413,7 +417,7 @@ class SQLCatalog(Catalog):
         if where:
             sql += f" WHERE {all_of(where)}"
         if query.order == RECENT:
-            sql += f" ORDER BY {prefix}id DESC"
+            sql += " ORDER BY " + self.dialect.recent_order.format(table=prefix)
         else:
             sql += f" ORDER BY {prefix}kind, {prefix}name" if query.order == "kind,name" else f" ORDER BY {prefix}name"
         check_rows = needs_row_check(query)
