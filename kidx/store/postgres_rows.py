@@ -235,26 +235,7 @@ class PostgresRows(PostgresQueries):
                             revisions: Sequence[Revision]) -> tuple[builtins.list[tuple], builtins.list[tuple]]:
         """Revision ids in the order given; a current name's last revision, when it is its
         state exactly, is kept in its names row, every other one as a past revision."""
-        ids = [self._revision_id() for _ in revisions]
-        last: dict[tuple[str, str], int] = {}
-        for number, revision in enumerate(revisions):
-            last[(revision.kind, revision.name)] = number
-        current: list[tuple] = []
-        kept: set[int] = set()
-        for change in changes:
-            entry = change.entry
-            at = last.get((entry.kind, entry.name))
-            latest = None if at is None else revisions[at]
-            if latest is not None and at is not None and latest.event == "applied" and (
-                    latest.digest, latest.title, latest.labels, latest.annotations, latest.generation) == (
-                    entry.digest, entry.title, entry.labels, entry.annotations, entry.generation):
-                current.append((ids[at], latest.recorded))
-                kept.add(at)
-            else:
-                current.append((None, None))
-        self._save_revision_ids()
-        return current, [(ids[position], *self._revision_row(revision))
-                         for position, revision in enumerate(revisions) if position not in kept]
+        return self._revisions_kept_in_names(changes, revisions)
 
     # --- bulk loads and reference target ids ---------------------------------------------
 

@@ -655,3 +655,37 @@ class SQLCatalog(Catalog):
         """What ``restore`` writes of the revisions: per change what its names row records
         of its current revision (``_current_revision``), and the rows for ``insert_revision``."""
         return [() for _ in changes], [self._revision_row(r) for r in revisions]
+
+    def _revision_id(self) -> int:
+        """A new revision id, in a catalog whose names rows keep their current revision."""
+        raise NotImplementedError
+
+    def _save_revision_ids(self) -> None:
+        raise NotImplementedError
+
+    def _revisions_kept_in_names(self, changes: Sequence[Change],
+                                 revisions: Sequence[Revision]) -> tuple[builtins.list[tuple], builtins.list[tuple]]:
+        """``_restored_revisions`` of a catalog whose names row keeps its current revision
+        (SQLite schema 3, PostgreSQL schema 2): the ids taken in the order given (each
+        backend's ``_revision_id``), a name's last revision kept in its names row when it is
+        that name's state exactly, every other one a past revision."""
+        ids = [self._revision_id() for _ in revisions]
+        last: dict[tuple[str, str], int] = {}
+        for number, revision in enumerate(revisions):
+            last[(revision.kind, revision.name)] = number
+        current: list[tuple] = []
+        kept: set[int] = set()
+        for change in changes:
+            entry = change.entry
+            at = last.get((entry.kind, entry.name))
+            latest = None if at is None else revisions[at]
+            if latest is not None and at is not None and latest.event == "applied" and (
+                    latest.digest, latest.title, latest.labels, latest.annotations, latest.generation) == (
+                    entry.digest, entry.title, entry.labels, entry.annotations, entry.generation):
+                current.append((ids[at], latest.recorded))
+                kept.add(at)
+            else:
+                current.append((None, None))
+        self._save_revision_ids()
+        return current, [(ids[position], *self._revision_row(revision))
+                         for position, revision in enumerate(revisions) if position not in kept]
