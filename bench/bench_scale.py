@@ -345,8 +345,8 @@ class SQLiteBackend(Backend):
 
     def table_bytes(self) -> dict[str, int] | None:
         """SQLite's dbstat (when this SQLite was built with it): the pages of each table and
-        index. It reads every page of the catalog in tree order, which took over ten minutes
-        for the 9 GB catalog of ten million runs on this machine: skipped past DBSTAT_MAX_BYTES."""
+        index. It reads every page of the catalog in tree order, which had not finished after
+        eight minutes on the 9 GB catalog of ten million runs here: skipped past DBSTAT_MAX_BYTES."""
         import sqlite3
 
         if (self.root / "catalog.sqlite").stat().st_size > DBSTAT_MAX_BYTES:
