@@ -144,8 +144,9 @@ def assert_consistent(store_path: Path) -> None:
     packed: set[str] = set()
     if pack.exists():
         connection = sqlite3.connect(pack)
-        try:
-            packed = {"sha256:" + row[0].hex() for row in connection.execute("SELECT digest FROM objects")}
+        try:  # a pack whose creation the kill cut short has no table yet: it holds nothing
+            if connection.execute("SELECT 1 FROM sqlite_master WHERE name='objects'").fetchone():
+                packed = {"sha256:" + row[0].hex() for row in connection.execute("SELECT digest FROM objects")}
         finally:
             connection.close()
     loose = {"sha256:" + path.parent.name + path.name for path in files if not TEMPORARY.match(path.name)}
