@@ -75,26 +75,29 @@ class PostgresRows(PostgresQueries):
         if self.connection.version != SCHEMA_VERSION or len(conditions) < 2:
             return super()._references_clauses(conditions)
         ids = [self._target_ids_for(condition) for condition in conditions]
-        if any(found is None for found in ids):
-            return super()._references_clauses(conditions)
         if not all(ids):
             return [("false", [])]  # a target nothing refers to: nothing meets every condition
         others = "".join(" AND EXISTS (SELECT 1 FROM kidx.ref_links r WHERE r.target_id = ANY(%s) "
                          "AND r.object_id = l.object_id)" for _ in ids[1:])
         return [(f"e.id IN (SELECT l.object_id FROM kidx.ref_links l WHERE l.target_id = ANY(%s){others})", ids)]
 
-    def _target_ids_for(self, condition: ReferenceCondition) -> builtins.list[int] | None:
-        """The ``ref_targets`` ids a condition on digests names; None for a digest prefix."""
+    def _target_ids_for(self, condition: ReferenceCondition) -> builtins.list[int]:
+        """The ``ref_targets`` ids a condition names (its digests, its target kind's, or
+        those in its digest prefix's range), in one look-up; [] for none."""
+        parameters: builtins.list[object]
         if condition.digest_prefix is not None:
-            return None
-        digests = (self._target_digests(condition) if condition.target_kind is not None
-                   else [raw(digest) for digest in condition.digests])
-        if not digests:
-            return []
-        field_sql, field_parameters = ("", []) if condition.field is None else (" AND field = %s", [condition.field])
+            where, parameters = ["target BETWEEN %s AND %s"], list(digest_range(condition.digest_prefix))
+        else:
+            digests = (self._target_digests(condition) if condition.target_kind is not None
+                       else [raw(digest) for digest in condition.digests])
+            if not digests:
+                return []
+            where, parameters = ["target = ANY(%s)"], [digests]
+        if condition.field is not None:
+            where.append("field = %s")
+            parameters.append(condition.field)
         return [row[0] for row in self.connection.execute(
-            f"SELECT id FROM kidx.ref_targets WHERE target = ANY(%s){field_sql} ORDER BY id",
-            [digests, *field_parameters])]
+            f"SELECT id FROM kidx.ref_targets WHERE {' AND '.join(where)} ORDER BY id", parameters)]
 
     def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, builtins.list]:
         """Answered from the (target_id, object_id) key of ``ref_links``, with the target ids
@@ -102,25 +105,9 @@ class PostgresRows(PostgresQueries):
         each target has, starts from the rarest and probes the key for the others."""
         if self.connection.version != SCHEMA_VERSION:
             return super()._reference_clause(condition)
-        where: builtins.list[str] = []
-        parameters: builtins.list = []
-        if condition.digest_prefix is not None:
-            where.append("target BETWEEN %s AND %s")
-            parameters.extend(digest_range(condition.digest_prefix))
-        else:
-            digests = (self._target_digests(condition) if condition.target_kind is not None
-                       else [raw(digest) for digest in condition.digests])
-            if not digests:
-                return "false", []  # refers to nothing that exists: matches no object
-            where.append("target = ANY(%s)")
-            parameters.append(digests)
-        if condition.field is not None:
-            where.append("field = %s")
-            parameters.append(condition.field)
-        ids = [row[0] for row in self.connection.execute(
-            f"SELECT id FROM kidx.ref_targets WHERE {' AND '.join(where)} ORDER BY id", parameters)]
+        ids = self._target_ids_for(condition)
         if not ids:
-            return "false", []
+            return "false", []  # refers to nothing that exists: matches no object
         return "EXISTS (SELECT 1 FROM kidx.ref_links r WHERE r.object_id = e.id AND r.target_id = ANY(%s))", [ids]
 
     def _ids_of_target(self, digest: str) -> builtins.list[int]:
