@@ -56,18 +56,38 @@ class SiteFolder:
     def add(self, path: str, text: str) -> None:
         if path in self.pages:
             raise ValueError(f"two pages at {path}")
+        self.record(path, self.put(path, text))
+
+    def put(self, path: str, text: str) -> bool:
+        """Write the page where its bytes differ from the file's; whether it was (or, dry, would be)
+        written. Changes nothing of what this object counts (``record`` does), so a worker process
+        of ``kidx.publish.workers`` calls it, under the lock ``hold_lock`` took before it started."""
         if not self.layout.fullmatch(path):
             raise ValueError(f"{path} is not a path of the site's layout")
-        self.pages.add(path)
         data = text.encode("utf-8")
         target = self.root / path
         if _same_file_bytes(target, data):
-            self.unchanged += 1
-            return
-        self.written.append(path)
+            return False
         if not self.dry_run:
             self._take_lock()
             _write(self.root, target, data)
+        return True
+
+    def record(self, path: str, written: bool) -> None:
+        """Count a page ``put`` wrote (or found unchanged), here or in a worker process."""
+        if path in self.pages:
+            raise ValueError(f"two pages at {path}")
+        self.pages.add(path)
+        if written:
+            self.written.append(path)
+        else:
+            self.unchanged += 1
+
+    def hold_lock(self) -> None:
+        """Take the folder's lock now (not at the first write), so that worker processes write
+        under it; nothing for a dry run, which writes nothing."""
+        if not self.dry_run:
+            self._take_lock()
 
     def _take_lock(self) -> None:
         if self._lock is None:
@@ -123,17 +143,37 @@ class SiteFolder:
                     target.unlink()  # a link itself, never its target
                 if not target.parent.is_symlink():
                     _remove_empty_parents(target.parent, self.root)
-            # under the lock no other publish is writing: a temporary file beside a page is a killed one's
-            for name in ["", *self.folders]:
-                folder = self.root / name
-                if not folder.is_symlink():
-                    for leftover in _leftovers(folder, self.layout, f"{name}/" if name else "", name == ""):
-                        leftover.unlink(missing_ok=True)
+            self.remove_temporary_files()
             listing = "".join(f"{path}\n" for path in sorted(self.pages)).encode("utf-8")
             target = self.root / SITE_LIST
             if not _same_file_bytes(target, listing):
                 _write(self.root, target, listing)
         return removed
+
+    def abandon(self) -> None:
+        """After a publish failed or was interrupted (its worker processes stopped): the
+        temporary files beside the site's files removed, and the list naming every file of the
+        layout now in the folder (listed before, or written by this publish), so that the folder
+        is still a site, which the next publish finishes. Nothing where nothing was written."""
+        if self._lock is None:
+            return
+        try:
+            self.remove_temporary_files()
+            listing = "".join(f"{path}\n" for path in sorted(set(self.previous) | self._on_disk())).encode("utf-8")
+            target = self.root / SITE_LIST
+            if not _same_file_bytes(target, listing):
+                _write(self.root, target, listing)
+        except OSError:
+            pass  # the failure being raised says more (a full disk, a folder gone)
+
+    def remove_temporary_files(self) -> None:
+        """Under the lock no other publish is writing: a temporary file beside a page is a killed
+        one's (or a stopped worker's)."""
+        for name in ["", *self.folders]:
+            folder = self.root / name
+            if not folder.is_symlink():
+                for leftover in _leftovers(folder, self.layout, f"{name}/" if name else "", name == ""):
+                    leftover.unlink(missing_ok=True)
 
     def close(self) -> None:
         """Release the folder's lock (finished or not)."""

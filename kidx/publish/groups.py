@@ -5,26 +5,27 @@ the site's script from the page's data, which holds its points too."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 
 from kidx.output.units import short_digest
 from kidx.publish import charts
 from kidx.publish.context import SiteContext, axis_format, metric_words, series_path
 from kidx.publish.hints import plot_command, workload_fields
 from kidx.publish.model import TITLE_SEPARATOR, Family
-from kidx.publish.sections import Section, shard_pages
+from kidx.publish.sections import Section, shard_jobs
 from kidx.publish.tree import E
 from kidx.units import BYTES
 
 ROOT = "../"  # from a page of groups/ to the site's root
 
 
-def group_pages(site: SiteContext) -> Iterator[tuple[str, str]]:
+def group_pages(site: SiteContext) -> list[Callable[[], list[tuple[str, str]]]]:
+    """A job (``workers``) per page of ``groups/``."""
     fields = workload_fields(site.model.runs)
     families = sorted(site.model.families, key=lambda family: family.id)
-    commands: dict = {}  # the plot commands' field selectors, made once per workload and axis
-    yield from shard_pages(site, "groups", "group families",
-                           (_group_section(site, family, fields, commands) for family in families))
+    commands: dict = {}  # the plot commands' field selectors, made once per workload and axis (in each process)
+    return shard_jobs(site, "groups", "group families", ((family.id, family) for family in families),
+                      lambda family: _group_section(site, family, fields, commands))
 
 
 def _group_section(site: SiteContext, family: Family, fields: dict[str, set[str]], commands: dict) -> Section:

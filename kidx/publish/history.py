@@ -4,7 +4,7 @@ points and their causes) and the regressions page (each series' latest step)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 
 from kidx.analysis.significance import FASTER, SEVERITY, SLOWER
 from kidx.operations.analysed_runs import AnalysedRun
@@ -23,27 +23,30 @@ from kidx.publish.context import (
 )
 from kidx.publish.hints import regressions_command, series_command
 from kidx.publish.model import line_label
-from kidx.publish.sections import Section, shard_pages
+from kidx.publish.sections import Section, shard_jobs
 from kidx.publish.tree import E
 from kidx.units import BYTES
 
 
-def series_pages(site: SiteContext) -> Iterator[tuple[str, str]]:
-    yield from shard_pages(site, "series", "series", _series_sections(site))
-
-
-def _series_sections(site: SiteContext) -> Iterator[Section]:
+def series_pages(site: SiteContext) -> list[Callable[[], list[tuple[str, str]]]]:
+    """A job (``workers``) per page of ``series/``."""
     groups: dict[tuple, list[AnalysedRun]] = {}  # every published run of a comparable group, for its baseline
     for run in site.model.runs:
         groups.setdefault((run.protocol.digest, run.workload.digest, run.environment.digest), []).append(run)
-    for pid, members in sorted(site.series_pages.items()):
-        first = members[0]
-        environments = list({point.run.environment.digest: point.run.environment
-                             for one in members for point in one.points}.values())
-        group = [run for environment in environments
-                 for run in groups.get((first.protocol.digest, first.workload.digest, environment.digest), [])]
-        cli = series_command(site.request, first.protocol, first.workload, environments, group)
-        yield _series_section(site, pid, members, cli)
+    pages = sorted(site.series_pages.items())
+    return shard_jobs(site, "series", "series", ((pid, (pid, members)) for pid, members in pages),
+                      lambda item: _series_of_page(site, groups, *item))
+
+
+def _series_of_page(site: SiteContext, groups: dict[tuple, list[AnalysedRun]], pid: str,
+                    members: list[Series]) -> Section:
+    first = members[0]
+    environments = list({point.run.environment.digest: point.run.environment
+                         for one in members for point in one.points}.values())
+    group = [run for environment in environments
+             for run in groups.get((first.protocol.digest, first.workload.digest, environment.digest), [])]
+    cli = series_command(site.request, first.protocol, first.workload, environments, group)
+    return _series_section(site, pid, members, cli)
 
 
 def _series_section(site: SiteContext, pid: str, members: list[Series], cli: str | None) -> Section:

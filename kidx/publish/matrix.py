@@ -4,7 +4,8 @@ latest speedup over the baseline, coloured by the analysis layer's verdict
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable
 
 from kidx.operations.analysed_runs import Referenced
 from kidx.publish import charts
@@ -92,36 +93,41 @@ def index_page(site: SiteContext) -> tuple[str, str]:
                      series_pages=len(site.series_pages), environments_count=len(model.environments))
 
 
-def kernel_pages(site: SiteContext) -> Iterator[tuple[str, str]]:
+def kernel_pages(site: SiteContext) -> list[Callable[[], list[tuple[str, str]]]]:
+    """A job (``workers``) per kernel page."""
     protocols = _protocol_names(site)
     by_kernel: dict[str, list] = {}
     for row in site.model.rows:
         by_kernel.setdefault(row.kernel, []).append(row)
-    for kernel, members in sorted(by_kernel.items()):
-        filters = _filters(members)
-        keys = {key for key, _ in filters}
-        columns = _columns(site, members, keys)
-        rows, previous = [], None
-        for row in members:
-            cells = []
-            for environment, _, _ in columns:
-                cell = row.cells.get(environment.digest or "")
-                href = "../" + group_path(cell.family.id) if cell else ""
-                cells.append(cell_view(summary([cell]), href, cell.family.metric == "peak_memory")
-                             if cell else None)
-            head = (row.id, row.title) != previous
-            previous = (row.id, row.title)
-            _, _, shape = row.title.partition(TITLE_SEPARATOR)
-            detail = (f"by {row.x_label}" if row.x_label else "") + (
-                f" · {shape.replace(TITLE_SEPARATOR, ', ')}" if shape else "")
-            rows.append({"head": head, "title": row.title.split(TITLE_SEPARATOR)[0], "href": "",
-                         "cells": cells, "protocol": protocols.get(row.protocol.digest or "", row.protocol.label),
-                         "detail": detail, "implementation": row.implementation,
-                         "labels": _filtered(row.labels, keys),
-                         "search": row.search})
-        title = rows[0]["title"]
-        yield site.page("kernel.html", f"kernels/{kernel}.html", rows=rows, columns=columns, title=title,
-                        filters=filters)
+    return [functools.partial(_kernel_page, site, protocols, kernel, members)
+            for kernel, members in sorted(by_kernel.items())]
+
+
+def _kernel_page(site: SiteContext, protocols: dict[str, str], kernel: str, members: list) -> list[tuple[str, str]]:
+    filters = _filters(members)
+    keys = {key for key, _ in filters}
+    columns = _columns(site, members, keys)
+    rows, previous = [], None
+    for row in members:
+        cells = []
+        for environment, _, _ in columns:
+            cell = row.cells.get(environment.digest or "")
+            href = "../" + group_path(cell.family.id) if cell else ""
+            cells.append(cell_view(summary([cell]), href, cell.family.metric == "peak_memory")
+                         if cell else None)
+        head = (row.id, row.title) != previous
+        previous = (row.id, row.title)
+        _, _, shape = row.title.partition(TITLE_SEPARATOR)
+        detail = (f"by {row.x_label}" if row.x_label else "") + (
+            f" · {shape.replace(TITLE_SEPARATOR, ', ')}" if shape else "")
+        rows.append({"head": head, "title": row.title.split(TITLE_SEPARATOR)[0], "href": "",
+                     "cells": cells, "protocol": protocols.get(row.protocol.digest or "", row.protocol.label),
+                     "detail": detail, "implementation": row.implementation,
+                     "labels": _filtered(row.labels, keys),
+                     "search": row.search})
+    title = rows[0]["title"]
+    return [site.page("kernel.html", f"kernels/{kernel}.html", rows=rows, columns=columns, title=title,
+                      filters=filters)]
 
 
 def _filters(rows) -> list[tuple[str, list[str]]]:

@@ -4,8 +4,9 @@ compressed data (``run_shards``: a large store has a hundred thousand runs)."""
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable
 
 from markupsafe import Markup
 
@@ -16,14 +17,23 @@ from kidx.publish.run_shards import ROLES, RunLinks, shard
 __all__ = ["ROLES", "environment_and_run_pages", "speed_of_light_text"]
 
 
+RUN_PAGES_A_JOB = 16  # run pages are small: a job (``workers``) makes this many
+
+
 def environment_and_run_pages(site: SiteContext, reference_fields: dict[str, tuple[str, str]]
-                              ) -> Iterator[tuple[str, str]]:
-    """``reference_fields``: the run fields that refer to other objects, by kind
+                              ) -> list[Callable[[], list[tuple[str, str]]]]:
+    """Jobs (``workers``): one per environment page, one per RUN_PAGES_A_JOB run pages.
+    ``reference_fields``: the run fields that refer to other objects, by kind
     (kidx.operations.analysed_runs.run_reference_fields)."""
     pages = _RunPages(site, reference_fields)
-    for environment in site.model.environments:
-        yield pages.environment_page(environment)
-    yield from pages.run_pages()
+    jobs: list[Callable[[], list[tuple[str, str]]]] = [
+        functools.partial(lambda environment: [pages.environment_page(environment)], environment)
+        for environment in site.model.environments]
+    shards = pages.run_shards()
+    links = pages.run_links()  # made once, before any job runs: the host-bound evidence reads every run
+    for start in range(0, len(shards), RUN_PAGES_A_JOB):
+        jobs.append(functools.partial(pages.run_pages, shards[start:start + RUN_PAGES_A_JOB], links))
+    return jobs
 
 
 class _RunPages:
@@ -47,7 +57,16 @@ class _RunPages:
                               families=[(group_path(family.id), family) for family in families],
                               runs=len(self.referrers.get(environment.digest or "", [])), titles=self.site.titles)
 
-    def run_pages(self) -> Iterator[tuple[str, str]]:
+    def run_shards(self) -> list[tuple[str, list[AnalysedRun]]]:
+        """Each run page's path and its runs, in the order of their digests."""
+        shards: dict[str, list[AnalysedRun]] = {}
+        for run in self.site.model.runs:
+            shards.setdefault(run_page(run), []).append(run)
+        for members in shards.values():
+            members.sort(key=lambda r: r.manifest["metadata"]["digest"])
+        return sorted(shards.items())
+
+    def run_links(self) -> RunLinks:
         from kidx.operations.host_bound import achieved_of, evidence
 
         solved: dict[str, object] = {}  # run name -> its speed of light: the evidence's and the page's, made once
@@ -57,11 +76,8 @@ class _RunPages:
                 solved[run.name] = achieved_of(run)
             return solved[run.name]
 
-        shards: dict[str, list[AnalysedRun]] = {}
-        for run in self.site.model.runs:
-            shards.setdefault(run_page(run), []).append(run)
         runs = self.site.model.runs
-        links = RunLinks(
+        return RunLinks(
             anchor=self.site.anchor, path=self.site.run_path,
             family={name: group_path(family.id) for name, family in self.site.family_of_run.items()},
             series={name: series_path(page) for name, page in self.site.series_of_run.items()}, titles=self.site.titles,
@@ -69,10 +85,14 @@ class _RunPages:
             referrers=self.referrers, figures=lambda run: speed_of_light_text(figures_of(run)),
             host=evidence(runs, runs, figures_of),  # twins and sweeps among the published runs
             measure=lambda run: self.site.figures(run, run.measure.unit)[0] if run.measure else "")
-        for path, members in sorted(shards.items()):
-            members.sort(key=lambda r: r.manifest["metadata"]["digest"])
+
+    def run_pages(self, shards: list[tuple[str, list[AnalysedRun]]], links: RunLinks) -> list[tuple[str, str]]:
+        pages = []
+        for path, members in shards:
             sections, data = shard(members, links)
-            yield self.site.page("runs.html", path, runs=sections, data=Markup(data))  # base64: nothing to escape
+            # the data is base64: nothing to escape
+            pages.append(self.site.page("runs.html", path, runs=sections, data=Markup(data)))
+        return pages
 
 
 def speed_of_light_text(figures) -> str:

@@ -14,14 +14,16 @@ Nothing is fetched, so the pages open from ``file://`` too.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import NamedTuple
+import functools
+from collections.abc import Callable, Iterable
+from typing import NamedTuple, TypeVar
 
 from markupsafe import Markup, escape
 
 from kidx.publish.tree import Element, pack
 
 SECTION_SHARD = 2  # hex digits: 256 pages of each kind at most
+T = TypeVar("T")
 
 
 class Section(NamedTuple):
@@ -36,16 +38,20 @@ def section_path(folder: str, section_id: str) -> str:
     return f"{folder}/{section_id[:SECTION_SHARD]}.html#{section_id}"
 
 
-def shard_pages(site, folder: str, heading: str, sections: Iterable[Section]) -> Iterator[tuple[str, str]]:
-    """``sections`` in the order of their ids: one page per shard, written as soon as it is whole."""
-    shard: list[Section] = []
-    for section in sections:
-        if shard and shard[0].id[:SECTION_SHARD] != section.id[:SECTION_SHARD]:
-            yield _page(site, folder, heading, shard)
-            shard = []
-        shard.append(section)
-    if shard:
-        yield _page(site, folder, heading, shard)
+def shard_jobs(site, folder: str, heading: str, items: Iterable[tuple[str, T]],
+               section: Callable[[T], Section]) -> list[Callable[[], list[tuple[str, str]]]]:
+    """A job (``workers``) per page: ``items`` (each a section's id and what ``section`` makes
+    it from) in the order of their ids, those that share a page made into its sections when
+    the job runs."""
+    shards: dict[str, list[T]] = {}
+    for section_id, item in items:
+        shards.setdefault(section_id[:SECTION_SHARD], []).append(item)
+    return [functools.partial(_shard_page, site, folder, heading, members, section) for members in shards.values()]
+
+
+def _shard_page(site, folder: str, heading: str, members: list[T], section: Callable[[T], Section]
+                ) -> list[tuple[str, str]]:
+    return [_page(site, folder, heading, [section(member) for member in members])]
 
 
 def _page(site, folder: str, heading: str, sections: list[Section]) -> tuple[str, str]:

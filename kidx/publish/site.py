@@ -10,7 +10,8 @@ thousand) are its compressed data, drawn by the site's script through ``textCont
 (``run_shards``), and so are the group families and series, many to a page, as elements
 the script builds (``sections``, ``tree``); ``files.SiteFolder`` writes only what changed. No
 page carries a build time: the "data as of" line is the latest ``creationTimestamp``
-among the runs shown.
+among the runs shown. The pages are made by jobs of a few pages each, which a large site
+shares out among worker processes (``workers``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from kidx.publish.matrix import index_page, kernel_pages
 from kidx.publish.model import build_model
 from kidx.publish.runs import ROLES, environment_and_run_pages
 from kidx.publish.sections import SECTION_SHARD
+from kidx.publish.workers import Job, processes_for, write_pages
 
 __all__ = ["PublishReport", "PublishRequest", "publish"]
 
@@ -71,11 +73,11 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
     model = build_model(runs, request.baselines, titles, request.threshold, request.alpha)
     site = SiteContext(jinja, request, model, series.series, titles)
     try:
-        for path, text in _pages(site, run_reference_fields(registry)):
-            folder.add(path, text)
-        for asset in ASSETS:
-            folder.add(f"assets/{asset}",
-                       resources.files("kidx.publish").joinpath("assets", asset).read_text("utf-8"))
+        try:
+            write_pages(folder, [*_jobs(site, run_reference_fields(registry)), _assets], processes_for(len(runs)))
+        except BaseException:
+            folder.abandon()  # a failure or Ctrl-C: no temporary file left, the folder still a site
+            raise
         removed = folder.finish()
     finally:
         folder.close()
@@ -83,13 +85,21 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
                          len(model.families), len(series.series))
 
 
-def _pages(site: SiteContext, reference_fields):
-    yield index_page(site)
-    yield from kernel_pages(site)
-    yield regressions_page(site, REGRESSION_ROWS)
-    yield from group_pages(site)
-    yield from series_pages(site)
-    yield from environment_and_run_pages(site, reference_fields)
+def _jobs(site: SiteContext, reference_fields) -> list[Job]:
+    """Every page of the site, as jobs that make a few pages each (``workers``), in the site's order."""
+    return [
+        lambda: [index_page(site)],
+        *kernel_pages(site),
+        lambda: [regressions_page(site, REGRESSION_ROWS)],
+        *group_pages(site),
+        *series_pages(site),
+        *environment_and_run_pages(site, reference_fields),
+    ]
+
+
+def _assets() -> list[tuple[str, str]]:
+    return [(f"assets/{asset}", resources.files("kidx.publish").joinpath("assets", asset).read_text("utf-8"))
+            for asset in ASSETS]
 
 
 def _jinja():

@@ -35,12 +35,16 @@ def test_a_page_that_fails_to_be_written_leaves_no_temporary_file(kidx, tmp_path
     # the error names the page, never the temporary file
     assert err == f"error: No space left on device: {site / 'regressions.html'}\n"
     # each page had a temporary name of its own: its name, the process and 8 random hex digits
-    assert len(replaced) == 3 and all(
+    # (the last, the site's list, written after the failure)
+    assert len(replaced) == 4 and all(
         re.fullmatch(rf"\.(index|[0-9a-f]{{16}}|regressions)\.html\.{os.getpid()}-[0-9a-f]{{8}}\.tmp", name)
-        for name in replaced), replaced
+        for name in replaced[:3]), replaced
+    assert re.fullmatch(rf"\.\.kidx-site\.{os.getpid()}-[0-9a-f]{{8}}\.tmp", replaced[3]), replaced
     assert _hidden(site) == []
-    assert sorted(str(p.relative_to(site)) for p in site.rglob("*") if p.is_file()) == [
-        "index.html", "kernels/" + replaced[1][1:].partition(".tmp")[0].rsplit(".", 1)[0]]
+    written = ["index.html", "kernels/" + replaced[1][1:].partition(".tmp")[0].rsplit(".", 1)[0]]
+    assert sorted(str(p.relative_to(site)) for p in site.rglob("*") if p.is_file()) == [".kidx-site", *written]
+    # the list names the pages written, so the folder is still a site that the next publish finishes
+    assert (site / ".kidx-site").read_text() == "".join(f"{path}\n" for path in written)
 
 
 def test_the_next_publish_removes_what_a_killed_one_left_and_nothing_else(kidx, tmp_path, seed_bundle):
@@ -58,3 +62,57 @@ def test_the_next_publish_removes_what_a_killed_one_left_and_nothing_else(kidx, 
     assert err.endswith("wrote 0, 8 unchanged, removed 0\n")
     assert not any(path.exists() for path in left)
     assert all(path.read_text() == "partial" for path in mine)  # not the name of a page where it lies
+
+
+def _files(site) -> dict[str, bytes]:
+    return {str(p.relative_to(site)): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def _in_workers(monkeypatch, processes: int = 2) -> None:
+    """kidx publish shares the pages out among worker processes however small the site."""
+    from kidx.publish import site
+
+    monkeypatch.setattr(site, "processes_for", lambda runs: processes)
+
+
+def test_worker_processes_write_the_same_bytes_as_one_process(kidx, history_store, tmp_path, monkeypatch):
+    one, several = tmp_path / "one", tmp_path / "several"
+    options = ["--baseline", "transformers", "--release-label", "liger_version"]
+    first = kidx("publish", str(one), *options, store_path=history_store)
+    assert first.code == 0, first.err
+    _in_workers(monkeypatch)
+    assert kidx("publish", str(several), *options, store_path=history_store) == first._replace(
+        err=first.err.replace(str(one), str(several)))
+    assert _files(several) == _files(one)
+    assert _hidden(several) == []
+    code, _, err = kidx("publish", str(several), *options, store_path=history_store)
+    assert (code, err) == (0, f"{several}: 3017 files (4421 runs, 314 group families, 178 series); "
+                              "wrote 0, 3017 unchanged, removed 0\n")
+
+
+def test_a_page_that_fails_in_a_worker_stops_the_publish_with_its_error(kidx, tmp_path, seed_bundle, monkeypatch):
+    assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle))[0] == 0
+    site = tmp_path / "site"
+    real = os.replace
+    tests_process = os.getpid()
+
+    def failing(source, target):
+        if str(target).endswith("regressions.html"):
+            # written by a worker, not by the test's process (the temporary file's name says which)
+            assert os.getpid() != tests_process
+            assert re.fullmatch(rf"\.regressions\.html\.{os.getpid()}-[0-9a-f]{{8}}\.tmp", os.path.basename(source))
+            raise OSError(28, "No space left on device", source)
+        return real(source, target)
+
+    monkeypatch.setattr(os, "replace", failing)  # the workers are forked: they have it too
+    _in_workers(monkeypatch)
+    code, out, err = kidx("publish", str(site))
+    assert (code, out) == (1, "")
+    assert err == f"error: No space left on device: {site / 'regressions.html'}\n"  # the page, never a traceback
+    assert _hidden(site) == []  # no temporary file left, and no list: the next publish finishes the site
+    assert not (site / "regressions.html").exists()
+    monkeypatch.setattr(os, "replace", real)
+    code, _, err = kidx("publish", str(site))
+    assert code == 0, err
+    assert kidx("publish", str(tmp_path / "fresh"))[0] == 0
+    assert _files(site) == _files(tmp_path / "fresh")  # the next publish makes the whole site
