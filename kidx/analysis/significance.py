@@ -265,7 +265,20 @@ RUNS_NEEDED_LIMIT = 1000  # runs a side beyond which runs_needed gives up (None)
 
 def critical_t(df: float, alpha: float = ALPHA, min_t: float = MIN_T) -> float:
     """The |t| a change needs under the between-run rule: p < alpha and |t| >= min_t."""
-    return max(min_t, t_quantile(1 - alpha / 2, df)) if df >= 1 else math.inf
+    if df < 1:
+        return math.inf
+    if _quantile_below(1 - alpha / 2, df, min_t):
+        return min_t  # what max() below gives: the quantile is smaller, so it is not looked for
+    return max(min_t, t_quantile(1 - alpha / 2, df))
+
+
+@functools.lru_cache(maxsize=4096)
+def _quantile_below(q: float, df: float, t: float) -> bool:
+    """Whether ``t_quantile(q, df)`` is certainly below ``t``: |T| reaches a hair under ``t``
+    with a probability under 2 (1 - q), ``t_quantile``'s target. One tail probability instead
+    of a bisection (``runs_needed`` asks about a thousand degrees of freedom); the margin of
+    1e-9 of ``t`` is far beyond the bisection's last digit, so ``critical_t`` is unchanged."""
+    return t > 0 and t_two_sided_p(t * (1 - 1e-9), df) < 2 * (1 - q)
 
 
 def detectable_change(sigma: float | None, df: int, n_value: int, n_baseline: int,
