@@ -38,8 +38,8 @@ class RunLinks(NamedTuple):
     titles: dict[str, str]  # digest -> the stored title of the object
     environment_path: Callable[[Referenced], str]  # an environment's page, from the site's root
     referrers: dict[str, list[AnalysedRun]]  # digest -> the published runs that refer to it
-    figures: Callable[[AnalysedRun], str]  # the run's speed-of-light figures, "" where unknown
-    host: dict  # run name -> kidx.analysis.hostbound.HostEvidence
+    figures: dict[str, str]  # run name -> its speed-of-light figures, where known (kidx.publish.runs.run_texts)
+    host: dict[str, str]  # run name -> its host-bound evidence, where it has some (the same)
     measure: Callable[[AnalysedRun], str]  # the run's figure as text, "" where it has none
 
 
@@ -75,12 +75,11 @@ def _record(run: AnalysedRun, links: RunLinks, objects: dict[str, list]) -> dict
             href = (links.environment_path(referenced)
                     if role == "environment" and referenced.name is not None else None)
             objects[referenced.digest] = [referenced.name, links.titles.get(referenced.digest), href]
-    host = links.host.get(run.name) if run.measure else None
     return {
         "anchor": links.anchor(run), "name": run.name, "title": metadata.get("title") or run.name,
         "digest": digest, "status": run.status, "observed": run.observed,
-        "measure": links.measure(run), "sol": links.figures(run) if run.measure else "",
-        "host": host.text() if host is not None else "",
+        "measure": links.measure(run), "sol": links.figures.get(run.name, "") if run.measure else "",
+        "host": links.host.get(run.name, "") if run.measure else "",
         "family": links.family.get(run.name), "series": links.series.get(run.name),
         "references": references,
         "referrers": [[links.path(r), r.name] for r in links.referrers.get(digest, []) if r is not run],

@@ -14,23 +14,24 @@ from kidx.operations.analysed_runs import AnalysedRun, Referenced
 from kidx.publish.context import SiteContext, environment_path, group_path, run_page, series_path
 from kidx.publish.run_shards import ROLES, RunLinks, shard
 
-__all__ = ["ROLES", "environment_and_run_pages", "speed_of_light_text"]
+__all__ = ["ROLES", "environment_and_run_pages", "run_texts", "speed_of_light_text"]
 
 
 RUN_PAGES_A_JOB = 16  # run pages are small: a job (``workers``) makes this many
 
 
-def environment_and_run_pages(site: SiteContext, reference_fields: dict[str, tuple[str, str]]
+def environment_and_run_pages(site: SiteContext, reference_fields: dict[str, tuple[str, str]],
+                              texts: tuple[dict[str, str], dict[str, str]]
                               ) -> list[Callable[[], list[tuple[str, str]]]]:
     """Jobs (``workers``): one per environment page, one per RUN_PAGES_A_JOB run pages.
     ``reference_fields``: the run fields that refer to other objects, by kind
-    (kidx.operations.analysed_runs.run_reference_fields)."""
+    (kidx.operations.analysed_runs.run_reference_fields); ``texts``: ``run_texts`` of the site's runs."""
     pages = _RunPages(site, reference_fields)
     jobs: list[Callable[[], list[tuple[str, str]]]] = [
         functools.partial(lambda environment: [pages.environment_page(environment)], environment)
         for environment in site.model.environments]
     shards = pages.run_shards()
-    links = pages.run_links()  # made once, before any job runs: the host-bound evidence reads every run
+    links = pages.run_links(texts)
     for start in range(0, len(shards), RUN_PAGES_A_JOB):
         jobs.append(functools.partial(pages.run_pages, shards[start:start + RUN_PAGES_A_JOB], links))
     return jobs
@@ -66,24 +67,14 @@ class _RunPages:
             members.sort(key=lambda r: r.manifest["metadata"]["digest"])
         return sorted(shards.items())
 
-    def run_links(self) -> RunLinks:
-        from kidx.operations.host_bound import achieved_of, evidence
-
-        solved: dict[str, object] = {}  # run name -> its speed of light: the evidence's and the page's, made once
-
-        def figures_of(run: AnalysedRun):
-            if run.name not in solved:
-                solved[run.name] = achieved_of(run)
-            return solved[run.name]
-
-        runs = self.site.model.runs
+    def run_links(self, texts: tuple[dict[str, str], dict[str, str]]) -> RunLinks:
+        """``texts``: ``run_texts`` of the site's runs."""
+        sol, host = texts
         return RunLinks(
             anchor=self.site.anchor, path=self.site.run_path,
             family={name: group_path(family.id) for name, family in self.site.family_of_run.items()},
             series={name: series_path(page) for name, page in self.site.series_of_run.items()}, titles=self.site.titles,
-            environment_path=environment_path,
-            referrers=self.referrers, figures=lambda run: speed_of_light_text(figures_of(run)),
-            host=evidence(runs, runs, figures_of),  # twins and sweeps among the published runs
+            environment_path=environment_path, referrers=self.referrers, figures=sol, host=host,
             measure=lambda run: self.site.figures(run, run.measure.unit)[0] if run.measure else "")
 
     def run_pages(self, shards: list[tuple[str, list[AnalysedRun]]], links: RunLinks) -> list[tuple[str, str]]:
@@ -93,6 +84,25 @@ class _RunPages:
             # the data is base64: nothing to escape
             pages.append(self.site.page("runs.html", path, runs=sections, data=Markup(data)))
         return pages
+
+
+def run_texts(runs: list[AnalysedRun]) -> tuple[dict[str, str], dict[str, str]]:
+    """Each measured run's speed of light as its page says it, and its host-bound evidence
+    (read from its twins and sweeps among ``runs``, the published runs), by run name, where
+    it has them. Text only: a large site has them worked out by a process of its own while
+    this one works out the site's model (``workers.beside``)."""
+    from kidx.operations.host_bound import achieved_of, evidence
+
+    solved: dict[str, object] = {}  # run name -> its speed of light: the evidence's and the page's, made once
+
+    def figures_of(run: AnalysedRun):
+        if run.name not in solved:
+            solved[run.name] = achieved_of(run)
+        return solved[run.name]
+
+    host = evidence(runs, runs, figures_of)
+    sol = {run.name: text for run in runs if run.measure and (text := speed_of_light_text(figures_of(run)))}
+    return sol, {name: found.text() for name, found in host.items()}
 
 
 def speed_of_light_text(figures) -> str:

@@ -30,9 +30,9 @@ from kidx.publish.groups import group_pages
 from kidx.publish.history import regressions_page, series_pages
 from kidx.publish.matrix import index_page, kernel_pages
 from kidx.publish.model import build_model
-from kidx.publish.runs import ROLES, environment_and_run_pages
+from kidx.publish.runs import ROLES, environment_and_run_pages, run_texts
 from kidx.publish.sections import SECTION_SHARD
-from kidx.publish.workers import Job, processes_for, write_pages
+from kidx.publish.workers import Job, beside, processes_for, write_pages
 
 __all__ = ["PublishReport", "PublishRequest", "publish"]
 
@@ -69,12 +69,16 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
         threshold=request.threshold, alpha=request.alpha,
     ))
     runs = list(series.inputs)
-    titles = _titles(store, runs)
-    model = build_model(runs, request.baselines, titles, request.threshold, request.alpha)
-    site = SiteContext(jinja, request, model, series.series, titles)
+    processes = processes_for(len(runs))
+    # the run pages' speed-of-light and host-bound texts read every run: worked out beside the model
+    with beside(processes > 1, run_texts, runs) as texts:
+        titles = _titles(store, runs)
+        model = build_model(runs, request.baselines, titles, request.threshold, request.alpha)
+        site = SiteContext(jinja, request, model, series.series, titles)
+        jobs = [*_jobs(site, run_reference_fields(registry), texts()), _assets]
     try:
         try:
-            write_pages(folder, [*_jobs(site, run_reference_fields(registry)), _assets], processes_for(len(runs)))
+            write_pages(folder, jobs, processes)
         except BaseException:
             folder.abandon()  # a failure or Ctrl-C: no temporary file left, the folder still a site
             raise
@@ -85,7 +89,7 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
                          len(model.families), len(series.series))
 
 
-def _jobs(site: SiteContext, reference_fields) -> list[Job]:
+def _jobs(site: SiteContext, reference_fields, texts) -> list[Job]:
     """Every page of the site, as jobs that make a few pages each (``workers``), in the site's order."""
     return [
         lambda: [index_page(site)],
@@ -93,7 +97,7 @@ def _jobs(site: SiteContext, reference_fields) -> list[Job]:
         lambda: [regressions_page(site, REGRESSION_ROWS)],
         *group_pages(site),
         *series_pages(site),
-        *environment_and_run_pages(site, reference_fields),
+        *environment_and_run_pages(site, reference_fields, texts),
     ]
 
 

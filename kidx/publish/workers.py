@@ -15,21 +15,27 @@ the pages in the folder (``files.SiteFolder.abandon``): each page is replaced wh
 half-written, and the next publish finishes the site. The workers ignore Ctrl-C:
 this process is interrupted, stops them the same way and raises ``KeyboardInterrupt``.
 A small site (under ``PARALLEL_RUNS`` runs), a machine of one CPU and a platform without
-``fork`` have the pages made in turn by this process.
+``fork`` have the pages made in turn by this process. ``beside`` works something out in a
+process of its own while this one goes on (the runs' speed-of-light and host-bound texts,
+while the model is worked out).
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import gc
 import multiprocessing
 import os
 import pickle
 import signal
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 from kidx.errors import KidxError
 from kidx.publish.files import SiteFolder
 
+T = TypeVar("T")
 Job = Callable[[], Iterable[tuple[str, str]]]  # makes some of the site's pages: (path, text) each
 
 PARALLEL_RUNS = 2000  # below this many runs, starting workers would cost more than they save
@@ -78,6 +84,22 @@ def write_pages(folder: SiteFolder, jobs: list[Job], processes: int) -> None:
     for index in range(len(jobs)):
         for path, written in results[index]:
             folder.record(path, written)
+
+
+@contextlib.contextmanager
+def beside(parallel: bool, function: Callable[..., T], *args) -> Iterator[Callable[[], T]]:
+    """``function(*args)`` worked out by a process of its own, forked now, while this one goes
+    on (where ``parallel``; else here, when asked): yields what returns its result (sent back
+    pickled: text, not the model). The process is stopped when the block ends, finished or not."""
+    if not parallel:
+        yield functools.partial(function, *args)
+        return
+    pool = multiprocessing.get_context("fork").Pool(1, initializer=_ignore_interrupts)
+    try:
+        yield pool.apply_async(function, args).get
+    finally:
+        pool.terminate()
+        pool.join()
 
 
 def _ignore_interrupts() -> None:
