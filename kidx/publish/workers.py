@@ -38,7 +38,7 @@ from kidx.publish.files import SiteFolder
 T = TypeVar("T")
 Job = Callable[[], Iterable[tuple[str, str]]]  # makes some of the site's pages: (path, text) each
 
-PARALLEL_RUNS = 2000  # below this many runs, starting workers would cost more than they save
+PARALLEL_RUNS = 10_000  # below this many runs, forking the workers costs about what they save
 MOST_PROCESSES = 8  # each worker copies the parts of the model its pages touch
 
 # what a worker inherits from this process: set just before the pool forks, cleared after
