@@ -43,6 +43,7 @@ MOST_PROCESSES = 8  # each worker copies the parts of the model its pages touch
 
 # what a worker inherits from this process: set just before the pool forks, cleared after
 _WORK: tuple[SiteFolder, list[Job]] | None = None
+_BESIDE: tuple[Callable, tuple] | None = None  # beside's function and arguments, the same way
 
 
 def processes_for(runs: int) -> int:
@@ -91,15 +92,38 @@ def beside(parallel: bool, function: Callable[..., T], *args) -> Iterator[Callab
     """``function(*args)`` worked out by a process of its own, forked now, while this one goes
     on (where ``parallel``; else here, when asked): yields what returns its result (sent back
     pickled: text, not the model). The process is stopped when the block ends, finished or not."""
+    global _BESIDE
     if not parallel:
         yield functools.partial(function, *args)
         return
-    pool = multiprocessing.get_context("fork").Pool(1, initializer=_ignore_interrupts)
+    _BESIDE = (function, args)  # inherited by the fork, never pickled (the runs are most of the memory)
     try:
-        yield pool.apply_async(function, args).get
+        pool = multiprocessing.get_context("fork").Pool(1, initializer=_ignore_interrupts)
+    finally:
+        _BESIDE = None
+    try:
+        pending = pool.apply_async(_beside)
+
+        def result() -> T:
+            found, error = pending.get()
+            if error is not None:
+                raise error
+            return found  # type: ignore[return-value]  # function(*args), sent back
+
+        yield result
     finally:
         pool.terminate()
         pool.join()
+
+
+def _beside() -> tuple[object, BaseException | None]:
+    """In ``beside``'s process: the function's result, or the error raised (as ``_run`` sends it)."""
+    assert _BESIDE is not None
+    function, args = _BESIDE
+    try:
+        return function(*args), None
+    except Exception as exc:
+        return None, _sendable(exc)
 
 
 def _ignore_interrupts() -> None:
