@@ -7,7 +7,9 @@ headless Chromium.
 
 Figures, each from this one run:
 - ``kidx publish`` of the whole store into an empty folder, a cold process: wall time,
-  CPU time (user and system) and peak resident memory (the child's ``ru_maxrss``);
+  CPU time (user and system, its worker processes' included: ``wait4`` counts the
+  children it waited for) and peak resident memory (the child's ``ru_maxrss``: the
+  largest of it and its worker processes, each counting the memory it shares);
 - the same again into the same folder (nothing changed: every file compared, none written);
 - the site's bytes (every file's size, its list .kidx-site included), in all and per kind
   of page;
