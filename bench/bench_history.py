@@ -150,6 +150,23 @@ def instrument(phases: Phases, counts: dict, per_series: list):
         return found
 
     compare.recent_runs = recent_runs
+    from kidx.operations import host_bound
+
+    original_related = host_bound.recent_runs
+
+    def related_recent_runs(store, registry, condition_sets, window, known=()):
+        condition_sets = list(condition_sets)
+        counts["host evidence groups looked up"] = counts.get("host evidence groups looked up", 0) + len(condition_sets)
+        where["phase"] = "host evidence"
+        try:
+            with phases.phase("host evidence (related_runs)"):
+                found = original_related(store, registry, condition_sets, window, known)
+        finally:
+            where["phase"] = "after"
+        counts["host evidence runs read"] = counts.get("host evidence runs read", 0) + len(found)
+        return found
+
+    host_bound.recent_runs = related_recent_runs
     original_select_runs = compare.select_runs
 
     def select_runs(store, registry, request, conditions=()):
