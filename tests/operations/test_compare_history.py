@@ -91,3 +91,35 @@ def test_json_history_is_empty_where_the_selection_is_the_whole_store(kidx, head
 
     code, out, _ = kidx("compare", "-o", "json", store_path=head_store)
     assert code == 0 and json.loads(out)["history"] == []
+
+
+def test_reading_only_the_judged_series_changes_no_verdict(kidx, history_store, monkeypatch):
+    """The rows, verdicts, host evidence and history record are those of a comparison
+    that reads the history of every selected run's series, as compare did before, with
+    fewer look-ups."""
+    import json
+
+    lookups: list = []
+    original = Store.select
+    monkeypatch.setattr(Store, "select", lambda self, query, catalog=None: lookups.append(query)
+                        or original(self, query, catalog))
+
+    def documents(*arguments):
+        lookups.clear()
+        code, out, err = kidx("compare", *arguments, "-o", "json", store_path=history_store)
+        assert code == 0, err
+        return json.loads(out), sum(query.order == RECENT for query in lookups)
+
+    cases = [("-l", "liger_version=0.3.0"), ("-l", "liger_version=0.3.0,gpu=nvidia-h100-80gb-hbm3"),
+             ("-l", "kernel=jsd,provider=liger", "--by", "label=liger_version")]
+    narrow = [documents(*case) for case in cases]
+    monkeypatch.setattr(compare_operation, "_history_wanted", lambda groups, asked, measured: measured)
+    whole = [documents(*case) for case in cases]
+    assert [document for document, _ in narrow] == [document for document, _ in whole]
+    assert any(row["verdict"] not in (None, "baseline") for document, _ in narrow
+               for group in document["groups"] for row in group["rows"])
+    assert any(row["evidence"] or row["hostBoundReasons"] for document, _ in narrow
+               for group in document["groups"] for row in group["rows"])
+    assert any(document["history"] for document, _ in narrow)
+    assert all(n <= w for (_, n), (_, w) in zip(narrow, whole, strict=True))
+    assert sum(n for _, n in narrow) < sum(w for _, w in whole)
