@@ -53,7 +53,7 @@ from kidx.operations.analysed_runs import (
     recent_runs,
     select_runs,
 )
-from kidx.operations.host_bound import evidence, related_runs
+from kidx.operations.host_bound import SWEEP, TWINS, evidence, related_runs, seeks_evidence
 from kidx.operations.selection_hint import SUGGESTIONS, nearest, nothing_selected
 from kidx.operations.selection_hint import listed as _listed
 from kidx.query.versions import version_key
@@ -180,7 +180,6 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
     if selection.missing:
         raise NotFoundError("; ".join(selection.missing))
     runs = selection.runs
-    history_runs = _history(store, registry, request, runs)
     measured = [run for run in runs if run.measure is not None]
     unmeasured = [run.name for run in runs if run.measure is None]
     unlabelled: list[str] = []
@@ -199,6 +198,13 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
             if request.label_key is not None:
                 key += (run.implementation.digest,)
             buckets.setdefault(key, []).append(run)
+    # Arms and baselines do not depend on the history; only a verdict reads it, and only of
+    # the series it judges. A first pass on the selected runs alone finds those series, the
+    # history of those is read, and the second pass judges on it: a group with nothing to
+    # compare (one arm, no baseline) costs no look-up.
+    asked = _History(runs)
+    groups = [_group(members, request, forced, asked) for members in buckets.values() if members]
+    history_runs = _history(store, registry, request, runs, _history_wanted(groups, asked, measured))
     history = _History(history_runs)
     groups = [_group(members, request, forced, history) for members in buckets.values() if members]
     groups = _with_host_evidence(store, registry, request, groups, history_runs)
@@ -208,10 +214,10 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
     if unmatched and not any(group.compared for group in groups):
         problems.extend(unmatched)
     judged = tuple(row.verdict for group in groups for row in group.rows)
-    compared_series = {_series_of(run) for group in groups for row in group.rows for run in row.arm.runs}
+    judged_series = {_series_of(run) for run in asked.asked}
     selected = {run.name for run in runs}
     deciding = tuple(run for run in history_runs if run.name not in selected and run.measure is not None
-                     and _series_of(run) in compared_series)
+                     and _series_of(run) in judged_series)
     if request.only:  # what is shown; the gate judges every row (judged)
         groups = [_only(group, request.only) for group in groups if group.compared
                   and any(row.verdict in request.only for row in group.rows)]
@@ -247,14 +253,38 @@ def _with_host_evidence(store, registry, request: CompareRequest, groups: list[C
     return out
 
 
-def _history(store, registry, request: CompareRequest, selected: list[AnalysedRun]) -> list[AnalysedRun]:
+def _history_wanted(groups: list[ComparedGroup], asked: _History, measured: list[AnalysedRun]) -> list[AnalysedRun]:
+    """The runs whose series' history the comparison reads: those a verdict asks the noise
+    of, and those whose series may hold a twin or a sweep point of a shown row that seeks
+    host evidence (the history is part of that evidence's context,
+    kidx.operations.host_bound.related_runs)."""
+    wanted = {run.name: run for run in asked.asked}
+    seeking = [row.run for group in groups if group.compared for row in group.rows if seeks_evidence(row.run)]
+    if seeking:
+        keys = {(roles, tuple(run.reference(role).digest for role in roles)) for run in seeking
+                for roles in (TWINS, SWEEP)}
+        for run in measured:
+            if run.name not in wanted and any(_may_share(run, roles, key) for roles, key in keys):
+                wanted[run.name] = run
+    return list(wanted.values())
+
+
+def _may_share(run: AnalysedRun, roles: tuple[str, ...], key: tuple) -> bool:
+    """Whether the history of ``run``'s series may hold runs with ``key`` in ``roles``: a
+    reference the run lacks is matched on any (kidx.operations.analysed_runs.condition_sets)."""
+    return all(run.reference(role).digest in (None, digest) for role, digest in zip(roles, key, strict=True))
+
+
+def _history(store, registry, request: CompareRequest, selected: list[AnalysedRun],
+             wanted: list[AnalysedRun] | None = None) -> list[AnalysedRun]:
     """The selected runs and the history a verdict's noise is measured on: of each
-    measured selected run's series (its protocol, workload, environment and
-    implementation), the HISTORY_WINDOW runs applied most recently, in one look-up per
-    series, never one per run nor a series' every run (kidx.analysis.window)."""
+    ``wanted`` run's series (its protocol, workload, environment and implementation;
+    default: every measured selected run's), the HISTORY_WINDOW runs applied most
+    recently, in one look-up per series, never one per run nor a series' every run
+    (kidx.analysis.window)."""
     if not _narrowed(request):
         return selected  # the selection is the whole store
-    measured = [run for run in selected if run.measure is not None]
+    measured = [run for run in (selected if wanted is None else wanted) if run.measure is not None]
     found: dict[str, AnalysedRun] = {run.name: run for run in selected}
     # a run without its workload or environment has no history; one without its
     # implementation or protocol is matched on the references it has
@@ -273,9 +303,16 @@ class _History:
             if run.measure is not None:
                 self._series.setdefault(_series_of(run), []).append(run)
         self._points: dict[tuple, list] = {}
+        self._asked: dict[str, AnalysedRun] = {}
+
+    @property
+    def asked(self) -> list[AnalysedRun]:
+        """The runs whose series' noise was asked for, in the order asked."""
+        return list(self._asked.values())
 
     def noise(self, run: AnalysedRun, left_out: set[str]) -> Noise:
         """The between-run spread of ``run``'s series, leaving out the named runs."""
+        self._asked.setdefault(run.name, run)
         key = _series_of(run)
         members = self._series.get(key, [])
         if len(members) < 2:

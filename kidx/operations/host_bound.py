@@ -77,14 +77,19 @@ def evidence(shown: list[AnalysedRun], context: list[AnalysedRun],
     return {name: found for name, found in assessed.items() if name in names}
 
 
+def seeks_evidence(run: AnalysedRun) -> bool:
+    """Whether host evidence is sought for the run: a latency not timed by a kernel timer."""
+    return (run.measure is not None and run.measure.metric == "latency"
+            and not is_kernel_timer(timer_of(run.protocol.spec)))
+
+
 def related_runs(store, registry, shown: list[AnalysedRun], known: list[AnalysedRun]) -> list[AnalysedRun]:
     """The store's runs that may be twins or sweep points of the shown runs that are not
     timed by a kernel timer, beside the ``known`` runs already read: of each (workload,
     implementation, environment) and each (protocol, implementation, environment) of
     theirs, the HISTORY_WINDOW runs applied most recently (kidx.analysis.window); one
     look-up per such group, never one per run nor a group's every run."""
-    wanted = [run for run in shown if run.measure is not None and run.measure.metric == "latency"
-              and not is_kernel_timer(timer_of(run.protocol.spec))]
+    wanted = [run for run in shown if seeks_evidence(run)]
     if not wanted:
         return known
     found: dict[str, AnalysedRun] = {run.name: run for run in known}
