@@ -398,11 +398,17 @@ def _write(
         if live is not None and live.digest == item.digest:
             kept[item.digest] = item
     started = time.perf_counter()
-    for position, (item, _) in enumerate(changed):
-        if progress is not None and position % PROGRESS_STEP == 0:
+    for position in range(0, len(changed), PROGRESS_STEP):  # the store looks a batch up at once
+        if progress is not None:
             progress("storing", position, len(changed))
-        if item.digest not in kept and transaction.add_object(item.digest, item.data) == REPLACED:
-            report.warnings.append(_repair_warning(transaction, item, True))
+        batch: dict[str, _Item] = {}
+        for item, _ in changed[position:position + PROGRESS_STEP]:
+            if item.digest not in kept:
+                batch.setdefault(item.digest, item)
+        added = transaction.add_objects({digest: item.data for digest, item in batch.items()})
+        for digest, item in batch.items():
+            if added[digest] == REPLACED:
+                report.warnings.append(_repair_warning(transaction, item, True))
     if progress is not None:
         progress("storing", len(changed), len(changed))
     repaired = set()

@@ -49,10 +49,27 @@ def _fingerprint_of(columns) -> str | None:
     return f"{zlib.crc32(json.dumps(paths).encode()):08x}"
 
 
+# json.dumps(values, separators=(",", ":"), ensure_ascii=False), without a new encoder per call
+_encode_values = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+# a kind's columns -> (its columns, spec paths, "fingerprint:"), or None: looked up by the
+# columns' identity, once per row of a bulk write (hashing the columns costs more than the look-up)
+_PLANS: dict[int, tuple] = {}
+
+
+def _plan(info: KindInfo) -> tuple:
+    columns = info.columns
+    plan = _PLANS.get(id(columns))
+    if plan is None or plan[0] is not columns:
+        paths, print_key = _spec_paths(info), fingerprint(info)
+        plan = _PLANS[id(columns)] = (columns, None if paths is None or print_key is None else paths,
+                                      f"{print_key}:")
+    return plan
+
+
 def column_values(info: KindInfo, spec: dict) -> str | None:
     """``fingerprint:[values…]`` for the catalog row; None when the kind cannot be cached."""
-    paths, print_key = _spec_paths(info), fingerprint(info)
-    if paths is None or print_key is None:
+    _, paths, prefix = _plan(info)
+    if paths is None:
         return None
     values: list = []
     for path in paths:
@@ -60,7 +77,7 @@ def column_values(info: KindInfo, spec: dict) -> str | None:
         for segment in path:
             value = value.get(segment) if isinstance(value, dict) else None
         values.append(value if not isinstance(value, (dict, list)) else None)
-    return print_key + ":" + json.dumps(values, separators=(",", ":"), ensure_ascii=False)
+    return prefix + _encode_values(values)
 
 
 def spec_stubs(info: KindInfo, cached: list[str | None]) -> list[dict | None]:

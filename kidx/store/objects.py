@@ -85,6 +85,11 @@ class ObjectBackend(ABC):
         """Which of ``hexdigests`` are not stored; a database answers in one query."""
         return {hexdigest for hexdigest in hexdigests if not self.exists(hexdigest)}
 
+    def write_many(self, objects: dict[str, bytes]) -> dict[str, str]:
+        """``write`` of each object, in order: hexdigest -> WRITTEN, PRESENT or REPLACED (a
+        backend may look them up together)."""
+        return {hexdigest: _outcome(self.write(hexdigest, data)) for hexdigest, data in objects.items()}
+
     def ensure_many(self, objects: dict[str, bytes]) -> dict[str, str]:
         """Make sure each object is stored intact, writing those that are not: hexdigest ->
         WRITTEN, PRESENT or REPLACED. For objects whose names are ``unchanged``, where a
@@ -164,6 +169,11 @@ class ObjectDB:
 
             raise StoreError(f"object {digest}: its bytes do not hash to its digest")
         return _outcome(self.backend.write(hexdigest, data))
+
+    def write_many(self, objects: dict[str, bytes]) -> dict[str, str]:
+        """``write`` of each object (digest -> data), in order: digest -> what was done."""
+        done = self.backend.write_many({self._hex(digest): data for digest, data in objects.items()})
+        return {"sha256:" + hexdigest: outcome for hexdigest, outcome in done.items()}
 
     def ensure_many(self, objects: dict[str, bytes]) -> dict[str, str]:
         """Each object stored intact afterwards: digest -> WRITTEN, PRESENT or REPLACED."""

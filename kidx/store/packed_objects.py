@@ -166,7 +166,37 @@ class PackedObjectBackend(ObjectBackend):
     def write(self, hexdigest: str, data: bytes) -> str:
         if hexdigest in self._held:
             return PRESENT
-        stored = self._packed(hexdigest)
+        return self._write(hexdigest, data, self._packed(hexdigest))
+
+    def write_many(self, objects: dict[str, bytes]) -> dict[str, str]:
+        """``write`` of each, in order, the pack asked for _CHUNK of them in one query rather
+        than one query each: what it holds of those not held cannot change meanwhile but by
+        these writes, each of its own digest (one held now and spilled meanwhile is asked
+        for alone, as ``write`` would)."""
+        asked = [hexdigest for hexdigest in objects if hexdigest not in self._held]
+        stored: dict[str, bytes] = {}
+        db = self._pack() if asked else None
+        if db is not None:
+            try:
+                for start in range(0, len(asked), _CHUNK):
+                    chunk = [bytes.fromhex(hexdigest) for hexdigest in asked[start:start + _CHUNK]]
+                    marks = ", ".join("?" * len(chunk))
+                    rows = db.execute(f"SELECT digest, data FROM objects WHERE digest IN ({marks})", chunk).fetchall()
+                    stored.update((bytes(digest).hex(), data) for digest, data in rows)
+            except sqlite3.Error as exc:
+                raise self._error(exc) from None
+        looked_up = set(asked)
+        done: dict[str, str] = {}
+        for hexdigest, data in objects.items():
+            if hexdigest in self._held:
+                done[hexdigest] = PRESENT
+            else:
+                found = stored.get(hexdigest) if hexdigest in looked_up else self._packed(hexdigest)
+                done[hexdigest] = self._write(hexdigest, data, found)
+        return done
+
+    def _write(self, hexdigest: str, data: bytes, stored: bytes | None) -> str:
+        """``write``, given what the pack holds under the digest (None: nothing)."""
         if stored is not None:
             if stored == data or _hashes_to(stored, hexdigest):
                 return PRESENT

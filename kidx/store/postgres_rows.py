@@ -19,7 +19,7 @@ from kidx.store.sqlite_packing import (
     TextPacker,
     make_dictionary,
     marked_ids,
-    pack_columns,
+    pack_reference_values,
     unpack_columns,
     unpack_text,
 )
@@ -288,8 +288,10 @@ class PostgresRows(PostgresQueries):
         between two MARKs (``kidx.store.sqlite_packing``: 73 characters become a few)."""
         if not columns or not ref_rows:
             return columns
-        ids = self._target_ids_of({(row[1], bytes(row[2])) for row in ref_rows})
-        return pack_columns(columns, {bytes(row[2]).hex(): ids[(row[1], bytes(row[2]))] for row in ref_rows})
+        known = self._target_ids  # a write learns them all first (_prepare_write)
+        pairs = [(row[1], bytes(row[2])) for row in ref_rows]
+        ids = known if all(pair in known for pair in pairs) else self._target_ids_of(set(pairs))
+        return pack_reference_values(columns, {pair[1].hex(): ids[pair] for pair in pairs})
 
     def _unpacked(self, rows: Sequence) -> Sequence:
         """Rows of ENTRY_COLUMNS as they were given: annotations as text, printer columns

@@ -43,9 +43,13 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+_ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+
+
 def dumps(mapping: dict) -> str:
-    """Labels and annotations as the catalogs store them: canonical compact JSON."""
-    return json.dumps(mapping, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Labels and annotations as the catalogs store them: canonical compact JSON (one
+    encoder for every call: json.dumps with options makes a new one each time)."""
+    return _ENCODE(mapping)
 
 
 _loads = json.loads

@@ -120,6 +120,13 @@ class WriteTransaction:
         REPLACED when what was stored under the digest was damaged (kidx.store.objects)."""
         return self._added(self._objects.write(digest, data))
 
+    def add_objects(self, objects: dict[str, bytes]) -> dict[str, str]:
+        """``add_object`` of each (digest -> bytes), in order: digest -> what was done."""
+        done = self._objects.write_many(objects)
+        for outcome in done.values():
+            self._added(outcome)
+        return done
+
     def ensure_objects(self, objects: dict[str, bytes]) -> dict[str, str]:
         """Objects that should be stored already (their names are unchanged): each is
         checked, and written again when missing or damaged. digest -> what was done."""

@@ -304,3 +304,34 @@ def test_a_process_killed_with_its_pack_transaction_open_leaves_the_pack_as_it_w
     assert killed.returncode == -9, killed.stderr
     assert set(packed(store_path)) == set(kept)
     assert list(Store(store_path).objects.digests()) == sorted(kept)
+
+
+def test_objects_added_together_are_looked_up_together_with_each_ones_own_outcome(tmp_path):
+    """add_objects answers as add_object one by one: an intact packed object is present, a
+    damaged one replaced, a loose file checked, a new one written, and one that an earlier
+    batch holds (then spilled into the pack by this batch's writes) present."""
+    store_path = tmp_path / "store"
+    store = Store(store_path)
+    packed_before = _objects(PACK_THRESHOLD)
+    with store.write() as transaction:
+        assert set(transaction.add_objects(packed_before).values()) == {"written"}
+    damaged, intact = list(packed_before)[:2]
+    pack_sql(store_path, "UPDATE objects SET data=? WHERE digest=?", b"{}", bytes.fromhex(damaged[7:]))
+    loose = _objects(1, first=PACK_THRESHOLD)
+    with store.write() as transaction:
+        assert transaction.add_objects(loose) == {digest: "written" for digest in loose}  # one: a loose file
+    new = _objects(PACK_THRESHOLD - 1, first=PACK_THRESHOLD + 1)
+    first_new = next(iter(new))
+    with store.write() as transaction:
+        assert transaction.add_objects({first_new: new[first_new]}) == {first_new: "written"}  # held
+        # first_new last: the batch's writes before it fill the pack's transaction with it
+        batch = {damaged: packed_before[damaged], intact: packed_before[intact], **loose,
+                 **{digest: data for digest, data in new.items() if digest != first_new}, first_new: new[first_new]}
+        done = transaction.add_objects(batch)
+        assert list(done) == list(batch)
+        assert done == {damaged: "replaced", intact: "present", **{digest: "present" for digest in loose},
+                        first_new: "present", **{digest: "written" for digest in list(new)[1:]}}
+    stored = packed(store_path)
+    assert stored[damaged] == packed_before[damaged] and set(new) <= set(stored)
+    assert loose_digests(store_path) == set(loose)
+    store.close()

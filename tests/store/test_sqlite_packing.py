@@ -11,6 +11,8 @@ import sys
 
 import pytest
 from conftest import REPO, SEED_BUNDLE
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kidx.store.sqlite_packing import (
     DICTIONARY_BYTES,
@@ -18,6 +20,7 @@ from kidx.store.sqlite_packing import (
     TextPacker,
     make_dictionary,
     pack_columns,
+    pack_reference_values,
     unpack_columns,
     unpack_text,
 )
@@ -36,6 +39,25 @@ def test_only_whole_reference_values_are_packed_and_unpacked_as_they_were():
     assert pack_columns("0badf00d:" + columns, {}) == "0badf00d:" + columns
     with pytest.raises(PackedValueError, match="reference target '7'"):
         unpack_columns(packed, {})
+
+
+# printer-column values as column_values writes them: scalars, some of them digests or
+# strings that hold a quoted digest, commas, brackets, quotes and backslashes
+_DIGESTS = [A, B, "c" * 64]
+_VALUE = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from([f"sha256:{d}" for d in _DIGESTS]),
+    st.builds(lambda left, d, right: f"{left}sha256:{d}{right}", st.sampled_from(['"', ',"', '["', '\\"', "", "x"]),
+              st.sampled_from(_DIGESTS), st.sampled_from(['"', '",', '"]', "", '\\'])),
+    st.text(alphabet='ab,[]"\\:\x01', max_size=8),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_VALUE, max_size=8), st.dictionaries(st.sampled_from(_DIGESTS), st.integers(1, 999)))
+def test_a_rows_reference_values_are_packed_as_pack_columns_packs_them(values, ids):
+    columns = "0badf00d:" + json.dumps(values, separators=(",", ":"), ensure_ascii=False)
+    assert pack_reference_values(columns, ids) == pack_columns(columns, ids)
 
 
 def test_texts_are_deflated_with_the_dictionary_only_where_that_is_shorter():
