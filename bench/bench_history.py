@@ -135,38 +135,27 @@ def instrument(phases: Phases, counts: dict, per_series: list):
     for attribute, wrapper in (("select", select), ("identities", identities), ("referenced_manifests", referenced)):
         setattr(Store, attribute, wrapper)
 
-    original_recent = analysed_runs.recent_runs
+    def counted(original, phase, label, groups, runs):
+        """``original`` (a recent_runs) timed as ``phase``, counting its look-ups and runs."""
+        def wrapper(store, registry, condition_sets, window, known=()):
+            condition_sets = list(condition_sets)
+            counts[groups] = counts.get(groups, 0) + len(condition_sets)
+            where["phase"] = phase
+            try:
+                with phases.phase(label):
+                    found = original(store, registry, condition_sets, window, known)
+            finally:
+                where["phase"] = "after"
+            counts[runs] = counts.get(runs, 0) + len(found)
+            return found
+        return wrapper
 
-    def recent_runs(store, registry, condition_sets, window, known=()):
-        condition_sets = list(condition_sets)
-        counts["series looked up"] = counts.get("series looked up", 0) + len(condition_sets)
-        where["phase"] = "history"
-        try:
-            with phases.phase("history (recent_runs)"):
-                found = original_recent(store, registry, condition_sets, window, known)
-        finally:
-            where["phase"] = "after"
-        counts["history runs read"] = counts.get("history runs read", 0) + len(found)
-        return found
-
-    compare.recent_runs = recent_runs
     from kidx.operations import host_bound
 
-    original_related = host_bound.recent_runs
-
-    def related_recent_runs(store, registry, condition_sets, window, known=()):
-        condition_sets = list(condition_sets)
-        counts["host evidence groups looked up"] = counts.get("host evidence groups looked up", 0) + len(condition_sets)
-        where["phase"] = "host evidence"
-        try:
-            with phases.phase("host evidence (related_runs)"):
-                found = original_related(store, registry, condition_sets, window, known)
-        finally:
-            where["phase"] = "after"
-        counts["host evidence runs read"] = counts.get("host evidence runs read", 0) + len(found)
-        return found
-
-    host_bound.recent_runs = related_recent_runs
+    compare.recent_runs = counted(analysed_runs.recent_runs, "history", "history (recent_runs)",
+                                  "series looked up", "history runs read")
+    host_bound.recent_runs = counted(host_bound.recent_runs, "host evidence", "host evidence (related_runs)",
+                                     "host evidence groups looked up", "host evidence runs read")
     original_select_runs = compare.select_runs
 
     def select_runs(store, registry, request, conditions=()):
