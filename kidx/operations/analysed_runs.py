@@ -39,6 +39,9 @@ class Referenced(NamedTuple):
         return self.digest[:19] if self.digest else "<none>"
 
 
+_NOTHING = Referenced(None, None, None)  # a reference the run does not have
+
+
 class AnalysedRun(NamedTuple):
     name: str
     labels: dict
@@ -187,9 +190,10 @@ def analysed_all(store: Store, registry: KindRegistry, manifests: list[dict]) ->
     """The run manifests analysed, the objects they refer to looked up once per kind."""
     fields = run_reference_fields(registry)
     resolver = ReferenceResolver(store)
+    specs = [manifest.get("spec") or {} for manifest in manifests]
     for field, kind in fields.values():
-        resolver.prefetch(kind, [(m.get("spec") or {}).get(field) for m in manifests])
-    return [analysed(manifest, resolver, fields) for manifest in manifests]
+        resolver.prefetch(kind, [spec.get(field) for spec in specs])
+    return [analysed(manifest, resolver, fields, spec) for manifest, spec in zip(manifests, specs, strict=True)]
 
 
 def run_reference_fields(registry: KindRegistry) -> dict[str, tuple[str, str]]:
@@ -201,10 +205,14 @@ def run_reference_fields(registry: KindRegistry) -> dict[str, tuple[str, str]]:
             if reference_role(ref.field) in ROLES}
 
 
-def analysed(manifest: dict, resolver: ReferenceResolver, fields: dict[str, tuple[str, str]]) -> AnalysedRun:
-    spec = manifest.get("spec") or {}
-    refs = {role: Referenced(None, None, None) for role in ROLES}
-    refs.update({role: resolver.resolve(kind, spec.get(field)) for role, (field, kind) in fields.items()})
+def analysed(manifest: dict, resolver: ReferenceResolver, fields: dict[str, tuple[str, str]],
+             spec: dict | None = None) -> AnalysedRun:
+    """``spec``: the manifest's ``spec`` (or ``{}``), where the caller has it already."""
+    if spec is None:
+        spec = manifest.get("spec") or {}
+    refs = dict.fromkeys(ROLES, _NOTHING)
+    for role, (field, kind) in fields.items():
+        refs[role] = resolver.resolve(kind, spec.get(field))
     measure = measure_of(spec, refs["protocol"].spec) if spec.get("status") == "passed" else None
     return AnalysedRun(
         name=manifest["metadata"]["name"],

@@ -37,7 +37,7 @@ from kidx.analysis.significance import (
     rule_text,
 )
 from kidx.errors import NotFoundError
-from kidx.operations.analysed_runs import RUN_KIND, AnalysedRun, Referenced, select_runs
+from kidx.operations.analysed_runs import RUN_KIND, AnalysedRun, Referenced, Selection, select_runs
 
 SESSION_WINDOW = timedelta(hours=1)
 SAME_EVERYTHING = "same kernel, machine and harness"
@@ -127,7 +127,25 @@ class SeriesResult(NamedTuple):
         return counted
 
 
+class SeriesReading(NamedTuple):
+    """What ``build_series`` reads before it judges: the selection, its measured runs, and
+    each series' runs in order (two or more; in the order the series were first met)."""
+
+    selection: Selection
+    measured: list[AnalysedRun]
+    members: list[list[AnalysedRun]]
+    single: int  # series of one point, not shown
+    sessions: dict[tuple, list[AnalysedRun]]  # the baseline runs, per comparable group
+
+
 def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
+    reading = read_series(store, registry, request)
+    return series_result(store, registry, request, reading,
+                         [_series(members, request, reading.sessions) for members in reading.members])
+
+
+def read_series(store, registry, request: SeriesRequest) -> SeriesReading:
+    """The selected runs, in series: everything ``build_series`` judges them from."""
     selection = select_runs(store, registry, request)
     if selection.missing:
         raise NotFoundError("; ".join(selection.missing))
@@ -142,8 +160,48 @@ def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
             single += 1
             continue
         members.sort(key=lambda run: (run.observed, run.name))
-        series.append(_series(members, request, sessions))
-    series.sort(key=lambda s: (s.protocol.label, s.workload.label, s.environment.label, s.implementation.label))
+        series.append(members)
+    return SeriesReading(selection, measured, series, single, sessions)
+
+
+def judged(reading: SeriesReading, request: SeriesRequest) -> list[tuple[list[tuple], list[tuple]]]:
+    """Each series' judgements (``_series``) without its runs: per point its change,
+    verdict, baseline run (its position among ``reading.measured``), speedup and
+    speedup's change; per change point the point and its cause. Small to send from a
+    process that worked them out (``kidx publish``); ``series_of`` makes the series again."""
+    position = {id(run): index for index, run in enumerate(reading.measured)} if reading.sessions else {}
+    found = []
+    for members in reading.members:
+        one = _series(members, request, reading.sessions)
+        found.append(([(point.change, point.verdict, None if point.baseline is None else position[id(point.baseline)],
+                        point.speedup, point.speedup_change) for point in one.points],
+                      [(change.point, change.cause) for change in one.changes]))
+    return found
+
+
+def series_of(reading: SeriesReading, request: SeriesRequest,
+              judgements: list[tuple[list[tuple], list[tuple]]]) -> list[Series]:
+    """The series ``_series`` makes, from their ``judged`` judgements."""
+    made = []
+    for members, (points, changes) in zip(reading.members, judgements, strict=True):
+        first = members[0]
+        made.append(Series(
+            first.protocol, first.workload, first.environment, first.implementation,
+            [Point(run, run.labels.get(request.label_key) if request.label_key else None, change, verdict,
+                   None if baseline is None else reading.measured[baseline], speedup, speedup_change)
+             for run, (change, verdict, baseline, speedup, speedup_change) in zip(members, points, strict=True)],
+            [SeriesChange(point, members[point.position], members[point.position - 1], cause)
+             for point, cause in changes]))
+    return made
+
+
+def series_result(store, registry, request: SeriesRequest, reading: SeriesReading,
+                  series: list[Series]) -> SeriesResult:
+    """``build_series``' result: the ``reading``'s ``series`` (``_series`` of each of its
+    members, in their order) sorted, and what kept any from being judged."""
+    selection, measured, sessions = reading.selection, reading.measured, reading.sessions
+    series = sorted(series, key=lambda s: (s.protocol.label, s.workload.label, s.environment.label,
+                                           s.implementation.label))
     problems = []
     if not selection.runs:
         from kidx.operations.selection_hint import nothing_selected
@@ -161,7 +219,7 @@ def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
                         "library or "
                         f"provider label); implementations present: {', '.join(present[:8])}")
     rule = rule_text(request.threshold, request.alpha, request.min_t, request.confirm_runs)
-    return SeriesResult(series, single, rule,
+    return SeriesResult(series, reading.single, rule,
                         request.threshold, request.label_key, request.baseline,
                         [run.name for run in selection.runs if run.measure is None], request.alpha, request.min_t,
                         tuple(problems), tuple(selection.runs))

@@ -447,6 +447,8 @@ def _family(key, members: list[AnalysedRun], sweep, baselines, titles,
     shapes: dict[str | None, set] = {}  # each line's workloads, found once for every line
     for workload, digest in by_shape:
         shapes.setdefault(digest, set()).add(workload)
+    for runs_of_shape in by_shape.values():  # each shape's runs in order once, not once per line that reads them
+        runs_of_shape.sort(key=_when)
     cells = []
     for line in lines:
         cells.append((line, _cell(family, line, chosen.digest, by_shape, shapes[line.implementation.digest], rule)))
@@ -464,15 +466,19 @@ def _x_order(x) -> tuple:
     return (0, x, "") if _numeric(x) else (1, 0, str(x))
 
 
+def _when(run: AnalysedRun) -> tuple[str, str]:
+    return run.observed, run.name
+
+
 def _cell(family: Family, line: Line, baseline: str | None, by_shape: dict, shapes: set,
           rule: tuple[float, float]) -> Cell:
-    """``shapes``: the workloads of the line's runs."""
+    """``shapes``: the workloads of the line's runs; ``by_shape``: each shape's runs, in the order observed."""
     latest: list[float] = []
     verdicts: dict[str, int] = {}
     history: dict[str, list[float]] = {}
     for workload in sorted(shapes, key=str):
-        base_runs = sorted(by_shape.get((workload, baseline), []), key=lambda r: (r.observed, r.name))
-        own = sorted(by_shape[(workload, line.implementation.digest)], key=lambda r: (r.observed, r.name))
+        base_runs = by_shape.get((workload, baseline), [])
+        own = by_shape[(workload, line.implementation.digest)]
         if not base_runs:
             continue
         latest.append(_ratio(own[-1], base_runs[-1]))

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from markupsafe import Markup
 
 from kidx.operations.analysed_runs import AnalysedRun, Referenced
+from kidx.output.units import quantity
 from kidx.publish.context import SiteContext, environment_path, group_path, run_page, series_path
 from kidx.publish.run_shards import ROLES, RunLinks, shard
 
@@ -40,13 +41,15 @@ def environment_and_run_pages(site: SiteContext, reference_fields: dict[str, tup
 class _RunPages:
     def __init__(self, site: SiteContext, reference_fields: dict[str, tuple[str, str]]):
         self.site = site
-        self.fields = sorted(field for field, _ in reference_fields.values())
+        # a run's reference in a field is the digest the field holds, where it holds one
+        # (kidx.operations.analysed_runs.analysed): the roles in the order of their fields
+        roles = [role for _, role in sorted((field, role) for role, (field, _) in reference_fields.items())]
         self.referrers: dict[str, list[AnalysedRun]] = {}
         for run in site.model.runs:
-            spec = run.manifest.get("spec") or {}
-            for field in self.fields:
-                if isinstance(spec.get(field), str):
-                    self.referrers.setdefault(spec[field], []).append(run)
+            for role in roles:
+                digest = run.reference(role).digest
+                if digest is not None:
+                    self.referrers.setdefault(digest, []).append(run)
 
     def environment_page(self, environment: Referenced) -> tuple[str, str]:
         path = environment_path(environment)
@@ -75,7 +78,8 @@ class _RunPages:
             family={name: group_path(family.id) for name, family in self.site.family_of_run.items()},
             series={name: series_path(page) for name, page in self.site.series_of_run.items()}, titles=self.site.titles,
             environment_path=environment_path, referrers=self.referrers, figures=sol, host=host,
-            measure=lambda run: self.site.figures(run, run.measure.unit)[0] if run.measure else "")
+            # its figure alone (not its spread, which a run page does not show)
+            measure=lambda run: quantity(run.measure.value, run.measure.unit) if run.measure else "")
 
     def run_pages(self, shards: list[tuple[str, list[AnalysedRun]]], links: RunLinks) -> list[tuple[str, str]]:
         pages = []

@@ -23,7 +23,14 @@ from typing import NamedTuple
 import jinja2  # kidx[publish]; kidx.publish.require_jinja says so when it is missing
 
 from kidx.operations.analysed_runs import AnalysedRun, run_reference_fields
-from kidx.operations.series import SeriesRequest, build_series
+from kidx.operations.series import (
+    SeriesReading,
+    SeriesRequest,
+    judged,
+    read_series,
+    series_of,
+    series_result,
+)
 from kidx.publish.context import RUN_SHARD, PublishRequest, SiteContext
 from kidx.publish.files import SiteFolder
 from kidx.publish.groups import group_pages
@@ -62,20 +69,25 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
     jinja = _jinja()
     folder = SiteFolder(request.folder, LAYOUT, LAYOUT_FOLDERS, request.dry_run)
     # the series read the selection: every page is made from the runs they read
-    series = build_series(store, registry, SeriesRequest(
+    series_request = SeriesRequest(
         names=request.names, selector=request.selector, field_selector=request.field_selector,
         references=request.references, label_key=request.release_label,
         baseline=request.baselines[0] if request.baselines else None, more_baselines=request.baselines[1:],
         threshold=request.threshold, alpha=request.alpha,
-    ))
-    runs = list(series.inputs)
+    )
+    reading = read_series(store, registry, series_request)
+    runs = list(reading.selection.runs)
     processes = processes_for(len(runs))
-    # the run pages' speed-of-light and host-bound texts read every run: worked out beside the model
-    with beside(processes > 1, run_texts, runs) as texts:
+    # the series' judgements and the run pages' speed-of-light and host-bound texts read
+    # every run: worked out by a process of its own while this one works out the model
+    with beside(processes > 1, _judged_and_texts, reading, series_request) as found:
         titles = _titles(store, runs)
         model = build_model(runs, request.baselines, titles, request.threshold, request.alpha)
+        judgements, texts = found()
+        series = series_result(store, registry, series_request, reading,
+                               series_of(reading, series_request, judgements))
         site = SiteContext(jinja, request, model, series.series, titles)
-        jobs = [*_jobs(site, run_reference_fields(registry), texts()), _assets]
+        jobs = [*_jobs(site, run_reference_fields(registry), texts), _assets]
     try:
         try:
             write_pages(folder, jobs, processes)
@@ -87,6 +99,13 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
         folder.close()
     return PublishReport(len(folder.pages), folder.written, folder.unchanged, removed, len(runs),
                          len(model.families), len(series.series))
+
+
+def _judged_and_texts(reading: SeriesReading, request: SeriesRequest):
+    """What a process beside the model works out (``workers.beside``): the series' judgements
+    (``kidx.operations.series.judged``) and the runs' ``run_texts``, in one process, so that
+    the model has a CPU of its own on a machine of two."""
+    return judged(reading, request), run_texts(list(reading.selection.runs))
 
 
 def _jobs(site: SiteContext, reference_fields, texts) -> list[Job]:

@@ -16,8 +16,8 @@ half-written, and the next publish finishes the site. The workers ignore Ctrl-C:
 this process is interrupted, stops them the same way and raises ``KeyboardInterrupt``.
 A small site (under ``PARALLEL_RUNS`` runs), a machine of one CPU and a platform without
 ``fork`` have the pages made in turn by this process. ``beside`` works something out in a
-process of its own while this one goes on (the runs' speed-of-light and host-bound texts,
-while the model is worked out).
+process of its own while this one goes on (the series' judgements and the runs'
+speed-of-light and host-bound texts, while the model is worked out).
 """
 
 from __future__ import annotations
