@@ -15,7 +15,8 @@ the pages in the folder (``files.SiteFolder.abandon``): each page is replaced wh
 half-written, and the next publish finishes the site. The workers ignore Ctrl-C:
 this process is interrupted, stops them the same way and raises ``KeyboardInterrupt``.
 A small site (under ``PARALLEL_RUNS`` runs), a machine of one CPU and a platform without
-``fork`` have the pages made in turn by this process. ``beside`` works something out in a
+``fork`` have the pages made in turn by this process, and so does a system that cannot
+fork the workers when asked (out of processes or memory). ``beside`` works something out in a
 process of its own while this one goes on (the series' judgements and the runs'
 speed-of-light and host-bound texts, while the model is worked out).
 """
@@ -26,6 +27,7 @@ import contextlib
 import functools
 import gc
 import multiprocessing
+import multiprocessing.pool
 import os
 import pickle
 import signal
@@ -56,18 +58,23 @@ def processes_for(runs: int) -> int:
 
 def write_pages(folder: SiteFolder, jobs: list[Job], processes: int) -> None:
     """Make every job's pages and put them in ``folder``, counted in the jobs' order."""
-    if processes <= 1 or len(jobs) <= 1:
+    pool = None
+    global _WORK
+    if processes > 1 and len(jobs) > 1:
+        folder.hold_lock()  # the workers write under this process's lock
+        _WORK = (folder, jobs)
+        gc.freeze()  # the collector of a worker never walks (and so copies) the model it inherited
+        pool = _forked_pool(processes)
+        if pool is None:
+            _WORK = None
+            gc.unfreeze()
+    if pool is None:
         for job in jobs:
             for path, text in job():
                 folder.add(path, text)
         return
-    global _WORK
-    folder.hold_lock()  # the workers write under this process's lock
     results: dict[int, list[tuple[str, bool]]] = {}
-    _WORK = (folder, jobs)
-    gc.freeze()  # the collector of a worker never walks (and so copies) the model it inherited
     try:
-        pool = multiprocessing.get_context("fork").Pool(processes, initializer=_ignore_interrupts)
         try:
             for index, pages, error in pool.imap_unordered(_run, range(len(jobs))):
                 if error is not None:
@@ -98,9 +105,12 @@ def beside(parallel: bool, function: Callable[..., T], *args) -> Iterator[Callab
         return
     _BESIDE = (function, args)  # inherited by the fork, never pickled (the runs are most of the memory)
     try:
-        pool = multiprocessing.get_context("fork").Pool(1, initializer=_ignore_interrupts)
+        pool = _forked_pool(1)
     finally:
         _BESIDE = None
+    if pool is None:
+        yield functools.partial(function, *args)
+        return
     try:
         pending = pool.apply_async(_beside)
 
@@ -124,6 +134,15 @@ def _beside() -> tuple[object, BaseException | None]:
         return function(*args), None
     except Exception as exc:
         return None, _sendable(exc)
+
+
+def _forked_pool(processes: int) -> multiprocessing.pool.Pool | None:
+    """A pool of ``processes`` workers forked from this process, or None where the system
+    cannot fork them now (out of processes or memory): the caller then does the work itself."""
+    try:
+        return multiprocessing.get_context("fork").Pool(processes, initializer=_ignore_interrupts)
+    except OSError:
+        return None
 
 
 def _ignore_interrupts() -> None:

@@ -90,6 +90,28 @@ def test_worker_processes_write_the_same_bytes_as_one_process(kidx, history_stor
                               "wrote 0, 3017 unchanged, removed 0\n")
 
 
+def test_a_system_that_cannot_fork_the_workers_gets_the_site_from_one_process(kidx, history_store, tmp_path,
+                                                                              monkeypatch):
+    import multiprocessing.context
+
+    one, unforked = tmp_path / "one", tmp_path / "unforked"
+    first = kidx("publish", str(one), store_path=history_store)
+    assert first.code == 0, first.err
+    forks = []
+
+    def cannot_fork(self, *args, **kwargs):
+        forks.append(os.getpid())
+        raise BlockingIOError(11, "Resource temporarily unavailable")  # fork's EAGAIN: out of processes
+
+    monkeypatch.setattr(multiprocessing.context.ForkContext, "Pool", cannot_fork)
+    _in_workers(monkeypatch)
+    assert kidx("publish", str(unforked), store_path=history_store) == first._replace(
+        err=first.err.replace(str(one), str(unforked)))
+    assert len(forks) == 2  # the process beside the model, then the page workers: each done here instead
+    assert _files(unforked) == _files(one)
+    assert _hidden(unforked) == []
+
+
 def test_a_page_that_fails_in_a_worker_stops_the_publish_with_its_error(kidx, tmp_path, seed_bundle, monkeypatch):
     assert kidx("apply", "-f", "-", stdin=json.dumps(seed_bundle))[0] == 0
     site = tmp_path / "site"
