@@ -206,10 +206,8 @@ def run_reference_fields(registry: KindRegistry) -> dict[str, tuple[str, str]]:
 
 
 def analysed(manifest: dict, resolver: ReferenceResolver, fields: dict[str, tuple[str, str]],
-             spec: dict | None = None) -> AnalysedRun:
-    """``spec``: the manifest's ``spec`` (or ``{}``), where the caller has it already."""
-    if spec is None:
-        spec = manifest.get("spec") or {}
+             spec: dict) -> AnalysedRun:
+    """``spec``: the manifest's ``spec`` (or ``{}``), which the caller has read already."""
     refs = dict.fromkeys(ROLES, _NOTHING)
     for role, (field, kind) in fields.items():
         refs[role] = resolver.resolve(kind, spec.get(field))

@@ -174,17 +174,8 @@ class PackedObjectBackend(ObjectBackend):
         these writes, each of its own digest (one held now and spilled meanwhile is asked
         for alone, as ``write`` would)."""
         asked = [hexdigest for hexdigest in objects if hexdigest not in self._held]
-        stored: dict[str, bytes] = {}
         db = self._pack() if asked else None
-        if db is not None:
-            try:
-                for start in range(0, len(asked), _CHUNK):
-                    chunk = [bytes.fromhex(hexdigest) for hexdigest in asked[start:start + _CHUNK]]
-                    marks = ", ".join("?" * len(chunk))
-                    rows = db.execute(f"SELECT digest, data FROM objects WHERE digest IN ({marks})", chunk).fetchall()
-                    stored.update((bytes(digest).hex(), data) for digest, data in rows)
-            except sqlite3.Error as exc:
-                raise self._error(exc) from None
+        stored = self._packed_many(db, asked) if db is not None else {}
         looked_up = set(asked)
         done: dict[str, str] = {}
         for hexdigest, data in objects.items():
