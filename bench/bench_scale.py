@@ -25,7 +25,10 @@ For each backend the store is grown in chunks of --chunk runs (each chunk one
   PostgreSQL also `python -c "import psycopg"` and
   `python -c "import psycopg; psycopg.connect(URL).close()"`, the driver's own cost;
 * the catalog's size per run (SQLite: catalog.sqlite and its WAL; PostgreSQL: the catalog
-  tables, and the object table separately).
+  tables, and the object table separately);
+* where the applies' time went (each chunk is applied through bench/timed_apply.py, the
+  console script with its stages timed; PostgreSQL: also the server's CPU time), and where
+  a cold `get -l` and `describe` spend theirs (interpreter, imports, the command's own work).
 
 Targets (issue 29): apply at least 8,000 runs/s; at 1,000,000 runs and more `get -l`
 returning 1,000 rows within 0.5 s and 3x the bare interpreter, describe within 2.5x, the
@@ -220,6 +223,39 @@ def measured(argv: list[str], rss: bool = False, timeout: float | None = None) -
     return elapsed, proc.returncode, proc.stderr.decode("utf-8", "replace"), peak
 
 
+class ApplyStages:
+    """Where the chunk applies' time went, summed over the chunks applied to reach one size:
+    the stages bench/timed_apply.py reports from inside each apply, what the process spent
+    outside them, its CPU time, and a database server's CPU time over the apply."""
+
+    INSIDE = ("validate", "digest", "objects", "flush", "catalog", "commit")
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def add(self, measured_stages: dict, wall_s: float, server_cpu_s: float | None) -> None:
+        inside = measured_stages["stages_s"]
+        read, apply = inside.get("read", 0.0), inside.get("apply", 0.0)
+        parts = {"read, parse and check the file": read}
+        parts.update({stage: inside.get(stage, 0.0) for stage in self.INSIDE})
+        parts["plan (pin references, look up names)"] = apply - sum(inside.get(s, 0.0) for s in self.INSIDE)
+        parts["start, print the names, exit"] = wall_s - read - apply
+        cpu = measured_stages["cpu_user_s"] + measured_stages["cpu_system_s"]
+        parts["apply process CPU"] = cpu
+        parts["apply process waiting (wall less CPU)"] = wall_s - cpu
+        if server_cpu_s is not None:
+            parts["database server CPU"] = server_cpu_s
+        parts["wall"] = wall_s
+        for part, value in parts.items():
+            self.seconds[part] = self.seconds.get(part, 0.0) + value
+
+    def rows(self, size: str, runs: int) -> list[list[str]]:
+        wall = self.seconds.get("wall", 0.0)
+        return [[size, part, f"{value:,.1f}", f"{value / wall:.0%}" if wall else "-",
+                 f"{runs / value:,.0f}" if value > 0 else "-"]
+                for part, value in self.seconds.items() if part != "wall"]
+
+
 def cold_rounds(commands: dict[str, list[str]], repeats: int) -> tuple[dict[str, list[float]], dict[str, int]]:
     """Interleaved rounds: a first one, not timed, that measures each command's peak RSS,
     then ``repeats`` timed ones (without /usr/bin/time in the way)."""
@@ -235,6 +271,38 @@ def cold_rounds(commands: dict[str, list[str]], repeats: int) -> tuple[dict[str,
             else:
                 rss[label] = peak
     return times, rss
+
+
+def import_ms(argv: list[str]) -> float:
+    """Milliseconds one run of ``argv`` spent importing modules, by Python's own count
+    (PYTHONPROFILEIMPORTTIME: the cumulative time of each top-level import, added up)."""
+    env = dict(bench_store.SUBPROCESS_ENV or os.environ, PYTHONPROFILEIMPORTTIME="1")
+    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+    return imports_total_ms(proc.stderr)
+
+
+def imports_total_ms(profile: str) -> float:
+    """The milliseconds of Python's import profile (lines "import time: self | cumulative |
+    name", a nested import's name indented): the top-level imports' cumulative times, added up."""
+    total_us = 0
+    for line in profile.splitlines():
+        fields = line.split("|")
+        if line.startswith("import time:") and len(fields) == 3 and not fields[2].startswith("  "):
+            cumulative = fields[1].strip()
+            total_us += int(cumulative) if cumulative.isdigit() else 0
+    return total_us / 1000
+
+
+def command_shares(argv: list[str], bare: list[str], wall_s: float, bare_s: float, repeats: int) -> dict[str, float]:
+    """Where a cold command's median wall time goes: the bare interpreter (``python -c
+    pass``), the imports beyond the bare interpreter's own (the median of ``repeats`` runs
+    of each under PYTHONPROFILEIMPORTTIME, which slows imports a little), and the rest,
+    the command's own work (reading the store, printing)."""
+    rounds = max(1, min(repeats, 5))
+    imports = median([import_ms(argv) for _ in range(rounds)]) - median([import_ms(bare) for _ in range(rounds)])
+    wall_ms, interpreter_ms = wall_s * 1000, bare_s * 1000
+    return {"wall_ms": wall_ms, "interpreter_ms": interpreter_ms, "imports_ms": imports,
+            "own_ms": wall_ms - interpreter_ms - imports}
 
 
 def heavy_runs(commands: dict[str, list[str]], repeats: int, timeout: float
@@ -302,6 +370,10 @@ class Backend:
 
     def catalog_bytes(self) -> dict[str, int]:
         raise NotImplementedError
+
+    def server_cpu_s(self) -> float | None:
+        """CPU seconds a database server has used so far (None: no server of ours)."""
+        return None
 
     def table_bytes(self) -> dict[str, int] | None:
         """Bytes of each table and index of the catalog, where the database can tell."""
@@ -388,6 +460,28 @@ class PostgreSQLBackend(Backend):
     def store(self) -> str:
         return self.url
 
+    def server_cpu_s(self) -> float | None:
+        """The throwaway cluster's CPU seconds so far (user and system): the postmaster's
+        own, its live children's (checkpointer, WAL writer, the connections' backends), and
+        those of its children that have ended (the postmaster's cutime and cstime), from
+        /proc; None with --pg-url (a server elsewhere) or without /proc."""
+        if self.cluster is None or not Path("/proc/self/stat").exists():
+            return None
+        postmaster = int((self.cluster.data / "postmaster.pid").read_text().split()[0])
+        ticks = 0
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:  # after the ")" that ends the command name: state, ppid, ... (proc(5))
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # a process that ended meanwhile
+                continue
+            if int(entry) == postmaster:
+                ticks += sum(int(field) for field in fields[11:15])  # utime, stime, cutime, cstime
+            elif int(fields[1]) == postmaster:
+                ticks += int(fields[11]) + int(fields[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
+
     def catalog_bytes(self) -> dict[str, int]:
         query = (
             "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c "
@@ -463,7 +557,7 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
         if not cached(args, 0):
             path.unlink()
         say(f"  {backend.name}: resumed a store of {grown:,} runs (built by an earlier run of this script)")
-    rows, query_rows, size_rows, table_rows, baseline_rows = [], [], [], [], []
+    rows, query_rows, size_rows, table_rows, baseline_rows, stage_rows, share_rows = [], [], [], [], [], [], []
     per_run_catalog = {}
     stopped = False
     measured_sizes: list[int] = []
@@ -473,6 +567,8 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
                 break
             applied_s = 0.0
             chunks = 0
+            stages = ApplyStages()
+            stages_path = backend.work / "apply-stages.json"
             apply_rss = 0
             start_size = grown
             while grown < size:
@@ -491,8 +587,14 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
                 if not names:
                     names = chunk_names
                 settle()
-                apply = [*kidx, "apply", "-f", str(path), "-o", "name", "--store", backend.store]
+                apply = [sys.executable, str(HERE / "timed_apply.py"), str(stages_path), "--",
+                         "apply", "-f", str(path), "-o", "name", "--store", backend.store]
+                server_before = backend.server_cpu_s()
                 elapsed, rc, err, peak = measured(apply, rss=True)
+                server_cpu = backend.server_cpu_s()
+                if rc == 0:
+                    stages.add(json.loads(stages_path.read_text()), elapsed,
+                               None if server_cpu is None else server_cpu - server_before)
                 if not cached(args, grown):
                     path.unlink()
                 if rc != 0:
@@ -526,6 +628,8 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
                              f"{applied_s:.0f} s", f"{rate:,.0f} runs/s", f"{apply_rss / 2**20:,.0f} MiB"])
                 report.check(f"{backend.name}, {size:,} runs: apply rate", f"{rate:,.0f} runs/s",
                              f">= {TARGET_APPLY_RATE:,}", rate >= TARGET_APPLY_RATE)
+                data["apply_stages_s"] = dict(stages.seconds)
+                stage_rows.extend(stages.rows(f"{size:,}", size - start_size))
             if backend.name == "sqlite" and args.baseline_files and rate is not None:
                 files_per_s = file_baseline(backend.work / "file-baseline", args.baseline_files, 3_000)
                 baseline_rows.append([f"{size:,}", f"{args.baseline_files:,}", f"{files_per_s:,.0f} files/s",
@@ -587,6 +691,12 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
                                    f"{rss[label] / 2**20:,.0f} MiB"])
             get_s = median(times[f"get runs -l {PAGE}"])
             describe_s = median(times["describe run NAME"])
+            shares = {label: command_shares(commands[label], commands["python -c pass"], median(times[label]),
+                                            base, args.repeats)
+                      for label in (f"get runs -l {PAGE}", "describe run NAME")}
+            share_rows.extend([f"{size:,}", label, f"{part['wall_ms']:.0f} ms", f"{part['interpreter_ms']:.0f} ms",
+                               f"{part['imports_ms']:.0f} ms", f"{part['own_ms']:.0f} ms"]
+                              for label, part in shares.items())
             target = size >= TARGETS_FROM
             report.check(f"{backend.name}, {size:,} runs: get -l (1,000 rows)", f"{get_s * 1000:.0f} ms",
                          f"<= {TARGET_GET_S * 1000:.0f} ms" if target else "info",
@@ -611,6 +721,7 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
                          per_run <= TARGET_BYTES_PER_RUN if target else None)
             data.update({
                 "get_page_s": get_s, "cold_ms": {k: median(v) * 1000 for k, v in times.items()},
+                "cold_shares_ms": shares,
                 "rss_bytes": rss, "lines": counted, "failed": failed,
                 "catalog_bytes": sizes_now["catalog"], "objects_bytes": sizes_now["objects"],
             })
@@ -633,14 +744,22 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
                         say(f"    {line}")
             report.save()  # what is measured so far survives an interrupted run
     finally:  # an interrupted run (Ctrl-C, SIGTERM) still reports what it measured
-        _tables(backend, report, rows, baseline_rows, query_rows, size_rows, table_rows, per_run_catalog)
+        _tables(backend, report, rows, stage_rows, baseline_rows, query_rows, share_rows, size_rows, table_rows,
+                per_run_catalog)
 
 
-def _tables(backend, report, rows, baseline_rows, query_rows, size_rows, table_rows, per_run_catalog) -> None:
+def _tables(backend, report, rows, stage_rows, baseline_rows, query_rows, share_rows, size_rows, table_rows,
+            per_run_catalog) -> None:
     report.table(["runs", "chunks", "apply wall", "apply rate", "apply peak RSS"], rows)
+    if stage_rows:
+        report.table(["runs", "where the applies' time went", "seconds", "share of wall", "runs/s were it all"],
+                     stage_rows)
     if baseline_rows:
         report.table(["runs", "files", "plain Python: temporary file, rename, syncfs", "kidx apply"], baseline_rows)
     report.table(["runs", "command (cold process)", "median", "x python", "peak RSS"], query_rows)
+    if share_rows:
+        report.table(["runs", "command (cold process)", "median", "interpreter (python -c pass)",
+                      "imports beyond the interpreter's", "the command's own work"], share_rows)
     report.table(["runs", "catalog", "catalog per run", "objects"], size_rows)
     if table_rows:
         report.table(["runs", "table or index", "size", "per run"], table_rows)

@@ -27,7 +27,6 @@ A run timed with a kernel timer is never flagged: it excludes the host by constr
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Sequence
 
 from kidx.records import TYPE_CHECKING, NamedTuple
@@ -162,7 +161,7 @@ def assess(runs: Sequence[Timed]) -> dict[str, HostEvidence]:
         kernel = [t for t in twins.get((run.workload, run.implementation, run.environment, run.benchmark), ())
                   if t.timer != run.timer]
         if kernel and run.workload is not None:
-            kernel_ns = statistics.median(t.value for t in kernel)
+            kernel_ns = _median([t.value for t in kernel])
             found[run.name] = HostEvidence(
                 run.value / kernel_ns, kernel_ns, ", ".join(sorted({t.timer or "" for t in kernel})),
                 tuple(sorted(t.name for t in kernel)))
@@ -171,6 +170,16 @@ def assess(runs: Sequence[Timed]) -> dict[str, HostEvidence]:
         if reasons:
             found[run.name] = HostEvidence(reasons=tuple(reasons))
     return found
+
+
+
+def _median(values: Sequence[float]) -> float:
+    """The median of a non-empty sequence, as statistics.median gives it; describe reads
+    host evidence, and importing the statistics module (it brings fractions, decimal and
+    random) would add milliseconds to its start-up."""
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def small_and_slow(cost_bytes: float | None, sol: float | None) -> str | None:
@@ -195,7 +204,7 @@ def flat_exponent(points: Sequence[tuple[float, float]], at: float | None = None
     if low not in by_x or high / low < MIN_SWEEP_RATIO:
         return None
     x_ratio = high / low
-    latency_ratio = statistics.median(by_x[high]) / statistics.median(by_x[low])
+    latency_ratio = _median(by_x[high]) / _median(by_x[low])
     return math.log(latency_ratio) / math.log(x_ratio), x_ratio, latency_ratio
 
 

@@ -40,6 +40,7 @@ def apply(
     objects by name (protocolRef: {name: …}); apply pins such references to digests.
     """
     from kidx.api.applying import read_manifest_files
+    from kidx.cli.app import keep_until_exit
     from kidx.operations.apply import apply_documents
 
     suffix = parse_dry_run(dry_run)
@@ -51,6 +52,7 @@ def apply(
         open_store(store), result.documents, kind_registry(), result.texts, dry_run=suffix is not None
     )
     print_outcomes(report, output_format, suffix)
+    keep_until_exit(result, report)  # every parsed document: freeing them one by one takes long
 
 
 def register(app: typer.Typer) -> None:

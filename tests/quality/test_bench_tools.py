@@ -1,0 +1,97 @@
+"""The scale benchmark's own tools: bench/timed_apply.py applies as the console script does
+and says where the time went; bench_scale.py adds the stages up and reads Python's import
+profile. A driver that no longer found what it wraps would report nothing, silently."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SEED_BUNDLE = REPO / "docs" / "examples" / "seed-bundle.json"
+TIMED_APPLY = REPO / "bench" / "timed_apply.py"
+
+
+@pytest.fixture(scope="module")
+def bench_scale():
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        import bench_scale
+
+        yield bench_scale
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+
+
+def timed_apply(tmp_path: Path, *arguments: str) -> tuple[subprocess.CompletedProcess, dict | None]:
+    stages = tmp_path / "stages.json"
+    done = subprocess.run([sys.executable, str(TIMED_APPLY), str(stages), "--", "apply", *arguments],
+                          capture_output=True, text=True, cwd=tmp_path)
+    return done, json.loads(stages.read_text()) if stages.exists() else None
+
+
+def test_timed_apply_applies_as_the_command_does_and_times_each_stage(tmp_path):
+    store = tmp_path / "store"
+    done, measured = timed_apply(tmp_path, "-f", str(SEED_BUNDLE), "-o", "name", "--store", str(store))
+    plain = subprocess.run([sys.executable, "-m", "kidx", "apply", "-f", str(SEED_BUNDLE), "-o", "name",
+                            "--store", str(tmp_path / "plain")], capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (0, plain.stdout, plain.stderr)
+    listed = subprocess.run([sys.executable, "-m", "kidx", "get", "runs", "-o", "name", "--store", str(store)],
+                            capture_output=True, text=True)
+    applied = {line.removesuffix(" created") for line in done.stdout.splitlines()}
+    assert listed.stdout and set(listed.stdout.splitlines()) <= applied  # the runs it applied are stored
+    assert set(measured) == {"wall_s", "cpu_user_s", "cpu_system_s", "stages_s"}
+    assert set(measured["stages_s"]) == {"read", "apply", "validate", "digest", "objects", "flush", "catalog",
+                                         "commit"}
+    inside = sum(measured["stages_s"][stage] for stage in ("validate", "digest", "objects", "flush", "catalog",
+                                                           "commit"))
+    assert 0 < inside <= measured["stages_s"]["apply"] < measured["wall_s"]
+
+
+def test_timed_apply_keeps_the_commands_exit_status_and_error(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: kernelindex.dev/v1alpha1\nkind: Workload\nmetadata: {name: w}\nspec: [1\n")
+    done, measured = timed_apply(tmp_path, "-f", str(bad), "--store", str(tmp_path / "store"))
+    plain = subprocess.run([sys.executable, "-m", "kidx", "apply", "-f", str(bad), "--store", str(tmp_path / "s")],
+                           capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (plain.returncode, plain.stderr)
+    assert done.returncode != 0 and "bad.yaml" in done.stderr
+    assert measured is not None and "apply" not in measured["stages_s"]  # it never got that far
+    assert not (tmp_path / "store").exists()
+
+
+def test_apply_stages_add_up_each_chunk_and_say_each_parts_share(bench_scale):
+    stages = bench_scale.ApplyStages()
+    chunk = {"wall_s": 9.0, "cpu_user_s": 6.0, "cpu_system_s": 1.0,
+             "stages_s": {"read": 2.0, "apply": 7.0, "validate": 1.0, "digest": 0.5, "objects": 0.5, "flush": 0.25,
+                          "catalog": 3.0, "commit": 0.25}}
+    stages.add(chunk, 10.0, 2.5)
+    stages.add(chunk, 10.0, 1.5)
+    assert stages.rows("1,000", 40_000) == [
+        ["1,000", "read, parse and check the file", "4.0", "20%", "10,000"],
+        ["1,000", "validate", "2.0", "10%", "20,000"],
+        ["1,000", "digest", "1.0", "5%", "40,000"],
+        ["1,000", "objects", "1.0", "5%", "40,000"],
+        ["1,000", "flush", "0.5", "2%", "80,000"],
+        ["1,000", "catalog", "6.0", "30%", "6,667"],
+        ["1,000", "commit", "0.5", "2%", "80,000"],
+        ["1,000", "plan (pin references, look up names)", "3.0", "15%", "13,333"],
+        ["1,000", "start, print the names, exit", "2.0", "10%", "20,000"],
+        ["1,000", "apply process CPU", "14.0", "70%", "2,857"],
+        ["1,000", "apply process waiting (wall less CPU)", "6.0", "30%", "6,667"],
+        ["1,000", "database server CPU", "4.0", "20%", "10,000"],
+    ]
+
+
+def test_the_import_profile_adds_up_the_top_level_imports_only(bench_scale):
+    profile = ("import time: self [us] | cumulative | imported package\n"
+               "import time:       120 |        120 |   _io\n"
+               "import time:       500 |        620 | site\n"
+               "import time:       300 |        300 |     re._parser\n"
+               "import time:      1000 |       4380 | kidx.store\n"
+               "something else | on stderr | too\n")
+    assert bench_scale.imports_total_ms(profile) == 5.0
