@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO, SEED_BUNDLE
 
-REPO = Path(__file__).resolve().parents[2]
-SEED_BUNDLE = REPO / "docs" / "examples" / "seed-bundle.json"
 TIMED_APPLY = REPO / "bench" / "timed_apply.py"
 
 
