@@ -15,8 +15,9 @@ the pages in the folder (``files.SiteFolder.abandon``): each page is replaced wh
 half-written, and the next publish finishes the site. The workers ignore Ctrl-C:
 this process is interrupted, stops them the same way and raises ``KeyboardInterrupt``.
 A small site (under ``PARALLEL_RUNS`` runs), a machine of one CPU and a platform without
-``fork`` have the pages made in turn by this process, and so does a system that cannot
-fork the workers when asked (out of processes or memory). ``beside`` works something out in a
+a safe ``fork`` (``can_fork``: none, or macOS) have the pages made in turn by this
+process, and so does a system that cannot fork the workers when asked (out of processes
+or memory). ``beside`` works something out in a
 process of its own while this one goes on (the series' judgements and the runs'
 speed-of-light and host-bound texts, while the model is worked out).
 """
@@ -31,6 +32,7 @@ import multiprocessing.pool
 import os
 import pickle
 import signal
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
@@ -50,10 +52,17 @@ _BESIDE: tuple[Callable, tuple] | None = None  # beside's function and arguments
 
 def processes_for(runs: int) -> int:
     """How many worker processes make a site of ``runs`` runs (1: none, this process makes them)."""
-    if runs < PARALLEL_RUNS or "fork" not in multiprocessing.get_all_start_methods():
+    if runs < PARALLEL_RUNS or not can_fork():
         return 1
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, min(cpus, MOST_PROCESSES))
+
+
+def can_fork() -> bool:
+    """Whether the workers may be forked here: a platform with ``fork``, but not macOS, where
+    Python documents forking a process as unsafe (the system's libraries may hold threads
+    and locks a child cannot use) and starts processes another way by default."""
+    return "fork" in multiprocessing.get_all_start_methods() and sys.platform != "darwin"
 
 
 def write_pages(folder: SiteFolder, jobs: list[Job], processes: int) -> None:

@@ -138,3 +138,18 @@ def test_a_page_that_fails_in_a_worker_stops_the_publish_with_its_error(kidx, tm
     assert code == 0, err
     assert kidx("publish", str(tmp_path / "fresh"))[0] == 0
     assert _files(site) == _files(tmp_path / "fresh")  # the next publish makes the whole site
+
+
+def test_workers_are_forked_only_where_forking_is_safe(monkeypatch):
+    from kidx.publish import workers
+
+    assert workers.processes_for(workers.PARALLEL_RUNS - 1) == 1  # a small site: no workers
+    monkeypatch.setattr(workers.multiprocessing, "get_all_start_methods", lambda: ["fork", "spawn", "forkserver"])
+    monkeypatch.setattr(workers.os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    monkeypatch.setattr(workers.sys, "platform", "linux")
+    assert workers.processes_for(workers.PARALLEL_RUNS) == 3
+    monkeypatch.setattr(workers.sys, "platform", "darwin")  # fork exists, but Python calls it unsafe there
+    assert workers.processes_for(workers.PARALLEL_RUNS) == 1
+    monkeypatch.setattr(workers.sys, "platform", "linux")
+    monkeypatch.setattr(workers.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    assert workers.processes_for(workers.PARALLEL_RUNS) == 1
