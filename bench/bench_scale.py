@@ -252,7 +252,7 @@ class ApplyStages:
     def rows(self, size: str, runs: int) -> list[list[str]]:
         wall = self.seconds.get("wall", 0.0)
         return [[size, part, f"{value:,.1f}", f"{value / wall:.0%}" if wall else "-",
-                 f"{runs / value:,.0f}" if value > 0 else "-"]
+                 f"{runs / value:,.0f}" if value >= 0.05 else "-"]  # a part of no measurable time: no rate
                 for part, value in self.seconds.items() if part != "wall"]
 
 
