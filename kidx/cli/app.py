@@ -267,20 +267,6 @@ def _failure(exc: BaseException, output: Output) -> int | None:
     return 1
 
 
-_KEPT_UNTIL_EXIT: list[tuple[object, ...]] = []
-_ENDS_WITH_EXIT = False  # set by main(): the process ends with os._exit, without a teardown
-
-
-def keep_until_exit(*values: object) -> None:
-    """Hold ``values`` (a large batch a command has done with) until the process ends, when
-    the console script runs the command: main() ends it with os._exit, so what is held is
-    never freed object by object (0.46 s, measured, for the documents and report of a
-    100,000-run apply).
-    Run any other way (tests, a Python caller of ``run``) nothing is held."""
-    if _ENDS_WITH_EXIT:
-        _KEPT_UNTIL_EXIT.append(values)
-
-
 def main(argv: list[str] | None = None) -> None:
     """The console script. One short-lived process per command: the cyclic garbage
     collector and the interpreter's teardown (freeing every object one by one) only cost
@@ -288,11 +274,11 @@ def main(argv: list[str] | None = None) -> None:
     every stream is flushed before the process ends."""
     import gc
 
+    from kidx.cli.exiting import ends_with_exit
     from kidx.output.gateway import OutputClosed
 
-    global _ENDS_WITH_EXIT
     gc.disable()
-    _ENDS_WITH_EXIT = True
+    ends_with_exit()
     argv = sys.argv[1:] if argv is None else argv
     try:
         code = run(argv)

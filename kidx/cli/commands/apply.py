@@ -40,7 +40,7 @@ def apply(
     objects by name (protocolRef: {name: …}); apply pins such references to digests.
     """
     from kidx.api.applying import read_manifest_files
-    from kidx.cli.app import keep_until_exit
+    from kidx.cli.exiting import keep_until_exit
     from kidx.operations.apply import apply_documents
 
     suffix = parse_dry_run(dry_run)
