@@ -228,7 +228,7 @@ class ApplyStages:
     the stages bench/timed_apply.py reports from inside each apply, what the process spent
     outside them, its CPU time, and a database server's CPU time over the apply."""
 
-    INSIDE = ("validate", "digest", "objects", "flush", "catalog", "commit")
+    INSIDE = tuple(stage for stage in bench_store.STAGES if stage != "parse")  # ApplyReport.timings' keys
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}

@@ -172,7 +172,6 @@ def assess(runs: Sequence[Timed]) -> dict[str, HostEvidence]:
     return found
 
 
-
 def _median(values: Sequence[float]) -> float:
     """The median of a non-empty sequence, as statistics.median gives it; describe reads
     host evidence, and importing the statistics module (it brings fractions, decimal and
