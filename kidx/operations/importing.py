@@ -67,14 +67,21 @@ def import_files(
     adjust: Callable[[Conversion], Conversion] | None = None,
     options: dict | None = None,
     progress: Progress | None = None,
+    origins: dict[str, str] | None = None,
 ) -> ImportResult:
     """Convert (with the format's ``options``), attach the environment (a stored name, or a
     manifest file), ``adjust`` (kidx record labels the runs), then store (``keep``; with
     ``dry_run`` only what would happen) or only convert. ``store`` opens the store, once
     and only when needed. A format whose runs may already be in the store from another
-    file of the same session (``merge_stored``) is merged with it."""
+    file of the same session (``merge_stored``) is merged with it. ``origins`` (kidx
+    record: each file -> the recording and process that wrote it) converts each file apart
+    and makes its runs' identity that origin and the harness's key (``from_origin``), so
+    no run of one process is taken for another's, whatever their figures."""
     module = importer(format_name)
-    converted = module.convert_files(files, **(options or {}))
+    if origins is None:
+        converted = module.convert_files(files, **(options or {}))
+    else:
+        converted = _converted_apart(module, files, options or {}, origins)
     if keep:  # before a given environment joins: the user names that one
         from kidx.operations.stored_runs import named_apart_from_stored
 
@@ -105,6 +112,23 @@ def import_files(
     with progress(converted.rows_read) if progress is not None else nullcontext() as advance:
         report = apply_documents(store(), converted.documents, registry, dry_run=dry_run, progress=advance)
     return ImportResult(converted, report, file_count, attached, notices)
+
+
+def _converted_apart(module, files: list[str], options: dict, origins: dict[str, str]) -> Conversion:
+    """Each file converted alone, its runs given their origin's identity, then joined; the
+    problems of every file are reported together."""
+    from kidx.errors import InvalidInputError
+    from kidx.importers.framework import from_origin, joined
+
+    conversions, problems = [], []
+    for path in dict.fromkeys(files):
+        try:
+            conversions.append(from_origin(module.convert_files([path], **options), origins[path]))
+        except InvalidInputError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise InvalidInputError(problems)
+    return joined(conversions)
 
 
 __all__ = ["Advance", "ImportResult", "Progress", "check_format", "format_options", "import_files"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import json
 import os
 import re
 import shlex
@@ -449,17 +450,86 @@ class Side:
     labels: dict[str, str] = field(default_factory=dict)
 
 
+RECORDING_FILE = "recording.json"  # in the scratch folder: what --recover stores
+LABEL_RECORDING = "recording"  # every recorded run's label: the recording it belongs to
+
+
+def new_recording_id() -> str:
+    """A recording's name, unique to one kidx record: its UTC start and 6 hex digits
+    (``20261207T083512Z-a1b2c3``), a valid label value."""
+    import secrets
+    from datetime import UTC, datetime
+
+    return f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
 @dataclass
 class Collected:
     """What the processes wrote so far: the files to import (each a copy in the scratch
-    folder), each file's labels and annotations, line maps and do_bench calls."""
+    folder), each file's origin (the recording and process that wrote it), labels and
+    annotations, line maps and do_bench calls (read from each process's log)."""
 
+    recording: str = field(default_factory=new_recording_id)
     files: list[str] = field(default_factory=list)
+    origins: dict[str, str] = field(default_factory=dict)
     metadata: dict[str, Metadata] = field(default_factory=dict)
     line_maps: dict[str, dict[int, int]] = field(default_factory=dict)
+    timer_logs: dict[str, str] = field(default_factory=dict)  # file -> its process's do_bench log
     timer_calls: dict[str, list[dict]] = field(default_factory=dict)
     max_sm_mhz: dict[str, int] = field(default_factory=dict)  # the GPU's maximum SM clock, where read
     notes: list[str] = field(default_factory=list)
+
+    def save(self, scratch: Path, request: dict) -> None:
+        """``scratch``/recording.json: the request (format, options, labels, timing,
+        environment) and each file's origin, labels, annotations and line map, paths
+        relative to ``scratch``; written whole or not at all, after every process, so
+        that ``load`` stores what was measured exactly as record would have."""
+        files = [{"file": os.path.relpath(name, scratch), "origin": self.origins[name],
+                  "labels": self.metadata[name].labels, "annotations": self.metadata[name].annotations,
+                  "lineMap": {str(k): v for k, v in self.line_maps.get(name, {}).items()},
+                  "timerLog": (os.path.relpath(self.timer_logs[name], scratch) if name in self.timer_logs else None),
+                  "maxSmMhz": self.max_sm_mhz.get(name)}
+                 for name in self.files]
+        text = json.dumps({"recording": self.recording, **request, "files": files}, indent=2)
+        partial = scratch / (RECORDING_FILE + ".partial")
+        partial.write_text(text + "\n", encoding="utf-8")
+        os.replace(partial, scratch / RECORDING_FILE)
+
+    @classmethod
+    def load(cls, scratch: Path, shown: str) -> tuple[Collected, dict]:
+        """What ``save`` wrote in ``scratch``: the collected files and the request; a
+        UsageError naming the folder (as ``shown``) and field when it is not a kept recording."""
+        from kidx.operations.record_timers import read_log
+
+        path = scratch / RECORDING_FILE
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise UsageError(f"--recover {shown}: no {RECORDING_FILE} there; it is not a folder kidx record "
+                             "kept") from None
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--recover {shown}: cannot read {path}: {exc}") from None
+        try:
+            collected = cls(recording=str(data["recording"]))
+            for number, entry in enumerate(data["files"]):
+                where = f"files[{number}]"
+                name = str((scratch / entry["file"]).resolve())
+                if not Path(name).is_file():
+                    raise UsageError(f"--recover {shown}: {path}, {where}.file: {entry['file']} is missing")
+                collected.files.append(name)
+                collected.origins[name] = str(entry["origin"])
+                collected.metadata[name] = Metadata(dict(entry["labels"]), dict(entry["annotations"]))
+                collected.line_maps[name] = {int(k): int(v) for k, v in (entry.get("lineMap") or {}).items()}
+                if entry.get("timerLog"):
+                    log = scratch / entry["timerLog"]
+                    collected.timer_logs[name] = str(log)
+                    collected.timer_calls[name], notes = read_log(log)
+                    collected.notes.extend(notes)
+                if entry.get("maxSmMhz"):
+                    collected.max_sm_mhz[name] = int(entry["maxSmMhz"])
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise UsageError(f"--recover {shown}: {path} is not a recording kidx record wrote ({exc!r})") from None
+        return collected, data
 
 
 def command_folder(command: list[str], folder: Path) -> Path:
@@ -487,10 +557,11 @@ def split_interleaved(command: list[str]) -> tuple[list[str], list[str]]:
 def run_processes(sides: list[Side], processes: int, folder: Path, scratch: Path, echo: Callable[[str], None],
                   timer: tuple[str, str] | None, collected: Collected,
                   ended: Callable[[OutputPlan, HarnessResult, dict[str, str]], None],
-                  gpu_states: Callable[[], list] = list) -> None:
+                  gpu_states: Callable[[], list] = list, kept_so_far: Callable[[], None] = lambda: None) -> None:
     """Run each side's command ``processes`` times, alternating sides (A B A B …), each
     run a fresh process; what each wrote is copied into ``collected`` as it ends, so a
-    later failure loses nothing already measured. ``timer``: (timer, cache) to replace
+    later failure loses nothing already measured (``kept_so_far`` is called after each:
+    kidx record writes the recording's file then). ``timer``: (timer, cache) to replace
     do_bench with."""
     import shutil
 
@@ -519,7 +590,7 @@ def run_processes(sides: list[Side], processes: int, folder: Path, scratch: Path
             result = run_harness(plan.command, folder, echo, environment)
             if result.returncode != 0:
                 raise HarnessFailed(failure_message(plan.command, result))
-            labels = dict(side.labels)
+            labels = {**side.labels, LABEL_RECORDING: collected.recording}
             if repeated:
                 labels["repetition"] = str(repetition)
             if side.name:
@@ -540,10 +611,14 @@ def run_processes(sides: list[Side], processes: int, folder: Path, scratch: Path
                     shutil.copyfile(written, kept)
                 key = str(kept)
                 collected.files.append(key)
+                collected.origins[key] = f"{collected.recording}/{tag}"
                 collected.line_maps[key] = dict(plan.line_map)
                 collected.metadata[key] = Metadata(labels, annotations)
                 collected.timer_calls[key] = calls
+                if timer:
+                    collected.timer_logs[key] = str(log)
                 if max_clocks:
                     collected.max_sm_mhz[key] = min(max_clocks)
             if plan is not side.plan:
                 plan.path.unlink(missing_ok=True)  # the file kidx asked this process to write
+            kept_so_far()

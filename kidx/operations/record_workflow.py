@@ -36,6 +36,8 @@ class RecordRequest(NamedTuple):
     processes: int
     dry_run: bool
     keep: bool  # store the runs (else only convert them: -o yaml|json)
+    recover: str | None = None  # a folder a failed recording kept: store what it holds, run nothing
+    store_hint: str | None = None  # the --store to name in the recovery command, where one was given
 
 
 def record(request: RecordRequest, registry: KindRegistry, open_store: Callable[[], Store], reporter: Reporter,
@@ -45,14 +47,15 @@ def record(request: RecordRequest, registry: KindRegistry, open_store: Callable[
     (checked writable before the harness runs, when the runs are to be kept);
     ``serialize`` writes the captured environment's manifest as a file's text. When a
     command fails or is interrupted, nothing is imported, and what the processes before
-    it wrote is kept in a scratch folder the reporter names."""
-    import functools
+    it wrote is kept in a scratch folder the reporter names, with the command that stores
+    it as this recording would have (``--recover``)."""
     import shutil
     import tempfile
 
     from kidx.capture.gpu_state import gpu_states
-    from kidx.operations.importing import import_files
 
+    if request.recover is not None:
+        return _recovered(request, registry, open_store, reporter, progress)
     folder = Path.cwd()
     scratch = Path(tempfile.mkdtemp(prefix="kidx-record-"))
     collected = recording.Collected()
@@ -60,7 +63,7 @@ def record(request: RecordRequest, registry: KindRegistry, open_store: Callable[
         sides = _sides(reporter, request, folder, scratch)
         if request.keep and not request.dry_run:
             _check_writable(open_store)  # before the harness runs: its results need somewhere to go
-        environment = request.environment
+        environment = _kept_environment(request.environment, scratch)
         if environment is None and request.capture:
             environment = _capture(reporter, scratch, serialize)
         _announce(reporter, request, sides)
@@ -70,24 +73,88 @@ def record(request: RecordRequest, registry: KindRegistry, open_store: Callable[
             reporter.notice(f"record {request.format_name}: the command ended in {result.seconds:.1f} s; importing "
                             f"{plan.path}; labels: {shown}")
 
+        def kept_so_far() -> None:
+            collected.save(scratch, _saved_request(request, environment, scratch))
+
         recording.run_processes(sides, request.processes, folder, scratch, reporter.notice, request.timing,
-                                collected, ended, gpu_states)
-        for note in collected.notes:
-            reporter.warning(note)
-
-        def adjust(conversion: Conversion) -> Conversion:
-            conversion = recording.restore_lines(conversion, collected.line_maps)
-            if request.timing:
-                conversion = _retimed(reporter, conversion, collected)
-            return recording.label_runs(conversion, collected.metadata)
-
-        result = import_files(request.format_name, collected.files, registry, functools.cache(open_store),
-                              environment=environment, dry_run=request.dry_run, keep=request.keep, adjust=adjust,
-                              options=request.options or None, progress=progress)
+                                collected, ended, gpu_states, kept_so_far)
+        result = _imported(request, collected, environment, registry, open_store, reporter, progress)
     except BaseException:
-        _keep_measured(reporter, request.format_name, scratch, collected.files)
+        _keep_measured(reporter, request, scratch, collected.files)
         raise
     shutil.rmtree(scratch, ignore_errors=True)
+    return result
+
+
+def _imported(request: RecordRequest, collected: recording.Collected, environment: str | None,
+              registry: KindRegistry, open_store: Callable[[], Store], reporter: Reporter,
+              progress: Progress | None) -> ImportResult:
+    """What the processes wrote, imported: each file apart, its runs named by their origin,
+    retimed where --timer replaced do_bench, and labelled."""
+    import functools
+
+    from kidx.operations.importing import import_files
+
+    for note in collected.notes:
+        reporter.warning(note)
+    timing = request.timing
+
+    def adjust(conversion: Conversion) -> Conversion:
+        conversion = recording.restore_lines(conversion, collected.line_maps)
+        if timing:
+            conversion = _retimed(reporter, conversion, collected)
+        return recording.label_runs(conversion, collected.metadata)
+
+    return import_files(request.format_name, collected.files, registry, functools.cache(open_store),
+                        environment=environment, dry_run=request.dry_run, keep=request.keep, adjust=adjust,
+                        options=request.options or None, progress=progress, origins=collected.origins)
+
+
+def _saved_request(request: RecordRequest, environment: str | None, scratch: Path) -> dict:
+    """What --recover needs of the request besides the files: the format, its options,
+    the timing and the environment (a file in ``scratch``, or a stored name)."""
+    if environment is not None and Path(environment).parent == scratch:
+        kept: dict | None = {"file": Path(environment).name}
+    else:
+        kept = None if environment is None else {"name": environment}
+    return {"format": request.format_name, "options": request.options, "timing": request.timing,
+            "environment": kept}
+
+
+def _kept_environment(environment: str | None, scratch: Path) -> str | None:
+    """The environment the runs are stored with: a manifest file is copied into ``scratch``
+    (so that a recovery finds it wherever the user's file went); a stored name as given."""
+    import shutil
+
+    if environment is None or not Path(environment).is_file():
+        return environment
+    copy = scratch / "given-environment" / Path(environment).name
+    copy.parent.mkdir()
+    shutil.copyfile(environment, copy)
+    return str(copy)
+
+
+def _recovered(request: RecordRequest, registry: KindRegistry, open_store: Callable[[], Store], reporter: Reporter,
+               progress: Progress | None) -> ImportResult:
+    """kidx record --recover FOLDER: what a failed or interrupted recording kept, stored as
+    it would have been (its origins, labels, timer logs, environment); nothing runs."""
+    from kidx.errors import UsageError
+
+    scratch = Path(request.recover or "").resolve()
+    collected, saved = recording.Collected.load(scratch, request.recover or "")
+    if saved.get("format") != request.format_name:
+        raise UsageError(f"--recover {request.recover}: the recording is of format {saved.get('format')!r}, not "
+                         f"{request.format_name!r}")
+    if not collected.files:
+        raise UsageError(f"--recover {request.recover}: the recording kept no results")
+    kept = saved.get("environment") or {}
+    environment = str(scratch / kept["file"]) if "file" in kept else kept.get("name")
+    timing = tuple(saved["timing"]) if saved.get("timing") else None
+    request = request._replace(options=saved.get("options") or {}, timing=timing)
+    result = _imported(request, collected, environment, registry, open_store, reporter, progress)
+    if request.keep and not request.dry_run:
+        reporter.notice(f"record: the {len(collected.files)} result file{'s' if len(collected.files) != 1 else ''} "
+                        f"kept in {scratch} are stored (recording {collected.recording}); the folder may be removed")
     return result
 
 
@@ -125,13 +192,16 @@ def _announce(reporter: Reporter, request: RecordRequest, sides: list[recording.
                         + (f", timed with {timing[0]} ({timing[1]} L2) in place of do_bench" if timing else ""))
 
 
-def _keep_measured(reporter: Reporter, format_name: str, scratch: Path, files: list[str]) -> None:
-    """After a failure: the results measured so far kept (and said where), else the scratch removed."""
+def _keep_measured(reporter: Reporter, request: RecordRequest, scratch: Path, files: list[str]) -> None:
+    """After a failure: the results measured so far kept (and said where, with the command
+    that stores them as this recording would have), else the scratch removed."""
     import shutil
 
     if files:
-        reporter.warning(f"the results measured so far are kept in {scratch}: import them with kidx import "
-                         f"{format_name} {shlex.join(files)}")
+        store = f" --store {shlex.quote(request.store_hint)}" if request.store_hint else ""
+        reporter.warning(f"the results measured so far ({len(files)} file{'s' if len(files) != 1 else ''}) are kept in "
+                         f"{scratch}: store them as this recording would have with kidx record "
+                         f"{request.format_name} --recover {shlex.quote(str(scratch))}{store}")
     else:
         shutil.rmtree(scratch, ignore_errors=True)
 

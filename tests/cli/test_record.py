@@ -64,7 +64,8 @@ def test_pytest_benchmark_recorded_with_the_commit_and_a_captured_environment(ch
     assert all(line.split("/")[0].endswith(".kernelindex.dev") and line.endswith(" created")
                for line in done.stdout.splitlines())
     assert "3 passed" in done.stderr
-    assert (f"labels: commit={head}, branch=feature-fast-rope\n") in done.stderr
+    assert re.search(f"labels: commit={head}, branch=feature-fast-rope, recording=\\d{{8}}T\\d{{6}}Z-[0-9a-f]{{6}}\n",
+                     done.stderr)
     assert "BenchmarkRun 3 created; runs refer to ExecutionEnvironment cpu-" in done.stderr
     runs = stored_runs(store)
     assert len(runs) == 3
@@ -149,10 +150,13 @@ def test_liger_rows_the_harness_added_are_imported(tmp_path):
                    "benchmark/scripts/benchmark_stand_in.py")
     assert done.returncode == 0, done.stderr
     assert f"importing {data / 'all_benchmark_data.csv'};" in done.stderr
-    # the same two rows again (the same runs: their names and specs), now at lines 5 and 6
-    assert "import liger (1 file): 2 rows read;" in done.stderr and "BenchmarkRun 2 configured" in done.stderr
-    assert sorted(run["metadata"]["annotations"]["kernelindex.dev/source-line"] for run in stored_runs(store)) == [
-        "5", "6"]
+    # the same two rows again, now at lines 5 and 6: a second recording, whose runs are its own
+    # (never the first recording's runs relabelled, though their figures are the same)
+    assert "import liger (1 file): 2 rows read;" in done.stderr and "BenchmarkRun 2 created" in done.stderr
+    runs = stored_runs(store)
+    assert sorted(run["metadata"]["annotations"]["kernelindex.dev/source-line"] for run in runs) == [
+        "3", "4", "5", "6"]
+    assert len({run["metadata"]["labels"]["recording"] for run in runs}) == 2
 
     # a run that adds no row imports nothing
     done = kidx_in(scripts, store, "record", "liger", "--no-capture", "--", sys.executable, "-c", "pass")

@@ -61,6 +61,8 @@ AGE_HEADER = re.compile(r"(?<=\s)AGE(?:\s+|$)")
 DURATION = re.compile(r"(?<=\bin )\d+(?:\.\d+)? ?s\b")
 # the random part of the name of a scratch folder kidx makes (`/tmp/kidx-record-0ghmv2pk`)
 SCRATCH = re.compile(r"(/tmp/kidx-[a-z]+-)[a-z0-9_]{8}\b")
+# a recording's name: its UTC start and 6 random hex digits (`recording=20261207T083512Z-a1b2c3`)
+RECORDING = re.compile(r"\b\d{8}T\d{6}Z-[0-9a-f]{6}\b")
 TEMP = "/tmp/"
 SKIP = 77  # a set-up command's exit status for "this machine lacks what the page needs"
 
@@ -332,7 +334,7 @@ class Session:
 
     def normal(self, line: str) -> str:
         line = DURATION.sub("<duration>", TIMESTAMP.sub("<time>", self.shown(line)))
-        line = SCRATCH.sub(r"\1<random>", line)
+        line = RECORDING.sub("<recording>", SCRATCH.sub(r"\1<random>", line))
         return AGE_HEADER.sub("AGE ", AGE.sub("<age> ", line)).rstrip()
 
 

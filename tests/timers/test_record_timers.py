@@ -161,21 +161,30 @@ def test_without_a_gpu_the_harness_fails_and_nothing_is_imported(scripts, tmp_pa
     assert not store.exists()
 
 
-def test_what_was_measured_before_a_failure_is_kept_and_can_be_imported(scripts, tmp_path):
+def test_what_was_measured_before_a_failure_is_kept_and_recovered_as_recorded(scripts, tmp_path):
+    """The recovery command stores the kept runs exactly as record would have: the timer's
+    protocol, the samples, the repetition and recording labels (before, the printed kidx
+    import filed kernel timings under the harness's cuda_events protocol, unlabelled)."""
     store = tmp_path / "store"
-    done = record(scripts, store, "--timer", "cuda_graph", "--processes", "3", "--", sys.executable,
-                  "benchmark_stand_in.py", "--fail-after", "2")
+    done = record(scripts, store, "--timer", "cuda_graph", "--processes", "3", "--label", "suite=s", "--",
+                  sys.executable, "benchmark_stand_in.py", "--fail-after", "2")
     assert done.returncode == 1
-    kept = [line for line in done.stderr.splitlines() if "the results measured so far are kept in" in line]
+    kept = [line for line in done.stderr.splitlines() if "the results measured so far" in line]
     assert len(kept) == 1, done.stderr
-    files = kept[0].split("import them with kidx import liger ", 1)[1].split()
-    assert len(files) == 2 and all(Path(file).is_file() for file in files)
+    command = kept[0].split("store them as this recording would have with ", 1)[1].split()
+    assert command[:4] == ["kidx", "record", "liger", "--recover"]
     assert not store.exists()
-    imported = subprocess.run([sys.executable, "-m", "kidx", "import", "liger", *files, "--store", str(store)],
-                              capture_output=True, text=True)
-    assert imported.returncode == 0, imported.stderr
-    assert len(stored(store, "runs")) == 4
-    shutil.rmtree(Path(files[0]).parents[1])
+    recovered = subprocess.run([sys.executable, "-m", "kidx", *command[1:], "--store", str(store)],
+                               capture_output=True, text=True)
+    assert recovered.returncode == 0, recovered.stderr
+    runs = stored(store, "runs")
+    assert len(runs) == 4
+    assert sorted(run["metadata"]["labels"]["repetition"] for run in runs) == ["1", "1", "2", "2"]
+    assert {run["metadata"]["labels"]["suite"] for run in runs} == {"s"}
+    assert all(run["spec"]["samples"]["values"] for run in runs)
+    timers = sorted(protocol["spec"]["measurement"]["timer"] for protocol in stored(store, "protocols"))
+    assert timers == ["cuda_graph", "cupti"]  # the backward call, which a graph cannot capture, fell back
+    shutil.rmtree(command[4])
 
 
 def test_interleaved_sides_alternate_and_are_labelled(scripts, tmp_path):

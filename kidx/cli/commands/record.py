@@ -78,6 +78,12 @@ def record(
         typer.Option("--interleave", help="Two commands, BASE… -- HEAD…, run alternately (A B A B …), each run "
                                           "labelled side=base or side=head."),
     ] = False,
+    recover: Annotated[
+        str | None,
+        typer.Option("--recover", metavar="FOLDER",
+                     help="Run nothing: store what a failed or interrupted kidx record kept in FOLDER (the folder "
+                          "its warning names), exactly as that recording would have.", show_default=False),
+    ] = None,
     dry_run: DryRunOption = "none",
     output_format: OutputOption = None,
     store: StoreOption = None,
@@ -88,7 +94,12 @@ def record(
     The environment is captured first unless given. The harness's output goes to
     standard error; standard output carries kidx's result lines only. When a command
     fails or is interrupted, kidx exits 1 (130 on Ctrl-C) and imports nothing; what the
-    processes before it wrote is kept, and kidx says where and how to import it.
+    processes before it wrote is kept, and kidx says where, and the --recover command
+    that stores it as the recording would have.
+
+    Every process's runs are runs of their own, named by where they came from (the
+    recording, the side, the repetition and the harness's key), never by their figures;
+    each carries the label recording=ID, the same for all runs of one kidx record.
     """
     from kidx.cli.commands.import_ import import_progress, print_import
     from kidx.operations import record as recording
@@ -103,11 +114,19 @@ def record(
     timing = (checked_timer(timer, "--timer"), checked_cache(cache, "--cache")) if timer is not None else None
     labels = recording.parse_labels(label or [])
     command = list(command or [])
-    commands = list(recording.split_interleaved(command)) if interleave else [command]
+    if recover is not None:
+        given = [option for option, value in (("a command", command), ("--label", label), ("--timer", timer),
+                                              ("--environment", environment), ("--capture", capture),
+                                              ("--results", results), ("--interleave", interleave),
+                                              ("--processes", processes != 1)) if value]
+        if given:
+            raise UsageError(f"--recover stores a kept recording as it was: it takes no {', '.join(given)}")
+    commands = list(recording.split_interleaved(command)) if interleave and recover is None else [command]
     suffix = parse_dry_run(dry_run)
     request = RecordRequest(format_name, commands, interleave, results, environment, capture is not False, labels,
                             options, timing, processes, suffix is not None,
-                            keep=output_format not in ("yaml", "json"))
+                            keep=output_format not in ("yaml", "json"), recover=recover,
+                            store_hint=store if store and "://" not in store else None)
     result = recorded(request, kind_registry(), lambda: open_store(store), output(), to_yaml, import_progress())
     print_import(format_name, result, output_format, suffix)
 
