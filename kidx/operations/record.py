@@ -10,8 +10,10 @@ The steps, each its own function so the command stays thin:
    (``--benchmark-json`` for pytest, ``--benchmark_out`` for Google Benchmark, ``--json``
    for NVBench); Liger's harness appends to ``<scripts>/../data/all_benchmark_data.csv``,
    so the rows it adds are found by comparing the file before and after.
-3. ``run_harness``: the command, its output passed through to standard error, Ctrl-C
-   passed on to it and waited for.
+3. ``run_harness``: the command, in a process group of its own, its output passed
+   through to standard error; Ctrl-C or SIGTERM to kidx stops the whole group (an
+   interrupt, then a termination, then a kill) and is waited for. ``check_timer_device``
+   refuses ``--timer`` first where the harness's Python has no torch with a CUDA device.
 4. ``OutputPlan.collect``: the files to import, refused when the harness wrote nothing.
 5. ``label_runs``: every run gets the labels ``commit``, ``branch`` (``dirty`` when the
    folder had uncommitted changes) and the user's ``--label`` pairs; the exact values and
@@ -20,6 +22,7 @@ The steps, each its own function so the command stays thin:
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import io
@@ -39,7 +42,7 @@ from kidx.kinds.metadata import label_value_error, qualified_key_error
 from kidx.records import NamedTuple
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from kidx.importers.framework import Conversion
 
@@ -55,9 +58,58 @@ class HarnessFailed(KidxError):
 
 
 class HarnessInterrupted(HarnessFailed):
-    """Ctrl-C while the harness ran: it was stopped, and nothing was imported."""
+    """Ctrl-C (or SIGTERM: ``exit_code`` 143) while the harness ran: it was stopped, and
+    nothing was imported."""
 
     exit_code = 130  # 128 + SIGINT, as for any interrupted kidx command
+
+    @classmethod
+    def by(cls, interrupt: KeyboardInterrupt) -> HarnessInterrupted:
+        """The error for ``interrupt`` (a Ctrl-C, or a ``Terminated``)."""
+        word = "terminated" if isinstance(interrupt, Terminated) else "interrupted"
+        error = cls(f"{word}: the command was stopped; nothing was imported")
+        error.exit_code = getattr(interrupt, "exit_code", cls.exit_code)
+        return error
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (what CI cancellation, ``timeout`` and ``docker stop`` send) while kidx
+    record runs: raised where the signal comes, and handled as Ctrl-C is."""
+
+    exit_code = 143  # 128 + SIGTERM
+
+
+class RecordTerminated(KidxError):
+    """SIGTERM outside the harness's run: what was measured is kept, nothing imported."""
+
+    exit_code = Terminated.exit_code
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """While the block runs, SIGTERM raises ``Terminated`` (a KeyboardInterrupt) in the
+    main thread, so it stops a harness as Ctrl-C does; the previous handler is restored
+    afterwards. Nothing changes outside the main thread (no handler can be set there) or
+    where SIGTERM is ignored (``trap '' TERM``)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous == signal.SIG_IGN:
+        yield
+        return
+
+    def terminated(signum, frame):
+        raise Terminated()
+
+    signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 # --- the code that ran -------------------------------------------------------------------
@@ -324,24 +376,28 @@ class HarnessResult:
 def run_harness(command: list[str], folder: Path, echo: Callable[[str], None],
                 environment: dict[str, str] | None = None) -> HarnessResult:
     """Run ``command`` in ``folder`` (with ``environment``, else kidx's own), its output
-    (stdout and stderr) passed to ``echo`` line by line. Ctrl-C reaches the harness too
-    (same process group); kidx waits for it to end, then raises HarnessFailed: nothing is
-    imported from a stopped run."""
+    (stdout and stderr) passed to ``echo`` line by line. The command runs in a process
+    group of its own: a Ctrl-C or a SIGTERM to kidx (``terminate_as_interrupt``, in force
+    while it runs) stops the whole group, a wrapper script's children too (``_stop``), and
+    raises HarnessInterrupted (exit status 130, or 143 for SIGTERM): nothing is imported
+    from a stopped run. A terminal's Ctrl-C, sent to its foreground group, no longer
+    reaches the harness directly: kidx passes it on."""
     started = time.monotonic()
-    try:
-        process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, env=environment)
-    except OSError as exc:
-        raise HarnessFailed(
-            f"cannot run {shlex.quote(command[0])}: {exc.strerror or exc}; nothing was imported") from None
-    try:
-        assert process.stdout is not None
-        _pass_lines(process.stdout.fileno(), echo, lambda: process.poll() is not None)
-        process.stdout.close()  # a daemon still writing to it gets EPIPE, never a full pipe
-        returncode = _waited(process)
-    except KeyboardInterrupt:
-        _stop(process)
-        raise HarnessInterrupted("interrupted: the command was stopped; nothing was imported") from None
+    with terminate_as_interrupt():
+        try:
+            process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL, env=environment, process_group=0)
+        except OSError as exc:
+            raise HarnessFailed(
+                f"cannot run {shlex.quote(command[0])}: {exc.strerror or exc}; nothing was imported") from None
+        try:
+            assert process.stdout is not None
+            _pass_lines(process.stdout.fileno(), echo, lambda: process.poll() is not None)
+            process.stdout.close()  # a daemon still writing to it gets EPIPE, never a full pipe
+            returncode = _waited(process)
+        except KeyboardInterrupt as interrupt:  # Ctrl-C, or SIGTERM (Terminated)
+            _stop(process)
+            raise HarnessInterrupted.by(interrupt) from None
     return HarnessResult(returncode, time.monotonic() - started)
 
 
@@ -407,22 +463,70 @@ def _waited(process: subprocess.Popen) -> int:
             continue
 
 
+#: how long the harness's group is given after each of SIGINT, SIGTERM and SIGKILL (seconds)
+STOP_PATIENCE = (10.0, 5.0, 5.0)
+
+
 def _stop(process: subprocess.Popen) -> None:
-    """Stop a harness after Ctrl-C: pass the interrupt on (a terminal has sent it already;
-    a signal to kidx alone has not), wait for it to end, then terminate it, then kill it."""
+    """Stop the harness's process group after Ctrl-C or SIGTERM: an interrupt (a signal to
+    kidx alone, or a terminal's Ctrl-C, which reaches kidx's group only, has not reached
+    it), then a termination, then a kill, each given ``STOP_PATIENCE`` for every process
+    of the group to end. Another Ctrl-C or SIGTERM meanwhile moves on to the next step."""
     import signal
 
-    steps: list[tuple[Callable[[], None], float]] = [
-        (lambda: process.send_signal(signal.SIGINT), 10), (process.terminate, 5), (process.kill, 5)]
-    for stop, patience in steps:
+    for number, patience in zip((signal.SIGINT, signal.SIGTERM, signal.SIGKILL), STOP_PATIENCE, strict=True):
         try:
-            stop()
-            process.wait(timeout=patience)
-            return
-        except (subprocess.TimeoutExpired, KeyboardInterrupt):
+            os.killpg(process.pid, number)
+        except ProcessLookupError:  # no process of the group is left
+            break
+        except OSError:  # not ours to signal (it cannot be: the group is the harness's)
+            break
+        try:
+            if _group_ended(process, patience):
+                break
+        except KeyboardInterrupt:
             continue
-        except OSError:  # it has ended already
-            return
+    try:
+        process.wait(timeout=0)  # the harness itself reaped, whatever its children do
+    except (subprocess.TimeoutExpired, KeyboardInterrupt):
+        pass
+
+
+def _group_ended(process: subprocess.Popen, patience: float) -> bool:
+    """Whether every process of the harness's group ended within ``patience`` seconds
+    (the harness itself reaped; a child already a zombie counts as ended)."""
+    deadline = time.monotonic() + patience
+    while True:
+        process.poll()
+        if process.returncode is not None and not _group_members(process.pid):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(min(_TICK, max(0.0, deadline - time.monotonic())))
+
+
+def _group_members(group: int) -> bool:
+    """Whether a live (not zombie) process is left in process group ``group``."""
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return True  # no way to tell a zombie, reaped by its new parent soon, from a process
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) ": state, ppid, pgrp, …
+        if len(fields) > 2 and fields[2] == str(group) and fields[0] != "Z":
+            return True
+    return False
 
 
 def failure_message(command: list[str], result: HarnessResult) -> str:
@@ -435,6 +539,117 @@ def failure_message(command: list[str], result: HarnessResult) -> str:
             name = f"signal {-result.returncode}"
         return f"{shlex.join(command)} was killed by {name}; nothing was imported"
     return f"{shlex.join(command)} exited with status {result.returncode}; nothing was imported"
+
+
+# --- before a --timer recording ---------------------------------------------------------
+
+#: the oldest Python kidx's do_bench (kidx/timers, injected into the harness) runs on
+MIN_HARNESS_PYTHON = (3, 9)
+_PYTHON_PROGRAM = re.compile(r"^(python|pypy)[0-9.]*$")
+#: run by the harness's Python: its version, and whether torch has a CUDA device (any Python 3)
+_DEVICE_PROBE = """\
+import json, sys
+answer = {"python": list(sys.version_info[:2])}
+try:
+    import torch
+except Exception as exc:
+    answer["error"] = "%s: %s" % (type(exc).__name__, exc)
+else:
+    answer["torch"] = str(getattr(torch, "__version__", ""))
+    try:
+        answer["cuda"] = bool(torch.cuda.is_available())
+    except Exception as exc:
+        answer["cuda"] = False
+        answer["error"] = "%s: %s" % (type(exc).__name__, exc)
+sys.stdout.write("\\n" + json.dumps(answer) + "\\n")
+"""
+
+
+def harness_python(command: list[str], folder: Path, environment: dict[str, str] | None = None) -> str | None:
+    """The Python that runs ``command``: its program where that is a Python (``python3``,
+    ``.venv/bin/python``), else the interpreter a ``#!`` line names (``pytest``,
+    ``torchrun``: console scripts); None where that cannot be told (a shell script, make)."""
+    import shutil
+
+    program = command[0]
+    if _PYTHON_PROGRAM.match(os.path.basename(program)):
+        return program
+    if os.sep in program:
+        found: str | None = str(_absolute(Path(program), folder))
+    else:
+        found = shutil.which(program, path=(os.environ if environment is None else environment).get("PATH"))
+    try:
+        with open(found or "", "rb") as handle:
+            first = handle.readline(512)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    if words and os.path.basename(words[0]) == "env":
+        words = [word for word in words[1:] if not word.startswith("-")]
+    if words and _PYTHON_PROGRAM.match(os.path.basename(words[0])):
+        return words[0]
+    return None
+
+
+def check_timer_device(timer: str, commands: list[list[str]], folder: Path,
+                       environment: dict[str, str] | None = None) -> None:
+    """Refuse ``--timer`` before anything runs where the harness's Python (``harness_python``,
+    else kidx's own) is older than MIN_HARNESS_PYTHON, or has no torch with a CUDA device:
+    a DeviceUnavailable naming ``--timer``. The question is asked in a child process of
+    that Python (kidx itself never imports torch), given ``KIDX_PROBE_TIMEOUT`` seconds
+    (a broken driver can hang ``torch.cuda.is_available()``). Where the command is no
+    Python and kidx's own Python has no torch, nothing can be told, and nothing is refused."""
+    import json
+    import sys
+
+    from kidx.capture.probes import PROBE_TIMEOUT_ENV, probe_timeout
+    from kidx.errors import DeviceUnavailable
+
+    asked: set[str] = set()
+    for command in commands:
+        own = harness_python(command, folder, environment)
+        python = own or sys.executable
+        if python in asked:
+            continue
+        asked.add(python)
+        whose = (f"the harness's Python ({python})" if own else
+                 f"kidx's own Python ({python}; {shlex.quote(command[0])} is not a Python program)")
+        timeout = probe_timeout()
+        try:
+            completed = subprocess.run([python, "-c", _DEVICE_PROBE], cwd=folder, env=environment,
+                                       stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
+        except OSError:
+            continue  # the command cannot start either: running it says why
+        except subprocess.TimeoutExpired:
+            raise DeviceUnavailable(
+                f"--timer {timer}: {whose} did not say within {timeout:g} s whether torch has a CUDA device "
+                f"(torch.cuda.is_available() hung: a broken driver?); nothing was run (set {PROBE_TIMEOUT_ENV} "
+                "to wait longer)") from None
+        lines = completed.stdout.decode("utf-8", "replace").strip().splitlines()
+        try:
+            answer = json.loads(lines[-1]) if lines else None
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            continue  # it said nothing kidx can read: the command's own run will say more
+        version = tuple(answer.get("python") or ())
+        if version and version < MIN_HARNESS_PYTHON:
+            raise DeviceUnavailable(
+                f"--timer {timer}: {whose} is Python {'.'.join(map(str, version))}, and kidx's do_bench needs "
+                f"Python {'.'.join(map(str, MIN_HARNESS_PYTHON))} or newer; nothing was run")
+        if "torch" not in answer:
+            if own:
+                raise DeviceUnavailable(f"--timer {timer} needs torch with a CUDA device, and {whose} has no torch "
+                                        f"({answer.get('error')}); nothing was run")
+            continue
+        if answer.get("cuda") is not True:
+            why = answer.get("error") or "no GPU, or a CPU-only build of PyTorch"
+            if answer["torch"]:
+                why = f"torch {answer['torch']}: {why}"
+            raise DeviceUnavailable(f"--timer {timer} needs a CUDA device, and {whose} has none: "
+                                    f"torch.cuda.is_available() is False ({why}); nothing was run")
 
 
 # --- several processes, one or two commands ------------------------------------------------

@@ -63,6 +63,8 @@ def record(request: RecordRequest, registry: KindRegistry, open_store: Callable[
         sides = _sides(reporter, request, folder, scratch)
         if request.keep and not request.dry_run:
             _check_writable(open_store)  # before the harness runs: its results need somewhere to go
+        if request.timing:  # refused before anything runs where the harness's Python has no CUDA device
+            recording.check_timer_device(request.timing[0], request.commands, folder)
         environment = _kept_environment(request.environment, scratch)
         if environment is None and request.capture:
             environment = _capture(reporter, scratch, serialize)

@@ -121,13 +121,13 @@ def _warm_up(call: Callable[[], Any], before: Callable[[], None], warmup_ms: flo
 def _events_around(torch: Any, call: Callable[[], Any], before: Callable[[], None], count: int) -> list[float]:
     starts = [_event(torch) for _ in range(count)]
     ends = [_event(torch) for _ in range(count)]
-    for start, end in zip(starts, ends, strict=True):
+    for start, end in zip(starts, ends):
         before()
         start.record()
         call()
         end.record()
     torch.cuda.synchronize()
-    return [start.elapsed_time(end) for start, end in zip(starts, ends, strict=True)]
+    return [start.elapsed_time(end) for start, end in zip(starts, ends)]
 
 
 def _preparation(torch: Any, settings: TimerSettings, grad_to_none: Sequence[Any] | None) -> Callable[[], None]:
@@ -194,7 +194,7 @@ def _replay_times(torch: Any, graphs: Sequence[Any], count: int) -> list[list[fl
     """``count`` timed replays of each graph, the graphs alternating."""
     events = [[(_event(torch), _event(torch)) for _ in range(count)] for _ in graphs]
     for index in range(count):
-        for graph, timed in zip(graphs, events, strict=True):
+        for graph, timed in zip(graphs, events):
             start, end = timed[index]
             start.record()
             graph.replay()
@@ -235,7 +235,7 @@ def time_with_graph(torch: Any, fn: Callable[[], Any], settings: TimerSettings,
     if len(times) == 1:
         return [time / calls for time in times[0]], calls
     flushes, both = times
-    return [max(0.0, (total - alone) / calls) for alone, total in zip(flushes, both, strict=True)], calls
+    return [max(0.0, (total - alone) / calls) for alone, total in zip(flushes, both)], calls
 
 
 def _calls_per_replay(per_call_ms: float) -> int:

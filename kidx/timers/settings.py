@@ -61,7 +61,7 @@ def checked_cache(cache: str, option: str = "cache") -> str:
 
 
 def checked_budget(value: object, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0 or value == float("inf"):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 or value == float("inf"):
         raise UsageError(f"{what}: {value!r} is not a finite, non-negative number of milliseconds")
     return float(value)
 

@@ -364,3 +364,103 @@ def test_output_without_newlines_is_passed_on_in_bounded_pieces(checkout, tmp_pa
     pieces = [line for line in done.stderr.splitlines() if line.startswith("x")]
     assert [len(piece) for piece in pieces] == [65536, 65536, 65536, 5]
     assert set("".join(pieces)) == {"x"}
+
+
+def _live_in_group(group: int) -> list[int]:
+    """The processes of process group ``group`` still alive (zombies, about to be reaped, are not)."""
+    alive = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            state, _, pgrp = stat[stat.rindex(")") + 2:].split()[:3]
+            if int(pgrp) == group and state != "Z":
+                alive.append(int(entry.name))
+    return alive
+
+
+def _kill_left(*pid_files: Path) -> None:
+    for pid_file in pid_files:
+        if pid_file.exists():
+            try:
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
+
+
+def _started(process: subprocess.Popen, line: str) -> None:
+    assert process.stderr is not None
+    started = time.monotonic()
+    while process.stderr.readline() != line:
+        assert process.poll() is None and time.monotonic() - started < 120
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process groups from /proc")
+def test_ctrl_c_to_kidx_alone_stops_a_wrapper_scripts_children(checkout, tmp_path):
+    """The harness runs in a process group of its own, and an interrupt to kidx alone (a
+    terminal's reaches kidx's group only) is passed on to the whole group: the python a
+    wrapper script started is stopped with it, not left running."""
+    store, shell_pid, child_pid = tmp_path / "store", tmp_path / "shell.pid", tmp_path / "child.pid"
+    (checkout / "child.py").write_text("import os, sys, time\n"
+                                       "open(sys.argv[1], 'w').write(str(os.getpid()))\n"
+                                       "print('harness ready', flush=True)\n"
+                                       "for _ in range(2400): time.sleep(0.05)\n")
+    (checkout / "bench.sh").write_text(f"echo $$ > {shlex.quote(str(shell_pid))}\n"
+                                       f"{shlex.quote(sys.executable)} child.py {shlex.quote(str(child_pid))}\n")
+    process = subprocess.Popen([sys.executable, "-m", "kidx", "record", "bmf", "--no-capture", "--results",
+                                "out.json", "--", "sh", "bench.sh"], cwd=checkout, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env={**os.environ, "KIDX_STORE": str(store)})
+    try:
+        _started(process, "harness ready\n")
+        stopping = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+        assert (process.returncode, out) == (130, "")
+        assert err.endswith("error: interrupted: the command was stopped; nothing was imported\n")
+        assert time.monotonic() - stopping < 8  # the interrupt itself ended them, not a later termination
+        group = int(shell_pid.read_text())
+        assert group != os.getpgid(0)  # the harness had a group of its own, not kidx's (this test's)
+        assert _live_in_group(group) == []
+        assert not store.exists()
+    finally:
+        process.kill()
+        _kill_left(child_pid, shell_pid)
+
+
+def test_sigterm_stops_the_harness_keeps_what_was_measured_and_exits_143(checkout, tmp_path):
+    """SIGTERM (CI cancellation, timeout, docker stop) is handled as Ctrl-C: the harness is
+    stopped, not orphaned; what the earlier process measured is kept and named."""
+    store, marker, count = tmp_path / "store", tmp_path / "stopped", tmp_path / "count"
+    harness = ("import json, os, signal, sys, time\n"
+               f"runs = int(open({str(count)!r}).read()) + 1 if os.path.exists({str(count)!r}) else 1\n"
+               f"open({str(count)!r}, 'w').write(str(runs))\n"
+               "if runs == 1:\n"
+               "    json.dump({'copy': {'latency': {'value': 1250.0}}}, open('out.bmf.json', 'w'))\n"
+               "    sys.exit(0)\n"
+               f"signal.signal(signal.SIGINT, lambda *a: (open({str(marker)!r}, 'w').close(), sys.exit(3)))\n"
+               "print('har' + 'ness ready', flush=True)\n"
+               "for _ in range(2400): time.sleep(0.05)\n")
+    process = subprocess.Popen([sys.executable, "-m", "kidx", "record", "bmf", "--no-capture", "--processes", "2",
+                                "--results", "out.bmf.json", "--", sys.executable, "-c", harness], cwd=checkout,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "KIDX_STORE": str(store), "NO_COLOR": "1"})
+    try:
+        _started(process, "harness ready\n")
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert (process.returncode, out) == (143, ""), err
+    assert err.endswith("error: terminated: the command was stopped; nothing was imported\n")
+    assert marker.exists()  # the harness was passed an interrupt, and ended
+    [kept] = [line for line in err.splitlines() if "the results measured so far (1 file) are kept in" in line]
+    scratch = Path(re.search(r"kept in (\S+?):? ", kept)[1])
+    assert scratch.is_dir() and list(scratch.rglob("out.bmf.json"))
+    assert not store.exists()
+    # what the first process measured is stored as the recording would have stored it
+    recovered = kidx_in(checkout, store, "record", "bmf", "--recover", str(scratch))
+    assert recovered.returncode == 0, recovered.stderr
+    assert [run["metadata"]["labels"]["repetition"] for run in stored_runs(store)] == ["1"]
+    shutil.rmtree(scratch)

@@ -67,3 +67,47 @@ def test_the_harness_output_is_passed_on_line_by_line_as_text(tmp_path):
     lines: list[str] = []
     result = record.run_harness([sys.executable, "-c", script], tmp_path, lines.append)
     assert (result.returncode, lines) == (0, ["one", "two", "three", "bad \ufffd byte", "last"])
+
+
+def test_sigterm_stops_a_harness_that_ignores_signals_and_the_handler_is_restored(tmp_path, monkeypatch):
+    """SIGTERM is handled as Ctrl-C while the harness runs: its group gets SIGINT, then
+    SIGTERM, then SIGKILL, each after the patience before; the error says 143. The SIGTERM
+    handler kidx set is the caller's again afterwards."""
+    monkeypatch.setattr(record, "STOP_PATIENCE", (0.5, 0.5, 5.0))
+    pid_file = tmp_path / "harness.pid"
+    harness = ("import os, signal, time\n"
+               "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+               "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+               f"open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+               "print('ready', flush=True)\n"
+               "for _ in range(600): time.sleep(0.05)\n")
+    ready = threading.Event()
+
+    def echo(line: str) -> None:
+        if line == "ready":
+            ready.set()
+
+    def terminate() -> None:
+        if ready.wait(120):
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    def callers_handler(signum, frame):
+        raise AssertionError("kidx's handler is in force while the harness runs")
+
+    previous = signal.signal(signal.SIGTERM, callers_handler)
+    sender = threading.Thread(target=terminate)
+    sender.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(record.HarnessInterrupted, match="^terminated: the command was stopped; nothing was "
+                                                            "imported$") as raised:
+            record.run_harness([sys.executable, "-c", harness], tmp_path, echo)
+        assert signal.getsignal(signal.SIGTERM) is callers_handler
+    finally:
+        ready.set()
+        sender.join()
+        signal.signal(signal.SIGTERM, previous)
+    assert raised.value.exit_code == 143
+    assert time.monotonic() - started < 20
+    with pytest.raises(ProcessLookupError):  # killed, and reaped
+        os.kill(int(pid_file.read_text()), 0)

@@ -151,14 +151,31 @@ def test_a_harness_that_never_calls_do_bench_is_told(scripts, tmp_path):
         "cuda_events", "cuda_events"]
 
 
-def test_without_a_gpu_the_harness_fails_and_nothing_is_imported(scripts, tmp_path):
+def test_without_a_gpu_the_timer_is_refused_before_the_harness_runs(scripts, tmp_path):
     store = tmp_path / "store"
     done = record(scripts, store, "--timer", "cuda_graph", "--", sys.executable, "benchmark_stand_in.py", gpu=False)
-    assert done.returncode == 1
-    assert ("kidx.errors.DeviceUnavailable: the GPU timers need a CUDA device, and torch.cuda.is_available() is "
-            "False (no GPU, or a CPU-only build of PyTorch)") in done.stderr
-    assert done.stderr.endswith("exited with status 1; nothing was imported\n")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.endswith(f"\nerror: --timer cuda_graph needs a CUDA device, and the harness's Python "
+                                f"({sys.executable}) has none: torch.cuda.is_available() is False (no GPU, or a "
+                                "CPU-only build of PyTorch); nothing was run\n")
+    assert "record liger: running" not in done.stderr
+    assert not (scripts / "runs-so-far").exists()  # the harness never started
     assert not store.exists()
+
+
+def test_a_harness_python_without_torch_is_refused_before_it_runs(scripts, tmp_path):
+    """The question goes to the harness's own Python, here kidx's without the stand-in
+    torch on its path, so it has no torch at all."""
+    store = tmp_path / "store"
+    environment = {**os.environ, "KIDX_STORE": str(store), "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-m", "kidx", "record", "liger", "--no-capture", "--timer", "cupti", "--",
+                           sys.executable, "benchmark_stand_in.py"], cwd=scripts, capture_output=True, text=True,
+                          env=environment, timeout=300)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.endswith(f"\nerror: --timer cupti needs torch with a CUDA device, and the harness's Python "
+                                f"({sys.executable}) has no torch (ModuleNotFoundError: No module named 'torch'); "
+                                "nothing was run\n")
+    assert not (scripts / "runs-so-far").exists()
 
 
 def test_what_was_measured_before_a_failure_is_kept_and_recovered_as_recorded(scripts, tmp_path):

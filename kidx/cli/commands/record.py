@@ -93,9 +93,11 @@ def record(
 
     The environment is captured first unless given. The harness's output goes to
     standard error; standard output carries kidx's result lines only. When a command
-    fails or is interrupted, kidx exits 1 (130 on Ctrl-C) and imports nothing; what the
-    processes before it wrote is kept, and kidx says where, and the --recover command
-    that stores it as the recording would have.
+    fails or is interrupted, kidx exits 1 (130 on Ctrl-C, 143 on SIGTERM: the command's
+    whole process group is stopped) and imports nothing; what the processes before it
+    wrote is kept, and kidx says where, and the --recover command that stores it as the
+    recording would have. --timer is refused before anything runs where the harness's
+    Python has no torch with a CUDA device.
 
     Every process's runs are runs of their own, named by where they came from (the
     recording, the side, the repetition and the harness's key), never by their figures;
@@ -127,7 +129,12 @@ def record(
                             options, timing, processes, suffix is not None,
                             keep=output_format not in ("yaml", "json"), recover=recover,
                             store_hint=store if store and "://" not in store else None)
-    result = recorded(request, kind_registry(), lambda: open_store(store), output(), to_yaml, import_progress())
+    with recording.terminate_as_interrupt():  # SIGTERM stops the harness as Ctrl-C does
+        try:
+            result = recorded(request, kind_registry(), lambda: open_store(store), output(), to_yaml,
+                              import_progress())
+        except recording.Terminated:  # between two processes, or during the import
+            raise recording.RecordTerminated("terminated; nothing was imported") from None
     print_import(format_name, result, output_format, suffix)
 
 

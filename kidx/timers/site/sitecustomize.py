@@ -5,7 +5,11 @@ harness's PYTHONPATH. It changes nothing until the harness imports ``triton.test
 then, right after that module has run, its ``do_bench`` becomes kidx's. kidx itself is
 loaded from the folder ``KIDX_TIMER_PACKAGE`` names, without adding anything to
 ``sys.path``, so the harness keeps its own packages. The ``sitecustomize`` this file
-hides (a distribution's or a virtual environment's) is run afterwards.
+hides (a distribution's, a virtual environment's, the harness's) is run afterwards, and
+is the module ``import sitecustomize`` gives the harness.
+
+This runs in the harness's Python, which may be as old as 3.9 (docs/measuring.md), and
+so must what it loads of kidx (tests/timers/test_harness_python.py).
 """
 
 import importlib.abc
@@ -65,10 +69,22 @@ class _TritonTestingFinder(importlib.abc.MetaPathFinder):
 
 
 def _run_hidden_sitecustomize():
+    """Run the ``sitecustomize`` this file hides, as ``import sitecustomize`` would have:
+    registered as ``sys.modules["sitecustomize"]`` (the import machinery that is loading
+    this file hands that entry on, so the harness's ``import sitecustomize`` gets its
+    own), and taken out again if it fails (Python then reports ``Error in
+    sitecustomize``, as it would without kidx). Without one, this module stays."""
     paths = [entry for entry in sys.path if os.path.abspath(entry or os.curdir) != _HERE]
     spec = importlib.machinery.PathFinder.find_spec("sitecustomize", paths)
-    if spec is not None and spec.loader is not None:
-        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["sitecustomize"] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules["sitecustomize"]
+        raise
 
 
 if os.environ.get("KIDX_TIMER_PACKAGE"):
