@@ -7,14 +7,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kidx.api.recording import Timings
-from kidx.timers.settings import DEFAULT_REP_MS, DEFAULT_WARMUP_MS, measurement_spec, settings
+from kidx.timers.settings import DEFAULT_MAX_TIME_MS, DEFAULT_REP_MS, DEFAULT_WARMUP_MS, measurement_spec, settings
 
 SOURCE = "kidx.measure"
 
 
 def measure(fn: Callable[[], Any], *, timer: str = "cuda_graph", cache: str = "cold",
             warmup_ms: float = DEFAULT_WARMUP_MS, rep_ms: float = DEFAULT_REP_MS,
-            grad_to_none: Sequence[Any] | None = None) -> Timings:
+            grad_to_none: Sequence[Any] | None = None, max_noise: float | None = None,
+            max_time_ms: float = DEFAULT_MAX_TIME_MS) -> Timings:
     """Time ``fn`` (called with no arguments) on the current CUDA device.
 
     ``timer``: ``cuda_graph`` (the call captured in a CUDA graph, each sample one replay
@@ -26,7 +27,10 @@ def measure(fn: Callable[[], Any], *, timer: str = "cuda_graph", cache: str = "c
     ``warmup_ms`` and ``rep_ms`` are do_bench's budgets: untimed calls for ``warmup_ms``,
     then samples for ``rep_ms`` (at least 10, at most 10,000; cupti at most 1,000).
     ``grad_to_none``: tensors whose ``.grad`` is cleared before each call (before the
-    capture, for a graph).
+    capture, for a graph). ``max_noise`` (a fraction: 0.005 is 0.5 %) stops sampling as
+    soon as the relative standard error of the samples' median is under it, or after
+    ``max_time_ms`` of sampling, in place of the ``rep_ms`` budget; the protocol records
+    both, and ``native`` the noise reached (``relativeStandardError``).
 
     The ``Timings`` hold the samples in nanoseconds and a protocol naming the timer that
     measured, the cache state and the budgets. Without PyTorch or a CUDA device:
@@ -35,13 +39,16 @@ def measure(fn: Callable[[], Any], *, timer: str = "cuda_graph", cache: str = "c
     """
     from kidx.timers.cuda import measure_samples
 
-    chosen = settings(timer, cache, warmup_ms, rep_ms)
+    chosen = settings(timer, cache, warmup_ms, rep_ms, max_noise, max_time_ms)
     measured = measure_samples(fn, chosen, grad_to_none)
     protocol = {"harness": {"name": SOURCE},
-                "measurement": measurement_spec(measured.timer, chosen.cache, chosen.warmup_ms, chosen.rep_ms)}
+                "measurement": measurement_spec(measured.timer, chosen.cache, chosen.warmup_ms, chosen.rep_ms,
+                                                max_noise=chosen.max_noise, max_time_ms=chosen.max_time_ms)}
     timings = Timings.from_samples(measured.samples_ms, unit="ms", protocol=protocol)
     timings.source = SOURCE
     timings.native = {"callsPerSample": float(measured.calls_per_sample)}
+    if measured.noise is not None:
+        timings.native["relativeStandardError"] = float(measured.noise)
     if measured.sm_clock_mhz is not None:
         timings.native["smClockMHz"] = float(measured.sm_clock_mhz)
     if measured.fallback:

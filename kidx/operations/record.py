@@ -772,12 +772,13 @@ def split_interleaved(command: list[str]) -> tuple[list[str], list[str]]:
 def run_processes(sides: list[Side], processes: int, folder: Path, scratch: Path, echo: Callable[[str], None],
                   timer: tuple[str, str] | None, collected: Collected,
                   ended: Callable[[OutputPlan, HarnessResult, dict[str, str]], None],
-                  gpu_states: Callable[[], list] = list, kept_so_far: Callable[[], None] = lambda: None) -> None:
+                  gpu_states: Callable[[], list] = list, kept_so_far: Callable[[], None] = lambda: None,
+                  stopping: tuple[float, float] | None = None) -> None:
     """Run each side's command ``processes`` times, alternating sides (A B A B …), each
     run a fresh process; what each wrote is copied into ``collected`` as it ends, so a
     later failure loses nothing already measured (``kept_so_far`` is called after each:
     kidx record writes the recording's file then). ``timer``: (timer, cache) to replace
-    do_bench with."""
+    do_bench with; ``stopping``: its (max_noise, max_time_ms), for adaptive stopping."""
     import shutil
 
     from kidx.operations.record_timers import read_log, timer_environment
@@ -789,7 +790,7 @@ def run_processes(sides: list[Side], processes: int, folder: Path, scratch: Path
             target = scratch / f"process-{tag}"
             target.mkdir()
             log = target / "do_bench.jsonl"
-            environment = timer_environment(*timer, log) if timer else None
+            environment = timer_environment(*timer, log, None, *(stopping or ())) if timer else None
             plan = side.plan
             if plan.appended_csv and repeated:
                 # each process writes a file of its own (the harness's LIGER_BENCH_TARGET), so a

@@ -23,7 +23,15 @@ from typing import Any
 from kidx.identity import digest_of
 from kidx.importers.framework import Conversion, hashed_name, slug
 from kidx.records import NamedTuple
-from kidx.timers.settings import ENV_CACHE, ENV_LOG, ENV_PACKAGE, ENV_TIMER, measurement_spec
+from kidx.timers.settings import (
+    ENV_CACHE,
+    ENV_LOG,
+    ENV_MAX_NOISE,
+    ENV_MAX_TIME,
+    ENV_PACKAGE,
+    ENV_TIMER,
+    measurement_spec,
+)
 from kidx.units import NANOSECONDS, TIME_UNITS
 
 KIDX_PACKAGE = Path(__file__).resolve().parents[1]
@@ -31,13 +39,16 @@ SITE_FOLDER = KIDX_PACKAGE / "timers" / "site"
 ANNOTATION_FALLBACK = "kernelindex.dev/timer-fallback"
 ANNOTATION_SM_CLOCK = "kernelindex.dev/sm-clock-mhz"
 ANNOTATION_CLOCK_WARNING = "kernelindex.dev/clock-warning"
+ANNOTATION_NOISE = "kernelindex.dev/timer-noise"
 #: a run whose SM clock, read just after timing, was below this share of the GPU's maximum is flagged
 LOW_CLOCK_SHARE = 0.8
 
 
-def timer_environment(timer: str, cache: str, log: Path, base: dict[str, str] | None = None) -> dict[str, str]:
+def timer_environment(timer: str, cache: str, log: Path, base: dict[str, str] | None = None,
+                      max_noise: float | None = None, max_time_ms: float | None = None) -> dict[str, str]:
     """The harness's environment: kidx's sitecustomize first on PYTHONPATH, the timer,
-    the cache state and the log file named."""
+    the cache state, adaptive stopping (``max_noise``, ``max_time_ms``) where asked, and
+    the log file named."""
     environment = dict(os.environ if base is None else base)
     existing = environment.get("PYTHONPATH")
     environment["PYTHONPATH"] = str(SITE_FOLDER) + (os.pathsep + existing if existing else "")
@@ -45,6 +56,10 @@ def timer_environment(timer: str, cache: str, log: Path, base: dict[str, str] | 
     environment[ENV_TIMER] = timer
     environment[ENV_CACHE] = cache
     environment[ENV_LOG] = str(log)
+    if max_noise is not None:
+        environment[ENV_MAX_NOISE] = repr(float(max_noise))
+        if max_time_ms is not None:
+            environment[ENV_MAX_TIME] = repr(float(max_time_ms))
     return environment
 
 
@@ -145,7 +160,9 @@ def _timer_protocol(harness_protocol: dict, entry: dict) -> dict:
         measurement.pop(key, None)
     measurement.update(measurement_spec(timer, cache, float(entry.get("warmupMs") or 0),
                                         float(entry.get("repetitionMs") or 0), replaces_do_bench=True,
-                                        statistic=measurement.get("primaryStatistic", "median")))
+                                        statistic=measurement.get("primaryStatistic", "median"),
+                                        max_noise=_number(entry.get("maxNoise")),
+                                        max_time_ms=_number(entry.get("maxTimeMs"))))
     if isinstance(entry.get("quantiles"), list):
         measurement["quantiles"] = [float(q) for q in entry["quantiles"]]
     spec["measurement"] = measurement
@@ -165,6 +182,10 @@ def _timer_protocol(harness_protocol: dict, entry: dict) -> dict:
     return protocol
 
 
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def _retimed_run(body: dict, entry: dict, protocol_digest: str, max_sm_mhz: int | None) -> dict:
     run = copy.deepcopy(body)
     spec = run["spec"]
@@ -176,6 +197,10 @@ def _retimed_run(body: dict, entry: dict, protocol_digest: str, max_sm_mhz: int 
     annotations = dict((run.get("metadata") or {}).get("annotations") or {})
     if entry.get("fallback"):
         annotations[ANNOTATION_FALLBACK] = f"{entry.get('requestedTimer')} asked for: {entry['fallback']}"
+    noise = _number(entry.get("noise"))
+    if noise is not None:
+        stopped = f" (sampling stopped by {entry['stoppedBy']})" if entry.get("stoppedBy") else ""
+        annotations[ANNOTATION_NOISE] = f"relative standard error of the median {noise:.3%}{stopped}"
     clock = entry.get("smClockMHz")
     if isinstance(clock, int) and not isinstance(clock, bool):
         annotations[ANNOTATION_SM_CLOCK] = str(clock)

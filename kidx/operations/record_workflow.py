@@ -38,6 +38,7 @@ class RecordRequest(NamedTuple):
     keep: bool  # store the runs (else only convert them: -o yaml|json)
     recover: str | None = None  # a folder a failed recording kept: store what it holds, run nothing
     store_hint: str | None = None  # the --store to name in the recovery command, where one was given
+    stopping: tuple[float, float] | None = None  # with timing: (max_noise, max_time_ms), adaptive stopping
 
 
 def record(request: RecordRequest, registry: KindRegistry, open_store: Callable[[], Store], reporter: Reporter,
@@ -79,7 +80,7 @@ def record(request: RecordRequest, registry: KindRegistry, open_store: Callable[
             collected.save(scratch, _saved_request(request, environment, scratch))
 
         recording.run_processes(sides, request.processes, folder, scratch, reporter.notice, request.timing,
-                                collected, ended, gpu_states, kept_so_far)
+                                collected, ended, gpu_states, kept_so_far, request.stopping)
         result = _imported(request, collected, environment, registry, open_store, reporter, progress)
     except BaseException:
         _keep_measured(reporter, request, scratch, collected.files)
@@ -120,7 +121,7 @@ def _saved_request(request: RecordRequest, environment: str | None, scratch: Pat
     else:
         kept = None if environment is None else {"name": environment}
     return {"format": request.format_name, "options": request.options, "timing": request.timing,
-            "environment": kept}
+            "stopping": request.stopping, "environment": kept}
 
 
 def _kept_environment(environment: str | None, scratch: Path) -> str | None:
@@ -188,10 +189,13 @@ def _sides(reporter: Reporter, request: RecordRequest, folder: Path, scratch: Pa
 
 def _announce(reporter: Reporter, request: RecordRequest, sides: list[recording.Side]) -> None:
     timing, processes = request.timing, request.processes
+    stopping = (f", sampled until the median's relative standard error is under {request.stopping[0] * 100:g}% or "
+                f"{request.stopping[1] / 1000:g} s have passed" if timing and request.stopping else "")
     for side in sides:
         reporter.notice(f"record {request.format_name}: running {shlex.join(side.plan.command)}"
                         + (f" ({processes} processes)" if processes > 1 else "")
-                        + (f", timed with {timing[0]} ({timing[1]} L2) in place of do_bench" if timing else ""))
+                        + (f", timed with {timing[0]} ({timing[1]} L2) in place of do_bench{stopping}" if timing
+                           else ""))
 
 
 def _keep_measured(reporter: Reporter, request: RecordRequest, scratch: Path, files: list[str]) -> None:

@@ -29,13 +29,21 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from kidx.errors import DeviceUnavailable, MeasurementFailed
 from kidx.records import NamedTuple
 from kidx.timers.profiler_trace import SAMPLE_PREFIX, device_time_per_sample
-from kidx.timers.settings import MAX_PROFILED_SAMPLES, TimerSettings, sample_count
+from kidx.timers.settings import (
+    MAX_PROFILED_SAMPLES,
+    MAX_SAMPLES,
+    MIN_SAMPLES,
+    TimerSettings,
+    relative_standard_error,
+    sample_count,
+)
 
 #: the least work one warm graph replay holds, so the host stays ahead of the GPU
 WARM_REPLAY_MS = 0.2
@@ -57,6 +65,8 @@ class Measured(NamedTuple):
     fallback: str | None  # why the timer differs from the one asked for
     calls_per_sample: int
     sm_clock_mhz: int | None  # the SM clock just after timing, where NVML or nvidia-smi can say
+    noise: float | None = None  # the relative standard error of the samples' median
+    stopped_by: str | None = None  # with max_noise: "noise", "time" or "samples" (what ended the sampling)
 
 
 class _CaptureFailed(Exception):
@@ -142,12 +152,35 @@ def _preparation(torch: Any, settings: TimerSettings, grad_to_none: Sequence[Any
     return before
 
 
+def sampled(take: Callable[[int], list[float]], settings: TimerSettings, count: int,
+            most: int = MAX_SAMPLES) -> tuple[list[float], str | None]:
+    """The samples, ``take(n)`` giving n more: ``count`` of them (do_bench's budget), or with
+    ``settings.max_noise`` (adaptive stopping, as NVBench's noise criterion) MIN_SAMPLES
+    first, then as many again each round, until the relative standard error of their
+    median is under the target, ``max_time_ms`` of sampling has passed, or ``most`` are
+    taken; the second value says which ended it (None: the budget)."""
+    if settings.max_noise is None:
+        return take(count), None
+    started = time.perf_counter()
+    samples = take(min(MIN_SAMPLES, most))
+    while True:
+        if relative_standard_error(samples) < settings.max_noise:
+            return samples, "noise"
+        if len(samples) >= most:
+            return samples, "samples"
+        if (time.perf_counter() - started) * 1000 >= settings.max_time_ms:
+            return samples, "time"
+        samples += take(min(len(samples), most - len(samples)))
+
+
 def time_with_events(torch: Any, fn: Callable[[], Any], settings: TimerSettings,
-                     grad_to_none: Sequence[Any] | None) -> tuple[list[float], int]:
+                     grad_to_none: Sequence[Any] | None) -> tuple[list[float], int, str | None]:
     before = _preparation(torch, settings, grad_to_none)
     estimate = _estimate_ms(torch, fn, before)
     _warm_up(fn, before, settings.warmup_ms, estimate)
-    return _events_around(torch, fn, before, sample_count(settings.rep_ms, estimate)), 1
+    samples, stopped_by = sampled(lambda n: _events_around(torch, fn, before, n), settings,
+                                  sample_count(settings.rep_ms, estimate))
+    return samples, 1, stopped_by
 
 
 def _captured(torch: Any, fn: Callable[[], Any], grad_to_none: Sequence[Any] | None, calls: int) -> Any:
@@ -204,7 +237,7 @@ def _replay_times(torch: Any, graphs: Sequence[Any], count: int) -> list[list[fl
 
 
 def time_with_graph(torch: Any, fn: Callable[[], Any], settings: TimerSettings,
-                    grad_to_none: Sequence[Any] | None) -> tuple[list[float], int]:
+                    grad_to_none: Sequence[Any] | None) -> tuple[list[float], int, str | None]:
     """Warm: a graph of enough calls to keep the host ahead, each sample its replay over
     its calls. Cold: a graph of that many (flush, call) pairs and one of the flushes alone,
     replayed in turn; a sample is the difference over the calls, so neither the flush nor
@@ -231,11 +264,16 @@ def time_with_graph(torch: Any, fn: Callable[[], Any], settings: TimerSettings,
     for _ in range(max(1, int(settings.warmup_ms / replay_ms)) if replay_ms > 0 else 1):
         for graph in graphs:
             graph.replay()
-    times = _replay_times(torch, graphs, sample_count(settings.rep_ms, replay_ms))
-    if len(times) == 1:
-        return [time / calls for time in times[0]], calls
-    flushes, both = times
-    return [max(0.0, (total - alone) / calls) for alone, total in zip(flushes, both)], calls
+
+    def take(count: int) -> list[float]:
+        times = _replay_times(torch, graphs, count)
+        if len(times) == 1:
+            return [total / calls for total in times[0]]
+        flushes, both = times
+        return [max(0.0, (total - alone) / calls) for alone, total in zip(flushes, both)]
+
+    samples, stopped_by = sampled(take, settings, sample_count(settings.rep_ms, replay_ms))
+    return samples, calls, stopped_by
 
 
 def _calls_per_replay(per_call_ms: float) -> int:
@@ -245,13 +283,19 @@ def _calls_per_replay(per_call_ms: float) -> int:
 
 
 def time_with_cupti(torch: Any, fn: Callable[[], Any], settings: TimerSettings,
-                    grad_to_none: Sequence[Any] | None) -> tuple[list[float], int]:
-    from torch.profiler import ProfilerActivity, profile, record_function
-
+                    grad_to_none: Sequence[Any] | None) -> tuple[list[float], int, str | None]:
     before = _preparation(torch, settings, grad_to_none)
     estimate = _estimate_ms(torch, fn, before)
     _warm_up(fn, before, settings.warmup_ms, estimate)
-    count = sample_count(settings.rep_ms, estimate, MAX_PROFILED_SAMPLES)
+    samples, stopped_by = sampled(lambda count: _profiled(torch, fn, before, count), settings,
+                                  sample_count(settings.rep_ms, estimate, MAX_PROFILED_SAMPLES), MAX_PROFILED_SAMPLES)
+    return samples, 1, stopped_by
+
+
+def _profiled(torch: Any, fn: Callable[[], Any], before: Callable[[], None], count: int) -> list[float]:
+    """``count`` calls traced by torch.profiler: each one's device time."""
+    from torch.profiler import ProfilerActivity, profile, record_function
+
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as profiler:
         for number in range(count):
             before()
@@ -264,7 +308,7 @@ def time_with_cupti(torch: Any, fn: Callable[[], Any], settings: TimerSettings,
         profiler.export_chrome_trace(path)
         with open(path, encoding="utf-8") as handle:
             trace = json.load(handle)
-    return device_time_per_sample(trace), 1
+    return device_time_per_sample(trace)
 
 
 def _sm_clock(torch: Any) -> int | None:
@@ -303,13 +347,15 @@ def measure_samples(fn: Callable[[], Any], settings: TimerSettings,
     torch = cuda_torch()
     timer, fallback = settings.timer, None
     if timer == "cuda_events":
-        samples, calls = time_with_events(torch, fn, settings, grad_to_none)
+        samples, calls, stopped_by = time_with_events(torch, fn, settings, grad_to_none)
     elif timer == "cuda_graph":
         try:
-            samples, calls = time_with_graph(torch, fn, settings, grad_to_none)
+            samples, calls, stopped_by = time_with_graph(torch, fn, settings, grad_to_none)
         except _CaptureFailed as failed:
             timer, fallback = "cupti", f"the call could not be captured in a CUDA graph: {failed}"
-            samples, calls = time_with_cupti(torch, fn, settings, grad_to_none)
+            samples, calls, stopped_by = time_with_cupti(torch, fn, settings, grad_to_none)
     else:
-        samples, calls = time_with_cupti(torch, fn, settings, grad_to_none)
-    return Measured(samples, timer, fallback, calls, _sm_clock(torch))
+        samples, calls, stopped_by = time_with_cupti(torch, fn, settings, grad_to_none)
+    noise = relative_standard_error(samples)
+    return Measured(samples, timer, fallback, calls, _sm_clock(torch), noise if math.isfinite(noise) else None,
+                    stopped_by)

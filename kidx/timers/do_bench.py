@@ -20,7 +20,13 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kidx.timers.settings import ENV_LOG, TimerSettings, checked_budget, settings_from_environment
+from kidx.timers.settings import (
+    ENV_LOG,
+    TimerSettings,
+    checked_budget,
+    settings_from_environment,
+    stopping_from_environment,
+)
 from kidx.timers.summaries import checked_request, do_bench_result
 
 
@@ -32,8 +38,9 @@ def do_bench(fn: Callable[[], Any], warmup: float = 25, rep: float = 100,
 
     asked, mode = checked_request(quantiles, return_mode)
     timer, cache = settings_from_environment()
+    max_noise, max_time_ms = stopping_from_environment()
     settings = TimerSettings(timer, cache, checked_budget(warmup, "do_bench warmup"),
-                             checked_budget(rep, "do_bench rep"))
+                             checked_budget(rep, "do_bench rep"), max_noise, max_time_ms)
     measured = measure_samples(fn, settings, grad_to_none)
     result = do_bench_result(measured.samples_ms, asked, mode)
     log = os.environ.get(ENV_LOG)
@@ -43,6 +50,8 @@ def do_bench(fn: Callable[[], Any], warmup: float = 25, rep: float = 100,
             "warmupMs": settings.warmup_ms, "repetitionMs": settings.rep_ms,
             "quantiles": None if asked is None else list(asked), "returnMode": mode, "result": result,
             "callsPerSample": measured.calls_per_sample, "smClockMHz": measured.sm_clock_mhz,
+            "maxNoise": max_noise, "maxTimeMs": max_time_ms if max_noise is not None else None,
+            "noise": measured.noise, "stoppedBy": measured.stopped_by,
             "samplesMs": measured.samples_ms,
         })
     return result

@@ -4,8 +4,9 @@ timers or settings are different protocols, docs/measuring.md)."""
 
 from __future__ import annotations
 
+import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from kidx.errors import UsageError
 from kidx.records import NamedTuple
@@ -32,7 +33,12 @@ MAX_SAMPLES = 10_000
 #: cupti keeps a trace of every call: fewer samples
 MAX_PROFILED_SAMPLES = 1_000
 
+#: adaptive stopping (max_noise): the most time spent taking samples of one call, unless given (ms)
+DEFAULT_MAX_TIME_MS = 1000.0
+
 #: the variables kidx record sets for the replacement do_bench in the harness's process
+ENV_MAX_NOISE = "KIDX_TIMER_MAX_NOISE"
+ENV_MAX_TIME = "KIDX_TIMER_MAX_TIME_MS"
 ENV_TIMER = "KIDX_TIMER"
 ENV_CACHE = "KIDX_TIMER_CACHE"
 ENV_LOG = "KIDX_TIMER_LOG"
@@ -40,12 +46,17 @@ ENV_PACKAGE = "KIDX_TIMER_PACKAGE"
 
 
 class TimerSettings(NamedTuple):
-    """How a call is timed: the timer, the L2 state, and do_bench's budgets (ms)."""
+    """How a call is timed: the timer, the L2 state, and do_bench's budgets (ms). With
+    ``max_noise`` (a fraction) the samples are taken until the relative standard error of
+    their median is under it, or ``max_time_ms`` of sampling has passed, in place of the
+    ``rep_ms`` budget (``adaptive_count``)."""
 
     timer: str = "cuda_graph"
     cache: str = "cold"
     warmup_ms: float = DEFAULT_WARMUP_MS
     rep_ms: float = DEFAULT_REP_MS
+    max_noise: float | None = None
+    max_time_ms: float = DEFAULT_MAX_TIME_MS
 
 
 def checked_timer(timer: str, option: str = "timer") -> str:
@@ -66,11 +77,21 @@ def checked_budget(value: object, what: str) -> float:
     return float(value)
 
 
+def checked_noise(value: object, what: str) -> float:
+    """A relative standard error to stop at: a fraction above 0 and below 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+        raise UsageError(f"{what}: {value!r} is not a fraction between 0 and 1 (0.005 is 0.5 %)")
+    return float(value)
+
+
 def settings(timer: str = "cuda_graph", cache: str = "cold", warmup_ms: object = DEFAULT_WARMUP_MS,
-             rep_ms: object = DEFAULT_REP_MS) -> TimerSettings:
+             rep_ms: object = DEFAULT_REP_MS, max_noise: object = None,
+             max_time_ms: object = DEFAULT_MAX_TIME_MS) -> TimerSettings:
     """Checked settings; a UsageError names the bad one."""
     return TimerSettings(checked_timer(timer), checked_cache(cache), checked_budget(warmup_ms, "warmup_ms"),
-                         checked_budget(rep_ms, "rep_ms"))
+                         checked_budget(rep_ms, "rep_ms"),
+                         None if max_noise is None else checked_noise(max_noise, "max_noise"),
+                         checked_budget(max_time_ms, "max_time_ms"))
 
 
 def sample_count(budget_ms: float, estimate_ms: float, most: int = MAX_SAMPLES) -> int:
@@ -81,8 +102,10 @@ def sample_count(budget_ms: float, estimate_ms: float, most: int = MAX_SAMPLES) 
 
 
 def measurement_spec(timer: str, cache: str, warmup_ms: float, rep_ms: float, *,
-                     replaces_do_bench: bool = False, statistic: str = "median") -> dict:
-    """The protocol's ``spec.measurement`` for runs timed this way."""
+                     replaces_do_bench: bool = False, statistic: str = "median", max_noise: float | None = None,
+                     max_time_ms: float | None = None) -> dict:
+    """The protocol's ``spec.measurement`` for runs timed this way (with adaptive stopping,
+    its target and time limit: ``maxNoise``, ``maxTimeMs``)."""
     method = f"{TIMERS[timer]}; L2 cache {cache}: {CACHES[cache]}"
     if replaces_do_bench:
         method = "kidx's timer in place of the harness's triton.testing.do_bench: " + method
@@ -90,6 +113,11 @@ def measurement_spec(timer: str, cache: str, warmup_ms: float, rep_ms: float, *,
                   "warmupMs": float(warmup_ms), "repetitionMs": float(rep_ms), "method": method}
     if replaces_do_bench:
         spec["replacesDoBench"] = True
+    if max_noise is not None:
+        spec["maxNoise"] = float(max_noise)
+        spec["maxTimeMs"] = float(DEFAULT_MAX_TIME_MS if max_time_ms is None else max_time_ms)
+        spec["method"] += (f"; samples taken until the relative standard error of their median is under "
+                           f"{max_noise:.4g} or {spec['maxTimeMs']:g} ms of sampling have passed")
     return spec
 
 
@@ -98,3 +126,34 @@ def settings_from_environment(environ: Mapping[str, str] | None = None) -> tuple
     environ = os.environ if environ is None else environ
     return (checked_timer(environ.get(ENV_TIMER, "cuda_graph"), ENV_TIMER),
             checked_cache(environ.get(ENV_CACHE, "cold"), ENV_CACHE))
+
+
+def stopping_from_environment(environ: Mapping[str, str] | None = None) -> tuple[float | None, float]:
+    """(max_noise, max_time_ms) that kidx record --max-noise asked for (None: do_bench's budget)."""
+    environ = os.environ if environ is None else environ
+    noise, limit = environ.get(ENV_MAX_NOISE), environ.get(ENV_MAX_TIME)
+    try:
+        return (None if not noise else checked_noise(float(noise), ENV_MAX_NOISE),
+                DEFAULT_MAX_TIME_MS if not limit else checked_budget(float(limit), ENV_MAX_TIME))
+    except ValueError:
+        raise UsageError(f"{ENV_MAX_NOISE}={noise!r}, {ENV_MAX_TIME}={limit!r}: not numbers") from None
+
+
+def relative_standard_error(samples: Sequence[float]) -> float:
+    """The relative standard error of the samples' median, from their spread about it: the
+    median absolute deviation scaled to a standard deviation (x 1.4826), times the median's
+    efficiency factor sqrt(pi / 2) over sqrt(n), over the median; robust to the few far
+    samples a GPU's timer gives. Infinite for fewer than two samples or a median of 0."""
+    if len(samples) < 2:
+        return math.inf
+    ordered = sorted(samples)
+    middle = _median(ordered)
+    if middle <= 0:
+        return math.inf
+    deviation = _median(sorted(abs(value - middle) for value in ordered))
+    return 1.4826 * deviation * math.sqrt(math.pi / 2) / math.sqrt(len(ordered)) / middle
+
+
+def _median(ordered: Sequence[float]) -> float:
+    half = len(ordered) // 2
+    return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2

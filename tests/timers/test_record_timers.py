@@ -243,3 +243,31 @@ def test_on_the_h200_every_timed_run_keeps_its_clock_and_none_is_flagged(tmp_pat
     assert not [run for run in runs if "kernelindex.dev/clock-warning" in run["metadata"]["annotations"]]
     before = {run["metadata"]["annotations"]["kernelindex.dev/gpu-state-before"].split(",")[0] for run in runs}
     assert before == {"0: sm 1980 MHz (max 1980)", "0: sm 345 MHz (max 1980)"}
+
+
+def test_max_noise_samples_until_precise_and_the_protocol_says_so(scripts, tmp_path):
+    store = tmp_path / "store"
+    done = record(scripts, store, "--timer", "cuda_graph", "--max-noise", "0.5", "--max-time", "2", "--",
+                  sys.executable, "benchmark_stand_in.py")
+    assert done.returncode == 0, done.stderr
+    assert ("timed with cuda_graph (cold L2) in place of do_bench, sampled until the median's relative standard "
+            "error is under 0.5% or 2 s have passed\n") in done.stderr
+    measurements = [protocol["spec"]["measurement"] for protocol in stored(store, "protocols")]
+    assert {(m["timer"], m["maxNoise"], m["maxTimeMs"]) for m in measurements} == {
+        ("cuda_graph", 0.005, 2000.0), ("cupti", 0.005, 2000.0)}
+    runs = stored(store, "runs")
+    assert {run["metadata"]["annotations"]["kernelindex.dev/timer-noise"] for run in runs} == {
+        "relative standard error of the median 0.000% (sampling stopped by noise)"}
+    assert {len(run["spec"]["samples"]["values"]) for run in runs} == {10}
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--max-noise", "0.5"], "error: --max-noise applies with --timer: the harness's own timer samples as it does\n"),
+    (["--timer", "cupti", "--max-time", "3"], "error: --max-time applies with --max-noise\n"),
+    (["--timer", "cupti", "--max-noise", "100"], "error: --max-noise 100: 1.0 is not a fraction between 0 and 1 "
+                                                 "(0.005 is 0.5 %)\n"),
+])
+def test_bad_stopping_options_are_refused_before_anything_runs(scripts, tmp_path, arguments, message):
+    done = record(scripts, tmp_path / "store", *arguments, "--", sys.executable, "benchmark_stand_in.py")
+    assert (done.returncode, done.stderr) == (1, message)
+    assert not (scripts / "runs-so-far").exists()

@@ -16,7 +16,7 @@ from kidx.cli.commands.import_ import EnvironmentOption, LibraryOption, OutputOp
 from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store, output, parse_dry_run
 from kidx.errors import UsageError
 from kidx.importers.framework import IMPORTERS
-from kidx.timers.settings import CACHES, TIMERS
+from kidx.timers.settings import CACHES, DEFAULT_MAX_TIME_MS, TIMERS
 
 EXAMPLES = """\b
 Examples:
@@ -68,6 +68,17 @@ def record(
         typer.Option("--cache", help=f"The L2 cache with --timer: {', '.join(CACHES)} (flushed before each sample, "
                                      "or not)."),
     ] = "cold",
+    max_noise: Annotated[
+        float | None,
+        typer.Option("--max-noise", metavar="PCT",
+                     help="With --timer: take samples until the relative standard error of their median is under PCT "
+                          "percent (0.5 = 0.5 %), or --max-time has passed, in place of do_bench's budget.",
+                     show_default=False),
+    ] = None,
+    max_time: Annotated[
+        float,
+        typer.Option("--max-time", metavar="SECONDS", help="With --max-noise: the most time spent sampling one call."),
+    ] = DEFAULT_MAX_TIME_MS / 1000,
     processes: Annotated[
         int,
         typer.Option("--processes", min=1, help="Run the command this many times, each a fresh process; every "
@@ -118,17 +129,19 @@ def record(
     command = list(command or [])
     if recover is not None:
         given = [option for option, value in (("a command", command), ("--label", label), ("--timer", timer),
+                                              ("--max-noise", max_noise is not None),
                                               ("--environment", environment), ("--capture", capture),
                                               ("--results", results), ("--interleave", interleave),
                                               ("--processes", processes != 1)) if value]
         if given:
             raise UsageError(f"--recover stores a kept recording as it was: it takes no {', '.join(given)}")
+    stopping = _stopping(max_noise, max_time, timer)
     commands = list(recording.split_interleaved(command)) if interleave and recover is None else [command]
     suffix = parse_dry_run(dry_run)
     request = RecordRequest(format_name, commands, interleave, results, environment, capture is not False, labels,
                             options, timing, processes, suffix is not None,
                             keep=output_format not in ("yaml", "json"), recover=recover,
-                            store_hint=store if store and "://" not in store else None)
+                            store_hint=store if store and "://" not in store else None, stopping=stopping)
     with recording.terminate_as_interrupt():  # SIGTERM stops the harness as Ctrl-C does
         try:
             result = recorded(request, kind_registry(), lambda: open_store(store), output(), to_yaml,
@@ -136,6 +149,20 @@ def record(
         except recording.Terminated:  # between two processes, or during the import
             raise recording.RecordTerminated("terminated; nothing was imported") from None
     print_import(format_name, result, output_format, suffix)
+
+
+def _stopping(max_noise: float | None, max_time: float, timer: str | None) -> tuple[float, float] | None:
+    """--max-noise PCT and --max-time SECONDS as (fraction, milliseconds), checked."""
+    from kidx.timers.settings import checked_budget, checked_noise
+
+    if max_noise is None:
+        if max_time != DEFAULT_MAX_TIME_MS / 1000:
+            raise UsageError("--max-time applies with --max-noise")
+        return None
+    if timer is None:
+        raise UsageError("--max-noise applies with --timer: the harness's own timer samples as it does")
+    return (checked_noise(max_noise / 100, f"--max-noise {max_noise:g}"),
+            checked_budget(max_time * 1000, f"--max-time {max_time:g}"))
 
 
 def _check_arguments(format_name: str, environment: str | None, capture: bool | None, library: str | None,
