@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import LIGER_DATA
+from markupsafe import escape
 
 pytest.importorskip("jinja2")
 
@@ -136,3 +137,45 @@ def test_index_and_kernel_cells_mark_those_with_host_bound_points(layer_norm_sit
     assert "⚑: some of its shapes' timings are likely the host's" in index
     kernel = next((site / "kernels").glob("*.html")).read_text(encoding="utf-8")
     assert kernel.count('<span class="hb">⚑</span>') == index.count('<span class="hb">⚑</span>')
+
+
+HOSTILE = '<img src=x onerror="alert(1)">&'
+
+
+def test_a_hostile_parameter_in_the_reason_is_escaped(kidx, tmp_path):
+    """The flat-sweep reason names the swept parameter, a stored string: escaped in the
+    index's hover text and in the group page's elements, never markup."""
+    documents = [
+        {"kind": "BenchmarkProtocol", "metadata": {"name": "events"},
+         "spec": {"harness": {"name": "bench.py"}, "measurement": {"metric": "latency", "timer": "cuda_events"}}},
+        {"kind": "ExecutionEnvironment", "metadata": {"name": "h200"},
+         "spec": {"hardware": {"vendor": "nvidia", "product": "H200 SXM 141GB"}}},
+    ]
+    for library in ("torch", "triton"):
+        documents.append({"kind": "Implementation", "metadata": {"name": library}, "spec": {"library": library}})
+    for size in (1024, 2048, 4096, 8192):
+        documents.append({"kind": "Workload", "metadata": {"name": f"norm-{size}"},
+                          "spec": {"operation": "norm", "parameters": {HOSTILE: size}}})
+        for library in ("torch", "triton"):
+            documents.append({"kind": "BenchmarkRun", "metadata": {"name": f"{library}-{size}"},
+                              "spec": {"status": "passed", "protocolRef": {"name": "events"},
+                                       "workloadRef": {"name": f"norm-{size}"}, "implementationRef": {"name": library},
+                                       "environmentRef": {"name": "h200"}, "observedAt": "2026-12-01T10:00:00Z",
+                                       "timing": {"primaryStatistic": "median", "latencyNs": {"median": 100000}}}})
+    items = [{"apiVersion": "kernelindex.dev/v1alpha1", **document} for document in documents]
+    code, _, err = kidx("apply", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    assert code == 0, err
+    site = tmp_path / "site"
+    code, _, err = kidx("publish", str(site), "--baseline", "torch")
+    assert code == 0, err
+    reason = f"likely host-bound: flat sweep: latency x1.00 while {HOSTILE} grows x8 from here (exponent 0.00, below 0.5)"
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert "<img" not in index
+    assert str(escape(f"shapes' timings likely the host's, not the kernel's ({HOSTILE} 1024: {reason})")) in index
+    [section] = _sections(site, "groups")
+    assert "<img" not in section["html"]
+    for ratio in (8, 4, 2):  # from 1024, 2048 and 4096 to 8192; both implementations'
+        shown = html_text.escape(reason.replace("x8", f"x{ratio}"))
+        assert section["html"].count(f'title="{shown}">⚑ likely host-bound</em>') == 2
+    marked = [point["run"] for line in section["data"]["lines"] for point in line["points"] if "host" in point]
+    assert sorted(marked) == [f"{library}-{size}" for library in ("torch", "triton") for size in (1024, 2048, 4096)]
