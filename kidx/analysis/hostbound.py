@@ -109,10 +109,13 @@ def twin_key(protocol_spec, digest: str | None = None) -> str | None:
     text = json.dumps({k: v for k, v in protocol_spec.items() if k != "measurement"}, sort_keys=True,
                       ensure_ascii=False, default=str)
     timer = timer_of(protocol_spec)
-    key = text.replace(timer, _TIMER) if timer else text
+    if timer:  # the timer's name as a word ("other" but not "another")
+        import re
+
+        text = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(timer)}(?![A-Za-z0-9_])", _TIMER, text)
     if digest is not None:
-        _TWIN_KEYS[digest] = key
-    return key
+        _TWIN_KEYS[digest] = text
+    return text
 
 
 class HostEvidence(NamedTuple):
