@@ -7,7 +7,9 @@ host. Two rules say so (docs/analysis.md, "Is a timing the kernel's or the host'
 
 - **Launch overhead, between twins.** Where the store holds, for one workload,
   implementation and environment (their digests), a run timed with CUDA events and a run
-  timed with a kernel timer (``cuda_graph``, ``cupti``), the events run's launch overhead
+  timed with a kernel timer (``cuda_graph``, ``cupti``) whose protocols differ only in
+  their ``measurement`` (timer, cache, warm-up, repetitions: ``twin_key``; the rest, the
+  harness and what is timed, such as Liger's pass, equal), the events run's launch overhead
   is its time divided by the kernel time (the median of the kernel-timer twins), and the
   events run is **host-bound** when that is at least ``HOST_BOUND_OVERHEAD``. The twins'
   protocols differ in their timer, so they are never compared with each other: only this
@@ -84,15 +86,36 @@ class Timed(NamedTuple):
     workload_spec: dict | None = None
     cost_bytes: float | None = None  # the workload's compulsory traffic, where known
     sol: float | None = None  # the share of the published roofline the run reached, where known
-    benchmark: str | None = None  # the source's benchmark name (Liger's holds the timed pass)
+    twin_key: str | None = None  # its protocol's twin_key: a twin's is the same
 
 
-def benchmark_of(run_spec: dict) -> str | None:
-    """A run's ``spec.sourceNative.benchmark``: a twin must share it (Liger's names the
-    timed pass, which the workload does not hold)."""
-    native = run_spec.get("sourceNative")
-    benchmark = native.get("benchmark") if isinstance(native, dict) else None
-    return benchmark if isinstance(benchmark, str) else None
+_TIMER = "<timer>"  # what a protocol's own timer is read as outside its measurement (twin_key)
+_TWIN_KEYS: dict[str, str] = {}  # by protocol digest: a digest names one spec
+
+
+def twin_key(protocol_spec, digest: str | None = None) -> str | None:
+    """What a run's twins' protocols share with its own: the protocol's spec without its
+    ``measurement`` (timer, cache, warm-up, repetitions, method), its own timer's name read
+    as "<timer>" wherever else the spec says it (kidx record's notes name the timer that
+    replaced the harness's); None without a spec. The pass a harness times (Liger's
+    forward, backward, full) is in the rest (its notes), so a twin is the same pass.
+    ``digest``: the protocol's, by which the key is made once."""
+    if digest is not None and digest in _TWIN_KEYS:
+        return _TWIN_KEYS[digest]
+    if not isinstance(protocol_spec, dict):
+        return None
+    import json
+
+    text = json.dumps({k: v for k, v in protocol_spec.items() if k != "measurement"}, sort_keys=True,
+                      ensure_ascii=False, default=str)
+    timer = timer_of(protocol_spec)
+    if timer:  # the timer's name as a word ("other" but not "another")
+        import re
+
+        text = re.sub(rf"(?<![A-Za-z0-9_]){re.escape(timer)}(?![A-Za-z0-9_])", _TIMER, text)
+    if digest is not None:
+        _TWIN_KEYS[digest] = text
+    return text
 
 
 class HostEvidence(NamedTuple):
@@ -112,6 +135,12 @@ class HostEvidence(NamedTuple):
     @property
     def likely(self) -> bool:
         return self.overhead is None and bool(self.reasons)
+
+    @property
+    def flagged(self) -> bool:
+        """Whether the figure is the host's: host-bound by a twin, or likely host-bound
+        without one (what the pages mark); a kernel-bound twin's is not."""
+        return bool(self.host_bound) or self.likely
 
     def with_value(self, value: float) -> HostEvidence:
         """The same evidence for another figure of the run (compare's pooled arm)."""
@@ -152,15 +181,15 @@ def assess(runs: Sequence[Timed]) -> dict[str, HostEvidence]:
     twins: dict[tuple, list[Timed]] = {}
     for run in runs:
         if is_kernel_timer(run.timer):
-            twins.setdefault((run.workload, run.implementation, run.environment, run.benchmark), []).append(run)
+            twins.setdefault((run.workload, run.implementation, run.environment, run.twin_key), []).append(run)
     sweeps = _sweeps(runs)
     found: dict[str, HostEvidence] = {}
     for run in runs:
         if is_kernel_timer(run.timer):
             continue
-        kernel = [t for t in twins.get((run.workload, run.implementation, run.environment, run.benchmark), ())
+        kernel = [t for t in twins.get((run.workload, run.implementation, run.environment, run.twin_key), ())
                   if t.timer != run.timer]
-        if kernel and run.workload is not None:
+        if kernel and run.workload is not None and run.twin_key is not None:
             kernel_ns = _median([t.value for t in kernel])
             found[run.name] = HostEvidence(
                 run.value / kernel_ns, kernel_ns, ", ".join(sorted({t.timer or "" for t in kernel})),

@@ -136,12 +136,12 @@ def _host(store: Store, info, manifest: dict, figures):
     sweep = runs_referring("Implementation", "BenchmarkProtocol", "ExecutionEnvironment")
     read = [store.manifest(entry) for entry in {**twins, **sweep}.values()]  # a run in both is read once
     others = [m for m in read if (m.get("spec") or {}).get("status") == "passed"]
-    protocols = store.referenced_manifests({(m["spec"]).get(fields["BenchmarkProtocol"]) for m in others}
+    protocols = store.referenced_manifests({(m["spec"]).get(fields["BenchmarkProtocol"]) for m in others + [manifest]}
                                            - {None}, "BenchmarkProtocol")
     workloads = store.referenced_manifests({(m["spec"]).get(fields["Workload"]) for m in others + [manifest]}
                                            - {None}, "Workload")
     timed = [_timed(m, fields, protocols, workloads) for m in others]
-    own = _timed(manifest, fields, {protocol: {"spec": {"measurement": {"timer": timer}}}}, workloads)
+    own = _timed(manifest, fields, protocols, workloads)
     if own is None:
         return None
     if figures is not None:
@@ -150,17 +150,17 @@ def _host(store: Store, info, manifest: dict, figures):
 
 
 def _timed(manifest: dict, fields: dict, protocols: dict, workloads: dict):
-    from kidx.analysis.hostbound import Timed, benchmark_of, latency_ns, timer_of
+    from kidx.analysis.hostbound import Timed, latency_ns, timer_of, twin_key
 
     spec = manifest.get("spec") or {}
     value = latency_ns(spec)
     if value is None:
         return None
     protocol, workload = spec.get(fields["BenchmarkProtocol"]), spec.get(fields["Workload"])
+    protocol_spec = (protocols.get(protocol) or {}).get("spec")
     return Timed(manifest["metadata"]["name"], workload, spec.get(fields["Implementation"]),
-                 spec.get(fields["ExecutionEnvironment"]), protocol,
-                 timer_of((protocols.get(protocol) or {}).get("spec")), value,
-                 (workloads.get(workload) or {}).get("spec"), benchmark=benchmark_of(spec))
+                 spec.get(fields["ExecutionEnvironment"]), protocol, timer_of(protocol_spec), value,
+                 (workloads.get(workload) or {}).get("spec"), twin_key=twin_key(protocol_spec, protocol))
 
 
 def _with_not_carried(description: Description) -> Description:

@@ -3,8 +3,8 @@ the rules of ``kidx.analysis.hostbound`` (compare, publish; describe reads the s
 rules through ``kidx.operations.describe``).
 
 The evidence a run needs lives in other runs: its kernel-timer twins (same workload,
-implementation, environment and benchmark name — Liger's names the timed pass, which its
-protocols also hold — another protocol whose timer differs) and the other
+implementation and environment, a protocol that differs from the run's only in its
+measurement and whose timer differs: ``kidx.analysis.hostbound.twin_key``) and the other
 points of its sweeps (same protocol, implementation and environment). ``related_runs``
 finds them in the store: of each such group, the HISTORY_WINDOW runs applied most
 recently, one look-up per group, never one per run nor every run of a group.
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from kidx.analysis.hostbound import HostEvidence, Timed, assess, benchmark_of, is_kernel_timer, timer_of
+from kidx.analysis.hostbound import HostEvidence, Timed, assess, is_kernel_timer, timer_of, twin_key
 from kidx.analysis.window import HISTORY_WINDOW
 from kidx.operations.analysed_runs import AnalysedRun, condition_sets, recent_runs
 
@@ -54,7 +54,7 @@ def timed(run: AnalysedRun, with_cost: bool = False,
             sol = figures.peak.sol if figures.peak is not None else None
     return Timed(run.name, run.workload.digest, run.implementation.digest, run.environment.digest,
                  run.protocol.digest, timer_of(run.protocol.spec), measure.value, run.workload.spec, cost_bytes, sol,
-                 benchmark_of(run.manifest.get("spec") or {}))
+                 twin_key(run.protocol.spec, run.protocol.digest))
 
 
 def evidence(shown: list[AnalysedRun], context: list[AnalysedRun],

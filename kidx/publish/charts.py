@@ -23,8 +23,8 @@ DASHES = ("", "7 4", "2 3", "9 3 2 3", "12 5", "4 2 1 2", "1 2", "6 2 6 6")
 MARKERS = ("circle", "square", "triangle", "diamond", "down", "cross", "plus", "star")
 WIDTH, HEIGHT = 880, 420
 # what a screen reader says for a point: which line, where, how much
-SPOKEN = frozenset(("impl", "x", "value", "change"))
-_DATA = {key: f"data-{key}" for key in ("impl", "x", "value", "spread", "change", "run", "digest")}  # made once
+SPOKEN = frozenset(("impl", "x", "value", "change", "host"))
+_DATA = {key: f"data-{key}" for key in ("impl", "x", "value", "spread", "change", "host", "run", "digest")}  # made once
 SPARK_POINTS = 30  # a sparkline shows the last this many days
 LEFT, RIGHT, TOP, BOTTOM = 96, 18, 16, 56
 
@@ -37,6 +37,7 @@ class ChartPoint(NamedTuple):
     href: str
     tip: dict[str, str]  # shown on hover, in order
     ring: bool = False  # marked (a change point, a regression)
+    host: bool = False  # marked with a dashed ring: the timing is likely the host's (its tip's "host" says why)
 
 
 class ChartLine(NamedTuple):
@@ -258,11 +259,12 @@ def chart(lines: list[ChartLine], x_label: str, y_label: str, y_format: Callable
             for key, value in tip.items():
                 attributes[_DATA.get(key) or f"data-{key}"] = value
             attributes["aria-label"] = " ".join([tip[key] for key in tip if key in SPOKEN and tip[key]])
+            rings = []
             if p.ring:
-                ring = E("circle", {"class": "ring", "cx": f"{x:.1f}", "cy": f"{y:.1f}", "r": "9"})
-                points.append(E("a", attributes, ring, marker(shape, x, y)))
-            else:
-                points.append(E("a", attributes, marker(shape, x, y)))
+                rings.append(E("circle", {"class": "ring", "cx": f"{x:.1f}", "cy": f"{y:.1f}", "r": "9"}))
+            if p.host:
+                rings.append(E("circle", {"class": "host", "cx": f"{x:.1f}", "cy": f"{y:.1f}", "r": "12"}))
+            points.append(E("a", attributes, *rings, marker(shape, x, y)))
         group.append(points)
         svg.append(group)
     return svg

@@ -15,6 +15,7 @@ from kidx.operations.series import Series
 from kidx.output.units import quantity, spread_text
 from kidx.publish.model import Family, SiteModel, digest_hex, page_id
 from kidx.publish.sections import section_path
+from kidx.publish.tree import E, Element
 
 RUN_SHARD = 3  # hex digits: 4,096 run pages at most
 
@@ -69,8 +70,12 @@ def axis_format(unit: str):
 
 class SiteContext:
     def __init__(self, jinja, request: PublishRequest, model: SiteModel, series: list[Series],
-                 titles: dict[str, str]):
+                 titles: dict[str, str], host: dict[str, str] | None = None):
+        """``host``: the runs whose figure is host-bound or likely so, with why, by name
+        (``kidx.publish.runs.RunTexts.flagged``): the group and series pages and the
+        matrices mark them."""
         self.jinja, self.request, self.model, self.titles = jinja, request, model, titles
+        self.host = host or {}
         self.series_pages: dict[str, list[Series]] = {}
         for one in series:
             key = [one.protocol.digest, one.workload.digest, one.environment.digest]
@@ -141,3 +146,25 @@ class SiteContext:
         if self.request.release_label and point.label is not None:
             return point.label
         return point.run.observed[:16].replace("T", " ")
+
+
+HOST_NOTE = ("a dashed ring marks a point whose timing is likely the host's (Python, autograd, the kernel launches), "
+             "not the kernel's: a change in the kernel does not show there (docs/analysis.md, \"Is a timing the "
+             "kernel's or the host's?\"); its row says why.")
+
+
+def host_mark(reason: str) -> Element:
+    """A host-bound point's mark in a table: its word (``host-bound``, ``likely host-bound``)
+    shown, and why as its title; ``reason``: ``HostEvidence.text``."""
+    return E("em", {"class": "host", "title": reason}, "⚑ " + reason.partition(":")[0])
+
+
+def host_notes(site: SiteContext, points) -> Element | None:
+    """Below a chart's tables: each marked point (``points``: (its line's label, its x, its
+    run)) and why, in words; None where none is marked."""
+    items = [E("li", {}, E("strong", {}, f"{label} · {x}"), ": " + site.host[run.name])
+             for label, x, run in points if run.name in site.host]
+    if not items:
+        return None
+    return E("div", {"class": "hostnote"}, E("h2", {}, "Likely host-bound points"),
+             E("p", {}, HOST_NOTE[0].upper() + HOST_NOTE[1:]), E("ul", {}, *items))

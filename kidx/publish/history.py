@@ -13,10 +13,13 @@ from kidx.output.comparison import verdict_text
 from kidx.output.units import quantity, short_digest
 from kidx.publish import charts
 from kidx.publish.context import (
+    HOST_NOTE,
     PublishRequest,
     SiteContext,
     axis_format,
     group_path,
+    host_mark,
+    host_notes,
     metric_words,
     series_path,
     version_order,
@@ -61,6 +64,7 @@ def _series_section(site: SiteContext, pid: str, members: list[Series], cli: str
                 steps[step] = point.run.observed
     order = sorted(steps, key=lambda s: (steps[s], s))
     chart_lines, legend, tables = [], [], []
+    marked: list[tuple] = []  # the points whose timing is likely the host's: (line, step, run)
     title = site.title(first.workload)
     memory = first.points[0].run.known_measure.metric == "peak_memory"
     axis = site.request.release_label or "observed"
@@ -79,17 +83,20 @@ def _series_section(site: SiteContext, pid: str, members: list[Series], cli: str
             step = site.step(point)
             value, spread = site.figures(point.run, unit)
             href = root + site.run_path(point.run)
-            points.append(charts.ChartPoint(
-                step, m.value, m.low, m.high, href,
-                {"impl": label, "x": step, "value": value,
-                 "spread": spread,
-                 "change": (f"{change} ({point.verdict})" if point.verdict else "")
-                 + (f"; change point {shift.point.change * 100:+.1f}%: {'; '.join(shift.cause)}" if shift else ""),
-                 "run": point.run.name, "digest": short_digest(point.run.manifest["metadata"]["digest"])},
-                ring=point.verdict == SLOWER or shift is not None))
+            host = site.host.get(point.run.name)
+            tip = {"impl": label, "x": step, "value": value, "spread": spread,
+                   "change": (f"{change} ({point.verdict})" if point.verdict else "")
+                   + (f"; change point {shift.point.change * 100:+.1f}%: {'; '.join(shift.cause)}" if shift else "")}
+            if host:
+                tip["host"] = host
+                marked.append((label, step, point.run))
+            tip.update(run=point.run.name, digest=short_digest(point.run.manifest["metadata"]["digest"]))
+            points.append(charts.ChartPoint(step, m.value, m.low, m.high, href, tip,
+                                            ring=point.verdict == SLOWER or shift is not None, host=bool(host)))
             rows.append(E(
                 "tr", {"class": f"verdict-{point.verdict or 'first'}"}, E("td", {}, step),
-                E("td", {}, point.run.observed), E("td", {"class": "num"}, value),
+                E("td", {}, point.run.observed),
+                E("td", {"class": "num"}, value, " " if host else None, host_mark(host) if host else None),
                 E("td", {"class": "num"}, change), E("td", {}, verdict_text(point.verdict, point.change)),
                 E("td", {"class": "num"}, f"{shift.point.change * 100:+.1f}%" if shift else ""),
                 E("td", {"class": "num"}, f"{point.speedup:.2f}×" if point.speedup else ""),
@@ -125,8 +132,10 @@ def _series_section(site: SiteContext, pid: str, members: list[Series], cli: str
         E("p", {"class": "lede"}, f"{site.title(first.protocol)} · ",
           E("a", {"href": environment_href}, environment_title) if environment_href else environment_title,
           f" · each implementation over {axis}; each point is judged against the one before it; a ringed point "
-          "is slower, or a change point (where the level moved), with its cause below."),
+          "is slower, or a change point (where the level moved), with its cause below"
+          + ("; " + HOST_NOTE if marked else ".")),
         E("ul", {"class": "legend"}, *legend), E("figure", {"class": "chartbox"}, svg), *tables,
+        host_notes(site, marked),
         E("p", {"class": "cli"}, "In the CLI: ", E("code", {}, cli)) if cli else None)
     return Section(pid, f"{title} over time", body)
 

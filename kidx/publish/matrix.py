@@ -13,8 +13,10 @@ from kidx.publish.context import SiteContext, group_path, version_order
 from kidx.publish.model import TITLE_SEPARATOR, Summary, short_titles, summary
 
 
-def cell_view(summary: Summary, href: str, memory: bool = False) -> dict:
-    """A matrix cell; its hover text says what the header and row do not."""
+def cell_view(summary: Summary, href: str, memory: bool = False, host: tuple[int, int, str] | None = None) -> dict:
+    """A matrix cell; its hover text says what the header and row do not. ``host``: how
+    many of its drawn points are marked host-bound (``host_of``), of how many, and why the
+    first is; a cell with any is marked ⚑."""
     speedup = summary.speedup
     if summary.baseline:
         tip = "the baseline"
@@ -30,6 +32,9 @@ def cell_view(summary: Summary, href: str, memory: bool = False) -> dict:
         tip += "; " + ", ".join(f"{count} {verdict}" for verdict, count in summary.verdicts.items())
     if len(summary.history) > 1:
         tip += f"; {len(summary.history)} days"
+    if host is not None:
+        marked, shapes, reason = host
+        tip += f"; ⚑ {marked} of {shapes} shapes' timings likely the host's, not the kernel's ({reason})"
     return {
         "href": href, "baseline": summary.baseline,
         "speedup": f"{speedup:.2f}×" if speedup is not None else "–",
@@ -37,7 +42,21 @@ def cell_view(summary: Summary, href: str, memory: bool = False) -> dict:
         "spark": (charts.sparkline([v for _, v in summary.history])
                   if len(summary.history) > 1 and not summary.baseline else ""),
         "tip": tip,
+        "host": host is not None,
     }
+
+
+def host_of(site: SiteContext, cells) -> tuple[int, int, str] | None:
+    """Of the points the cells' lines draw (each shape's latest run), how many the site
+    marks host-bound (``SiteContext.host``), of how many, and the first one's reason
+    (its x and why); None where none is."""
+    points = [(cell.family, point) for cell in cells for point in cell.line.points]
+    marked = [(family, point) for family, point in points if point.run.name in site.host]
+    if not marked:
+        return None
+    family, first = marked[0]
+    where = f"{family.x_label or family.x_param} {first.x}" if family.x_param else family.title
+    return len(marked), len(points), f"{where}: {site.host[first.run.name]}"
 
 
 def _columns(site: SiteContext, rows, keys: set[str]) -> list[tuple[Referenced, str, str]]:
@@ -74,12 +93,22 @@ def index_page(site: SiteContext) -> tuple[str, str]:
     keys = {key for key, _ in filters}
     columns = _columns(site, model.kernels, keys)
     memory_protocols = {f.protocol.digest for f in model.families if f.metric == "peak_memory"}
-    rows, previous = [], None
+    # each index cell's family cells (as model.build_model groups them), for the host marks
+    family_cells: dict[tuple, list] = {}
+    if site.host:
+        for kernel_row in model.rows:
+            for environment, one in kernel_row.cells.items():
+                family_cells.setdefault((kernel_row.kernel, kernel_row.protocol.digest, kernel_row.implementation,
+                                         environment), []).append(one)
+    rows, previous, host_marked = [], None, False
     for row in model.kernels:
         href = f"kernels/{row.kernel}.html"
         memory = row.protocol.digest in memory_protocols
-        cells = [cell_view(row.cells[e.digest or ""], href, memory)
+        cells = [cell_view(row.cells[e.digest or ""], href, memory,
+                           host_of(site, family_cells.get((row.kernel, row.protocol.digest, row.implementation,
+                                                           e.digest or ""), ())))
                  if (e.digest or "") in row.cells else None for e, _, _ in columns]
+        host_marked = host_marked or any(cell is not None and cell["host"] for cell in cells)
         head = (row.kernel, row.protocol.digest) != previous
         previous = (row.kernel, row.protocol.digest)
         rows.append({"head": head, "title": row.title, "href": href, "cells": cells,
@@ -87,6 +116,7 @@ def index_page(site: SiteContext) -> tuple[str, str]:
                      "implementation": row.implementation, "labels": _filtered(row.labels, keys),
                      "search": row.search})
     return site.page("index.html", "index.html", rows=rows, columns=columns, filters=filters,
+                     host_marked=host_marked,
                      runs=len(model.runs), families=len(model.families),
                      kernels=len({row.kernel for row in model.kernels}),
                      series=sum(len(members) for members in site.series_pages.values()),
@@ -107,14 +137,15 @@ def _kernel_page(site: SiteContext, protocols: dict[str, str], kernel: str, memb
     filters = _filters(members)
     keys = {key for key, _ in filters}
     columns = _columns(site, members, keys)
-    rows, previous = [], None
+    rows, previous, host_marked = [], None, False
     for row in members:
         cells = []
         for environment, _, _ in columns:
             cell = row.cells.get(environment.digest or "")
             href = "../" + group_path(cell.family.id) if cell else ""
-            cells.append(cell_view(summary([cell]), href, cell.family.metric == "peak_memory")
+            cells.append(cell_view(summary([cell]), href, cell.family.metric == "peak_memory", host_of(site, [cell]))
                          if cell else None)
+        host_marked = host_marked or any(cell is not None and cell["host"] for cell in cells)
         head = (row.id, row.title) != previous
         previous = (row.id, row.title)
         _, _, shape = row.title.partition(TITLE_SEPARATOR)
@@ -127,7 +158,7 @@ def _kernel_page(site: SiteContext, protocols: dict[str, str], kernel: str, memb
                      "search": row.search})
     title = rows[0]["title"]
     return [site.page("kernel.html", f"kernels/{kernel}.html", rows=rows, columns=columns, title=title,
-                      filters=filters)]
+                      filters=filters, host_marked=host_marked)]
 
 
 def _filters(rows) -> list[tuple[str, list[str]]]:

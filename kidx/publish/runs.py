@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
+from typing import NamedTuple
 
 from markupsafe import Markup
 
@@ -15,15 +16,22 @@ from kidx.output.units import quantity
 from kidx.publish.context import SiteContext, environment_path, group_path, run_page, series_path
 from kidx.publish.run_shards import ROLES, RunLinks, shard
 
-__all__ = ["ROLES", "environment_and_run_pages", "run_texts", "speed_of_light_text"]
+__all__ = ["ROLES", "RunTexts", "environment_and_run_pages", "run_texts", "speed_of_light_text"]
 
 
 RUN_PAGES_A_JOB = 16  # run pages are small: a job (``workers``) makes this many
 
 
+class RunTexts(NamedTuple):
+    """What the pages say of each measured run beyond its figure (``run_texts``), by run name."""
+
+    sol: dict[str, str]  # its speed of light, where its cost is known
+    host: dict[str, str]  # its host-bound evidence, where it has some (kidx.analysis.hostbound.HostEvidence.text)
+    flagged: dict[str, str]  # of those, the host-bound and the likely host-bound: the points the pages mark
+
+
 def environment_and_run_pages(site: SiteContext, reference_fields: dict[str, tuple[str, str]],
-                              texts: tuple[dict[str, str], dict[str, str]]
-                              ) -> list[Callable[[], list[tuple[str, str]]]]:
+                              texts: RunTexts) -> list[Callable[[], list[tuple[str, str]]]]:
     """Jobs (``workers``): one per environment page, one per RUN_PAGES_A_JOB run pages.
     ``reference_fields``: the run fields that refer to other objects, by kind
     (kidx.operations.analysed_runs.run_reference_fields); ``texts``: ``run_texts`` of the site's runs."""
@@ -70,9 +78,9 @@ class _RunPages:
             members.sort(key=lambda r: r.manifest["metadata"]["digest"])
         return sorted(shards.items())
 
-    def run_links(self, texts: tuple[dict[str, str], dict[str, str]]) -> RunLinks:
+    def run_links(self, texts: RunTexts) -> RunLinks:
         """``texts``: ``run_texts`` of the site's runs."""
-        sol, host = texts
+        sol, host = texts.sol, texts.host
         return RunLinks(
             anchor=self.site.anchor, path=self.site.run_path,
             family={name: group_path(family.id) for name, family in self.site.family_of_run.items()},
@@ -90,10 +98,11 @@ class _RunPages:
         return pages
 
 
-def run_texts(runs: list[AnalysedRun]) -> tuple[dict[str, str], dict[str, str]]:
+def run_texts(runs: list[AnalysedRun]) -> RunTexts:
     """Each measured run's speed of light as its page says it, and its host-bound evidence
-    (read from its twins and sweeps among ``runs``, the published runs), by run name, where
-    it has them. Text only: a large site has them worked out by a process of its own while
+    (read from its twins and sweeps among ``runs``, the published runs, by
+    ``kidx.operations.host_bound.evidence``, as compare reads it), by run name, where it
+    has them. Text only: a large site has them worked out by a process of its own while
     this one works out the site's model (``workers.beside``)."""
     from kidx.operations.host_bound import achieved_of, evidence
 
@@ -106,7 +115,8 @@ def run_texts(runs: list[AnalysedRun]) -> tuple[dict[str, str], dict[str, str]]:
 
     host = evidence(runs, runs, figures_of)
     sol = {run.name: text for run in runs if run.measure and (text := speed_of_light_text(figures_of(run)))}
-    return sol, {name: found.text() for name, found in host.items()}
+    return RunTexts(sol, {name: found.text() for name, found in host.items()},
+                    {name: found.text() for name, found in host.items() if found.flagged})
 
 
 def speed_of_light_text(figures) -> str:

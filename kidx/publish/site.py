@@ -86,7 +86,7 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
         judgements, texts = found()
         series = series_result(store, registry, series_request, reading,
                                series_of(reading, series_request, judgements))
-        site = SiteContext(jinja, request, model, series.series, titles)
+        site = SiteContext(jinja, request, model, series.series, titles, texts.flagged)
         jobs = [*_jobs(site, run_reference_fields(registry), texts), _assets]
     try:
         try:

@@ -138,3 +138,105 @@ def test_published_run_page_shows_the_launch_overhead(kidx, twins, tmp_path):
     events = next(run for run in runs if run["name"] == EVENTS_RUN)
     assert events["host"] == (f"host-bound: launch overhead {EVENTS_NS / 5000:.2f}x (events time / "
                               f"cuda_graph time 5µs, threshold 1.5x)")
+
+
+# Runs applied from manifests (no spec.sourceNative): Liger's layout, the timed pass in the
+# protocol (its notes), one workload, implementation and environment for both passes.
+PASS_NOTES = {"forward": "Timed: the forward pass of the module.",
+              "backward": "Timed: the backward pass of the module output given an upstream gradient."}
+MANIFEST_TIMES = {  # (pass, timer) -> the run's median, ns
+    ("forward", "cuda_events"): 144000, ("forward", "cuda_graph"): 5000,
+    ("backward", "cuda_events"): 150000, ("backward", "cuda_graph"): 120000,
+}
+
+
+def _manifest_runs() -> str:
+    documents = [
+        {"kind": "Workload", "metadata": {"name": "norm-4096"},
+         "spec": {"operation": "rms_norm", "dtype": "bf16", "parameters": {"hidden": 4096, "seq": 1024}}},
+        {"kind": "Implementation", "metadata": {"name": "norm-triton"}, "spec": {"library": "liger-kernel"}},
+        {"kind": "Implementation", "metadata": {"name": "norm-torch"}, "spec": {"library": "torch"}},
+        {"kind": "ExecutionEnvironment", "metadata": {"name": "h200"},
+         "spec": {"hardware": {"vendor": "nvidia", "product": "H200 SXM 141GB"}}},
+    ]
+    for (timed, timer), median in MANIFEST_TIMES.items():
+        protocol = f"{timed}-{timer.replace('_', '-')}"
+        measurement = {"metric": "latency", "timer": timer, "primaryStatistic": "median",
+                       "cache": "cold" if timer == "cuda_graph" else "warm",
+                       "repetitionMs": 10.0 if timer == "cuda_graph" else 100.0}
+        documents += [
+            {"kind": "BenchmarkProtocol", "metadata": {"name": protocol},
+             "spec": {"harness": {"name": "bench.py"}, "measurement": measurement,
+                      "comparability": {"notes": PASS_NOTES[timed]}}},
+            {"kind": "BenchmarkRun", "metadata": {"name": f"run-{protocol}"},
+             "spec": {"status": "passed", "protocolRef": {"name": protocol}, "workloadRef": {"name": "norm-4096"},
+                      "implementationRef": {"name": "norm-triton"}, "environmentRef": {"name": "h200"},
+                      "observedAt": "2026-12-01T10:00:00Z",
+                      "timing": {"primaryStatistic": "median", "latencyNs": {"median": median}}}},
+        ]
+        if timer == "cuda_events":  # another implementation's, without a twin: compare has two rows a pass
+            documents.append(json.loads(json.dumps(documents[-1]).replace("norm-triton", "norm-torch")
+                                        .replace(f"run-{protocol}", f"torch-{protocol}")))
+    return json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "kernelindex.dev/v1alpha1", **document} for document in documents]})
+
+
+def test_an_applied_events_run_twins_with_its_own_pass(kidx):
+    code, _, err = kidx("apply", "-f", "-", stdin=_manifest_runs())
+    assert code == 0, err
+    for timed in ("forward", "backward"):
+        overhead = MANIFEST_TIMES[(timed, "cuda_events")] / MANIFEST_TIMES[(timed, "cuda_graph")]
+        code, out, err = kidx("describe", "run", f"run-{timed}-cuda-events")
+        assert (code, err) == (0, "")
+        word = "host-bound" if overhead >= HOST_BOUND_OVERHEAD else "kernel-bound"
+        assert out[out.index("Host Share:"):out.index("Referenced By:")] == (
+            "Host Share:\n"
+            f"  Launch Overhead:  {word}: launch overhead {overhead:.2f}x (events time / cuda_graph time "
+            f"{MANIFEST_TIMES[(timed, 'cuda_graph')] // 1000}µs, threshold {HOST_BOUND_OVERHEAD:g}x)\n"
+            f"  Kernel Runs:      run-{timed}-cuda-graph\n")
+        code, out, err = kidx("compare", f"run-{timed}-cuda-events", f"torch-{timed}-cuda-events", "-o", "json")
+        assert code == 0, err
+        row = next(row for group in json.loads(out)["groups"] for row in group["rows"]
+                   if row["run"] == f"run-{timed}-cuda-events")
+        assert (row["launchOverhead"], row["hostBound"], row["kernelTime"]) == (
+            pytest.approx(overhead), overhead >= HOST_BOUND_OVERHEAD, MANIFEST_TIMES[(timed, "cuda_graph")])
+
+
+TIMERS = Path(__file__).resolve().parents[1] / "data" / "h200-timers"
+
+
+def test_recorded_events_runs_twin_with_the_same_configs_kernel_timer_runs(kidx, tmp_path):
+    """tests/data/h200-timers: `kidx record liger` on one H200 with cuda_events, and with
+    cuda_graph (cupti where a graph could not capture the call) in another store. Each
+    events row's launch overhead is its figure over the median of its own configuration's
+    kernel-timer runs: same workload, implementation and environment, same pass."""
+    code, _, err = kidx("import", "bundle", str(TIMERS / "cuda-events" / "store.kidx.json"))
+    assert code == 0, err
+    graph = tmp_path / "graph"
+    code, _, err = kidx("import", "bundle", str(TIMERS / "cuda-graph" / "store.kidx.json"), store_path=graph)
+    assert code == 0, err
+    kernel: dict[tuple, list[float]] = {}  # (workload, implementation, pass) -> the kernel-timer runs' medians
+    for kind in ("environments", "protocols", "implementations", "workloads", "runs"):
+        code, out, err = kidx("get", kind, "-o", "json", store_path=graph)
+        assert code == 0, err
+        if kind == "runs":
+            for run in json.loads(out)["items"]:
+                spec = run["spec"]
+                if (run["metadata"].get("labels") or {}).get("timer") == "cuda_graph":  # not kidx.measure's
+                    kernel.setdefault((spec["workloadDigest"], spec["implementationDigest"],
+                                       spec["sourceNative"]["benchmark"]), []).append(
+                        spec["timing"]["latencyNs"]["median"])
+        code, _, err = kidx("apply", "-f", "-", stdin=out)
+        assert code == 0, err
+    code, out, err = kidx("compare", "-l", "timer=cuda_events", "-o", "json")
+    assert code == 0, err
+    code, runs, _ = kidx("get", "runs", "-l", "timer=cuda_events", "-o", "json")
+    by_name = {run["metadata"]["name"]: run["spec"] for run in json.loads(runs)["items"]}
+    rows = [row for group in json.loads(out)["groups"] for row in group["rows"]]
+    assert len(rows) == 32  # 16 configurations, two implementations each
+    for row in rows:
+        spec = by_name[row["run"]]
+        twins = sorted(kernel[(spec["workloadDigest"], spec["implementationDigest"], spec["sourceNative"]["benchmark"])])
+        median = (twins[len(twins) // 2] + twins[(len(twins) - 1) // 2]) / 2
+        assert (row["kernelTime"], row["launchOverhead"]) == (median, pytest.approx(row["value"] / median)), row["run"]
+        assert row["hostBound"] is (row["value"] / median >= HOST_BOUND_OVERHEAD)

@@ -78,6 +78,8 @@
       tip.appendChild(value);
       var change = point.getAttribute("data-change");
       if (change) { var c = document.createElement("div"); c.textContent = "change " + change; tip.appendChild(c); }
+      var host = point.getAttribute("data-host");
+      if (host) { var h = document.createElement("div"); h.textContent = host; tip.appendChild(h); }
       var run = document.createElement("div");
       run.className = "muted";
       run.textContent = point.getAttribute("data-run") + " · " + point.getAttribute("data-digest");
