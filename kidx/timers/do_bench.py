@@ -9,7 +9,8 @@ kernel's time in it. The arguments are triton's (``warmup`` and ``rep`` in milli
 (``kidx.timers.summaries``). The timer and cache state come from ``KIDX_TIMER`` and
 ``KIDX_TIMER_CACHE``. Each call appends one JSON line to the file ``KIDX_TIMER_LOG``
 names: the timer that measured (cupti where a graph capture failed, and why), the
-settings, the value returned and the samples, which kidx record matches to the
+settings, the value returned and the samples, the noise reached and the wall time the
+call took (``elapsedMs``: warm-up, capture and sampling), which kidx record matches to the
 harness's rows by value.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -41,7 +43,9 @@ def do_bench(fn: Callable[[], Any], warmup: float = 25, rep: float = 100,
     max_noise, max_time_ms = stopping_from_environment()
     settings = TimerSettings(timer, cache, checked_budget(warmup, "do_bench warmup"),
                              checked_budget(rep, "do_bench rep"), max_noise, max_time_ms)
+    started = time.perf_counter()
     measured = measure_samples(fn, settings, grad_to_none)
+    elapsed_ms = (time.perf_counter() - started) * 1000
     result = do_bench_result(measured.samples_ms, asked, mode)
     log = os.environ.get(ENV_LOG)
     if log:
@@ -51,7 +55,7 @@ def do_bench(fn: Callable[[], Any], warmup: float = 25, rep: float = 100,
             "quantiles": None if asked is None else list(asked), "returnMode": mode, "result": result,
             "callsPerSample": measured.calls_per_sample, "smClockMHz": measured.sm_clock_mhz,
             "maxNoise": max_noise, "maxTimeMs": max_time_ms if max_noise is not None else None,
-            "noise": measured.noise, "stoppedBy": measured.stopped_by,
+            "noise": measured.noise, "stoppedBy": measured.stopped_by, "elapsedMs": round(elapsed_ms, 3),
             "samplesMs": measured.samples_ms,
         })
     return result
