@@ -44,7 +44,16 @@ def measure(fn: Callable[[], Any], *, timer: str = "cuda_graph", cache: str = "c
     timings.native = {"callsPerSample": float(measured.calls_per_sample)}
     if measured.sm_clock_mhz is not None:
         timings.native["smClockMHz"] = float(measured.sm_clock_mhz)
+    if measured.clock is not None:
+        timings.native["lowClockSamples"] = float(measured.clock.dropped)
+    details = {}
     if measured.fallback:
-        timings.details = {"timerFallback": f"{chosen.timer} asked for, {measured.timer} measured: "
-                                            f"{measured.fallback}"}
+        details["timerFallback"] = f"{chosen.timer} asked for, {measured.timer} measured: {measured.fallback}"
+    low_clock = measured.clock.warning() if measured.clock is not None else None
+    if low_clock:
+        details["lowClockSamples"] = low_clock
+    if measured.kernel_warning:
+        details["kernelCountWarning"] = measured.kernel_warning
+    if details:
+        timings.details = details
     return timings

@@ -36,6 +36,7 @@ class RecordRequest(NamedTuple):
     processes: int
     dry_run: bool
     keep: bool  # store the runs (else only convert them: -o yaml|json)
+    gpus: str | None = None  # --gpus all|LIST: the processes run on these GPUs at once
 
 
 def record(request: RecordRequest, registry: KindRegistry, open_store: Callable[[], Store], reporter: Reporter,
@@ -58,6 +59,7 @@ def record(request: RecordRequest, registry: KindRegistry, open_store: Callable[
     collected = recording.Collected()
     try:
         sides = _sides(reporter, request, folder, scratch)
+        gpus = _gpus(request, sides, gpu_states)
         if request.keep and not request.dry_run:
             _check_writable(open_store)  # before the harness runs: its results need somewhere to go
         environment = request.environment
@@ -71,7 +73,7 @@ def record(request: RecordRequest, registry: KindRegistry, open_store: Callable[
                             f"{plan.path}; labels: {shown}")
 
         recording.run_processes(sides, request.processes, folder, scratch, reporter.notice, request.timing,
-                                collected, ended, gpu_states)
+                                collected, ended, gpu_states, gpus)
         for note in collected.notes:
             reporter.warning(note)
 
@@ -100,6 +102,25 @@ def _check_writable(open_store: Callable[[], Store]) -> None:
         probe.backend.close()
 
 
+def _gpus(request: RecordRequest, sides: list[recording.Side], states: Callable[[], list]) -> list | None:
+    """The GPUs --gpus names (None without it), checked before anything runs: processes
+    that run at once may not share a results file the command names itself."""
+    if request.gpus is None:
+        return None
+    from kidx.errors import UsageError
+    from kidx.operations.record_gpus import chosen_gpus
+
+    gpus = chosen_gpus(request.gpus, states())
+    if len(gpus) > 1 and request.processes > 1:
+        for side in sides:
+            plan = side.plan
+            if not plan.added_option and not plan.appended_csv:
+                raise UsageError(f"--gpus {request.gpus}: the processes would run at once and all write "
+                                 f"{plan.path}; let kidx name the results file (leave out --results and the "
+                                 "command's own output option), or run on one GPU")
+    return gpus
+
+
 def _sides(reporter: Reporter, request: RecordRequest, folder: Path, scratch: Path) -> list[recording.Side]:
     """Each side's plan (one side, or base and head with --interleave), its checkout's git
     state and its labels."""
@@ -122,6 +143,7 @@ def _announce(reporter: Reporter, request: RecordRequest, sides: list[recording.
     for side in sides:
         reporter.notice(f"record {request.format_name}: running {shlex.join(side.plan.command)}"
                         + (f" ({processes} processes)" if processes > 1 else "")
+                        + (f" on GPUs {request.gpus}" if request.gpus is not None else "")
                         + (f", timed with {timing[0]} ({timing[1]} L2) in place of do_bench" if timing else ""))
 
 
@@ -153,6 +175,14 @@ def _retimed(reporter: Reporter, conversion: Conversion, collected: recording.Co
     if result.low_clock:
         reporter.warning(f"{result.low_clock} run{'s' if result.low_clock != 1 else ''} measured while the SM clock "
                          "was well below the GPU's maximum (annotation kernelindex.dev/clock-warning)")
+    if result.low_clock_samples:
+        reporter.warning(f"{result.low_clock_samples} run{'s' if result.low_clock_samples != 1 else ''} had samples "
+                         "taken while the SM clock was below 75% of its default (dropped, or kept where no other "
+                         "was taken; annotation kernelindex.dev/low-clock-samples)")
+    if result.kernel_count:
+        reporter.warning(f"{result.kernel_count} run{'s' if result.kernel_count != 1 else ''} timed with cupti "
+                         "launched another number of kernels in a timed call than in the untimed one: work missing "
+                         "from a capture is not timed (annotation kernelindex.dev/kernel-count-warning)")
     return result.conversion
 
 

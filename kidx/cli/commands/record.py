@@ -1,5 +1,5 @@
 """kidx record [--environment NAME|FILE | --capture] [--label k=v…] [--results FILE] [--library NAME]
-[--timer T [--cache C]] [--processes N] [--interleave] FORMAT -- COMMAND… [-- HEAD-COMMAND…]
+[--timer T [--cache C]] [--processes N] [--interleave] [--gpus all|LIST] FORMAT -- COMMAND… [-- HEAD-COMMAND…]
 
 Runs a benchmark harness and imports what it wrote, labelled with the commit it ran: the
 operation is kidx.operations.record_workflow's (its steps kidx.operations.record's), the
@@ -26,6 +26,8 @@ Examples:
   kidx record nvbench --environment environment.yaml -- ./my_nvbench_binary
   kidx record liger --timer cuda_graph --processes 8 -- python benchmark_rms_norm.py
   kidx record liger --timer cuda_graph --interleave --processes 4 -- \\
+      python ../base/benchmark_rms_norm.py -- python benchmark_rms_norm.py
+  kidx record liger --timer cuda_graph --interleave --processes 8 --gpus all -- \\
       python ../base/benchmark_rms_norm.py -- python benchmark_rms_norm.py
 """
 
@@ -78,6 +80,13 @@ def record(
         typer.Option("--interleave", help="Two commands, BASE… -- HEAD…, run alternately (A B A B …), each run "
                                           "labelled side=base or side=head."),
     ] = False,
+    gpus: Annotated[
+        str | None,
+        typer.Option("--gpus", metavar="all|LIST", help="Run the processes on these GPUs at once (all, or indices "
+                                                        "such as 0,2), one process a GPU at a time, both sides of "
+                                                        "a repetition on one GPU; every run is labelled gpu=INDEX.",
+                     show_default=False),
+    ] = None,
     dry_run: DryRunOption = "none",
     output_format: OutputOption = None,
     store: StoreOption = None,
@@ -107,7 +116,7 @@ def record(
     suffix = parse_dry_run(dry_run)
     request = RecordRequest(format_name, commands, interleave, results, environment, capture is not False, labels,
                             options, timing, processes, suffix is not None,
-                            keep=output_format not in ("yaml", "json"))
+                            keep=output_format not in ("yaml", "json"), gpus=gpus)
     result = recorded(request, kind_registry(), lambda: open_store(store), output(), to_yaml, import_progress())
     print_import(format_name, result, output_format, suffix)
 
