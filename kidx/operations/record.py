@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 
 ANNOTATION_PREFIX = "kernelindex.dev/"
 ANNOTATION_GPU_UUID = ANNOTATION_PREFIX + "gpu-uuid"
+#: record --gpus: the GPU a run's process ran on (the importers' ``gpu`` label names its product)
+GPU_INDEX_LABEL = "gpu-index"
 LIGER_DATA_FILE = "all_benchmark_data.csv"
 #: Liger's harness writes all_benchmark_data_<value>.csv instead when this is set
 LIGER_TARGET_VARIABLE = "LIGER_BENCH_TARGET"
@@ -593,7 +595,7 @@ class _Processes:
         if side.name:
             labels["side"] = side.name
         if gpu is not None:
-            labels["gpu"] = str(gpu.index)
+            labels[GPU_INDEX_LABEL] = str(gpu.index)
         with self.lock:
             self.ended(plan, result, labels)
         after = self._states(gpu)

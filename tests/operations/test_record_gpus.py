@@ -73,7 +73,7 @@ def test_processes_run_on_every_gpu_at_once_one_a_gpu_at_a_time(tmp_path):
     ran = run(tmp_path, [None], 6, gpus)
     assert len(ran) == 6
     for wrote, labels, notes in ran:
-        index = int(labels["gpu"])
+        index = int(labels["gpu-index"])
         assert wrote["gpu"] == UUIDS[index] == notes["kernelindex.dev/gpu-uuid"]
         assert wrote["shared"] is False  # never two processes on one GPU
         assert wrote["together"] is True  # a process had started on each of the 3 GPUs meanwhile
@@ -81,7 +81,7 @@ def test_processes_run_on_every_gpu_at_once_one_a_gpu_at_a_time(tmp_path):
             f"{index}: sm 1980 MHz (max 1980), memory 2619 MHz, 100 W, 40 C, clocks held by none")
         assert labels["suite"] == "s"
     assert sorted(labels["repetition"] for _, labels, _ in ran) == [str(number) for number in range(1, 7)]
-    assert {labels["gpu"] for _, labels, _ in ran} == {"0", "1", "2"}
+    assert {labels["gpu-index"] for _, labels, _ in ran} == {"0", "1", "2"}
 
 
 def test_both_sides_of_a_repetition_run_on_one_gpu_base_first(tmp_path):
@@ -90,7 +90,7 @@ def test_both_sides_of_a_repetition_run_on_one_gpu_base_first(tmp_path):
     by_repetition: dict[str, dict[str, str]] = {}
     for wrote, labels, _ in ran:
         assert wrote["side"] == labels["side"] and wrote["shared"] is False
-        by_repetition.setdefault(labels["repetition"], {})[labels["side"]] = labels["gpu"]
+        by_repetition.setdefault(labels["repetition"], {})[labels["side"]] = labels["gpu-index"]
     assert sorted(by_repetition) == ["1", "2", "3"]
     for pair in by_repetition.values():
         assert pair["base"] == pair["head"] in ("0", "2")
@@ -102,7 +102,7 @@ def test_both_sides_of_a_repetition_run_on_one_gpu_base_first(tmp_path):
 
 def test_one_gpu_runs_in_turn_with_its_label(tmp_path):
     ran = run(tmp_path, [None], 2, chosen_gpus("1", states()))
-    assert [(wrote["gpu"], labels["gpu"], labels["repetition"]) for wrote, labels, _ in ran] == [
+    assert [(wrote["gpu"], labels["gpu-index"], labels["repetition"]) for wrote, labels, _ in ran] == [
         (UUIDS[1], "1", "1"), (UUIDS[1], "1", "2")]
 
 
@@ -121,7 +121,7 @@ def test_a_failure_on_one_gpu_stops_the_queue_and_keeps_what_was_measured(tmp_pa
         record.run_processes(chosen, 8, tmp_path, tmp_path / "scratch", lambda line: None, None, collected,
                              lambda *ended: None, states, gpus)
     # GPU 1 failed at once; GPU 0's process then running ended and was kept, and no other started
-    assert [collected.metadata[file].labels["gpu"] for file in collected.files] == ["0"]
+    assert [collected.metadata[file].labels["gpu-index"] for file in collected.files] == ["0"]
 
 
 @pytest.mark.parametrize(("text", "message"), [

@@ -245,11 +245,12 @@ def test_gpus_run_both_sides_of_a_repetition_on_one_gpu_and_label_it(scripts, tm
     pairs: dict[str, set] = {}
     for run in runs:
         labels, annotations = run["metadata"]["labels"], run["metadata"]["annotations"]
-        assert annotations["kernelindex.dev/gpu-uuid"] == f"GPU-fake-{labels['gpu']}"
+        assert annotations["kernelindex.dev/gpu-uuid"] == f"GPU-fake-{labels['gpu-index']}"
+        assert labels["gpu"] == "nvidia-h200"  # the importer's label of the product stays
         assert annotations["kernelindex.dev/gpu-state-before"] == (
-            f"{labels['gpu']}: sm 1980 MHz (max 1980), memory 3201 MHz, 120.5 W, 40 C, clocks held by "
-            + ("sw-power-cap" if labels["gpu"] == "1" else "none"))
-        pairs.setdefault(labels["repetition"], set()).add((labels["gpu"], labels["side"]))
+            f"{labels['gpu-index']}: sm 1980 MHz (max 1980), memory 3201 MHz, 120.5 W, 40 C, clocks held by "
+            + ("sw-power-cap" if labels["gpu-index"] == "1" else "none"))
+        pairs.setdefault(labels["repetition"], set()).add((labels["gpu-index"], labels["side"]))
     assert sorted(pairs) == ["1", "2"]
     for seen in pairs.values():  # base and head of a repetition on one GPU
         assert len({gpu for gpu, _ in seen}) == 1 and {side for _, side in seen} == {"base", "head"}

@@ -84,7 +84,8 @@ def record(
         str | None,
         typer.Option("--gpus", metavar="all|LIST", help="Run the processes on these GPUs at once (all, or indices "
                                                         "such as 0,2), one process a GPU at a time, both sides of "
-                                                        "a repetition on one GPU; every run is labelled gpu=INDEX.",
+                                                        "a repetition on one GPU; every run is labelled "
+                                                        "gpu-index=INDEX.",
                      show_default=False),
     ] = None,
     dry_run: DryRunOption = "none",
