@@ -29,7 +29,11 @@ def measure(fn: Callable[[], Any], *, timer: str = "cuda_graph", cache: str = "c
     capture, for a graph).
 
     The ``Timings`` hold the samples in nanoseconds and a protocol naming the timer that
-    measured, the cache state and the budgets. Without PyTorch or a CUDA device:
+    measured, the cache state and the budgets. Where NVML can say the SM clock, samples
+    taken in a batch read below 75 % of the GPU's default SM clock are dropped: their count
+    is the native ``lowClockSamples``, and the details say so (``lowClockSamples``), as
+    they say a cupti call whose kernel count differs from an untimed call's
+    (``kernelCountWarning``; docs/measuring.md). Without PyTorch or a CUDA device:
     ``kidx.errors.DeviceUnavailable``; a call that launches no GPU work under cupti:
     ``kidx.errors.MeasurementFailed``.
     """
