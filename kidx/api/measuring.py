@@ -33,7 +33,11 @@ def measure(fn: Callable[[], Any], *, timer: str = "cuda_graph", cache: str = "c
     both, and ``native`` the noise reached (``relativeStandardError``).
 
     The ``Timings`` hold the samples in nanoseconds and a protocol naming the timer that
-    measured, the cache state and the budgets. Without PyTorch or a CUDA device:
+    measured, the cache state and the budgets. Where NVML can say the SM clock, samples
+    taken in a batch read below 75 % of the GPU's default SM clock are dropped: their count
+    is the native ``lowClockSamples``, and the details say so (``lowClockSamples``), as
+    they say a cupti call whose kernel count differs from an untimed call's
+    (``kernelCountWarning``; docs/measuring.md). Without PyTorch or a CUDA device:
     ``kidx.errors.DeviceUnavailable``; a call that launches no GPU work under cupti:
     ``kidx.errors.MeasurementFailed``.
     """
@@ -51,7 +55,16 @@ def measure(fn: Callable[[], Any], *, timer: str = "cuda_graph", cache: str = "c
         timings.native["relativeStandardError"] = float(measured.noise)
     if measured.sm_clock_mhz is not None:
         timings.native["smClockMHz"] = float(measured.sm_clock_mhz)
+    if measured.clock is not None:
+        timings.native["lowClockSamples"] = float(measured.clock.dropped)
+    details = {}
     if measured.fallback:
-        timings.details = {"timerFallback": f"{chosen.timer} asked for, {measured.timer} measured: "
-                                            f"{measured.fallback}"}
+        details["timerFallback"] = f"{chosen.timer} asked for, {measured.timer} measured: {measured.fallback}"
+    low_clock = measured.clock.warning() if measured.clock is not None else None
+    if low_clock:
+        details["lowClockSamples"] = low_clock
+    if measured.kernel_warning:
+        details["kernelCountWarning"] = measured.kernel_warning
+    if details:
+        timings.details = details
     return timings

@@ -31,11 +31,12 @@ import os
 import re
 import shlex
 import subprocess
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kidx.errors import KidxError, UsageError
 from kidx.kinds.metadata import label_value_error, qualified_key_error
@@ -47,6 +48,9 @@ if TYPE_CHECKING:
     from kidx.importers.framework import Conversion
 
 ANNOTATION_PREFIX = "kernelindex.dev/"
+ANNOTATION_GPU_UUID = ANNOTATION_PREFIX + "gpu-uuid"
+#: record --gpus: the GPU a run's process ran on (the importers' ``gpu`` label names its product)
+GPU_INDEX_LABEL = "gpu-index"
 LIGER_DATA_FILE = "all_benchmark_data.csv"
 #: Liger's harness writes all_benchmark_data_<value>.csv instead when this is set
 LIGER_TARGET_VARIABLE = "LIGER_BENCH_TARGET"
@@ -374,7 +378,8 @@ class HarnessResult:
 
 
 def run_harness(command: list[str], folder: Path, echo: Callable[[str], None],
-                environment: dict[str, str] | None = None) -> HarnessResult:
+                environment: dict[str, str] | None = None,
+                on_start: Callable[[subprocess.Popen], None] | None = None) -> HarnessResult:
     """Run ``command`` in ``folder`` (with ``environment``, else kidx's own), its output
     (stdout and stderr) passed to ``echo`` line by line. The command runs in a process
     group of its own: a Ctrl-C or a SIGTERM to kidx (``terminate_as_interrupt``, in force
@@ -390,6 +395,8 @@ def run_harness(command: list[str], folder: Path, echo: Callable[[str], None],
         except OSError as exc:
             raise HarnessFailed(
                 f"cannot run {shlex.quote(command[0])}: {exc.strerror or exc}; nothing was imported") from None
+        if on_start is not None:  # record --gpus: so that an interrupt can stop it from another thread
+            on_start(process)
         try:
             assert process.stdout is not None
             _pass_lines(process.stdout.fileno(), echo, lambda: process.poll() is not None)
@@ -772,53 +779,126 @@ def split_interleaved(command: list[str]) -> tuple[list[str], list[str]]:
 def run_processes(sides: list[Side], processes: int, folder: Path, scratch: Path, echo: Callable[[str], None],
                   timer: tuple[str, str] | None, collected: Collected,
                   ended: Callable[[OutputPlan, HarnessResult, dict[str, str]], None],
-                  gpu_states: Callable[[], list] = list, kept_so_far: Callable[[], None] = lambda: None,
-                  stopping: tuple[float, float] | None = None) -> None:
+                  gpu_states: Callable[[], list] = list, gpus: list | None = None,
+                  kept_so_far: Callable[[], None] = lambda: None, stopping: tuple[float, float] | None = None) -> None:
     """Run each side's command ``processes`` times, alternating sides (A B A B …), each
     run a fresh process; what each wrote is copied into ``collected`` as it ends, so a
     later failure loses nothing already measured (``kept_so_far`` is called after each:
     kidx record writes the recording's file then). ``timer``: (timer, cache) to replace
-    do_bench with; ``stopping``: its (max_noise, max_time_ms), for adaptive stopping."""
-    import shutil
+    do_bench with; ``stopping``: its (max_noise, max_time_ms), for adaptive stopping.
+    ``gpus`` (``record_gpus.Gpu``s, from --gpus): the repetitions run on
+    those GPUs at once, one process a GPU at a time, both sides of a repetition in turn
+    on one GPU (``record_gpus.run_on_gpus``)."""
+    runner = _Processes(sides, processes, folder, scratch, echo, timer, collected, ended, gpu_states,
+                        several_gpus=bool(gpus) and len(gpus or []) > 1, kept_so_far=kept_so_far, stopping=stopping)
+    if not gpus:
+        for repetition in range(1, processes + 1):
+            for side in sides:
+                runner.run(side, repetition)
+        return
+    from kidx.operations.record_gpus import Running, run_on_gpus
 
-    from kidx.operations.record_timers import read_log, timer_environment
-
-    repeated = processes > 1 or len(sides) > 1
-    for repetition in range(1, processes + 1):
+    def repetition_on(repetition: int, gpu) -> None:  # both sides in turn, on one GPU
         for side in sides:
-            tag = f"{side.name}-{repetition:02d}" if side.name else f"{repetition:02d}"
-            target = scratch / f"process-{tag}"
-            target.mkdir()
-            log = target / "do_bench.jsonl"
-            environment = timer_environment(*timer, log, None, *(stopping or ())) if timer else None
-            plan = side.plan
-            if plan.appended_csv and repeated:
-                # each process writes a file of its own (the harness's LIGER_BENCH_TARGET), so a
-                # later process's rows are never dropped as duplicates of an earlier one's
-                liger_target = f"kidx-{os.getpid()}-{tag}"
-                environment = {**(environment or os.environ), LIGER_TARGET_VARIABLE: liger_target}
-                plan = dataclasses.replace(plan, path=plan.path.with_name(f"all_benchmark_data_{liger_target}.csv"))
-            plan.snapshot()
-            before = gpu_states()
-            if repeated:
-                echo(f"process {repetition} of {processes}" + (f", {side.name}" if side.name else "")
-                     + f": {shlex.join(side.plan.command)}")
-            result = run_harness(plan.command, folder, echo, environment)
-            if result.returncode != 0:
-                raise HarnessFailed(failure_message(plan.command, result))
-            labels = {**side.labels, LABEL_RECORDING: collected.recording}
-            if repeated:
-                labels["repetition"] = str(repetition)
-            if side.name:
-                labels["side"] = side.name
-            ended(plan, result, labels)
-            after = gpu_states()
-            annotations = recording_metadata(side.state, plan.command, {})[1]
-            for moment, states in (("before", before), ("after", after)):
-                if states:
-                    annotations[f"{ANNOTATION_PREFIX}gpu-state-{moment}"] = "; ".join(state.text() for state in states)
-            max_clocks = [state.max_sm_mhz for state in before if state.max_sm_mhz]
-            calls, notes = read_log(log) if timer else ([], [])
+            runner.run(side, repetition, gpu)
+
+    runner.running, runner.halted = Running(), threading.Event()
+    try:
+        run_on_gpus(gpus, range(1, processes + 1), repetition_on, runner.running, _stop, runner.halted)
+    except KeyboardInterrupt:
+        raise HarnessInterrupted("interrupted: the commands were stopped; nothing was imported") from None
+
+
+@dataclass
+class _Processes:
+    """What every process of one recording shares; ``run`` runs one of them. Under --gpus
+    several run at once (one a GPU, in threads): what they share is changed under ``lock``."""
+
+    sides: list[Side]
+    processes: int
+    folder: Path
+    scratch: Path
+    echo: Callable[[str], None]
+    timer: tuple[str, str] | None
+    collected: Collected
+    ended: Callable[[OutputPlan, HarnessResult, dict[str, str]], None]
+    gpu_states: Callable[[], list]
+    several_gpus: bool = False
+    kept_so_far: Callable[[], None] = lambda: None  # after each process: the recording's file written
+    stopping: tuple[float, float] | None = None  # (max_noise, max_time_ms) with the timer
+    running: Any = None  # record_gpus.Running, under --gpus
+    halted: Any = None  # a threading.Event set when the processes are to stop, under --gpus
+    lock: Any = field(default_factory=threading.RLock)
+
+    def say(self, line: str) -> None:
+        with self.lock:
+            self.echo(line)
+
+    def run(self, side: Side, repetition: int, gpu: Any = None) -> None:
+        """One process of ``side``'s command (on ``gpu``, a record_gpus.Gpu, under --gpus)."""
+        import shutil
+
+        from kidx.operations.record_timers import read_log, timer_environment
+
+        if self.halted is not None and self.halted.is_set():
+            return
+        processes, timer, collected = self.processes, self.timer, self.collected
+        repeated = processes > 1 or len(self.sides) > 1
+        tag = f"{side.name}-{repetition:02d}" if side.name else f"{repetition:02d}"
+        target = self.scratch / f"process-{tag}"
+        target.mkdir()
+        log = target / "do_bench.jsonl"
+        before = self._states(gpu)
+        environment = (timer_environment(*timer, log, None, *(self.stopping or ()),
+                                         reference_sm_mhz=_reference_clock(before)) if timer else None)
+        plan = side.plan
+        if plan.appended_csv and repeated:
+            # each process writes a file of its own (the harness's LIGER_BENCH_TARGET), so a
+            # later process's rows are never dropped as duplicates of an earlier one's
+            liger_target = f"kidx-{os.getpid()}-{tag}"
+            environment = {**(environment or os.environ), LIGER_TARGET_VARIABLE: liger_target}
+            plan = dataclasses.replace(plan, path=plan.path.with_name(f"all_benchmark_data_{liger_target}.csv"))
+        elif self.several_gpus and plan.added_option:
+            plan = _own_output(plan, target)  # processes at once never share a file
+        else:
+            plan = dataclasses.replace(plan)  # snapshot and collect keep state on the plan
+        echo = self.say
+        if gpu is not None:
+            from kidx.operations.record_gpus import gpu_environment
+
+            environment = gpu_environment(gpu, environment or dict(os.environ))
+            if self.several_gpus:
+                echo = lambda line: self.say(f"[gpu {gpu.index}] {line}")  # noqa: E731 - lines of processes at once
+        plan.snapshot()
+        if repeated or gpu is not None:
+            self.say(f"process {repetition} of {processes}" + (f", {side.name}" if side.name else "")
+                     + (f", gpu {gpu.index}" if gpu is not None else "") + f": {shlex.join(side.plan.command)}")
+        running = self.running
+        result = run_harness(plan.command, self.folder, echo, environment,
+                             on_start=running.started if running is not None else None)
+        if running is not None:
+            running.finished()
+        if result.returncode != 0:
+            raise HarnessFailed(failure_message(plan.command, result))
+        labels = {**side.labels, LABEL_RECORDING: collected.recording}
+        if repeated:
+            labels["repetition"] = str(repetition)
+        if side.name:
+            labels["side"] = side.name
+        if gpu is not None:
+            labels[GPU_INDEX_LABEL] = str(gpu.index)
+        with self.lock:
+            self.ended(plan, result, labels)
+        after = self._states(gpu)
+        annotations = recording_metadata(side.state, plan.command, {})[1]
+        if gpu is not None and gpu.uuid:
+            annotations[ANNOTATION_GPU_UUID] = gpu.uuid
+        for moment, states in (("before", before), ("after", after)):
+            if states:
+                annotations[f"{ANNOTATION_PREFIX}gpu-state-{moment}"] = "; ".join(state.text() for state in states)
+        max_clocks = [state.max_sm_mhz for state in before if state.max_sm_mhz]
+        calls, notes = read_log(log) if timer else ([], [])
+        with self.lock:
             collected.notes.extend(notes)
             for written in plan.collect(target):
                 kept = Path(written)
@@ -835,6 +915,29 @@ def run_processes(sides: list[Side], processes: int, folder: Path, scratch: Path
                     collected.timer_logs[key] = str(log)
                 if max_clocks:
                     collected.max_sm_mhz[key] = min(max_clocks)
-            if plan is not side.plan:
-                plan.path.unlink(missing_ok=True)  # the file kidx asked this process to write
-            kept_so_far()
+            self.kept_so_far()
+        if plan.appended_csv and plan.path != side.plan.path:
+            plan.path.unlink(missing_ok=True)  # the file kidx asked this process to write
+
+    def _states(self, gpu: Any) -> list:
+        """The GPUs' state now: the process's own GPU's under --gpus."""
+        with self.lock:
+            states = self.gpu_states()
+        return states if gpu is None else [state for state in states if state.gpu == gpu.index]
+
+
+def _reference_clock(states: list) -> int | None:
+    """The SM clock below whose 75 % the timer drops samples: the lowest of the GPUs' default clocks."""
+    clocks = [clock for clock in (getattr(state, "reference_sm_mhz", None) for state in states) if clock]
+    return min(clocks) if clocks else None
+
+
+def _own_output(plan: OutputPlan, target: Path) -> OutputPlan:
+    """``plan`` with the file kidx added to the command moved into ``target``, the process's
+    own folder."""
+    path = target / plan.path.name
+    old = str(plan.path)
+    command = [str(path) if argument == old else
+               argument[:-len(old)] + str(path) if argument.endswith("=" + old) else argument
+               for argument in plan.command]
+    return dataclasses.replace(plan, command=command, path=path)

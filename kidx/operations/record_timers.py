@@ -29,6 +29,7 @@ from kidx.timers.settings import (
     ENV_MAX_NOISE,
     ENV_MAX_TIME,
     ENV_PACKAGE,
+    ENV_REFERENCE_SM,
     ENV_TIMER,
     measurement_spec,
 )
@@ -40,15 +41,20 @@ ANNOTATION_FALLBACK = "kernelindex.dev/timer-fallback"
 ANNOTATION_SM_CLOCK = "kernelindex.dev/sm-clock-mhz"
 ANNOTATION_CLOCK_WARNING = "kernelindex.dev/clock-warning"
 ANNOTATION_NOISE = "kernelindex.dev/timer-noise"
+ANNOTATION_LOW_CLOCK_SAMPLES = "kernelindex.dev/low-clock-samples"
+ANNOTATION_PERSISTING_L2 = "kernelindex.dev/persisting-l2"
+ANNOTATION_KERNEL_COUNT = "kernelindex.dev/kernel-count-warning"
 #: a run whose SM clock, read just after timing, was below this share of the GPU's maximum is flagged
 LOW_CLOCK_SHARE = 0.8
 
 
 def timer_environment(timer: str, cache: str, log: Path, base: dict[str, str] | None = None,
-                      max_noise: float | None = None, max_time_ms: float | None = None) -> dict[str, str]:
+                      max_noise: float | None = None, max_time_ms: float | None = None, *,
+                      reference_sm_mhz: int | None = None) -> dict[str, str]:
     """The harness's environment: kidx's sitecustomize first on PYTHONPATH, the timer,
-    the cache state, adaptive stopping (``max_noise``, ``max_time_ms``) where asked, and
-    the log file named."""
+    the cache state, adaptive stopping (``max_noise``, ``max_time_ms``) where asked, the
+    log file named, and the GPU's default SM clock where kidx read it (the timer drops
+    samples taken below 75 % of it)."""
     environment = dict(os.environ if base is None else base)
     existing = environment.get("PYTHONPATH")
     environment["PYTHONPATH"] = str(SITE_FOLDER) + (os.pathsep + existing if existing else "")
@@ -60,6 +66,8 @@ def timer_environment(timer: str, cache: str, log: Path, base: dict[str, str] | 
         environment[ENV_MAX_NOISE] = repr(float(max_noise))
         if max_time_ms is not None:
             environment[ENV_MAX_TIME] = repr(float(max_time_ms))
+    if reference_sm_mhz:
+        environment[ENV_REFERENCE_SM] = str(reference_sm_mhz)
     return environment
 
 
@@ -101,6 +109,8 @@ class Retimed(NamedTuple):
     retimed: int  # runs given their timer's protocol
     kept: int  # runs left with the harness's timer
     low_clock: int  # runs measured while the SM clock was below LOW_CLOCK_SHARE of its maximum
+    low_clock_samples: int = 0  # runs whose timer dropped (or had to keep) samples taken at a low SM clock
+    kernel_count: int = 0  # runs whose cupti calls launched another number of kernels than the untimed call
 
 
 def retimed(conversion: Conversion, entries: dict[str, list[dict]],
@@ -115,7 +125,7 @@ def retimed(conversion: Conversion, entries: dict[str, list[dict]],
     protocols = {digest_of(document.body): document for document in conversion.documents
                  if document.body.get("kind") == "BenchmarkProtocol"}
     made: dict[str, Any] = {}  # new protocol digest -> its document
-    documents, runs_retimed, runs_kept, low_clock = [], 0, 0, 0
+    documents, runs_retimed, runs_kept, low_clock, low_samples, kernel_count = [], 0, 0, 0, 0, 0
     for document in conversion.documents:
         body = document.body
         if body.get("kind") != "BenchmarkRun":
@@ -136,6 +146,8 @@ def retimed(conversion: Conversion, entries: dict[str, list[dict]],
             made[digest] = original._replace(body=protocol)
         run = _retimed_run(body, entry, digest, (max_sm_mhz or {}).get(document.source))
         low_clock += ANNOTATION_CLOCK_WARNING in run["metadata"]["annotations"]
+        low_samples += ANNOTATION_LOW_CLOCK_SAMPLES in run["metadata"]["annotations"]
+        kernel_count += ANNOTATION_KERNEL_COUNT in run["metadata"]["annotations"]
         documents.append(document._replace(body=run))
         runs_retimed += 1
     # the harness's protocols that no run measured under any more are not stored
@@ -148,7 +160,7 @@ def retimed(conversion: Conversion, entries: dict[str, list[dict]],
                       if document.body.get("kind") == "BenchmarkRun"), len(documents))
     documents[first_run:first_run] = list(made.values())
     return Retimed(Conversion(documents, conversion.rows_read, conversion.skipped, conversion.noun, conversion.notes),
-                   runs_retimed, runs_kept, low_clock)
+                   runs_retimed, runs_kept, low_clock, low_samples, kernel_count)
 
 
 def _timer_protocol(harness_protocol: dict, entry: dict) -> dict:
@@ -207,5 +219,12 @@ def _retimed_run(body: dict, entry: dict, protocol_digest: str, max_sm_mhz: int 
         if max_sm_mhz and clock < LOW_CLOCK_SHARE * max_sm_mhz:
             annotations[ANNOTATION_CLOCK_WARNING] = (f"the SM clock was {clock} MHz just after timing, below "
                                                      f"{LOW_CLOCK_SHARE:.0%} of the GPU's maximum {max_sm_mhz} MHz")
+    check = entry.get("clockCheck")
+    if isinstance(check, dict) and isinstance(check.get("warning"), str):
+        annotations[ANNOTATION_LOW_CLOCK_SAMPLES] = check["warning"]
+    if isinstance(entry.get("persistingL2"), str):
+        annotations[ANNOTATION_PERSISTING_L2] = entry["persistingL2"]
+    if isinstance(entry.get("kernelWarning"), str):
+        annotations[ANNOTATION_KERNEL_COUNT] = entry["kernelWarning"]
     run.setdefault("metadata", {})["annotations"] = annotations
     return run

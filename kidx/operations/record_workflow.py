@@ -39,6 +39,7 @@ class RecordRequest(NamedTuple):
     recover: str | None = None  # a folder a failed recording kept: store what it holds, run nothing
     store_hint: str | None = None  # the --store to name in the recovery command, where one was given
     stopping: tuple[float, float] | None = None  # with timing: (max_noise, max_time_ms), adaptive stopping
+    gpus: str | None = None  # --gpus all|LIST: the processes run on these GPUs at once
 
 
 def record(request: RecordRequest, registry: KindRegistry, open_store: Callable[[], Store], reporter: Reporter,
@@ -62,6 +63,7 @@ def record(request: RecordRequest, registry: KindRegistry, open_store: Callable[
     collected = recording.Collected()
     try:
         sides = _sides(reporter, request, folder, scratch)
+        gpus = _gpus(request, sides, gpu_states)
         if request.keep and not request.dry_run:
             _check_writable(open_store)  # before the harness runs: its results need somewhere to go
         if request.timing:  # refused before anything runs where the harness's Python has no CUDA device
@@ -80,7 +82,7 @@ def record(request: RecordRequest, registry: KindRegistry, open_store: Callable[
             collected.save(scratch, _saved_request(request, environment, scratch))
 
         recording.run_processes(sides, request.processes, folder, scratch, reporter.notice, request.timing,
-                                collected, ended, gpu_states, kept_so_far, request.stopping)
+                                collected, ended, gpu_states, gpus, kept_so_far, request.stopping)
         result = _imported(request, collected, environment, registry, open_store, reporter, progress)
     except BaseException:
         _keep_measured(reporter, request, scratch, collected.files)
@@ -170,6 +172,25 @@ def _check_writable(open_store: Callable[[], Store]) -> None:
         probe.backend.close()
 
 
+def _gpus(request: RecordRequest, sides: list[recording.Side], states: Callable[[], list]) -> list | None:
+    """The GPUs --gpus names (None without it), checked before anything runs: processes
+    that run at once may not share a results file the command names itself."""
+    if request.gpus is None:
+        return None
+    from kidx.errors import UsageError
+    from kidx.operations.record_gpus import chosen_gpus
+
+    gpus = chosen_gpus(request.gpus, states())
+    if len(gpus) > 1 and request.processes > 1:
+        for side in sides:
+            plan = side.plan
+            if not plan.added_option and not plan.appended_csv:
+                raise UsageError(f"--gpus {request.gpus}: the processes would run at once and all write "
+                                 f"{plan.path}; let kidx name the results file (leave out --results and the "
+                                 "command's own output option), or run on one GPU")
+    return gpus
+
+
 def _sides(reporter: Reporter, request: RecordRequest, folder: Path, scratch: Path) -> list[recording.Side]:
     """Each side's plan (one side, or base and head with --interleave), its checkout's git
     state and its labels."""
@@ -194,6 +215,7 @@ def _announce(reporter: Reporter, request: RecordRequest, sides: list[recording.
     for side in sides:
         reporter.notice(f"record {request.format_name}: running {shlex.join(side.plan.command)}"
                         + (f" ({processes} processes)" if processes > 1 else "")
+                        + (f" on GPUs {request.gpus}" if request.gpus is not None else "")
                         + (f", timed with {timing[0]} ({timing[1]} L2) in place of do_bench{stopping}" if timing
                            else ""))
 
@@ -229,6 +251,14 @@ def _retimed(reporter: Reporter, conversion: Conversion, collected: recording.Co
     if result.low_clock:
         reporter.warning(f"{result.low_clock} run{'s' if result.low_clock != 1 else ''} measured while the SM clock "
                          "was well below the GPU's maximum (annotation kernelindex.dev/clock-warning)")
+    if result.low_clock_samples:
+        reporter.warning(f"{result.low_clock_samples} run{'s' if result.low_clock_samples != 1 else ''} had samples "
+                         "taken while the SM clock was below 75% of its default (dropped, or kept where no other "
+                         "was taken; annotation kernelindex.dev/low-clock-samples)")
+    if result.kernel_count:
+        reporter.warning(f"{result.kernel_count} run{'s' if result.kernel_count != 1 else ''} timed with cupti "
+                         "launched another number of kernels in a timed call than in the untimed one: work missing "
+                         "from a capture is not timed (annotation kernelindex.dev/kernel-count-warning)")
     return result.conversion
 
 

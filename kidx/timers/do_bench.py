@@ -9,9 +9,11 @@ kernel's time in it. The arguments are triton's (``warmup`` and ``rep`` in milli
 (``kidx.timers.summaries``). The timer and cache state come from ``KIDX_TIMER`` and
 ``KIDX_TIMER_CACHE``. Each call appends one JSON line to the file ``KIDX_TIMER_LOG``
 names: the timer that measured (cupti where a graph capture failed, and why), the
-settings, the value returned and the samples, the noise reached and the wall time the
-call took (``elapsedMs``: warm-up, capture and sampling), which kidx record matches to the
-harness's rows by value.
+settings, the value returned and the samples, which kidx record matches to the
+harness's rows by value, the noise reached and the wall time the call took
+(``elapsedMs``: warm-up, capture and sampling), and what ``clock_fields`` adds: samples
+dropped for a low SM clock, whether the persisting L2 lines were reset, cupti's
+kernel-count warning.
 """
 
 from __future__ import annotations
@@ -56,9 +58,24 @@ def do_bench(fn: Callable[[], Any], warmup: float = 25, rep: float = 100,
             "callsPerSample": measured.calls_per_sample, "smClockMHz": measured.sm_clock_mhz,
             "maxNoise": max_noise, "maxTimeMs": max_time_ms if max_noise is not None else None,
             "noise": measured.noise, "stoppedBy": measured.stopped_by, "elapsedMs": round(elapsed_ms, 3),
-            "samplesMs": measured.samples_ms,
+            "samplesMs": measured.samples_ms, **clock_fields(measured),
         })
     return result
+
+
+def clock_fields(measured: Any) -> dict:
+    """The log entry's account of the clock, the cache and the kernel counts: the samples
+    dropped for a low SM clock (``lowClockSamples``; null where the clock was not checked)
+    and how (``clockCheck``), whether the persisting L2 lines were reset, and the cupti
+    timer's kernel-count warning."""
+    check = measured.clock
+    return {
+        "lowClockSamples": None if check is None else check.dropped,
+        "clockCheck": None if check is None else {
+            "referenceMHz": check.reference_mhz, "boundMHz": check.bound_mhz, "taken": check.taken,
+            "allLow": check.all_low, "lowestMHz": check.lowest_mhz, "warning": check.warning()},
+        "persistingL2": measured.persisting_l2, "kernelWarning": measured.kernel_warning,
+    }
 
 
 def append_entry(path: str, entry: dict) -> None:

@@ -43,6 +43,8 @@ ENV_TIMER = "KIDX_TIMER"
 ENV_CACHE = "KIDX_TIMER_CACHE"
 ENV_LOG = "KIDX_TIMER_LOG"
 ENV_PACKAGE = "KIDX_TIMER_PACKAGE"
+#: the GPU's default SM clock (MHz) as kidx record read it: samples below 75 % of it are dropped
+ENV_REFERENCE_SM = "KIDX_TIMER_DEFAULT_SM_MHZ"
 
 
 class TimerSettings(NamedTuple):

@@ -5,6 +5,9 @@ utils do, and appends their rows to ../data/all_benchmark_data.csv (or
 all_benchmark_data_<LIGER_BENCH_TARGET>.csv), in Liger's columns.
 
 usage: python liger_stand_in.py [--fail-after N] [--no-do-bench]
+
+Each process takes the next number (``runs-so-far/N``, made atomically) for its rows'
+timestamps, and writes the GPU it was shown (``CUDA_VISIBLE_DEVICES``) to ``gpus-seen.txt``.
 """
 import csv
 import os
@@ -21,8 +24,14 @@ CONFIG = '{"hidden_size": 4096, "dtype": "torch.bfloat16", "eps": 1e-06}'
 
 here = os.path.dirname(os.path.abspath(__file__))
 counter = os.path.join(here, "runs-so-far")
-runs = int(open(counter).read()) + 1 if os.path.exists(counter) else 1
-open(counter, "w").write(str(runs))
+os.makedirs(counter, exist_ok=True)
+runs = 1
+while True:  # this process's number: the first free one, taken atomically (processes may run at once)
+    try:
+        os.close(os.open(os.path.join(counter, str(runs)), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        break
+    except FileExistsError:
+        runs += 1
 if "--fail-after" in sys.argv and runs > int(sys.argv[sys.argv.index("--fail-after") + 1]):
     sys.exit("the stand-in fails, as asked")
 
@@ -53,4 +62,6 @@ with open(path, "a", newline="") as handle:
     if new:
         writer.writerow(HEADER)
     writer.writerows(rows)
+with open(os.path.join(here, "gpus-seen.txt"), "a") as handle:
+    handle.write(f"{runs} {os.environ.get('CUDA_VISIBLE_DEVICES', '-')}\n")
 print(f"the stand-in wrote {len(rows)} rows to {os.path.basename(path)}")

@@ -134,3 +134,22 @@ def test_the_sitecustomize_runs_the_one_it_hides(tmp_path):
     done = run_with_site(tmp_path, "import os; print(os.environ.get('HIDDEN_SITECUSTOMIZE_RAN'))", [str(hidden)])
     assert done.returncode == 0, done.stderr
     assert done.stdout == "yes\n"
+
+
+def test_the_log_entry_counts_the_samples_dropped_at_a_low_clock(fake_gpu, tmp_path, monkeypatch):
+    log = tmp_path / "calls.jsonl"
+    monkeypatch.setenv(ENV_TIMER, "cuda_events")
+    monkeypatch.setenv(ENV_CACHE, "warm")
+    monkeypatch.setenv(ENV_LOG, str(log))
+    monkeypatch.setenv("KIDX_TIMER_DEFAULT_SM_MHZ", "1980")
+    monkeypatch.setenv("FAKE_GPU_SM_CLOCK", "1980,1980,1980,1980,1200,1980")  # the second batch ends low
+    replacement.do_bench(lambda: fake_gpu.fake_kernel(0.5), warmup=1, rep=60)
+    (entry,) = [json.loads(line) for line in log.read_text().splitlines()]
+    dropped = entry["lowClockSamples"]
+    assert dropped > 0 and len(entry["samplesMs"]) == entry["clockCheck"]["taken"] - dropped
+    assert entry["clockCheck"] == {"referenceMHz": 1980, "boundMHz": 1485, "taken": entry["clockCheck"]["taken"],
+                                   "allLow": False, "lowestMHz": 1200,
+                                   "warning": f"{dropped} of {entry['clockCheck']['taken']} samples dropped: taken "
+                                              "while the SM clock read below 1485 MHz (75% of the default 1980 MHz; "
+                                              "lowest 1200 MHz)"}
+    assert entry["persistingL2"].startswith(("reset", "not reset: ")) and entry["kernelWarning"] is None

@@ -271,3 +271,85 @@ def test_bad_stopping_options_are_refused_before_anything_runs(scripts, tmp_path
     done = record(scripts, tmp_path / "store", *arguments, "--", sys.executable, "benchmark_stand_in.py")
     assert (done.returncode, done.stderr) == (1, message)
     assert not (scripts / "runs-so-far").exists()
+def fake_gpus(folder: Path, count: int) -> str:
+    """A folder holding an nvidia-smi of ``count`` GPUs: it answers kidx's fuller state query
+    (UUID, default clock and clock event reasons; 0x4, a software power cap, on GPU 1)."""
+    folder.mkdir()
+    program = folder / "nvidia-smi"
+    lines = "\\n".join(f"{index}, GPU-fake-{index}, 1980, 1980, 3201, 120.5, 40, 1980, "
+                       f"{'0x0000000000000004' if index == 1 else '0x0000000000000000'}" for index in range(count))
+    program.write_text("#!/bin/sh\n"
+                       'case "$*" in *clocks_event_reasons*) printf "' + lines + '\\n" ;; *) exit 6 ;; esac\n')
+    program.chmod(0o755)
+    return str(folder)
+
+
+def test_gpus_run_both_sides_of_a_repetition_on_one_gpu_and_label_it(scripts, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", fake_gpus(tmp_path / "bin", 2) + os.pathsep + os.environ["PATH"])
+    store = tmp_path / "store"
+    done = record(scripts, store, "--timer", "cuda_graph", "--interleave", "--processes", "2", "--gpus", "all",
+                  "--", sys.executable, "benchmark_stand_in.py", "--", sys.executable, "benchmark_stand_in.py")
+    assert done.returncode == 0, done.stderr
+    assert ("record liger: running " + sys.executable + " benchmark_stand_in.py (2 processes) on GPUs all, timed "
+            "with cuda_graph (cold L2) in place of do_bench\n") in done.stderr
+    runs = stored(store, "runs")
+    assert len(runs) == 8
+    pairs: dict[str, set] = {}
+    for run in runs:
+        labels, annotations = run["metadata"]["labels"], run["metadata"]["annotations"]
+        assert annotations["kernelindex.dev/gpu-uuid"] == f"GPU-fake-{labels['gpu-index']}"
+        assert labels["gpu"] == "nvidia-h200"  # the importer's label of the product stays
+        assert annotations["kernelindex.dev/gpu-state-before"] == (
+            f"{labels['gpu-index']}: sm 1980 MHz (max 1980), memory 3201 MHz, 120.5 W, 40 C, clocks held by "
+            + ("sw-power-cap" if labels["gpu-index"] == "1" else "none"))
+        pairs.setdefault(labels["repetition"], set()).add((labels["gpu-index"], labels["side"]))
+    assert sorted(pairs) == ["1", "2"]
+    for seen in pairs.values():  # base and head of a repetition on one GPU
+        assert len({gpu for gpu, _ in seen}) == 1 and {side for _, side in seen} == {"base", "head"}
+    shown = sorted(line.split()[1] for line in (scripts / "gpus-seen.txt").read_text().splitlines())
+    assert shown == ["GPU-fake-0", "GPU-fake-0", "GPU-fake-1", "GPU-fake-1"]
+
+
+@pytest.mark.parametrize(("gpus", "message"), [
+    ("2", "error: --gpus 2: there is no GPU 2 on this machine (GPUs: 0, 1)\n"),
+    ("0;1", "error: --gpus 0;1: expected all or a comma-separated list of GPU indices, as in 0,1\n"),
+])
+def test_a_bad_gpus_list_is_refused_before_anything_runs(scripts, tmp_path, monkeypatch, gpus, message):
+    monkeypatch.setenv("PATH", fake_gpus(tmp_path / "bin", 2) + os.pathsep + os.environ["PATH"])
+    done = record(scripts, tmp_path / "store", "--gpus", gpus, "--", sys.executable, "benchmark_stand_in.py")
+    assert done.returncode == 1 and done.stderr.endswith(message)
+    assert not (scripts / "runs-so-far").exists() and not (tmp_path / "store").exists()
+
+
+def test_gpus_refuse_processes_at_once_writing_one_named_file(scripts, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", fake_gpus(tmp_path / "bin", 2) + os.pathsep + os.environ["PATH"])
+    done = subprocess.run([sys.executable, "-m", "kidx", "record", "bmf", "--no-capture", "--gpus", "all",
+                           "--processes", "2", "--results", "out.json", "--", "true"], cwd=scripts,
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.endswith(f"error: --gpus all: the processes would run at once and all write {scripts}/out.json; "
+                                "let kidx name the results file (leave out --results and the command's own output "
+                                "option), or run on one GPU\n")
+
+
+def test_samples_at_a_low_clock_are_counted_and_the_runs_say_so(scripts, tmp_path, monkeypatch):
+    """The GPU's default clock (1980 MHz, from the state kidx reads before the process) goes
+    to the timer; the SM clock reads 1980 MHz for the forward call's batch and 1100 MHz from
+    then on, so every sample of the backward call was taken below 1485 MHz (75 %): kept, as
+    nothing else was measured, and said so. Each run also says whether the persisting L2
+    lines were reset (here, without a driver, not)."""
+    monkeypatch.setenv("PATH", fake_nvidia_smi(tmp_path / "bin", 1980) + os.pathsep + os.environ["PATH"])
+    monkeypatch.setenv("FAKE_GPU_SM_CLOCK", "1980,1980,1980,1100")
+    store = tmp_path / "store"
+    done = record(scripts, store, "--timer", "cuda_graph", "--", sys.executable, "benchmark_stand_in.py")
+    assert done.returncode == 0, done.stderr
+    assert ("Warning: 1 run had samples taken while the SM clock was below 75% of its default (dropped, or kept "
+            "where no other was taken; annotation kernelindex.dev/low-clock-samples)\n") in done.stderr
+    runs = {run["metadata"]["labels"]["operation"]: run["metadata"]["annotations"] for run in stored(store, "runs")}
+    assert "kernelindex.dev/low-clock-samples" not in runs["forward"]
+    assert runs["backward"]["kernelindex.dev/low-clock-samples"] == (
+        "every sample was taken while the SM clock read below 1485 MHz (75% of the default 1980 MHz; lowest "
+        "1100 MHz): they are kept, as nothing else was measured")
+    for notes in runs.values():
+        assert notes["kernelindex.dev/persisting-l2"].startswith(("reset", "not reset: "))
+        assert "kernelindex.dev/kernel-count-warning" not in notes

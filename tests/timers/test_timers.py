@@ -142,3 +142,151 @@ def test_measure_says_when_it_fell_back(fake_gpu):
     assert timings.details == {"timerFallback": "cuda_graph asked for, cupti measured: the call could not be "
                                                 "captured in a CUDA graph: operation not permitted when stream "
                                                 "is capturing"}
+
+
+# --- the SM clock around batches of samples, the persisting L2, cupti's kernel counts ----------
+
+from kidx.timers import cuda as cuda_timers  # noqa: E402 - the section's own imports
+from kidx.timers.cuda import CLOCK_BATCH_MS, reset_persisting_l2  # noqa: E402
+
+
+def clock_schedule(fake_gpu, monkeypatch, readings: list[int]) -> None:
+    """The SM clock reads ``readings`` in turn (the first when the timer starts, then one
+    before and one after each batch), then 1980 MHz; the default clock is 1980 MHz."""
+    pending = iter(readings)
+    monkeypatch.setattr(fake_gpu.cuda, "clock_rate", lambda: next(pending, 1980))
+    monkeypatch.setenv("KIDX_TIMER_DEFAULT_SM_MHZ", "1980")
+
+
+def test_a_batch_read_below_75_percent_of_the_default_clock_is_dropped(fake_gpu, monkeypatch):
+    """Events samples of 0.1 ms (30 µs of host, 70 µs of kernel): batches of 10 ms hold 100
+    samples; the second batch ends at 1400 MHz (below 1485, 75 % of 1980) and is dropped."""
+    clock_schedule(fake_gpu, monkeypatch, [1980, 1980, 1980, 1980, 1400])
+    measured = measure_samples(lambda: fake_gpu.fake_kernel(0.07), TimerSettings("cuda_events", "warm", 0.0, 50.0))
+    taken, size = measured.clock.taken, measured.clock.dropped
+    assert size in (int(CLOCK_BATCH_MS / 0.1) - 1, int(CLOCK_BATCH_MS / 0.1))  # 0.1 ms is inexact in binary
+    assert taken in (sample_count(50.0, 0.1) - 1, sample_count(50.0, 0.1))
+    assert measured.clock == cuda_timers.ClockCheck(1980, 1485, size, taken, False, 1400)
+    assert len(measured.samples_ms) == taken - size
+    assert measured.clock.warning() == (f"{size} of {taken} samples dropped: taken while the SM clock read below "
+                                        "1485 MHz (75% of the default 1980 MHz; lowest 1400 MHz)")
+
+
+@pytest.mark.parametrize(("timer", "cache"), [("cuda_graph", "warm"), ("cuda_graph", "cold"), ("cupti", "cold")])
+def test_every_timer_drops_a_low_batch(fake_gpu, monkeypatch, timer, cache):
+    clock_schedule(fake_gpu, monkeypatch, [1980, 1980, 1100])  # the first batch ends low
+    measured = measure_samples(two_kernels(fake_gpu), TimerSettings(timer, cache, 1.0, 40.0))
+    assert measured.clock is not None and measured.clock.dropped > 0 and not measured.clock.all_low
+    assert len(measured.samples_ms) == measured.clock.taken - measured.clock.dropped
+    assert measured.timer == timer
+
+
+def test_when_every_batch_is_low_the_samples_are_kept_and_said_to_be(fake_gpu, monkeypatch):
+    monkeypatch.setenv("FAKE_GPU_SM_CLOCK", "1000")
+    monkeypatch.setenv("KIDX_TIMER_DEFAULT_SM_MHZ", "1980")
+    measured = measure_samples(two_kernels(fake_gpu), TimerSettings("cuda_graph", "cold", 1.0, 5.0))
+    assert measured.clock is not None and measured.clock.all_low and measured.clock.dropped == 0
+    assert len(measured.samples_ms) == measured.clock.taken
+    assert measured.clock.warning() == ("every sample was taken while the SM clock read below 1485 MHz (75% of the "
+                                        "default 1980 MHz; lowest 1000 MHz): they are kept, as nothing else was "
+                                        "measured")
+
+
+def test_without_a_default_clock_or_nvml_nothing_is_checked_or_batched(fake_gpu, monkeypatch):
+    monkeypatch.delenv("KIDX_TIMER_DEFAULT_SM_MHZ", raising=False)
+    monkeypatch.setattr(cuda_timers, "_nvml_reference_clock", lambda uuid: None)
+    assert measure_samples(two_kernels(fake_gpu), TimerSettings("cuda_graph", "cold", 1.0, 5.0)).clock is None
+    monkeypatch.setenv("KIDX_TIMER_DEFAULT_SM_MHZ", "1980")
+    monkeypatch.setenv("FAKE_GPU_SM_CLOCK", "no-nvml")  # nvidia-smi is too slow to ask between batches
+    measured = measure_samples(two_kernels(fake_gpu), TimerSettings("cuda_graph", "cold", 1.0, 5.0))
+    assert measured.clock is None
+    assert len(measured.samples_ms) == int(5.0 / (2 * 5 * (0.007 + fake_gpu.FLUSH_MS)))  # as before
+
+
+def test_the_default_clock_comes_from_nvml_by_the_devices_uuid(fake_gpu, monkeypatch):
+    asked = []
+
+    class Nvml:
+        NVML_CLOCK_SM = 1
+
+        @staticmethod
+        def nvmlInit():
+            pass
+
+        @staticmethod
+        def nvmlShutdown():
+            pass
+
+        @staticmethod
+        def nvmlDeviceGetHandleByUUID(uuid):
+            asked.append(uuid)
+            return "handle"
+
+        @staticmethod
+        def nvmlDeviceGetDefaultApplicationsClock(handle, clock):
+            raise RuntimeError("Not Supported")
+
+        @staticmethod
+        def nvmlDeviceGetMaxClockInfo(handle, clock):
+            return 1755
+
+    monkeypatch.delenv("KIDX_TIMER_DEFAULT_SM_MHZ", raising=False)
+    monkeypatch.setitem(sys.modules, "pynvml", Nvml)
+    monkeypatch.setattr(cuda_timers, "_REFERENCE_CLOCKS", {})
+    assert cuda_timers.reference_sm_clock(fake_gpu) == 1755  # no default applications clock: the maximum
+    assert asked == ["GPU-0b8f2d4e-1111-2222-3333-444455556666"]
+
+
+def test_the_cold_flush_is_twice_the_devices_l2(fake_gpu):
+    assert cuda_timers._flush_buffer(fake_gpu).size == 2 * fake_gpu.cuda.get_device_properties(0).L2_cache_size
+
+
+class Library:
+    def __init__(self, result):
+        self.result = result
+
+    def cuCtxResetPersistingL2Cache(self):  # noqa: N802 - the driver's name
+        return self.result
+
+
+def test_the_persisting_l2_is_reset_through_the_driver_and_the_result_says_so(fake_gpu, monkeypatch):
+    loaded = []
+    monkeypatch.setattr(cuda_timers, "_load_library", lambda name: loaded.append(name) or Library(0))
+    assert measure_samples(two_kernels(fake_gpu), TimerSettings("cuda_graph", "cold", 1.0, 5.0)).persisting_l2 == (
+        "reset")
+    assert loaded == ["libcuda.so.1"]
+
+
+def test_a_persisting_l2_that_cannot_be_reset_never_fails_the_measurement(fake_gpu, monkeypatch):
+    def load(name):
+        if name == "libcuda.so.1":
+            return Library(201)
+        raise OSError(f"{name}: cannot open shared object file: No such file or directory")
+
+    monkeypatch.setattr(cuda_timers, "_load_library", load)
+    assert reset_persisting_l2(fake_gpu) == (
+        "not reset: cuCtxResetPersistingL2Cache returned error 201; cudaCtxResetPersistingL2Cache: libcudart.so: "
+        "cannot open shared object file: No such file or directory")
+    measured = measure_samples(two_kernels(fake_gpu), TimerSettings("cupti", "cold", 1.0, 5.0))
+    assert measured.persisting_l2.startswith("not reset: ") and measured.samples_ms
+
+
+def test_cupti_reports_timed_calls_with_fewer_kernels_than_the_untimed_one(fake_gpu):
+    """The untimed call, profiled first, launches two kernels; every timed call one (as
+    when CUPTI loses a kernel's record): the timed time is reported as incomplete."""
+    from torch import profiler
+
+    def call():
+        fake_gpu.fake_kernel(0.003)
+        if not profiler._ranges:  # before the untimed call's range has closed
+            fake_gpu.fake_kernel(0.002)
+
+    measured = measure_samples(call, TimerSettings("cupti", "cold", 1.0, 1.0))
+    count = len(measured.samples_ms)
+    assert measured.kernel_warning == (
+        f"cupti: {count} of {count} timed calls launched another number of kernels, copies and fills (1) than the "
+        f"untimed call (2); in {count} of them work missing from the capture was not timed")
+
+
+def test_cupti_says_nothing_when_every_call_launches_the_same_kernels(fake_gpu):
+    assert measure_samples(two_kernels(fake_gpu), TimerSettings("cupti", "cold", 1.0, 1.0)).kernel_warning is None

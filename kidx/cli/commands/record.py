@@ -1,5 +1,5 @@
 """kidx record [--environment NAME|FILE | --capture] [--label k=v…] [--results FILE] [--library NAME]
-[--timer T [--cache C]] [--processes N] [--interleave] FORMAT -- COMMAND… [-- HEAD-COMMAND…]
+[--timer T [--cache C]] [--processes N] [--interleave] [--gpus all|LIST] FORMAT -- COMMAND… [-- HEAD-COMMAND…]
 
 Runs a benchmark harness and imports what it wrote, labelled with the commit it ran: the
 operation is kidx.operations.record_workflow's (its steps kidx.operations.record's), the
@@ -26,6 +26,8 @@ Examples:
   kidx record nvbench --environment environment.yaml -- ./my_nvbench_binary
   kidx record liger --timer cuda_graph --processes 8 -- python benchmark_rms_norm.py
   kidx record liger --timer cuda_graph --interleave --processes 4 -- \\
+      python ../base/benchmark_rms_norm.py -- python benchmark_rms_norm.py
+  kidx record liger --timer cuda_graph --interleave --processes 8 --gpus all -- \\
       python ../base/benchmark_rms_norm.py -- python benchmark_rms_norm.py
 """
 
@@ -89,6 +91,14 @@ def record(
         typer.Option("--interleave", help="Two commands, BASE… -- HEAD…, run alternately (A B A B …), each run "
                                           "labelled side=base or side=head."),
     ] = False,
+    gpus: Annotated[
+        str | None,
+        typer.Option("--gpus", metavar="all|LIST", help="Run the processes on these GPUs at once (all, or indices "
+                                                        "such as 0,2), one process a GPU at a time, both sides of "
+                                                        "a repetition on one GPU; every run is labelled "
+                                                        "gpu-index=INDEX.",
+                     show_default=False),
+    ] = None,
     recover: Annotated[
         str | None,
         typer.Option("--recover", metavar="FOLDER",
@@ -132,7 +142,7 @@ def record(
                                               ("--max-noise", max_noise is not None),
                                               ("--environment", environment), ("--capture", capture),
                                               ("--results", results), ("--interleave", interleave),
-                                              ("--processes", processes != 1)) if value]
+                                              ("--processes", processes != 1), ("--gpus", gpus)) if value]
         if given:
             raise UsageError(f"--recover stores a kept recording as it was: it takes no {', '.join(given)}")
     stopping = _stopping(max_noise, max_time, timer)
@@ -141,7 +151,8 @@ def record(
     request = RecordRequest(format_name, commands, interleave, results, environment, capture is not False, labels,
                             options, timing, processes, suffix is not None,
                             keep=output_format not in ("yaml", "json"), recover=recover,
-                            store_hint=store if store and "://" not in store else None, stopping=stopping)
+                            store_hint=store if store and "://" not in store else None, stopping=stopping,
+                            gpus=gpus)
     with recording.terminate_as_interrupt():  # SIGTERM stops the harness as Ctrl-C does
         try:
             result = recorded(request, kind_registry(), lambda: open_store(store), output(), to_yaml,

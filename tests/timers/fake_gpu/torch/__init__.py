@@ -137,8 +137,12 @@ class cuda:  # noqa: N801 - the module's name
         finally:
             timeline.capturing = None
 
+    clock_readings = 0  # how often clock_rate has been read
+
     @staticmethod
     def clock_rate():
         if os.environ.get("FAKE_GPU_SM_CLOCK") == "no-nvml":  # as PyTorch without NVML's binding
             raise ModuleNotFoundError("pynvml does not seem to be installed")
-        return int(os.environ.get("FAKE_GPU_SM_CLOCK", "1980"))
+        readings = os.environ.get("FAKE_GPU_SM_CLOCK", "1980").split(",")  # read in turn, the last one repeated
+        cuda.clock_readings += 1
+        return int(readings[min(cuda.clock_readings, len(readings)) - 1])

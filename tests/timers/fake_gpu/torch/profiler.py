@@ -5,6 +5,10 @@ import json
 from torch import timeline
 
 
+def _us(ms):
+    return round(ms * 1000, 6)
+
+
 class ProfilerActivity:
     CPU = "cpu"
     CUDA = "cuda"
@@ -32,9 +36,11 @@ class profile:  # noqa: N801 - torch's name
 
     def __exit__(self, *exc):
         timeline.profiling = False
-        self.events = [{"ph": "X", "cat": "user_annotation", "name": name, "ts": start * 1000, "dur": length * 1000}
+        # microseconds, rounded as a real trace's are: a range that ends as the next flush begins
+        # must not seem to hold it through a rounding error of the virtual clock
+        self.events = [{"ph": "X", "cat": "user_annotation", "name": name, "ts": _us(start), "dur": _us(length)}
                        for name, start, length in _ranges]
-        self.events += [{"ph": "X", "cat": "kernel", "name": name, "ts": start * 1000, "dur": length * 1000}
+        self.events += [{"ph": "X", "cat": "kernel", "name": name, "ts": _us(start), "dur": _us(length)}
                         for start, length, name in timeline.kernels]
 
     def export_chrome_trace(self, path):
