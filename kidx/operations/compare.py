@@ -38,6 +38,7 @@ from kidx.analysis.significance import (
     MIN_T,
     NO_NOISE,
     REGRESSIONS,
+    UNCONFIRMED,
     Judgement,
     Noise,
     judge_runs,
@@ -72,7 +73,9 @@ class CompareRequest(NamedTuple):
     baseline: str | None = None
     threshold: float = DEFAULT_THRESHOLD
     force: bool = False
-    only: frozenset = frozenset()  # show only groups with rows of these verdicts (and only those rows)
+    # show only groups with rows of these verdicts (and only those rows); a verdict word keeps the
+    # rows that read it alone or in parentheses after unconfirmed (slower: unconfirmed (slower) too)
+    only: frozenset = frozenset()
     alpha: float = ALPHA
     min_t: float = MIN_T  # the smallest |t| a change needs (the noise between runs has heavy tails)
     confirm_runs: int = CONFIRM_RUNS  # runs a side that must agree on a change (1: one run suffices)
@@ -107,6 +110,7 @@ class ComparedRow(NamedTuple):
     judgement: Judgement | None  # None for the baseline itself and when there is no baseline
     verdict: str | None  # baseline, faster, slower, same, inconclusive, unconfirmed; None without a baseline
     host: HostEvidence | None = None  # how much of the arm's figure is the host's, where the store shows it
+    against: Arm | None = None  # the arm it was judged against (--baseline previous: the value before it)
 
     @property
     def run(self) -> AnalysedRun:
@@ -220,7 +224,7 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
                      and _series_of(run) in judged_series)
     if request.only:  # what is shown; the gate judges every row (judged)
         groups = [_only(group, request.only) for group in groups if group.compared
-                  and any(row.verdict in request.only for row in group.rows)]
+                  and any(shown_by(row, request.only) for row in group.rows)]
     return Comparison(groups, rule_text(request.threshold, request.alpha, request.min_t, request.confirm_runs),
                       request.threshold,
                       request.label_key, unmeasured, unlabelled, request.alpha, request.min_t, tuple(problems),
@@ -329,9 +333,18 @@ def _series_of(run: AnalysedRun) -> tuple:
     return (*comparable_key(run), run.implementation.digest, run.known_measure.metric)
 
 
+def shown_by(row: ComparedRow, verdicts: frozenset) -> bool:
+    """Whether ``--only`` keeps a judged row: its verdict is one of ``verdicts``, or it is
+    unconfirmed and what its evidence shows is (``--only slower`` keeps ``unconfirmed
+    (slower)``: what regressed, confirmed or not; ``--only unconfirmed`` every unconfirmed row)."""
+    if row.verdict in verdicts:
+        return True
+    return row.verdict == UNCONFIRMED and row.judgement is not None and row.judgement.within in verdicts
+
+
 def _only(group: ComparedGroup, verdicts: frozenset) -> ComparedGroup:
-    """The baseline row and the rows with one of the verdicts."""
-    return group._replace(rows=[row for row in group.rows if row.verdict == BASELINE or row.verdict in verdicts])
+    """The baseline row and the rows ``--only`` keeps (``shown_by``)."""
+    return group._replace(rows=[row for row in group.rows if row.verdict == BASELINE or shown_by(row, verdicts)])
 
 
 def _incomparable(runs: list[AnalysedRun], force: bool) -> str | None:
@@ -461,7 +474,7 @@ def _judged(arm: Arm, baseline: Arm, request: CompareRequest, history: _History,
     if (not judgement.conclusive and judgement.detectable is not None and arm.measure.metric == "latency"
             and not is_kernel_timer(timer_of(first.protocol.spec))):
         judgement = judgement._replace(reason=f"{judgement.reason}, or a kernel timer")
-    return ComparedRow(arm, judgement, judgement.verdict)
+    return ComparedRow(arm, judgement, judgement.verdict, against=baseline)
 
 
 def _arm_word(request: CompareRequest) -> str:
@@ -521,11 +534,18 @@ def _unmatched(request: CompareRequest, measured: list[AnalysedRun], groups: lis
     previous = request.baseline == PREVIOUS
     if len(by_value) < 2 or (request.baseline not in (None, PREVIOUS) and request.baseline not in by_value):
         return []
-    values = sorted(by_value, key=lambda v: (version_key(v), v)) if _version_like(by_value) else sorted(by_value)
-    reference = request.baseline if request.baseline not in (None, PREVIOUS) else values[0]
+    if _version_like(by_value):
+        values = sorted(by_value, key=lambda v: (version_key(v), v))
+    elif previous:  # the order --baseline previous sets them in (_against_previous): by their first run
+        values = sorted(by_value, key=lambda v: (min((run.observed, run.name) for run in by_value[v]), v))
+    else:
+        values = sorted(by_value)
     notes = []
-    for value in values:
-        if value == reference or _share(groups, value, reference):
+    for index, value in enumerate(values):
+        # --baseline previous: each value is set against the one before it, and named with it
+        reference = (values[index - 1] if index else None) if previous else (
+            request.baseline if request.baseline is not None else values[0])
+        if reference is None or value == reference or _share(groups, value, reference):
             continue
         if previous and any(_share(groups, value, other) for other in values if other != value):
             continue

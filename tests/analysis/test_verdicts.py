@@ -436,6 +436,20 @@ def test_baseline_previous_sets_each_release_against_the_one_before_it_in_versio
     assert "--baseline previous sets each value of a label against the one before it: it needs --by label=KEY" in err
 
 
+def test_baseline_previous_names_the_value_before_the_one_with_nothing_to_compare(kidx):
+    """0.5.10 was measured on another machine only: it has nothing to compare with, and the
+    note names 0.5.3, the value before it (not 0.5.2, the lowest)."""
+    other = "sha256:" + "4" * 64
+    apply(kidx, *[run_manifest(f"r{i}", "a", 100 + i, day=1 + i, labels={"release": version},
+                               environment=other if version == "0.5.10" else ENVIRONMENT)
+                  for i, version in enumerate(["0.5.2", "0.5.3", "0.5.10", "0.5.11"])])
+    code, out, err = kidx("compare", "--by", "label=release", "--baseline", "previous", "-o", "json")
+    assert code == 0, err
+    assert json.loads(out)["unmatched"] == [
+        f"0.5.10 shares no comparable group with 0.5.3: the nearest runs, r2 and r1, differ in environment "
+        f"{other[:19]} vs {ENVIRONMENT[:19]}"]  # 0.5.11 is set against 0.5.3, the value before it in its group
+
+
 HOSTILE_MARKDOWN = "2.11\n# Owned [link](https://evil.example) <img src=x> @admin `x` *b* _i_ | ~s~ !\x1b[31m"
 
 
