@@ -231,6 +231,44 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
                       tuple(unmatched), tuple(runs), judged, deciding)
 
 
+class GroupVerdicts:
+    """compare's rows for the comparable groups of a selection read already, each group
+    against a baseline implementation named for it (``kidx publish``'s cells): the arms
+    ``--by implementation`` makes, judged by the same ``_judged`` on the same history compare
+    reads (the selection, and where ``request`` narrows it, each series' recent runs in the
+    store), so that a page's verdict is the one ``kidx compare --baseline`` prints."""
+
+    def __init__(self, store, registry, request: CompareRequest, runs: list[AnalysedRun]):
+        self._request = request._replace(label_key=None, baseline=None, only=frozenset())
+        self._groups: dict[tuple, list[AnalysedRun]] = {}
+        for run in runs:
+            if run.measure is not None:
+                self._groups.setdefault(comparable_key(run), []).append(run)
+        narrowed = store is not None and _narrowed(request)
+        self._history = _History(_history(store, registry, request, runs) if narrowed else runs)
+        self._found: dict[tuple, dict[str | None, ComparedRow]] = {}
+
+    def rows(self, run: AnalysedRun, baseline: str | None) -> dict[str | None, ComparedRow]:
+        """The rows of ``run``'s comparable group against the arm of the implementation whose
+        digest is ``baseline``, by implementation digest (the baseline's row included); none
+        where the group has no run of it."""
+        key = (comparable_key(run), baseline)
+        found = self._found.get(key)
+        if found is None:
+            members = self._groups.get(key[0], [])
+            arms = _arms(members, self._request, None)
+            base = next((arm for arm in arms if arm.run.implementation.digest == baseline), None)
+            found = {}
+            if base is not None:
+                found[baseline] = ComparedRow(base, None, BASELINE)
+                for arm in arms:
+                    if arm is not base:
+                        row = _judged(arm, base, self._request, self._history, members[0])
+                        found[arm.run.implementation.digest] = row
+            self._found[key] = found
+        return found
+
+
 def _narrowed(request: CompareRequest) -> bool:
     return bool(request.names or request.selector or request.field_selector or request.references)
 

@@ -23,6 +23,7 @@ from typing import NamedTuple
 import jinja2  # kidx[publish]; kidx.publish.require_jinja says so when it is missing
 
 from kidx.operations.analysed_runs import AnalysedRun, run_reference_fields
+from kidx.operations.compare import CompareRequest, GroupVerdicts
 from kidx.operations.series import (
     SeriesReading,
     SeriesRequest,
@@ -82,7 +83,10 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
     # every run: worked out by a process of its own while this one works out the model
     with beside(processes > 1, _judged_and_texts, reading, series_request) as found:
         titles = _titles(store, runs)
-        model = build_model(runs, request.baselines, titles, request.threshold, request.alpha)
+        judged = GroupVerdicts(store, registry, CompareRequest(
+            request.names, request.selector, request.field_selector, request.references,
+            threshold=request.threshold, alpha=request.alpha), runs)
+        model = build_model(runs, request.baselines, titles, request.threshold, request.alpha, judged)
         judgements, texts = found()
         series = series_result(store, registry, series_request, reading,
                                series_of(reading, series_request, judgements))
