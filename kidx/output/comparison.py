@@ -234,7 +234,8 @@ def comparison_notices(comparison: Comparison, text: str) -> list[str]:
         counted: dict[str, int] = {}
         for verdict in judged:
             counted[verdict] = counted.get(verdict, 0) + 1
-        nothing = f"No row has the verdicts --only asks for; the {len(judged)} rows compared: {summary_text(counted)}"
+        rows = "row" if len(judged) == 1 else "rows"
+        nothing = f"No row has the verdicts --only asks for; the {len(judged)} {rows} compared: {summary_text(counted)}"
     return [*comparison_notes(comparison), *([nothing] if nothing else [])]
 
 

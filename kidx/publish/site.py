@@ -22,8 +22,9 @@ from typing import NamedTuple
 
 import jinja2  # kidx[publish]; kidx.publish.require_jinja says so when it is missing
 
+from kidx.errors import KidxError
 from kidx.operations.analysed_runs import AnalysedRun, run_reference_fields
-from kidx.operations.compare import CompareRequest, GroupVerdicts
+from kidx.operations.compare import CompareRequest, Comparison, GroupVerdicts, compare
 from kidx.operations.series import (
     SeriesReading,
     SeriesRequest,
@@ -35,6 +36,7 @@ from kidx.operations.series import (
 from kidx.publish.context import RUN_SHARD, PublishRequest, SiteContext
 from kidx.publish.files import SiteFolder
 from kidx.publish.groups import group_pages
+from kidx.publish.hints import regressions_request
 from kidx.publish.history import regressions_page, series_pages
 from kidx.publish.matrix import index_page, kernel_pages
 from kidx.publish.model import build_model
@@ -90,7 +92,7 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
         judgements, texts = found()
         series = series_result(store, registry, series_request, reading,
                                series_of(reading, series_request, judgements))
-        site = SiteContext(jinja, request, model, series.series, titles)
+        site = SiteContext(jinja, request, model, series.series, titles, _regressions(store, registry, request))
         jobs = [*_jobs(site, run_reference_fields(registry), texts), _assets]
     try:
         try:
@@ -103,6 +105,19 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
         folder.close()
     return PublishReport(len(folder.pages), folder.written, folder.unchanged, removed, len(runs),
                          len(model.families), len(series.series))
+
+
+def _regressions(store, registry, request: PublishRequest) -> Comparison | None:
+    """The regressions page's comparison (``hints.regressions_request``); None without a
+    release label, or where compare refuses the selection (named runs that are not
+    comparable), and the page then follows the series."""
+    compared = regressions_request(request)
+    if compared is None:
+        return None
+    try:
+        return compare(store, registry, compared)
+    except KidxError:
+        return None
 
 
 def _judged_and_texts(reading: SeriesReading, request: SeriesRequest):

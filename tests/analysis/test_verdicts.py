@@ -364,7 +364,8 @@ def test_series_says_when_none_is_long_enough_for_a_change_point(kidx):
 
 
 def test_compare_of_runs_found_but_none_compared_says_nothing_compared(kidx):
-    """Runs were found: the closing line is "Nothing compared", never "No runs found"."""
+    """Runs were found: the closing line is "Nothing compared" (or what --only kept none of), never "No runs
+    found"."""
     apply(kidx, *[run_manifest(f"f{i}", "a", 100, day=1 + i).replace("status: passed", "status: failed")
                   for i in range(2)])
     assert kidx("compare", "-l", "app=web").err.endswith("\nNo runs found\n")
@@ -373,8 +374,9 @@ def test_compare_of_runs_found_but_none_compared_says_nothing_compared(kidx):
                                       "Nothing compared\n")
     apply(kidx, *[run_manifest(f"p{i}", "a", v, day=1 + i) for i, v in enumerate([100, 101, 99])],
           *[run_manifest(f"n{i}", "b", v, day=11 + i) for i, v in enumerate([100, 101, 99])])
-    code, out, err = kidx("compare", "--only", "slower")
-    assert (code, out, err.splitlines()[-1]) == (0, "", "Nothing compared")
+    code, out, err = kidx("compare", "--only", "slower")  # compared, and --only keeps none: it says how they came out
+    assert (code, out, err.splitlines()[-1]) == (0, "", "No row has the verdicts --only asks for; the 1 row compared: "
+                                                        "0 slower, 0 faster, 1 same, 0 inconclusive, 0 unconfirmed")
 
 
 def test_a_change_with_nothing_else_changed_says_so(kidx):

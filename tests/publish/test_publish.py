@@ -145,13 +145,14 @@ def test_history_has_sparklines_series_and_regressions(kidx, history_store, tmp_
     index = (site / "index.html").read_text()
     assert index.count('<svg class="spark"') > 0
     regressions = (site / "regressions.html").read_text()
-    rows = re.findall(r'<tr class="verdict-(\w+)">', regressions)
-    # slower first, then what the runs could not confirm either way
-    assert rows and rows == sorted(rows, key=["slower", "unconfirmed", "inconclusive", "same", "faster"].index)
+    rows = re.findall(r'<tr class="verdict-(\w+)"><td>([^<]*)</td><td class="num">([^<]*)</td>', regressions)
+    # what got slower, confirmed or not, the largest change first
+    assert rows and {text for _, text, _ in rows} <= {"slower", "unconfirmed (slower)"}
+    changes = [float(change.rstrip("%")) for _, _, change in rows]
+    assert changes == sorted(changes, reverse=True) and changes[-1] > 0
     # jsd on the H100 PCIe, 0.3.0 → 0.3.1: a release step on the page
     assert re.search(r"<td>0\.3\.0</td><td>0\.3\.1</td>", regressions)
-    counts = ", ".join(f"{rows.count(verdict)} {verdict}" for verdict in dict.fromkeys(rows))
-    assert f"{len(rows)} series: {counts}." in regressions
+    assert f"; {len(rows)} got slower: {len(rows)} unconfirmed (slower).</p>" in regressions
     assert "Not listed here" not in regressions  # fewer than the page's 1,000 rows
 
 
@@ -323,15 +324,28 @@ def test_the_regressions_page_lists_at_most_its_rows_and_counts_the_rest(kidx, h
     site = tmp_path / "site"
     assert publish(kidx, site, *LIGER_OPTIONS, store_path=history_store)[0] == 0
     regressions = (site / "regressions.html").read_text()
-    rows = re.findall(r'<tr class="verdict-(\w+)">', regressions)
-    order = ["slower", "unconfirmed", "inconclusive", "same", "faster"]
-    assert len(rows) == 10 and rows == sorted(rows, key=order.index)
-    total = re.search(r"([0-9,]+) series: ([^<]*)\.</p>", regressions)
-    counts = {verdict: int(n.replace(",", "")) for n, verdict in re.findall(r"([0-9,]+) ([a-z-]+)", total.group(2))}
-    assert list(counts) == sorted(counts, key=order.index)
+    rows = re.findall(r'<tr class="verdict-(\w+)"><td>([^<]*)</td>', regressions)
+    assert len(rows) == 10
+    total = re.search(r"; ([0-9,]+) got slower: ([^<]*)\.</p>", regressions)
+    counts = {verdict: int(n.replace(",", "")) for n, verdict in re.findall(r"([0-9,]+) ([a-z]+(?: \([a-z]+\))?)",
+                                                                            total.group(2))}
     assert int(total.group(1).replace(",", "")) == sum(counts.values()) > 10
-    left = {verdict: n - rows.count(verdict) for verdict, n in counts.items() if n - rows.count(verdict)}
+    listed = [text for _, text in rows]
+    left = {verdict: n - listed.count(verdict) for verdict, n in counts.items() if n - listed.count(verdict)}
     assert "Not listed here: " + ", ".join(f"{n:,} {verdict}" for verdict, n in left.items()) in regressions
+
+
+def test_without_a_release_label_the_regressions_page_follows_the_series(kidx, history_store, tmp_path):
+    """Each series' latest step, its verdict with its direction, and no command line."""
+    site = tmp_path / "site"
+    assert publish(kidx, site, "--baseline", "torch", store_path=history_store)[0] == 0
+    regressions = (site / "regressions.html").read_text()
+    rows = re.findall(r'<tr class="verdict-(\w+)"><td>([^<]*)</td>', regressions)
+    assert rows and rows == sorted(rows, key=lambda r: ["slower", "unconfirmed", "inconclusive", "same",
+                                                        "faster"].index(r[0]))
+    assert all(text == word or text.startswith(f"{word} (") for word, text in rows)
+    assert any(text == "unconfirmed (slower)" for _, text in rows)
+    assert "In the CLI" not in regressions
 
 
 def _hint(page: str) -> list[str] | None:
