@@ -50,6 +50,7 @@ from kidx.operations.analysed_runs import (
     RUN_KIND,
     AnalysedRun,
     Referenced,
+    Selection,
     condition_sets,
     recent_runs,
     select_runs,
@@ -177,10 +178,12 @@ class Comparison(NamedTuple):
         return counted
 
 
-def compare(store, registry, request: CompareRequest) -> Comparison:
+def compare(store, registry, request: CompareRequest, selection: Selection | None = None) -> Comparison:
+    """``selection``: the request's selection where it has been read already (``kidx publish``)."""
     if request.force and len(request.names) < 2:
         raise UsageError("--force compares named runs that are not comparable: name at least two runs")
-    selection = select_runs(store, registry, request)
+    if selection is None:
+        selection = select_runs(store, registry, request)
     if selection.missing:
         raise NotFoundError("; ".join(selection.missing))
     runs = selection.runs

@@ -23,7 +23,7 @@ from typing import NamedTuple
 import jinja2  # kidx[publish]; kidx.publish.require_jinja says so when it is missing
 
 from kidx.errors import KidxError
-from kidx.operations.analysed_runs import AnalysedRun, run_reference_fields
+from kidx.operations.analysed_runs import AnalysedRun, Selection, run_reference_fields
 from kidx.operations.compare import CompareRequest, Comparison, GroupVerdicts, compare
 from kidx.operations.series import (
     SeriesReading,
@@ -89,10 +89,11 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
             request.names, request.selector, request.field_selector, request.references,
             threshold=request.threshold, alpha=request.alpha), runs)
         model = build_model(runs, request.baselines, titles, request.threshold, request.alpha, judged)
+        regressions = _regressions(store, registry, request, reading.selection)
         judgements, texts = found()
         series = series_result(store, registry, series_request, reading,
                                series_of(reading, series_request, judgements))
-        site = SiteContext(jinja, request, model, series.series, titles, _regressions(store, registry, request))
+        site = SiteContext(jinja, request, model, series.series, titles, regressions)
         jobs = [*_jobs(site, run_reference_fields(registry), texts), _assets]
     try:
         try:
@@ -107,15 +108,15 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
                          len(model.families), len(series.series))
 
 
-def _regressions(store, registry, request: PublishRequest) -> Comparison | None:
-    """The regressions page's comparison (``hints.regressions_request``); None without a
-    release label, or where compare refuses the selection (named runs that are not
-    comparable), and the page then follows the series."""
+def _regressions(store, registry, request: PublishRequest, selection: Selection) -> Comparison | None:
+    """The regressions page's comparison (``hints.regressions_request``) of the published
+    ``selection``, read once; None without a release label, or where compare refuses the
+    selection (named runs that are not comparable), and the page then follows the series."""
     compared = regressions_request(request)
     if compared is None:
         return None
     try:
-        return compare(store, registry, compared)
+        return compare(store, registry, compared, selection)
     except KidxError:
         return None
 
