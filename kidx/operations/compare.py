@@ -38,6 +38,7 @@ from kidx.analysis.significance import (
     MIN_T,
     NO_NOISE,
     REGRESSIONS,
+    UNCONFIRMED,
     Judgement,
     Noise,
     judge_runs,
@@ -49,6 +50,7 @@ from kidx.operations.analysed_runs import (
     RUN_KIND,
     AnalysedRun,
     Referenced,
+    Selection,
     condition_sets,
     recent_runs,
     select_runs,
@@ -72,7 +74,9 @@ class CompareRequest(NamedTuple):
     baseline: str | None = None
     threshold: float = DEFAULT_THRESHOLD
     force: bool = False
-    only: frozenset = frozenset()  # show only groups with rows of these verdicts (and only those rows)
+    # show only groups with rows of these verdicts (and only those rows); a verdict word keeps the
+    # rows that read it alone or in parentheses after unconfirmed (slower: unconfirmed (slower) too)
+    only: frozenset = frozenset()
     alpha: float = ALPHA
     min_t: float = MIN_T  # the smallest |t| a change needs (the noise between runs has heavy tails)
     confirm_runs: int = CONFIRM_RUNS  # runs a side that must agree on a change (1: one run suffices)
@@ -107,6 +111,7 @@ class ComparedRow(NamedTuple):
     judgement: Judgement | None  # None for the baseline itself and when there is no baseline
     verdict: str | None  # baseline, faster, slower, same, inconclusive, unconfirmed; None without a baseline
     host: HostEvidence | None = None  # how much of the arm's figure is the host's, where the store shows it
+    against: Arm | None = None  # the arm it was judged against (--baseline previous: the value before it)
 
     @property
     def run(self) -> AnalysedRun:
@@ -173,10 +178,12 @@ class Comparison(NamedTuple):
         return counted
 
 
-def compare(store, registry, request: CompareRequest) -> Comparison:
+def compare(store, registry, request: CompareRequest, selection: Selection | None = None) -> Comparison:
+    """``selection``: the request's selection where it has been read already (``kidx publish``)."""
     if request.force and len(request.names) < 2:
         raise UsageError("--force compares named runs that are not comparable: name at least two runs")
-    selection = select_runs(store, registry, request)
+    if selection is None:
+        selection = select_runs(store, registry, request)
     if selection.missing:
         raise NotFoundError("; ".join(selection.missing))
     runs = selection.runs
@@ -220,11 +227,49 @@ def compare(store, registry, request: CompareRequest) -> Comparison:
                      and _series_of(run) in judged_series)
     if request.only:  # what is shown; the gate judges every row (judged)
         groups = [_only(group, request.only) for group in groups if group.compared
-                  and any(row.verdict in request.only for row in group.rows)]
+                  and any(shown_by(row, request.only) for row in group.rows)]
     return Comparison(groups, rule_text(request.threshold, request.alpha, request.min_t, request.confirm_runs),
                       request.threshold,
                       request.label_key, unmeasured, unlabelled, request.alpha, request.min_t, tuple(problems),
                       tuple(unmatched), tuple(runs), judged, deciding)
+
+
+class GroupVerdicts:
+    """compare's rows for the comparable groups of a selection read already, each group
+    against a baseline implementation named for it (``kidx publish``'s cells): the arms
+    ``--by implementation`` makes, judged by the same ``_judged`` on the same history compare
+    reads (the selection, and where ``request`` narrows it, each series' recent runs in the
+    store), so that a page's verdict is the one ``kidx compare --baseline`` prints."""
+
+    def __init__(self, store, registry, request: CompareRequest, runs: list[AnalysedRun]):
+        self._request = request._replace(label_key=None, baseline=None, only=frozenset())
+        self._groups: dict[tuple, list[AnalysedRun]] = {}
+        for run in runs:
+            if run.measure is not None:
+                self._groups.setdefault(comparable_key(run), []).append(run)
+        narrowed = store is not None and _narrowed(request)
+        self._history = _History(_history(store, registry, request, runs) if narrowed else runs)
+        self._found: dict[tuple, dict[str | None, ComparedRow]] = {}
+
+    def rows(self, run: AnalysedRun, baseline: str | None) -> dict[str | None, ComparedRow]:
+        """The rows of ``run``'s comparable group against the arm of the implementation whose
+        digest is ``baseline``, by implementation digest (the baseline's row included); none
+        where the group has no run of it."""
+        key = (comparable_key(run), baseline)
+        found = self._found.get(key)
+        if found is None:
+            members = self._groups.get(key[0], [])
+            arms = _arms(members, self._request, None)
+            base = next((arm for arm in arms if arm.run.implementation.digest == baseline), None)
+            found = {}
+            if base is not None:
+                found[baseline] = ComparedRow(base, None, BASELINE)
+                for arm in arms:
+                    if arm is not base:
+                        row = _judged(arm, base, self._request, self._history, members[0])
+                        found[arm.run.implementation.digest] = row
+            self._found[key] = found
+        return found
 
 
 def _narrowed(request: CompareRequest) -> bool:
@@ -329,9 +374,18 @@ def _series_of(run: AnalysedRun) -> tuple:
     return (*comparable_key(run), run.implementation.digest, run.known_measure.metric)
 
 
+def shown_by(row: ComparedRow, verdicts: frozenset) -> bool:
+    """Whether ``--only`` keeps a judged row: its verdict is one of ``verdicts``, or it is
+    unconfirmed and what its evidence shows is (``--only slower`` keeps ``unconfirmed
+    (slower)``: what regressed, confirmed or not; ``--only unconfirmed`` every unconfirmed row)."""
+    if row.verdict in verdicts:
+        return True
+    return row.verdict == UNCONFIRMED and row.judgement is not None and row.judgement.within in verdicts
+
+
 def _only(group: ComparedGroup, verdicts: frozenset) -> ComparedGroup:
-    """The baseline row and the rows with one of the verdicts."""
-    return group._replace(rows=[row for row in group.rows if row.verdict == BASELINE or row.verdict in verdicts])
+    """The baseline row and the rows ``--only`` keeps (``shown_by``)."""
+    return group._replace(rows=[row for row in group.rows if row.verdict == BASELINE or shown_by(row, verdicts)])
 
 
 def _incomparable(runs: list[AnalysedRun], force: bool) -> str | None:
@@ -461,7 +515,7 @@ def _judged(arm: Arm, baseline: Arm, request: CompareRequest, history: _History,
     if (not judgement.conclusive and judgement.detectable is not None and arm.measure.metric == "latency"
             and not is_kernel_timer(timer_of(first.protocol.spec))):
         judgement = judgement._replace(reason=f"{judgement.reason}, or a kernel timer")
-    return ComparedRow(arm, judgement, judgement.verdict)
+    return ComparedRow(arm, judgement, judgement.verdict, against=baseline)
 
 
 def _arm_word(request: CompareRequest) -> str:
@@ -521,11 +575,18 @@ def _unmatched(request: CompareRequest, measured: list[AnalysedRun], groups: lis
     previous = request.baseline == PREVIOUS
     if len(by_value) < 2 or (request.baseline not in (None, PREVIOUS) and request.baseline not in by_value):
         return []
-    values = sorted(by_value, key=lambda v: (version_key(v), v)) if _version_like(by_value) else sorted(by_value)
-    reference = request.baseline if request.baseline not in (None, PREVIOUS) else values[0]
+    if _version_like(by_value):
+        values = sorted(by_value, key=lambda v: (version_key(v), v))
+    elif previous:  # the order --baseline previous sets them in (_against_previous): by their first run
+        values = sorted(by_value, key=lambda v: (min((run.observed, run.name) for run in by_value[v]), v))
+    else:
+        values = sorted(by_value)
     notes = []
-    for value in values:
-        if value == reference or _share(groups, value, reference):
+    for index, value in enumerate(values):
+        # --baseline previous: each value is set against the one before it, and named with it
+        reference = (values[index - 1] if index else None) if previous else (
+            request.baseline if request.baseline is not None else values[0])
+        if reference is None or value == reference or _share(groups, value, reference):
             continue
         if previous and any(_share(groups, value, other) for other in values if other != value):
             continue

@@ -229,6 +229,13 @@ def comparison_notes(comparison: Comparison) -> list[str]:
 def comparison_notices(comparison: Comparison, text: str) -> list[str]:
     """stderr lines under the table (``text``): the notes, and why nothing was shown."""
     nothing = "No runs found" if not comparison.inputs else None if text else "Nothing compared"
+    judged = [verdict for verdict in comparison.verdicts if verdict not in (None, BASELINE)]
+    if nothing == "Nothing compared" and judged:  # --only kept none of the rows compared
+        counted: dict[str, int] = {}
+        for verdict in judged:
+            counted[verdict] = counted.get(verdict, 0) + 1
+        rows = "row" if len(judged) == 1 else "rows"
+        nothing = f"No row has the verdicts --only asks for; the {len(judged)} {rows} compared: {summary_text(counted)}"
     return [*comparison_notes(comparison), *([nothing] if nothing else [])]
 
 

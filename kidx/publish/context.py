@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, rule_text
 from kidx.operations.analysed_runs import AnalysedRun, Referenced
+from kidx.operations.compare import Comparison
 from kidx.operations.series import Series
 from kidx.output.units import quantity, spread_text
 from kidx.publish.model import Family, SiteModel, digest_hex, page_id
@@ -70,11 +71,13 @@ def axis_format(unit: str):
 
 class SiteContext:
     def __init__(self, jinja, request: PublishRequest, model: SiteModel, series: list[Series],
-                 titles: dict[str, str], host: dict[str, str] | None = None):
+                 titles: dict[str, str], regressions: Comparison | None = None, host: dict[str, str] | None = None):
         """``host``: the runs whose figure is host-bound or likely so, with why, by name
         (``kidx.publish.runs.RunTexts.flagged``): the group and series pages and the
         matrices mark them."""
         self.jinja, self.request, self.model, self.titles = jinja, request, model, titles
+        # the regressions page's comparison (hints.regressions_request), where it has one
+        self.regressions = regressions
         self.host = host or {}
         self.series_pages: dict[str, list[Series]] = {}
         for one in series:

@@ -10,6 +10,7 @@ from functools import lru_cache
 
 from kidx.analysis.significance import SLOWER
 from kidx.operations.analysed_runs import AnalysedRun, Referenced
+from kidx.operations.compare import PREVIOUS, CompareRequest
 from kidx.publish.context import PublishRequest
 from kidx.publish.model import Family
 
@@ -174,13 +175,24 @@ def series_command(request: PublishRequest, protocol: Referenced, workload: Refe
     return shlex.join(arguments + _rule(request))
 
 
-def regressions_command(request: PublishRequest, releases: list[str]) -> str | None:
-    """The ``kidx compare`` command that sets the latest release against the one before
-    it (``releases`` in version order), slower rows only; None without two releases."""
-    key = request.release_label
-    if key is None or len(releases) < 2:
+def regressions_request(request: PublishRequest) -> CompareRequest | None:
+    """What the regressions page compares, with ``--release-label``: the published
+    selection, each release against the one before it (``--by label=KEY --baseline
+    previous``), the rows that got slower, confirmed or not (``--only slower``); the page
+    shows its rows and ``regressions_command`` prints it. None without a release label."""
+    if request.release_label is None:
         return None
-    previous, latest = releases[-2:]
-    arguments = _selection("compare", request, f"{key} in ({previous},{latest})")
-    arguments += ["--by", f"label={key}", "--baseline", previous, "--only", SLOWER]
+    return CompareRequest(request.names, request.selector, request.field_selector, request.references,
+                          label_key=request.release_label, baseline=PREVIOUS, threshold=request.threshold,
+                          only=frozenset({SLOWER}), alpha=request.alpha)
+
+
+def regressions_command(request: PublishRequest) -> str | None:
+    """The ``kidx compare`` command of ``regressions_request``: the same rows, from the same
+    store; None without a release label."""
+    compared = regressions_request(request)
+    if compared is None:
+        return None
+    arguments = _selection("compare", request)
+    arguments += ["--by", f"label={compared.label_key}", "--baseline", PREVIOUS, "--only", SLOWER]
     return shlex.join(arguments + _rule(request))

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kidx.analysis.significance import FASTER, SEVERITY, SLOWER
+from kidx.analysis.significance import BASELINE, FASTER, SEVERITY, SLOWER
 from kidx.operations.analysed_runs import AnalysedRun
+from kidx.operations.compare import Comparison
 from kidx.operations.series import Series
-from kidx.output.comparison import verdict_text
+from kidx.output.comparison import summary_text, verdict_text
 from kidx.output.units import quantity, short_digest
 from kidx.publish import charts
 from kidx.publish.context import (
@@ -22,7 +23,6 @@ from kidx.publish.context import (
     host_notes,
     metric_words,
     series_path,
-    version_order,
 )
 from kidx.publish.hints import regressions_command, series_command
 from kidx.publish.model import line_label
@@ -157,7 +157,68 @@ def _cause(request: PublishRequest, point, one: Series) -> str:
 
 # regressions ----------------------------------------------------------------------
 def regressions_page(site: SiteContext, limit: int) -> tuple[str, str]:
+    """With ``--release-label``: compare's rows of each release against the one before it
+    that got slower, confirmed or not (``hints.regressions_request``, worked out by
+    ``site.publish``), as the page's "In the CLI" command prints them; without it, each
+    series' latest step, judged as ``kidx series`` judges it."""
     label = site.request.release_label
+    comparison = site.regressions
+    if comparison is not None:
+        rows, counts = _compared_rows(site, comparison)
+    else:
+        rows, counts = _series_rows(site, label)
+    rows.sort(key=lambda r: (_severity(r["verdict"]), -r["ratio"], r["title"], r["implementation"],
+                             r["environment"], r["from"], r["href"]))
+    left = rows[limit:]
+    unlisted: dict[str, int] = {}
+    for row in left:
+        unlisted[row["text"]] = unlisted.get(row["text"], 0) + 1
+
+    def by_order(pair: tuple[str, int]) -> tuple:
+        word = pair[0].split(" (")[0]
+        return _severity(word or None), pair[0]
+
+    judged = comparison is not None and bool(counts)
+    listed: dict[str, int] = {}  # compare's rows by verdict as printed (the series' counts are those already)
+    for row in rows:
+        listed[row["text"]] = listed.get(row["text"], 0) + 1
+    return site.page("regressions.html", "regressions.html", rows=rows[:limit], release_label=label,
+                     compared=comparison is not None, summary=summary_text(counts),
+                     cli=regressions_command(site.request) if judged else None,
+                     counts=sorted((listed if comparison is not None else counts).items(), key=by_order),
+                     unlisted=sorted(unlisted.items(), key=by_order), total=len(rows),
+                     judged=sum(counts.values()))
+
+
+def _compared_rows(site: SiteContext, comparison: Comparison) -> tuple[list[dict], dict[str, int]]:
+    """The rows compare shows (``--only slower``), and every row it judged, counted by verdict."""
+    counts: dict[str, int] = {}
+    for verdict in comparison.verdicts:
+        if verdict not in (None, BASELINE):
+            counts[verdict] = counts.get(verdict, 0) + 1
+    rows = []
+    for group in comparison.groups:
+        for row in group.rows:
+            if row.judgement is None or row.against is None:
+                continue
+            unit = row.measure.unit
+            pid = site.series_of_run.get(row.run.name)
+            rows.append({
+                "verdict": row.verdict, "text": verdict_text(row.verdict, row.judgement),
+                "ratio": row.judgement.ratio, "change": f"{(row.judgement.ratio - 1) * 100:+.1f}%",
+                "title": site.title(group.workload),
+                "implementation": site.title(group.implementation) if group.implementation else "",
+                "environment": group.environment.label, "protocol": site.title(group.protocol),
+                "from": row.against.label or "", "to": row.label or "",
+                "before": quantity(row.against.measure.value, unit), "after": quantity(row.measure.value, unit),
+                "href": series_path(pid) if pid else "", "run": site.run_path(row.run), "name": row.run.name,
+            })
+    return rows, counts
+
+
+def _series_rows(site: SiteContext, label: str | None) -> tuple[list[dict], dict[str, int]]:
+    """Each series' latest step (from one release to the next, with a release label), and
+    the steps counted by verdict as printed."""
     rows: list[dict] = []
     for pid, members in site.series_pages.items():
         for one in members:
@@ -169,7 +230,8 @@ def regressions_page(site: SiteContext, limit: int) -> tuple[str, str]:
             before = one.points[index - 1]
             unit = point.run.known_measure.unit
             rows.append({
-                "verdict": point.verdict, "ratio": point.change.ratio if point.change else 1.0,
+                "verdict": point.verdict, "text": verdict_text(point.verdict, point.change),
+                "ratio": point.change.ratio if point.change else 1.0,
                 "title": site.title(one.workload), "implementation": site.title(one.implementation),
                 "environment": one.environment.label, "protocol": site.title(one.protocol),
                 "from": before.label if label else before.run.observed[:10],
@@ -177,25 +239,12 @@ def regressions_page(site: SiteContext, limit: int) -> tuple[str, str]:
                 "before": quantity(before.run.known_measure.value, unit),
                 "after": quantity(point.run.known_measure.value, unit),
                 "change": f"{(point.change.ratio - 1) * 100:+.1f}%" if point.change else "",
-                "href": series_path(pid), "run": "" + site.run_path(point.run),
+                "href": series_path(pid), "run": site.run_path(point.run), "name": point.run.name,
             })
-    rows.sort(key=lambda r: (_severity(r["verdict"]), -r["ratio"], r["title"], r["implementation"],
-                             r["environment"], r["href"]))
     counts: dict[str, int] = {}
     for row in rows:
-        counts[row["verdict"] or ""] = counts.get(row["verdict"] or "", 0) + 1
-    left = rows[limit:]
-    unlisted = [(verdict, sum(1 for r in left if r["verdict"] == verdict)) for verdict in counts]
-
-    def by_order(pair: tuple[str, int]) -> tuple:
-        return _severity(pair[0]), pair[0]
-
-    releases = sorted({run.labels[label] for run in site.model.runs if label in run.labels} if label else (),
-                      key=version_order)
-    return site.page("regressions.html", "regressions.html", rows=rows[:limit], release_label=label,
-                     cli=regressions_command(site.request, releases),
-                     counts=sorted(counts.items(), key=by_order),
-                     unlisted=sorted(((v, n) for v, n in unlisted if n), key=by_order), total=len(rows))
+        counts[row["text"]] = counts.get(row["text"], 0) + 1
+    return rows, counts
 
 
 def _severity(verdict: str | None) -> int:

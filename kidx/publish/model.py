@@ -11,6 +11,9 @@
   swept parameter); a *cell* is one implementation of that row on one environment: its
   latest speedup over the baseline (geometric mean over the family's shapes) and the
   history of that speedup by day.
+- A cell's verdicts are compare's (``kidx.operations.compare.GroupVerdicts``): per shape,
+  the implementation's runs of that comparable group pooled against the baseline's, as
+  ``kidx compare --baseline`` on the published selection judges them.
 """
 
 from __future__ import annotations
@@ -23,8 +26,10 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from kidx.analysis.measures import Measure, observed_moment
-from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, judge
+from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD
 from kidx.operations.analysed_runs import AnalysedRun, Referenced
+from kidx.operations.compare import CompareRequest, GroupVerdicts
+from kidx.output.comparison import verdict_text
 
 # Liger's importer keeps each CSV row in this annotation; its header names the sweep
 LIGER_ROW_ANNOTATION = "liger.kernelindex.dev/row"
@@ -78,8 +83,8 @@ class Cell(NamedTuple):
     line: Line
     speedup: float | None  # latest, geometric mean over shapes; None without the baseline's runs
     history: list[tuple[str, float]]  # (day, speedup)
-    # per shape, the analysis layer's verdict of the latest run against the baseline's
-    # latest (kidx.analysis.significance.judge under the request's threshold and alpha)
+    # per shape, compare's verdict of the implementation's runs against the baseline's
+    # (GroupVerdicts), as compare prints it (``unconfirmed (faster)``), counted
     verdicts: dict[str, int] = {}
 
 
@@ -102,14 +107,15 @@ class Summary(NamedTuple):
     history: list[tuple[str, float]]  # by day, the geometric mean of the families' speedups that day
     baseline: bool  # the implementation is the baseline of every family
     families: int
-    verdicts: dict[str, int] = {}  # the shapes' verdicts, counted
+    verdicts: dict[str, int] = {}  # the shapes' verdicts as compare prints them, counted
 
     @property
     def verdict(self) -> str | None:
-        """The verdict every judged shape has; "mixed" where they differ, None for none."""
+        """The verdict every judged shape has (its word: ``unconfirmed`` for ``unconfirmed
+        (faster)``); "mixed" where they differ, None for none."""
         if not self.verdicts:
             return None
-        return next(iter(self.verdicts)) if len(self.verdicts) == 1 else "mixed"
+        return next(iter(self.verdicts)).split(" (")[0] if len(self.verdicts) == 1 else "mixed"
 
 
 class KernelRow(NamedTuple):
@@ -294,9 +300,14 @@ def _ratio(run: AnalysedRun, baseline: AnalysedRun) -> float:
 
 
 def build_model(runs: list[AnalysedRun], baselines: tuple[str, ...], titles: dict[str, str],
-                threshold: float = DEFAULT_THRESHOLD, alpha: float = ALPHA) -> SiteModel:
+                threshold: float = DEFAULT_THRESHOLD, alpha: float = ALPHA,
+                judged: GroupVerdicts | None = None) -> SiteModel:
     """``titles``: stored titles of referenced objects, by digest; ``threshold`` and
-    ``alpha``: the verdict rule's (kidx.analysis.significance)."""
+    ``alpha``: the verdict rule's (kidx.analysis.significance); ``judged``: compare's
+    verdicts of the selection (``GroupVerdicts``; by default on these runs alone, as
+    compare judges a selection that is the whole store)."""
+    if judged is None:
+        judged = GroupVerdicts(None, None, CompareRequest([], threshold=threshold, alpha=alpha), runs)
     measured = [run for run in runs if run.measure is not None]
     declared = declared_sweeps(measured)
     guessed = _guess_sweeps([run for run in measured if declared[run.name] is None])
@@ -319,7 +330,7 @@ def build_model(runs: list[AnalysedRun], baselines: tuple[str, ...], titles: dic
     families: list[Family] = []
     cells: dict[tuple, dict] = {}
     for key, members in buckets.items():
-        family, family_cells = _family(key, members, sweeps[key], baselines, titles, latest, (threshold, alpha))
+        family, family_cells = _family(key, members, sweeps[key], baselines, titles, latest, judged)
         families.append(family)
         for line, cell in family_cells:
             cells.setdefault((family.row, line.label), {})[family.environment.digest or ""] = cell
@@ -396,7 +407,7 @@ def _protocol_title(protocol: Referenced, titles: dict[str, str]) -> str:
 
 
 def _family(key, members: list[AnalysedRun], sweep, baselines, titles,
-            latest: dict[tuple, AnalysedRun], rule: tuple[float, float]) -> tuple[Family, list[tuple[Line, Cell]]]:
+            latest: dict[tuple, AnalysedRun], judged: GroupVerdicts) -> tuple[Family, list[tuple[Line, Cell]]]:
     first = members[0]
     free = sweep[0] if sweep else None
     family_title = common_title(sorted({titles.get(run.workload.digest or "", "") for run in members}))
@@ -451,7 +462,7 @@ def _family(key, members: list[AnalysedRun], sweep, baselines, titles,
         runs_of_shape.sort(key=_when)
     cells = []
     for line in lines:
-        cells.append((line, _cell(family, line, chosen.digest, by_shape, shapes[line.implementation.digest], rule)))
+        cells.append((line, _cell(family, line, chosen.digest, by_shape, shapes[line.implementation.digest], judged)))
     return family, cells
 
 
@@ -471,8 +482,9 @@ def _when(run: AnalysedRun) -> tuple[str, str]:
 
 
 def _cell(family: Family, line: Line, baseline: str | None, by_shape: dict, shapes: set,
-          rule: tuple[float, float]) -> Cell:
-    """``shapes``: the workloads of the line's runs; ``by_shape``: each shape's runs, in the order observed."""
+          judged: GroupVerdicts) -> Cell:
+    """``shapes``: the workloads of the line's runs; ``by_shape``: each shape's runs, in the
+    order observed; ``judged``: compare's rows of each shape's comparable group."""
     latest: list[float] = []
     verdicts: dict[str, int] = {}
     history: dict[str, list[float]] = {}
@@ -483,8 +495,10 @@ def _cell(family: Family, line: Line, baseline: str | None, by_shape: dict, shap
             continue
         latest.append(_ratio(own[-1], base_runs[-1]))
         if line.implementation.digest != baseline:
-            verdict = judge(own[-1].known_measure, base_runs[-1].known_measure, *rule).verdict
-            verdicts[verdict] = verdicts.get(verdict, 0) + 1
+            row = judged.rows(own[-1], baseline).get(line.implementation.digest)
+            if row is not None:
+                verdict = verdict_text(row.verdict, row.judgement)
+                verdicts[verdict] = verdicts.get(verdict, 0) + 1
         base_moments = [(_moment(b.observed), b) for b in base_runs]
         for run in own:
             nearest = base_runs[0] if len(base_runs) == 1 else _nearest(base_moments, _moment(run.observed))

@@ -22,7 +22,9 @@ from typing import NamedTuple
 
 import jinja2  # kidx[publish]; kidx.publish.require_jinja says so when it is missing
 
-from kidx.operations.analysed_runs import AnalysedRun, run_reference_fields
+from kidx.errors import KidxError
+from kidx.operations.analysed_runs import AnalysedRun, Selection, run_reference_fields
+from kidx.operations.compare import CompareRequest, Comparison, GroupVerdicts, compare
 from kidx.operations.series import (
     SeriesReading,
     SeriesRequest,
@@ -34,6 +36,7 @@ from kidx.operations.series import (
 from kidx.publish.context import RUN_SHARD, PublishRequest, SiteContext
 from kidx.publish.files import SiteFolder
 from kidx.publish.groups import group_pages
+from kidx.publish.hints import regressions_request
 from kidx.publish.history import regressions_page, series_pages
 from kidx.publish.matrix import index_page, kernel_pages
 from kidx.publish.model import build_model
@@ -82,11 +85,15 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
     # every run: worked out by a process of its own while this one works out the model
     with beside(processes > 1, _judged_and_texts, reading, series_request) as found:
         titles = _titles(store, runs)
-        model = build_model(runs, request.baselines, titles, request.threshold, request.alpha)
+        judged = GroupVerdicts(store, registry, CompareRequest(
+            request.names, request.selector, request.field_selector, request.references,
+            threshold=request.threshold, alpha=request.alpha), runs)
+        model = build_model(runs, request.baselines, titles, request.threshold, request.alpha, judged)
+        regressions = _regressions(store, registry, request, reading.selection)
         judgements, texts = found()
         series = series_result(store, registry, series_request, reading,
                                series_of(reading, series_request, judgements))
-        site = SiteContext(jinja, request, model, series.series, titles, texts.flagged)
+        site = SiteContext(jinja, request, model, series.series, titles, regressions, texts.flagged)
         jobs = [*_jobs(site, run_reference_fields(registry), texts), _assets]
     try:
         try:
@@ -99,6 +106,19 @@ def publish(store, registry, request: PublishRequest) -> PublishReport:
         folder.close()
     return PublishReport(len(folder.pages), folder.written, folder.unchanged, removed, len(runs),
                          len(model.families), len(series.series))
+
+
+def _regressions(store, registry, request: PublishRequest, selection: Selection) -> Comparison | None:
+    """The regressions page's comparison (``hints.regressions_request``) of the published
+    ``selection``, read once; None without a release label, or where compare refuses the
+    selection (named runs that are not comparable), and the page then follows the series."""
+    compared = regressions_request(request)
+    if compared is None:
+        return None
+    try:
+        return compare(store, registry, compared, selection)
+    except KidxError:
+        return None
 
 
 def _judged_and_texts(reading: SeriesReading, request: SeriesRequest):

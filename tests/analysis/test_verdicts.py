@@ -364,7 +364,8 @@ def test_series_says_when_none_is_long_enough_for_a_change_point(kidx):
 
 
 def test_compare_of_runs_found_but_none_compared_says_nothing_compared(kidx):
-    """Runs were found: the closing line is "Nothing compared", never "No runs found"."""
+    """Runs were found: the closing line is "Nothing compared" (or what --only kept none of), never "No runs
+    found"."""
     apply(kidx, *[run_manifest(f"f{i}", "a", 100, day=1 + i).replace("status: passed", "status: failed")
                   for i in range(2)])
     assert kidx("compare", "-l", "app=web").err.endswith("\nNo runs found\n")
@@ -373,8 +374,9 @@ def test_compare_of_runs_found_but_none_compared_says_nothing_compared(kidx):
                                       "Nothing compared\n")
     apply(kidx, *[run_manifest(f"p{i}", "a", v, day=1 + i) for i, v in enumerate([100, 101, 99])],
           *[run_manifest(f"n{i}", "b", v, day=11 + i) for i, v in enumerate([100, 101, 99])])
-    code, out, err = kidx("compare", "--only", "slower")
-    assert (code, out, err.splitlines()[-1]) == (0, "", "Nothing compared")
+    code, out, err = kidx("compare", "--only", "slower")  # compared, and --only keeps none: it says how they came out
+    assert (code, out, err.splitlines()[-1]) == (0, "", "No row has the verdicts --only asks for; the 1 row compared: "
+                                                        "0 slower, 0 faster, 1 same, 0 inconclusive, 0 unconfirmed")
 
 
 def test_a_change_with_nothing_else_changed_says_so(kidx):
@@ -434,6 +436,20 @@ def test_baseline_previous_sets_each_release_against_the_one_before_it_in_versio
     code, out, err = kidx("compare", "--baseline", "previous")
     assert (code, out) == (2, "")
     assert "--baseline previous sets each value of a label against the one before it: it needs --by label=KEY" in err
+
+
+def test_baseline_previous_names_the_value_before_the_one_with_nothing_to_compare(kidx):
+    """0.5.10 was measured on another machine only: it has nothing to compare with, and the
+    note names 0.5.3, the value before it (not 0.5.2, the lowest)."""
+    other = "sha256:" + "4" * 64
+    apply(kidx, *[run_manifest(f"r{i}", "a", 100 + i, day=1 + i, labels={"release": version},
+                               environment=other if version == "0.5.10" else ENVIRONMENT)
+                  for i, version in enumerate(["0.5.2", "0.5.3", "0.5.10", "0.5.11"])])
+    code, out, err = kidx("compare", "--by", "label=release", "--baseline", "previous", "-o", "json")
+    assert code == 0, err
+    assert json.loads(out)["unmatched"] == [
+        f"0.5.10 shares no comparable group with 0.5.3: the nearest runs, r2 and r1, differ in environment "
+        f"{other[:19]} vs {ENVIRONMENT[:19]}"]  # 0.5.11 is set against 0.5.3, the value before it in its group
 
 
 HOSTILE_MARKDOWN = "2.11\n# Owned [link](https://evil.example) <img src=x> @admin `x` *b* _i_ | ~s~ !\x1b[31m"

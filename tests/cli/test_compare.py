@@ -252,9 +252,27 @@ def test_only_lists_the_rows_of_a_verdict_with_their_baselines(kidx, history_sto
     slower = [group for group in groups if group["rows"][1]["withinRun"] == "slower"]
     assert len(slower) == 20
     assert {group["implementation"] for group in slower} == {"liger-jsd-liger-triton", "liger-jsd-torch-eager"}
-    code, out, err = kidx("compare", "-l", "liger_version in (0.3.0,0.3.1)", "--by", "label=liger_version",
-                          "--baseline", "0.3.0", "--only", "slower", store_path=history_store)
-    assert (code, out) == (0, "")  # nothing is confirmed slower
+
+
+
+def test_only_slower_keeps_what_got_slower_confirmed_or_not(kidx, history_store):
+    """What regressed: nothing is confirmed slower (one run a side), and --only slower lists
+    the 20 rows whose evidence says slower, unconfirmed, each with its baseline."""
+    args = ("compare", "-l", "liger_version in (0.3.0,0.3.1)", "--by", "label=liger_version", "--baseline", "0.3.0")
+    code, out, err = kidx(*args, "--only", "slower", "-o", "json", store_path=history_store)
+    assert code == 0, err
+    groups = json.loads(out)["groups"]
+    assert len(groups) == 20
+    assert all([(row["verdict"], row["withinRun"]) for row in group["rows"]] == [
+        ("baseline", None), ("unconfirmed", "slower")] for group in groups)
+    code, out, err = kidx(*args, "--only", "slower", store_path=history_store)
+    assert out.count("unconfirmed (slower)") == 20 and "Nothing compared" not in err
+    assert out.endswith("summary: 0 slower, 0 faster, 0 same, 0 inconclusive, 20 unconfirmed\n")
+    # a verdict no row has: what was compared is said, never "Nothing compared"
+    code, out, err = kidx(*args, "--only", "inconclusive", store_path=history_store)
+    assert (code, out) == (0, "")
+    assert err.endswith("No row has the verdicts --only asks for; the 36 rows compared: 0 slower, 0 faster, 0 same, "
+                        "0 inconclusive, 36 unconfirmed\n")
 
 
 def test_only_rejects_unknown_verdicts(kidx, head_store):

@@ -145,13 +145,14 @@ def test_history_has_sparklines_series_and_regressions(kidx, history_store, tmp_
     index = (site / "index.html").read_text()
     assert index.count('<svg class="spark"') > 0
     regressions = (site / "regressions.html").read_text()
-    rows = re.findall(r'<tr class="verdict-(\w+)">', regressions)
-    # slower first, then what the runs could not confirm either way
-    assert rows and rows == sorted(rows, key=["slower", "unconfirmed", "inconclusive", "same", "faster"].index)
+    rows = re.findall(r'<tr class="verdict-(\w+)"><td>([^<]*)</td><td class="num">([^<]*)</td>', regressions)
+    # what got slower, confirmed or not, the largest change first
+    assert rows and {text for _, text, _ in rows} <= {"slower", "unconfirmed (slower)"}
+    changes = [float(change.rstrip("%")) for _, _, change in rows]
+    assert changes == sorted(changes, reverse=True) and changes[-1] > 0
     # jsd on the H100 PCIe, 0.3.0 → 0.3.1: a release step on the page
     assert re.search(r"<td>0\.3\.0</td><td>0\.3\.1</td>", regressions)
-    counts = ", ".join(f"{rows.count(verdict)} {verdict}" for verdict in dict.fromkeys(rows))
-    assert f"{len(rows)} series: {counts}." in regressions
+    assert f"; {len(rows)} got slower: {len(rows)} unconfirmed (slower).</p>" in regressions
     assert "Not listed here" not in regressions  # fewer than the page's 1,000 rows
 
 
@@ -323,15 +324,28 @@ def test_the_regressions_page_lists_at_most_its_rows_and_counts_the_rest(kidx, h
     site = tmp_path / "site"
     assert publish(kidx, site, *LIGER_OPTIONS, store_path=history_store)[0] == 0
     regressions = (site / "regressions.html").read_text()
-    rows = re.findall(r'<tr class="verdict-(\w+)">', regressions)
-    order = ["slower", "unconfirmed", "inconclusive", "same", "faster"]
-    assert len(rows) == 10 and rows == sorted(rows, key=order.index)
-    total = re.search(r"([0-9,]+) series: ([^<]*)\.</p>", regressions)
-    counts = {verdict: int(n.replace(",", "")) for n, verdict in re.findall(r"([0-9,]+) ([a-z-]+)", total.group(2))}
-    assert list(counts) == sorted(counts, key=order.index)
+    rows = re.findall(r'<tr class="verdict-(\w+)"><td>([^<]*)</td>', regressions)
+    assert len(rows) == 10
+    total = re.search(r"; ([0-9,]+) got slower: ([^<]*)\.</p>", regressions)
+    counts = {verdict: int(n.replace(",", "")) for n, verdict in re.findall(r"([0-9,]+) ([a-z]+(?: \([a-z]+\))?)",
+                                                                            total.group(2))}
     assert int(total.group(1).replace(",", "")) == sum(counts.values()) > 10
-    left = {verdict: n - rows.count(verdict) for verdict, n in counts.items() if n - rows.count(verdict)}
+    listed = [text for _, text in rows]
+    left = {verdict: n - listed.count(verdict) for verdict, n in counts.items() if n - listed.count(verdict)}
     assert "Not listed here: " + ", ".join(f"{n:,} {verdict}" for verdict, n in left.items()) in regressions
+
+
+def test_without_a_release_label_the_regressions_page_follows_the_series(kidx, history_store, tmp_path):
+    """Each series' latest step, its verdict with its direction, and no command line."""
+    site = tmp_path / "site"
+    assert publish(kidx, site, "--baseline", "torch", store_path=history_store)[0] == 0
+    regressions = (site / "regressions.html").read_text()
+    rows = re.findall(r'<tr class="verdict-(\w+)"><td>([^<]*)</td>', regressions)
+    assert rows and rows == sorted(rows, key=lambda r: ["slower", "unconfirmed", "inconclusive", "same",
+                                                        "faster"].index(r[0]))
+    assert all(text == word or text.startswith(f"{word} (") for word, text in rows)
+    assert any(text == "unconfirmed (slower)" for _, text in rows)
+    assert "In the CLI" not in regressions
 
 
 def _hint(page: str) -> list[str] | None:
@@ -394,8 +408,8 @@ def _cells(page: str) -> list[tuple[str, float]]:
 
 
 def test_cells_are_coloured_by_the_analysis_verdict_under_the_request_s_threshold(kidx, head_store, tmp_path):
-    """A cell is faster or slower only where every shape's latest run is, by
-    kidx.analysis.significance.judge under --threshold: at 50% no 1.3× is faster."""
+    """A cell is faster or slower only where every shape is, by compare's rule under
+    --threshold: at 50% no 1.3× is faster; one run a side is at most unconfirmed."""
     default, loose = tmp_path / "default", tmp_path / "loose"
     assert publish(kidx, default, "--baseline", "torch", store_path=head_store)[0] == 0
     code, _, err = publish(kidx, loose, "--baseline", "torch", "--threshold", "50", store_path=head_store)
@@ -403,7 +417,7 @@ def test_cells_are_coloured_by_the_analysis_verdict_under_the_request_s_threshol
     for site, threshold in ((default, 0.05), (loose, 0.5)):
         cells = [cell for page in [site / "index.html", *sorted((site / "kernels").glob("*.html"))]
                  for cell in _cells(page.read_text())]
-        assert {cls for cls, _ in cells} <= {"faster", "slower", "same", "mixed", "inconclusive"}
+        assert {cls for cls, _ in cells} <= {"faster", "slower", "same", "mixed", "inconclusive", "unconfirmed"}
         # a verdict beyond "same" needs the change beyond the threshold (rounded to two digits)
         assert all(abs(value - 1) > threshold - 0.01 or (1 / value - 1) > threshold - 0.01
                    for cls, value in cells if cls in ("faster", "slower"))
@@ -414,6 +428,53 @@ def test_cells_are_coloured_by_the_analysis_verdict_under_the_request_s_threshol
     assert "threshold 50%" in (loose / "index.html").read_text()
     code, _, err = publish(kidx, tmp_path / "bad", "--threshold", "100", store_path=head_store)
     assert (code, err) == (1, "error: invalid --threshold 100: a percentage from 0 up to, not including, 100\n")
+
+
+def _sampled_run(name: str, implementation: str, workload: str, median: float, day: int) -> str:
+    """A run of one shape with eight samples around ``median`` (µs), 1% apart."""
+    samples = [median * (1 + 0.01 * (i - 4)) for i in range(8)]
+    measurements = "".join(f"\n    - {{metric: latency, statistic: sample, unit: us, value: {v}}}" for v in samples)
+    return f"""apiVersion: kernelindex.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {{name: {name}}}
+spec:
+  status: passed
+  observedAt: "2026-01-{day:02d}T00:00:00Z"
+  timing: {{latencyNs: {{median: {median * 1000}}}, primaryStatistic: median}}
+  protocolDigest: sha256:{"1" * 64}
+  workloadDigest: sha256:{workload * 64}
+  environmentDigest: sha256:{"3" * 64}
+  implementationDigest: sha256:{implementation * 64}
+  measurements:{measurements}
+"""
+
+
+def test_a_cell_judges_each_shape_as_compare_does(kidx, tmp_path):
+    """Two shapes of one family, b against the baseline a: one run a side on shape 2 (its
+    samples say faster; compare: unconfirmed, one run is no evidence of a change), three
+    runs a side on shape 4 (faster, confirmed). The cell counts the verdicts compare prints
+    for the same runs, and is coloured by neither."""
+    manifests = [_sampled_run("a2", "a", "2", 100, 1), _sampled_run("b2", "b", "2", 80, 2)]
+    manifests += [_sampled_run(f"a4-{i}", "a", "4", 100 + i, 3 + i) for i in range(3)]
+    manifests += [_sampled_run(f"b4-{i}", "b", "4", 80 + i, 6 + i) for i in range(3)]
+    assert kidx("apply", "-f", "-", stdin="---\n".join(manifests)).code == 0
+    baseline = "sha256:" + "a" * 64
+    code, out, err = kidx("compare", "--baseline", baseline, "-o", "json")
+    assert code == 0, err
+    printed = {}
+    for group in json.loads(out)["groups"]:
+        for row in group["rows"]:
+            if row["verdict"] != "baseline":
+                verdict = row["verdict"] + (f" ({row['withinRun']})" if row["withinRun"] else "")
+                printed[verdict] = printed.get(verdict, 0) + 1
+    assert printed == {"faster": 1, "unconfirmed (faster)": 1}
+    site = tmp_path / "site"
+    assert publish(kidx, site, "--baseline", baseline)[0] == 0
+    cell = re.search(r'<td class="cell (\w+)"><a [^>]*title="([^"]*)"><span class="v">1\.2[0-9]×',
+                     (site / "index.html").read_text())
+    assert cell is not None
+    assert cell.group(1) == "mixed"
+    assert "; " + ", ".join(f"{n} {verdict}" for verdict, n in sorted(printed.items())) + "; 4 days" in cell.group(2)
 
 
 def test_site_words_agree_with_the_cli(kidx, history_store, tmp_path):

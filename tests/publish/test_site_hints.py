@@ -12,6 +12,8 @@ import shlex
 import pytest
 from test_publish import LIGER_OPTIONS, sections, shifted_series
 
+from kidx.output.comparison import summary_text
+
 pytest.importorskip("jinja2")
 
 
@@ -60,16 +62,41 @@ def test_every_series_page_s_cli_hint_gives_that_page_s_points(kidx, store_name,
         assert sorted(printed) == sorted(_page_points(text)), f"{page.name}: {shlex.join(hint)}"
 
 
-def test_the_regressions_page_s_hint_names_the_two_latest_releases_and_runs(kidx, history_store, tmp_path):
+def _regression_rows(page: str) -> list[tuple[str, str, str, str]]:
+    """Each row of the regressions page: (run, verdict as printed, change, release)."""
+    rows = []
+    for row in re.findall(r'<tr class="verdict-\w+">(.*?)</tr>', page):
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+        run = re.search(r'title="([^"]+)"', cells[9]).group(1)
+        rows.append((html.unescape(run), html.unescape(cells[0]), cells[1], html.unescape(cells[7])))
+    return rows
+
+
+def test_the_regressions_page_s_cli_line_gives_that_page_s_rows(kidx, history_store, tmp_path):
+    """Run as printed (-o json added), the page's command gives the page's rows: each
+    release against the one before it, what got slower, confirmed or not, with the same
+    verdicts (their direction shown) and changes; never "Nothing compared"."""
     site = tmp_path / "site"
     assert kidx("publish", str(site), *LIGER_OPTIONS, "--threshold", "10", store_path=history_store)[0] == 0
-    hint = _hint((site / "regressions.html").read_text())
-    # 0.8.1 is the latest liger_version of the history, 0.8.0 the one before it (0.5.10 after 0.5.8)
-    assert hint == ["kidx", "compare", "-l", "liger_version in (0.8.0,0.8.1)", "--by", "label=liger_version",
-                    "--baseline", "0.8.0", "--only", "slower", "--threshold", "10"]
-    code, _, err = kidx(*hint[1:], store_path=history_store)
+    page = (site / "regressions.html").read_text()
+    hint = _hint(page)
+    assert hint == ["kidx", "compare", "--by", "label=liger_version", "--baseline", "previous", "--only", "slower",
+                    "--threshold", "10"]
+    code, out, err = kidx(*hint[1:], "-o", "json", store_path=history_store)
     assert code == 0, err
-
+    printed = [(row["run"], _verdict(row), f"{(row['ratio'] - 1) * 100:+.1f}%", row["label"])
+               for group in json.loads(out)["groups"] for row in group["rows"] if row["verdict"] != "baseline"]
+    shown = _regression_rows(page)
+    assert len(shown) >= 10 and "Not listed here" not in page
+    assert sorted(printed) == sorted(shown)
+    # one run of each release: no slowdown is confirmed, and each says which way it went
+    assert {verdict for _, verdict, _, _ in shown} == {"unconfirmed (slower)"}
+    assert "Nothing compared" not in kidx(*hint[1:], store_path=history_store).err
+    lede = re.search(r'<p class="lede">(.*?)</p>', page).group(1)
+    every = [*hint[1:6], *hint[8:]]  # without --only: every step compared
+    summary = json.loads(kidx(*every, "-o", "json", store_path=history_store).out)["summary"]
+    assert lede.endswith(f" {sum(summary.values())} steps compared: {summary_text(summary)}; {len(shown)} got "
+                         f"slower: {len(shown)} unconfirmed (slower).")
 
 def test_the_release_filter_offers_superseded_releases_in_version_order(kidx, history_store, tmp_path):
     """0.3.0 and 0.5.3 were measured, then measured again by a later release: their runs

@@ -69,7 +69,8 @@ def compare(
     only: Annotated[
         str | None,
         typer.Option("--only", help=f"Show only rows with these verdicts ({', '.join(VERDICTS)}; comma-separated), "
-                                    "each with its baseline."),
+                                    "each with its baseline. A verdict keeps the unconfirmed rows its way too: "
+                                    "slower keeps 'unconfirmed (slower)'."),
     ] = None,
     force: Annotated[
         bool,
