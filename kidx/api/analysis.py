@@ -37,9 +37,12 @@ def compare_request(
     only: str | Iterable[str] | None = None,
     force: bool = False,
     alpha: float = 0.05,
+    aggregate: str | None = None,
 ) -> CompareRequest:
-    """``kidx compare``'s options as the operation's request (threshold in percent)."""
+    """``kidx compare``'s options as the operation's request (threshold in percent;
+    ``aggregate``: ``--aggregate``'s key, ``operation``, ``implementation`` or ``label=K``)."""
     from kidx.errors import UsageError
+    from kidx.operations.aggregate import parse_aggregate
     from kidx.operations.compare import PREVIOUS, CompareRequest
 
     label_key = parse_by(by)
@@ -57,6 +60,7 @@ def compare_request(
         force=force,
         only=parse_only(only),
         alpha=parse_alpha(alpha),
+        aggregate=parse_aggregate(aggregate) if aggregate is not None else None,
     )
 
 
@@ -106,16 +110,17 @@ class _Result:
 
 class Comparison(_Result):
     """What ``kidx compare`` found: ``groups`` (each with ``rows`` of ``run``, ``verdict``,
-    ``judgement``), ``regressions``, ``rule``, ``threshold``, and the runs left out; the
-    operation's own result object is ``.result``."""
+    ``judgement``), ``regressions``, ``rule``, ``threshold``, and the runs left out; with
+    ``aggregate=``, ``aggregates`` (``to_dict()["aggregates"]``, as ``-o json`` prints them)
+    and ``overall``; the operation's own result object is ``.result``."""
 
     __slots__ = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The document ``kidx compare -o json`` prints."""
-        from kidx.output.comparison import comparison_document
+        from kidx.output.aggregates import aggregate_document
 
-        document: dict[str, Any] = comparison_document(self.result)
+        document: dict[str, Any] = aggregate_document(self.result)
         return document
 
 

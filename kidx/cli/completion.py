@@ -27,8 +27,8 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "history": ["--revision", "--output", "-o", "--no-headers", "--store"],
     "import bundle": ["--dry-run", "--output", "-o", "--store"],
     "record": ["--environment", "--capture", "--no-capture", "--label", "--results", "--library", "--op", "--mode",
-               "--level", "--timer", "--cache", "--processes", "--interleave", "--dry-run", "--output", "-o",
-               "--store"],
+               "--level", "--timer", "--cache", "--max-noise", "--max-time", "--processes", "--interleave", "--gpus",
+               "--recover", "--dry-run", "--output", "-o", "--store"],
     "env capture": ["--output", "-o", "--apply", "--name", "--measure-peaks", "--dry-run", "--store"],
     "api-resources": ["--output", "-o", "--no-headers", "--sort-by"],
     "completion": [],
@@ -37,8 +37,8 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "gc": ["--dry-run", "--store"],
     "export": ["--output", "-o", "--selector", "-l", "--format", "--store"],
     "compare": ["--selector", "-l", "--field-selector", "--references", "--by", "--baseline", "--threshold",
-                "--alpha", "--fail-on-regression", "--fail-on-inconclusive", "--allow-empty", "--only", "--force",
-                "--output", "-o", "--store"],
+                "--alpha", "--fail-on-regression", "--fail-on-inconclusive", "--allow-empty", "--only", "--aggregate",
+                "--force", "--output", "-o", "--store"],
     "series": ["--selector", "-l", "--field-selector", "--references", "--label", "--baseline", "--threshold",
                "--alpha", "--fail-on-regression", "--fail-on-inconclusive", "--allow-empty", "--output", "-o",
                "--store"],
@@ -138,6 +138,21 @@ def _label_candidates(current: str, location: str | None) -> list[str]:
     return [f"{head}{key}=" for key in catalog.label_keys(last)]
 
 
+def _aggregate_candidates(current: str, location: str | None) -> list[str]:
+    """``--aggregate``'s keys (kidx.operations.aggregate.AGGREGATE_KEYS), ``label=`` with
+    the store's label keys after it."""
+    from kidx.operations.aggregate import AGGREGATE_KEYS
+
+    found = []
+    for key in AGGREGATE_KEYS:
+        name, equals, _ = key.partition("=")
+        if equals and current.startswith(name + equals):
+            found += [f"{name}={label}" for label in _store(location).catalog().label_keys(current[len(name) + 1:])]
+        elif (name + equals).startswith(current):
+            found.append(name + equals)
+    return found
+
+
 def _path_candidates(words: list[str], current: str, flag: str) -> list[str]:
     """Field paths of the kinds named on the line: ``spec.status=`` for
     ``--field-selector`` (terms comma-separated), ``.spec.status`` for ``--sort-by``."""
@@ -189,6 +204,8 @@ def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> 
         return [] if "=" in current else [c.removesuffix("=") for c in _label_candidates(current, location)]
     if previous in ("--field-selector", "--sort-by"):
         return _path_candidates(words, current, previous)
+    if previous == "--aggregate":
+        return _aggregate_candidates(current, location)
     if previous == "--dry-run":
         return [value for value in ("none", "client", "server") if value.startswith(current)]
     if previous in _VALUED:  # a value nothing can be offered for (--limit, --revision, …)
@@ -222,10 +239,10 @@ def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> 
     return []
 
 
-_VALUED = {"--alpha", "--base-url", "--baseline", "--by", "--cache", "--dry-run", "--environment",
-           "--field-selector", "--filename", "--format", "--from-bundle", "--label", "--label-columns", "--level",
-           "--library", "--limit", "--max-depth", "--mode", "--name", "--only", "--op", "--output", "--processes",
-           "--references", "--release-label", "--results", "--revision", "--selector", "--sort-by", "--store",
+_VALUED = {"--aggregate", "--alpha", "--base-url", "--baseline", "--by", "--cache", "--dry-run", "--environment",
+           "--field-selector", "--filename", "--format", "--from-bundle", "--gpus", "--label", "--label-columns",
+           "--level", "--library", "--limit", "--max-depth", "--max-noise", "--max-time", "--mode", "--name", "--only",
+           "--op", "--output", "--processes", "--recover", "--references", "--release-label", "--results", "--revision", "--selector", "--sort-by", "--store",
            "--threshold", "--timer", "--title", "--x", "--y", "-L", "-f", "-l", "-o"}
 
 

@@ -26,6 +26,7 @@ import re
 import statistics
 from typing import NamedTuple
 
+from kidx.analysis.aggregate import Aggregate
 from kidx.analysis.changepoints import change_points, segment_noise
 from kidx.analysis.comparability import COMPARABLE_ROLES, ROLES, SUBJECT_ROLE, comparable_key, differing_roles
 from kidx.analysis.hostbound import HostEvidence, is_kernel_timer, timer_of
@@ -46,6 +47,7 @@ from kidx.analysis.significance import (
 )
 from kidx.analysis.window import HISTORY_WINDOW
 from kidx.errors import KidxError, NotFoundError, UsageError
+from kidx.operations.aggregate import AggregateKey, AggregateRow, aggregate_rows, operation_of, overall
 from kidx.operations.analysed_runs import (
     RUN_KIND,
     AnalysedRun,
@@ -80,6 +82,7 @@ class CompareRequest(NamedTuple):
     alpha: float = ALPHA
     min_t: float = MIN_T  # the smallest |t| a change needs (the noise between runs has heavy tails)
     confirm_runs: int = CONFIRM_RUNS  # runs a side that must agree on a change (1: one run suffices)
+    aggregate: AggregateKey | None = None  # --aggregate: the compared rows taken together by this key
 
 
 class Arm(NamedTuple):
@@ -155,6 +158,10 @@ class Comparison(NamedTuple):
     judged: tuple[str | None, ...] | None = None  # every row's verdict before --only (None: the rows')
     # the store's other runs of the compared series, whose spread the verdicts' noise was measured on
     history: tuple[AnalysedRun, ...] = ()
+    aggregate_key: AggregateKey | None = None  # --aggregate's key
+    aggregates: tuple[AggregateRow, ...] = ()  # by that key, every row with a verdict, whatever --only shows
+    # every row with a verdict taken together, per metric (with --aggregate)
+    overall: tuple[tuple[str, Aggregate], ...] = ()
 
     @property
     def verdicts(self) -> list[str | None]:
@@ -225,13 +232,20 @@ def compare(store, registry, request: CompareRequest, selection: Selection | Non
     selected = {run.name for run in runs}
     deciding = tuple(run for run in history_runs if run.name not in selected and run.measure is not None
                      and _series_of(run) in judged_series)
+    aggregates: tuple[AggregateRow, ...] = ()
+    suite: tuple[tuple[str, Aggregate], ...] = ()
+    if request.aggregate is not None:
+        previous = request.label_key is not None and request.baseline == PREVIOUS
+        aggregates = tuple(aggregate_rows(groups, request.aggregate, request.label_key is not None, previous,
+                                          request.alpha))
+        suite = overall(groups, previous, request.alpha)
     if request.only:  # what is shown; the gate judges every row (judged)
         groups = [_only(group, request.only) for group in groups if group.compared
                   and any(shown_by(row, request.only) for row in group.rows)]
     return Comparison(groups, rule_text(request.threshold, request.alpha, request.min_t, request.confirm_runs),
                       request.threshold,
                       request.label_key, unmeasured, unlabelled, request.alpha, request.min_t, tuple(problems),
-                      tuple(unmatched), tuple(runs), judged, deciding)
+                      tuple(unmatched), tuple(runs), judged, deciding, request.aggregate, aggregates, suite)
 
 
 class GroupVerdicts:
@@ -598,14 +612,9 @@ def _share(groups: list[ComparedGroup], value: str, reference: str) -> bool:
     return any(group.compared and {value, reference} <= {row.label for row in group.rows} for group in groups)
 
 
-def _operation(run: AnalysedRun) -> str:
-    operation = (run.workload.spec or {}).get("operation")
-    return operation if isinstance(operation, str) else run.workload.label
-
-
 def _why_apart(value: str, runs: list[AnalysedRun], reference: str, reference_runs: list[AnalysedRun]) -> str:
-    operations = sorted({_operation(run) for run in runs})
-    reference_operations = {_operation(run) for run in reference_runs}
+    operations = sorted({operation_of(run) for run in runs})
+    reference_operations = {operation_of(run) for run in reference_runs}
     if not reference_operations & set(operations):
         return (f"{value} has runs only for {_listed(operations[:SUGGESTIONS], len(operations))}; none shares a "
                 f"workload and environment with a {reference} run")

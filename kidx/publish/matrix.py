@@ -26,8 +26,13 @@ def cell_view(summary: Summary, href: str, memory: bool = False, host: tuple[int
         tip = f"{speedup:.2f}× less memory than the baseline (REDUCTION)"
     else:
         tip = f"{speedup:.2f}× the baseline's speed"
-    if summary.families > 1:
-        tip += f", mean of {summary.families} families"
+    if summary.shapes > 1 and not summary.baseline:
+        tip += f", geometric mean of {summary.shapes} shapes"
+        if summary.families > 1:
+            tip += f" in {summary.families} families"
+        tip += ", each shape one vote"
+        if summary.interval is not None:
+            tip += f" (95% interval {summary.interval[0]:.2f}-{summary.interval[1]:.2f}×)"
     if summary.verdicts:
         tip += "; " + ", ".join(f"{count} {verdict}" for verdict, count in summary.verdicts.items())
     if len(summary.history) > 1:

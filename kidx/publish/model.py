@@ -10,7 +10,9 @@
 - An index *row* is a family across environments (same protocol, fixed parameters and
   swept parameter); a *cell* is one implementation of that row on one environment: its
   latest speedup over the baseline (geometric mean over the family's shapes) and the
-  history of that speedup by day.
+  history of that speedup by day. The index's cell, a kernel's implementation on one
+  environment, is the geometric mean over every shape of the kernel's families, one shape
+  one vote (``kidx.analysis.aggregate``, as ``compare --aggregate operation`` takes them).
 - A cell's verdicts are compare's (``kidx.operations.compare.GroupVerdicts``): per shape,
   the implementation's runs of that comparable group pooled against the baseline's, as
   ``kidx compare --baseline`` on the published selection judges them.
@@ -25,6 +27,7 @@ import math
 from functools import lru_cache
 from typing import NamedTuple
 
+from kidx.analysis.aggregate import Configuration, aggregate
 from kidx.analysis.measures import Measure, observed_moment
 from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD
 from kidx.operations.analysed_runs import AnalysedRun, Referenced
@@ -86,6 +89,7 @@ class Cell(NamedTuple):
     # per shape, compare's verdict of the implementation's runs against the baseline's
     # (GroupVerdicts), as compare prints it (``unconfirmed (faster)``), counted
     verdicts: dict[str, int] = {}
+    shapes: tuple[float, ...] = ()  # each shape's latest speedup, by workload
 
 
 class Row(NamedTuple):
@@ -103,11 +107,15 @@ class Row(NamedTuple):
 class Summary(NamedTuple):
     """Cells of one kernel, pass and implementation on one environment, taken together."""
 
-    speedup: float | None  # geometric mean of the families' latest speedups
+    # the geometric mean of every shape's latest speedup, one shape one vote, whichever
+    # family it is in (kidx.analysis.aggregate, as compare --aggregate takes them)
+    speedup: float | None
     history: list[tuple[str, float]]  # by day, the geometric mean of the families' speedups that day
     baseline: bool  # the implementation is the baseline of every family
     families: int
     verdicts: dict[str, int] = {}  # the shapes' verdicts as compare prints them, counted
+    shapes: int = 0  # the shapes the speedup is the mean of
+    interval: tuple[float, float] | None = None  # the speedup's 95% interval (kidx.analysis.aggregate)
 
     @property
     def verdict(self) -> str | None:
@@ -371,14 +379,19 @@ def summary(cells: list[Cell]) -> Summary:
     for cell in cells:
         for day, value in cell.history:
             days.setdefault(day, []).append(value)
-    speedups = [cell.speedup for cell in cells if cell.speedup is not None]
+    shapes = [speedup for cell in cells for speedup in cell.shapes]
+    # the aggregate of the shapes' slowdowns (1 / speedup): compare's geometric-mean ratio
+    # and its t interval, turned back into a speedup
+    taken = aggregate([Configuration(1 / s if s else math.inf, s, None) for s in shapes])
+    speedup = 1 / taken.geomean if taken.geomean else None
+    interval = (1 / taken.ci[1], 1 / taken.ci[0]) if taken.ci and taken.ci[0] and len(shapes) > 1 else None
     history = [(day, _geomean(values) or 1.0) for day, values in sorted(days.items())]
     verdicts: dict[str, int] = {}
     for cell in cells:
         for verdict, count in cell.verdicts.items():
             verdicts[verdict] = verdicts.get(verdict, 0) + count
-    return Summary(_geomean(speedups), history, all(cell.line.baseline for cell in cells), len(cells),
-                   dict(sorted(verdicts.items())))
+    return Summary(speedup, history, all(cell.line.baseline for cell in cells), len(cells),
+                   dict(sorted(verdicts.items())), len(shapes), interval)
 
 
 def _kernel_rows(rows: list[Row], titles: dict[str, str]) -> list[KernelRow]:
@@ -504,7 +517,7 @@ def _cell(family: Family, line: Line, baseline: str | None, by_shape: dict, shap
             nearest = base_runs[0] if len(base_runs) == 1 else _nearest(base_moments, _moment(run.observed))
             history.setdefault(run.observed[:10], []).append(_ratio(run, nearest))
     days = [(day, _geomean(values) or 1.0) for day, values in sorted(history.items())]
-    return Cell(family, line, _geomean(latest), days, dict(sorted(verdicts.items())))
+    return Cell(family, line, _geomean(latest), days, dict(sorted(verdicts.items())), tuple(latest))
 
 
 def _nearest(runs: list[tuple[float | None, AnalysedRun]], moment: float | None) -> AnalysedRun:

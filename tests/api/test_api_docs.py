@@ -26,7 +26,7 @@ def examples() -> list[tuple[str, str | None]]:
 
 
 def test_the_page_has_examples_with_outputs():
-    assert len(examples()) == 5 and all(output for _, output in examples())
+    assert len(examples()) == 6 and all(output for _, output in examples())
 
 
 def test_worked_example_prints_what_the_page_shows(head_store, monkeypatch):

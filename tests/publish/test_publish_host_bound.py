@@ -129,7 +129,7 @@ def test_index_and_kernel_cells_mark_those_with_host_bound_points(layer_norm_sit
     assert all("⚑" in html_text.unescape(tip) for tip, mark in cells if mark)
     assert not any("⚑" in html_text.unescape(tip) for tip, mark in cells if not mark)
     # Liger's LayerNorm backward on the H100: 2 of its 5 shapes, at hidden 1,024 first
-    assert any(tip.startswith("0.88× the baseline's speed;") and tip.endswith(
+    assert any(tip.startswith("0.88× the baseline's speed, geometric mean of 5 shapes") and tip.endswith(
         "; ⚑ 2 of 5 shapes' timings likely the host's, not the kernel's (hidden size 1024: likely host-bound: "
         "12.5% of the GPU's roofline (below 25%) at a working set of 48 MiB (at most 256 MiB))") for tip in tips)
     assert len(tips) == len({(name.split("-nvidia-")[0], name.split("-nvidia-")[1][:4])

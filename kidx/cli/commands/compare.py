@@ -20,6 +20,7 @@ from kidx.cli.analysis_options import (
     parse_format,
 )
 from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output
+from kidx.operations.aggregate import AGGREGATE_KEYS
 
 EXAMPLES = """\b
 Examples:
@@ -29,6 +30,7 @@ Examples:
   kidx compare -l 'liger_version in (0.3.0,0.3.1)' --by label=liger_version --baseline 0.3.0 \\
       --only slower --fail-on-regression
   kidx compare -l 'gpu in (nvidia-h100-80gb-hbm3,nvidia-b200)' --by label=liger_version -o markdown
+  kidx compare -l gpu=nvidia-h100-80gb-hbm3 --baseline huggingface --aggregate operation
 """
 
 
@@ -72,6 +74,15 @@ def compare(
                                     "each with its baseline. A verdict keeps the unconfirmed rows its way too: "
                                     "slower keeps 'unconfirmed (slower)'."),
     ] = None,
+    aggregate: Annotated[
+        str | None,
+        typer.Option("--aggregate", help=f"Take the compared rows together per value of KEY "
+                                         f"({', '.join(AGGREGATE_KEYS)}) and implementation: the configurations, "
+                                         "their verdicts counted, the geometric-mean ratio (one configuration one "
+                                         "vote) with its interval, and the worst; the table shows these instead of "
+                                         "the rows (json, yaml and markdown carry both).",
+                     metavar="KEY"),
+    ] = None,
     force: Annotated[
         bool,
         typer.Option("--force", help="Compare named runs even when protocol, workload or environment differ "
@@ -94,15 +105,15 @@ def compare(
     with analysis_errors():
         from kidx.api.analysis import compare_request
         from kidx.operations.compare import compare as run_compare
+        from kidx.output.aggregates import printer_for
         from kidx.output.analysis_printing import print_analysis
-        from kidx.output.comparison import COMPARISON
 
         fmt = parse_format(output_format, "compare")
         request = compare_request(names or (), selector, field_selector, references or (), by, baseline, threshold,
-                                  only, force, alpha)
+                                  only, force, alpha, aggregate)
         comparison = run_compare(open_store(store, must_exist=True), kind_registry(), request)
         gate(comparison.problems, fail_on_regression or fail_on_inconclusive, allow_empty)
-    print_analysis(output(), "compare", comparison, fmt, COMPARISON)
+    print_analysis(output(), "compare", comparison, fmt, printer_for(comparison))
     return gate_status(comparison.verdicts, fail_on_regression, fail_on_inconclusive)
 
 
