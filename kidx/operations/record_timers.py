@@ -41,6 +41,7 @@ ANNOTATION_FALLBACK = "kernelindex.dev/timer-fallback"
 ANNOTATION_SM_CLOCK = "kernelindex.dev/sm-clock-mhz"
 ANNOTATION_CLOCK_WARNING = "kernelindex.dev/clock-warning"
 ANNOTATION_NOISE = "kernelindex.dev/timer-noise"
+ANNOTATION_TIMER_WALL = "kernelindex.dev/timer-wall-ms"  # the do_bench call's wall time: warm-up, capture, samples
 ANNOTATION_LOW_CLOCK_SAMPLES = "kernelindex.dev/low-clock-samples"
 ANNOTATION_PERSISTING_L2 = "kernelindex.dev/persisting-l2"
 ANNOTATION_KERNEL_COUNT = "kernelindex.dev/kernel-count-warning"
@@ -209,6 +210,9 @@ def _retimed_run(body: dict, entry: dict, protocol_digest: str, max_sm_mhz: int 
     annotations = dict((run.get("metadata") or {}).get("annotations") or {})
     if entry.get("fallback"):
         annotations[ANNOTATION_FALLBACK] = f"{entry.get('requestedTimer')} asked for: {entry['fallback']}"
+    wall = _number(entry.get("elapsedMs"))
+    if wall is not None:
+        annotations[ANNOTATION_TIMER_WALL] = f"{wall:.1f}"
     noise = _number(entry.get("noise"))
     if noise is not None:
         stopped = f" (sampling stopped by {entry['stoppedBy']})" if entry.get("stoppedBy") else ""

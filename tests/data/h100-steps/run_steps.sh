@@ -1,11 +1,11 @@
 #!/bin/bash
-# On the device machine, from the repository root: bash tests/data/device-steps/run_steps.sh [N] [LIMIT_S]
+# On the device machine, from the repository root: bash tests/data/h100-steps/run_steps.sh [N] [LIMIT_S]
 # kidx record liger --timer cuda_graph --processes N of steps_driver.py (every process a fresh Python)
 set -u
 N=${1:-10}; LIMIT=${2:-480}
 export PYTHONUNBUFFERED=1
 START=$(date +%s)
-REPO=$(pwd); D=$REPO/.devicework; HERE=$REPO/tests/data/device-steps
+REPO=$(pwd); D=$REPO/.devicework; HERE=$REPO/tests/data/h100-steps
 R=/tmp/result/steps; mkdir -p $R
 exec > >(tee -a "$R/device.log") 2>&1
 echo "== $(date -u +%FT%TZ) steps, $N processes"
