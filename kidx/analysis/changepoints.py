@@ -15,7 +15,15 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from kidx.analysis.significance import DEFAULT_THRESHOLD, NO_NOISE, Noise, bounded_exp, spread_of, t_two_sided_p
+from kidx.analysis.significance import (
+    DEFAULT_THRESHOLD,
+    EVIDENCE_FLOOR,
+    NO_NOISE,
+    Noise,
+    bounded_exp,
+    spread_of,
+    t_two_sided_p,
+)
 
 CHANGE_ALPHA = 0.001
 MIN_SEGMENT = 2  # points on each side of a change point
@@ -29,9 +37,11 @@ class ChangePoint(NamedTuple):
     score: float  # E-Divisive Q of the split, on logs
 
 
-def change_points(values: Sequence[float], threshold: float = DEFAULT_THRESHOLD,
+def change_points(values: Sequence[float], threshold: float | None = DEFAULT_THRESHOLD,
                   alpha: float = CHANGE_ALPHA) -> list[ChangePoint]:
-    """The change points of a series of positive values, in order."""
+    """The change points of a series of positive values, in order; ``threshold`` None: a
+    level that moved by more than EVIDENCE_FLOOR, the threshold following the evidence."""
+    threshold = EVIDENCE_FLOOR if threshold is None else threshold
     logs = [math.log(v) for v in values]
     found: list[tuple[int, float]] = []
     pending = [(0, len(logs))]

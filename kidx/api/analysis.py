@@ -33,7 +33,7 @@ def compare_request(
     references: Iterable[str] = (),
     by: str = "implementation",
     baseline: str | None = None,
-    threshold: float = 5.0,
+    threshold: float | None = None,
     only: str | Iterable[str] | None = None,
     force: bool = False,
     alpha: float = 0.05,
@@ -71,7 +71,7 @@ def series_request(
     references: Iterable[str] = (),
     label: str | None = None,
     baseline: str | None = None,
-    threshold: float = 5.0,
+    threshold: float | None = None,
     alpha: float = 0.05,
 ) -> SeriesRequest:
     """``kidx series``'s options as the operation's request (threshold in percent)."""

@@ -86,8 +86,11 @@ def parse_alpha(value: float) -> float:
     return value
 
 
-def parse_threshold(value: float) -> float:
-    """``--threshold`` in percent → the fraction the analysis uses."""
+def parse_threshold(value: float | None) -> float | None:
+    """``--threshold`` in percent → the fraction the analysis uses; None (not given): the
+    threshold follows the evidence (``kidx.analysis.significance``)."""
+    if value is None:
+        return None
     value = _number(value, "--threshold", "a percentage from 0 up to, not including, 100")
     if not 0 <= value < 100:  # a change within ±threshold is "same": 100% or more would reach a ratio of 0
         raise UsageError(f"invalid --threshold {value:g}: a percentage from 0 up to, not including, 100")

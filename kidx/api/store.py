@@ -241,9 +241,10 @@ class Store:
 
     def compare(self, *names: str, selector: str | None = None, field_selector: str | None = None,
                 references: Iterable[str] = (), by: str = "implementation", baseline: str | None = None,
-                threshold: float = 5.0, only: str | Iterable[str] | None = None,
+                threshold: float | None = None, only: str | Iterable[str] | None = None,
                 force: bool = False, alpha: float = 0.05, aggregate: str | None = None) -> Comparison:
-        """``kidx compare``: the same options (``threshold`` in percent, ``only`` the
+        """``kidx compare``: the same options (``threshold`` in percent, None: it follows
+        the evidence, as without ``--threshold``; ``only`` the
         verdicts to keep, ``aggregate`` the key of ``--aggregate``), the result the command
         renders; ``.to_dict()`` is its ``-o json``."""
         from kidx.api.analysis import Comparison, compare_request
@@ -256,7 +257,7 @@ class Store:
 
     def series(self, *names: str, selector: str | None = None, field_selector: str | None = None,
                references: Iterable[str] = (), label: str | None = None, baseline: str | None = None,
-               threshold: float = 5.0, alpha: float = 0.05) -> SeriesResult:
+               threshold: float | None = None, alpha: float = 0.05) -> SeriesResult:
         """``kidx series``: the same options, the result the command renders;
         ``.to_dict()`` is its ``-o json``."""
         from kidx.api.analysis import SeriesResult, series_request

@@ -30,7 +30,11 @@ ReferencesOption = Annotated[
     typer.Option("--references", help="Only runs that refer to TYPE/NAME, a digest, or TYPE:SELECTOR (repeatable)."),
 ]
 ThresholdOption = Annotated[
-    float, typer.Option("--threshold", help="Smallest change, in percent, that can count as faster or slower.")
+    float | None,
+    typer.Option("--threshold", help="Smallest change, in percent, that can count as faster or slower, and the ± of "
+                                     "same. Default: it follows the evidence (a change from 0.5 % counts once the "
+                                     "runs show it beyond their noise; same says within how much, up to 5 %).",
+                 show_default=False),
 ]
 FormatOption = Annotated[str | None, typer.Option("--output", "-o", help=output_help("compare"))]
 AllowEmptyOption = Annotated[

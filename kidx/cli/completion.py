@@ -242,8 +242,9 @@ def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> 
 _VALUED = {"--aggregate", "--alpha", "--base-url", "--baseline", "--by", "--cache", "--dry-run", "--environment",
            "--field-selector", "--filename", "--format", "--from-bundle", "--gpus", "--label", "--label-columns",
            "--level", "--library", "--limit", "--max-depth", "--max-noise", "--max-time", "--mode", "--name", "--only",
-           "--op", "--output", "--processes", "--recover", "--references", "--release-label", "--results", "--revision", "--selector", "--sort-by", "--store",
-           "--threshold", "--timer", "--title", "--x", "--y", "-L", "-f", "-l", "-o"}
+           "--op", "--output", "--processes", "--recover", "--references", "--release-label", "--results", "--revision",
+           "--selector", "--sort-by", "--store", "--threshold", "--timer", "--title", "--x", "--y", "-L", "-f", "-l",
+           "-o"}
 
 
 def complete(arguments: list[str], commands: Iterable[str]) -> str:

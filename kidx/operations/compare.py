@@ -36,13 +36,14 @@ from kidx.analysis.significance import (
     BASELINE,
     CONFIRM_RUNS,
     DEFAULT_THRESHOLD,
-    MIN_T,
     NO_NOISE,
     REGRESSIONS,
     UNCONFIRMED,
     Judgement,
     Noise,
     judge_runs,
+    least_change,
+    least_t,
     rule_text,
 )
 from kidx.analysis.window import HISTORY_WINDOW
@@ -74,13 +75,13 @@ class CompareRequest(NamedTuple):
     references: tuple = ()
     label_key: str | None = None  # None: --by implementation
     baseline: str | None = None
-    threshold: float = DEFAULT_THRESHOLD
+    threshold: float | None = DEFAULT_THRESHOLD  # None: it follows the evidence
     force: bool = False
     # show only groups with rows of these verdicts (and only those rows); a verdict word keeps the
     # rows that read it alone or in parentheses after unconfirmed (slower: unconfirmed (slower) too)
     only: frozenset = frozenset()
     alpha: float = ALPHA
-    min_t: float = MIN_T  # the smallest |t| a change needs (the noise between runs has heavy tails)
+    min_t: float | None = None  # the smallest |t| a change needs; None: by the timer (significance.least_t)
     confirm_runs: int = CONFIRM_RUNS  # runs a side that must agree on a change (1: one run suffices)
     aggregate: AggregateKey | None = None  # --aggregate: the compared rows taken together by this key
 
@@ -146,12 +147,12 @@ class ComparedGroup(NamedTuple):
 class Comparison(NamedTuple):
     groups: list[ComparedGroup]
     rule: str
-    threshold: float
+    threshold: float | None
     label_key: str | None
     unmeasured: list[str]  # runs with no figure to compare (not passed, or no number)
     unlabelled: list[str]  # runs without the --by label
     alpha: float = ALPHA
-    min_t: float = MIN_T
+    min_t: float | None = None
     problems: tuple[str, ...] = ()  # what kept the comparison from judging: a gate fails closed on these
     unmatched: tuple[str, ...] = ()  # label values that share no group with the baseline, and why
     inputs: tuple[AnalysedRun, ...] = ()  # every run read, for the record
@@ -524,10 +525,13 @@ def _judged(arm: Arm, baseline: Arm, request: CompareRequest, history: _History,
     noise = history.noise(arm.run, compared)
     if arm.run.implementation.digest != baseline.run.implementation.digest:
         noise = noise + history.noise(baseline.run, compared)
+    kernel_timer = is_kernel_timer(timer_of(first.protocol.spec))
+    min_t = request.min_t if request.min_t is not None else least_t(kernel_timer)
     judgement = judge_runs(arm.measure, baseline.measure, arm.values, baseline.values, noise,
-                           request.threshold, request.alpha, request.min_t, request.confirm_runs)
+                           request.threshold, request.alpha, min_t, request.confirm_runs,
+                           floor=least_change(kernel_timer))
     if (not judgement.conclusive and judgement.detectable is not None and arm.measure.metric == "latency"
-            and not is_kernel_timer(timer_of(first.protocol.spec))):
+            and not kernel_timer):
         judgement = judgement._replace(reason=f"{judgement.reason}, or a kernel timer")
     return ComparedRow(arm, judgement, judgement.verdict, against=baseline)
 

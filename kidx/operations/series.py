@@ -24,16 +24,18 @@ from typing import NamedTuple
 
 from kidx.analysis.changepoints import ChangePoint, change_points, segment_noise
 from kidx.analysis.comparability import comparable_key, series_key
+from kidx.analysis.hostbound import is_kernel_timer, timer_of
 from kidx.analysis.measures import observed_moment
 from kidx.analysis.significance import (
     ALPHA,
     CONFIRM_RUNS,
     DEFAULT_THRESHOLD,
-    MIN_T,
     REGRESSIONS,
     Judgement,
     judge,
     judge_runs,
+    least_change,
+    least_t,
     rule_text,
 )
 from kidx.errors import NotFoundError
@@ -50,9 +52,9 @@ class SeriesRequest(NamedTuple):
     references: tuple = ()
     label_key: str | None = None  # the release label shown at each point
     baseline: str | None = None  # an implementation (name, library or provider) measured in the same sessions
-    threshold: float = DEFAULT_THRESHOLD
+    threshold: float | None = DEFAULT_THRESHOLD  # None: it follows the evidence
     alpha: float = ALPHA
-    min_t: float = MIN_T
+    min_t: float | None = None  # None: by the timer (significance.least_t)
     confirm_runs: int = CONFIRM_RUNS  # points a side that must agree on a change (1: one point suffices)
     # more baselines in order of preference: each comparable group is set against the
     # first of them it holds (publish's repeatable --baseline); ``baseline`` comes first
@@ -102,12 +104,12 @@ class SeriesResult(NamedTuple):
     series: list[Series]  # with at least two points
     single: int  # series of one point, not shown
     rule: str
-    threshold: float
+    threshold: float | None
     label_key: str | None
     baseline: str | None
     unmeasured: list[str]
     alpha: float = ALPHA
-    min_t: float = MIN_T
+    min_t: float | None = None  # None: by the timer (significance.least_t)
     problems: tuple[str, ...] = ()  # what kept the series from being judged
     inputs: tuple[AnalysedRun, ...] = ()
 
@@ -280,7 +282,8 @@ def _neighbours(members: list[AnalysedRun], values: list[float], index: int,
 
 def _series(members: list[AnalysedRun], request: SeriesRequest, sessions: dict) -> Series:
     values = [run.known_measure.value for run in members]
-    found = change_points(values, request.threshold)
+    found = change_points(values, request.threshold if request.threshold is not None
+                          else least_change(is_kernel_timer(timer_of(members[0].protocol.spec))))
     points: list[Point] = []
     previous: Point | None = None
     for index, run in enumerate(members):
@@ -288,16 +291,19 @@ def _series(members: list[AnalysedRun], request: SeriesRequest, sessions: dict) 
         baseline = _same_session(run, sessions, request.label_key) if sessions else None
         speedup = None
         if baseline is not None and run.known_measure.value:
-            speedup = judge(run.known_measure, baseline.known_measure, request.threshold).speedup
+            speedup = judge(run.known_measure, baseline.known_measure).speedup
         change = verdict = speedup_change = None
         if previous is not None:
             before = previous.run
             noise = segment_noise(values, found, frozenset((index - 1, index)))
             if before.environment.digest != run.environment.digest:
                 noise = noise._replace(df=0)  # another environment: no noise estimate carries over
+            kernel_timer = is_kernel_timer(timer_of(run.protocol.spec))
+            min_t = request.min_t if request.min_t is not None else least_t(kernel_timer)
             change = judge_runs(run.known_measure, before.known_measure, [values[index]], [values[index - 1]],
-                                noise, request.threshold, request.alpha, request.min_t, request.confirm_runs,
-                                _neighbours(members, values, index, request.confirm_runs))
+                                noise, request.threshold, request.alpha, min_t, request.confirm_runs,
+                                _neighbours(members, values, index, request.confirm_runs),
+                                floor=least_change(kernel_timer))
             verdict = change.verdict
             if speedup is not None and previous.speedup:
                 speedup_change = speedup / previous.speedup - 1

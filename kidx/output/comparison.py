@@ -251,6 +251,8 @@ def judgement_fields(judgement: Judgement | None) -> dict:
         "reason": judgement.reason if judgement else None,
         "detectableChange": judgement.detectable if judgement else None,
         "runsNeeded": judgement.runs_needed if judgement else None,
+        "runsNeededFor": judgement.runs_needed_for if judgement else None,
+        "threshold": judgement.threshold if judgement else None,
     }
 
 
@@ -289,8 +291,10 @@ def host_fields(host: HostEvidence | None) -> dict:
 
 
 def parameters_record(result, pooling: str) -> dict:
-    """The rule's parameters, so that a verdict can be re-derived."""
+    """The rule's parameters, so that a verdict can be re-derived: ``threshold`` and ``minT``
+    null where they follow the evidence and the timer (``byTimer`` then says what they are)."""
     from kidx.analysis.changepoints import CHANGE_ALPHA
+    from kidx.analysis.significance import POWER, SAME_LIMIT, least_change, least_t
 
     return {
         "test": "t-test on the logs of the runs' statistics (between runs); within a run: mann-whitney, bands, "
@@ -298,6 +302,11 @@ def parameters_record(result, pooling: str) -> dict:
         "threshold": result.threshold,
         "alpha": result.alpha,
         "minT": result.min_t,
+        "byTimer": {timer: {"threshold": least_change(kernel) if result.threshold is None else result.threshold,
+                            "minT": least_t(kernel) if result.min_t is None else result.min_t}
+                    for timer, kernel in (("kernelTimer", True), ("other", False))},
+        "sameLimit": SAME_LIMIT if result.threshold is None else result.threshold,
+        "power": POWER,
         "confidence": 1 - result.alpha,
         "interval": "t (between runs); hodges-lehmann (samples)",
         "noise": "pooled within arms and within the series' segments between change points (store history)",

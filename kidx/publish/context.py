@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, rule_text
+from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, rule_text, threshold_text
 from kidx.operations.analysed_runs import AnalysedRun, Referenced
 from kidx.operations.compare import Comparison
 from kidx.operations.series import Series
@@ -32,7 +32,8 @@ class PublishRequest(NamedTuple):
     baselines: tuple[str, ...] = ()
     release_label: str | None = None
     dry_run: bool = False
-    threshold: float = DEFAULT_THRESHOLD  # the verdict rule's (kidx.analysis.significance), for cells and series
+    # the verdict rule's (kidx.analysis.significance), for cells and series; None: it follows the evidence
+    threshold: float | None = DEFAULT_THRESHOLD
     alpha: float = ALPHA
 
 
@@ -136,7 +137,7 @@ class SiteContext:
         root = "../" * path.count("/")
         text = self.jinja.get_template(template).render(
             root=root, site_title=self.request.title, as_of=self.as_of, base_url=self.request.base_url,
-            path=path, threshold=f"{self.request.threshold * 100:g}%",
+            path=path, threshold=threshold_text(self.request.threshold),
             rule=rule_text(self.request.threshold, self.request.alpha), **values)
         return path, text
 

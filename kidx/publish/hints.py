@@ -142,9 +142,9 @@ def _selection(command: str, request: PublishRequest, selector: str | None = Non
 
 def _rule(request: PublishRequest) -> list[str]:
     """The verdict rule's options where the request's differ from the defaults."""
-    from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD
+    from kidx.analysis.significance import ALPHA
 
-    return ((["--threshold", f"{request.threshold * 100:g}"] if request.threshold != DEFAULT_THRESHOLD else [])
+    return ((["--threshold", f"{request.threshold * 100:g}"] if request.threshold is not None else [])
             + (["--alpha", f"{request.alpha:g}"] if request.alpha != ALPHA else []))
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kidx.analysis.significance import BASELINE, FASTER, SEVERITY, SLOWER
+from kidx.analysis.significance import BASELINE, FASTER, SEVERITY, SLOWER, counted_change
 from kidx.operations.analysed_runs import AnalysedRun
 from kidx.operations.compare import Comparison
 from kidx.operations.series import Series
@@ -149,7 +149,7 @@ def _cause(request: PublishRequest, point, one: Series) -> str:
     causes = []
     if request.release_label and point.label != before.label:
         causes.append(f"{request.release_label} {before.label} → {point.label}")
-    if point.speedup_change is not None and abs(point.speedup_change) >= request.threshold:
+    if point.speedup_change is not None and abs(point.speedup_change) >= counted_change(request.threshold):
         causes.append(f"speedup over the baseline {point.speedup_change * 100:+.1f}%")
     elif point.speedup_change is not None and point.verdict in (SLOWER, FASTER):
         causes.append("the baseline moved too: the machine, not the kernel")

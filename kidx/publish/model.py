@@ -308,7 +308,7 @@ def _ratio(run: AnalysedRun, baseline: AnalysedRun) -> float:
 
 
 def build_model(runs: list[AnalysedRun], baselines: tuple[str, ...], titles: dict[str, str],
-                threshold: float = DEFAULT_THRESHOLD, alpha: float = ALPHA,
+                threshold: float | None = DEFAULT_THRESHOLD, alpha: float = ALPHA,
                 judged: GroupVerdicts | None = None) -> SiteModel:
     """``titles``: stored titles of referenced objects, by digest; ``threshold`` and
     ``alpha``: the verdict rule's (kidx.analysis.significance); ``judged``: compare's

@@ -376,7 +376,7 @@ def test_compare_of_runs_found_but_none_compared_says_nothing_compared(kidx):
           *[run_manifest(f"n{i}", "b", v, day=11 + i) for i, v in enumerate([100, 101, 99])])
     code, out, err = kidx("compare", "--only", "slower")  # compared, and --only keeps none: it says how they came out
     assert (code, out, err.splitlines()[-1]) == (0, "", "No row has the verdicts --only asks for; the 1 row compared: "
-                                                        "0 slower, 0 faster, 1 same, 0 inconclusive, 0 unconfirmed")
+                                                        "0 slower, 0 faster, 0 same, 1 inconclusive, 0 unconfirmed")
 
 
 def test_a_change_with_nothing_else_changed_says_so(kidx):
@@ -397,8 +397,11 @@ def test_json_is_reproducible_and_records_inputs_and_rule(kidx, history_store):
     first, second = kidx(*args, store_path=history_store), kidx(*args, store_path=history_store)
     assert first.code == 0 and first.out == second.out
     document = json.loads(first.out)
-    assert document["parameters"]["alpha"] == 0.05 and document["parameters"]["threshold"] == 0.05
-    assert document["parameters"]["minT"] == 5
+    assert document["parameters"]["alpha"] == 0.05 and document["parameters"]["threshold"] is None
+    assert document["parameters"]["minT"] is None  # by the timer, and the threshold follows the evidence:
+    assert document["parameters"]["byTimer"] == {"kernelTimer": {"threshold": 0.005, "minT": 4},
+                                                 "other": {"threshold": 0.05, "minT": 5}}
+    assert document["parameters"]["sameLimit"] == 0.05 and document["parameters"]["power"] == 0.95
     assert document["parameters"]["pooling"].startswith("an arm pools its runs")
     assert len(document["inputs"]) == 90 and all(item["digest"].startswith("sha256:") for item in document["inputs"])
     series_args = ("series", "-l", "liger_version in (0.5.3,0.5.4)", "--label", "liger_version", "-o", "json")
@@ -418,7 +421,8 @@ def test_markdown_for_a_pull_request(kidx):
     assert lines[7].startswith(f"| {('sha256:' + 'b' * 64)[:19]} | 120µs | \\<none\\> | 3 ±0.8% | 1.200 | "
                                "1.175-1.225 | ")
     assert lines[7].endswith(" | 0.83x | slower | new2 |")
-    assert lines[-1].startswith("rule: a change counts when it exceeds 5%")
+    assert lines[-1].startswith("rule: the threshold follows the evidence: a change counts when it exceeds 0.5% (a "
+                                "kernel timer's runs; 5% for others)")
     series = kidx("series", "-o", "markdown").out.splitlines()
     assert series[0] == ("**0 slower, 0 faster, 0 same, 0 inconclusive, 4 unconfirmed; 0 change points: "
                          "no series has the 4 points one needs**")
@@ -594,29 +598,38 @@ def test_the_aa_benchmark_script_reports_false_positives_and_power(tmp_path):
 
 @pytest.mark.slow
 def test_the_timers_benchmark_reports_each_timer_by_runs_a_side(tmp_path):
-    # bench/bench_verdicts.py's timers mode on the cuda_graph recording, 3 runs a side, one split each
+    # bench/bench_verdicts.py's timers mode on the cuda_graph (H200) and the step (H100) recordings, 5 runs a
+    # side, one split each
     import subprocess
     import sys
 
     completed = subprocess.run(
-        [sys.executable, str(REPO / "bench" / "bench_verdicts.py"), "--timer", "cuda_graph", "--no-eager",
-         "--sides", "3", "--trials", "1", "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=500)
+        [sys.executable, str(REPO / "bench" / "bench_verdicts.py"), "--timer", "cuda_graph", "--timer", "steps",
+         "--no-eager", "--sides", "5", "--trials", "1", "--out", str(tmp_path / "out")], capture_output=True,
+        text=True, timeout=500)
     assert completed.returncode == 0, completed.stderr
     [report_file] = (tmp_path / "out").glob("bench_verdicts-*.json")
     report = json.loads(report_file.read_text())
-    assert report["stepConfigurations"] == 20  # every default-shape configuration has its 1.1x twin
     assert report["meta"]["title"].startswith("Verdicts per timer")
     measures = [row[0] for row in report["summary"]]
-    assert measures == ["cuda_graph, 3 runs a side, fresh store: A/A false calls",
-                        "cuda_graph, 3 runs a side, fresh store: 10% slowdown found",
-                        "cuda_graph, 3 runs a side, with history: A/A false calls",
-                        "cuda_graph, 3 runs a side, with history: 10% slowdown found"]
-    rows = {(row["store"], row["scenario"], row["half"]): row["figures"]["3"] for row in report["rows"]}
-    # 32 configurations in two halves of 16; the step's 20 in two halves of 10
-    assert rows[("fresh", "aa", "test")][1] + rows[("fresh", "aa", "calibration")][1] == 32
-    assert rows[("history", "step", "test")][1] == rows[("history", "step", "calibration")][1] == 10
-    assert rows[("fresh", "slow-20", "test")] == [16, 16]  # a 20% slowdown, 3 cuda_graph runs a side: always found
-    assert "5 a side" in completed.stdout and "n/a" in completed.stdout
+    assert measures == [
+        "kernel timer H100, 5 a side, fresh store: A/A called faster or slower",
+        "kernel timer H100, 5 a side, fresh store: 2% slowdown slower",
+        "kernel timer H100, 8 a side, >= 25 us, fresh store: real 1% step slower",
+        "kernel timer H100, 5 a side, with history: A/A called faster or slower",
+        "kernel timer H100, 5 a side, with history: 2% slowdown slower",
+        "kernel timer H100, 8 a side, >= 25 us, with history: real 1% step slower"]
+    rows = {(row["variant"], row["store"], row["scenario"], row["source"]): row["figures"]["5"]
+            for row in report["rows"]}
+    # the H100 recording: 48 configurations of 10 processes; the H200 one has 8, too few for 5 a side
+    assert rows[("default", "fresh", "aa", "kernel timer H100")][1] == 48
+    assert ("default", "fresh", "aa", "cuda_graph") not in rows
+    # a 5 % slowdown of softmax and layer_norm, 5 runs a side: found (geglu's GEMMs move 1-3 % between processes)
+    assert rows[("default", "fresh", "slow-5", "kernel timer H100")][0] >= 32
+    # with the old fixed 5 % threshold a 2 % slowdown is never found
+    assert rows[("old", "fresh", "slow-2", "kernel timer H100")][0] == 0
+    assert rows[("default", "history", "step-10", "cuda_graph")][1] == 20  # the H200 step's 20 twins, 5 a side
+    assert "8 a side" in completed.stdout and "n/a" in completed.stdout
 
 
 # One process far off an otherwise steady series is not a change (kidx.analysis.significance.CONFIRM_RUNS)
@@ -645,7 +658,7 @@ def test_a_run_off_its_series_on_either_side_is_not_a_change():
     base = Measure("latency", "median", 100.05, "ns")
     history = spread_noise(STEADY * 25)  # a long, steady history: the arms' own spread barely widens it
     # two runs a side, one of them 45% off: the old rule called it slower (|t| = 10), but 2 of 4 pairs agree
-    off = judge_runs(Measure("latency", "median", 122.5, "ns"), base, [100, 145], [100, 100.1], history)
+    off = judge_runs(Measure("latency", "median", 122.5, "ns"), base, [100, 145], [100, 100.1], history, 0.05)
     assert off.verdict == "unconfirmed" and off.within == "slower"
     assert off.reason == "only 2 of 4 pairs of runs differ by more than 5% that way: a run off its series is not a change"
     old = judge_runs(Measure("latency", "median", 122.5, "ns"), base, [100, 145], [100, 100.1], history,
@@ -653,7 +666,7 @@ def test_a_run_off_its_series_on_either_side_is_not_a_change():
     assert old.verdict == "slower"
     # the same on the baseline's side: one baseline run 45% off does not make the contender faster
     assert judge_runs(base, Measure("latency", "median", 122.5, "ns"), [100, 100.1], [100, 145],
-                      history).verdict == "unconfirmed"
+                      history, 0.05).verdict == "unconfirmed"
     # a real 10% change: every pair agrees
     real = judge_runs(Measure("latency", "median", 110.1, "ns"), base, [110, 110.2], [100, 100.1], history)
     assert real.verdict == "slower" and real.within is None
@@ -665,7 +678,7 @@ def test_unconfirmed_because_counts_runs_and_pairs():
     assert unconfirmed_because([110], [100, 100], 1.1) == "one run a side: a change needs 2 runs a side that agree on it"
     assert unconfirmed_because([110], [100], 1.1, confirm_runs=1) is None
     assert unconfirmed_because([110, 111], [100, 100.5], 1.1) is None
-    assert unconfirmed_because([110, 100], [100, 100], 1.05) == (
+    assert unconfirmed_because([110, 100], [100, 100], 1.05, 0.05) == (
         "only 2 of 4 pairs of runs differ by more than 5% that way: a run off its series is not a change")
     assert unconfirmed_because([90, 91], [100, 100], 0.9) is None  # faster: the pairs agree the other way
 

@@ -60,7 +60,7 @@ def compare(
                                         "lowest version-like label value, else the earliest observed run of each "
                                         "group."),
     ] = None,
-    threshold: ThresholdOption = 5.0,
+    threshold: ThresholdOption = None,
     alpha: AlphaOption = 0.05,  # kidx.analysis.significance.ALPHA
     fail_on_regression: Annotated[
         bool, typer.Option("--fail-on-regression", help="Exit 1 when any row is slower than its baseline; exit 2 "

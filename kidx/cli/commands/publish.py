@@ -48,7 +48,7 @@ def publish(
     release_label: Annotated[
         str | None, typer.Option("--release-label", help="The label that names a release, e.g. liger_version.")
     ] = None,
-    threshold: ThresholdOption = 5.0,
+    threshold: ThresholdOption = None,
     alpha: AlphaOption = 0.05,  # kidx.analysis.significance.ALPHA
     dry_run: DryRunOption = "none",
     store: StoreOption = None,

@@ -43,7 +43,7 @@ def series(
         typer.Option("--baseline", help="An implementation (name, library or provider label) measured in the same "
                                         "sessions: show the speedup over it and its change."),
     ] = None,
-    threshold: ThresholdOption = 5.0,
+    threshold: ThresholdOption = None,
     alpha: AlphaOption = 0.05,  # kidx.analysis.significance.ALPHA
     fail_on_regression: Annotated[
         bool, typer.Option("--fail-on-regression", help="Exit 1 when any point is slower than the one before; "
