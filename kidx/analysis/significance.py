@@ -213,6 +213,7 @@ def judge_runs(value: Measure, baseline: Measure, value_runs: Sequence[float], b
     difference = sum(a) / len(a) - sum(b) / len(b)
     sigma = noise.sigma or 0.0
     se = sigma * math.sqrt(1 / len(a) + 1 / len(b))
+    half = 0.0
     if se == 0:
         p = 1.0 if difference == 0 else 0.0
         t = 0.0 if difference == 0 else math.inf
@@ -235,7 +236,8 @@ def judge_runs(value: Measure, baseline: Measure, value_runs: Sequence[float], b
     if 1 - threshold <= ci[0] and ci[1] <= 1 + threshold:
         return judgement
     why = (f"noise between runs (±{sigma * 100:.1f}%) too wide for a {threshold * 100:g}% threshold"
-           if ci[1] / ci[0] > (1 + threshold) / (1 - threshold) else "the interval reaches past the threshold")
+           if 2 * half > math.log((1 + threshold) / (1 - threshold))  # the interval's width, on logs: its
+           else "the interval reaches past the threshold")  # ends may be 0 and inf (1e-300 and 1e300 ns)
     why += f"; {needed_text(needed, len(a), len(b))}"
     return judgement._replace(conclusive=False, reason=why)
 

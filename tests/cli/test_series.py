@@ -7,6 +7,8 @@ import csv
 import io
 import json
 
+import pytest
+
 KTO_B16 = "liger-kto-loss-batch16-beta0-1-biastrue-hidden1024-ignore-index42-modeforward-seq512-vocab128256-bf16"
 
 
@@ -175,3 +177,17 @@ def test_a_faster_change_point_passes_the_regression_gate(kidx, tmp_path):
     code, out, err = kidx("series", "--label", "release", "--fail-on-regression")
     assert "change point at r-05 (position 5): -19.4%" in out
     assert (code, err) == (0, "")
+
+
+@pytest.mark.parametrize("output", ["table", "wide", "json", "yaml", "csv", "tsv", "markdown"])
+def test_latencies_at_both_ends_of_the_float_range_in_turn(kidx, tmp_path, output):
+    """1e-300 and 1e300 ns in turn: the interval's ends are 0 and infinite, and each step is
+    judged, never a ZeroDivisionError, in every output format."""
+    _series_of(kidx, tmp_path, [1e-300, 1e300, 1e300, 1e-300])
+    code, out, err = kidx("series", "-o", output)
+    assert (code, err) == (0, "")
+    assert "Infinity" not in out and "NaN" not in out
+    code, out, err = kidx("series", "-o", "json")
+    [series] = json.loads(out)["series"]
+    assert [point["verdict"] for point in series["points"]] == [None, "inconclusive", "same", "inconclusive"]
+    assert [series["points"][index]["reason"][:18] for index in (1, 3)] == ["noise between runs"] * 2
