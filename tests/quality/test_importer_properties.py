@@ -44,6 +44,10 @@ def test_a_repeated_bmf_value_key_is_an_error_at_its_line(kidx, store, tmp_path)
     ("bmf", '{"ok": {"latency": {"value": 1}},\n "a\\ud800b": {"latency": {"value": 1}}}'),
     ("google-benchmark", GOOGLE_TEXT.replace('"name": "', '"name": "\\udc00', 1)),
     ("nvbench", NVBENCH_TEXT.replace('"name": "', '"name": "\\ud83d', 1)),
+    ("pytorch-benchmark", '[{"metric": {"name": "ok", "benchmark_values": [1]}},\n'
+                          ' {"metric": {"name": "latency_ms \\udc00", "benchmark_values": [1]}}]'),
+    ("pytorch-benchmark", '{"metric": {"name": "ok", "benchmark_values": [1]}}\n'
+                          '{"metric": {"name": "latency_ms \\ud800", "benchmark_values": [1]}}\n'),
 ])
 def test_a_lone_surrogate_is_an_error_at_its_line(kidx, store, tmp_path, format_name, text):
     path = tmp_path / "in.json"
@@ -63,7 +67,7 @@ def test_a_surrogate_pair_is_one_character(kidx, tmp_path):
     assert kidx("get", "workload", "-o", "jsonpath={.items[0].spec.operation}").out == "rope \U0001f680"
 
 
-@pytest.mark.parametrize("format_name", JSON_FORMATS)
+@pytest.mark.parametrize("format_name", [*JSON_FORMATS, "pytorch-benchmark", "kernelbench", "tritonbench"])
 def test_json_nested_100000_deep_is_an_error(kidx, store, tmp_path, format_name):
     path = tmp_path / "deep.json"
     path.write_text("[" * 100_000 + "]" * 100_000)
