@@ -102,6 +102,22 @@ def test_record_lines_are_found_in_linear_time():
         assert ScanCounting.scanned <= 4 * len(text), (count, ScanCounting.scanned, len(text))
 
 
+def test_tritonbench_json_lines_are_found_in_linear_time():
+    """Each key's line is searched from where the last one was found, not from the file's
+    start: 8,000 values cost a few passes over the text, not 8,000."""
+    from kidx.importers.tritonbench import _Converter
+
+    for count in (200, 8000):
+        data = {f"tritonbench_softmax_fwd[x_{i}-triton_softmax]_latency": 0.01 + i / 1e6 for i in range(count)}
+        text = json.dumps(data, indent=1)
+        converter = _Converter(None, None)
+        ScanCounting.scanned = 0
+        converter.add("result.json", data, ScanCounting(text))
+        assert (converter.read, converter.problems) == (count, [])
+        assert [document.line for document in converter.runs][-1] == count + 1
+        assert ScanCounting.scanned <= 4 * len(text), (count, ScanCounting.scanned, len(text))
+
+
 # --- hypothesis: hostile BMF shapes end in runs or in a clear error ------------------------
 
 KEYS = st.one_of(st.sampled_from(["latency", "value", "lower_value", "upper_value", "a", "a/b", "a-b"]),
