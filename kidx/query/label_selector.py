@@ -94,6 +94,30 @@ class SelectorError(UsageError):
         return self.wrap(self.selector if self.selector is not None else "")
 
 
+# What one selector may hold: a store answers it with a set condition per key (kidx.store:
+# ``merged_requirements``), so its cost grows with the keys it names and the values it
+# lists; past these it is refused, before any store is read (docs/commands/get.md).
+MAX_SELECTOR_KEYS = 100
+MAX_SELECTOR_VALUES = 10_000
+
+
+class SelectorTooLarge(UsageError):
+    """A label selector past ``MAX_SELECTOR_KEYS`` or ``MAX_SELECTOR_VALUES`` (its text is
+    not repeated in the message: it is large)."""
+
+
+def _within_bounds(requirements: list[Requirement]) -> None:
+    keys = {requirement.key for requirement in requirements}
+    if len(keys) > MAX_SELECTOR_KEYS:
+        raise SelectorTooLarge(f"the label selector names {len(keys):,} label keys; a selector may name at most "
+                               f"{MAX_SELECTOR_KEYS:,}")
+    values = sum(max(1, len(requirement.values)) for requirement in requirements)
+    if values > MAX_SELECTOR_VALUES:
+        raise SelectorTooLarge(f"the label selector lists {values:,} values in {len(requirements):,} requirements; "
+                               f"a selector may list at most {MAX_SELECTOR_VALUES:,} (select a large set by a label "
+                               "its members share instead)")
+
+
 class _RequirementError(Exception):
     """Raised inside one requirement; parse() prefixes 'unable to parse requirement: '."""
 
@@ -653,10 +677,12 @@ class LabelSelector:
         """
         selector = trim_space(text)
         try:
-            return cls(_Parser(selector).parse())
+            requirements = _Parser(selector).parse()
         except SelectorError as exc:
             exc.selector = selector
             raise
+        _within_bounds(requirements)
+        return cls(requirements)
 
     @property
     def is_empty(self) -> bool:

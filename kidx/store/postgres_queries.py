@@ -14,11 +14,14 @@ from kidx.store.catalog import (
     condition_holds,
     label_holds,
 )
-from kidx.store.sql_catalog import SQLCatalog, label_clause, raw_digest, raw_digest_range
+from kidx.store.sql_catalog import SQLCatalog, label_clause, merged_requirements, raw_digest, raw_digest_range
 
 LAST = "\U0010ffff"  # sorts after every character: the end of a prefix range
 raw = raw_digest  # ``sha256:<hex>`` as the 32 bytes stored
 digest_range = raw_digest_range  # the 32-byte digests whose hex starts with some digits
+
+
+_LISTED_VALUES = 50  # more values than this: the set's label rows found once (a hashed subplan)
 
 
 def _label_clause(requirement, column: str = "e.id") -> tuple[str, list] | None:
@@ -27,6 +30,11 @@ def _label_clause(requirement, column: str = "e.id") -> tuple[str, list] | None:
     def has_label(key: str, values: list | None, negation: str) -> tuple[str, list]:
         if values is None:
             return f"{negation}EXISTS (SELECT 1 FROM kidx.labels l WHERE l.object_id = {column} AND l.key = %s)", [key]
+        if len(values) > _LISTED_VALUES:
+            # a merged selector's large set: the label rows found once through the (key, value)
+            # key, then looked up by hash, rather than the set scanned once per object
+            return (f"{column} {negation}IN (SELECT l.object_id FROM kidx.labels l WHERE l.key = %s "
+                    "AND l.value = ANY(%s))", [key, values])
         return (
             f"{negation}EXISTS (SELECT 1 FROM kidx.labels l WHERE l.object_id = {column} "
             "AND l.key = %s AND l.value = ANY(%s))",
@@ -61,7 +69,7 @@ class PostgresQueries(SQLCatalog):
             add(("e.digest = ANY(%s)", [[raw(digest) for digest in query.digests]]))
         if query.digest_prefix is not None:
             add(("e.digest BETWEEN %s AND %s", list(digest_range(query.digest_prefix))))
-        for requirement in query.labels:
+        for requirement in merged_requirements(query.labels):
             add(_label_clause(requirement))
         for condition in query.fields:
             add(self._field_clause(condition, "e."))
@@ -92,7 +100,7 @@ class PostgresQueries(SQLCatalog):
     def _target_digests(self, condition: ReferenceCondition) -> builtins.list[bytes]:
         """Digests of the current objects of the target kind whose labels match."""
         where, parameters = ["t.kind = %s"], [condition.target_kind]
-        for requirement in condition.target_labels:
+        for requirement in merged_requirements(condition.target_labels):
             clause = _label_clause(requirement, "t.id")
             if clause is not None:
                 where.append(clause[0])

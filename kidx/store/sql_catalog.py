@@ -200,6 +200,54 @@ def needs_row_check(query: CatalogQuery) -> bool:
     return any(r.operator in ("gt", "lt") for r in query.labels)
 
 
+class _Merged(NamedTuple):
+    """A requirement standing for all of a selector's requirements of one operator on one key."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...]
+
+
+def merged_requirements(requirements) -> builtins.list:
+    """The requirements as at most three per key, holding for exactly the same label sets:
+    the values allowed (``in``: every ``=`` and ``in`` of the key intersected, less the
+    values refused), else the values refused (``notin``: every ``!=`` and ``notin`` joined),
+    the key present (``exists``; also what ``gt`` and ``lt`` ask of the SQL, their numbers
+    being checked on the rows) and the key absent (``!``). So a generated selector of
+    thousands of requirements on one key (``v!=a,v!=b,…``) is one set condition, whose
+    values the SQL holds as one list (a JSON text or an array), not thousands of clauses;
+    the selector's own size is bounded where it is parsed (kidx.query.label_selector)."""
+    by_key: dict[str, builtins.list] = {}
+    for requirement in requirements:
+        by_key.setdefault(requirement.key, []).append(requirement)
+    merged: builtins.list = []
+    for key, found in by_key.items():
+        allowed: set[str] | None = None
+        refused: set[str] = set()
+        present = absent = False
+        for requirement in found:
+            operator, values = requirement.operator, set(requirement.values)
+            if operator in ("=", "==", "in"):
+                allowed = values if allowed is None else allowed & values
+            elif operator in ("!=", "notin"):
+                refused |= values
+            elif operator in ("exists", "gt", "lt"):
+                present = True
+            elif operator == "!":
+                absent = True
+            else:
+                raise StoreError(f"unknown label operator {operator!r}")
+        if allowed is not None:
+            merged.append(_Merged(key, "in", tuple(sorted(allowed - refused))))
+        elif refused:
+            merged.append(_Merged(key, "notin", tuple(sorted(refused))))
+        if present and allowed is None:
+            merged.append(_Merged(key, "exists", ()))
+        if absent:
+            merged.append(_Merged(key, "!", ()))
+    return merged
+
+
 def label_clause(requirement, has_label: Callable[[str, builtins.list | None, str], tuple[str, builtins.list]],
                  never: str) -> tuple[str, builtins.list] | None:
     """SQL over the (key, value) label index for one requirement (None: it holds for every

@@ -55,6 +55,7 @@ from kidx.store.sql_catalog import (
     digest_of_raw,
     dumps,
     label_clause,
+    merged_requirements,
     raw_digest,
     raw_digest_range,
     translating,
@@ -132,12 +133,18 @@ def store_error(exc: sqlite3.Error | ValueError, where: str | None = None) -> St
 # --- query compilation ------------------------------------------------------------------
 
 
+_LISTED_VALUES = 50  # more values than this go to SQLite as one JSON list
+
+
 def _label_clause(requirement, column: str = "id") -> tuple[str, list] | None:
     """A label requirement as ``column [NOT] IN`` the ids the (key, value) index finds."""
 
     def has_label(key: str, values: list | None, negation: str) -> tuple[str, list]:
         if values is None:
             return f"{column} {negation}IN (SELECT object_id FROM labels WHERE key=?)", [key]
+        if len(values) > _LISTED_VALUES:  # one parameter, whatever the count (a merged selector's set)
+            return (f"{column} {negation}IN (SELECT object_id FROM labels WHERE key=? "
+                    "AND value IN (SELECT value FROM json_each(?)))", [key, json.dumps(values)])
         return (
             f"{column} {negation}IN (SELECT object_id FROM labels WHERE key=? "
             f"AND value IN ({DIALECT.marks(len(values))}))",
@@ -499,7 +506,7 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
             add(("digest BETWEEN ? AND ?", [low, high]) if not keyed else (
                 f"{DIGEST_KEY} BETWEEN ? AND ? AND digest BETWEEN ? AND ?",
                 [low[:DIGEST_KEY_BYTES], high[:DIGEST_KEY_BYTES], low, high]), True)
-        for requirement in query.labels:
+        for requirement in merged_requirements(query.labels):
             clause = _label_clause(requirement)
             add(clause, clause is not None and " NOT IN " not in clause[0])
         for condition in query.fields:
@@ -575,7 +582,7 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
             condition = ReferenceCondition(digests=tuple({e.digest for e in targets}), field=condition.field)
         if condition.target_kind is not None:
             inner, parameters = ["t.kind=?"], [condition.target_kind]
-            for requirement in condition.target_labels:
+            for requirement in merged_requirements(condition.target_labels):
                 clause = _label_clause(requirement, "t.id")
                 if clause is not None:
                     inner.append(clause[0])
