@@ -73,7 +73,7 @@ def measure_of(spec: dict, protocol_spec: dict | None = None) -> Measure | None:
     return Measure(metric, primary, value, STORED_UNITS[headline[0]], low, high, samples, band)
 
 
-def missing_figure(spec: dict, protocol_spec: dict | None = None) -> str:
+def missing_figure(spec: dict | None, protocol_spec: dict | None = None) -> str:
     """Why ``measure_of`` found no headline figure in a run spec, in words."""
     headline = _headline(spec) if isinstance(spec, dict) else None
     if headline is None:

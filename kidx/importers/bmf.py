@@ -167,7 +167,8 @@ def _problems_of(benchmark: str, measures: Any) -> list[tuple[str, str]]:
             bad.extend((f"{at}.{key}", f"{metric[key]!r}: a latency cannot be negative")
                        for key in VALUE_KEYS if _finite(metric.get(key)) and metric[key] < 0)
         low, high = metric.get("lower_value"), metric.get("upper_value")
-        if _finite(low) and _finite(high) and low > high:
+        if isinstance(low, (int, float)) and isinstance(high, (int, float)) and _finite(low) and _finite(high) \
+                and low > high:
             bad.append((f"{at}.lower_value", f"{low!r} is above upper_value {high!r}: a lower bound cannot exceed "
                                              "its upper bound"))
     return bad

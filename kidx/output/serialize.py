@@ -96,7 +96,10 @@ def _laid_out(value) -> str:
         raise _ByRuamel from None
     texts = _scalar_texts(scalars)
     lines: list[str] = []
-    (_mapping if isinstance(value, dict) else _sequence)(value, 0, lines, texts)
+    if isinstance(value, dict):
+        _mapping(value, 0, lines, texts)
+    else:
+        _sequence(value, 0, lines, texts)
     lines.append("")
     return "\n".join(lines)
 
@@ -158,7 +161,10 @@ def _sequence(value: list, indent: int, lines: list[str], texts: dict) -> None:
     for item in value:
         if item and type(item) in (dict, list):
             first = len(lines)
-            (_mapping if type(item) is dict else _sequence)(item, indent + 2, lines, texts)
+            if type(item) is dict:
+                _mapping(item, indent + 2, lines, texts)
+            else:
+                _sequence(item, indent + 2, lines, texts)
             lines[first] = f"{pad}- {lines[first][indent + 2:]}"
         else:
             lines.append(f"{pad}- {_text(item, texts)}")

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from kidx.errors import UsageError
+from kidx.query.selector_bounds import SelectorTooLarge as SelectorTooLarge
+from kidx.query.selector_bounds import within_bounds
 from kidx.records import NamedTuple
 
 # The operators a Requirement can carry. "==" is accepted by the parser but stored as
@@ -92,30 +94,6 @@ class SelectorError(UsageError):
     def wrapped(self) -> str:
         """``wrap`` applied to the selector this error came from (as parse saw it)."""
         return self.wrap(self.selector if self.selector is not None else "")
-
-
-# What one selector may hold: a store answers it with a set condition per key (kidx.store:
-# ``merged_requirements``), so its cost grows with the keys it names and the values it
-# lists; past these it is refused, before any store is read (docs/commands/get.md).
-MAX_SELECTOR_KEYS = 100
-MAX_SELECTOR_VALUES = 10_000
-
-
-class SelectorTooLarge(UsageError):
-    """A label selector past ``MAX_SELECTOR_KEYS`` or ``MAX_SELECTOR_VALUES`` (its text is
-    not repeated in the message: it is large)."""
-
-
-def _within_bounds(requirements: list[Requirement]) -> None:
-    keys = {requirement.key for requirement in requirements}
-    if len(keys) > MAX_SELECTOR_KEYS:
-        raise SelectorTooLarge(f"the label selector names {len(keys):,} label keys; a selector may name at most "
-                               f"{MAX_SELECTOR_KEYS:,}")
-    values = sum(max(1, len(requirement.values)) for requirement in requirements)
-    if values > MAX_SELECTOR_VALUES:
-        raise SelectorTooLarge(f"the label selector lists {values:,} values in {len(requirements):,} requirements; "
-                               f"a selector may list at most {MAX_SELECTOR_VALUES:,} (select a large set by a label "
-                               "its members share instead)")
 
 
 class _RequirementError(Exception):
@@ -681,7 +659,7 @@ class LabelSelector:
         except SelectorError as exc:
             exc.selector = selector
             raise
-        _within_bounds(requirements)
+        within_bounds(requirements)
         return cls(requirements)
 
     @property

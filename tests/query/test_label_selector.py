@@ -407,17 +407,17 @@ def test_resolved_turns_kidx_forms_into_in_over_the_store_s_values():
 
 
 def test_a_selector_is_bounded_in_keys_and_values():
-    from kidx.query.label_selector import MAX_SELECTOR_KEYS, MAX_SELECTOR_VALUES, LabelSelector, SelectorTooLarge
+    from kidx.query.label_selector import SelectorTooLarge
+    from kidx.query.selector_bounds import MAX_SELECTOR_KEYS, MAX_SELECTOR_VALUES
 
-    assert (MAX_SELECTOR_KEYS, MAX_SELECTOR_VALUES) == (100, 10_000)
+    assert (MAX_SELECTOR_KEYS, MAX_SELECTOR_VALUES) == (1_000, 10_000)
     at_most = LabelSelector.parse(",".join(f"v!=x{index}" for index in range(10_000)))
     assert len(at_most.requirements) == 10_000
     with pytest.raises(SelectorTooLarge) as raised:
         LabelSelector.parse(",".join(f"v!=x{index}" for index in range(10_000)) + ",v in (a,b)")
     assert str(raised.value) == ("the label selector lists 10,002 values in 10,001 requirements; a selector may list "
                                  "at most 10,000 (select a large set by a label its members share instead)")
-    assert len(LabelSelector.parse(",".join(f"k{index}" for index in range(100))).requirements) == 100
-    with pytest.raises(SelectorTooLarge, match=r"^the label selector names 101 label keys; a selector may name at "
-                                               r"most 100$"):
-        LabelSelector.parse(",".join(f"k{index}=x" for index in range(101)))
-
+    assert len(LabelSelector.parse(",".join(f"k{index}" for index in range(1_000))).requirements) == 1_000
+    with pytest.raises(SelectorTooLarge, match=r"^the label selector names 1,001 label keys; a selector may name at "
+                                               r"most 1,000$"):
+        LabelSelector.parse(",".join(f"k{index}=x" for index in range(1_001)))
