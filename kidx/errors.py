@@ -27,6 +27,13 @@ a label selector selects no run, saying which part matched nothing and what the 
 has instead (``no run has the label kernal (labels present: kernel, …)``), as ``kidx
 compare`` explains it; the result is still the empty list or frame. Turn it into an
 error with ``warnings.simplefilter("error", kidx.errors.EmptySelection)``.
+
+Nor is ``NothingJudged``, the warning ``Store.compare`` and ``Store.series`` give for each
+thing that kept them from judging, with the words the commands print (a ``baseline`` no
+selected run has: ``no selected run's implementation is transformer (--baseline: …);
+implementations present: transformers, …``; a selection that selects nothing; nothing
+compared). The result is still returned; ``kidx compare --fail-on-regression`` exits 2 on
+these, and ``warnings.simplefilter("error", kidx.errors.NothingJudged)`` raises them.
 """
 
 from __future__ import annotations
@@ -62,6 +69,10 @@ class MeasurementFailed(KidxError):
 
 class EmptySelection(UserWarning):
     """A label selector selected no run: which part matched nothing, and what there is."""
+
+
+class NothingJudged(UserWarning):
+    """compare or series could not judge something asked of it (a baseline no run has)."""
 
 
 def install_hint(extra: str) -> str:

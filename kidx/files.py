@@ -7,11 +7,18 @@ is renamed over the target only once written, so the target is either the old fi
 the whole new one; with ``sync`` (the user's data: bundles, exports) the file is flushed
 to disk before the rename. On any failure the temporary file is removed, and an error
 names the target, not the temporary file. Plain ``os`` calls on strings: the store
-writes each object through here."""
+writes each object through here.
+
+A file a user names for output (``kidx export -o``, ``kidx plot -o``) goes through
+``output_file`` / ``write_output``: written whole in the same way where it is a regular
+file or does not exist yet (through a symbolic link, the file it names is written and the
+link kept), but written into, never replaced, where it is something else: a named pipe,
+a terminal, ``/dev/null``, ``/dev/stdout``. A folder is refused by the rename, as before."""
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -72,6 +79,53 @@ def atomic_file(path: str | os.PathLike[str], *, sync: bool, mode: int = 0o666) 
     except BaseException as exc:
         _failed(exc, temporary, target)
         raise
+
+
+def output_target(path: str) -> tuple[str, bool]:
+    """(where to write, whether to write into it rather than replace it) for a path a user
+    named for output: see the module's docstring."""
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return path, False  # nothing there yet (or unreadable: the write says why)
+    if stat.S_ISREG(found.st_mode) or stat.S_ISDIR(found.st_mode):
+        return path, False
+    if stat.S_ISLNK(found.st_mode):
+        try:
+            named = os.stat(path)
+        except OSError:
+            return path, False  # a dangling link: replaced by the file, as before
+        resolved = os.path.realpath(path)
+        if stat.S_ISREG(named.st_mode) and os.path.isfile(resolved) and not resolved.startswith("/proc/"):
+            return resolved, False
+        if stat.S_ISDIR(named.st_mode):
+            return path, False
+    return path, True  # a named pipe, a device, a socket, or a link to one (/dev/stdout)
+
+
+@contextmanager
+def output_file(path: str | os.PathLike[str], *, sync: bool) -> Iterator[BinaryIO]:
+    """A binary stream for a file a user named for output: whole or not at all where it
+    is a regular file (``atomic_file``), else written into (``output_target``)."""
+    target, into = output_target(os.fspath(path))
+    if not into:
+        with atomic_file(target, sync=sync) as stream:
+            yield stream
+        return
+    regular = os.path.isfile(target)  # a regular file through /proc/self/fd: add to it, as a shell's >> does
+    flags = os.O_WRONLY | getattr(os, "O_BINARY", 0) | (os.O_APPEND if regular else 0)
+    with os.fdopen(os.open(target, flags), "wb") as stream:
+        yield stream
+
+
+def write_output(path: str | os.PathLike[str], data: bytes, *, sync: bool) -> None:
+    """``data`` as the whole of a file a user named for output (``output_file``)."""
+    target, into = output_target(os.fspath(path))
+    if not into:
+        write_file(target, data, sync=sync)
+        return
+    with output_file(target, sync=sync) as stream:
+        stream.write(data)
 
 
 def _failed(exc: BaseException, temporary: str, target: str) -> None:

@@ -101,6 +101,20 @@ def postgres_server():
         server.stop()
 
 
+@pytest.fixture(scope="session")
+def other_user():
+    """kidx as another user (nobody, as root), from a copy that user can read (tests/other_user.py)."""
+    from other_user import other_user as make
+
+    user = make()
+    if isinstance(user, str):
+        pytest.skip(user)
+    try:
+        yield user
+    finally:
+        user.remove()
+
+
 class PostgresStore:
     """A PostgreSQL store for one test: an empty database on the session's server.
 

@@ -73,6 +73,19 @@ def measure_of(spec: dict, protocol_spec: dict | None = None) -> Measure | None:
     return Measure(metric, primary, value, STORED_UNITS[headline[0]], low, high, samples, band)
 
 
+def missing_figure(spec: dict | None, protocol_spec: dict | None = None) -> str:
+    """Why ``measure_of`` found no headline figure in a run spec, in words."""
+    headline = _headline(spec) if isinstance(spec, dict) else None
+    if headline is None:
+        return "no figure (not passed, or no number)"
+    metric, statistics, primary = headline
+    primary = primary or ((protocol_spec or {}).get("measurement") or {}).get("primaryStatistic") or "median"
+    value = statistics.get(primary)
+    if _is_number(value):
+        return f"figure is {'zero' if value == 0 else 'negative'} ({primary} {metric} {value:g}, nothing to divide by)"
+    return f"no number for its {primary} {metric}"
+
+
 def _headline(spec: dict):
     timing = spec.get("timing")
     if isinstance(timing, dict) and isinstance(timing.get("latencyNs"), dict):

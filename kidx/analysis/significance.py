@@ -281,6 +281,7 @@ def judge_runs(value: Measure, baseline: Measure, value_runs: Sequence[float], b
     difference = sum(a) / len(a) - sum(b) / len(b)
     sigma = noise.sigma or 0.0
     se = sigma * math.sqrt(1 / len(a) + 1 / len(b))
+    half = 0.0
     if se == 0:
         p = 1.0 if difference == 0 else 0.0
         t = 0.0 if difference == 0 else math.inf

@@ -253,7 +253,9 @@ class Store:
         request = compare_request(names, selector, field_selector, references, by, baseline, threshold, only, force,
                                   alpha, aggregate)
         self._require()
-        return Comparison(compare(self._store, _registry(), request))
+        result = compare(self._store, _registry(), request)
+        _warn_problems(result.problems)
+        return Comparison(result)
 
     def series(self, *names: str, selector: str | None = None, field_selector: str | None = None,
                references: Iterable[str] = (), label: str | None = None, baseline: str | None = None,
@@ -265,7 +267,9 @@ class Store:
 
         request = series_request(names, selector, field_selector, references, label, baseline, threshold, alpha)
         self._require()
-        return SeriesResult(build_series(self._store, _registry(), request))
+        result = build_series(self._store, _registry(), request)
+        _warn_problems(result.problems)
+        return SeriesResult(result)
 
     # writing ----------------------------------------------------------------------------
 
@@ -386,6 +390,17 @@ def _is_runs(kind: str) -> bool:
         return bool(_registry().resolve(kind).plural == "benchmarkruns")
     except KidxError:
         return False
+
+
+def _warn_problems(problems: Iterable[str]) -> None:
+    """A NothingJudged warning for each thing that kept compare or series from judging
+    (what the commands print, and their gates fail on)."""
+    import warnings
+
+    from kidx.errors import NothingJudged
+
+    for problem in problems:
+        warnings.warn(problem, NothingJudged, stacklevel=3)
 
 
 def _warn_empty(store: backend.Store, selector: Any) -> None:

@@ -163,8 +163,14 @@ def _problems_of(benchmark: str, measures: Any) -> list[tuple[str, str]]:
                 bad.append((f"{at}.value", "is missing"))
             elif value is not None and not _finite(value):
                 bad.append((f"{at}.{key}", f"{value!r} is not a finite number"))
-        if measure == LATENCY and _finite(metric.get("value")) and metric["value"] < 0:
-            bad.append((f"{at}.value", f"{metric['value']!r}: a latency cannot be negative"))
+        if measure == LATENCY:
+            bad.extend((f"{at}.{key}", f"{metric[key]!r}: a latency cannot be negative")
+                       for key in VALUE_KEYS if _finite(metric.get(key)) and metric[key] < 0)
+        low, high = metric.get("lower_value"), metric.get("upper_value")
+        if isinstance(low, (int, float)) and isinstance(high, (int, float)) and _finite(low) and _finite(high) \
+                and low > high:
+            bad.append((f"{at}.lower_value", f"{low!r} is above upper_value {high!r}: a lower bound cannot exceed "
+                                             "its upper bound"))
     return bad
 
 

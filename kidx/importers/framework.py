@@ -312,7 +312,7 @@ def read_json(path: str, problems: list[Problem], what: str) -> tuple[Any, str] 
         problems.append(Problem(Location(path, line=line), f"the key {json.dumps(key, ensure_ascii=True)} appears "
                                 "twice in one object; expected one of each"))
         return None
-    lone = _lone_surrogate(text) if "\\u" in text and _LONE_SURROGATE.search(text) else None
+    lone = lone_surrogate(text)
     if lone is not None:
         line, where = lone
         problems.append(Problem(Location(path, line=line), f"{where} holds a lone surrogate escape (\\ud800-\\udfff "
@@ -322,7 +322,7 @@ def read_json(path: str, problems: list[Problem], what: str) -> tuple[Any, str] 
 
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:]')
-_LONE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # any surrogate escape: _lone_surrogate looks closer
+_LONE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # any surrogate escape: lone_surrogate looks closer
 
 
 def _repeated_key(text: str) -> tuple[int, str]:
@@ -349,8 +349,11 @@ def _repeated_key(text: str) -> tuple[int, str]:
     return 1, ""
 
 
-def _lone_surrogate(text: str) -> tuple[int, str] | None:
-    """The line of the first string with a lone surrogate escape, and that string (escaped)."""
+def lone_surrogate(text: str) -> tuple[int, str] | None:
+    """The line of the first string of a JSON text with a lone surrogate escape, and that
+    string (escaped); None when it has none (found without a walk where it has no escape)."""
+    if "\\u" not in text or not _LONE_SURROGATE.search(text):
+        return None
     for match in _TOKEN.finditer(text):
         token = match.group()
         if token.startswith('"') and "\\u" in token:

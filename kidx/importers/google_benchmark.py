@@ -279,6 +279,9 @@ def _problems_of(entry: Any) -> list[tuple[str | None, str]]:
         return bad
     if "time_unit" in entry and entry["time_unit"] not in TIME_UNITS:
         bad.append(("time_unit", f"{entry['time_unit']!r} is not one of ns, us, ms, s"))
+    iterations = entry.get("iterations")
+    if iterations is not None and (not isinstance(iterations, int) or isinstance(iterations, bool) or iterations < 0):
+        bad.append(("iterations", f"{iterations!r} is not a count (a whole number, 0 or more)"))
     if entry.get("aggregate_unit") == "percentage":
         return bad
     for key in ("real_time", "cpu_time"):

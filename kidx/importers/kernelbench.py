@@ -63,7 +63,8 @@ FAMILY = "kernelbench"
 REPOSITORY = "https://github.com/ScalingIntelligence/KernelBench"
 WHAT = "KernelBench results (results/timing/<GPU>/baseline_time_torch*.json, or a run's eval_results.json)"
 STATISTICS = (("mean", "mean"), ("std", "stddev"), ("min", "min"), ("max", "max"))
-_LEVEL = re.compile(r"level_?(\d+)\Z")
+_LEVEL = re.compile(r"level_?([0-9]+)\Z")
+_PROBLEM_ID = re.compile(r"[0-9]+\Z")  # str.isdigit() would take "²", which int() refuses
 _PROBLEM = re.compile(r"(\d+)_")
 _BASELINE = re.compile(r"baseline_time_torch(?:_compile_(?P<backend>[a-z0-9]+)(?:_(?P<mode>.+))?)?\Z")
 
@@ -163,14 +164,22 @@ class _Converter(JsonConverter):
         if not isinstance(data, dict) or not data:
             problem(self.problems, path, 1, None, f"not {WHAT}: expected an object of levels or of problem ids")
             return
-        if all(isinstance(key, str) and _LEVEL.match(key) for key in data):
+        levels = [key for key in data if _LEVEL.match(key)]
+        ids = [key for key in data if _PROBLEM_ID.match(key)]
+        if len(levels) == len(data):
             self._baseline(path, data, LineFinder(text))
-        elif all(isinstance(key, str) and key.isdigit() for key in data):
+        elif len(ids) == len(data):
             self._eval_results(path, data, LineFinder(text))
         else:
-            key = next(k for k in data if not (_LEVEL.match(k) or k.isdigit()))
-            problem(self.problems, path, LineFinder(text).find_key(key), json.dumps(key),
-                    f"not {WHAT}: the keys must be levels (level1, …) or problem ids (1, 2, …)")
+            other = next((key for key in data if key not in levels and key not in ids), None)
+            if other is not None:
+                problem(self.problems, path, LineFinder(text).find_key(other), json.dumps(other, ensure_ascii=False),
+                        f"not {WHAT}: the keys must be levels (level1, …) or problem ids (1, 2, …)")
+            else:
+                key = ids[0] if data and next(iter(data)) in levels else levels[0]
+                problem(self.problems, path, LineFinder(text).find_key(key), json.dumps(key),
+                        f"not {WHAT}: the keys mix levels ({json.dumps(levels[0])}, …) and problem ids "
+                        f"({json.dumps(ids[0])}, …); a file holds one or the other")
 
     # --- baseline timings --------------------------------------------------------------
 

@@ -47,6 +47,7 @@ from kidx.importers.framework import (
     FormatDoc,
     JsonConverter,
     hashed_name,
+    lone_surrogate,
     manifest,
     problem,
     raise_if_problems,
@@ -209,6 +210,21 @@ class _Converter(JsonConverter):
 
     def _kidx_record(self, path: str, line: int, where: str, own: dict[str, dict]) -> None:
         """A record kidx wrote: its run and the objects the run refers to, as they were."""
+        bad = False
+        for kind, body in own.items():
+            at = f"{where}.{_KIDX_PLACES[kind]}.extra_info.{json.dumps(KIDX_KEYS[kind])}"
+            name = body["metadata"].get("name")
+            if not isinstance(name, str) or not name:
+                problem(self.problems, path, line, f"{at}.metadata.name",
+                        "is missing or not a string: an object kidx exported always has its name")
+                bad = True
+            native = body["spec"].get("sourceNative")
+            if native is not None and not isinstance(native, dict):
+                problem(self.problems, path, line, f"{at}.spec.sourceNative",
+                        f"{json.dumps(native, ensure_ascii=False)[:80]} is not an object")
+                bad = True
+        if bad:
+            return
         run = own["run"]
         external_id = str((run["spec"].get("sourceNative") or {}).get("externalId") or run["metadata"]["name"])
         if not self.first_sighting(json.dumps([run["metadata"]["name"], external_id]), path, line):
@@ -251,8 +267,17 @@ def _read_records(path: str, problems: list[Problem]) -> list[tuple[int, int, An
     if not text.strip():
         problems.append(Problem(Location(path, line=1), f"the file is empty; expected {WHAT}"))
         return None
+    lone = lone_surrogate(text)
+    if lone is not None:
+        line, where = lone
+        problems.append(Problem(Location(path, line=line), f"{where} holds a lone surrogate escape (\\ud800-\\udfff "
+                                "without its pair): not a character, so it cannot be stored"))
+        return None
     try:
         whole = json.loads(text, parse_constant=float)
+    except RecursionError:
+        problems.append(Problem(Location(path, line=1), f"nested too deeply to read; expected {WHAT}"))
+        return None
     except ValueError:
         whole = None
         records: list[tuple[int, int, Any]] = []
@@ -261,6 +286,9 @@ def _read_records(path: str, problems: list[Problem]) -> list[tuple[int, int, An
                 continue
             try:
                 records.append((number, len(records), json.loads(row, parse_constant=float)))
+            except RecursionError:
+                problems.append(Problem(Location(path, line=number), f"nested too deeply to read; expected {WHAT}"))
+                return None
             except ValueError as exc:
                 problems.append(Problem(Location(path, line=number),
                                         f"not valid JSON ({getattr(exc, 'msg', exc)}); expected {WHAT}"))
@@ -315,6 +343,11 @@ def _problems_of(record: dict) -> list[tuple[str, str]]:
     if not isinstance(record.get("runners", []), list):
         bad.append(("runners", "must be a list"))
     return bad
+
+
+# where a record kidx exported keeps each object: the extra_info map of these fields
+_KIDX_PLACES = {"run": "metric", "BenchmarkProtocol": "benchmark", "Workload": "model", "Implementation": "model",
+                "ExecutionEnvironment": "runners[0]"}
 
 
 def _kidx_objects(record: dict) -> dict[str, dict] | None:

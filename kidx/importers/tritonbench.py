@@ -51,6 +51,7 @@ from kidx.importers.framework import (
     Conversion,
     FormatDoc,
     JsonConverter,
+    LineFinder,
     gpu_mismatches,
     hashed_name,
     manifest,
@@ -254,8 +255,9 @@ class _Converter(JsonConverter):
         gpu_states = data.get("nvidia_gpu_states") if nightly else None
         prefix = "metrics." if nightly else ""
         failed = 0
+        lines = LineFinder(text)  # the keys in the order the file has them: found in one pass over it
         for key, value in metrics.items():
-            line = _line_of_key(text, key)
+            line = lines.find_key(key) or 1
             match = _PER_INPUT.match(key) if isinstance(key, str) else None
             if match is None:
                 passed = _PASS.match(key)
@@ -407,16 +409,6 @@ def _op_and_mode(bench: str, given: str | None) -> tuple[str, str | None]:
         if bench.endswith("_" + mode):
             return bench[: -len(mode) - 1], mode
     return bench, given
-
-
-def _line_of_key(text: str, key: str) -> int:
-    for needle in (json.dumps(key), json.dumps(key, ensure_ascii=False)):
-        found = text.find(needle + ":")
-        if found < 0:
-            found = text.find(needle)
-        if found >= 0:
-            return text.count("\n", 0, found) + 1
-    return 1
 
 
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})[T_ ](\d{2})[:-](\d{2})[:-](\d{2})")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from kidx.errors import InvalidInputError, Problem
 from kidx.identity.canonical import canonical_json, digest_bytes
 from kidx.kinds.registry import KindInfo, KindRegistry
-from kidx.kinds.validation import DocumentValidator
+from kidx.kinds.validation import DocumentValidator, text_may_hold_nul
 from kidx.manifests.document import Document
 from kidx.manifests.locate import locate_line
 from kidx.store.catalog import Catalog, Change, Entry
@@ -119,6 +119,7 @@ def validate_batch(
     problems = BatchProblems(texts)
     items: list[_Item] = []
     seen: dict[tuple[str, str], _Item] = {}
+    nul_free = {source for source, text in texts.items() if not text_may_hold_nul(text)}
     for position, document in enumerate(documents):
         if progress is not None and position % PROGRESS_STEP == 0:
             progress("validating", position, len(documents))
@@ -126,7 +127,7 @@ def validate_batch(
         if info is None:
             problems.extend(kind_problems)
             continue
-        found = validator.problems(document, info)
+        found = validator.problems(document, info, document.source not in nul_free)
         for problem in found:
             problems.add(document, problem.location.path, problem.message)
         if found:

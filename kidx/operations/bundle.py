@@ -148,15 +148,27 @@ def write_bundle(stream: BinaryIO, bundle: Bundle, progress=None) -> None:
 
 def write_bundle_file(path: Path, bundle: Bundle, crash_point=None) -> int:
     """Write the bundle to ``path`` through a temporary file renamed into place, so that
-    ``path`` is either the old file or the whole new bundle; returns its size in bytes."""
-    from kidx.files import atomic_file
+    ``path`` is either the old file or the whole new bundle (or into it, where it is a named
+    pipe or a device: ``kidx.files.output_file``); returns its size in bytes."""
+    from kidx.files import output_file
 
-    path = Path(path)
-    with atomic_file(path, sync=True) as stream:
-        write_bundle(stream, bundle)
+    with output_file(path, sync=True) as stream:
+        counted = _Counting(stream)
+        write_bundle(counted, bundle)  # type: ignore[arg-type]
         if crash_point is not None:
             crash_point("export-written")
-    return path.stat().st_size
+    return counted.written
+
+
+class _Counting:
+    """A stream's ``write``, counting the bytes (a pipe has no size to ask afterwards)."""
+
+    def __init__(self, stream: BinaryIO):
+        self.stream, self.written = stream, 0
+
+    def write(self, data: bytes) -> int:
+        self.written += len(data)
+        return self.stream.write(data)
 
 
 def is_bundle(head: bytes) -> bool:

@@ -570,17 +570,34 @@ def _problems(request: CompareRequest, runs: list[AnalysedRun], measured: list[A
         if key is not None:
             present = {run.labels[key] for run in measured}
             if request.baseline not in present:
-                problems.append(f"no selected run has {key}={request.baseline} (--baseline); {key} values present: "
+                unmeasured = [run for run in runs if run.measure is None and run.labels.get(key) == request.baseline]
+                problems.append(_without_figure(unmeasured, f"{key}={request.baseline}") if unmeasured else
+                                f"no selected run has {key}={request.baseline} (--baseline); {key} values present: "
                                 f"{_listed(nearest(request.baseline, present), len(present))}")
         elif not any(request.baseline in run.implementation_names() for run in measured):
             present = {run.implementation.label for run in measured}
-            problems.append(f"no selected run's implementation is {request.baseline} (--baseline: a name, library "
+            unmeasured = [run for run in runs if run.measure is None and request.baseline in run.implementation_names()]
+            problems.append(_without_figure(unmeasured, f"implementation {request.baseline}") if unmeasured else
+                            f"no selected run's implementation is {request.baseline} (--baseline: a name, library "
                             f"or provider label); implementations present: "
                             f"{_listed(nearest(request.baseline, present), len(present))}")
     if measured and not problems and not any(group.compared for group in groups):
         problems.append(f"{NOTHING_COMPARED}: each comparable group of the {len(measured)} selected runs holds "
                         f"a single arm (one {_arm_word(request)})")
     return problems
+
+
+def _without_figure(runs: list[AnalysedRun], baseline: str) -> str:
+    """The baseline's runs are selected but none has a figure to compare: why, for each reason."""
+    from kidx.analysis.measures import missing_figure
+
+    reasons: dict[str, list[str]] = {}
+    for run in runs:
+        reasons.setdefault(missing_figure(run.manifest.get("spec"), run.protocol.spec), []).append(run.name)
+    whose = "their" if len(runs) != 1 else "its"
+    said = "; ".join(f"{whose} {reason}: {_listed(names[:5], len(names))}" for reason, names in reasons.items())
+    return (f"the {len(runs)} selected run{'s' if len(runs) != 1 else ''} with {baseline} (--baseline) "
+            f"{'have' if len(runs) != 1 else 'has'} no figure to compare with: {said}")
 
 
 def _unmatched(request: CompareRequest, measured: list[AnalysedRun], groups: list[ComparedGroup]) -> list[str]:

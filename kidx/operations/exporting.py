@@ -106,9 +106,9 @@ def _written(request: ExportRequest, text: str, report: Any) -> Exported:
     standard output."""
     if request.output_file == STANDARD_OUTPUT:
         return Exported(request.format_name, request.output_file, [], text, report)
-    from kidx.files import write_file
+    from kidx.files import write_output
 
-    write_file(request.output_file, text.encode("utf-8"), sync=True)
+    write_output(request.output_file, text.encode("utf-8"), sync=True)
     return Exported(request.format_name, request.output_file, [], None, report)
 
 

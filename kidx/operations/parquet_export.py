@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kidx.files import atomic_file
+from kidx.files import write_output
 from kidx.kinds.registry import KindRegistry
 from kidx.store.store import Store
 
@@ -107,9 +107,11 @@ def write_parquet(rows: list[dict], path: Path) -> ParquetReport:
         fields.append(pa.field(name, kind))
         arrays.append(pa.array(values, type=kind))
     table = pa.Table.from_arrays(arrays, schema=pa.schema(fields))
-    with atomic_file(path, sync=True) as stream:
-        pq.write_table(table, stream)
-    return ParquetReport(len(rows), len(names), path.stat().st_size)
+    sink = pa.BufferOutputStream()  # whole in memory first: a pipe has no size to ask afterwards
+    pq.write_table(table, sink)
+    data = sink.getvalue().to_pybytes()
+    write_output(path, data, sync=True)
+    return ParquetReport(len(rows), len(names), len(data))
 
 
 def _column_type(pa, name: str, values: list) -> tuple[Any, list]:

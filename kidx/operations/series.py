@@ -31,6 +31,7 @@ from kidx.analysis.significance import (
     CONFIRM_RUNS,
     DEFAULT_THRESHOLD,
     REGRESSIONS,
+    SLOWER,
     Judgement,
     judge,
     judge_runs,
@@ -120,6 +121,21 @@ class SeriesResult(NamedTuple):
     @property
     def verdicts(self) -> list[str | None]:
         return [point.verdict for series in self.series for point in series.points[1:]]
+
+    @property
+    def slower_changes(self) -> list[SeriesChange]:
+        """The change points where the level moved the worse way. Each is beyond the
+        threshold and significant, so each is a regression even where no step between
+        neighbours was beyond the threshold (a drift of many small steps)."""
+        return [change for series in self.series for change in series.changes
+                if change.run.known_measure.direction is not None
+                and (change.point.change > 0) == change.run.known_measure.lower_is_better
+                and change.point.change != 0]
+
+    @property
+    def gate_verdicts(self) -> list[str | None]:
+        """What --fail-on-… judges: each step's verdict, and ``slower`` for each slower change point."""
+        return [*self.verdicts, *(SLOWER for _ in self.slower_changes)]
 
     def counts(self) -> dict[str, int]:
         counted: dict[str, int] = {}

@@ -9,7 +9,7 @@ and carries no creation date, so the same data draws the same file.
 from __future__ import annotations
 
 from kidx.errors import KidxError, install_hint
-from kidx.files import atomic_file, write_file
+from kidx.files import output_file, write_output
 from kidx.output.columns import raw_text
 from kidx.records import TYPE_CHECKING
 from kidx.units import AXIS_SCALES
@@ -42,7 +42,7 @@ def write_plot_file(data: PlotData, path: str, title: str | None = None) -> None
     if path.lower().endswith(".csv"):
         from kidx.output.delimited import render_delimited
 
-        write_file(path, render_delimited("csv", POINT_FIELDS, point_rows(data)).encode("utf-8"), sync=False)
+        write_output(path, render_delimited("csv", POINT_FIELDS, point_rows(data)).encode("utf-8"), sync=False)
     else:
         write_plot(data, path, title)
 
@@ -71,7 +71,7 @@ def write_plot(data: PlotData, path: str, title: str | None = None) -> None:
     figure_format = "svg" if path.lower().endswith(".svg") else "png"
     metadata = {"Date": None} if figure_format == "svg" else {}
     try:
-        with atomic_file(path, sync=False) as handle:
+        with output_file(path, sync=False) as handle:
             figure.savefig(handle, format=figure_format, metadata=metadata)
     finally:
         plt.close(figure)

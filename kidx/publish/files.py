@@ -5,7 +5,9 @@ What the site wrote is listed in ``SITE_LIST`` (one path a line, sorted) inside 
 folder; a file not in that list is the user's (a CNAME, a README) and is left alone.
 A folder that holds files but no list is refused, so a mistyped path cannot be filled
 with pages (an empty or missing folder is fine, and so is one holding only hidden
-entries, such as the ``.git`` of a checkout of a pages branch).
+entries, such as the ``.git`` of a checkout of a pages branch). A publish writes the
+list (empty) into a folder that has none before its first page, so that one killed
+before its list is complete leaves a site, never a folder the next publish refuses.
 
 What may be removed is decided by the site's layout (a pattern every page's path
 matches), never by the list alone: a list naming ``.git/HEAD`` removes nothing, and a
@@ -29,6 +31,7 @@ from pathlib import Path
 
 from kidx.errors import KidxError
 from kidx.files import TEMPORARY, write_file
+from kidx.store.faults import crash_point
 
 LEFTOVER = re.compile(TEMPORARY)
 
@@ -92,6 +95,11 @@ class SiteFolder:
     def _take_lock(self) -> None:
         if self._lock is None:
             self._lock = _lock(self.root)
+            if not _is_regular_file(self.root / SITE_LIST):
+                # the folder is claimed before its first page: a first publish killed before it
+                # wrote its list leaves a site (pages the next publish finishes), not a folder
+                # of files no list names, which the next would refuse
+                _write(self.root, self.root / SITE_LIST, b"")
 
     def _previous(self) -> list[str]:
         listed = self.root / SITE_LIST
@@ -136,6 +144,7 @@ class SiteFolder:
         """Remove the layout's files that this publish did not write; the paths removed."""
         removed = sorted((set(self.previous) | self._on_disk()) - self.pages)
         if not self.dry_run:
+            crash_point("publish-written")
             self._take_lock()
             for path in removed:
                 target = self.root / path

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from kidx.errors import UsageError
+from kidx.query.selector_bounds import SelectorTooLarge as SelectorTooLarge
+from kidx.query.selector_bounds import within_bounds
 from kidx.records import NamedTuple
 
 # The operators a Requirement can carry. "==" is accepted by the parser but stored as
@@ -653,10 +655,12 @@ class LabelSelector:
         """
         selector = trim_space(text)
         try:
-            return cls(_Parser(selector).parse())
+            requirements = _Parser(selector).parse()
         except SelectorError as exc:
             exc.selector = selector
             raise
+        within_bounds(requirements)
+        return cls(requirements)
 
     @property
     def is_empty(self) -> bool:

@@ -12,6 +12,8 @@ power cut or ``kill -9`` would) when it reaches that stage of a write:
 - ``after-commit``: the command's work is done, its outcome not yet printed;
 - ``export-written``: an export's bundle is written to its temporary file, not yet
   renamed into place.
+- ``publish-written``: a publish has written its pages, not yet its list of pages nor
+  removed what it no longer writes.
 
 ``KIDX_TEST_PAUSE_AT=STAGE`` with ``KIDX_TEST_PAUSE_DIR=FOLDER`` makes kidx stop at that
 stage instead: it creates ``FOLDER/STAGE`` (the test's sign that the stage is reached)

@@ -14,26 +14,47 @@ from kidx.store.catalog import (
     condition_holds,
     label_holds,
 )
-from kidx.store.sql_catalog import SQLCatalog, label_clause, raw_digest, raw_digest_range
+from kidx.store.label_conditions import label_clauses
+from kidx.store.sql_catalog import SQLCatalog, raw_digest, raw_digest_range
 
 LAST = "\U0010ffff"  # sorts after every character: the end of a prefix range
 raw = raw_digest  # ``sha256:<hex>`` as the 32 bytes stored
 digest_range = raw_digest_range  # the 32-byte digests whose hex starts with some digits
 
 
-def _label_clause(requirement, column: str = "e.id") -> tuple[str, list] | None:
-    """A label requirement as ``[NOT] EXISTS`` a row of the (key, value) index for ``column``."""
+_LISTED_VALUES = 50  # more values than this: the set's label rows found once (a hashed subplan)
+
+
+def _label_clauses(requirements, column: str = "e.id") -> list[tuple[str, list]]:
+    """Label requirements as ``[NOT] EXISTS`` a row of the (key, value) index for ``column``
+    (kidx.store.label_conditions)."""
 
     def has_label(key: str, values: list | None, negation: str) -> tuple[str, list]:
         if values is None:
             return f"{negation}EXISTS (SELECT 1 FROM kidx.labels l WHERE l.object_id = {column} AND l.key = %s)", [key]
+        if len(values) > _LISTED_VALUES:
+            # a merged selector's large set: the label rows found once through the (key, value)
+            # key, then looked up by hash, rather than the set scanned once per object
+            return (f"{column} {negation}IN (SELECT l.object_id FROM kidx.labels l WHERE l.key = %s "
+                    "AND l.value = ANY(%s))", [key, values])
         return (
             f"{negation}EXISTS (SELECT 1 FROM kidx.labels l WHERE l.object_id = {column} "
             "AND l.key = %s AND l.value = ANY(%s))",
             [key, values],
         )
 
-    return label_clause(requirement, has_label, "false")
+    def rows(pairs: list, keys: list) -> tuple[str, list]:
+        parts, parameters = [], []
+        if pairs:
+            parts.append("SELECT l.object_id FROM unnest(%s::text[], %s::text[]) AS p(k, v) JOIN kidx.labels l "
+                         "ON l.key = p.k AND l.value = p.v")
+            parameters += [[key for key, _ in pairs], [value for _, value in pairs]]
+        if keys:
+            parts.append("SELECT l.object_id FROM unnest(%s::text[]) AS p(k) JOIN kidx.labels l ON l.key = p.k")
+            parameters.append(keys)
+        return " UNION ALL ".join(parts), parameters
+
+    return label_clauses(requirements, has_label, "false", rows, column)
 
 
 class PostgresQueries(SQLCatalog):
@@ -61,8 +82,8 @@ class PostgresQueries(SQLCatalog):
             add(("e.digest = ANY(%s)", [[raw(digest) for digest in query.digests]]))
         if query.digest_prefix is not None:
             add(("e.digest BETWEEN %s AND %s", list(digest_range(query.digest_prefix))))
-        for requirement in query.labels:
-            add(_label_clause(requirement))
+        for clause in _label_clauses(query.labels):
+            add(clause)
         for condition in query.fields:
             add(self._field_clause(condition, "e."))
         for clause in self._references_clauses(query.references):
@@ -92,11 +113,9 @@ class PostgresQueries(SQLCatalog):
     def _target_digests(self, condition: ReferenceCondition) -> builtins.list[bytes]:
         """Digests of the current objects of the target kind whose labels match."""
         where, parameters = ["t.kind = %s"], [condition.target_kind]
-        for requirement in condition.target_labels:
-            clause = _label_clause(requirement, "t.id")
-            if clause is not None:
-                where.append(clause[0])
-                parameters.extend(clause[1])
+        for clause in _label_clauses(condition.target_labels, "t.id"):
+            where.append(clause[0])
+            parameters.extend(clause[1])
         rows = self.connection.execute(
             f"SELECT t.digest, t.labels FROM kidx.entries t WHERE {' AND '.join(where)}", parameters
         ).fetchall()

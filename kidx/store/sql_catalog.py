@@ -200,24 +200,6 @@ def needs_row_check(query: CatalogQuery) -> bool:
     return any(r.operator in ("gt", "lt") for r in query.labels)
 
 
-def label_clause(requirement, has_label: Callable[[str, builtins.list | None, str], tuple[str, builtins.list]],
-                 never: str) -> tuple[str, builtins.list] | None:
-    """SQL over the (key, value) label index for one requirement (None: it holds for every
-    object). It narrows the candidates; gt/lt are checked exactly on the rows afterwards.
-    ``has_label(key, values, negation)`` spells "has the label key (with one of the values,
-    unless None)", after ``negation`` ("NOT " or ""), in one backend's SQL; ``never`` is
-    its false."""
-    operator, key, values = requirement.operator, requirement.key, list(requirement.values)
-    if operator in ("=", "==", "in", "!=", "notin"):
-        negation = "NOT " if operator in ("!=", "notin") else ""
-        if not values:
-            return None if negation else (never, [])
-        return has_label(key, values, negation)
-    if operator in ("exists", "gt", "lt", "!"):
-        return has_label(key, None, "NOT " if operator == "!" else "")
-    raise StoreError(f"unknown label operator {operator!r}")
-
-
 def translating(method):
     """A catalog method whose database errors become kidx's (``SQLCatalog.translated``)."""
 

@@ -48,13 +48,13 @@ from kidx.store.catalog import (
     condition_holds,
     field_text,
 )
+from kidx.store.label_conditions import label_clauses
 from kidx.store.objects import ObjectDB
 from kidx.store.sql_catalog import (
     SQLCatalog,
     Statements,
     digest_of_raw,
     dumps,
-    label_clause,
     raw_digest,
     raw_digest_range,
     translating,
@@ -132,19 +132,37 @@ def store_error(exc: sqlite3.Error | ValueError, where: str | None = None) -> St
 # --- query compilation ------------------------------------------------------------------
 
 
-def _label_clause(requirement, column: str = "id") -> tuple[str, list] | None:
-    """A label requirement as ``column [NOT] IN`` the ids the (key, value) index finds."""
+_LISTED_VALUES = 50  # more values than this go to SQLite as one JSON list
+
+
+def _label_clauses(requirements, column: str = "id") -> list[tuple[str, list]]:
+    """Label requirements as ``column [NOT] IN`` the ids the (key, value) index finds
+    (kidx.store.label_conditions)."""
 
     def has_label(key: str, values: list | None, negation: str) -> tuple[str, list]:
         if values is None:
             return f"{column} {negation}IN (SELECT object_id FROM labels WHERE key=?)", [key]
+        if len(values) > _LISTED_VALUES:  # one parameter, whatever the count (a merged selector's set)
+            return (f"{column} {negation}IN (SELECT object_id FROM labels WHERE key=? "
+                    "AND value IN (SELECT value FROM json_each(?)))", [key, json.dumps(values)])
         return (
             f"{column} {negation}IN (SELECT object_id FROM labels WHERE key=? "
             f"AND value IN ({DIALECT.marks(len(values))}))",
             [key, *values],
         )
 
-    return label_clause(requirement, has_label, "0")
+    def rows(pairs: list, keys: list) -> tuple[str, list]:
+        parts, parameters = [], []
+        if pairs:
+            parts.append("SELECT l.object_id FROM json_each(?) j JOIN labels l "
+                         "ON l.key = json_extract(j.value, '$[0]') AND l.value = json_extract(j.value, '$[1]')")
+            parameters.append(json.dumps(pairs))
+        if keys:
+            parts.append("SELECT l.object_id FROM json_each(?) j JOIN labels l ON l.key = j.value")
+            parameters.append(json.dumps(keys))
+        return " UNION ALL ".join(parts), parameters
+
+    return label_clauses(requirements, has_label, "0", rows, column)
 
 
 class SQLiteCatalog(PackedRows, SQLCatalog):
@@ -499,9 +517,8 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
             add(("digest BETWEEN ? AND ?", [low, high]) if not keyed else (
                 f"{DIGEST_KEY} BETWEEN ? AND ? AND digest BETWEEN ? AND ?",
                 [low[:DIGEST_KEY_BYTES], high[:DIGEST_KEY_BYTES], low, high]), True)
-        for requirement in query.labels:
-            clause = _label_clause(requirement)
-            add(clause, clause is not None and " NOT IN " not in clause[0])
+        for clause in _label_clauses(query.labels):
+            add(clause, " NOT IN " not in clause[0])
         for condition in query.fields:
             add(self._field_clause(condition))
         linked = self._linked_references_clause(query)
@@ -575,11 +592,9 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
             condition = ReferenceCondition(digests=tuple({e.digest for e in targets}), field=condition.field)
         if condition.target_kind is not None:
             inner, parameters = ["t.kind=?"], [condition.target_kind]
-            for requirement in condition.target_labels:
-                clause = _label_clause(requirement, "t.id")
-                if clause is not None:
-                    inner.append(clause[0])
-                    parameters.extend(clause[1])
+            for clause in _label_clauses(condition.target_labels, "t.id"):
+                inner.append(clause[0])
+                parameters.extend(clause[1])
             return (
                 "id IN (SELECT object_id FROM refs WHERE target IN "
                 f"(SELECT t.digest FROM objects t WHERE {' AND '.join(inner)}){field_sql})",

@@ -251,6 +251,7 @@ def test_empty_frame_keeps_the_leading_columns(tmp_path):
     {"selector": "kernel=llama4_rope", "only": "slower"},
     {"selector": "kernel=llama4_rope,provider=liger", "by": "label=gpu"},
 ])
+@pytest.mark.filterwarnings("ignore::kidx.errors.NothingJudged")  # label=gpu: each group holds a single arm
 def test_compare_to_dict_is_the_commands_json(cli, head_store, arguments):
     arguments = dict(arguments)
     names = arguments.pop("names", [])
@@ -757,3 +758,28 @@ def test_apply_of_a_manifest_nested_too_deep_is_an_error_at_its_field(tmp_path, 
     assert problem.location.path == "items[0].spec.parameters.p" + step * 61
     assert problem.message == "document is nested more than 64 levels deep"
     assert not (tmp_path / "store").exists()
+
+
+def test_a_baseline_no_run_has_warns_as_the_command_says_it(cli, head_store):
+    """compare(baseline="transformer") (a typo): the command's words, as a NothingJudged
+    warning; the result is still returned, and the gate's refusal is an error on request."""
+    import warnings
+
+    from kidx.errors import NothingJudged
+
+    with kidx.open_store(head_store) as store, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        comparison = store.compare(selector=ROPE_BACKWARD, baseline="transformer")
+        series = store.series(selector=ROPE_BACKWARD, baseline="transformer")
+    code, out, err = cli("compare", "-l", ROPE_BACKWARD, "--baseline", "transformer", "--fail-on-regression",
+                         store_path=head_store)
+    problem = err.removeprefix("error: the gate cannot judge: ").removesuffix(
+        " (--allow-empty passes when nothing could be judged)\n")
+    assert (code, out) == (2, "") and problem.startswith("no selected run's implementation is transformer (--baseline")
+    assert [(w.category, str(w.message)) for w in caught][0] == (NothingJudged, problem)
+    assert caught[0].filename == __file__
+    assert list(comparison.problems) == [problem] and series.problems
+    with kidx.open_store(head_store) as store, warnings.catch_warnings():
+        warnings.simplefilter("error", NothingJudged)
+        with pytest.raises(NothingJudged, match="implementation is transformer"):
+            store.compare(selector=ROPE_BACKWARD, baseline="transformer")

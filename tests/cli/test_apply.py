@@ -671,3 +671,26 @@ def test_reference_errors_are_reported_with_validation_errors(kidx, store):
     assert 'metadata.name: Invalid value: "Bad"' in err
     assert 'spec.protocolRef.name: Not found: BenchmarkProtocol "nope"' in err
     assert not store.exists()
+
+
+def test_a_nul_character_is_refused_at_its_file_line_and_field_on_every_store(kidx, store, tmp_path):
+    """PostgreSQL's text cannot hold a NUL; a folder store would: both refuse it, before the write."""
+    json_path = tmp_path / "nul.json"
+    json_path.write_text(json.dumps(workload("w1", "a\x00b", title="t\x00"), indent=1))
+    yaml_path = tmp_path / "nul.yaml"
+    yaml_path.write_text(f"apiVersion: {API}\nkind: Workload\nmetadata:\n  name: w2\nspec:\n  operation: ok\n"
+                         '  parameters:\n    "n\\0te": x\n    dims: "1x\\x00"\n')
+    code, out, err = kidx("apply", "-f", str(json_path), "-f", str(yaml_path))
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [
+        f'error: {json_path}, document 1, line 6: metadata.title: Invalid value: "t\\u0000": a NUL character '
+        "(\\u0000) cannot be stored",
+        f'error: {json_path}, document 1, line 9: spec.operation: Invalid value: "a\\u0000b": a NUL character '
+        "(\\u0000) cannot be stored",
+        f'error: {yaml_path}, document 1, line 8: spec.parameters: Invalid value: the key "n\\u0000te" holds a '
+        "NUL character (\\u0000), which cannot be stored",
+        f'error: {yaml_path}, document 1, line 9: spec.parameters.dims: Invalid value: "1x\\u0000": a NUL character '
+        "(\\u0000) cannot be stored",
+        "error: 4 problems found; nothing was changed",
+    ]
+    assert not store.exists()

@@ -389,3 +389,16 @@ def test_a_ratio_that_overflows_is_null_in_json(kidx, tmp_path):
     assert "Infinity" not in out and "NaN" not in out
     [group] = json.loads(out)["groups"]
     assert [(row["label"], row["speedup"]) for row in group["rows"]] == [("a", 1.0), ("b", None)]
+
+
+def test_a_baseline_whose_figure_is_zero_is_named_as_such(kidx, tmp_path):
+    """The baseline's runs exist: the refusal says their figure is zero, not that none has the value."""
+    _bmf_runs(kidx, tmp_path, {"a": 0.0, "b": 5.0})
+    problem = ("the 1 selected run with version=a (--baseline) has no figure to compare with: its figure is zero "
+               "(median latency 0, nothing to divide by): bmf-x-25d17184d9-a")
+    code, out, err = kidx("compare", "--by", "label=version", "--baseline", "a")
+    assert (code, out) == (0, ""), err
+    assert problem + "\n" in err
+    code, out, err = kidx("compare", "--by", "label=version", "--baseline", "a", "--fail-on-regression")
+    assert (code, out, err) == (2, "", f"error: the gate cannot judge: {problem} (--allow-empty passes when nothing "
+                                       "could be judged)\n")

@@ -279,3 +279,57 @@ def test_an_empty_bundle_imports_with_a_summary_that_ends_cleanly(kidx, seeded, 
         0, "", "import bundle: 0 names, 0 revisions, 0 objects (dry run)\n")
     assert kidx("import", "bundle", str(bundle), store_path=restored) == (
         0, "", "import bundle: 0 names, 0 revisions, 0 objects\n")
+
+
+def _read_in_background(path: Path) -> tuple[object, list[bytes]]:
+    import threading
+
+    got: list[bytes] = []
+
+    def read() -> None:
+        with open(path, "rb") as pipe:
+            got.append(pipe.read())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    return reader, got
+
+
+@pytest.mark.parametrize("format_name", ["bundle", "bmf", "pytorch-benchmark", "parquet"])
+def test_export_into_a_named_pipe_writes_into_it_and_keeps_it(kidx, seeded, tmp_path, format_name):
+    """A named pipe is written into, never replaced by a regular file."""
+    import stat
+
+    if format_name == "parquet":
+        pytest.importorskip("pyarrow")
+    (tmp_path / "out").mkdir()
+    pipe = tmp_path / "out" / "pipe"
+    os.mkfifo(pipe)
+    reader, got = _read_in_background(pipe)
+    code, out, err = kidx("export", "runs", "--format", format_name, "-o", str(pipe))
+    reader.join(timeout=60)  # type: ignore[attr-defined]
+    assert (code, out) == (0, ""), err
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
+    assert os.listdir(tmp_path / "out") == ["pipe"]  # no temporary file left beside it
+    [data] = got
+    if format_name == "parquet":
+        assert data.startswith(b"PAR1") and data.endswith(b"PAR1")
+        assert err == f"exported 1 runs (37 columns) as Parquet to {pipe} ({len(data):,} bytes)\n"
+    elif format_name == "bundle":
+        assert json.loads(data)["format"] == "kidx.bundle/v1"
+        assert err == (f"exported 3 names, 3 revisions and 3 objects to {pipe} ({len(data):,} bytes); 2 references "
+                       "to objects not in the store\n")
+    else:
+        assert data.decode() == kidx("export", "runs", "--format", format_name, "-o", "-").out
+
+
+def test_export_through_a_link_to_standard_output_keeps_the_link(kidx_process, seeded, tmp_path):
+    """-o /dev/stdout (here a link of the test's own to /proc/self/fd/1, as /dev/stdout is):
+    written into what the link names, the link kept; -o - is standard output too."""
+    link = tmp_path / "stdout"
+    link.symlink_to("/proc/self/fd/1")
+    code, out, err = kidx_process("export", "runs", "--format", "bmf", "-o", str(link))
+    assert code == 0, err
+    assert os.path.islink(link) and os.readlink(link) == "/proc/self/fd/1"
+    assert out == kidx_process("export", "runs", "--format", "bmf", "-o", "-").out
+    assert json.loads(out)

@@ -698,3 +698,12 @@ def test_label_prefixes_and_version_ranges_select_releases(kidx, history_store):
     assert (code, out) == (0, "")
     assert err.startswith("No resources found\nthe selection matched no runs: no run has liger_version=9.* "
                           "(liger_version values present: ")
+
+
+def test_a_selector_past_its_bound_is_refused_by_every_command(kidx, store):
+    """Refused before any store is read (the analyses' errors are exit 2)."""
+    selector = ",".join(f"k{index}=x" for index in range(1_001))
+    message = "error: the label selector names 1,001 label keys; a selector may name at most 1,000\n"
+    for command, code in ((("get", "runs"), 1), (("summary",), 1), (("delete", "runs"), 1), (("compare",), 2),
+                          (("series",), 2)):
+        assert kidx(*command, "-l", selector) == (code, "", message), command

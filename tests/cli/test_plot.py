@@ -159,3 +159,28 @@ def test_a_plot_that_fails_while_written_leaves_the_earlier_file_as_it_was(kidx,
     assert code == 1 and out == "" and "disk full" in err
     assert path.read_text(encoding="utf-8") == "the earlier plot\n"
     assert sorted(entry.name for entry in tmp_path.iterdir() if entry.name != "store") == [name]
+
+
+@pytest.mark.parametrize("name", ["points.csv", "figure.svg"])
+def test_a_plot_into_a_named_pipe_is_written_into_it(kidx, head_store, tmp_path, name):
+    """A named pipe called points.csv is written into, never replaced by a regular file."""
+    import os
+    import stat
+    import threading
+
+    pipe = tmp_path / name
+    os.mkfifo(pipe)
+    got: list[bytes] = []
+
+    def read() -> None:
+        with open(pipe, "rb") as stream:
+            got.append(stream.read())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    code, out, err = _plot(kidx, head_store, pipe)
+    reader.join(timeout=60)
+    assert (code, out) == (0, ""), err
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode) and os.listdir(tmp_path) == [name]
+    [data] = got
+    assert data.startswith(b"panel,") if name.endswith(".csv") else b"<svg" in data

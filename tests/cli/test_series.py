@@ -7,6 +7,8 @@ import csv
 import io
 import json
 
+import pytest
+
 KTO_B16 = "liger-kto-loss-batch16-beta0-1-biastrue-hidden1024-ignore-index42-modeforward-seq512-vocab128256-bf16"
 
 
@@ -138,3 +140,54 @@ def test_a_step_within_the_threshold_on_bands_too_wide_to_show_it_is_inconclusiv
     # +3.7% is within 5%, but a 10.61ms-11.29ms band could not have shown a 5% change
     assert (round(step["change"], 3), step["verdict"]) == (0.037, "inconclusive")
     assert step["reason"] == "p20-p80 bands too wide to show a 5% change"
+
+
+def _series_of(kidx, tmp_path, values: list[float], label: str = "release") -> None:
+    """One series of single runs: ``values`` (ns) in order, labelled r-00, r-01, …"""
+    (tmp_path / "x.json").write_text(json.dumps({"x": {"latency": {"value": 1.0}}}))
+    code, out, err = kidx("import", "bmf", str(tmp_path / "x.json"), "-o", "json")
+    assert code == 0, err
+    items = json.loads(out)["items"]
+    [run] = [item for item in items if item["kind"] == "BenchmarkRun"]
+    items.remove(run)
+    for index, value in enumerate(values):
+        point = json.loads(json.dumps(run))
+        point["metadata"]["name"] = f"r-{index:02d}"
+        point["metadata"].setdefault("labels", {})[label] = f"r-{index:02d}"
+        point["spec"]["observedAt"] = f"2026-01-{index + 1:02d}T00:00:00Z"
+        point["spec"]["timing"]["latencyNs"]["median"] = value
+        items.append(point)
+    (tmp_path / "runs.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    assert kidx("apply", "-f", str(tmp_path / "runs.json"))[0] == 0
+
+
+def test_a_slower_change_point_fails_the_regression_gate(kidx, tmp_path):
+    """Ten releases each 4% slower: no step is beyond the 5% threshold, but the level moved
+    +24% at a significant change point, and that is a regression the gate reports."""
+    _series_of(kidx, tmp_path, [1000.0 * 1.04 ** index for index in range(11)])
+    code, out, err = kidx("series", "--label", "release")
+    assert (code, err) == (0, "")
+    assert "change point at r-05 (position 5): +24.1%, p=0.00057; cause: release r-04 → r-05" in out
+    code, gated, err = kidx("series", "--label", "release", "--fail-on-regression")
+    assert (code, gated, err) == (1, out, "")
+
+
+def test_a_faster_change_point_passes_the_regression_gate(kidx, tmp_path):
+    _series_of(kidx, tmp_path, [1000.0 / 1.04 ** index for index in range(11)])
+    code, out, err = kidx("series", "--label", "release", "--fail-on-regression")
+    assert "change point at r-05 (position 5): -19.4%" in out
+    assert (code, err) == (0, "")
+
+
+@pytest.mark.parametrize("output", ["table", "wide", "json", "yaml", "csv", "tsv", "markdown"])
+def test_latencies_at_both_ends_of_the_float_range_in_turn(kidx, tmp_path, output):
+    """1e-300 and 1e300 ns in turn: the interval's ends are 0 and infinite, and each step is
+    judged, never a ZeroDivisionError, in every output format."""
+    _series_of(kidx, tmp_path, [1e-300, 1e300, 1e300, 1e-300])
+    code, out, err = kidx("series", "-o", output)
+    assert (code, err) == (0, "")
+    assert "Infinity" not in out and "NaN" not in out
+    code, out, err = kidx("series", "-o", "json")
+    [series] = json.loads(out)["series"]
+    assert [point["verdict"] for point in series["points"]] == [None, "inconclusive", "same", "inconclusive"]
+    assert [series["points"][index]["reason"][:18] for index in (1, 3)] == ["noise between runs"] * 2

@@ -128,3 +128,21 @@ def test_bad_input(kidx, tmp_path):
     assert code == 1 and "BMF holds runs only, not Workload" in err
     code, out, err = kidx("export", "--format", "csv", "-o", "-")
     assert code == 1 and "unknown --format csv: bundle, bmf, pytorch-benchmark or parquet" in err
+
+
+def test_impossible_bounds_are_refused_at_their_field(kidx, tmp_path, store):
+    """A negative latency bound, and a lower bound above its upper bound, cannot have been measured."""
+    bad = tmp_path / "bounds.json"
+    bad.write_text('{\n  "a": {"latency": {"value": 5, "lower_value": -1}},\n'
+                   '  "b": {"latency": {"value": 5, "lower_value": 7, "upper_value": 6}},\n'
+                   '  "c": {"throughput": {"value": 5, "lower_value": 9, "upper_value": 1.5}},\n'
+                   '  "d": {"latency": {"value": 5, "lower_value": 4, "upper_value": 6}}\n}\n')
+    code, out, err = kidx("import", "bmf", str(bad))
+    assert (code, out) == (1, "")
+    assert err == (f'error: {bad}, line 2: "a".latency.lower_value: -1: a latency cannot be negative\n'
+                   f'error: {bad}, line 3: "b".latency.lower_value: 7 is above upper_value 6: a lower bound cannot '
+                   "exceed its upper bound\n"
+                   f'error: {bad}, line 4: "c".throughput.lower_value: 9 is above upper_value 1.5: a lower bound '
+                   "cannot exceed its upper bound\n"
+                   "error: 3 problems found; nothing was changed\n")
+    assert not store.exists()

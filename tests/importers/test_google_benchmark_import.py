@@ -207,3 +207,17 @@ def test_a_list_or_object_where_a_value_belongs_is_an_error_at_its_line(kidx, tm
     assert (code, out) == (1, "")
     assert err == (f"error: {path}, line 7: benchmarks[0].{key}: {value!r} is not a single value (a string, number "
                    "or boolean)\n")
+
+
+@pytest.mark.parametrize("value", [-5, 2.5, True])
+def test_iterations_that_are_no_count_are_an_error_at_its_line(kidx, tmp_path, value):
+    record = {"name": "BM_a/1", "run_name": "BM_a/1", "run_type": "iteration", "repetitions": 1,
+              "repetition_index": 0, "threads": 1, "iterations": value, "real_time": 5.0, "cpu_time": 5.0,
+              "time_unit": "ns"}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"context": {"date": "2026-12-01T10:39:05+00:00"}, "benchmarks": [record]}, indent=1))
+    code, out, err = kidx("import", "google-benchmark", str(path))
+    assert (code, out) == (1, "")
+    assert err == (f"error: {path}, line 7: benchmarks[0].iterations: {value!r} is not a count (a whole number, "
+                   "0 or more)\n")
+    assert kidx("get", "runs", "-o", "name").out == ""

@@ -138,6 +138,12 @@ def test_eval_results_need_the_level(kidx, store):
     ({"1": [7]}, 2, "\"1\"[0]: a sample must be an object"),
     ({"results": {}}, 2, "\"results\": not KernelBench results (results/timing/<GPU>/baseline_time_torch*.json, or "
                          "a run's eval_results.json): the keys must be levels (level1, …) or problem ids (1, 2, …)"),
+    ({"²": [{"sample_id": 0, "compiled": True, "correctness": False}]}, 2,
+     "\"²\": not KernelBench results (results/timing/<GPU>/baseline_time_torch*.json, or a run's eval_results.json): "
+     "the keys must be levels (level1, …) or problem ids (1, 2, …)"),
+    ({"level1": {"1_A.py": {"mean": 1.0}}, "1": [{"sample_id": 0, "compiled": True, "correctness": False}]}, 7,
+     "\"1\": not KernelBench results (results/timing/<GPU>/baseline_time_torch*.json, or a run's eval_results.json): "
+     "the keys mix levels (\"level1\", …) and problem ids (\"1\", …); a file holds one or the other"),
 ])
 def test_bad_input_is_refused_at_its_line(kidx, store, tmp_path, document, line, message):
     path = tmp_path / "eval_results.json"

@@ -140,3 +140,27 @@ def test_bad_records(kidx, store, tmp_path, monkeypatch):
     assert not store.exists()
     code, out, err = kidx("export", "workloads", "--format", "pytorch-benchmark", "-o", "-")
     assert code == 1 and "pytorch-benchmark holds runs only, not Workload" in err
+
+
+def test_a_damaged_kidx_record_is_an_error_at_its_field(kidx, store, tmp_path):
+    """A record kidx exported whose kidx.run has a sourceNative that is no object, or no
+    metadata.name: an error naming file, line and field; nothing stored."""
+    assert kidx("import", "pytorch-benchmark", str(VLLM), store_path=tmp_path / "source").code == 0
+    code, out, err = kidx("export", "runs", "--format", "pytorch-benchmark", "-o", "-", store_path=tmp_path / "source")
+    assert code == 0, err
+    first, second = (json.loads(line) for line in out.splitlines()[:2])
+    run = json.loads(first["metric"]["extra_info"]["kidx.run"])
+    run["spec"]["sourceNative"] = "s"
+    first["metric"]["extra_info"]["kidx.run"] = json.dumps(run)
+    run = json.loads(second["metric"]["extra_info"]["kidx.run"])
+    del run["metadata"]["name"]
+    second["metric"]["extra_info"]["kidx.run"] = json.dumps(run)
+    path = tmp_path / "damaged.jsonl"
+    path.write_text(json.dumps(first) + "\n" + json.dumps(second) + "\n")
+    code, out, err = kidx("import", "pytorch-benchmark", str(path))
+    assert (code, out) == (1, "")
+    assert err == (f'error: {path}, line 1: [0].metric.extra_info."kidx.run".spec.sourceNative: "s" is not an object\n'
+                   f'error: {path}, line 2: [1].metric.extra_info."kidx.run".metadata.name: is missing or not a '
+                   "string: an object kidx exported always has its name\n"
+                   "error: 2 problems found; nothing was changed\n")
+    assert not store.exists()

@@ -35,13 +35,15 @@ def test_a_page_that_fails_to_be_written_leaves_no_temporary_file(kidx, tmp_path
     # the error names the page, never the temporary file
     assert err == f"error: No space left on device: {site / 'regressions.html'}\n"
     # each page had a temporary name of its own: its name, the process and 8 random hex digits
-    # (the last, the site's list, written after the failure)
-    assert len(replaced) == 4 and all(
+    # (the first, the site's list, empty, written before the first page; the last, the list
+    # written after the failure)
+    assert len(replaced) == 5 and all(
         re.fullmatch(rf"\.(index|[0-9a-f]{{16}}|regressions)\.html\.{os.getpid()}-[0-9a-f]{{8}}\.tmp", name)
-        for name in replaced[:3]), replaced
-    assert re.fullmatch(rf"\.\.kidx-site\.{os.getpid()}-[0-9a-f]{{8}}\.tmp", replaced[3]), replaced
+        for name in replaced[1:4]), replaced
+    assert all(re.fullmatch(rf"\.\.kidx-site\.{os.getpid()}-[0-9a-f]{{8}}\.tmp", replaced[index])
+               for index in (0, 4)), replaced
     assert _hidden(site) == []
-    written = ["index.html", "kernels/" + replaced[1][1:].partition(".tmp")[0].rsplit(".", 1)[0]]
+    written = ["index.html", "kernels/" + replaced[2][1:].partition(".tmp")[0].rsplit(".", 1)[0]]
     assert sorted(str(p.relative_to(site)) for p in site.rglob("*") if p.is_file()) == [".kidx-site", *written]
     # the list names the pages written, so the folder is still a site that the next publish finishes
     assert (site / ".kidx-site").read_text() == "".join(f"{path}\n" for path in written)

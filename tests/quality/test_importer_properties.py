@@ -44,6 +44,10 @@ def test_a_repeated_bmf_value_key_is_an_error_at_its_line(kidx, store, tmp_path)
     ("bmf", '{"ok": {"latency": {"value": 1}},\n "a\\ud800b": {"latency": {"value": 1}}}'),
     ("google-benchmark", GOOGLE_TEXT.replace('"name": "', '"name": "\\udc00', 1)),
     ("nvbench", NVBENCH_TEXT.replace('"name": "', '"name": "\\ud83d', 1)),
+    ("pytorch-benchmark", '[{"metric": {"name": "ok", "benchmark_values": [1]}},\n'
+                          ' {"metric": {"name": "latency_ms \\udc00", "benchmark_values": [1]}}]'),
+    ("pytorch-benchmark", '{"metric": {"name": "ok", "benchmark_values": [1]}}\n'
+                          '{"metric": {"name": "latency_ms \\ud800", "benchmark_values": [1]}}\n'),
 ])
 def test_a_lone_surrogate_is_an_error_at_its_line(kidx, store, tmp_path, format_name, text):
     path = tmp_path / "in.json"
@@ -63,7 +67,7 @@ def test_a_surrogate_pair_is_one_character(kidx, tmp_path):
     assert kidx("get", "workload", "-o", "jsonpath={.items[0].spec.operation}").out == "rope \U0001f680"
 
 
-@pytest.mark.parametrize("format_name", JSON_FORMATS)
+@pytest.mark.parametrize("format_name", [*JSON_FORMATS, "pytorch-benchmark", "kernelbench", "tritonbench"])
 def test_json_nested_100000_deep_is_an_error(kidx, store, tmp_path, format_name):
     path = tmp_path / "deep.json"
     path.write_text("[" * 100_000 + "]" * 100_000)
@@ -95,6 +99,22 @@ def test_record_lines_are_found_in_linear_time():
         lines = LineFinder(ScanCounting(text))
         for i in range(count):
             assert lines.line_of("name", f"BM_{i}") == 6 * i + 4
+        assert ScanCounting.scanned <= 4 * len(text), (count, ScanCounting.scanned, len(text))
+
+
+def test_tritonbench_json_lines_are_found_in_linear_time():
+    """Each key's line is searched from where the last one was found, not from the file's
+    start: 8,000 values cost a few passes over the text, not 8,000."""
+    from kidx.importers.tritonbench import _Converter
+
+    for count in (200, 8000):
+        data = {f"tritonbench_softmax_fwd[x_{i}-triton_softmax]_latency": 0.01 + i / 1e6 for i in range(count)}
+        text = json.dumps(data, indent=1)
+        converter = _Converter(None, None)
+        ScanCounting.scanned = 0
+        converter.add("result.json", data, ScanCounting(text))
+        assert (converter.read, converter.problems) == (count, [])
+        assert [document.line for document in converter.runs][-1] == count + 1
         assert ScanCounting.scanned <= 4 * len(text), (count, ScanCounting.scanned, len(text))
 
 

@@ -119,3 +119,21 @@ def test_a_second_publish_into_the_folder_is_refused_while_one_writes(seeded, tm
         os.close(handle)
     assert seeded("publish", str(site))[0] == 0
     assert (site / "index.html").is_file()
+
+
+def test_a_first_publish_killed_before_its_list_leaves_a_site_the_next_finishes(seeded, kidx_process, tmp_path):
+    """SIGKILL after the first publish wrote its pages, before its list, and a temporary page
+    a killed write left: the next publish takes the folder, finishes it and removes that page."""
+    site = tmp_path / "site"
+    killed = kidx_process("publish", str(site), env={"KIDX_TEST_CRASH_AT": "publish-written"})
+    assert killed.code == -9
+    assert (site / "index.html").is_file() and (site / ".kidx-site").is_file()
+    leftover = site / ".index.html.4242-0badc0de.tmp"
+    leftover.write_text("half a page\n")
+    code, _, err = seeded("publish", str(site))
+    assert code == 0, err
+    assert not leftover.exists()
+    listed = (site / ".kidx-site").read_text().splitlines()
+    assert "index.html" in listed and SEED_PAGE in listed
+    assert sorted(str(path.relative_to(site)) for path in site.rglob("*") if path.is_file()) == sorted(
+        [*listed, ".kidx-site"])

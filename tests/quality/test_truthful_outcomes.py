@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import sqlite3
 import stat
@@ -246,16 +245,6 @@ def test_a_catalog_from_a_newer_kidx_is_refused(kidx_process, store, seed_bundle
 # --- a read-only store -------------------------------------------------------------------
 
 
-def _as_unprivileged_user() -> list[str]:
-    """Permission bits do not stop root: run kidx as nobody then."""
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        pytest.skip("running as root without setpriv: cannot drop the privilege that ignores permissions")
-    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
-
-
 def _read_only_copy(store: Path, tmp_path: Path, keep_wal_files: bool) -> Path:
     import tempfile
 
@@ -273,18 +262,18 @@ def _read_only_copy(store: Path, tmp_path: Path, keep_wal_files: bool) -> Path:
 
 
 @pytest.mark.parametrize("keep_wal_files", [True, False])
-def test_a_read_only_store_answers_reads_and_refuses_writes(kidx_process, store, seed_bundle, tmp_path, keep_wal_files):
+def test_a_read_only_store_answers_reads_and_refuses_writes(kidx_process, store, seed_bundle, tmp_path, keep_wal_files,
+                                                            other_user):
     assert kidx_process("apply", "-f", str(SEED_BUNDLE)).code == 0
     copy = _read_only_copy(store, tmp_path, keep_wal_files)
     protocol = renamed_protocol(seed_bundle, copy.parent)  # where the other user can read it
     protocol.chmod(0o644)
-    prefix = _as_unprivileged_user()
     before = files_of(copy)
 
     def run(*args):
         completed = subprocess.run(
-            [*prefix, sys.executable, "-m", "kidx", *args, "--store", str(copy)],
-            capture_output=True, text=True, cwd="/", env={**os.environ, "NO_COLOR": "1"},
+            other_user.command(*args, "--store", str(copy)), capture_output=True, text=True, cwd="/",
+            env=other_user.env,
         )
         return Result(completed.returncode, completed.stdout, completed.stderr)
 

@@ -404,3 +404,20 @@ def test_resolved_turns_kidx_forms_into_in_over_the_store_s_values():
     assert [(r.key, r.operator, r.values) for r in done] == [
         ("kernel", "=", ("jsd",)), ("v", "in", ("0.10.1", "0.5.10", "0.6.0")), ("v", "in", ("0.5.10", "0.5.2", "0.6.0"))]
     assert resolved(LabelSelector.parse("v=1.*").requirements, values.get)[0].values == ()
+
+
+def test_a_selector_is_bounded_in_keys_and_values():
+    from kidx.query.label_selector import SelectorTooLarge
+    from kidx.query.selector_bounds import MAX_SELECTOR_KEYS, MAX_SELECTOR_VALUES
+
+    assert (MAX_SELECTOR_KEYS, MAX_SELECTOR_VALUES) == (1_000, 10_000)
+    at_most = LabelSelector.parse(",".join(f"v!=x{index}" for index in range(10_000)))
+    assert len(at_most.requirements) == 10_000
+    with pytest.raises(SelectorTooLarge) as raised:
+        LabelSelector.parse(",".join(f"v!=x{index}" for index in range(10_000)) + ",v in (a,b)")
+    assert str(raised.value) == ("the label selector lists 10,002 values in 10,001 requirements; a selector may list "
+                                 "at most 10,000 (select a large set by a label its members share instead)")
+    assert len(LabelSelector.parse(",".join(f"k{index}" for index in range(1_000))).requirements) == 1_000
+    with pytest.raises(SelectorTooLarge, match=r"^the label selector names 1,001 label keys; a selector may name at "
+                                               r"most 1,000$"):
+        LabelSelector.parse(",".join(f"k{index}=x" for index in range(1_001)))

@@ -466,3 +466,39 @@ def test_no_sql_outside_the_store():
         if re.search(r"\bimport sqlite3\b|\bsqlite3\.|\bpsycopg\b|\bSELECT\s+\w|\bINSERT INTO\b|\bBEGIN IMMEDIATE\b", text):
             offenders.append(str(path.relative_to(REPO)))
     assert offenders == []
+
+
+@pytest.mark.parametrize("labels, expected", [
+    ((Label("tier", "!=", "a"), Label("tier", "!=", "b")), ["r-c", "r-d"]),
+    ((Label("tier", "in", "a", "b"), Label("tier", "!=", "b")), ["r-a"]),
+    ((Label("tier", "in", "a", "b"), Label("tier", "=", "b")), ["r-b"]),
+    ((Label("tier", "=", "a"), Label("tier", "=", "b")), []),
+    ((Label("tier", "exists"), Label("tier", "notin", "a", "x")), ["r-b"]),
+    ((Label("tier", "exists"), Label("tier", "!")), []),
+    ((Label("tier", "!"), Label("n", "!=", "5"), Label("n", "!=", "50")), ["r-c", "r-d"]),
+    ((Label("n", "gt", "6"), Label("n", "in", "5", "50", "x")), ["r-b"]),
+    ((Label("n", "gt", "4"), Label("n", "lt", "60"), Label("tier", "!=", "b")), ["r-a"]),
+])
+def test_requirements_on_one_key_are_one_set_condition(queried, labels, expected):
+    """Requirements sharing a key are answered together, exactly as each would be."""
+    assert names(queried, kind="BenchmarkRun", labels=labels) == expected
+
+
+def test_a_selector_of_thousands_of_requirements_is_a_few_clauses_with_its_values_in_one_list(queried):
+    """8,000 ``tier!=…`` (a generated selector) compile to one condition on the key, whose
+    values travel as one list: the SQL does not grow with them, and the answer is exact."""
+    labels = tuple(Label("tier", "!=", f"x{index}") for index in range(8000)) + (Label("tier", "!=", "a"),)
+    catalog = queried.catalog()
+    sql, parameters, _ = catalog.compile(CatalogQuery(kind="BenchmarkRun", labels=labels))
+    assert len(sql) < 1000 and len(parameters) < 10, (len(sql), len(parameters))
+    assert names(queried, kind="BenchmarkRun", labels=labels) == ["r-b", "r-c", "r-d"]
+    # a thousand keys: two set conditions, the values and keys as list parameters
+    many = tuple(Label(f"k{index}", "!=", "x") for index in range(1000)) + (Label("n", "exists"),)
+    sql, parameters, _ = catalog.compile(CatalogQuery(kind="BenchmarkRun", labels=many + labels))
+    assert len(sql) < 2000 and len(parameters) < 10, (len(sql), len(parameters))
+    assert names(queried, kind="BenchmarkRun", labels=many + labels) == ["r-b", "r-c"]
+    wanted = tuple(Label(f"k{index}", "!", ) for index in range(20)) + (
+        Label("n", "in", "5", "50"), Label("tier", "exists"), Label("tier", "!=", "a"))
+    assert len(catalog.compile(CatalogQuery(kind="BenchmarkRun", labels=wanted))[0]) < 2000
+    assert names(queried, kind="BenchmarkRun", labels=wanted) == ["r-b"]
+    assert names(queried, kind="BenchmarkRun", labels=(*wanted, Label("n", "=", "7"))) == []

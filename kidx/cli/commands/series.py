@@ -46,8 +46,9 @@ def series(
     threshold: ThresholdOption = None,
     alpha: AlphaOption = 0.05,  # kidx.analysis.significance.ALPHA
     fail_on_regression: Annotated[
-        bool, typer.Option("--fail-on-regression", help="Exit 1 when any point is slower than the one before; "
-                                                        "exit 2 when nothing could be judged.")
+        bool, typer.Option("--fail-on-regression", help="Exit 1 when any point is slower than the one before, or "
+                                                        "a change point moved the level the slower way (a drift of "
+                                                        "small steps); exit 2 when nothing could be judged.")
     ] = False,
     fail_on_inconclusive: FailOnInconclusiveOption = False,
     allow_empty: AllowEmptyOption = False,
@@ -62,8 +63,9 @@ def series(
     also shows the speedup over the baseline implementation measured in the same session,
     so a machine change (both moved) can be told from a kernel change. Series of a single
     point are counted, not shown. Exit status: 0 done; 1 with --fail-on-regression when a
-    point is slower than the one before (or --fail-on-inconclusive when one is
-    inconclusive or unconfirmed); 2 an error, or a gate that could not judge.
+    point is slower than the one before or a change point moved the level the slower way
+    (or --fail-on-inconclusive when one is inconclusive or unconfirmed); 2 an error, or a
+    gate that could not judge.
     """
     with analysis_errors():
         from kidx.api.analysis import series_request
@@ -77,7 +79,7 @@ def series(
         result = build_series(open_store(store, must_exist=True), kind_registry(), request)
         gate(result.problems, fail_on_regression or fail_on_inconclusive, allow_empty)
     print_analysis(output(), "series", result, fmt, SERIES)
-    return gate_status(result.verdicts, fail_on_regression, fail_on_inconclusive)
+    return gate_status(result.gate_verdicts, fail_on_regression, fail_on_inconclusive)
 
 
 def register(app: typer.Typer) -> None:
