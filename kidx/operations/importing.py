@@ -118,7 +118,7 @@ def _converted_apart(module, files: list[str], options: dict, origins: dict[str,
     """Each file converted alone, its runs given their origin's identity, then joined; the
     problems of every file are reported together."""
     from kidx.errors import InvalidInputError
-    from kidx.importers.framework import from_origin, joined
+    from kidx.importers.origins import from_origin, joined
 
     conversions, problems = [], []
     for path in dict.fromkeys(files):

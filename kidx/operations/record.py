@@ -22,7 +22,6 @@ The steps, each its own function so the command stays thin:
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import dataclasses
 import io
@@ -32,18 +31,27 @@ import re
 import shlex
 import subprocess
 import threading
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kidx.errors import KidxError, UsageError
+from kidx.errors import UsageError
 from kidx.kinds.metadata import label_value_error, qualified_key_error
+from kidx.operations.record_device import check_timer_device as check_timer_device
+from kidx.operations.record_device import harness_python as harness_python
+from kidx.operations.record_harness import (
+    HarnessFailed,
+    HarnessInterrupted,
+    HarnessResult,
+    failure_message,
+    run_harness,
+    stop_harness,
+)
 from kidx.records import NamedTuple
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
 
     from kidx.importers.framework import Conversion
 
@@ -55,65 +63,6 @@ LIGER_DATA_FILE = "all_benchmark_data.csv"
 #: Liger's harness writes all_benchmark_data_<value>.csv instead when this is set
 LIGER_TARGET_VARIABLE = "LIGER_BENCH_TARGET"
 _NOT_LABEL_TEXT = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-class HarnessFailed(KidxError):
-    """The harness failed or wrote nothing: nothing was imported."""
-
-
-class HarnessInterrupted(HarnessFailed):
-    """Ctrl-C (or SIGTERM: ``exit_code`` 143) while the harness ran: it was stopped, and
-    nothing was imported."""
-
-    exit_code = 130  # 128 + SIGINT, as for any interrupted kidx command
-
-    @classmethod
-    def by(cls, interrupt: KeyboardInterrupt) -> HarnessInterrupted:
-        """The error for ``interrupt`` (a Ctrl-C, or a ``Terminated``)."""
-        word = "terminated" if isinstance(interrupt, Terminated) else "interrupted"
-        error = cls(f"{word}: the command was stopped; nothing was imported")
-        error.exit_code = getattr(interrupt, "exit_code", cls.exit_code)
-        return error
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (what CI cancellation, ``timeout`` and ``docker stop`` send) while kidx
-    record runs: raised where the signal comes, and handled as Ctrl-C is."""
-
-    exit_code = 143  # 128 + SIGTERM
-
-
-class RecordTerminated(KidxError):
-    """SIGTERM outside the harness's run: what was measured is kept, nothing imported."""
-
-    exit_code = Terminated.exit_code
-
-
-@contextlib.contextmanager
-def terminate_as_interrupt() -> Iterator[None]:
-    """While the block runs, SIGTERM raises ``Terminated`` (a KeyboardInterrupt) in the
-    main thread, so it stops a harness as Ctrl-C does; the previous handler is restored
-    afterwards. Nothing changes outside the main thread (no handler can be set there) or
-    where SIGTERM is ignored (``trap '' TERM``)."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.getsignal(signal.SIGTERM)
-    if previous == signal.SIG_IGN:
-        yield
-        return
-
-    def terminated(signum, frame):
-        raise Terminated()
-
-    signal.signal(signal.SIGTERM, terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 # --- the code that ran -------------------------------------------------------------------
@@ -369,296 +318,6 @@ def _liger_data_file(command: list[str], folder: Path) -> Path:
     return folder.parent / "data" / LIGER_DATA_FILE
 
 
-# --- running it --------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class HarnessResult:
-    returncode: int
-    seconds: float
-
-
-def run_harness(command: list[str], folder: Path, echo: Callable[[str], None],
-                environment: dict[str, str] | None = None,
-                on_start: Callable[[subprocess.Popen], None] | None = None) -> HarnessResult:
-    """Run ``command`` in ``folder`` (with ``environment``, else kidx's own), its output
-    (stdout and stderr) passed to ``echo`` line by line. The command runs in a process
-    group of its own: a Ctrl-C or a SIGTERM to kidx (``terminate_as_interrupt``, in force
-    while it runs) stops the whole group, a wrapper script's children too (``_stop``), and
-    raises HarnessInterrupted (exit status 130, or 143 for SIGTERM): nothing is imported
-    from a stopped run. A terminal's Ctrl-C, sent to its foreground group, no longer
-    reaches the harness directly: kidx passes it on."""
-    started = time.monotonic()
-    with terminate_as_interrupt():
-        try:
-            process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL, env=environment, process_group=0)
-        except OSError as exc:
-            raise HarnessFailed(
-                f"cannot run {shlex.quote(command[0])}: {exc.strerror or exc}; nothing was imported") from None
-        if on_start is not None:  # record --gpus: so that an interrupt can stop it from another thread
-            on_start(process)
-        try:
-            assert process.stdout is not None
-            _pass_lines(process.stdout.fileno(), echo, lambda: process.poll() is not None)
-            process.stdout.close()  # a daemon still writing to it gets EPIPE, never a full pipe
-            returncode = _waited(process)
-        except KeyboardInterrupt as interrupt:  # Ctrl-C, or SIGTERM (Terminated)
-            _stop(process)
-            raise HarnessInterrupted.by(interrupt) from None
-    return HarnessResult(returncode, time.monotonic() - started)
-
-
-# Python runs a signal's handler between bytecodes: a Ctrl-C that arrives just before a
-# blocking read or wait has begun is only seen when that call returns, which for a harness
-# that says nothing more is never. Every wait below is therefore bounded by _TICK, after
-# which the interrupt, if any, is raised.
-_TICK = 0.1
-
-
-_MAX_LINE = 65536  # characters of one line of the harness's output passed on at once
-_DRAIN_READS = 1024  # reads of what the harness's children still write after it ended
-
-
-def _pass_lines(fd: int, echo: Callable[[str], None], ended: Callable[[], bool] = lambda: False) -> None:
-    """Each line read from ``fd`` until its end, passed to ``echo``: decoded as a text
-    stream reads it (universal newlines, undecodable bytes replaced). A line longer than
-    ``_MAX_LINE`` is passed on in pieces of that length, so memory and time stay linear in
-    the output. Once the harness has ended (``ended``), what is already in the pipe is
-    passed on and no more is waited for: a daemon the harness started may hold the pipe
-    open for ever."""
-    import codecs
-    import locale
-    import select
-
-    text = codecs.getincrementaldecoder(locale.getpreferredencoding(False))(errors="replace")
-    decoder = io.IncrementalNewlineDecoder(text, translate=True)
-    pending = ""
-    drained: int | None = None  # reads since the harness ended
-    while True:
-        if not select.select([fd], [], [], _TICK if drained is None else 0)[0]:
-            if drained is not None:
-                pending += decoder.decode(b"", final=True)
-                break
-            if ended():
-                drained = 0
-            continue
-        chunk = os.read(fd, 65536)
-        pending += decoder.decode(chunk, final=not chunk)
-        *lines, pending = pending.split("\n")
-        for line in lines:
-            echo(line)
-        while len(pending) >= _MAX_LINE:
-            echo(pending[:_MAX_LINE])
-            pending = pending[_MAX_LINE:]
-        if not chunk:
-            break
-        if drained is not None:
-            drained += 1
-            if drained >= _DRAIN_READS:
-                pending += decoder.decode(b"", final=True)
-                break
-    if pending:
-        echo(pending)
-
-
-def _waited(process: subprocess.Popen) -> int:
-    """The harness's exit status, once it has ended."""
-    while True:
-        try:
-            return process.wait(timeout=_TICK)
-        except subprocess.TimeoutExpired:
-            continue
-
-
-#: how long the harness's group is given after each of SIGINT, SIGTERM and SIGKILL (seconds)
-STOP_PATIENCE = (10.0, 5.0, 5.0)
-
-
-def _stop(process: subprocess.Popen) -> None:
-    """Stop the harness's process group after Ctrl-C or SIGTERM: an interrupt (a signal to
-    kidx alone, or a terminal's Ctrl-C, which reaches kidx's group only, has not reached
-    it), then a termination, then a kill, each given ``STOP_PATIENCE`` for every process
-    of the group to end. Another Ctrl-C or SIGTERM meanwhile moves on to the next step."""
-    import signal
-
-    for number, patience in zip((signal.SIGINT, signal.SIGTERM, signal.SIGKILL), STOP_PATIENCE, strict=True):
-        try:
-            os.killpg(process.pid, number)
-        except ProcessLookupError:  # no process of the group is left
-            break
-        except OSError:  # not ours to signal (it cannot be: the group is the harness's)
-            break
-        try:
-            if _group_ended(process, patience):
-                break
-        except KeyboardInterrupt:
-            continue
-    try:
-        process.wait(timeout=0)  # the harness itself reaped, whatever its children do
-    except (subprocess.TimeoutExpired, KeyboardInterrupt):
-        pass
-
-
-def _group_ended(process: subprocess.Popen, patience: float) -> bool:
-    """Whether every process of the harness's group ended within ``patience`` seconds
-    (the harness itself reaped; a child already a zombie counts as ended)."""
-    deadline = time.monotonic() + patience
-    while True:
-        process.poll()
-        if process.returncode is not None and not _group_members(process.pid):
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(min(_TICK, max(0.0, deadline - time.monotonic())))
-
-
-def _group_members(group: int) -> bool:
-    """Whether a live (not zombie) process is left in process group ``group``."""
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return True  # no way to tell a zombie, reaped by its new parent soon, from a process
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) ": state, ppid, pgrp, …
-        if len(fields) > 2 and fields[2] == str(group) and fields[0] != "Z":
-            return True
-    return False
-
-
-def failure_message(command: list[str], result: HarnessResult) -> str:
-    if result.returncode < 0:
-        import signal
-
-        try:
-            name = signal.Signals(-result.returncode).name
-        except ValueError:
-            name = f"signal {-result.returncode}"
-        return f"{shlex.join(command)} was killed by {name}; nothing was imported"
-    return f"{shlex.join(command)} exited with status {result.returncode}; nothing was imported"
-
-
-# --- before a --timer recording ---------------------------------------------------------
-
-#: the oldest Python kidx's do_bench (kidx/timers, injected into the harness) runs on
-MIN_HARNESS_PYTHON = (3, 9)
-_PYTHON_PROGRAM = re.compile(r"^(python|pypy)[0-9.]*$")
-#: run by the harness's Python: its version, and whether torch has a CUDA device (any Python 3)
-_DEVICE_PROBE = """\
-import json, sys
-answer = {"python": list(sys.version_info[:2])}
-try:
-    import torch
-except Exception as exc:
-    answer["error"] = "%s: %s" % (type(exc).__name__, exc)
-else:
-    answer["torch"] = str(getattr(torch, "__version__", ""))
-    try:
-        answer["cuda"] = bool(torch.cuda.is_available())
-    except Exception as exc:
-        answer["cuda"] = False
-        answer["error"] = "%s: %s" % (type(exc).__name__, exc)
-sys.stdout.write("\\n" + json.dumps(answer) + "\\n")
-"""
-
-
-def harness_python(command: list[str], folder: Path, environment: dict[str, str] | None = None) -> str | None:
-    """The Python that runs ``command``: its program where that is a Python (``python3``,
-    ``.venv/bin/python``), else the interpreter a ``#!`` line names (``pytest``,
-    ``torchrun``: console scripts); None where that cannot be told (a shell script, make)."""
-    import shutil
-
-    program = command[0]
-    if _PYTHON_PROGRAM.match(os.path.basename(program)):
-        return program
-    if os.sep in program:
-        found: str | None = str(_absolute(Path(program), folder))
-    else:
-        found = shutil.which(program, path=(os.environ if environment is None else environment).get("PATH"))
-    try:
-        with open(found or "", "rb") as handle:
-            first = handle.readline(512)
-    except OSError:
-        return None
-    if not first.startswith(b"#!"):
-        return None
-    words = first[2:].decode("utf-8", "replace").split()
-    if words and os.path.basename(words[0]) == "env":
-        words = [word for word in words[1:] if not word.startswith("-")]
-    if words and _PYTHON_PROGRAM.match(os.path.basename(words[0])):
-        return words[0]
-    return None
-
-
-def check_timer_device(timer: str, commands: list[list[str]], folder: Path,
-                       environment: dict[str, str] | None = None) -> None:
-    """Refuse ``--timer`` before anything runs where the harness's Python (``harness_python``,
-    else kidx's own) is older than MIN_HARNESS_PYTHON, or has no torch with a CUDA device:
-    a DeviceUnavailable naming ``--timer``. The question is asked in a child process of
-    that Python (kidx itself never imports torch), given ``KIDX_PROBE_TIMEOUT`` seconds
-    (a broken driver can hang ``torch.cuda.is_available()``). Where the command is no
-    Python and kidx's own Python has no torch, nothing can be told, and nothing is refused."""
-    import json
-    import sys
-
-    from kidx.capture.probes import PROBE_TIMEOUT_ENV, probe_timeout
-    from kidx.errors import DeviceUnavailable
-
-    asked: set[str] = set()
-    for command in commands:
-        own = harness_python(command, folder, environment)
-        python = own or sys.executable
-        if python in asked:
-            continue
-        asked.add(python)
-        whose = (f"the harness's Python ({python})" if own else
-                 f"kidx's own Python ({python}; {shlex.quote(command[0])} is not a Python program)")
-        timeout = probe_timeout()
-        try:
-            completed = subprocess.run([python, "-c", _DEVICE_PROBE], cwd=folder, env=environment,
-                                       stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
-        except OSError:
-            continue  # the command cannot start either: running it says why
-        except subprocess.TimeoutExpired:
-            raise DeviceUnavailable(
-                f"--timer {timer}: {whose} did not say within {timeout:g} s whether torch has a CUDA device "
-                f"(torch.cuda.is_available() hung: a broken driver?); nothing was run (set {PROBE_TIMEOUT_ENV} "
-                "to wait longer)") from None
-        lines = completed.stdout.decode("utf-8", "replace").strip().splitlines()
-        try:
-            answer = json.loads(lines[-1]) if lines else None
-        except ValueError:
-            answer = None
-        if not isinstance(answer, dict):
-            continue  # it said nothing kidx can read: the command's own run will say more
-        version = tuple(answer.get("python") or ())
-        if version and version < MIN_HARNESS_PYTHON:
-            raise DeviceUnavailable(
-                f"--timer {timer}: {whose} is Python {'.'.join(map(str, version))}, and kidx's do_bench needs "
-                f"Python {'.'.join(map(str, MIN_HARNESS_PYTHON))} or newer; nothing was run")
-        if "torch" not in answer:
-            if own:
-                raise DeviceUnavailable(f"--timer {timer} needs torch with a CUDA device, and {whose} has no torch "
-                                        f"({answer.get('error')}); nothing was run")
-            continue
-        if answer.get("cuda") is not True:
-            why = answer.get("error") or "no GPU, or a CPU-only build of PyTorch"
-            if answer["torch"]:
-                why = f"torch {answer['torch']}: {why}"
-            raise DeviceUnavailable(f"--timer {timer} needs a CUDA device, and {whose} has none: "
-                                    f"torch.cuda.is_available() is False ({why}); nothing was run")
-
-
 # --- several processes, one or two commands ------------------------------------------------
 
 @dataclass
@@ -804,7 +463,7 @@ def run_processes(sides: list[Side], processes: int, folder: Path, scratch: Path
 
     runner.running, runner.halted = Running(), threading.Event()
     try:
-        run_on_gpus(gpus, range(1, processes + 1), repetition_on, runner.running, _stop, runner.halted)
+        run_on_gpus(gpus, range(1, processes + 1), repetition_on, runner.running, stop_harness, runner.halted)
     except KeyboardInterrupt:
         raise HarnessInterrupted("interrupted: the commands were stopped; nothing was imported") from None
 

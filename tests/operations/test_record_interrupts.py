@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from kidx.operations import record
+from kidx.operations import record, record_harness
 
 
 def test_a_ctrl_c_the_read_did_not_see_stops_the_harness(tmp_path):
@@ -73,7 +73,7 @@ def test_sigterm_stops_a_harness_that_ignores_signals_and_the_handler_is_restore
     """SIGTERM is handled as Ctrl-C while the harness runs: its group gets SIGINT, then
     SIGTERM, then SIGKILL, each after the patience before; the error says 143. The SIGTERM
     handler kidx set is the caller's again afterwards."""
-    monkeypatch.setattr(record, "STOP_PATIENCE", (0.5, 0.5, 5.0))
+    monkeypatch.setattr(record_harness, "STOP_PATIENCE", (0.5, 0.5, 5.0))
     pid_file = tmp_path / "harness.pid"
     harness = ("import os, signal, time\n"
                "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"

@@ -126,6 +126,7 @@ def record(
     """
     from kidx.cli.commands.import_ import import_progress, print_import
     from kidx.operations import record as recording
+    from kidx.operations import record_harness
     from kidx.operations.importing import format_options
     from kidx.operations.record_workflow import RecordRequest
     from kidx.operations.record_workflow import record as recorded
@@ -153,12 +154,12 @@ def record(
                             keep=output_format not in ("yaml", "json"), recover=recover,
                             store_hint=store if store and "://" not in store else None, stopping=stopping,
                             gpus=gpus)
-    with recording.terminate_as_interrupt():  # SIGTERM stops the harness as Ctrl-C does
+    with record_harness.terminate_as_interrupt():  # SIGTERM stops the harness as Ctrl-C does
         try:
             result = recorded(request, kind_registry(), lambda: open_store(store), output(), to_yaml,
                               import_progress())
-        except recording.Terminated:  # between two processes, or during the import
-            raise recording.RecordTerminated("terminated; nothing was imported") from None
+        except record_harness.Terminated:  # between two processes, or during the import
+            raise record_harness.RecordTerminated("terminated; nothing was imported") from None
     print_import(format_name, result, output_format, suffix)
 
 
