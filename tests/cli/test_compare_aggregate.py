@@ -26,11 +26,13 @@ SHAPES = (
 RUN = "liger-{kernel}-forward-liger-nvidia-h100-80gb-hbm3-hidden64-seq{seq}-2026-01-02-00-00-00-{tail}"
 ALPHA_1024 = RUN.format(kernel="alpha", seq=1024, tail="9d527ecd8a")
 BETA_2048 = RUN.format(kernel="beta", seq=2048, tail="99eba50aed")
-RULE = ("rule: a change counts when it exceeds 5% and a two-sided t-test on the logs of the runs' statistics gives "
-        "p < 0.05 and |t| >= 5, with the spread between runs from repeated runs or the series' history; a change is "
-        "confirmed by 2 runs a side, more than half of the pairs of runs beyond 5% its way, else unconfirmed; same when "
-        "the 95% interval of the ratio lies within 5%; with only within-run evidence (Mann-Whitney U on samples, else "
-        "p20-p80 bands apart, else the threshold) at most unconfirmed\n")
+RULE = ("rule: the threshold follows the evidence: a change counts when it exceeds 0.5% (a kernel timer's "
+        "runs; 5% for others) and a two-sided t-test on the logs of the runs' statistics gives p < 0.05 and "
+        "|t| >= 4 (5 for others), with the spread between runs from repeated runs or the series' history; a "
+        "change is confirmed by 2 runs a side, more than half of the pairs of runs beyond that its way, else "
+        "unconfirmed; same when the 95% interval of the ratio lies within the larger of that and the change "
+        "the runs would detect 95% of the time, at most 5%; with only within-run evidence (Mann-Whitney U on "
+        "samples, else p20-p80 bands apart, else a 5% threshold) at most unconfirmed\n")
 
 
 @pytest.fixture
@@ -57,14 +59,14 @@ def test_the_table_shows_the_aggregates_instead_of_the_rows(suite):
     assert out == (
         "OPERATION   IMPLEMENTATION             BASELINE                         CONFIGS   SLOWER   FASTER   SAME   "
         "INCONCLUSIVE   UNCONFIRMED   GEOMEAN   GEOMEAN-CI    WORST          WORST-RUN\n"
-        "alpha       liger-alpha-liger-triton   liger-alpha-transformers-eager   3         1        1        1      "
-        f"0              0             0.965     0.536-1.737   1.199 slower   {ALPHA_1024}\n"
+        "alpha       liger-alpha-liger-triton   liger-alpha-transformers-eager   3         1        1        0      "
+        f"1              0             0.965     0.536-1.737   1.199 slower   {ALPHA_1024}\n"
         "beta        liger-beta-liger-triton    liger-beta-transformers-eager    2         0        1        0      "
         f"0              1             0.499     0.483-0.515   0.500 faster   {BETA_2048}\n"
         "\n"
-        "suite: 1 of 5 configurations slower (2 faster, 1 same, 0 inconclusive, 1 unconfirmed); worst: "
+        "suite: 1 of 5 configurations slower (2 faster, 0 same, 1 inconclusive, 1 unconfirmed); worst: "
         f"{ALPHA_1024}, ratio 1.199, slower; overall: geometric-mean ratio 0.741, 95% interval 0.452-1.216 "
-        "(one configuration one vote)\n" + RULE + "summary: 1 slower, 2 faster, 1 same, 0 inconclusive, 1 unconfirmed\n"
+        "(one configuration one vote)\n" + RULE + "summary: 1 slower, 2 faster, 0 same, 1 inconclusive, 1 unconfirmed\n"
     )
 
 
@@ -80,7 +82,7 @@ def test_json_aggregates_with_the_geomean_and_interval_computed_by_hand(suite):
                                   "slower", "faster", "same", "inconclusive", "unconfirmed")} == {
         "operation": "alpha", "implementation": "liger-alpha-liger-triton", "label": None,
         "baseline": "liger-alpha-transformers-eager", "metric": "latency", "configurations": 3, "slower": 1,
-        "faster": 1, "same": 1, "inconclusive": 0, "unconfirmed": 0}
+        "faster": 1, "same": 0, "inconclusive": 1, "unconfirmed": 0}
     # by hand: the ratio of the arms' medians per shape, their logs' mean and a t interval with 2 df
     logs = [math.log(_ratio(hf, lg)) for kernel, _, hf, lg in SHAPES if kernel == "alpha"]
     mean, sd = statistics.mean(logs), statistics.stdev(logs)
@@ -114,7 +116,7 @@ def test_markdown_opens_with_the_headline_then_the_table(suite):
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0] == (
-        "**1 of 5 configurations slower (2 faster, 1 same, 0 inconclusive, 1 unconfirmed); worst: "
+        "**1 of 5 configurations slower (2 faster, 0 same, 1 inconclusive, 1 unconfirmed); worst: "
         f"{ALPHA_1024}, ratio 1.199, slower; overall: geometric-mean ratio 0.741, 95% interval 0.452-1.216 "
         "(one configuration one vote)**")
     assert lines[1:5] == [
@@ -122,13 +124,13 @@ def test_markdown_opens_with_the_headline_then_the_table(suite):
         "| OPERATION | IMPLEMENTATION | BASELINE | CONFIGS | SLOWER | FASTER | SAME | INCONCLUSIVE | UNCONFIRMED | "
         "GEOMEAN | GEOMEAN-CI | WORST | WORST-RUN |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-        "| alpha | liger-alpha-liger-triton | liger-alpha-transformers-eager | 3 | 1 | 1 | 1 | 0 | 0 | 0.965 | "
+        "| alpha | liger-alpha-liger-triton | liger-alpha-transformers-eager | 3 | 1 | 1 | 0 | 1 | 0 | 0.965 | "
         f"0.536-1.737 | 1.199 slower | {ALPHA_1024} |",
     ]
     # every configuration's table folded under it, the rule last
     assert lines[6:8] == ["", "<details><summary>every configuration</summary>"]
     assert out.count("| IMPLEMENTATION | MEDIAN |") == 5 and lines[-3:-1] == ["</details>", ""]
-    assert lines[-1].startswith("rule: a change counts when it exceeds 5%")
+    assert lines[-1].startswith("rule: the threshold follows the evidence: a change counts when it exceeds 0.5%")
 
 
 def test_csv_prints_the_aggregate_rows(suite):
@@ -138,7 +140,7 @@ def test_csv_prints_the_aggregate_rows(suite):
     assert header == ("liger_version,implementation,label,baseline,metric,configurations,slower,faster,same,"
                       "inconclusive,unconfirmed,geomeanRatio,ciLow,ciHigh,worstRun,worstRatio,worstVerdict")
     # each kernel's implementation is a row of its own, under the one release
-    assert alpha.startswith("0.1.0,liger-alpha-liger-triton,,liger-alpha-transformers-eager,latency,3,1,1,1,0,0,")
+    assert alpha.startswith("0.1.0,liger-alpha-liger-triton,,liger-alpha-transformers-eager,latency,3,1,1,0,1,0,")
     assert beta.startswith("0.1.0,liger-beta-liger-triton,,liger-beta-transformers-eager,latency,2,0,1,0,0,1,")
     *_, run, ratio, verdict = alpha.split(",")
     assert (run, float(ratio), verdict) == (ALPHA_1024, pytest.approx(_ratio((1.00, 1.01), (1.20, 1.21))), "slower")
