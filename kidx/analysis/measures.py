@@ -46,13 +46,20 @@ class Measure(NamedTuple):
         return self.direction == LOWER
 
 
-def measure_of(spec: dict, protocol_spec: dict | None = None) -> Measure | None:
-    """The headline figure of a run spec, or None when it has none (a failed run)."""
+def measure_of(spec: dict, protocol_spec: dict | None = None, metric: str | None = None) -> Measure | None:
+    """The headline figure of a run spec, or None when it has none (a failed run).
+    ``metric``: that metric's figure instead (``compare --metric``: a bandwidth or a
+    throughput a latency run also measured), None where the run has none."""
     if not isinstance(spec, dict):
         return None
     measurement = (protocol_spec or {}).get("measurement") or {}
     declared = measurement.get("metric")
-    headline = _headline(spec) or _measured_headline(spec, declared, measurement.get("primaryStatistic"))
+    if metric is not None:
+        own = _headline(spec)
+        headline = own if own is not None and own[0] == metric else _measured_headline(spec, metric, None, True)
+        declared = None
+    else:
+        headline = _headline(spec) or _measured_headline(spec, declared, measurement.get("primaryStatistic"))
     if headline is None:
         return None
     metric, statistics, primary, unit = headline
@@ -106,16 +113,18 @@ def _headline(spec: dict):
 _PRIMARY = ("median", "mean", "min", "max")
 
 
-def _measured_headline(spec: dict, declared: str | None, primary: str | None):
+def _measured_headline(spec: dict, declared: str | None, primary: str | None, required: bool = False):
     """A run whose figure is neither a latency nor a peak memory (a bandwidth, a throughput,
     a speedup): its ``spec.measurements`` of one metric, the protocol's where the run has
-    it, else the first one measured; the statistics in its stored unit."""
+    it, else (unless ``required``) the first one measured; the statistics in its stored unit."""
     entries = [entry for entry in spec.get("measurements") or ()
                if isinstance(entry, dict) and isinstance(entry.get("metric"), str)
                and entry.get("unit") in TO_STORED and _is_number(entry.get("value"))]
     if not entries:
         return None
     metrics = [entry["metric"] for entry in entries]
+    if required and declared not in metrics:
+        return None
     metric = declared if declared in metrics else metrics[0]
     statistics: dict[str, float] = {}
     unit = None

@@ -137,11 +137,12 @@ def select_runs(store: Store, registry: KindRegistry, request: RunsRequest, cond
         reference_conditions=conditions,
     )
     result = find_objects(store, registry, query)
-    return Selection(analysed_all(store, registry, [m for _, group in result.groups for m in group]), result.missing)
+    manifests = [m for _, group in result.groups for m in group]
+    return Selection(analysed_all(store, registry, manifests, getattr(request, "metric", None)), result.missing)
 
 
 def recent_runs(store: Store, registry: KindRegistry, condition_sets, window: int,
-                known: Collection[str] = ()) -> list[AnalysedRun]:
+                known: Collection[str] = (), metric: str | None = None) -> list[AnalysedRun]:
     """The runs that meet one of the ``condition_sets`` (each a tuple of
     ReferenceConditions, all of which a run meets), at most ``window`` a set: the ones
     applied most recently (``kidx.store.catalog.RECENT``), less those named in ``known``
@@ -163,7 +164,7 @@ def recent_runs(store: Store, registry: KindRegistry, condition_sets, window: in
         manifests = [manifest_of(entry, identities[entry.digest]) if entry.digest in identities
                      else store.manifest(entry)  # missing: the store's own error names it
                      for entry in entries.values()]
-    return analysed_all(store, registry, manifests)
+    return analysed_all(store, registry, manifests, metric)
 
 
 def condition_sets(registry: KindRegistry, runs: list[AnalysedRun], roles: tuple[str, ...],
@@ -186,14 +187,16 @@ def condition_sets(registry: KindRegistry, runs: list[AnalysedRun], roles: tuple
             for key in sorted(keys)]
 
 
-def analysed_all(store: Store, registry: KindRegistry, manifests: list[dict]) -> list[AnalysedRun]:
-    """The run manifests analysed, the objects they refer to looked up once per kind."""
+def analysed_all(store: Store, registry: KindRegistry, manifests: list[dict],
+                 metric: str | None = None) -> list[AnalysedRun]:
+    """The run manifests analysed, the objects they refer to looked up once per kind;
+    ``metric``: each run's figure of that metric instead of its headline (``--metric``)."""
     fields = run_reference_fields(registry)
     resolver = ReferenceResolver(store)
     specs = [manifest.get("spec") or {} for manifest in manifests]
     for field, kind in fields.values():
         resolver.prefetch(kind, [spec.get(field) for spec in specs])
-    return [analysed(manifest, resolver, fields, spec) for manifest, spec in zip(manifests, specs, strict=True)]
+    return [analysed(manifest, resolver, fields, spec, metric) for manifest, spec in zip(manifests, specs, strict=True)]
 
 
 def run_reference_fields(registry: KindRegistry) -> dict[str, tuple[str, str]]:
@@ -206,12 +209,12 @@ def run_reference_fields(registry: KindRegistry) -> dict[str, tuple[str, str]]:
 
 
 def analysed(manifest: dict, resolver: ReferenceResolver, fields: dict[str, tuple[str, str]],
-             spec: dict) -> AnalysedRun:
+             spec: dict, metric: str | None = None) -> AnalysedRun:
     """``spec``: the manifest's ``spec`` (or ``{}``), which the caller has read already."""
     refs = dict.fromkeys(ROLES, _NOTHING)
     for role, (field, kind) in fields.items():
         refs[role] = resolver.resolve(kind, spec.get(field))
-    measure = measure_of(spec, refs["protocol"].spec) if spec.get("status") == "passed" else None
+    measure = measure_of(spec, refs["protocol"].spec, metric) if spec.get("status") == "passed" else None
     return AnalysedRun(
         name=manifest["metadata"]["name"],
         labels=manifest["metadata"].get("labels") or {},

@@ -83,6 +83,7 @@ class CompareRequest(NamedTuple):
     min_t: float = MIN_T  # the smallest |t| a change needs (the noise between runs has heavy tails)
     confirm_runs: int = CONFIRM_RUNS  # runs a side that must agree on a change (1: one run suffices)
     aggregate: AggregateKey | None = None  # --aggregate: the compared rows taken together by this key
+    metric: str | None = None  # --metric: judge each run by this metric's figure instead of its headline
 
 
 class Arm(NamedTuple):
@@ -348,7 +349,7 @@ def _history(store, registry, request: CompareRequest, selected: list[AnalysedRu
     # a run without its workload or environment has no history; one without its
     # implementation or protocol is matched on the references it has
     conditions = condition_sets(registry, measured, ROLES, ("workload", "environment"))
-    for run in recent_runs(store, registry, conditions, HISTORY_WINDOW, found):
+    for run in recent_runs(store, registry, conditions, HISTORY_WINDOW, found, request.metric):
         found.setdefault(run.name, run)
     return list(found.values())
 

@@ -45,7 +45,7 @@ PINNED = {
     'Store.get': 'Store.get(kind: str, *names: str, selector: str | None = None, field_selector: str | None = None, references: Iterable[str] = ()) -> list[StoredObject]',
     'Store.records': 'Store.records(selector: str | None = None, field_selector: str | None = None, columns: Sequence[str] | None = None, references: Iterable[str] = ()) -> list[dict[str, Any]]',
     'Store.frame': 'Store.frame(selector: str | None = None, field_selector: str | None = None, columns: Sequence[str] | None = None, references: Iterable[str] = ()) -> Any',
-    'Store.compare': "Store.compare(*names: str, selector: str | None = None, field_selector: str | None = None, references: Iterable[str] = (), by: str = 'implementation', baseline: str | None = None, threshold: float = 5.0, only: str | Iterable[str] | None = None, force: bool = False, alpha: float = 0.05, aggregate: str | None = None) -> Comparison",
+    'Store.compare': "Store.compare(*names: str, selector: str | None = None, field_selector: str | None = None, references: Iterable[str] = (), by: str = 'implementation', baseline: str | None = None, threshold: float = 5.0, only: str | Iterable[str] | None = None, force: bool = False, alpha: float = 0.05, aggregate: str | None = None, metric: str | None = None) -> Comparison",
     'Store.series': 'Store.series(*names: str, selector: str | None = None, field_selector: str | None = None, references: Iterable[str] = (), label: str | None = None, baseline: str | None = None, threshold: float = 5.0, alpha: float = 0.05) -> SeriesResult',
     'Store.apply': 'Store.apply(documents_or_path: Documents, dry_run: bool = False) -> ApplyResult',
     'Store.import_bundle': 'Store.import_bundle(path: str | os.PathLike[str], dry_run: bool = False) -> ImportResult',

@@ -4,6 +4,7 @@ which way is better (kidx/units.py's METRICS): a bandwidth, a FLOP rate, a throu
 from __future__ import annotations
 
 import json
+import re
 
 from conftest import REPO
 
@@ -50,3 +51,51 @@ def test_compare_a_flop_rate_less_is_worse(kidx):
         ["tritonbench-gemm-triton-tutorial-matmul", "110.4TFLOP/s", "<none>", "0.895", "0.89x", "unconfirmed"],
     ]
     assert table[3][7] == "(slower)"
+
+
+NVBENCH_SOL = REPO / "tests" / "data" / "h200-sol" / "nvbench-sol.json"
+GOOGLE_BENCHMARK = REPO / "tests" / "data" / "google-benchmark" / "results.json"
+
+
+def names(kidx, *args: str) -> list[str]:
+    return [line.split("/", 1)[1] for line in kidx("get", "runs", *args, "-o", "name").out.splitlines()]
+
+
+def test_compare_nvbench_global_memory_bandwidth_with_metric(kidx):
+    """NVBench's bytes_per_second summary, a measurement beside the latency: --metric judges
+    by it, and more bytes a second is faster, as the latency says."""
+    assert kidx("import", "nvbench", str(NVBENCH_SOL)).code == 0
+    [huggingface] = [n for n in names(kidx) if "llama4-rope-forward-t-16384-provider-huggingface" in n]
+    [liger] = [n for n in names(kidx) if "llama4-rope-forward-t-16384-provider-liger" in n]
+    code, out, err = kidx("compare", huggingface, liger, "--force", "--metric", "global_memory_bandwidth",
+                          "-o", "json")
+    assert (code, err) == (0, "")
+    [group] = json.loads(out)["groups"]
+    assert [(r["run"], r["statistic"], r["unit"], round(r["value"] / 1e9, 1), round(r["speedup"], 2), r["withinRun"])
+            for r in group["rows"]] == [
+        (huggingface, "mean", "B/s", 538.7, 1.0, None), (liger, "mean", "B/s", 1540.1, 2.86, "faster")]
+    code, latency, err = kidx("compare", huggingface, liger, "--force", "-o", "json")
+    assert round(json.loads(latency)["groups"][0]["rows"][1]["speedup"], 2) == 2.86  # the same way
+
+
+def test_compare_google_benchmark_counters_with_metric(kidx, tmp_path):
+    """The sample's sum_list has byte and item counters; a later run with 20% fewer of each a
+    second is slower by either, as by its time."""
+    later = json.loads(GOOGLE_BENCHMARK.read_text())
+    later["context"]["date"] = "2026-12-02T10:39:05+00:00"
+    for entry in later["benchmarks"]:
+        if entry["run_name"] == "sum_list" and entry.get("aggregate_name") != "cv":
+            entry.update(bytes_per_second=entry["bytes_per_second"] * 0.8,
+                         items_per_second=entry["items_per_second"] * 0.8,
+                         real_time=entry["real_time"] * 1.25, cpu_time=entry["cpu_time"] * 1.25)
+    (tmp_path / "later.json").write_text(json.dumps(later))
+    assert kidx("import", "google-benchmark", str(GOOGLE_BENCHMARK), str(tmp_path / "later.json")).code == 0
+    for metric, shown in (("memory_bandwidth", ["2.381GB/s", "1.904GB/s"]),
+                          ("throughput", ["297.6M items/s", "238.1M items/s"])):
+        code, out, err = kidx("compare", "-l", "benchmark=sum_list", "--metric", metric)
+        assert (code, err) == (0, "")
+        lines = out.splitlines()
+        assert [re.split(r"\s{2,}", line)[1] for line in lines[2:4]] == shown
+        assert "0.800" in lines[3] and "0.80x" in lines[3] and "unconfirmed (slower)" in lines[3]
+    code, out, err = kidx("compare", "-l", "benchmark=sum_list", "--metric", "no_such_metric")
+    assert "no selected run has a figure to compare" in err
