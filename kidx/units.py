@@ -1,7 +1,9 @@
 """The units of a run's figures, defined once: the units a figure may be written in (the
 CRDs' ``unit`` enum, ``crds/benchmarkruns.yaml``), the unit each headline is stored in and
-the scale of every other unit of its quantity to it, which way is better, and the steps
-in which output shows a figure. Everything that converts or shows a unit reads it here.
+the scale of every other unit of its quantity to it, the metric vocabulary (the protocol
+CRD's ``measurement.metric`` enum) and which way is better for each metric and unit, and
+the steps in which output shows a figure. Everything that converts or shows a unit, or
+asks whether more is better, reads it here.
 
 It imports nothing, so any layer may read it (docs/design.md §7)."""
 
@@ -50,8 +52,6 @@ STORED_UNITS = {"latency": NANOSECONDS, "peak_memory": BYTES}
 TO_STORED: dict[str, float] = {unit: scale for unit, (_, scale, _) in UNITS.items()}
 #: the stored unit of a figure written in each unit
 STORED_UNIT_OF: dict[str, str] = {unit: stored for unit, (stored, _, _) in UNITS.items()}
-#: the units of quantities less of which is better
-LOWER_IS_BETTER = (*TIME_UNITS, BYTES, "bytes")
 #: which way is better by the unit alone (written or stored), where it says
 DIRECTION_BY_UNIT: dict[str, str] = {
     **{stored: direction for stored, _, direction in UNITS.values() if direction},

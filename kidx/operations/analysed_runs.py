@@ -42,6 +42,10 @@ class Referenced(NamedTuple):
 _NOTHING = Referenced(None, None, None)  # a reference the run does not have
 
 
+# the labels importers set to name a run's implementation as its source does
+IMPLEMENTATION_LABELS = ("provider", "backend")
+
+
 class AnalysedRun(NamedTuple):
     name: str
     labels: dict
@@ -59,11 +63,14 @@ class AnalysedRun(NamedTuple):
 
     def implementation_names(self) -> set[str]:
         """What ``--baseline`` may call the run's implementation: its name, digest,
-        library, or the run's ``provider`` label."""
+        library, backend or variant, or the value of a label the importer set to name it
+        (``IMPLEMENTATION_LABELS``: Liger's ``provider``, tritonbench's and a v3 record's
+        ``backend``)."""
         implementation = self.implementation
-        names = {implementation.name, implementation.digest, (implementation.spec or {}).get("library"),
-                 self.labels.get("provider")}
-        return {name for name in names if isinstance(name, str)}
+        spec = implementation.spec or {}
+        names = {implementation.name, implementation.digest, spec.get("library"), spec.get("backend"),
+                 spec.get("variant"), *(self.labels.get(key) for key in IMPLEMENTATION_LABELS)}
+        return {name for name in names if isinstance(name, str) and name}
 
     @property
     def digest(self) -> str | None:

@@ -571,8 +571,8 @@ def _problems(request: CompareRequest, runs: list[AnalysedRun], measured: list[A
                                 f"{_listed(nearest(request.baseline, present), len(present))}")
         elif not any(request.baseline in run.implementation_names() for run in measured):
             present = {run.implementation.label for run in measured}
-            problems.append(f"no selected run's implementation is {request.baseline} (--baseline: a name, library "
-                            f"or provider label); implementations present: "
+            problems.append(f"no selected run's implementation is {request.baseline} (--baseline: a name, library, "
+                            f"backend, or provider or backend label); implementations present: "
                             f"{_listed(nearest(request.baseline, present), len(present))}")
     if measured and not problems and not any(group.compared for group in groups):
         problems.append(f"{NOTHING_COMPARED}: each comparable group of the {len(measured)} selected runs holds "

@@ -99,3 +99,37 @@ def test_compare_google_benchmark_counters_with_metric(kidx, tmp_path):
         assert "0.800" in lines[3] and "0.80x" in lines[3] and "unconfirmed (slower)" in lines[3]
     code, out, err = kidx("compare", "-l", "benchmark=sum_list", "--metric", "no_such_metric")
     assert "no selected run has a figure to compare" in err
+
+
+V3_METRICS = REPO / "tests" / "data" / "pytorch-benchmark" / "softmax-metrics.jsonl"
+
+
+def test_baseline_takes_the_backend_a_user_knows(kidx):
+    """tritonbench's backend and a v3 record's model.backend name a baseline, as Liger's
+    provider does."""
+    assert kidx("import", "tritonbench", str(TRITONBENCH / "softmax.csv"), "--op", "softmax", "--mode", "fwd").code == 0
+    code, out, err = kidx("compare", "-l", "metric=gbps", "--references", "workload/tritonbench-softmax-fwd-4096",
+                          "--baseline", "naive_softmax", "-o", "json")
+    assert (code, err) == (0, "")
+    [group] = json.loads(out)["groups"]
+    assert group["rows"][0]["implementation"] == "tritonbench-softmax-naive-softmax"
+    assert group["rows"][0]["verdict"] == "baseline"
+    assert kidx("import", "pytorch-benchmark", str(V3_METRICS)).code == 0
+    code, out, err = kidx("compare", "-l", "metric=gbps,model=softmax", "--baseline", "naive_softmax", "-o", "json")
+    assert (code, err) == (0, "")
+    [group] = json.loads(out)["groups"]
+    assert [(r["implementation"].startswith("pytorch-benchmark-tritonbench-oss-softmax-naive-softmax"), r["verdict"])
+            for r in group["rows"]] == [(True, "baseline"), (False, "inconclusive")]
+
+
+def test_a_backend_two_implementations_share_is_ambiguous(kidx, tmp_path):
+    records = [json.loads(line) for line in V3_METRICS.read_text().splitlines()]
+    other = json.loads(json.dumps(records[2]))  # naive_softmax's latency, from another library
+    other["model"]["type"] = "other-suite"
+    (tmp_path / "two.jsonl").write_text("".join(json.dumps(r) + "\n" for r in (records[2], other)))
+    assert kidx("import", "pytorch-benchmark", str(tmp_path / "two.jsonl")).code == 0
+    code, out, err = kidx("compare", "--baseline", "naive_softmax")
+    assert code == 2 and out == ""
+    assert err.startswith("error: --baseline naive_softmax is ambiguous: it matches implementations "
+                          "pytorch-benchmark-other-suite-softmax-naive-softmax-")
+    assert "pytorch-benchmark-tritonbench-oss-softmax-naive-softmax-" in err and "name one of them" in err

@@ -21,7 +21,9 @@ def test_the_units_a_figure_may_be_written_in_are_the_crds():
     samples = spec["samples"]["properties"]["unit"]["enum"]
     assert list(units.MEASUREMENT_UNITS) == measurement == samples
     assert set(units.TO_STORED) <= set(units.MEASUREMENT_UNITS)
-    assert set(units.LOWER_IS_BETTER) - {units.BYTES} <= set(units.MEASUREMENT_UNITS)
+    assert set(units.DIRECTION_BY_UNIT) <= set(units.MEASUREMENT_UNITS) | set(units.STORED_UNIT_OF.values())
+    assert {unit for unit, direction in units.DIRECTION_BY_UNIT.items() if direction == units.LOWER} == {
+        *units.TIME_UNITS, "bytes", units.BYTES}
     assert set(units.STORED_UNITS.values()) == {units.NANOSECONDS, units.BYTES}
     assert set(units.STORED_UNIT_OF) == set(units.TO_STORED) == set(units.MEASUREMENT_UNITS)
 

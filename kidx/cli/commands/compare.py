@@ -54,8 +54,9 @@ def compare(
     ] = "implementation",
     baseline: Annotated[
         str | None,
-        typer.Option("--baseline", help="The baseline: an implementation (name, library or provider label), or a "
-                                        "label value with --by label=KEY, or 'previous' with --by label=KEY: "
+        typer.Option("--baseline", help="The baseline: an implementation (name, library, backend, provider or "
+                                        "backend label), or a label value with --by label=KEY, or 'previous' with "
+                                        "--by label=KEY: "
                                         "each value against the one before it in version order. Default: the "
                                         "lowest version-like label value, else the earliest observed run of each "
                                         "group."),
