@@ -18,23 +18,17 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
-from kidx.units import LOWER_IS_BETTER
+from kidx.units import HIGHER as HIGHER
+from kidx.units import LOWER as LOWER
+from kidx.units import METRICS
+from kidx.units import direction_of as direction_of
 
 COMPARABLE_ROLES = ("protocol", "workload", "environment")
 SUBJECT_ROLE = "implementation"
 ROLES = (*COMPARABLE_ROLES, SUBJECT_ROLE)  # every reference an analysis reads
 
-LOWER = "lower"  # less is better
-HIGHER = "higher"  # more is better
-DIRECTION_BY_METRIC = {"latency": LOWER, "peak_memory": LOWER, "throughput": HIGHER}
-DIRECTION_BY_UNIT = dict.fromkeys(LOWER_IS_BETTER, LOWER)
-
-
-def direction_of(metric: str | None, unit: str | None = None) -> str | None:
-    """``lower``, ``higher``, or None when neither the metric nor the unit says."""
-    if metric in DIRECTION_BY_METRIC:
-        return DIRECTION_BY_METRIC[metric]
-    return DIRECTION_BY_UNIT.get(unit) if unit is not None else None
+# which way is better, defined once beside the units (kidx/units.py)
+DIRECTION_BY_METRIC = {metric: direction for metric, (_, direction) in METRICS.items()}
 
 
 class Referencing(Protocol):

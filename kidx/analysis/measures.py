@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from kidx.analysis.comparability import DIRECTION_BY_METRIC, LOWER, direction_of
-from kidx.units import STORED_UNITS, TO_STORED
+from kidx.units import STORED_UNIT_OF, STORED_UNITS, TO_STORED
 
 # measurements may be written in other units of the same quantity (TO_STORED, keyed by
 # unit names: any value read from a document may be looked up)
@@ -23,10 +23,10 @@ _SAMPLE_KEYS = ("samples", "values")
 
 
 class Measure(NamedTuple):
-    metric: str  # latency, peak_memory
+    metric: str  # latency, peak_memory, memory_bandwidth, throughput, speedup, … (kidx.units.METRICS)
     statistic: str  # the primary statistic: median, mean, min or max
     value: float
-    unit: str  # "ns" or "B"
+    unit: str  # the stored unit: "ns", "B", "B/s", "FLOP/s", "items/s", "tokens/s", "x" (a ratio) or "" (a count)
     low: float | None = None  # the band's low end (p20, else p25), where the run has it
     high: float | None = None  # its high end (p80, else p75)
     samples: tuple[float, ...] | None = None  # raw samples, where the run has them
@@ -46,18 +46,26 @@ class Measure(NamedTuple):
         return self.direction == LOWER
 
 
-def measure_of(spec: dict, protocol_spec: dict | None = None) -> Measure | None:
-    """The headline figure of a run spec, or None when it has none (a failed run)."""
+def measure_of(spec: dict, protocol_spec: dict | None = None, metric: str | None = None) -> Measure | None:
+    """The headline figure of a run spec, or None when it has none (a failed run).
+    ``metric``: that metric's figure instead (``compare --metric``: a bandwidth or a
+    throughput a latency run also measured), None where the run has none."""
     if not isinstance(spec, dict):
         return None
-    headline = _headline(spec)
+    measurement = (protocol_spec or {}).get("measurement") or {}
+    declared = measurement.get("metric")
+    if metric is not None:
+        own = _headline(spec)
+        headline = own if own is not None and own[0] == metric else _measured_headline(spec, metric, None, True)
+        declared = None
+    else:
+        headline = _headline(spec) or _measured_headline(spec, declared, measurement.get("primaryStatistic"))
     if headline is None:
         return None
-    metric, statistics, primary = headline
-    declared = ((protocol_spec or {}).get("measurement") or {}).get("metric")
-    if declared in DIRECTION_BY_METRIC:
+    metric, statistics, primary, unit = headline
+    if declared in DIRECTION_BY_METRIC and metric in STORED_UNITS:
         metric = declared if declared != "throughput" else metric  # a run's own unit wins for throughput
-    primary = primary or ((protocol_spec or {}).get("measurement") or {}).get("primaryStatistic") or "median"
+    primary = primary or measurement.get("primaryStatistic") or "median"
     value = statistics.get(primary)
     if not _is_number(value) or value <= 0:  # nothing to divide by: no ratio, no speedup
         return None
@@ -70,7 +78,25 @@ def measure_of(spec: dict, protocol_spec: dict | None = None) -> Measure | None:
             break
         low = high = None
     samples = _samples(spec, metric, statistics)
-    return Measure(metric, primary, value, STORED_UNITS[headline[0]], low, high, samples, band)
+    return Measure(metric, primary, value, unit, low, high, samples, band)
+
+
+def figure_median(spec: dict) -> tuple[float, str] | None:
+    """The median of a run's figure with its stored unit, as ``get`` shows it: the latency,
+    else the metric its measurements hold (bandwidth, throughput, …); None for a run with
+    neither (a failed run, a memory run: ``get -o wide`` has a column of its own for those)."""
+    if not isinstance(spec, dict):
+        return None
+    timing = spec.get("timing")
+    if isinstance(timing, dict) and isinstance(timing.get("latencyNs"), dict):
+        value = timing["latencyNs"].get("median")
+        return (value, STORED_UNITS["latency"]) if _is_number(value) else None
+    if isinstance(spec.get("memory"), dict):
+        return None
+    headline = _measured_headline(spec, None, None)
+    if headline is None or not _is_number(headline[1].get("median")):
+        return None
+    return headline[1]["median"], headline[3]
 
 
 def missing_figure(spec: dict | None, protocol_spec: dict | None = None) -> str:
@@ -89,11 +115,40 @@ def missing_figure(spec: dict | None, protocol_spec: dict | None = None) -> str:
 def _headline(spec: dict):
     timing = spec.get("timing")
     if isinstance(timing, dict) and isinstance(timing.get("latencyNs"), dict):
-        return "latency", timing["latencyNs"], timing.get("primaryStatistic")
+        return "latency", timing["latencyNs"], timing.get("primaryStatistic"), STORED_UNITS["latency"]
     memory = spec.get("memory")
     if isinstance(memory, dict) and isinstance(memory.get("peakAllocatedBytes"), dict):
-        return "peak_memory", memory["peakAllocatedBytes"], memory.get("primaryStatistic")
+        return "peak_memory", memory["peakAllocatedBytes"], memory.get("primaryStatistic"), STORED_UNITS["peak_memory"]
     return None
+
+
+# the statistics a measured headline is read from, in order, after the protocol's own
+_PRIMARY = ("median", "mean", "min", "max")
+
+
+def _measured_headline(spec: dict, declared: str | None, primary: str | None, required: bool = False):
+    """A run whose figure is neither a latency nor a peak memory (a bandwidth, a throughput,
+    a speedup): its ``spec.measurements`` of one metric, the protocol's where the run has
+    it, else (unless ``required``) the first one measured; the statistics in its stored unit."""
+    entries = [entry for entry in spec.get("measurements") or ()
+               if isinstance(entry, dict) and isinstance(entry.get("metric"), str)
+               and entry.get("unit") in TO_STORED and _is_number(entry.get("value"))]
+    if not entries:
+        return None
+    metrics = [entry["metric"] for entry in entries]
+    if required and declared not in metrics:
+        return None
+    metric = declared if declared in metrics else metrics[0]
+    statistics: dict[str, float] = {}
+    unit = None
+    for entry in entries:
+        if entry["metric"] == metric and entry.get("statistic") not in statistics:
+            statistics[str(entry.get("statistic"))] = entry["value"] * TO_STORED[entry["unit"]]
+            unit = unit or STORED_UNIT_OF[entry["unit"]]
+    chosen = next((name for name in (primary, *_PRIMARY) if name in statistics), None)
+    if chosen is None or unit is None:
+        return None
+    return metric, statistics, chosen, unit
 
 
 def _is_number(value) -> bool:

@@ -38,9 +38,11 @@ def compare_request(
     force: bool = False,
     alpha: float = 0.05,
     aggregate: str | None = None,
+    metric: str | None = None,
 ) -> CompareRequest:
     """``kidx compare``'s options as the operation's request (threshold in percent;
-    ``aggregate``: ``--aggregate``'s key, ``operation``, ``implementation`` or ``label=K``)."""
+    ``aggregate``: ``--aggregate``'s key, ``operation``, ``implementation`` or ``label=K``;
+    ``metric``: ``--metric``, the metric each run is judged by instead of its headline)."""
     from kidx.errors import UsageError
     from kidx.operations.aggregate import parse_aggregate
     from kidx.operations.compare import PREVIOUS, CompareRequest
@@ -61,6 +63,7 @@ def compare_request(
         only=parse_only(only),
         alpha=parse_alpha(alpha),
         aggregate=parse_aggregate(aggregate) if aggregate is not None else None,
+        metric=metric or None,
     )
 
 

@@ -242,16 +242,17 @@ class Store:
     def compare(self, *names: str, selector: str | None = None, field_selector: str | None = None,
                 references: Iterable[str] = (), by: str = "implementation", baseline: str | None = None,
                 threshold: float | None = None, only: str | Iterable[str] | None = None,
-                force: bool = False, alpha: float = 0.05, aggregate: str | None = None) -> Comparison:
+                force: bool = False, alpha: float = 0.05, aggregate: str | None = None,
+                metric: str | None = None) -> Comparison:
         """``kidx compare``: the same options (``threshold`` in percent, None: it follows
-        the evidence, as without ``--threshold``; ``only`` the
-        verdicts to keep, ``aggregate`` the key of ``--aggregate``), the result the command
-        renders; ``.to_dict()`` is its ``-o json``."""
+        the evidence, as without ``--threshold``; ``only`` the verdicts to keep,
+        ``aggregate`` the key of ``--aggregate``, ``metric`` the metric of ``--metric``),
+        the result the command renders; ``.to_dict()`` is its ``-o json``."""
         from kidx.api.analysis import Comparison, compare_request
         from kidx.operations.compare import compare
 
         request = compare_request(names, selector, field_selector, references, by, baseline, threshold, only, force,
-                                  alpha, aggregate)
+                                  alpha, aggregate, metric=metric)
         self._require()
         result = compare(self._store, _registry(), request)
         _warn_problems(result.problems)

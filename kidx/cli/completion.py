@@ -38,7 +38,7 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "export": ["--output", "-o", "--selector", "-l", "--format", "--store"],
     "compare": ["--selector", "-l", "--field-selector", "--references", "--by", "--baseline", "--threshold",
                 "--alpha", "--fail-on-regression", "--fail-on-inconclusive", "--allow-empty", "--only", "--aggregate",
-                "--force", "--output", "-o", "--store"],
+                "--force", "--metric", "--output", "-o", "--store"],
     "series": ["--selector", "-l", "--field-selector", "--references", "--label", "--baseline", "--threshold",
                "--alpha", "--fail-on-regression", "--fail-on-inconclusive", "--allow-empty", "--output", "-o",
                "--store"],
@@ -241,10 +241,10 @@ def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> 
 
 _VALUED = {"--aggregate", "--alpha", "--base-url", "--baseline", "--by", "--cache", "--dry-run", "--environment",
            "--field-selector", "--filename", "--format", "--from-bundle", "--gpus", "--label", "--label-columns",
-           "--level", "--library", "--limit", "--max-depth", "--max-noise", "--max-time", "--mode", "--name", "--only",
-           "--op", "--output", "--processes", "--recover", "--references", "--release-label", "--results", "--revision",
-           "--selector", "--sort-by", "--store", "--threshold", "--timer", "--title", "--x", "--y", "-L", "-f", "-l",
-           "-o"}
+           "--level", "--library", "--limit", "--max-depth", "--max-noise", "--max-time", "--metric", "--mode",
+           "--name", "--only", "--op", "--output", "--processes", "--recover", "--references", "--release-label",
+           "--results", "--revision", "--selector", "--sort-by", "--store", "--threshold", "--timer", "--title", "--x",
+           "--y", "-L", "-f", "-l", "-o"}
 
 
 def complete(arguments: list[str], commands: Iterable[str]) -> str:

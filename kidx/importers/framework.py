@@ -308,7 +308,7 @@ def read_json(path: str, problems: list[Problem], what: str) -> tuple[Any, str] 
         problems.append(Problem(Location(path, line=line), f"not valid JSON ({message}); expected {what}"))
         return None
     if repeated:
-        line, key = _repeated_key(text)
+        line, key = repeated_key(text)
         problems.append(Problem(Location(path, line=line), f"the key {json.dumps(key, ensure_ascii=True)} appears "
                                 "twice in one object; expected one of each"))
         return None
@@ -325,7 +325,7 @@ _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:]')
 _LONE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")  # any surrogate escape: lone_surrogate looks closer
 
 
-def _repeated_key(text: str) -> tuple[int, str]:
+def repeated_key(text: str) -> tuple[int, str]:
     """The line and the key of the first key repeated in one object (the text parsed, so
     only strings, brackets and colons matter; read iteratively, at any depth)."""
     stack: list[set[str] | None] = []

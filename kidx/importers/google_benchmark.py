@@ -16,9 +16,10 @@ still share its ``run_name``, which is what the import groups by.
 Output, per benchmark instance: one BenchmarkRun. Its repetitions' real times (the
 manual time with ``UseManualTime``) are the raw samples, in ns; the headline is the
 median, with mean and stddev (Google Benchmark's own aggregates where the file has
-them), min and max; CPU time, the coefficient of variation, the counts and the bytes
-per second are measurements. Aggregates are never runs of their own. Every entry of the
-instance is kept verbatim in ``spec.sourceNative.entries`` (the family's complexity fit
+them), min and max; CPU time, the coefficient of variation, the counts, the bytes per
+second (``memory_bandwidth``) and the items per second (``throughput``) are
+measurements. Aggregates are never runs of their own. Every entry of the instance is kept
+verbatim in ``spec.sourceNative.entries`` (the family's complexity fit
 in ``familyAggregates``, the file's context in ``context``): nothing the file says is
 lost. Per file, a BenchmarkProtocol (library version and timer), an
 ExecutionEnvironment from the context (caches, library version and build type; Google
@@ -110,7 +111,11 @@ FORMAT_DOC = FormatDoc(
          )),
         ("`cpu_time` (median and mean), the `_cv` aggregate, repetitions, iterations",
          "`spec.measurements`: `cpu_latency` (ns), `latency` `cv` (`ratio`), `repetitions` and `iterations` (`count`)"),
-        ("`bytes_per_second`", "`spec.measurements`: `throughput`, `median`, `bytes/s`"),
+        ("`bytes_per_second`, `items_per_second`",
+         (
+             "`spec.measurements`: `memory_bandwidth` (`bytes/s`) and `throughput` (`items/s`), each the `median`; "
+             "`kidx compare --metric memory_bandwidth` (or `throughput`) judges runs by them, more being better"
+         )),
         ("every user counter (`bytes_per_second`, `items_per_second`, custom ones)",
          (
              "`spec.sourceNative.metrics`: the median over the repetitions (the `_median` aggregate's where written), "
@@ -344,13 +349,19 @@ def _figures(instance: _Instance) -> dict[str, Any]:
     if len(iterations) == 1 and isinstance(next(iter(iterations)), int):
         measurements.append({"metric": "iterations", "statistic": "count", "unit": "count",
                              "value": next(iter(iterations))})
-    throughput = _median_of(instance, "bytes_per_second")
-    if throughput is not None:
-        measurements.append({"metric": "throughput", "statistic": "median", "unit": "bytes/s", "value": throughput})
+    for counter, metric, unit in _RATES:
+        rate = _median_of(instance, counter)
+        if rate is not None:
+            measurements.append({"metric": metric, "statistic": "median", "unit": unit, "value": rate})
     figures["measurements"] = measurements
     if len(real) > 1:
         figures["samples"] = {"metric": "latency", "unit": "ns", "values": real}
     return figures
+
+
+# the rate counters Google Benchmark names itself (SetBytesProcessed, SetItemsProcessed) ->
+# (kidx metric, unit): a bandwidth and a throughput, more of either better
+_RATES = (("bytes_per_second", "memory_bandwidth", "bytes/s"), ("items_per_second", "throughput", "items/s"))
 
 
 def _median_of(instance: _Instance, counter: str) -> float | None:

@@ -71,6 +71,7 @@ _MEASUREMENTS = {
     "nv/cold/time/cpu/median": ("cpu_latency", "median", "ns", TIME_UNITS["s"]),
     "nv/cold/sample_size": ("samples", "count", "count", 1),
     "nv/cold/bw/global/bytes_per_second": ("global_memory_bandwidth", "mean", "bytes/s", 1),
+    "nv/cold/bw/item_rate": ("throughput", "mean", "items/s", 1),
 }
 _SAMPLE_TIMES = "file/sample_times"
 
@@ -93,11 +94,12 @@ FORMAT_DOC = FormatDoc(
          "`spec.timing.latencyNs` in ns; the mean is the headline, as in NVBench's tables"),
         ((
             "`nv/cold/time/gpu/{q1,q3,iqr/absolute}`, `nv/cold/time/cpu/{mean,median}`, `nv/cold/sample_size`, "
-            "`nv/cold/bw/global/bytes_per_second`"
+            "`nv/cold/bw/global/bytes_per_second`, `nv/cold/bw/item_rate`"
         ),
          (
              "`spec.measurements` (`latency` `p25`/`p75`/`iqr`, `cpu_latency`, `samples` count, "
-             "`global_memory_bandwidth`)"
+             "`global_memory_bandwidth` in bytes/s, `throughput` in items/s: `kidx compare --metric` judges runs "
+             "by either, more being better)"
          )),
         ("the `--jsonbin` side file of sample times", "`spec.samples` (ns)"),
         ("every numeric summary, the state's name and settings",

@@ -13,8 +13,11 @@ provenance ``repo``, ``head_branch``, ``head_sha``, ``workflow_id``, ``job_id`` 
 Output, per record: one BenchmarkRun. ``metric.benchmark_values`` are its samples; a
 metric whose name says it is a time with its unit (``latency_ms``, ``latency(ms)``,
 ``median_us``, ``time_ns``) is the headline ``spec.timing.latencyNs.median`` (and the
-values its samples, in ns); any other metric keeps its values in
-``spec.sourceNative`` only. A Workload per (benchmark, mode, dtype, model), an
+values its samples, in ns); a metric whose name or ``metric.extra_info.unit`` names
+another unit (``_UNIT_WORDS``: ``gbps``, ``GB/s``, ``tflops``, ``tokens/s``, ``speedup``,
+``peak_memory_gb``) is a measurement in kidx's units, its median the run's figure; any
+other metric keeps its values in ``spec.sourceNative`` only. A key repeated in one
+object is an error at its line. A Workload per (benchmark, mode, dtype, model), an
 Implementation per (model type, model name, backend), a BenchmarkProtocol per
 (benchmark, metric, ``benchmark.extra_info``) and an ExecutionEnvironment per runner and
 dependencies (the GPU, else the CPU; the dependencies' versions or commits as software).
@@ -52,6 +55,7 @@ from kidx.importers.framework import (
     problem,
     raise_if_problems,
     read_bytes,
+    repeated_key,
     run_manifest,
     slug,
     valid_labels,
@@ -59,6 +63,7 @@ from kidx.importers.framework import (
 from kidx.importers.gpus import canonical_gpu_name, gpu_hardware
 from kidx.manifests.document import Document
 from kidx.manifests.reader import InputTooLarge, max_input_size
+from kidx.units import METRICS
 from kidx.units import TIME_UNITS as _SCALE
 
 SOURCE_NAME = "pytorch-benchmark"
@@ -67,6 +72,30 @@ WHAT = "PyTorch OSS benchmark records (v3: a JSON list or JSON lines, optionally
 # extra_info keys under which kidx export keeps its own objects
 KIDX_KEYS = {"run": "kidx.run", "BenchmarkProtocol": "kidx.protocol", "Workload": "kidx.workload",
              "Implementation": "kidx.implementation", "ExecutionEnvironment": "kidx.environment"}
+# a unit as a v3 metric writes it (its ``extra_info.unit``, or its name's last word or
+# parenthesis, lower case) -> (kidx metric, unit, scale to the unit): docs/commands/import.md
+_UNIT_WORDS: dict[str, tuple[str, str, float]] = {
+    **{unit: ("latency", "ns", scale) for unit, scale in _SCALE.items()},
+    "bytes/s": ("memory_bandwidth", "bytes/s", 1),
+    **{f"{prefix}b/s": ("memory_bandwidth", "bytes/s", scale)
+       for prefix, scale in (("", 1), ("k", 1e3), ("m", 1e6), ("g", 1e9), ("t", 1e12))},
+    "gbps": ("memory_bandwidth", "bytes/s", 1e9),
+    **{f"{prefix}flop{s}": ("throughput", "flop/s", scale)
+       for prefix, scale in (("", 1), ("g", 1e9), ("t", 1e12)) for s in ("s", "/s")},
+    **dict.fromkeys(("tokens/s", "tok/s", "tokens_per_second", "tokens_per_sec"), ("throughput", "tokens/s", 1)),
+    **dict.fromkeys(("items/s", "samples/s", "requests/s", "items_per_second", "samples_per_second",
+                     "requests_per_second", "qps"), ("throughput", "items/s", 1)),
+    **{unit: ("peak_memory", "bytes", scale) for unit, scale in (
+        ("b", 1), ("bytes", 1), ("kb", 1e3), ("mb", 1e6), ("gb", 1e9), ("kib", 2**10), ("mib", 2**20),
+        ("gib", 2**30))},
+    **dict.fromkeys(("x", "ratio"), ("ratio", "ratio", 1)),
+}
+# a name's last parenthesis (``bandwidth(GB/s)``) or last word (``peak_memory_gb``)
+_NAMED_UNIT = re.compile(r"\(([^()]+)\)\s*$|[_\s]([a-z/]+)\s*$")
+# names that say what they measure without a unit of their own
+_NAMED_METRICS = {"tokens_per_second": _UNIT_WORDS["tokens/s"], "items_per_second": _UNIT_WORDS["items/s"],
+                  "bytes_per_second": _UNIT_WORDS["b/s"], "speedup": _UNIT_WORDS["ratio"],
+                  "accuracy": _UNIT_WORDS["ratio"]}
 _TIME = re.compile(r"(?:^|[_\W])(ms|us|ns|s)\W*$|\((ms|us|ns|s)\)")
 
 FORMAT_DOC = FormatDoc(
@@ -93,9 +122,11 @@ FORMAT_DOC = FormatDoc(
         ("v3", "kidx"),
         ("`metric.benchmark_values`",
          (
-             "the samples: `spec.samples` in ns and their median the headline, where the metric's name says it is a "
-             "time and its unit (`latency(ms)`, `median_ttft_ms`, `time_us`); any other metric (`tokens_per_second`, a "
-             "bare `latency`) keeps its median in `spec.sourceNative.metrics` only"
+             "the samples (`spec.samples`) and their median the run's figure, where the metric's name or "
+             "`metric.extra_info.unit` says what it measures (the table below): a time is the headline latency "
+             "(`spec.timing.latencyNs`, in ns), any other metric a measurement in kidx's units (a bandwidth in "
+             "bytes/s, a FLOP rate in flop/s, tokens/s, items/s, a speedup or accuracy as a ratio, a peak memory in "
+             "bytes); a metric neither says (a bare `latency`) keeps its median in `spec.sourceNative.metrics` only"
          )),
         ("the whole record", "`spec.sourceNative.record`, as written"),
         ("`benchmark.name`, the metric's name, `benchmark.extra_info`",
@@ -114,7 +145,7 @@ FORMAT_DOC = FormatDoc(
     ),
     not_carried=(
         "which statistic a value is, and the timer (a v3 record has values, not how they were taken)",
-        "the unit, where the metric's name does not say it",
+        "the unit, where neither the metric's name nor `metric.extra_info.unit` says it",
     ),
 )
 
@@ -160,7 +191,7 @@ class _Converter(JsonConverter):
             return
         position = (path, 1, line)
         protocol = self.shared.add("BenchmarkProtocol", (json.dumps([benchmark, metric["name"]], sort_keys=True),),
-                                   position, lambda: _protocol(benchmark, metric["name"]))
+                                   position, lambda: _protocol(benchmark, metric["name"], _measured(metric)))
         runners = record.get("runners") or []
         runner = runners[0] if runners and isinstance(runners[0], dict) else {}
         dependencies: dict = record["dependencies"] if isinstance(record.get("dependencies"), dict) else {}
@@ -176,13 +207,21 @@ class _Converter(JsonConverter):
         timestamp = record.get("timestamp")
         if isinstance(timestamp, int) and not isinstance(timestamp, bool) and 0 < timestamp < 2**37:
             spec["observedAt"] = datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        unit = _time_unit(metric["name"])
-        if unit is not None and values:
-            ns = [round(v * _SCALE[unit], 3) for v in values]
-            spec["timing"] = {"latencyNs": {"median": round(statistics.median(ns), 3)}, "primaryStatistic": "median"}
-            if len(ns) > 1:
-                spec["timing"]["latencyNs"].update(min=min(ns), max=max(ns), mean=round(statistics.fmean(ns), 3))
-                spec["samples"] = {"metric": "latency", "unit": "ns", "values": ns}
+        measured = _measured(metric)
+        if measured is not None and values:
+            name, unit, scale = measured
+            scaled = [round(v * scale, 3) for v in values]
+            if name == "latency":
+                spec["timing"] = {"latencyNs": {"median": round(statistics.median(scaled), 3)},
+                                  "primaryStatistic": "median"}
+                if len(scaled) > 1:
+                    spec["timing"]["latencyNs"].update(min=min(scaled), max=max(scaled),
+                                                       mean=round(statistics.fmean(scaled), 3))
+            else:
+                spec["measurements"] = [{"metric": name, "statistic": "median", "unit": unit,
+                                         "value": round(statistics.median(scaled), 3)}]
+            if len(scaled) > 1:
+                spec["samples"] = {"metric": name, "unit": unit, "values": scaled}
         spec["sourceNative"] = {
             "source": SOURCE_NAME,
             "benchmark": f"{benchmark.get('name') or ''}/{model.get('name') or ''}",
@@ -274,20 +313,26 @@ def _read_records(path: str, problems: list[Problem]) -> list[tuple[int, int, An
                                 "without its pair): not a character, so it cannot be stored"))
         return None
     try:
-        whole = json.loads(text, parse_constant=float)
+        whole = json.loads(text, parse_constant=float, object_pairs_hook=_once_each)
     except RecursionError:
         problems.append(Problem(Location(path, line=1), f"nested too deeply to read; expected {WHAT}"))
+    except _RepeatedKey as repeated:
+        line, _ = repeated_key(text)
+        problems.append(Problem(Location(path, line=line), repeated.message))
         return None
     except ValueError:
         whole = None
         records: list[tuple[int, int, Any]] = []
-        for number, row in enumerate(text.splitlines(), start=1):
+        for number, row in enumerate(text.split("\n"), start=1):  # only \n ends a JSON line
             if not row.strip():
                 continue
             try:
-                records.append((number, len(records), json.loads(row, parse_constant=float)))
+                records.append((number, len(records), json.loads(row, parse_constant=float,
+                                                                 object_pairs_hook=_once_each)))
             except RecursionError:
                 problems.append(Problem(Location(path, line=number), f"nested too deeply to read; expected {WHAT}"))
+            except _RepeatedKey as repeated:
+                problems.append(Problem(Location(path, line=number), repeated.message))
                 return None
             except ValueError as exc:
                 problems.append(Problem(Location(path, line=number),
@@ -301,6 +346,26 @@ def _read_records(path: str, problems: list[Problem]) -> list[tuple[int, int, An
         return None
     lines = _record_lines(text, len(whole))
     return [(lines[i], i, record) for i, record in enumerate(whole)]
+
+
+class _RepeatedKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.message = (f"the key {json.dumps(key, ensure_ascii=True)} appears twice in one object; "
+                        "expected one of each")
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict:
+    """An object of the record, refused where a key repeats (a JSON parser keeps the last
+    without a word)."""
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return mapping
 
 
 def _record_lines(text: str, count: int) -> list[int]:
@@ -369,6 +434,36 @@ def _kidx_objects(record: dict) -> dict[str, dict] | None:
     return found if "run" in found else None
 
 
+def _measured(metric: dict) -> tuple[str, str, float] | None:
+    """What a v3 metric measures, in kidx's terms: (metric, unit, scale of its values to the
+    unit); None where neither its name nor ``metric.extra_info.unit`` says."""
+    name = metric["name"]
+    time = _time_unit(name)
+    if time is not None:
+        return "latency", "ns", _SCALE[time]
+    extra = metric.get("extra_info")
+    written = extra.get("unit") if isinstance(extra, dict) else None
+    if isinstance(written, str) and written.strip():
+        unit = _UNIT_WORDS.get(written.strip().lower().replace("µ", "u"))
+    else:
+        lowered = name.lower()
+        match = _NAMED_UNIT.search(lowered)
+        unit = _UNIT_WORDS.get(lowered) or (_UNIT_WORDS.get(match.group(1) or match.group(2)) if match else None)
+        if unit is not None and unit[0] == "peak_memory" and "mem" not in lowered:
+            unit = None  # a size in a name that does not say it is memory (model_size_gb)
+        if unit is None:
+            unit = next((found for word, found in _NAMED_METRICS.items() if word in lowered), None)
+    if unit is None:
+        return None
+    kind, crd_unit, scale = unit
+    if kind == "ratio":  # a ratio is a speedup or an accuracy, as its name says, else unknown
+        named = [word for word in ("speedup", "accuracy") if word in name.lower()]
+        if not named:
+            return None
+        kind = named[0]
+    return kind, crd_unit, scale
+
+
 def _time_unit(name: str) -> str | None:
     lowered = name.lower()
     if not any(word in lowered for word in ("latency", "time", "duration", "median", "mean", "p50")):
@@ -381,14 +476,16 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
-def _protocol(benchmark: dict, metric: str) -> tuple[str, dict]:
+def _protocol(benchmark: dict, metric: str, measured: tuple[str, str, float] | None) -> tuple[str, dict]:
     name_of = str(benchmark.get("name") or "unnamed benchmark")
     extra: dict = benchmark["extra_info"] if isinstance(benchmark.get("extra_info"), dict) else {}
     settings = "; ".join(f"{key}={_text(value)}" for key, value in sorted(extra.items()))
     method = f"{metric} as {name_of} reports it" + (f" ({settings})" if settings else "")
     measurement: dict[str, Any] = {"primaryStatistic": "median", "method": method}
-    if _time_unit(metric):
+    if measured is not None and measured[0] == "latency":
         measurement.update(metric="latency", timer="other")
+    elif measured is not None and measured[0] in METRICS:
+        measurement["metric"] = measured[0]
     spec = {"harness": {"name": name_of},
             "measurement": measurement,
             "comparability": {"family": FAMILY,

@@ -42,6 +42,10 @@ class Referenced(NamedTuple):
 _NOTHING = Referenced(None, None, None)  # a reference the run does not have
 
 
+# the labels importers set to name a run's implementation as its source does
+IMPLEMENTATION_LABELS = ("provider", "backend")
+
+
 class AnalysedRun(NamedTuple):
     name: str
     labels: dict
@@ -59,11 +63,14 @@ class AnalysedRun(NamedTuple):
 
     def implementation_names(self) -> set[str]:
         """What ``--baseline`` may call the run's implementation: its name, digest,
-        library, or the run's ``provider`` label."""
+        library, backend or variant, or the value of a label the importer set to name it
+        (``IMPLEMENTATION_LABELS``: Liger's ``provider``, tritonbench's and a v3 record's
+        ``backend``)."""
         implementation = self.implementation
-        names = {implementation.name, implementation.digest, (implementation.spec or {}).get("library"),
-                 self.labels.get("provider")}
-        return {name for name in names if isinstance(name, str)}
+        spec = implementation.spec or {}
+        names = {implementation.name, implementation.digest, spec.get("library"), spec.get("backend"),
+                 spec.get("variant"), *(self.labels.get(key) for key in IMPLEMENTATION_LABELS)}
+        return {name for name in names if isinstance(name, str) and name}
 
     @property
     def digest(self) -> str | None:
@@ -137,11 +144,12 @@ def select_runs(store: Store, registry: KindRegistry, request: RunsRequest, cond
         reference_conditions=conditions,
     )
     result = find_objects(store, registry, query)
-    return Selection(analysed_all(store, registry, [m for _, group in result.groups for m in group]), result.missing)
+    manifests = [m for _, group in result.groups for m in group]
+    return Selection(analysed_all(store, registry, manifests, getattr(request, "metric", None)), result.missing)
 
 
 def recent_runs(store: Store, registry: KindRegistry, condition_sets, window: int,
-                known: Collection[str] = ()) -> list[AnalysedRun]:
+                known: Collection[str] = (), metric: str | None = None) -> list[AnalysedRun]:
     """The runs that meet one of the ``condition_sets`` (each a tuple of
     ReferenceConditions, all of which a run meets), at most ``window`` a set: the ones
     applied most recently (``kidx.store.catalog.RECENT``), less those named in ``known``
@@ -163,7 +171,7 @@ def recent_runs(store: Store, registry: KindRegistry, condition_sets, window: in
         manifests = [manifest_of(entry, identities[entry.digest]) if entry.digest in identities
                      else store.manifest(entry)  # missing: the store's own error names it
                      for entry in entries.values()]
-    return analysed_all(store, registry, manifests)
+    return analysed_all(store, registry, manifests, metric)
 
 
 def condition_sets(registry: KindRegistry, runs: list[AnalysedRun], roles: tuple[str, ...],
@@ -186,14 +194,16 @@ def condition_sets(registry: KindRegistry, runs: list[AnalysedRun], roles: tuple
             for key in sorted(keys)]
 
 
-def analysed_all(store: Store, registry: KindRegistry, manifests: list[dict]) -> list[AnalysedRun]:
-    """The run manifests analysed, the objects they refer to looked up once per kind."""
+def analysed_all(store: Store, registry: KindRegistry, manifests: list[dict],
+                 metric: str | None = None) -> list[AnalysedRun]:
+    """The run manifests analysed, the objects they refer to looked up once per kind;
+    ``metric``: each run's figure of that metric instead of its headline (``--metric``)."""
     fields = run_reference_fields(registry)
     resolver = ReferenceResolver(store)
     specs = [manifest.get("spec") or {} for manifest in manifests]
     for field, kind in fields.values():
         resolver.prefetch(kind, [spec.get(field) for spec in specs])
-    return [analysed(manifest, resolver, fields, spec) for manifest, spec in zip(manifests, specs, strict=True)]
+    return [analysed(manifest, resolver, fields, spec, metric) for manifest, spec in zip(manifests, specs, strict=True)]
 
 
 def run_reference_fields(registry: KindRegistry) -> dict[str, tuple[str, str]]:
@@ -206,12 +216,12 @@ def run_reference_fields(registry: KindRegistry) -> dict[str, tuple[str, str]]:
 
 
 def analysed(manifest: dict, resolver: ReferenceResolver, fields: dict[str, tuple[str, str]],
-             spec: dict) -> AnalysedRun:
+             spec: dict, metric: str | None = None) -> AnalysedRun:
     """``spec``: the manifest's ``spec`` (or ``{}``), which the caller has read already."""
     refs = dict.fromkeys(ROLES, _NOTHING)
     for role, (field, kind) in fields.items():
         refs[role] = resolver.resolve(kind, spec.get(field))
-    measure = measure_of(spec, refs["protocol"].spec) if spec.get("status") == "passed" else None
+    measure = measure_of(spec, refs["protocol"].spec, metric) if spec.get("status") == "passed" else None
     return AnalysedRun(
         name=manifest["metadata"]["name"],
         labels=manifest["metadata"].get("labels") or {},

@@ -84,6 +84,7 @@ class CompareRequest(NamedTuple):
     min_t: float | None = None  # the smallest |t| a change needs; None: by the timer (significance.least_t)
     confirm_runs: int = CONFIRM_RUNS  # runs a side that must agree on a change (1: one run suffices)
     aggregate: AggregateKey | None = None  # --aggregate: the compared rows taken together by this key
+    metric: str | None = None  # --metric: judge each run by this metric's figure instead of its headline
 
 
 class Arm(NamedTuple):
@@ -349,7 +350,7 @@ def _history(store, registry, request: CompareRequest, selected: list[AnalysedRu
     # a run without its workload or environment has no history; one without its
     # implementation or protocol is matched on the references it has
     conditions = condition_sets(registry, measured, ROLES, ("workload", "environment"))
-    for run in recent_runs(store, registry, conditions, HISTORY_WINDOW, found):
+    for run in recent_runs(store, registry, conditions, HISTORY_WINDOW, found, request.metric):
         found.setdefault(run.name, run)
     return list(found.values())
 
@@ -578,8 +579,8 @@ def _problems(request: CompareRequest, runs: list[AnalysedRun], measured: list[A
             present = {run.implementation.label for run in measured}
             unmeasured = [run for run in runs if run.measure is None and request.baseline in run.implementation_names()]
             problems.append(_without_figure(unmeasured, f"implementation {request.baseline}") if unmeasured else
-                            f"no selected run's implementation is {request.baseline} (--baseline: a name, library "
-                            f"or provider label); implementations present: "
+                            f"no selected run's implementation is {request.baseline} (--baseline: a name, library, "
+                            f"backend, or provider or backend label); implementations present: "
                             f"{_listed(nearest(request.baseline, present), len(present))}")
     if measured and not problems and not any(group.compared for group in groups):
         problems.append(f"{NOTHING_COMPARED}: each comparable group of the {len(measured)} selected runs holds "

@@ -7,9 +7,12 @@ JSON lines (ClickHouse's JSONEachRow, what PyTorch's upload script reads):
 - ``benchmark``: the protocol's harness name; ``mode`` and ``dtype`` from the workload's
   parameters where it has them; ``model``: the workload's operation, ``type`` the
   implementation's library, ``backend`` its backend (else its variant, else its name);
-- ``metric``: ``latency_ns`` with the samples as ``benchmark_values`` (the primary
-  statistic alone where the run kept no samples); a run without a latency figure has
-  ``benchmark_values`` empty;
+- ``metric``: the run's figure: ``latency_ns`` with the samples as ``benchmark_values``
+  (the primary statistic alone where the run kept no samples); any other metric by its
+  kidx name (``peak_memory``, ``memory_bandwidth``, ``throughput``, ``speedup``) with its
+  unit as ``extra_info.unit`` (``bytes``, ``bytes/s``, ``tokens/s``, ``ratio``), which
+  ``kidx import pytorch-benchmark`` reads back as the same metric; a run without a
+  figure has ``latency_ns`` and ``benchmark_values`` empty;
 - ``runners``: the environment's GPU (or CPU) and count; ``dependencies``: its software
   versions; ``timestamp``: the run's ``observedAt`` (0 where unknown); ``repo``,
   ``head_branch``, ``head_sha`` from the run's labels ``repo``, ``branch``, ``commit``.
@@ -41,7 +44,18 @@ class PytorchBenchmarkReport:
     records: list[dict[str, Any]] = field(default_factory=list)
 
     def text(self) -> str:
-        return "".join(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n" for record in self.records)
+        return "".join(json_line(record) for record in self.records)
+
+
+# characters a reader may take for the end of a line (str.splitlines does): escaped where
+# they stand in a string, so that each record stays on its one line
+_LINE_SEPARATORS = str.maketrans({"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"})
+
+
+def json_line(record: dict) -> str:
+    """One record as a line of JSON lines: UTF-8 as written, but every line separator
+    (U+2028, U+2029, U+0085) escaped."""
+    return json.dumps(record, ensure_ascii=False, sort_keys=True).translate(_LINE_SEPARATORS) + "\n"
 
 
 def pytorch_benchmark_report(store: Store, selected: list[tuple[str, str]] | None) -> PytorchBenchmarkReport:
@@ -77,15 +91,7 @@ def _record(run: dict, referenced: dict[str, dict | None]) -> dict[str, Any]:
         body = referenced[kind]
         return {_KEYS[kind]: _portable(body)} if body else {}
 
-    timing = spec.get("timing") or {}
-    latency = timing.get("latencyNs") or {}
-    samples = spec.get("samples") or {}
-    if samples.get("metric") == "latency" and samples.get("unit") == "ns" and samples.get("values"):
-        values = list(samples["values"])
-    elif latency.get(timing.get("primaryStatistic") or "median") is not None:
-        values = [latency[timing.get("primaryStatistic") or "median"]]
-    else:
-        values = []
+    name, unit, values = _figure(spec)
     return {
         "timestamp": _epoch(spec.get("observedAt")),
         "schema_version": "v3",
@@ -125,12 +131,38 @@ def _record(run: dict, referenced: dict[str, dict | None]) -> dict[str, Any]:
         "dependencies": {name: {"repo": "", "branch": "", "sha": "", "version": version, "extra_info": {}}
                          for name, version in sorted((environment.get("software") or {}).items())},
         "metric": {
-            "name": "latency_ns",
+            "name": name,
             "benchmark_values": values,
             "target_value": 0,
-            "extra_info": {"kidx.run": _portable(run), "status": str(spec.get("status", ""))},
+            "extra_info": {"kidx.run": _portable(run), "status": str(spec.get("status", "")),
+                           **({"unit": unit} if unit else {})},
         },
     }
+
+
+def _figure(spec: dict) -> tuple[str, str | None, list]:
+    """The metric's name, its unit (``metric.extra_info.unit``; None for a latency, whose
+    name says it) and its values: the samples, else the primary statistic alone."""
+    samples = spec.get("samples") or {}
+    timing = spec.get("timing") or {}
+    latency = timing.get("latencyNs") or {}
+    if latency or not (spec.get("memory") or spec.get("measurements")):
+        primary = latency.get(timing.get("primaryStatistic") or "median")
+        if samples.get("metric") == "latency" and samples.get("unit") == "ns" and samples.get("values"):
+            return "latency_ns", None, list(samples["values"])
+        return "latency_ns", None, [] if primary is None else [primary]
+    memory = spec.get("memory") or {}
+    if isinstance(memory.get("peakAllocatedBytes"), dict):
+        primary = memory["peakAllocatedBytes"].get(memory.get("primaryStatistic") or "median")
+        return "peak_memory", "bytes", [] if primary is None else [primary]
+    entries = [e for e in spec.get("measurements") or () if isinstance(e, dict) and e.get("value") is not None]
+    if not entries:
+        return "latency_ns", None, []
+    metric = entries[0].get("metric")
+    entry = next((e for e in entries if e.get("metric") == metric and e.get("statistic") == "median"), entries[0])
+    if (samples.get("metric") == metric and samples.get("unit") == entry.get("unit") and samples.get("values")):
+        return str(metric), str(entry.get("unit")), list(samples["values"])
+    return str(metric), str(entry.get("unit")), [entry["value"]]
 
 
 def _epoch(observed: Any) -> int:

@@ -3,7 +3,9 @@
 A printer column's ``jsonPath`` is a simple field path in every CRD kidx ships, so it is
 compiled into a key list once; anything more elaborate goes through the JSONPath
 evaluator. Formats beyond Kubernetes' own: ``nanoseconds`` (``417.5µs``), ``bytes``
-(``700.1MiB``) and ``reference`` (a digest shown as the name of the object it refers to).
+(``700.1MiB``), ``figure`` (a run's figure in its unit, whatever its metric: ``417.5µs``,
+``1.326TB/s``; the column's path is its latency's) and ``reference`` (a digest shown as the
+name of the object it refers to).
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ import json
 import re
 from collections.abc import Callable
 
+from kidx.analysis.measures import figure_median
 from kidx.kinds.registry import KindInfo, PrinterColumn
-from kidx.output.units import age, byte_size, nanoseconds, short_digest
+from kidx.output.units import age, byte_size, nanoseconds, quantity, short_digest
+from kidx.store.column_cache import FIGURE
 
 NONE = "<none>"
+
 _SIMPLE_PATH = re.compile(r"^(\.[A-Za-z_][A-Za-z0-9_-]*)+$")
 
 ReferenceNamer = Callable[[str], "str | None"]
@@ -44,6 +49,12 @@ def _getter(json_path: str) -> Callable[[dict], object]:
     return get_any
 
 
+def _figure(manifest: dict):
+    """A run's figure: (the median, its stored unit), or None."""
+    spec = manifest.get("spec") if isinstance(manifest, dict) else None
+    return figure_median(spec) if isinstance(spec, dict) else None
+
+
 def _scalar_text(value) -> str:
     if type(value) is str:  # the usual value, first
         return value
@@ -68,7 +79,7 @@ class ColumnSet:
 
     def __init__(self, info: KindInfo, wide: bool, namer: ReferenceNamer | None = None):
         self.columns: list[PrinterColumn] = [c for c in info.columns if wide or c.priority == 0]
-        self._getters = [_getter(c.json_path) for c in self.columns]
+        self._getters = [_figure if c.format == FIGURE else _getter(c.json_path) for c in self.columns]
         self._namer = namer
         # (getter, formatter) per column, each chosen once rather than on every cell
         self._shown = [(get, self._formatter(column)) for column, get in zip(self.columns, self._getters, strict=True)]
@@ -89,6 +100,8 @@ class ColumnSet:
     def _raw_cell(self, column: PrinterColumn, value) -> str:
         if value is None:
             return ""
+        if column.format == FIGURE and isinstance(value, tuple):
+            return raw_text(value[0])  # in its stored unit: ns, B/s, FLOP/s, …
         if column.format == "reference" and isinstance(value, str):
             name = self._namer(value) if self._namer else None
             return name if name is not None else value
@@ -98,6 +111,8 @@ class ColumnSet:
         """How the column shows a value: its type and format, ``<none>`` for no value."""
         if column.type == "date":
             return lambda value: age(value if isinstance(value, str) else None)
+        if column.format == FIGURE:
+            return lambda figure: NONE if figure is None else quantity(*figure)  # type: ignore[misc]
         if column.format == "nanoseconds":
             shown = nanoseconds
         elif column.format == "bytes":

@@ -18,8 +18,9 @@ if TYPE_CHECKING:
     from kidx.operations.plot import Panel, PlotData
 
 MISSING = f"kidx plot needs matplotlib: {install_hint('plot')}"
-QUANTITIES = {"peak_memory": "peak memory", "achieved_bandwidth": "achieved bandwidth",
-              "achieved_flops": "achieved FLOP/s", "speed_of_light": "speed of light"}
+QUANTITIES = {"peak_memory": "peak memory", "memory_bandwidth": "bandwidth",
+              "achieved_bandwidth": "achieved bandwidth", "achieved_flops": "achieved FLOP/s",
+              "speed_of_light": "speed of light"}
 POINT_FIELDS = ("panel", "protocol", "environment", "workload", "implementation", "line", "x", "value", "unit", "low",
                 "high", "run")
 
@@ -92,7 +93,7 @@ def line_style(index: int) -> tuple[str, object]:
 def _draw_panel(ax, panel, x_label: str, number: int) -> None:
     first = panel.lines[0].points[0].run.known_measure
     scale, unit = AXIS_SCALES.get(first.unit, (1, first.unit))
-    what = QUANTITIES.get(first.metric, "latency")
+    what = QUANTITIES.get(first.metric, first.metric.replace("_", " "))
     for index, line in enumerate(panel.lines):
         xs = [point.x for point in line.points]
         ys = [point.run.measure.value / scale for point in line.points]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from kidx.units import BINARY_STEPS, BYTES, NANOSECONDS, TIME_STEPS
+from kidx.units import BINARY_STEPS, BYTES, COUNT, DECIMAL_STEPS, NANOSECONDS, TIME_STEPS, TIMES
 
 
 def human_duration(seconds: float) -> str:
@@ -108,13 +108,34 @@ def byte_size(value) -> str:
     return f"{value}B"
 
 
+def rate(value, unit: str) -> str:
+    """A rate in decimal units, as datasheets print them: ``1.326TB/s``, ``554.1TFLOP/s``,
+    ``1.26k tokens/s``."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return str(value)
+    shown = unit if unit[:1] in ("B", "F") else " " + unit
+    for prefix, scale in DECIMAL_STEPS:
+        if abs(value) >= scale:
+            return _significant(value / scale) + prefix + shown
+    return _significant(value) + shown
+
+
 def quantity(value, unit: str) -> str:
-    """A measured figure in its unit's readable form (bytes in binary units, else a
-    latency); ``<none>`` where there is none. compare, series and the published site
-    all print figures through it."""
+    """A measured figure in its unit's readable form: a latency in ns, µs, ms or s, bytes in
+    binary units, a rate with decimal prefixes, a ratio as ``1.85x``, a count as a number;
+    ``<none>`` where there is none. compare, series, get and the published site all print
+    figures through it."""
     if value is None:
         return "<none>"
-    return byte_size(value) if unit == BYTES else nanoseconds(value)
+    if unit == BYTES:
+        return byte_size(value)
+    if unit == NANOSECONDS:
+        return nanoseconds(value)
+    if unit == TIMES:
+        return _significant(value) + TIMES
+    if unit == COUNT:
+        return _significant(value)
+    return rate(value, unit)
 
 
 def spread_text(low, high, unit: str, separator: str = "-", none: str = "<none>") -> str:

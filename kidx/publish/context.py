@@ -62,7 +62,7 @@ def version_order(value: str) -> tuple:
 
 
 def metric_words(metric: str) -> str:
-    return {"latency": "latency", "peak_memory": "peak memory"}.get(metric, metric)
+    return {"latency": "latency", "peak_memory": "peak memory"}.get(metric, metric.replace("_", " "))
 
 
 def axis_format(unit: str):

@@ -316,7 +316,8 @@ def build_model(runs: list[AnalysedRun], baselines: tuple[str, ...], titles: dic
     compare judges a selection that is the whole store)."""
     if judged is None:
         judged = GroupVerdicts(None, None, CompareRequest([], threshold=threshold, alpha=alpha), runs)
-    measured = [run for run in runs if run.measure is not None]
+    # a figure of no known better direction (a count, a plain ratio) has no speedup to show
+    measured = [run for run in runs if run.measure is not None and run.measure.direction is not None]
     declared = declared_sweeps(measured)
     guessed = _guess_sweeps([run for run in measured if declared[run.name] is None])
     buckets: dict[tuple, list[AnalysedRun]] = {}

@@ -17,6 +17,8 @@ from functools import cache
 from kidx.kinds.registry import KindInfo
 from kidx.store.catalog import decoded_together
 
+FIGURE = "figure"  # a printer column's format: a run's figure, whatever its metric (kidx.output.columns)
+MEASUREMENTS = ("measurements",)  # where a figure that is not a latency is found: a list, kept as it is
 _SPEC_PATH = re.compile(r"^\.spec(\.[A-Za-z_][A-Za-z0-9_-]*)+$")
 
 
@@ -34,6 +36,8 @@ def _paths_of(columns) -> tuple[tuple[str, ...], ...] | None:
         if not _SPEC_PATH.match(column.json_path):
             return None
         paths.append(tuple(column.json_path.split(".")[2:]))
+        if column.format == FIGURE and MEASUREMENTS not in paths:
+            paths.append(MEASUREMENTS)  # a run's figure may be any metric its measurements hold
     return tuple(paths)
 
 
@@ -76,8 +80,19 @@ def column_values(info: KindInfo, spec: dict) -> str | None:
         value: object = spec
         for segment in path:
             value = value.get(segment) if isinstance(value, dict) else None
-        values.append(value if not isinstance(value, (dict, list)) else None)
+        if path == MEASUREMENTS:
+            value = _measurements(spec, value)
+        values.append(value if not isinstance(value, (dict, list)) or path == MEASUREMENTS else None)
     return prefix + _encode_values(values)
+
+
+def _measurements(spec: dict, value: object) -> list | None:
+    """The measurements a figure column reads: only a run's without a latency or a memory
+    figure (whose figure they are), each entry's keys in order (the object is canonical
+    JSON, a manifest applied as written: the same cache either way)."""
+    if not isinstance(value, list) or "timing" in spec or "memory" in spec:
+        return None
+    return [dict(sorted(entry.items())) if isinstance(entry, dict) else entry for entry in value]
 
 
 def spec_stubs(info: KindInfo, cached: list[str | None]) -> list[dict | None]:

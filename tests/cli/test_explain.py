@@ -109,10 +109,10 @@ def test_explain_through_an_array_shows_the_enum(kidx):
 FIELD: unit <string> -required-
 
 DESCRIPTION:
-    Unit of value. ns, us, ms, s: time; bytes: memory; flop/s and bytes/s:
-    throughput; ratio: dimensionless fraction or speed-up; count: a plain
-    number of things.
-    enum: ns, us, ms, s, bytes, flop/s, bytes/s, ratio, count
+    Unit of value. ns, us, ms, s: time; bytes: memory; flop/s, bytes/s,
+    items/s and tokens/s: throughput; ratio: dimensionless fraction or
+    speed-up; count: a plain number of things.
+    enum: ns, us, ms, s, bytes, flop/s, bytes/s, items/s, tokens/s, ratio, count
 """,
         "",
     )

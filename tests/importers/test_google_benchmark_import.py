@@ -100,8 +100,10 @@ def test_time_units_and_counters(kidx):
         "elements": sort_median["elements"], "rate": sort_median["rate"]}
     sum_median = next(e for e in data["benchmarks"] if e["name"] == "sum_list_median")
     spec = by_name["sum_list"]["spec"]
-    assert {"metric": "throughput", "statistic": "median", "unit": "bytes/s",
+    assert {"metric": "memory_bandwidth", "statistic": "median", "unit": "bytes/s",
             "value": sum_median["bytes_per_second"]} in spec["measurements"]
+    assert {"metric": "throughput", "statistic": "median", "unit": "items/s",
+            "value": sum_median["items_per_second"]} in spec["measurements"]
     assert spec["sourceNative"]["metrics"] == {"bytes_per_second": sum_median["bytes_per_second"],
                                                "items_per_second": sum_median["items_per_second"]}
     code, out, err = kidx("get", "workload", "google-benchmark-sort-list-1000", "-o", "jsonpath={.spec.parameters}")

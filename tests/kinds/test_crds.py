@@ -402,7 +402,7 @@ def test_run_printer_columns():
     assert columns == [
         ("Benchmark", ".spec.sourceNative.benchmark", "string", None, 0),
         ("Status", ".spec.status", "string", None, 0),
-        ("Median", ".spec.timing.latencyNs.median", "number", "nanoseconds", 0),
+        ("Median", ".spec.timing.latencyNs.median", "number", "figure", 0),
         ("Observed", ".spec.observedAt", "string", None, 0),
         ("Age", ".metadata.creationTimestamp", "date", None, 0),
         ("Peak-Memory", ".spec.memory.peakAllocatedBytes.median", "number", "bytes", 1),

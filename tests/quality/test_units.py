@@ -21,8 +21,11 @@ def test_the_units_a_figure_may_be_written_in_are_the_crds():
     samples = spec["samples"]["properties"]["unit"]["enum"]
     assert list(units.MEASUREMENT_UNITS) == measurement == samples
     assert set(units.TO_STORED) <= set(units.MEASUREMENT_UNITS)
-    assert set(units.LOWER_IS_BETTER) - {units.BYTES} <= set(units.MEASUREMENT_UNITS)
+    assert set(units.DIRECTION_BY_UNIT) <= set(units.MEASUREMENT_UNITS) | set(units.STORED_UNIT_OF.values())
+    assert {unit for unit, direction in units.DIRECTION_BY_UNIT.items() if direction == units.LOWER} == {
+        *units.TIME_UNITS, "bytes", units.BYTES}
     assert set(units.STORED_UNITS.values()) == {units.NANOSECONDS, units.BYTES}
+    assert set(units.STORED_UNIT_OF) == set(units.TO_STORED) == set(units.MEASUREMENT_UNITS)
 
 
 def test_scales_agree_with_each_other():
@@ -48,3 +51,18 @@ def test_no_importer_scales_a_time_by_a_number_of_its_own():
                if scaling.search(path.read_text(encoding="utf-8"))}
     assert keeping - OWN_SCALES == set()
     assert scaling.search('latency = round(seconds * 1e9, 3)') and scaling.search('("latency", "p25", "ns", 1e9)')
+
+
+def test_the_metric_vocabulary_is_the_protocol_crds_with_one_direction_each():
+    protocol = registry().resolve("protocols").spec_schema["properties"]["measurement"]["properties"]["metric"]
+    assert list(units.METRICS) == protocol["enum"]
+    for metric, (unit, direction) in units.METRICS.items():
+        assert direction in (units.LOWER, units.HIGHER)
+        assert f"{metric}: " in " ".join(protocol["description"].split()) or metric in protocol["description"]
+        assert unit is None or unit in units.MEASUREMENT_UNITS
+    assert {m: units.direction_of(m) for m in units.METRICS} == {
+        "latency": "lower", "peak_memory": "lower", "memory_bandwidth": "higher", "throughput": "higher",
+        "speedup": "higher", "accuracy": "higher"}
+    # a metric outside the vocabulary takes its direction from its unit, else has none
+    assert [units.direction_of("compile_time", "ns"), units.direction_of("tokens", "tokens/s"),
+            units.direction_of("ratio_of_things", "ratio")] == ["lower", "higher", None]

@@ -54,8 +54,9 @@ def compare(
     ] = "implementation",
     baseline: Annotated[
         str | None,
-        typer.Option("--baseline", help="The baseline: an implementation (name, library or provider label), or a "
-                                        "label value with --by label=KEY, or 'previous' with --by label=KEY: "
+        typer.Option("--baseline", help="The baseline: an implementation (name, library, backend, provider or "
+                                        "backend label), or a label value with --by label=KEY, or 'previous' with "
+                                        "--by label=KEY: "
                                         "each value against the one before it in version order. Default: the "
                                         "lowest version-like label value, else the earliest observed run of each "
                                         "group."),
@@ -88,6 +89,13 @@ def compare(
         typer.Option("--force", help="Compare named runs even when protocol, workload or environment differ "
                                      "(every row says so)."),
     ] = False,
+    metric: Annotated[
+        str | None,
+        typer.Option("--metric", help="Judge each run by this metric of its measurements instead of its headline "
+                                      "figure: a bandwidth or throughput a latency run also measured "
+                                      "(memory_bandwidth, throughput, global_memory_bandwidth); runs without it "
+                                      "are left out.", metavar="METRIC"),
+    ] = None,
     output_format: FormatOption = None,
     store: StoreOption = None,
 ) -> int:
@@ -110,7 +118,7 @@ def compare(
 
         fmt = parse_format(output_format, "compare")
         request = compare_request(names or (), selector, field_selector, references or (), by, baseline, threshold,
-                                  only, force, alpha, aggregate)
+                                  only, force, alpha, aggregate, metric=metric)
         comparison = run_compare(open_store(store, must_exist=True), kind_registry(), request)
         gate(comparison.problems, fail_on_regression or fail_on_inconclusive, allow_empty)
     print_analysis(output(), "compare", comparison, fmt, printer_for(comparison))

@@ -40,8 +40,8 @@ def series(
     ] = None,
     baseline: Annotated[
         str | None,
-        typer.Option("--baseline", help="An implementation (name, library or provider label) measured in the same "
-                                        "sessions: show the speedup over it and its change."),
+        typer.Option("--baseline", help="An implementation (name, library, backend, provider or backend label) "
+                                        "measured in the same sessions: show the speedup over it and its change."),
     ] = None,
     threshold: ThresholdOption = None,
     alpha: AlphaOption = 0.05,  # kidx.analysis.significance.ALPHA
