@@ -42,6 +42,7 @@ REPO = HERE.parent
 FIXTURES = REPO / "tests" / "data" / "h100-ab"
 PHASES = ("before", "after")
 WALL = "kernelindex.dev/timer-wall-ms"
+NOISE = "kernelindex.dev/timer-noise"  # with --max-noise: the noise reached and what stopped the sampling
 #: the target of issue 38: one script's A/B at this precision within this wall time
 TARGET_PRECISION, TARGET_WALL_S = 0.02, 600.0
 
@@ -90,10 +91,13 @@ def main() -> int:
                                            "base", "-o", "json", "--store", store)) for phase in PHASES}
     device: dict[str, dict[tuple, list[float]]] = {phase: defaultdict(list) for phase in PHASES}
     samples: dict[str, list[int]] = {phase: [] for phase in PHASES}
+    stopped: dict[str, dict[str, int]] = {phase: defaultdict(int) for phase in PHASES}
     for run in runs:
         phase = run["metadata"]["labels"]["phase"]
         device[phase][configuration(run)].append(float(run["metadata"]["annotations"][WALL]) / 1000)
         samples[phase].append(len(run["spec"]["samples"]["values"]))
+        noise = run["metadata"]["annotations"].get(NOISE)
+        stopped[phase][noise.rsplit("(", 1)[1].rstrip(")") if noise and "(" in noise else "do_bench's budget"] += 1
     keys = sorted(set(device["before"]) | set(device["after"]), key=lambda key: (key[0], key[1], int(key[2])))
     per_configuration = []
     for key in keys:
@@ -108,11 +112,14 @@ def main() -> int:
         summary.append([phase, str(len(device[phase])), str(sum(len(values) for values in device[phase].values())),
                         f"{sum(totals):.1f}", f"{statistics.median(totals):.2f}", f"{max(totals):.2f}",
                         f"{statistics.median(samples[phase]):g}", str(min(samples[phase])), str(max(samples[phase])),
+                        ", ".join(f"{count} {why}" for why, count in sorted(stopped[phase].items())),
                         str(len(processes[phase])), f"{sum(processes[phase]):.1f}", f"{walls[phase]:.1f}"])
         rows = [(group, row) for group in compared[phase]["groups"] for row in group["rows"]
                 if row["verdict"] != "baseline" and row["unit"] == "ns"]
         above += [[phase, group["protocol"], group["workload"], group["implementation"],
-                   f"{row['detectableChange'] * 100:.2f} %", row["verdict"]] for group, row in rows
+                   f"{row['detectableChange'] * 100:.2f} %", row["verdict"],
+                   f"{row['runsNeeded']} for {row['runsNeededFor']:.0%}" if row["runsNeeded"] else "-"]
+                  for group, row in rows
                   if row["detectableChange"] is not None and row["detectableChange"] > TARGET_PRECISION]
         rows = [row for _, row in rows]
         detectable = [row["detectableChange"] for row in rows if row["detectableChange"] is not None]
@@ -127,14 +134,16 @@ def main() -> int:
     tables = [
         {"section": "Per phase (H100: device seconds are the sum of timer-wall-ms over the phase's timed runs)",
          "header": ["phase", "configurations", "timed runs", "device s", "device s per configuration (median)",
-                    "largest", "samples per run (median)", "fewest", "most", "processes", "their wall s",
+                    "largest", "samples per run (median)", "fewest", "most", "sampling ended", "processes",
+                    "their wall s",
                     "record wall s"], "rows": summary},
         {"section": f"Precision: detectableChange of compare -l phase=PHASE --by label=side --baseline base, "
                     f"latency rows (target {TARGET_PRECISION:.0%} within {TARGET_WALL_S:g} s)",
          "header": ["phase", "rows", "median", "largest", f"rows at most {TARGET_PRECISION:.0%}", "verdicts",
                     f"wall within {TARGET_WALL_S:g} s"], "rows": precision},
         {"section": f"Latency rows whose detectableChange is above {TARGET_PRECISION:.0%}",
-         "header": ["phase", "protocol", "workload", "implementation", "detectableChange", "verdict"], "rows": above},
+         "header": ["phase", "protocol", "workload", "implementation", "detectableChange", "verdict",
+                    "runs a side needed"], "rows": above},
         {"section": "Device seconds per configuration (runs: both sides; sum and median per run)",
          "header": ["pass", "provider", "seq", *(f"{phase} {what}" for phase in PHASES
                                                  for what in ("runs", "sum s", "median s"))],
