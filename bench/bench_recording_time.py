@@ -80,8 +80,8 @@ def configuration(run: dict) -> tuple[str, str, str]:
     return labels["operation"], labels["provider"], row[7]
 
 
-def main() -> int:
-    started = datetime.datetime.now(datetime.UTC)
+def tables() -> list[dict]:
+    """The report's tables (section, header, rows), read from the recording."""
     walls, processes = record_walls(FIXTURES / "device.log")
     with tempfile.TemporaryDirectory(prefix="bench-recording-time-") as folder:
         store = str(Path(folder) / "store")
@@ -131,7 +131,7 @@ def main() -> int:
                           f"{max(detectable) * 100:.2f} %", f"{met} of {len(detectable)}",
                           ", ".join(f"{count} {verdict}" for verdict, count in sorted(verdicts.items())),
                           "yes" if walls[phase] <= TARGET_WALL_S else "no"])
-    tables = [
+    return [
         {"section": "Per phase (H100: device seconds are the sum of timer-wall-ms over the phase's timed runs)",
          "header": ["phase", "configurations", "timed runs", "device s", "device s per configuration (median)",
                     "largest", "samples per run (median)", "fewest", "most", "sampling ended", "processes",
@@ -149,6 +149,11 @@ def main() -> int:
                                                  for what in ("runs", "sum s", "median s"))],
          "rows": per_configuration},
     ]
+
+
+def main() -> int:
+    started = datetime.datetime.now(datetime.UTC)
+    found = tables()
     stamp = started.strftime("%Y%m%d-%H%M%S")
     meta = {"title": "A full A/B of benchmark_rms_norm.py on an H100, before and after --max-noise 0.5 "
                      "(tests/data/h100-ab)", "script": "bench/bench_recording_time.py",
@@ -156,7 +161,7 @@ def main() -> int:
             "code": subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                                    text=True).stdout.strip() or "?"}
     lines = [f"{meta['title']} ({meta['date']}, code {meta['code']})", ""]
-    for table in tables:
+    for table in found:
         lines += [table["section"], ""]
         widths = [max(len(str(cell)) for cell in column) for column in zip(table["header"], *table["rows"],
                                                                           strict=True)]
@@ -168,7 +173,7 @@ def main() -> int:
     reports = HERE / "reports"
     (reports / f"bench_recording_time-{stamp}.txt").write_text(text + "\n", encoding="utf-8")
     (reports / f"bench_recording_time-{stamp}.json").write_text(
-        json.dumps({"meta": meta, "tables": tables}, indent=1) + "\n", encoding="utf-8")
+        json.dumps({"meta": meta, "tables": found}, indent=1) + "\n", encoding="utf-8")
     return 0
 
 
