@@ -94,3 +94,36 @@ def test_the_import_profile_adds_up_the_top_level_imports_only(bench_scale):
                "import time:      1000 |       4380 | kidx.store\n"
                "something else | on stderr | too\n")
     assert bench_scale.imports_total_ms(profile) == 5.0
+
+
+RECORDING_TIME_REPORT = REPO / "bench" / "reports" / "bench_recording_time-20261207-090426.json"
+
+
+def test_the_recording_time_figures_are_the_h100_recordings_and_the_page_copies_them(bench_scale):
+    """bench_recording_time.py, read again from tests/data/h100-ab, gives the tables of its
+    kept report, and docs/measuring.md ("Adaptive stopping") shows that report's figures
+    (the fixture puts bench/ on the path)."""
+    import bench_recording_time
+
+    found = bench_recording_time.tables()
+    assert found == json.loads(RECORDING_TIME_REPORT.read_text(encoding="utf-8"))["tables"]
+    phases = [{row[0]: dict(zip(table["header"], row, strict=True)) for row in table["rows"]} for table in found[:2]]
+    (before, after), (precise_before, precise_after) = ([by["before"], by["after"]] for by in phases)
+    page = (REPO / "docs" / "measuring.md").read_text(encoding="utf-8")
+    assert RECORDING_TIME_REPORT.with_suffix(".txt").name in page
+    for line in [
+        f"| device time, all 240 timed calls | {before['device s']} s | {after['device s']} s |",
+        f"| device time per configuration (10 calls: 5 a side), median | "
+        f"{before['device s per configuration (median)']} s | {after['device s per configuration (median)']} s |",
+        f"| device time per configuration, largest (Liger's forward at 1,024 rows, Liger's first call in each "
+        f"process) | {before['largest']} s | {after['largest']} s |",
+        f"| samples per call: median (fewest–most) | {before['samples per run (median)']} ({before['fewest']}–"
+        f"{before['most']}) | {after['samples per run (median)']} ({after['fewest']}–{after['most']}) |",
+        f"| the 10 harness processes' wall time, summed | {before['their wall s']} s | {after['their wall s']} s |",
+        f"| wall time of the whole `kidx record` | {before['record wall s']} s | {after['record wall s']} s |",
+        f"| detectableChange: median over rows (largest) | {precise_before['median']} ({precise_before['largest']}) | "
+        f"{precise_after['median']} ({precise_after['largest']}) |",
+        f"| rows whose detectableChange is at most 2 % | {precise_before['rows at most 2%']} | "
+        f"{precise_after['rows at most 2%']} |",
+    ]:
+        assert line in page, line

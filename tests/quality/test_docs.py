@@ -221,7 +221,7 @@ EXECUTED = {"guide.md", "commands/completion.md", "commands/describe.md", "comma
             "commands/history.md", "commands/delete.md", "commands/get.md", "scripting.md", "store.md",
             "recording-runs.md", "teams.md", "reference/jsonpath.md", "commands/push.md", "speed-of-light.md",
             "publish.md", "analysis.md", "commands/compare.md", "commands/series.md", "commands/plot.md",
-            "maintenance.md", "reference/store-guarantees.md", "commands/summary.md"}
+            "maintenance.md", "reference/store-guarantees.md", "commands/summary.md", "measuring.md"}
 BLOCKS = [block for page in PAGES for block in page.blocks]
 # pages whose blocks take many seconds (a command that waits on a lock, a long pipeline);
 # a page's blocks share one session, so the whole page is marked, never one block of it
