@@ -104,7 +104,7 @@ def missing_figure(spec: dict | None, protocol_spec: dict | None = None) -> str:
     headline = _headline(spec) if isinstance(spec, dict) else None
     if headline is None:
         return "no figure (not passed, or no number)"
-    metric, statistics, primary = headline
+    metric, statistics, primary = headline[:3]
     primary = primary or ((protocol_spec or {}).get("measurement") or {}).get("primaryStatistic") or "median"
     value = statistics.get(primary)
     if _is_number(value):
