@@ -615,10 +615,12 @@ def test_the_timers_benchmark_reports_each_timer_by_runs_a_side(tmp_path):
     assert measures == [
         "kernel timer H100, 5 a side, fresh store: A/A called faster or slower",
         "kernel timer H100, 5 a side, fresh store: 2% slowdown slower",
-        "kernel timer H100, 8 a side, >= 25 us, fresh store: real 1% step slower",
+        "kernel timer H100 x16, 8 a side, >= 25 us, fresh store: 1% slowdown slower",
+        "kernel timer H100 x16, 8 a side, fresh store: A/A called faster or slower",
         "kernel timer H100, 5 a side, with history: A/A called faster or slower",
         "kernel timer H100, 5 a side, with history: 2% slowdown slower",
-        "kernel timer H100, 8 a side, >= 25 us, with history: real 1% step slower"]
+        "kernel timer H100 x16, 8 a side, >= 25 us, with history: 1% slowdown slower",
+        "kernel timer H100 x16, 8 a side, with history: A/A called faster or slower"]
     rows = {(row["variant"], row["store"], row["scenario"], row["source"]): row["figures"]["5"]
             for row in report["rows"]}
     # the H100 recording: 48 configurations of 10 processes; the H200 one has 8, too few for 5 a side
