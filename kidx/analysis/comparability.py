@@ -16,8 +16,8 @@ neither table knows has no direction, and the verdicts say so instead of guessin
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
 
+from kidx.records import TYPE_CHECKING
 from kidx.units import HIGHER as HIGHER
 from kidx.units import LOWER as LOWER
 from kidx.units import METRICS
@@ -31,8 +31,11 @@ ROLES = (*COMPARABLE_ROLES, SUBJECT_ROLE)  # every reference an analysis reads
 DIRECTION_BY_METRIC = {metric: direction for metric, (_, direction) in METRICS.items()}
 
 
-class Referencing(Protocol):
-    def reference(self, role: str) -> Any: ...
+if TYPE_CHECKING:  # typing only for the checker: a get or describe imports none of it
+    from typing import Any, Protocol
+
+    class Referencing(Protocol):
+        def reference(self, role: str) -> Any: ...
 
 
 def comparable_key(run: Referencing) -> tuple:

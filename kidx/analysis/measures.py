@@ -9,9 +9,8 @@ run's own metric), never from a guess.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from kidx.analysis.comparability import DIRECTION_BY_METRIC, LOWER, direction_of
+from kidx.records import NamedTuple
 from kidx.units import STORED_UNIT_OF, STORED_UNITS, TO_STORED
 
 # measurements may be written in other units of the same quantity (TO_STORED, keyed by

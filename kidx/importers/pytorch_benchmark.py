@@ -316,6 +316,7 @@ def _read_records(path: str, problems: list[Problem]) -> list[tuple[int, int, An
         whole = json.loads(text, parse_constant=float, object_pairs_hook=_once_each)
     except RecursionError:
         problems.append(Problem(Location(path, line=1), f"nested too deeply to read; expected {WHAT}"))
+        return None
     except _RepeatedKey as repeated:
         line, _ = repeated_key(text)
         problems.append(Problem(Location(path, line=line), repeated.message))

@@ -16,7 +16,9 @@ Problems (each makes fsck exit 1):
 - ``wrong-kind``: a name whose object is of another kind;
 - ``label-index``, ``reference-index``: the label or reference rows of a name disagree
   with its labels or its object's reference fields (or belong to no name);
-- ``cached-columns``: the printer-column values cached with a name disagree with its object.
+- ``cached-columns``: the printer-column values cached with a name disagree with its object
+  (values cached for other printer columns, by a kidx whose CRDs print others, carry
+  another fingerprint: reads never use them, so they are no inconsistency).
 
 Notes (reported, not problems):
 
@@ -52,6 +54,7 @@ PROBLEM_CHECKS = (
     "cached-columns",
 )
 NOTE_CHECKS = ("orphaned-object", "temporary-file", "stray-file", "dangling-reference")
+REINDEXED = ("label-index", "reference-index", "cached-columns")  # --repair rebuilds them
 REPAIRABLE_FROM_OBJECTS = ("label-index", "reference-index", "cached-columns", "catalog-integrity")
 MAX_HOLDERS = 3  # names listed for a missing object
 
@@ -87,6 +90,14 @@ class FsckReport:
     @property
     def notes(self) -> list[Finding]:
         return [finding for finding in self.findings if not finding.is_problem]
+
+
+def _made_for_other_columns(cached: str | None, current: str | None) -> bool:
+    """A cached value whose fingerprint is another set of printer columns' (kidx.store.
+    column_cache): a kidx whose CRDs print other columns wrote it; reads never use it."""
+    if not isinstance(cached, str) or not isinstance(current, str):
+        return False
+    return cached.partition(":")[0] != current.partition(":")[0]
 
 
 def references_of(info: KindInfo, spec: dict) -> set[tuple[str, str]]:
@@ -272,7 +283,7 @@ class _Scan:
             if references != expected:
                 self.add("reference-index", subject,
                          f"reference rows {_pairs(references)} differ from its object's {_pairs(expected)}")
-            if entry.columns != columns:
+            if entry.columns != columns and not _made_for_other_columns(entry.columns, columns):
                 self.add("cached-columns", subject, "cached printer-column values differ from its object")
         if stray_labels:
             self.add("label-index", "(no name)", f"{stray_labels} label rows belong to no name")
@@ -384,8 +395,7 @@ def _repair(
                 message += f"; the damaged {'bytes were copied' if packed else 'file was moved'} to {kept}"
             transaction.add_object(finding.subject, bundle_objects[finding.subject])
             repaired.append(Finding(finding.check, finding.subject, message, finding.path))
-        to_reindex = {f.subject for f in report.problems
-                      if f.check in ("label-index", "reference-index", "cached-columns")}
+        to_reindex = {f.subject for f in report.findings if f.check in REINDEXED}
         if "(no name)" in to_reindex:
             transaction.drop_stray_index_rows()
             repaired.extend(Finding(f.check, f.subject, "removed", f.path)
@@ -403,8 +413,8 @@ def _repair(
             transaction.reindex(Change(entry._replace(columns=columns), sorted(references_of(info, spec))))
             repaired.extend(
                 Finding(f.check, f.subject, "rebuilt from its name and object", f.path)
-                for f in report.problems
-                if f.subject == subject and f.check in ("label-index", "reference-index", "cached-columns")
+                for f in report.findings
+                if f.subject == subject and f.check in REINDEXED
             )
     return repaired, unrepaired
 
