@@ -38,8 +38,8 @@ SIGNATURES = [
 ]
 
 
-def spelled_defaults(path) -> list[tuple[int, str, str]]:
-    """(line, parameter, its default's source) of every parameter or record field named in NAMED."""
+def spelled_defaults(path, names=tuple(NAMED)) -> list[tuple[int, str, str]]:
+    """(line, parameter, its default's source) of every parameter or record field named in ``names``."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -47,10 +47,10 @@ def spelled_defaults(path) -> list[tuple[int, str, str]]:
             positional = args.posonlyargs + args.args
             pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults, strict=True))
             pairs += [(arg, d) for arg, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None]
-            found += [(d.lineno, arg.arg, ast.unparse(d)) for arg, d in pairs if arg.arg in NAMED]
+            found += [(d.lineno, arg.arg, ast.unparse(d)) for arg, d in pairs if arg.arg in names]
         elif isinstance(node, ast.ClassDef):
             found += [(s.lineno, s.target.id, ast.unparse(s.value)) for s in node.body
-                      if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id in NAMED
+                      if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.target.id in names
                       and s.value is not None]
     return found
 
@@ -77,6 +77,24 @@ def test_every_signature_takes_the_defined_default(face):
         expected = getattr(defaults if name != "by" else arguments, NAMED[name])
         # the object itself: a literal 0.05 elsewhere is another float, equal but not the definition
         assert parameters[name].default is expected, f"{face.__qualname__}({name}=...)"
+
+
+def test_the_timers_defaults_are_defined_once():
+    from kidx.api.measuring import measure
+    from kidx.cli.commands import record as record_command
+    from kidx.timers.settings import CACHES, DEFAULT_CACHE, DEFAULT_TIMER, TIMERS, TimerSettings, settings
+
+    assert (DEFAULT_TIMER, DEFAULT_CACHE) == (next(iter(TIMERS)), next(iter(CACHES))) == ("cuda_graph", "cold")
+    for face in (measure, settings, TimerSettings):
+        parameters = inspect.signature(face).parameters
+        assert (parameters["timer"].default, parameters["cache"].default) == (DEFAULT_TIMER, DEFAULT_CACHE)
+    assert inspect.signature(record_command.record).parameters["cache"].default == DEFAULT_CACHE
+    # a string's value cannot tell its spelling: the source must name the definition
+    spelled = [f"{path}:{line}: {name} = {source}"
+               for path in ("kidx/api/measuring.py", "kidx/timers/settings.py", "kidx/cli/commands/record.py")
+               for line, name, source in spelled_defaults(REPO / path, ("timer", "cache"))
+               if source.startswith(("'", '"'))]
+    assert spelled == []
 
 
 def test_the_site_title_is_defined_once():

@@ -16,7 +16,7 @@ from kidx.cli.commands.import_ import EnvironmentOption, LibraryOption, OutputOp
 from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store, output, parse_dry_run
 from kidx.errors import UsageError
 from kidx.importers.framework import IMPORTERS
-from kidx.timers.settings import CACHES, DEFAULT_MAX_TIME_MS, TIMERS
+from kidx.timers.settings import CACHES, DEFAULT_CACHE, DEFAULT_MAX_TIME_MS, TIMERS
 
 EXAMPLES = """\b
 Examples:
@@ -69,7 +69,7 @@ def record(
         str,
         typer.Option("--cache", help=f"The L2 cache with --timer: {', '.join(CACHES)} (flushed before each sample, "
                                      "or not)."),
-    ] = "cold",
+    ] = DEFAULT_CACHE,
     max_noise: Annotated[
         float | None,
         typer.Option("--max-noise", metavar="PCT",
