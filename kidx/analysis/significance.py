@@ -38,9 +38,14 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from kidx.analysis.defaults import ALPHA as ALPHA
+from kidx.analysis.defaults import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
 from kidx.analysis.measures import Measure
 
-ALPHA = 0.05
+# ALPHA, the significance level, and DEFAULT_THRESHOLD, --threshold's default (None: the
+# threshold follows the evidence), are defined in kidx.analysis.defaults, which the command
+# line and the Python API share without loading this module
+
 # Between processes, small kernels' medians jump by 7-17% in one run of series otherwise
 # steady within 0.5% (tests/data/h200-aa): the noise has heavy tails, and a t-test at
 # ALPHA alone called 5.3% of that recording's A/A pairs faster or slower. A change must
@@ -59,10 +64,6 @@ MIN_T_KERNEL = 4.0
 # is unconfirmed, its direction beside it, and a --fail-on-regression gate passes it until
 # a second run confirms it (bench/bench_verdicts.py, docs/analysis.md). 1 turns it off.
 CONFIRM_RUNS = 2
-# --threshold's default: None, the threshold follows the evidence (calibrated on the H200
-# recordings of tests/data/h200-timers, tested on the H100 recording of tests/data/h100-steps
-# by bench/bench_verdicts.py; docs/analysis.md)
-DEFAULT_THRESHOLD: float | None = None
 # following the evidence: the smallest change that counts (a real 0.3 % change is real, but a
 # systematic drift between two arms of a few tenths of a percent is common enough that it
 # should not fail a gate), and the widest ± a "same" may claim before it is inconclusive

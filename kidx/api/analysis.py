@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from kidx.analysis.defaults import ALPHA, DEFAULT_THRESHOLD
 from kidx.api.arguments import (
+    BY_IMPLEMENTATION,
     parse_alpha,
     parse_by,
     parse_field_selector,
@@ -31,12 +33,12 @@ def compare_request(
     selector: str | None = None,
     field_selector: str | None = None,
     references: Iterable[str] = (),
-    by: str = "implementation",
+    by: str = BY_IMPLEMENTATION,
     baseline: str | None = None,
-    threshold: float | None = None,
+    threshold: float | None = DEFAULT_THRESHOLD,
     only: str | Iterable[str] | None = None,
     force: bool = False,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
     aggregate: str | None = None,
     metric: str | None = None,
 ) -> CompareRequest:
@@ -74,8 +76,8 @@ def series_request(
     references: Iterable[str] = (),
     label: str | None = None,
     baseline: str | None = None,
-    threshold: float | None = None,
-    alpha: float = 0.05,
+    threshold: float | None = DEFAULT_THRESHOLD,
+    alpha: float = ALPHA,
 ) -> SeriesRequest:
     """``kidx series``'s options as the operation's request (threshold in percent)."""
     from kidx.operations.series import SeriesRequest

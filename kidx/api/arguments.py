@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from kidx.query.field_selector import FieldSelector
     from kidx.query.label_selector import LabelSelector
 
+BY_IMPLEMENTATION = "implementation"  # --by's default: compare the implementations within each group
 
 
 def reference_values(values: Iterable[str]) -> tuple[str, ...]:
@@ -47,12 +48,12 @@ def parse_field_selector(text: str | None) -> FieldSelector | None:
 
 def parse_by(value: str) -> str | None:
     """``implementation`` → None; ``label=KEY`` → KEY."""
-    if value == "implementation":
+    if value == BY_IMPLEMENTATION:
         return None
     name, equals, key = value.partition("=")
     if name == "label" and equals and key:
         return key
-    raise UsageError(f'invalid --by value "{value}": use "implementation" or "label=KEY"')
+    raise UsageError(f'invalid --by value "{value}": use "{BY_IMPLEMENTATION}" or "label=KEY"')
 
 
 def parse_only(value: str | Iterable[str] | None) -> frozenset[str]:

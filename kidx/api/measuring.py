@@ -7,12 +7,20 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kidx.api.recording import Timings
-from kidx.timers.settings import DEFAULT_MAX_TIME_MS, DEFAULT_REP_MS, DEFAULT_WARMUP_MS, measurement_spec, settings
+from kidx.timers.settings import (
+    DEFAULT_CACHE,
+    DEFAULT_MAX_TIME_MS,
+    DEFAULT_REP_MS,
+    DEFAULT_TIMER,
+    DEFAULT_WARMUP_MS,
+    measurement_spec,
+    settings,
+)
 
 SOURCE = "kidx.measure"
 
 
-def measure(fn: Callable[[], Any], *, timer: str = "cuda_graph", cache: str = "cold",
+def measure(fn: Callable[[], Any], *, timer: str = DEFAULT_TIMER, cache: str = DEFAULT_CACHE,
             warmup_ms: float = DEFAULT_WARMUP_MS, rep_ms: float = DEFAULT_REP_MS,
             grad_to_none: Sequence[Any] | None = None, max_noise: float | None = None,
             max_time_ms: float = DEFAULT_MAX_TIME_MS) -> Timings:

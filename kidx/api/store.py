@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 
-from kidx.api.arguments import reference_values
+from kidx.analysis.defaults import ALPHA, DEFAULT_THRESHOLD
+from kidx.api.arguments import BY_IMPLEMENTATION, reference_values
 from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -240,9 +241,9 @@ class Store:
         return data_frame(self.records(selector, field_selector, columns, references), columns)
 
     def compare(self, *names: str, selector: str | None = None, field_selector: str | None = None,
-                references: Iterable[str] = (), by: str = "implementation", baseline: str | None = None,
-                threshold: float | None = None, only: str | Iterable[str] | None = None,
-                force: bool = False, alpha: float = 0.05, aggregate: str | None = None,
+                references: Iterable[str] = (), by: str = BY_IMPLEMENTATION, baseline: str | None = None,
+                threshold: float | None = DEFAULT_THRESHOLD, only: str | Iterable[str] | None = None,
+                force: bool = False, alpha: float = ALPHA, aggregate: str | None = None,
                 metric: str | None = None) -> Comparison:
         """``kidx compare``: the same options (``threshold`` in percent, None: it follows
         the evidence, as without ``--threshold``; ``only`` the verdicts to keep,
@@ -260,7 +261,7 @@ class Store:
 
     def series(self, *names: str, selector: str | None = None, field_selector: str | None = None,
                references: Iterable[str] = (), label: str | None = None, baseline: str | None = None,
-               threshold: float | None = None, alpha: float = 0.05) -> SeriesResult:
+               threshold: float | None = DEFAULT_THRESHOLD, alpha: float = ALPHA) -> SeriesResult:
         """``kidx series``: the same options, the result the command renders;
         ``.to_dict()`` is its ``-o json``."""
         from kidx.api.analysis import SeriesResult, series_request

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 # read the same way by the Python API (re-exported for the commands)
+from kidx.api.arguments import BY_IMPLEMENTATION as BY_IMPLEMENTATION
 from kidx.api.arguments import parse_alpha as parse_alpha
 from kidx.api.arguments import parse_by as parse_by
 from kidx.api.arguments import parse_only as parse_only

@@ -7,6 +7,8 @@ import importlib.util
 
 from kidx.errors import KidxError, install_hint
 
+TITLE = "Kernel benchmarks"  # the site's title unless --title gives one
+
 
 def require_jinja() -> None:
     """Say what to install when Jinja2, which renders the pages, is missing."""

@@ -14,6 +14,7 @@ from kidx.operations.analysed_runs import AnalysedRun, Referenced
 from kidx.operations.compare import Comparison
 from kidx.operations.series import Series
 from kidx.output.units import quantity, spread_text
+from kidx.publish import TITLE
 from kidx.publish.model import Family, SiteModel, digest_hex, page_id
 from kidx.publish.sections import section_path
 from kidx.publish.tree import E, Element
@@ -27,7 +28,7 @@ class PublishRequest(NamedTuple):
     selector: object = None
     field_selector: object = None
     references: tuple = ()
-    title: str = "Kernel benchmarks"
+    title: str = TITLE
     base_url: str | None = None
     baselines: tuple[str, ...] = ()
     release_label: str | None = None

@@ -264,17 +264,27 @@ class FileObjectBackend(ObjectBackend):
         return Path(self._root_text)
 
     def path_of(self, digest: str) -> Path:
-        hexdigest = ObjectDB._hex(digest)
-        return self.root / hexdigest[:2] / hexdigest[2:]
+        from pathlib import Path
+
+        return Path(self.where(ObjectDB._hex(digest)))
+
+    def _folder(self, hexdigest: str) -> str:
+        """The fan-out folder of an object: its first two hex digits."""
+        return f"{self._root_text}/{hexdigest[:2]}"
+
+    def where(self, hexdigest: str) -> str:
+        """An object's file: the rest of its hex digits in its fan-out folder (the one
+        place the layout is written; plain strings, as ``os`` takes them)."""
+        return f"{self._folder(hexdigest)}/{hexdigest[2:]}"
 
     def exists(self, hexdigest: str) -> bool:
-        return os.path.isfile(f"{self._root_text}/{hexdigest[:2]}/{hexdigest[2:]}")
+        return os.path.isfile(self.where(hexdigest))
 
     def read(self, hexdigest: str) -> bytes:
         # plain os calls: get reads one file per listed object. Non-blocking open and a
         # type check: a FIFO or a link to /dev/zero in an object's place is refused, not
         # waited on or read forever
-        descriptor = os.open(f"{self._root_text}/{hexdigest[:2]}/{hexdigest[2:]}", os.O_RDONLY | os.O_NONBLOCK)
+        descriptor = os.open(self.where(hexdigest), os.O_RDONLY | os.O_NONBLOCK)
         try:
             mode = os.fstat(descriptor).st_mode
             if not stat.S_ISREG(mode):
@@ -294,8 +304,7 @@ class FileObjectBackend(ObjectBackend):
         edit is caught too); one that is not this digest's is replaced atomically. Plain
         ``os`` calls on strings: this runs once per object in a bulk apply, where most
         objects are new, so a new one is tried first (``_link_new``)."""
-        folder = f"{self._root_text}/{hexdigest[:2]}"
-        path = f"{folder}/{hexdigest[2:]}"
+        folder, path = self._folder(hexdigest), self.where(hexdigest)
         if folder not in self._folders:
             os.makedirs(folder, exist_ok=True)
             self._folders.add(folder)
@@ -358,25 +367,22 @@ class FileObjectBackend(ObjectBackend):
         """Objects that should be stored already: each is looked at first, not written."""
         done = {}
         for hexdigest, data in objects.items():
-            folder = f"{self._root_text}/{hexdigest[:2]}"
+            folder = self._folder(hexdigest)
             if folder not in self._folders:
                 os.makedirs(folder, exist_ok=True)
                 self._folders.add(folder)
-            done[hexdigest] = self._checked_write(hexdigest, folder, f"{folder}/{hexdigest[2:]}", data)
+            done[hexdigest] = self._checked_write(hexdigest, folder, self.where(hexdigest), data)
         return done
 
     def remove(self, hexdigest: str) -> None:
         try:
-            os.unlink(f"{self._root_text}/{hexdigest[:2]}/{hexdigest[2:]}")
+            os.unlink(self.where(hexdigest))
         except FileNotFoundError:
             pass
 
-    def where(self, hexdigest: str) -> str:
-        return f"{self._root_text}/{hexdigest[:2]}/{hexdigest[2:]}"
-
     def size(self, hexdigest: str) -> int | None:
         try:
-            return os.stat(f"{self._root_text}/{hexdigest[:2]}/{hexdigest[2:]}").st_size
+            return os.stat(self.where(hexdigest)).st_size
         except FileNotFoundError:
             return None
 

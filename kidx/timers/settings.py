@@ -24,6 +24,9 @@ CACHES = {
     "cold": "a buffer twice the size of the GPU's L2 cache written before each sample, outside the timed region",
     "warm": "nothing flushed between samples",
 }
+#: the defaults, for the API, the command line and the harness's process alike: the first of each
+DEFAULT_TIMER = next(iter(TIMERS))
+DEFAULT_CACHE = next(iter(CACHES))
 #: do_bench's defaults (milliseconds): warm-up and repetition budgets
 DEFAULT_WARMUP_MS = 25.0
 DEFAULT_REP_MS = 100.0
@@ -53,8 +56,8 @@ class TimerSettings(NamedTuple):
     their median is under it, or ``max_time_ms`` of sampling has passed, in place of the
     ``rep_ms`` budget (``adaptive_count``)."""
 
-    timer: str = "cuda_graph"
-    cache: str = "cold"
+    timer: str = DEFAULT_TIMER
+    cache: str = DEFAULT_CACHE
     warmup_ms: float = DEFAULT_WARMUP_MS
     rep_ms: float = DEFAULT_REP_MS
     max_noise: float | None = None
@@ -86,7 +89,7 @@ def checked_noise(value: object, what: str) -> float:
     return float(value)
 
 
-def settings(timer: str = "cuda_graph", cache: str = "cold", warmup_ms: object = DEFAULT_WARMUP_MS,
+def settings(timer: str = DEFAULT_TIMER, cache: str = DEFAULT_CACHE, warmup_ms: object = DEFAULT_WARMUP_MS,
              rep_ms: object = DEFAULT_REP_MS, max_noise: object = None,
              max_time_ms: object = DEFAULT_MAX_TIME_MS) -> TimerSettings:
     """Checked settings; a UsageError names the bad one."""
@@ -126,8 +129,8 @@ def measurement_spec(timer: str, cache: str, warmup_ms: float, rep_ms: float, *,
 def settings_from_environment(environ: Mapping[str, str] | None = None) -> tuple[str, str]:
     """(timer, cache) that kidx record asked for, read in the harness's process."""
     environ = os.environ if environ is None else environ
-    return (checked_timer(environ.get(ENV_TIMER, "cuda_graph"), ENV_TIMER),
-            checked_cache(environ.get(ENV_CACHE, "cold"), ENV_CACHE))
+    return (checked_timer(environ.get(ENV_TIMER, DEFAULT_TIMER), ENV_TIMER),
+            checked_cache(environ.get(ENV_CACHE, DEFAULT_CACHE), ENV_CACHE))
 
 
 def stopping_from_environment(environ: Mapping[str, str] | None = None) -> tuple[float | None, float]:

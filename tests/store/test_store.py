@@ -155,6 +155,23 @@ def test_object_files_are_named_by_digest_and_rehash_to_their_names(kidx, store,
     )
 
 
+def test_the_object_file_layout_is_written_once(tmp_path):
+    """Every file operation of the folder object backend reaches an object through
+    ``where``: the fan-out layout (``ab/cdef…``) is spelled in one place."""
+    import inspect
+
+    source = inspect.getsource(FileObjectBackend)
+    assert (source.count("hexdigest[:2]"), source.count("hexdigest[2:]")) == (1, 1)
+    files = object_files(tmp_path)
+    hexdigest = SEED_RUN_DIGEST.split(":")[1]
+    assert files.write(hexdigest, b"{}") == "written"
+    assert files.where(hexdigest) == f"{tmp_path}/objects/sha256/{hexdigest[:2]}/{hexdigest[2:]}"
+    assert str(files.path_of(SEED_RUN_DIGEST)) == files.where(hexdigest)
+    assert (files.exists(hexdigest), files.read(hexdigest), files.size(hexdigest)) == (True, b"{}", 2)
+    files.remove(hexdigest)
+    assert not os.path.exists(files.where(hexdigest)) and files.size(hexdigest) is None
+
+
 def test_store_layout_and_names_are_not_paths(kidx, store):
     manifest = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload",
                 "metadata": {"name": "x..y_z-name"}, "spec": {"operation": "op"}}

@@ -6,8 +6,10 @@ from typing import Annotated
 
 import typer
 
+from kidx.analysis.defaults import ALPHA, DEFAULT_THRESHOLD
 from kidx.analysis.significance import VERDICTS
 from kidx.cli.analysis_options import (
+    BY_IMPLEMENTATION,
     AllowEmptyOption,
     AlphaOption,
     FailOnInconclusiveOption,
@@ -51,7 +53,7 @@ def compare(
         str,
         typer.Option("--by", help="implementation: compare implementations within each group; "
                                   "label=KEY: compare the values of a label for each implementation."),
-    ] = "implementation",
+    ] = BY_IMPLEMENTATION,
     baseline: Annotated[
         str | None,
         typer.Option("--baseline", help="The baseline: an implementation (name, library, backend, provider or "
@@ -61,8 +63,8 @@ def compare(
                                         "lowest version-like label value, else the earliest observed run of each "
                                         "group."),
     ] = None,
-    threshold: ThresholdOption = None,
-    alpha: AlphaOption = 0.05,  # kidx.analysis.significance.ALPHA
+    threshold: ThresholdOption = DEFAULT_THRESHOLD,
+    alpha: AlphaOption = ALPHA,
     fail_on_regression: Annotated[
         bool, typer.Option("--fail-on-regression", help="Exit 1 when any row is slower than its baseline; exit 2 "
                                                         "when nothing could be judged.")

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from kidx.cli.analysis_options import FieldSelectorOption, ReferencesOption, RunsArgument, parse_by
+from kidx.cli.analysis_options import BY_IMPLEMENTATION, FieldSelectorOption, ReferencesOption, RunsArgument, parse_by
 from kidx.cli.common import (
     SelectorOption,
     StoreOption,
@@ -44,7 +44,7 @@ def plot(
     by: Annotated[
         str,
         typer.Option("--by", help="implementation: a line per implementation; label=KEY: a line per value of a label."),
-    ] = "implementation",
+    ] = BY_IMPLEMENTATION,
     title: Annotated[str | None, typer.Option("--title", help="A title over the whole figure.")] = None,
     y: Annotated[
         str,

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from kidx.analysis.defaults import ALPHA, DEFAULT_THRESHOLD
 from kidx.cli.analysis_options import AlphaOption, FieldSelectorOption, ReferencesOption, RunsArgument, ThresholdOption
 from kidx.cli.common import (
     DryRunOption,
@@ -20,6 +21,7 @@ from kidx.cli.common import (
     parse_selector,
 )
 from kidx.errors import UsageError
+from kidx.publish import TITLE
 
 EXAMPLES = """\b
 Examples:
@@ -36,7 +38,7 @@ def publish(
     selector: SelectorOption = None,
     field_selector: FieldSelectorOption = None,
     references: ReferencesOption = None,
-    title: Annotated[str, typer.Option("--title", help="The site's title.")] = "Kernel benchmarks",
+    title: Annotated[str, typer.Option("--title", help="The site's title.")] = TITLE,
     base_url: Annotated[
         str | None, typer.Option("--base-url", help="Where the site will be served (for canonical links).")
     ] = None,
@@ -48,8 +50,8 @@ def publish(
     release_label: Annotated[
         str | None, typer.Option("--release-label", help="The label that names a release, e.g. liger_version.")
     ] = None,
-    threshold: ThresholdOption = None,
-    alpha: AlphaOption = 0.05,  # kidx.analysis.significance.ALPHA
+    threshold: ThresholdOption = DEFAULT_THRESHOLD,
+    alpha: AlphaOption = ALPHA,
     dry_run: DryRunOption = "none",
     store: StoreOption = None,
 ) -> None:

@@ -16,7 +16,7 @@ from kidx.cli.commands.import_ import EnvironmentOption, LibraryOption, OutputOp
 from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store, output, parse_dry_run
 from kidx.errors import UsageError
 from kidx.importers.framework import IMPORTERS
-from kidx.timers.settings import CACHES, DEFAULT_MAX_TIME_MS, TIMERS
+from kidx.timers.settings import CACHES, DEFAULT_CACHE, DEFAULT_MAX_TIME_MS, TIMERS
 
 EXAMPLES = """\b
 Examples:
@@ -69,7 +69,7 @@ def record(
         str,
         typer.Option("--cache", help=f"The L2 cache with --timer: {', '.join(CACHES)} (flushed before each sample, "
                                      "or not)."),
-    ] = "cold",
+    ] = DEFAULT_CACHE,
     max_noise: Annotated[
         float | None,
         typer.Option("--max-noise", metavar="PCT",
@@ -149,11 +149,11 @@ def record(
     stopping = _stopping(max_noise, max_time, timer)
     commands = list(recording.split_interleaved(command)) if interleave and recover is None else [command]
     suffix = parse_dry_run(dry_run)
-    request = RecordRequest(format_name, commands, interleave, results, environment, capture is not False, labels,
-                            options, timing, processes, suffix is not None,
-                            keep=output_format not in ("yaml", "json"), recover=recover,
-                            store_hint=store if store and "://" not in store else None, stopping=stopping,
-                            gpus=gpus)
+    request = RecordRequest(
+        format_name=format_name, commands=commands, interleave=interleave, results=results, environment=environment,
+        capture=capture is not False, labels=labels, options=options, timing=timing, processes=processes,
+        dry_run=suffix is not None, keep=output_format not in ("yaml", "json"), recover=recover,
+        store_hint=store if store and "://" not in store else None, stopping=stopping, gpus=gpus)
     with record_harness.terminate_as_interrupt():  # SIGTERM stops the harness as Ctrl-C does
         try:
             result = recorded(request, kind_registry(), lambda: open_store(store), output(), to_yaml,

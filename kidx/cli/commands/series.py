@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from kidx.analysis.defaults import ALPHA, DEFAULT_THRESHOLD
 from kidx.cli.analysis_options import (
     AllowEmptyOption,
     AlphaOption,
@@ -43,8 +44,8 @@ def series(
         typer.Option("--baseline", help="An implementation (name, library, backend, provider or backend label) "
                                         "measured in the same sessions: show the speedup over it and its change."),
     ] = None,
-    threshold: ThresholdOption = None,
-    alpha: AlphaOption = 0.05,  # kidx.analysis.significance.ALPHA
+    threshold: ThresholdOption = DEFAULT_THRESHOLD,
+    alpha: AlphaOption = ALPHA,
     fail_on_regression: Annotated[
         bool, typer.Option("--fail-on-regression", help="Exit 1 when any point is slower than the one before, or "
                                                         "a change point moved the level the slower way (a drift of "
