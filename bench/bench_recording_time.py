@@ -28,7 +28,6 @@ import csv
 import datetime
 import json
 import os
-import platform
 import re
 import statistics
 import subprocess
@@ -154,26 +153,10 @@ def tables() -> list[dict]:
 def main() -> int:
     started = datetime.datetime.now(datetime.UTC)
     found = tables()
-    stamp = started.strftime("%Y%m%d-%H%M%S")
-    meta = {"title": "A full A/B of benchmark_rms_norm.py on an H100, before and after --max-noise 0.5 "
-                     "(tests/data/h100-ab)", "script": "bench/bench_recording_time.py",
-            "date": started.strftime("%Y-%m-%d %H:%M UTC"), "cpus": os.cpu_count(), "python": platform.python_version(),
-            "code": subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                                   text=True).stdout.strip() or "?"}
-    lines = [f"{meta['title']} ({meta['date']}, code {meta['code']})", ""]
-    for table in found:
-        lines += [table["section"], ""]
-        widths = [max(len(str(cell)) for cell in column) for column in zip(table["header"], *table["rows"],
-                                                                          strict=True)]
-        for row in [table["header"], *table["rows"]]:
-            lines.append("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
-        lines.append("")
-    text = "\n".join(lines)
-    print(text)
-    reports = HERE / "reports"
-    (reports / f"bench_recording_time-{stamp}.txt").write_text(text + "\n", encoding="utf-8")
-    (reports / f"bench_recording_time-{stamp}.json").write_text(
-        json.dumps({"meta": meta, "tables": found}, indent=1) + "\n", encoding="utf-8")
+    from bench_timers import write_report
+
+    write_report("bench_recording_time", "A full A/B of benchmark_rms_norm.py on an H100, before and after "
+                 "--max-noise 0.5 (tests/data/h100-ab)", "bench/bench_recording_time.py", started, found)
     return 0
 
 

@@ -91,10 +91,15 @@ def main() -> int:
         {"section": "Median over processes of each run's median (µs)", "header": [
             "kernel", "pass", "provider", "workload", *PHASES, "events / kernel"], "rows": rows},
     ]
-    stamp = started.strftime("%Y%m%d-%H%M%S")
-    meta = {"title": "GPU timers on the H200 recordings", "script": "bench/bench_timers.py",
-            "date": started.strftime("%Y-%m-%d %H:%M UTC"), "cpus": os.cpu_count(),
-            "python": platform.python_version(),
+    write_report("bench_timers", "GPU timers on the H200 recordings", "bench/bench_timers.py", started, tables)
+    return 0
+
+
+def write_report(stem: str, title: str, script: str, started, tables: list[dict]) -> str:
+    """The tables as text (printed) and as JSON, in bench/reports/STEM-<UTC stamp>.txt and
+    .json, with the date, the machine's CPUs, Python and the code's commit; the text back."""
+    meta = {"title": title, "script": script, "date": started.strftime("%Y-%m-%d %H:%M UTC"),
+            "cpus": os.cpu_count(), "python": platform.python_version(),
             "code": subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                                    text=True).stdout.strip() or "?"}
     lines = [f"{meta['title']} ({meta['date']}, code {meta['code']})", ""]
@@ -108,10 +113,11 @@ def main() -> int:
     text = "\n".join(lines)
     print(text)
     reports = HERE / "reports"
-    (reports / f"bench_timers-{stamp}.txt").write_text(text + "\n", encoding="utf-8")
-    (reports / f"bench_timers-{stamp}.json").write_text(json.dumps({"meta": meta, "tables": tables}, indent=1) + "\n",
-                                                        encoding="utf-8")
-    return 0
+    stamp = started.strftime("%Y%m%d-%H%M%S")
+    (reports / f"{stem}-{stamp}.txt").write_text(text + "\n", encoding="utf-8")
+    (reports / f"{stem}-{stamp}.json").write_text(json.dumps({"meta": meta, "tables": tables}, indent=1) + "\n",
+                                                  encoding="utf-8")
+    return text
 
 
 if __name__ == "__main__":

@@ -312,11 +312,7 @@ def read_json(path: str, problems: list[Problem], what: str) -> tuple[Any, str] 
         problems.append(Problem(Location(path, line=line), f"the key {json.dumps(key, ensure_ascii=True)} appears "
                                 "twice in one object; expected one of each"))
         return None
-    lone = lone_surrogate(text)
-    if lone is not None:
-        line, where = lone
-        problems.append(Problem(Location(path, line=line), f"{where} holds a lone surrogate escape (\\ud800-\\udfff "
-                                "without its pair): not a character, so it cannot be stored"))
+    if refused_lone_surrogate(text, path, problems):
         return None
     return data, text
 
@@ -347,6 +343,17 @@ def repeated_key(text: str) -> tuple[int, str]:
             stack[-1].add(key)
         previous = token if token.startswith('"') else None
     return 1, ""
+
+
+def refused_lone_surrogate(text: str, path: str, problems: list[Problem]) -> bool:
+    """Whether ``text`` holds a lone surrogate escape, reported at its line in ``problems``."""
+    lone = lone_surrogate(text)
+    if lone is None:
+        return False
+    line, where = lone
+    problems.append(Problem(Location(path, line=line), f"{where} holds a lone surrogate escape (\\ud800-\\udfff "
+                            "without its pair): not a character, so it cannot be stored"))
+    return True
 
 
 def lone_surrogate(text: str) -> tuple[int, str] | None:

@@ -50,11 +50,11 @@ from kidx.importers.framework import (
     FormatDoc,
     JsonConverter,
     hashed_name,
-    lone_surrogate,
     manifest,
     problem,
     raise_if_problems,
     read_bytes,
+    refused_lone_surrogate,
     repeated_key,
     run_manifest,
     slug,
@@ -306,11 +306,7 @@ def _read_records(path: str, problems: list[Problem]) -> list[tuple[int, int, An
     if not text.strip():
         problems.append(Problem(Location(path, line=1), f"the file is empty; expected {WHAT}"))
         return None
-    lone = lone_surrogate(text)
-    if lone is not None:
-        line, where = lone
-        problems.append(Problem(Location(path, line=line), f"{where} holds a lone surrogate escape (\\ud800-\\udfff "
-                                "without its pair): not a character, so it cannot be stored"))
+    if refused_lone_surrogate(text, path, problems):
         return None
     try:
         whole = json.loads(text, parse_constant=float, object_pairs_hook=_once_each)
