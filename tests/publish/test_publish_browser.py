@@ -132,8 +132,10 @@ def test_group_page_draws_a_line_per_implementation_and_hover_shows_the_run(brow
     assert page.locator("svg.chart polyline.line").count() == 2
     assert page.locator("svg.chart polygon.band").count() == 2
     # markers differ per line, not colour alone: a circle for the first, a square for the second
-    assert lines.nth(0).locator("a.pt circle").count() == 5
+    assert lines.nth(0).locator("a.pt circle:not(.host)").count() == 5
     assert lines.nth(1).locator("a.pt rect").count() == 5
+    # a likely host-bound point also has its dashed ring: one for each point whose data says why
+    assert page.locator("svg.chart a.pt circle.host").count() == page.locator("svg.chart a.pt[data-host]").count()
     last = data["lines"][1]["points"][-1]
     point = lines.nth(1).locator("a.pt").last
     point.hover()
