@@ -18,6 +18,14 @@ REPO = Path(__file__).resolve().parents[1]
 LIGER_DATA = REPO / "tests" / "data" / "liger"
 LIGER_HISTORY = LIGER_DATA / "history"
 SEED_BUNDLE = REPO / "docs" / "examples" / "seed-bundle.json"
+# the verdict rule as compare and series print it last, without --threshold (kidx.analysis.significance)
+RULE = ("rule: the threshold follows the evidence: a change counts when it exceeds 0.5% (a kernel timer's "
+        "runs; 5% for others) and a two-sided t-test on the logs of the runs' statistics gives p < 0.05 and "
+        "|t| >= 4 (5 for others), with the spread between runs from repeated runs or the series' history; a "
+        "change is confirmed by 2 runs a side, more than half of the pairs of runs beyond that its way, else "
+        "unconfirmed; same when the 95% interval of the ratio lies within the larger of that and the change "
+        "the runs would detect 95% of the time, at most 5%; with only within-run evidence (Mann-Whitney U on "
+        "samples, else p20-p80 bands apart, else a 5% threshold) at most unconfirmed\n")
 SEED_RUN_NAME = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-seq16384-bf16-"
 SEED_PROTOCOL_DIGEST = "sha256:080e6e66e4ec75a131aa0c9121c74b8e8eed64e7b6d621d567c6a28f79548be8"
 SEED_ENVIRONMENT_DIGEST = "sha256:2750ae381d6de582f1eb6b9008e0987463d19ede8af127d97d76c5ae09121393"

@@ -5,18 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import RULE
 
 SEED_RUN = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-seq16384-bf16-"
 HF_RUN = "liger-llama4-rope-backward-huggingface-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads-7a1c5fe285"
 SEQ8192_RUN = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-seq-06a5f9125d"
 WORKLOAD = "liger-llama4-rope-hidden8192-kv-heads8-q-heads32-seq16384-bf16"
-RULE = ("rule: the threshold follows the evidence: a change counts when it exceeds 0.5% (a kernel timer's "
-        "runs; 5% for others) and a two-sided t-test on the logs of the runs' statistics gives p < 0.05 and "
-        "|t| >= 4 (5 for others), with the spread between runs from repeated runs or the series' history; a "
-        "change is confirmed by 2 runs a side, more than half of the pairs of runs beyond that its way, else "
-        "unconfirmed; same when the 95% interval of the ratio lies within the larger of that and the change "
-        "the runs would detect 95% of the time, at most 5%; with only within-run evidence (Mann-Whitney U on "
-        "samples, else p20-p80 bands apart, else a 5% threshold) at most unconfirmed\n")
+
 
 
 def test_llama4_rope_backward_h100_speedup_over_transformers(kidx, head_store):

@@ -7,6 +7,7 @@ import math
 import statistics
 
 import pytest
+from conftest import RULE
 
 T_975_2 = 4.302652729749464  # Student t, 0.975 quantile, 2 degrees of freedom
 T_975_1 = 12.706204736174707  # and 1 degree of freedom
@@ -26,13 +27,7 @@ SHAPES = (
 RUN = "liger-{kernel}-forward-liger-nvidia-h100-80gb-hbm3-hidden64-seq{seq}-2026-01-02-00-00-00-{tail}"
 ALPHA_1024 = RUN.format(kernel="alpha", seq=1024, tail="9d527ecd8a")
 BETA_2048 = RUN.format(kernel="beta", seq=2048, tail="99eba50aed")
-RULE = ("rule: the threshold follows the evidence: a change counts when it exceeds 0.5% (a kernel timer's "
-        "runs; 5% for others) and a two-sided t-test on the logs of the runs' statistics gives p < 0.05 and "
-        "|t| >= 4 (5 for others), with the spread between runs from repeated runs or the series' history; a "
-        "change is confirmed by 2 runs a side, more than half of the pairs of runs beyond that its way, else "
-        "unconfirmed; same when the 95% interval of the ratio lies within the larger of that and the change "
-        "the runs would detect 95% of the time, at most 5%; with only within-run evidence (Mann-Whitney U on "
-        "samples, else p20-p80 bands apart, else a 5% threshold) at most unconfirmed\n")
+
 
 
 @pytest.fixture
