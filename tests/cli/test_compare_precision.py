@@ -1,0 +1,89 @@
+"""Verdicts at the timer's resolution (docs/analysis.md, "The threshold follows the
+evidence"), on real kernel-timer runs: Liger's softmax forward timed by `kidx record
+--timer cuda_graph` in 16 processes on an H100 (tests/data/h100-aa16), its processes
+0.1-0.3 % apart. Five processes a side, one side slowed by 2 %: slower, where the old fixed
+5 % threshold said same; the same ten processes unchanged: same, within what they can detect."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+AA16 = Path(__file__).resolve().parents[1] / "data" / "h100-aa16" / "store.kidx.json"
+BENCHMARK = "softmax/forward"
+
+
+@pytest.fixture
+def sides(kidx, tmp_path):
+    """A store of the softmax forward runs of processes 1-10 (liger), labelled side=a (1-5) and
+    side=b (6-10), and a function that applies them with side b's figures times a factor."""
+    recorded = tmp_path / "recorded"
+    code, _, err = kidx("import", "bundle", str(AA16), store_path=recorded)
+    assert code == 0, err
+    objects = []
+    for kind in ("protocols", "workloads", "environments", "implementations"):
+        code, out, err = kidx("get", kind, "-o", "json", store_path=recorded)
+        assert code == 0, err
+        objects += json.loads(out)["items"]
+    code, out, err = kidx("get", "runs", "-l", "provider=liger", "--field-selector",
+                          f"spec.sourceNative.benchmark={BENCHMARK}", "-o", "json", store_path=recorded)
+    assert code == 0, err
+    runs = [run for run in json.loads(out)["items"] if int(run["metadata"]["labels"]["repetition"]) <= 10]
+    assert len(runs) == 10
+
+    def applied(factor: float, store: Path) -> Path:
+        documents = [*objects]
+        for run in runs:
+            run = json.loads(json.dumps(run))
+            side = "a" if int(run["metadata"]["labels"]["repetition"]) <= 5 else "b"
+            run["metadata"]["labels"]["side"] = side
+            if side == "b":
+                latency = run["spec"]["timing"]["latencyNs"]
+                for key, value in latency.items():
+                    latency[key] = value * factor
+                for entry in run["spec"].get("measurements") or ():
+                    entry["value"] *= factor
+                samples = run["spec"].get("samples")
+                if samples:
+                    samples["values"] = [value * factor for value in samples["values"]]
+            documents.append(run)
+        for document in documents:
+            for key in ("digest", "creationTimestamp", "generation"):
+                document["metadata"].pop(key, None)
+        code, _, err = kidx("apply", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List",
+                                                                   "items": documents}), store_path=store)
+        assert code == 0, err
+        return store
+
+    return applied
+
+
+def _verdict(kidx, store: Path, *arguments: str) -> dict:
+    code, out, err = kidx("compare", "--by", "label=side", "--baseline", "a", "-o", "json", *arguments,
+                          store_path=store)
+    assert code == 0, err
+    [row] = [row for group in json.loads(out)["groups"] for row in group["rows"] if row["verdict"] != "baseline"]
+    return row
+
+
+def test_a_real_2_percent_slowdown_in_5_processes_a_side_is_slower(kidx, sides, tmp_path):
+    store = sides(1.02, tmp_path / "slowed")
+    row = _verdict(kidx, store)
+    assert row["verdict"] == "slower" and row["threshold"] == 0.005
+    assert row["ratio"] == pytest.approx(1.02, abs=0.004)
+    assert row["detectableChange"] < 0.01 and row["runsNeeded"] == 2 and row["runsNeededFor"] == 0.05
+    # the old fixed 5 % threshold, given: same, within ±5 %
+    fixed = _verdict(kidx, store, "--threshold", "5")
+    assert fixed["verdict"] == "same" and fixed["reason"].startswith("within ±5%: a change of ")
+
+
+def test_the_same_processes_unchanged_are_same_within_what_they_can_detect(kidx, sides, tmp_path):
+    store = sides(1.0, tmp_path / "unchanged")
+    row = _verdict(kidx, store)
+    assert row["verdict"] == "same"
+    bound = max(0.005, row["detectableChange"])
+    assert row["reason"] == (f"within ±{bound * 100:.2g}%: a change of {row['detectableChange'] * 100:.2g}% or more "
+                             "would have been called (95% of the time)")
+    assert row["ciLow"] >= 1 - bound and row["ciHigh"] <= 1 + bound
