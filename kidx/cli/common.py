@@ -99,12 +99,14 @@ def parse_dry_run(value: str) -> str | None:
 def print_outcomes(report, output_format: str | None, suffix: str | None) -> None:
     """What an apply did (its warnings, then a line per object): ``apply`` and the commands
     that apply what they produce (``import``, ``env capture --apply``, ``record``)."""
-    from kidx.output.reports import outcome_lines
+    from kidx.output.reports import applied
+    from kidx.output.to_printer import to_printer
 
+    printing = to_printer("apply", output_format)
     out = output()
     for warning in report.warnings:
         out.warning(warning)
-    out.data(outcome_lines(report.outcomes, output_format == "name", suffix))
+    out.data(printing.render(applied(report.outcomes, suffix)))
 
 
 def report_missing(out: Output, missing: list[str], ignore_not_found: bool) -> int:

@@ -32,7 +32,8 @@ class Format(NamedTuple):
     load: str = "manifests"
     shows: frozenset[str] = frozenset()  # referenced objects the printed columns read
     # the renderer, by its name in the RENDERERS of the command's printing module (get:
-    # kidx.output.listing; compare, series: kidx.output.analysis_printing)
+    # kidx.output.listing; compare, series: kidx.output.analysis_printing; the others:
+    # kidx.output.to_printer)
     render: str = ""
 
     @property
@@ -88,9 +89,14 @@ _ANALYSIS = Printer((
     Format("json", render="json"), Format("yaml", render="yaml"), Format("csv", render="delimited"),
     Format("tsv", render="delimited"), Format("markdown", "for a pull request", render="markdown"),
 ))
-_MANIFESTS = Printer((Format("name", "names only"), Format("yaml"), Format("json")),
-                     after=": print the manifests instead of storing them")
-_NAMES = Printer((Format("name"),), before="Only ", after=": print object names without the verb")
+# the families of kidx.output.to_printer: manifests (yaml, json) and name outcomes (names,
+# lines: what storing did, the default)
+_OUTCOMES = Format("outcomes", render="lines")
+_MANIFESTS = Printer((Format("name", "names only", render="names"), Format("yaml", render="yaml"),
+                      Format("json", render="json")),
+                     after=": print the manifests instead of storing them", default=_OUTCOMES)
+_NAMES = Printer((Format("name", render="names"),), before="Only ", after=": print object names without the verb",
+                 default=_OUTCOMES)
 
 # keyed by the command's path, as typed: "get", "import bundle", "env capture"; a group's
 # own row ("import") is its subcommands' that have none of their own

@@ -152,13 +152,14 @@ def bundle(
     any other overlap is refused and nothing is written.
     """
     from kidx.operations.export import import_bundle
-    from kidx.output.reports import bundle_lines, bundle_summary
+    from kidx.output.reports import bundle_summary, restored
+    from kidx.output.to_printer import to_printer
 
     suffix = parse_dry_run(dry_run)
-    check_output("import bundle", output_format)
+    printing = to_printer("import bundle", output_format)
     out = output()
     imported = import_bundle(file, kind_registry(), lambda: open_store(store), out, dry_run=suffix is not None)
-    out.data(bundle_lines(imported, output_format == "name", suffix))
+    out.data(printing.render(restored(imported, suffix)))
     out.notice(bundle_summary(imported, suffix))
 
 
