@@ -71,6 +71,12 @@ class Printing(NamedTuple):
     def names_only(self) -> bool:
         return self.format.render == "names"
 
+    @property
+    def outcomes(self) -> Callable[[Iterable[NamedLine]], str]:
+        """The name outcomes printer that goes with it, for what storing did: ``names``
+        with ``-o name``, else whole ``lines`` (``env capture -o yaml --apply``)."""
+        return render_names if self.names_only else render_lines
+
 
 def to_printer(command: str, value: str | None) -> Printing:
     """The printer of ``command``'s ``-o`` ``value`` (checked: a value the table does not
