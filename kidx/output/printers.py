@@ -134,9 +134,11 @@ PRINTERS: dict[str, Printer] = {
                        before="With --revision: ", default=Format("yaml", render="yaml")),
     "api-resources": Printer((Format("wide"), Format("name"), Format("json"), Format("yaml"))),
     "version": Printer((Format("json", render="json"), Format("yaml", render="yaml"))),
-    "fsck": Printer((Format("json"),), after=": the report as JSON"),
-    "summary": Printer((Format("json"), Format("yaml"), Format("csv"), Format("tsv")),
-                       before="A table, or ", after=" of the same rows"),
+    "fsck": Printer((Format("json", render="json"),), after=": the report as JSON",
+                    default=Format("text", render="text")),
+    "summary": Printer((Format("json", render="json"), Format("yaml", render="yaml"),
+                        Format("csv", render="delimited"), Format("tsv", render="delimited")),
+                       before="A table, or ", after=" of the same rows", default=Format("table", render="table")),
 }
 
 

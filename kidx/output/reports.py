@@ -156,7 +156,7 @@ def fsck_json(report: FsckReport, repair: bool) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def fsck_text(report: FsckReport) -> str:
+def fsck_text(report: FsckReport, repair: bool = False) -> str:
     """What was repaired, each finding on a line, then what was checked and the counts."""
     lines = [f"repaired {_finding_line(finding)}" for finding in report.repaired]
     lines += [_finding_line(finding) for finding in report.problems + report.notes]
@@ -167,6 +167,10 @@ def fsck_text(report: FsckReport) -> str:
     if report.notes:
         lines.append(_counts("note", report.notes))
     return "".join(escape_control(line) + "\n" for line in lines)  # names and paths may hold ESC
+
+
+# fsck's renderers, by the name its rows of the printer table give them
+FSCK: dict[str, Callable[[FsckReport, bool], str]] = {"json": fsck_json, "text": fsck_text}
 
 
 def _finding_line(finding: Finding) -> str:

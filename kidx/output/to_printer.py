@@ -10,12 +10,15 @@ rows (``Format.render``) and kept in ``RENDERERS`` here:
   ``apply``, ``delete``, ``import``, ``record`` and ``env capture --apply`` did, each a
   ``NamedLine``, printed whole or as its object's name only.
 
+A command that prints a thing of its own passes its renderers (``fsck``: ``reports.FSCK``;
+``summary``: ``summary.RENDERERS``), named by its rows as well.
+
 So a command asks for its printer and calls it; it never compares an output format
 (tests/quality/test_printing_seam.py holds that)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kidx.output.printers import PRINTERS, Format, check_output
@@ -60,7 +63,7 @@ class Printing(NamedTuple):
     """A command's printer for one ``-o`` value: its row of the table and its renderer."""
 
     format: Format
-    render: Callable[[Any], str]
+    render: Callable[..., str]
 
     @property
     def prints_manifests(self) -> bool:
@@ -78,11 +81,13 @@ class Printing(NamedTuple):
         return render_names if self.names_only else render_lines
 
 
-def to_printer(command: str, value: str | None) -> Printing:
+def to_printer(command: str, value: str | None, renderers: Mapping[str, Callable[..., str]] = RENDERERS) -> Printing:
     """The printer of ``command``'s ``-o`` ``value`` (checked: a value the table does not
-    list for it is refused); without ``-o``, the table's default for the command."""
+    list for it is refused); without ``-o``, the table's default for the command. Its
+    renderer is the one of ``renderers`` (the families', unless the command has its own)
+    that the row names."""
     printer = PRINTERS[command]
     name = check_output(command, value)
     found = printer.default if name is None else printer.find(name, False)
     assert found is not None, (command, value)  # the table gives a default to each command here
-    return Printing(found, RENDERERS[found.render])
+    return Printing(found, renderers[found.render])

@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 
 from kidx import errors as kidx_errors
-from kidx.output import analysis_printing, listing, to_printer
+from kidx.output import analysis_printing, listing, reports, summary, to_printer
 from kidx.output.printers import PRINTERS
 
-RENDERED = {"get": listing.RENDERERS, "compare": analysis_printing.RENDERERS, "series": analysis_printing.RENDERERS}
+RENDERED = {"get": listing.RENDERERS, "compare": analysis_printing.RENDERERS, "series": analysis_printing.RENDERERS,
+            "fsck": reports.FSCK, "summary": summary.RENDERERS}
 # the commands that print through a family of kidx.output.to_printer
 FAMILIES = ("apply", "delete", "import", "import bundle", "record", "env capture", "history", "version")
 
