@@ -14,6 +14,8 @@ from kidx.records import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
+    from kidx.output.to_printer import Printing
+
 # The commands' shared typer options live in kidx.cli.options and are reached through
 # this module too (imported on first use), so that what only needs the helpers below (the
 # fast path of cli/fast.py) does not import typer.
@@ -96,15 +98,15 @@ def parse_dry_run(value: str) -> str | None:
     raise UsageError(f'Invalid dry-run value ({value}). Must be "none", "server", or "client".')
 
 
-def print_outcomes(report, output_format: str | None, suffix: str | None) -> None:
+def print_outcomes(report, printing: Printing, suffix: str | None) -> None:
     """What an apply did (its warnings, then a line per object): ``apply`` and the commands
     that apply what they produce (``import``, ``env capture --apply``, ``record``)."""
-    from kidx.output.reports import outcome_lines
+    from kidx.output.reports import applied
 
     out = output()
     for warning in report.warnings:
         out.warning(warning)
-    out.data(outcome_lines(report.outcomes, output_format == "name", suffix))
+    out.data(printing.outcomes(applied(report.outcomes, suffix)))
 
 
 def report_missing(out: Output, missing: list[str], ignore_not_found: bool) -> int:

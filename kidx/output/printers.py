@@ -32,7 +32,8 @@ class Format(NamedTuple):
     load: str = "manifests"
     shows: frozenset[str] = frozenset()  # referenced objects the printed columns read
     # the renderer, by its name in the RENDERERS of the command's printing module (get:
-    # kidx.output.listing; compare, series: kidx.output.analysis_printing)
+    # kidx.output.listing; compare, series: kidx.output.analysis_printing; the others:
+    # kidx.output.to_printer)
     render: str = ""
 
     @property
@@ -88,9 +89,14 @@ _ANALYSIS = Printer((
     Format("json", render="json"), Format("yaml", render="yaml"), Format("csv", render="delimited"),
     Format("tsv", render="delimited"), Format("markdown", "for a pull request", render="markdown"),
 ))
-_MANIFESTS = Printer((Format("name", "names only"), Format("yaml"), Format("json")),
-                     after=": print the manifests instead of storing them")
-_NAMES = Printer((Format("name"),), before="Only ", after=": print object names without the verb")
+# the families of kidx.output.to_printer: manifests (yaml, json) and name outcomes (names,
+# lines: what storing did, the default)
+_OUTCOMES = Format("outcomes", render="lines")
+_MANIFESTS = Printer((Format("name", "names only", render="names"), Format("yaml", render="yaml"),
+                      Format("json", render="json")),
+                     after=": print the manifests instead of storing them", default=_OUTCOMES)
+_NAMES = Printer((Format("name", render="names"),), before="Only ", after=": print object names without the verb",
+                 default=_OUTCOMES)
 
 # keyed by the command's path, as typed: "get", "import bundle", "env capture"; a group's
 # own row ("import") is its subcommands' that have none of their own
@@ -121,14 +127,18 @@ PRINTERS: dict[str, Printer] = {
     "import": _MANIFESTS,  # every format's (import liger, import nvbench, …)
     "import bundle": _NAMES,
     "record": _MANIFESTS,
-    "env capture": Printer((Format("yaml", "default"), Format("json"), Format("name", "with --apply")),
-                   after=": the format of the printed manifest"),
-    "history": Printer((Format("yaml", "default"), Format("json")), before="With --revision: "),
+    "env capture": Printer((Format("yaml", "default", render="yaml"), Format("json", render="json"),
+                            Format("name", "with --apply", render="names")),
+                           after=": the format of the printed manifest", default=Format("yaml", render="yaml")),
+    "history": Printer((Format("yaml", "default", render="yaml"), Format("json", render="json")),
+                       before="With --revision: ", default=Format("yaml", render="yaml")),
     "api-resources": Printer((Format("wide"), Format("name"), Format("json"), Format("yaml"))),
-    "version": Printer((Format("json"), Format("yaml"))),
-    "fsck": Printer((Format("json"),), after=": the report as JSON"),
-    "summary": Printer((Format("json"), Format("yaml"), Format("csv"), Format("tsv")),
-                       before="A table, or ", after=" of the same rows"),
+    "version": Printer((Format("json", render="json"), Format("yaml", render="yaml"))),
+    "fsck": Printer((Format("json", render="json"),), after=": the report as JSON",
+                    default=Format("text", render="text")),
+    "summary": Printer((Format("json", render="json"), Format("yaml", render="yaml"),
+                        Format("csv", render="delimited"), Format("tsv", render="delimited")),
+                       before="A table, or ", after=" of the same rows", default=Format("table", render="table")),
 }
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from kidx.output.table import render_table
 from kidx.output.terminal import escape_control
+from kidx.output.to_printer import NamedLine, render_lines, render_names
 from kidx.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -78,22 +79,30 @@ def export_summary(exported: Exported) -> str:
 def outcome_lines(outcomes: Iterable[Outcome], names_only: bool, suffix: str | None) -> str:
     """A line per object applied: ``KIND/NAME ACTION`` (``created``, ``configured``, …),
     or ``KIND/NAME`` with ``-o name``; ``suffix`` (the dry run's) after each."""
-    if names_only:
-        return "".join(f"{o.info.qualified_name}/{o.name}\n" for o in outcomes)
+    return (render_names if names_only else render_lines)(applied(outcomes, suffix))
+
+
+def applied(outcomes: Iterable[Outcome], suffix: str | None) -> list[NamedLine]:
+    """What an apply did, as the name outcomes family prints it (``outcome_lines``)."""
     tail = f" {suffix}" if suffix else ""
-    return "".join(f"{o.info.qualified_name}/{o.name} {o.action}{tail}\n" for o in outcomes)
+    return [NamedLine(f"{o.info.qualified_name}/{o.name}", f"{o.info.qualified_name}/{o.name} {o.action}{tail}")
+            for o in outcomes]
 
 
 def bundle_lines(imported: BundleImport, names_only: bool, suffix: str | None) -> str:
     """``import bundle``'s line per name restored: ``KIND/NAME ACTION`` (``restored``,
     ``unchanged``; control characters escaped), or ``KIND/NAME`` with ``-o name``;
     ``suffix`` (the dry run's) after each."""
+    return (render_names if names_only else render_lines)(restored(imported, suffix))
+
+
+def restored(imported: BundleImport, suffix: str | None) -> list[NamedLine]:
+    """What restoring a bundle did, as the name outcomes family prints it (``bundle_lines``)."""
     lines = []
     for outcome in imported.report.outcomes:
         name = f"{outcome.info.qualified_name}/{outcome.name}"
-        lines.append(name if names_only
-                     else escape_control(f"{name} {outcome.action}") + (f" {suffix}" if suffix else ""))
-    return "".join(line + "\n" for line in lines)
+        lines.append(NamedLine(name, escape_control(f"{name} {outcome.action}") + (f" {suffix}" if suffix else "")))
+    return lines
 
 
 def bundle_summary(imported: BundleImport, suffix: str | None) -> str:
@@ -109,10 +118,14 @@ def bundle_summary(imported: BundleImport, suffix: str | None) -> str:
 def deletion_lines(deleted: Iterable[tuple[KindInfo, Entry]], names_only: bool, suffix: str | None) -> str:
     """A line per name deleted (``(kind info, entry)`` pairs): kubectl's ``KIND "NAME" deleted``,
     or ``KIND/NAME`` with ``-o name``; ``suffix`` (the dry run's) after each."""
-    if names_only:
-        return "".join(f"{info.qualified_name}/{entry.name}\n" for info, entry in deleted)
+    return (render_names if names_only else render_lines)(deletions(deleted, suffix))
+
+
+def deletions(deleted: Iterable[tuple[KindInfo, Entry]], suffix: str | None) -> list[NamedLine]:
+    """What a delete did, as the name outcomes family prints it (``deletion_lines``)."""
     tail = f" {suffix}" if suffix else ""
-    return "".join(f'{info.qualified_name} "{entry.name}" deleted{tail}\n' for info, entry in deleted)
+    return [NamedLine(f"{info.qualified_name}/{entry.name}", f'{info.qualified_name} "{entry.name}" deleted{tail}')
+            for info, entry in deleted]
 
 
 HISTORY_HEADERS = ["REVISION", "EVENT", "GENERATION", "DIGEST", "RECORDED", "CHANGES"]
@@ -143,7 +156,7 @@ def fsck_json(report: FsckReport, repair: bool) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def fsck_text(report: FsckReport) -> str:
+def fsck_text(report: FsckReport, repair: bool = False) -> str:
     """What was repaired, each finding on a line, then what was checked and the counts."""
     lines = [f"repaired {_finding_line(finding)}" for finding in report.repaired]
     lines += [_finding_line(finding) for finding in report.problems + report.notes]
@@ -154,6 +167,10 @@ def fsck_text(report: FsckReport) -> str:
     if report.notes:
         lines.append(_counts("note", report.notes))
     return "".join(escape_control(line) + "\n" for line in lines)  # names and paths may hold ESC
+
+
+# fsck's renderers, by the name its rows of the printer table give them
+FSCK: dict[str, Callable[[FsckReport, bool], str]] = {"json": fsck_json, "text": fsck_text}
 
 
 def _finding_line(finding: Finding) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from kidx.operations.summary import Summary
 from kidx.output.table import render_table
 
@@ -50,6 +52,35 @@ def summary_document(summary: Summary) -> dict:
     }
 
 
+def _json(summary: Summary, name: str, no_headers: bool) -> str:
+    from kidx.output.serialize import to_json
+
+    return to_json(summary_document(summary))
+
+
+def _yaml(summary: Summary, name: str, no_headers: bool) -> str:
+    from kidx.output.serialize import to_yaml
+
+    return to_yaml(summary_document(summary))
+
+
+def _delimited(summary: Summary, name: str, no_headers: bool) -> str:
+    from kidx.output.delimited import render_delimited
+
+    return render_delimited(name, None if no_headers else list(CSV_FIELDS), summary_rows(summary))
+
+
+def _table(summary: Summary, name: str, no_headers: bool) -> str:
+    return summary_table(summary, no_headers) if summary.runs else ""  # as get: no table when nothing is selected
+
+
 def summary_rows(summary: Summary) -> list[list[str]]:
     return [[row.operation, row.gpu, str(row.runs), str(len(row.releases)), row.first or "", row.last or ""]
             for row in summary.rows]
+
+
+# the renderers by the name the printer table's rows give them: each takes the summary, the
+# -o value's name (csv, tsv) and whether to leave the headers out
+RENDERERS: dict[str, Callable[[Summary, str, bool], str]] = {
+    "json": _json, "yaml": _yaml, "delimited": _delimited, "table": _table,
+}

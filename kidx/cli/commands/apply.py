@@ -16,7 +16,7 @@ from kidx.cli.common import (
     print_outcomes,
 )
 from kidx.errors import UsageError
-from kidx.output.printers import check_output
+from kidx.output.to_printer import to_printer
 
 EXAMPLES = """\b
 Examples:
@@ -44,14 +44,14 @@ def apply(
     from kidx.operations.apply import apply_documents
 
     suffix = parse_dry_run(dry_run)
-    check_output("apply", output_format)
+    printing = to_printer("apply", output_format)
     if not filename:
         raise UsageError("must specify -f")
     result = read_manifest_files(filename, recursive, kind_registry())
     report = apply_documents(
         open_store(store), result.documents, kind_registry(), result.texts, dry_run=suffix is not None
     )
-    print_outcomes(report, output_format, suffix)
+    print_outcomes(report, printing, suffix)
     keep_until_exit(result, report)  # every parsed document: freeing them one by one takes long
 
 

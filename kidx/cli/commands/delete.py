@@ -20,7 +20,7 @@ from kidx.cli.common import (
     report_missing,
 )
 from kidx.errors import UsageError
-from kidx.output.printers import check_output, output_help
+from kidx.output.printers import output_help
 
 EXAMPLES = """\b
 Examples:
@@ -56,11 +56,12 @@ def delete(
     does its object file, which they keep (kidx gc leaves it).
     """
     from kidx.operations.delete import delete_selected, targets_from_files
-    from kidx.output.reports import deletion_lines
+    from kidx.output.reports import deletions
+    from kidx.output.to_printer import to_printer
     from kidx.query.targets import parse_targets
 
     suffix = parse_dry_run(dry_run)
-    check_output("delete", output_format)
+    printing = to_printer("delete", output_format)
     label_selector = parse_selector(selector)
     if all_objects and label_selector is not None:
         raise UsageError("cannot set --all and --selector at the same time")
@@ -79,7 +80,7 @@ def delete(
         ignore_not_found = all_objects or label_selector is not None
     result = delete_selected(open_store(store), targets, label_selector, dry_run=suffix is not None)
     out = output()
-    out.data(deletion_lines(result.deleted, output_format == "name", suffix))
+    out.data(printing.render(deletions(result.deleted, suffix)))
     if not result.deleted and (ignore_not_found or not result.missing) and (all_objects or label_selector is not None):
         out.line("No resources found")
     return report_missing(out, result.missing, ignore_not_found)

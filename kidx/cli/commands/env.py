@@ -8,7 +8,8 @@ import typer
 
 from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store, output, parse_dry_run
 from kidx.errors import UsageError
-from kidx.output.printers import check_output, output_help
+from kidx.output.printers import output_help
+from kidx.output.to_printer import to_printer
 
 env_app = typer.Typer(
     name="env",
@@ -59,8 +60,8 @@ def capture(
     """
     from kidx.operations.env_capture import capture_environment
 
-    check_output("env capture", output_format)
-    if output_format == "name" and not apply:
+    printing = to_printer("env capture", output_format)
+    if printing.names_only and not apply:
         raise UsageError("-o name needs --apply")
     suffix = parse_dry_run(dry_run)
     if suffix is not None and not apply:
@@ -68,13 +69,11 @@ def capture(
     captured = capture_environment(output(), name, measure_peaks, (lambda: open_store(store)) if apply else None,
                                    kind_registry() if apply else None, dry_run=suffix is not None)
     if captured.report is None:
-        from kidx.output.serialize import to_json, to_yaml
-
-        output().data(to_json(captured.manifest) if output_format == "json" else to_yaml(captured.manifest))
+        output().data(printing.render(captured.manifest))
         return
     from kidx.cli.common import print_outcomes
 
-    print_outcomes(captured.report, "name" if output_format == "name" else None, suffix)
+    print_outcomes(captured.report, printing, suffix)
 
 
 def register(app: typer.Typer) -> None:

@@ -8,7 +8,8 @@ import typer
 
 from kidx.cli.common import StoreOption, kind_registry, open_store, output
 from kidx.errors import UsageError
-from kidx.output.printers import check_output, output_help
+from kidx.output.printers import output_help
+from kidx.output.to_printer import to_printer
 
 EXAMPLES = """\b
 Examples:
@@ -47,14 +48,14 @@ def fsck(
     """
     from kidx.operations.fsck import REPAIRABLE_FROM_OBJECTS
     from kidx.operations.fsck import fsck as check
-    from kidx.output.reports import fsck_advice, fsck_json, fsck_text
+    from kidx.output.reports import FSCK, fsck_advice
 
-    check_output("fsck", output_format)
+    printing = to_printer("fsck", output_format, FSCK)
     if from_bundle is not None and not repair:
         raise UsageError("--from-bundle needs --repair")
     report = check(open_store(store), kind_registry(), repair=repair, bundle_path=from_bundle)
     out = output()
-    out.data(fsck_json(report, repair) if output_format == "json" else fsck_text(report))
+    out.data(printing.render(report, repair))
     if report.problems:
         out.notice(fsck_advice(report.problems, repair, REPAIRABLE_FROM_OBJECTS))
     return 1 if report.problems else 0

@@ -8,7 +8,8 @@ import typer
 
 from kidx.cli.common import StoreOption, kind_registry, open_store, output
 from kidx.errors import UsageError
-from kidx.output.printers import check_output, output_help
+from kidx.output.printers import output_help
+from kidx.output.to_printer import to_printer
 
 
 def history(
@@ -31,7 +32,6 @@ def history(
     from kidx.operations.history import history as revisions_of
     from kidx.operations.history import revision_manifest
     from kidx.output.reports import history_table
-    from kidx.output.serialize import to_json, to_yaml
     from kidx.query.targets import parse_targets
 
     targets = parse_targets(arguments, kind_registry(), "show the history of")
@@ -41,9 +41,8 @@ def history(
     the_store = open_store(store, must_exist=True)
     out = output()
     if revision is not None:
-        check_output("history", output_format)
-        manifest = revision_manifest(the_store, info, name, revision)
-        out.data(to_json(manifest) if output_format == "json" else to_yaml(manifest))
+        printing = to_printer("history", output_format)
+        out.data(printing.render(revision_manifest(the_store, info, name, revision)))
         return
     if output_format is not None:
         raise UsageError("-o needs --revision")

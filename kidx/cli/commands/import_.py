@@ -22,12 +22,14 @@ from kidx.cli.common import (
     parse_dry_run,
 )
 from kidx.importers.framework import IMPORTERS, ImporterInfo
-from kidx.output.printers import check_output, output_help
+from kidx.output.printers import output_help
+from kidx.output.to_printer import to_printer
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from kidx.operations.importing import ImportResult, Progress
+    from kidx.output.to_printer import Printing
 
 LARGE_INPUT_RECORDS = 500
 
@@ -152,13 +154,13 @@ def bundle(
     any other overlap is refused and nothing is written.
     """
     from kidx.operations.export import import_bundle
-    from kidx.output.reports import bundle_lines, bundle_summary
+    from kidx.output.reports import bundle_summary, restored
 
     suffix = parse_dry_run(dry_run)
-    check_output("import bundle", output_format)
+    printing = to_printer("import bundle", output_format)
     out = output()
     imported = import_bundle(file, kind_registry(), lambda: open_store(store), out, dry_run=suffix is not None)
-    out.data(bundle_lines(imported, output_format == "name", suffix))
+    out.data(printing.render(restored(imported, suffix)))
     out.notice(bundle_summary(imported, suffix))
 
 
@@ -168,12 +170,11 @@ def import_files(format_name: str, files: list[str], environment: str | None, dr
     from kidx.operations.importing import import_files as importing
 
     suffix = parse_dry_run(dry_run)
-    check_output("import", output_format)
-    printing = output_format in ("yaml", "json")
+    printing = to_printer("import", output_format)
     result = importing(format_name, files, kind_registry(), functools.cache(lambda: open_store(store)),
-                       environment=environment, dry_run=suffix is not None, keep=not printing,
+                       environment=environment, dry_run=suffix is not None, keep=not printing.prints_manifests,
                        options=options, progress=import_progress())
-    print_import(format_name, result, output_format, suffix)
+    print_import(format_name, result, printing, suffix)
 
 
 def import_progress() -> Progress:
@@ -182,21 +183,20 @@ def import_progress() -> Progress:
     return lambda records: out.progress(records, LARGE_INPUT_RECORDS)
 
 
-def print_import(format_name: str, result: ImportResult, output_format: str | None, suffix: str | None) -> None:
+def print_import(format_name: str, result: ImportResult, printing: Printing, suffix: str | None) -> None:
     """``kidx import FORMAT`` (and ``kidx record``) after the import: the manifests printed
     (``-o yaml|json``) or what storing them did, and the summary on stderr."""
     out = output()
     for notice in result.notices:
         out.notice(notice)
     if result.report is None:
-        from kidx.output.serialize import as_list, to_json, to_yaml
+        from kidx.output.serialize import as_list
 
-        document = as_list([document.body for document in result.conversion.documents])
-        out.data(to_yaml(document) if output_format == "yaml" else to_json(document))
+        out.data(printing.render(as_list([document.body for document in result.conversion.documents])))
     else:
         from kidx.cli.common import print_outcomes
 
-        print_outcomes(result.report, output_format, suffix)
+        print_outcomes(result.report, printing, suffix)
     from kidx.output.reports import import_notices
 
     for notice in import_notices(format_name, result.conversion, result.report, result.files, result.attached):

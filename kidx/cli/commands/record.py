@@ -16,6 +16,7 @@ from kidx.cli.commands.import_ import EnvironmentOption, LibraryOption, OutputOp
 from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store, output, parse_dry_run
 from kidx.errors import UsageError
 from kidx.importers.framework import IMPORTERS
+from kidx.output.to_printer import to_printer
 from kidx.timers.settings import CACHES, DEFAULT_CACHE, DEFAULT_MAX_TIME_MS, TIMERS
 
 EXAMPLES = """\b
@@ -149,10 +150,11 @@ def record(
     stopping = _stopping(max_noise, max_time, timer)
     commands = list(recording.split_interleaved(command)) if interleave and recover is None else [command]
     suffix = parse_dry_run(dry_run)
+    printing = to_printer("record", output_format)
     request = RecordRequest(
         format_name=format_name, commands=commands, interleave=interleave, results=results, environment=environment,
         capture=capture is not False, labels=labels, options=options, timing=timing, processes=processes,
-        dry_run=suffix is not None, keep=output_format not in ("yaml", "json"), recover=recover,
+        dry_run=suffix is not None, keep=not printing.prints_manifests, recover=recover,
         store_hint=store if store and "://" not in store else None, stopping=stopping, gpus=gpus)
     with record_harness.terminate_as_interrupt():  # SIGTERM stops the harness as Ctrl-C does
         try:
@@ -160,7 +162,7 @@ def record(
                               import_progress())
         except record_harness.Terminated:  # between two processes, or during the import
             raise record_harness.RecordTerminated("terminated; nothing was imported") from None
-    print_import(format_name, result, output_format, suffix)
+    print_import(format_name, result, printing, suffix)
 
 
 def _stopping(max_noise: float | None, max_time: float, timer: str | None) -> tuple[float, float] | None:

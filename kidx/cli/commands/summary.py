@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output, parse_selector
-from kidx.output.printers import check_output, output_help
+from kidx.output.printers import output_help
+from kidx.output.to_printer import to_printer
 
 EXAMPLES = """\b
 Examples:
@@ -34,25 +35,17 @@ def summary(
     """
     from kidx.operations.summary import summarize
     from kidx.output import summary as printed
-    from kidx.output.delimited import render_delimited
-    from kidx.output.serialize import to_json, to_yaml
 
-    fmt = check_output("summary", output_format)
+    printing = to_printer("summary", output_format, printed.RENDERERS)
     label_selector = parse_selector(selector)
     the_store = open_store(store, must_exist=True)
     result = summarize(the_store, kind_registry(), label_selector, release_label)
     out = output()
-    if fmt in ("json", "yaml"):
-        document = printed.summary_document(result)
-        out.data(to_json(document) if fmt == "json" else to_yaml(document))
-    elif fmt in ("csv", "tsv"):
-        out.data(render_delimited(fmt, None if no_headers else list(printed.CSV_FIELDS), printed.summary_rows(result)))
-    elif result.runs:  # as get: no table when nothing is selected
-        out.data(printed.summary_table(result, no_headers))
+    out.data(printing.render(result, printing.format.name, no_headers))
     if not result.runs:
         out.notice("No resources found")
         _hint(out, the_store, label_selector)
-    elif fmt is None:
+    elif output_format is None:
         out.notice(printed.summary_line(result))
 
 

@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from kidx.cli.common import output
-from kidx.output.printers import check_output, output_help
+from kidx.output.printers import output_help
+from kidx.output.to_printer import to_printer
 
 
 def version_text() -> str:
@@ -28,11 +29,8 @@ def version(
     if output_format is None:
         out.data(version_text())
         return
-    check_output("version", output_format)
-    from kidx.output.serialize import to_json, to_yaml
-
-    info = {"kidxVersion": __version__, "pythonVersion": platform.python_version()}
-    out.data(to_json(info) if output_format == "json" else to_yaml(info))
+    printing = to_printer("version", output_format)
+    out.data(printing.render({"kidxVersion": __version__, "pythonVersion": platform.python_version()}))
 
 
 def register(app: typer.Typer) -> None:
