@@ -49,7 +49,7 @@ MAX_RUN_NAME = 100  # what importers name runs within, so a name stays readable 
 
 def from_origin(conversion: Conversion, origin: str) -> Conversion:
     """The conversion with each run's identity made where it came from: ``origin`` (a
-    recording and its process, ``record-20261207T083512Z-a1b2c3/base-03``) before the
+    recording and its process, ``20261207T083512Z-a1b2c3/base-03``) before the
     source's externalId (the harness's key for the record), and a name of its readable
     prefix and 10 hex digits of that identity. Runs of two processes then never share a
     name, whatever their figures, and a later recording never takes an earlier one's."""

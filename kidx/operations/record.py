@@ -508,7 +508,8 @@ class _Processes:
         target.mkdir()
         log = target / "do_bench.jsonl"
         before = self._states(gpu)
-        environment = (timer_environment(*timer, log, None, *(self.stopping or ()),
+        max_noise, max_time_ms = self.stopping or (None, None)
+        environment = (timer_environment(*timer, log, max_noise=max_noise, max_time_ms=max_time_ms,
                                          reference_sm_mhz=_reference_clock(before)) if timer else None)
         plan = side.plan
         if plan.appended_csv and repeated:

@@ -118,12 +118,12 @@ def _imported(request: RecordRequest, collected: recording.Collected, environmen
 def _saved_request(request: RecordRequest, environment: str | None, scratch: Path) -> dict:
     """What --recover needs of the request besides the files: the format, its options,
     the timing and the environment (a file in ``scratch``, or a stored name)."""
-    if environment is not None and Path(environment).parent == scratch:
-        kept: dict | None = {"file": Path(environment).name}
+    if environment is not None and Path(environment).is_relative_to(scratch):  # captured, or a given file's copy
+        kept: dict | None = {"file": str(Path(environment).relative_to(scratch))}
     else:
         kept = None if environment is None else {"name": environment}
     return {"format": request.format_name, "options": request.options, "timing": request.timing,
-            "stopping": request.stopping, "environment": kept}
+            "environment": kept}
 
 
 def _kept_environment(environment: str | None, scratch: Path) -> str | None:

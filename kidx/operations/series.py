@@ -298,8 +298,10 @@ def _neighbours(members: list[AnalysedRun], values: list[float], index: int,
 
 def _series(members: list[AnalysedRun], request: SeriesRequest, sessions: dict) -> Series:
     values = [run.known_measure.value for run in members]
-    found = change_points(values, request.threshold if request.threshold is not None
-                          else least_change(is_kernel_timer(timer_of(members[0].protocol.spec))))
+    kernel_timer = is_kernel_timer(timer_of(members[0].protocol.spec))  # a series has one protocol
+    floor = least_change(kernel_timer)
+    min_t = request.min_t if request.min_t is not None else least_t(kernel_timer)
+    found = change_points(values, request.threshold if request.threshold is not None else floor)
     points: list[Point] = []
     previous: Point | None = None
     for index, run in enumerate(members):
@@ -314,12 +316,9 @@ def _series(members: list[AnalysedRun], request: SeriesRequest, sessions: dict) 
             noise = segment_noise(values, found, frozenset((index - 1, index)))
             if before.environment.digest != run.environment.digest:
                 noise = noise._replace(df=0)  # another environment: no noise estimate carries over
-            kernel_timer = is_kernel_timer(timer_of(run.protocol.spec))
-            min_t = request.min_t if request.min_t is not None else least_t(kernel_timer)
             change = judge_runs(run.known_measure, before.known_measure, [values[index]], [values[index - 1]],
                                 noise, request.threshold, request.alpha, min_t, request.confirm_runs,
-                                _neighbours(members, values, index, request.confirm_runs),
-                                floor=least_change(kernel_timer))
+                                _neighbours(members, values, index, request.confirm_runs), floor=floor)
             verdict = change.verdict
             if speedup is not None and previous.speedup:
                 speedup_change = speedup / previous.speedup - 1

@@ -53,9 +53,9 @@ from kidx.timers.settings import (
     MAX_SAMPLES,
     MIN_SAMPLES,
     TimerSettings,
-    relative_standard_error,
     sample_count,
 )
+from kidx.timers.summaries import relative_standard_error
 
 #: the least work one warm graph replay holds, so the host stays ahead of the GPU
 WARM_REPLAY_MS = 0.2

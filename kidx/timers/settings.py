@@ -4,9 +4,8 @@ timers or settings are different protocols, docs/measuring.md)."""
 
 from __future__ import annotations
 
-import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from kidx.errors import UsageError
 from kidx.records import NamedTuple
@@ -142,23 +141,3 @@ def stopping_from_environment(environ: Mapping[str, str] | None = None) -> tuple
                 DEFAULT_MAX_TIME_MS if not limit else checked_budget(float(limit), ENV_MAX_TIME))
     except ValueError:
         raise UsageError(f"{ENV_MAX_NOISE}={noise!r}, {ENV_MAX_TIME}={limit!r}: not numbers") from None
-
-
-def relative_standard_error(samples: Sequence[float]) -> float:
-    """The relative standard error of the samples' median, from their spread about it: the
-    median absolute deviation scaled to a standard deviation (x 1.4826), times the median's
-    efficiency factor sqrt(pi / 2) over sqrt(n), over the median; robust to the few far
-    samples a GPU's timer gives. Infinite for fewer than two samples or a median of 0."""
-    if len(samples) < 2:
-        return math.inf
-    ordered = sorted(samples)
-    middle = _median(ordered)
-    if middle <= 0:
-        return math.inf
-    deviation = _median(sorted(abs(value - middle) for value in ordered))
-    return 1.4826 * deviation * math.sqrt(math.pi / 2) / math.sqrt(len(ordered)) / middle
-
-
-def _median(ordered: Sequence[float]) -> float:
-    half = len(ordered) // 2
-    return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2

@@ -54,3 +54,17 @@ def do_bench_result(samples_ms: Sequence[float], quantiles: Sequence[float] | No
     if return_mode == "median":
         return statistics.median(samples_ms)
     return statistics.mean(samples_ms)
+
+
+def relative_standard_error(samples: Sequence[float]) -> float:
+    """The relative standard error of the samples' median, from their spread about it: the
+    median absolute deviation scaled to a standard deviation (x 1.4826), times the median's
+    efficiency factor sqrt(pi / 2) over sqrt(n), over the median; robust to the few far
+    samples a GPU's timer gives. Infinite for fewer than two samples or a median of 0."""
+    if len(samples) < 2:
+        return math.inf
+    middle = statistics.median(samples)
+    if middle <= 0:
+        return math.inf
+    deviation = statistics.median(abs(value - middle) for value in samples)
+    return 1.4826 * deviation * math.sqrt(math.pi / 2) / math.sqrt(len(samples)) / middle

@@ -13,7 +13,8 @@ from stand_in_gpu import stand_in_gpu  # noqa: F401 - the fixture fake_gpu
 from kidx.errors import UsageError
 from kidx.timers import cuda
 from kidx.timers.cuda import measure_samples, sampled
-from kidx.timers.settings import MIN_SAMPLES, TimerSettings, measurement_spec, relative_standard_error, settings
+from kidx.timers.settings import MIN_SAMPLES, TimerSettings, measurement_spec, settings
+from kidx.timers.summaries import relative_standard_error
 
 
 def test_the_relative_standard_error_is_the_median_s_from_its_spread():
