@@ -102,7 +102,8 @@ class Phases:
 
 def instrument(phases: Phases, counts: dict, per_series: list):
     """Wrap the history's reads (and the selection before it) with timers and counters."""
-    from kidx.operations import analysed_runs, compare
+    from kidx.operations.analyse import compare
+    from kidx.operations.select import analysed_runs
     from kidx.store import store as store_module
 
     Store = store_module.Store
@@ -150,7 +151,7 @@ def instrument(phases: Phases, counts: dict, per_series: list):
             return found
         return wrapper
 
-    from kidx.operations import host_bound
+    from kidx.operations.select import host_bound
 
     compare.recent_runs = counted(analysed_runs.recent_runs, "history", "history (recent_runs)",
                                   "series looked up", "history runs read")

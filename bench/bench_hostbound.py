@@ -37,8 +37,8 @@ from bench_verdicts import build, imported, repetitions, shape_of  # noqa: E402
 from kidx.analysis import hostbound  # noqa: E402
 from kidx.cli.app import run as kidx  # noqa: E402
 from kidx.kinds.registry import registry  # noqa: E402
-from kidx.operations.analysed_runs import select_runs  # noqa: E402
-from kidx.operations.host_bound import timed  # noqa: E402
+from kidx.operations.select.analysed_runs import select_runs  # noqa: E402
+from kidx.operations.select.host_bound import timed  # noqa: E402
 
 
 class EveryRun(NamedTuple):

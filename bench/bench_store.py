@@ -507,7 +507,7 @@ def stage_times(path: Path, work: Path, label: str) -> dict[str, float]:
     (one syncfs), catalog rows, commit."""
     from kidx.kinds.registry import registry
     from kidx.manifests.reader import read_sources
-    from kidx.operations.apply import apply_documents
+    from kidx.operations.maintain.apply import apply_documents
     from kidx.store.store import Store
 
     store_dir = work / f"stages-{label}"

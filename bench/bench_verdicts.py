@@ -12,7 +12,7 @@ layer_norm, softmax and geglu at their rows and at 1.01, 1.02 and 1.05 times the
 processes (``tests/data/h100-steps``), and of layer_norm and softmax in 16 processes
 (``tests/data/h100-aa16``). Per recording, for n = 2, 3, 5 and 8 runs a side, it splits each
 configuration's repetitions at random into two disjoint sides of n and compares them with
-``kidx.operations.compare`` (``--by label=side --baseline a``), in a fresh store holding only
+``kidx.operations.analyse.compare`` (``--by label=side --baseline a``), in a fresh store holding only
 those runs and in one that also holds the configuration's other runs as history:
 
 - **A/A**: nothing changed; a ``faster`` or ``slower`` is a false call;
@@ -64,8 +64,8 @@ sys.path.insert(0, str(REPO))
 from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, MIN_T, rule_text, threshold_text  # noqa: E402
 from kidx.cli.app import run as kidx  # noqa: E402
 from kidx.kinds.registry import registry  # noqa: E402
-from kidx.operations.compare import CompareRequest, compare  # noqa: E402
-from kidx.operations.series import SeriesRequest, build_series  # noqa: E402
+from kidx.operations.analyse.compare import CompareRequest, compare  # noqa: E402
+from kidx.operations.analyse.series import SeriesRequest, build_series  # noqa: E402
 from kidx.store.store import Store  # noqa: E402
 
 LABEL = "repetition"
@@ -696,8 +696,8 @@ def main_timers(args) -> None:
              f"old rule (variant 'old'): {rule_text(0.05)}",
              f"per configuration and scenario, {args.trials} random splits (seed {args.seed}) of the repetitions "
              f"into n runs a side (disjoint), the rest of the configuration's runs its history; each split one "
-             f"comparable group, compared by kidx.operations.compare (--by label=side --baseline a), in a fresh "
-             f"store (the 2n runs only) and with history (the series' other runs, observed before them)",
+             f"comparable group, compared by kidx.operations.analyse.compare (--by label=side --baseline a), "
+             f"in a fresh store (the 2n runs only) and with history (the series' other runs, observed before them)",
              "A/A: both sides unchanged, a faster or slower is a false call; slow-X: every latency of side b "
              "(samples too) times 1+X/100; real steps: side b the same shape with the rows scaled (H200: 1.1x, "
              "the cuda-graph-step fixture; H100: 1.01x, 1.02x, 1.05x, recorded in the same processes), n runs of "

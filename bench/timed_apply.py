@@ -33,7 +33,7 @@ def main() -> None:
     stages: dict[str, float] = {}
 
     import kidx.api.applying as applying
-    import kidx.operations.apply as applying_operation
+    import kidx.operations.maintain.apply as applying_operation
     from kidx.cli.app import main as console_script
 
     read_manifest_files = applying.read_manifest_files

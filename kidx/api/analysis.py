@@ -24,8 +24,8 @@ from kidx.api.arguments import (
 )
 
 if TYPE_CHECKING:
-    from kidx.operations.compare import CompareRequest
-    from kidx.operations.series import SeriesRequest
+    from kidx.operations.analyse.compare import CompareRequest
+    from kidx.operations.analyse.series import SeriesRequest
 
 
 def compare_request(
@@ -46,8 +46,8 @@ def compare_request(
     ``aggregate``: ``--aggregate``'s key, ``operation``, ``implementation`` or ``label=K``;
     ``metric``: ``--metric``, the metric each run is judged by instead of its headline)."""
     from kidx.errors import UsageError
-    from kidx.operations.aggregate import parse_aggregate
-    from kidx.operations.compare import PREVIOUS, CompareRequest
+    from kidx.operations.analyse.aggregate import parse_aggregate
+    from kidx.operations.analyse.compare import PREVIOUS, CompareRequest
 
     label_key = parse_by(by)
     if baseline == PREVIOUS and label_key is None:
@@ -80,7 +80,7 @@ def series_request(
     alpha: float = ALPHA,
 ) -> SeriesRequest:
     """``kidx series``'s options as the operation's request (threshold in percent)."""
-    from kidx.operations.series import SeriesRequest
+    from kidx.operations.analyse.series import SeriesRequest
 
     return SeriesRequest(
         names=list(names),

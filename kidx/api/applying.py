@@ -65,7 +65,7 @@ def _checked(result: ReadResult, registry: KindRegistry) -> ReadResult:
     refuse_bundles(result.documents)
     if result.problems:
         # every error at once: also validate the documents that could be read
-        from kidx.operations.apply import validate_batch
+        from kidx.operations.maintain.apply import validate_batch
 
         problems = list(result.problems)
         try:
@@ -80,7 +80,7 @@ def _checked(result: ReadResult, registry: KindRegistry) -> ReadResult:
 
 def refuse_bundles(documents: list[Any]) -> None:
     """A bundle from 'kidx export' holds history, not manifests: point to its command."""
-    from kidx.operations.bundle import FORMAT_PREFIX
+    from kidx.operations.maintain.bundle import FORMAT_PREFIX
 
     problems = [
         Problem(document.location(), "a kidx bundle (from 'kidx export'), not manifests: restore it with "

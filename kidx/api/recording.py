@@ -362,7 +362,7 @@ def capture_environment(name: str | None = None) -> dict[str, Any]:
     """This machine as an ExecutionEnvironment manifest: what ``kidx env capture``
     prints (GPUs through NVML, else nvidia-smi, else torch; CPU, driver, CUDA, libraries,
     OS); what could not be read is in the ``kernelindex.dev/capture-notes`` annotation."""
-    from kidx.operations.env_capture import captured_environment
+    from kidx.operations.ingest.env_capture import captured_environment
 
     manifest, _ = captured_environment(name)
     return manifest

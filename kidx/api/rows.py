@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kidx.operations.run_rows import LEADING, ROLES, run_rows
+from kidx.operations.select.run_rows import LEADING, ROLES, run_rows
 
 __all__ = ["LEADING", "ROLES", "data_frame", "run_rows"]
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from kidx.api.objects import StoredObject
     from kidx.api.recording import Recording
     from kidx.kinds.registry import KindRegistry
-    from kidx.operations.analysed_runs import AnalysedRun
+    from kidx.operations.select.analysed_runs import AnalysedRun
     from kidx.store import store as backend
 
     Documents = (
@@ -206,7 +206,7 @@ class Store:
         it matched nothing."""
         from kidx.api.objects import stored_object
         from kidx.errors import NotFoundError
-        from kidx.operations.get import Query, find_objects
+        from kidx.operations.select.get import Query, find_objects
 
         query = Query(arguments=[kind, *names], selector=_label_selector(selector),
                       field_selector=_field_selector(field_selector), references=reference_values(references))
@@ -250,7 +250,7 @@ class Store:
         ``aggregate`` the key of ``--aggregate``, ``metric`` the metric of ``--metric``),
         the result the command renders; ``.to_dict()`` is its ``-o json``."""
         from kidx.api.analysis import Comparison, compare_request
-        from kidx.operations.compare import compare
+        from kidx.operations.analyse.compare import compare
 
         request = compare_request(names, selector, field_selector, references, by, baseline, threshold, only, force,
                                   alpha, aggregate, metric=metric)
@@ -265,7 +265,7 @@ class Store:
         """``kidx series``: the same options, the result the command renders;
         ``.to_dict()`` is its ``-o json``."""
         from kidx.api.analysis import SeriesResult, series_request
-        from kidx.operations.series import build_series
+        from kidx.operations.analyse.series import build_series
 
         request = series_request(names, selector, field_selector, references, label, baseline, threshold, alpha)
         self._require()
@@ -283,7 +283,7 @@ class Store:
         InvalidInputError listing every problem, with nothing written. With ``dry_run``,
         says what would happen and writes nothing."""
         from kidx.api.applying import read_manifest_files, read_python_manifests
-        from kidx.operations.apply import apply_documents
+        from kidx.operations.maintain.apply import apply_documents
 
         registry = _registry()
         if isinstance(documents_or_path, str | os.PathLike):
@@ -308,8 +308,8 @@ class Store:
         ``level`` the command's options of the same names, for the formats that take
         them. A file that cannot be read or converted raises InvalidInputError, with
         nothing written; with ``dry_run``, says what would happen and writes nothing."""
-        from kidx.operations.importing import check_format, format_options
-        from kidx.operations.importing import import_files as importing
+        from kidx.operations.ingest.importing import check_format, format_options
+        from kidx.operations.ingest.importing import import_files as importing
         from kidx.output.reports import import_notices
 
         check_format(format_name)
@@ -334,7 +334,7 @@ class Store:
         nothing written. ``summary`` is the line the command prints; ``warnings`` what the
         reader could not check; with ``dry_run``, says what would happen and writes
         nothing."""
-        from kidx.operations.export import import_bundle
+        from kidx.operations.ingest.restore_bundle import import_bundle
         from kidx.output.reports import bundle_summary
 
         warnings = _Warnings()
@@ -350,7 +350,7 @@ class Store:
 
     def _runs(self, selector: str | None, field_selector: str | None, references: Iterable[str]) -> list[AnalysedRun]:
         """The selected runs as compare reads them: headline figure and referenced objects."""
-        from kidx.operations.analysed_runs import select_runs
+        from kidx.operations.select.analysed_runs import select_runs
 
         request = _RunsRequest([], _label_selector(selector), _field_selector(field_selector),
                                reference_values(references))
@@ -410,7 +410,7 @@ def _warn_empty(store: backend.Store, selector: Any) -> None:
     import warnings
 
     from kidx.errors import EmptySelection
-    from kidx.operations.selection_hint import no_runs_hint
+    from kidx.operations.select.selection_hint import no_runs_hint
 
     hint = no_runs_hint(store, _registry(), selector)
     if hint is not None:

@@ -139,9 +139,9 @@ def _label_candidates(current: str, location: str | None) -> list[str]:
 
 
 def _aggregate_candidates(current: str, location: str | None) -> list[str]:
-    """``--aggregate``'s keys (kidx.operations.aggregate.AGGREGATE_KEYS), ``label=`` with
+    """``--aggregate``'s keys (kidx.operations.analyse.aggregate.AGGREGATE_KEYS), ``label=`` with
     the store's label keys after it."""
-    from kidx.operations.aggregate import AGGREGATE_KEYS
+    from kidx.operations.analyse.aggregate import AGGREGATE_KEYS
 
     found = []
     for key in AGGREGATE_KEYS:

@@ -34,7 +34,7 @@ def run_get(
     store: str | None = None,
 ) -> int:
     """``kidx get``: the objects printed in the format asked for; the exit code."""
-    from kidx.operations.get import Query, find_objects, reference_namer
+    from kidx.operations.select.get import Query, find_objects, reference_namer
     from kidx.output.formats import parse_output_format
     from kidx.output.listing import listing_options, print_listing
 
@@ -65,7 +65,7 @@ def run_get(
 
 def _hint_runs(out, the_store, kinds, selector) -> None:
     """After "No resources found" for runs: what in the label selector matched nothing."""
-    from kidx.operations.selection_hint import no_runs_hint
+    from kidx.operations.select.selection_hint import no_runs_hint
 
     registry = kind_registry()
     if registry.resolve("benchmarkruns").kind in {info.kind for info in kinds}:
@@ -76,7 +76,7 @@ def _hint_runs(out, the_store, kinds, selector) -> None:
 
 def run_describe(arguments: list[str] | None = None, selector: str | None = None, store: str | None = None) -> int:
     """``kidx describe``: each object's description; the exit code."""
-    from kidx.operations.describe import describe_objects
+    from kidx.operations.select.describe import describe_objects
     from kidx.output.describe import describe_result_text
 
     label_selector = parse_selector(selector)

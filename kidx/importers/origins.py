@@ -1,5 +1,5 @@
 """Files converted apart and joined, and runs named by where they came from: what kidx
-record does with the files its processes wrote (``kidx.operations.importing``'s
+record does with the files its processes wrote (``kidx.operations.ingest.importing``'s
 ``origins``), so that no run of one process is ever taken for another's."""
 
 from __future__ import annotations

@@ -31,8 +31,8 @@ from kidx.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from kidx.analysis.aggregate import Aggregate
-    from kidx.operations.aggregate import AggregateRow, Compared
-    from kidx.operations.compare import Comparison
+    from kidx.operations.analyse.aggregate import AggregateRow, Compared
+    from kidx.operations.analyse.compare import Comparison
 
 
 def counted_verdicts(comparison: Comparison) -> list[str]:

@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from kidx.analysis.hostbound import HostEvidence
     from kidx.analysis.measures import Measure
     from kidx.analysis.significance import Judgement
-    from kidx.operations.analysed_runs import AnalysedRun
-    from kidx.operations.compare import Arm, ComparedGroup, ComparedRow, Comparison
+    from kidx.operations.analyse.compare import Arm, ComparedGroup, ComparedRow, Comparison
+    from kidx.operations.select.analysed_runs import AnalysedRun
 
 NOTE_LIST_LIMIT = 5  # groups with nothing compared are listed one by one up to this many
 

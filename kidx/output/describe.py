@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from kidx.operations.describe import DescribeResult, Description
+from kidx.operations.select.describe import DescribeResult, Description
 from kidx.output.terminal import escape_control
 
 NONE = "<none>"

@@ -12,7 +12,7 @@ from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from kidx.jsonpath import Steps
-    from kidx.operations.get import LoadPlan
+    from kidx.operations.select.get import LoadPlan
     from kidx.query.sorting import SortKey
 
 GET = PRINTERS["get"]
@@ -51,7 +51,7 @@ class OutputFormat(NamedTuple):
     def load_plan(self, sort_keys: Sequence[SortKey] = ()) -> LoadPlan:
         """What ``get`` must load to print this format sorted by ``sort_keys``, from the
         parse trees of the paths printed and sorted by."""
-        from kidx.operations.get import LoadMode, LoadPlan
+        from kidx.operations.select.get import LoadMode, LoadPlan
 
         shown = self.printer.shows
         if not sort_keys and not self.argument:  # nothing to read paths from (the common case)

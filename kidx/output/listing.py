@@ -1,4 +1,4 @@
-"""Printing what ``get`` found (``kidx.operations.get.QueryResult``) in each output format.
+"""Printing what ``get`` found (``kidx.operations.select.get.QueryResult``) in each output format.
 
 ``print_listing`` prints with the renderer the format's entry in the printer table
 (``kidx.output.printers``) names in ``RENDERERS`` here, each taking the result, the
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from kidx.errors import UsageError
 from kidx.kinds.registry import KindInfo
-from kidx.operations.get import QueryResult
+from kidx.operations.select.get import QueryResult
 from kidx.output.columns import ColumnSet, ReferenceNamer, label_column_header, labels_cell
 from kidx.output.formats import OutputFormat
 from kidx.output.serialize import as_list, to_json, to_yaml
@@ -80,7 +80,7 @@ def render_documents(result: QueryResult, fmt: OutputFormat, options: ListingOpt
         return None
     groups = result.groups
     if result.attached:
-        from kidx.operations.get import without_referenced
+        from kidx.operations.select.get import without_referenced
 
         groups = [(info, without_referenced(ms, result.attached)) for info, ms in groups]
     manifests = [manifest for _, group in groups for manifest in group]

@@ -15,7 +15,7 @@ from kidx.records import TYPE_CHECKING
 from kidx.units import AXIS_SCALES
 
 if TYPE_CHECKING:
-    from kidx.operations.plot import Panel, PlotData
+    from kidx.operations.analyse.plot import Panel, PlotData
 
 MISSING = f"kidx plot needs matplotlib: {install_hint('plot')}"
 QUANTITIES = {"peak_memory": "peak memory", "memory_bandwidth": "bandwidth",

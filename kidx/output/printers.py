@@ -27,7 +27,7 @@ class Format(NamedTuple):
     value: str
     note: str = ""  # said after the value in the help, in parentheses
     # get: what each listed object is loaded as when no path is printed or sorted by
-    # (kidx.operations.get.LoadMode's value: names, table, manifests); "table" also means
+    # (kidx.operations.select.get.LoadMode's value: names, table, manifests); "table" also means
     # the printed values are columns, which the catalog's cached values may answer
     load: str = "manifests"
     shows: frozenset[str] = frozenset()  # referenced objects the printed columns read

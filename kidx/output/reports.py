@@ -17,12 +17,12 @@ from kidx.records import TYPE_CHECKING
 if TYPE_CHECKING:
     from kidx.importers.framework import Conversion
     from kidx.kinds.registry import KindInfo
-    from kidx.operations.apply import ApplyReport, Outcome
-    from kidx.operations.export import BundleImport
-    from kidx.operations.exporting import Exported
-    from kidx.operations.fsck import Finding, FsckReport
-    from kidx.operations.gc import GcReport
-    from kidx.operations.history import RevisionLine
+    from kidx.operations.export.exporting import Exported
+    from kidx.operations.ingest.restore_bundle import BundleImport
+    from kidx.operations.maintain.apply import ApplyReport, Outcome
+    from kidx.operations.maintain.fsck import Finding, FsckReport
+    from kidx.operations.maintain.gc import GcReport
+    from kidx.operations.maintain.history import RevisionLine
     from kidx.store.catalog import Entry
 
 

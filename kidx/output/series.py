@@ -26,7 +26,7 @@ from kidx.output.units import quantity
 from kidx.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from kidx.operations.series import Point, Series, SeriesChange, SeriesResult
+    from kidx.operations.analyse.series import Point, Series, SeriesChange, SeriesResult
 
 
 def percent(value) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kidx.operations.summary import Summary
+from kidx.operations.analyse.summary import Summary
 from kidx.output.table import render_table
 
 CSV_FIELDS = ("operation", "gpu", "runs", "releases", "first", "last")

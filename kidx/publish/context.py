@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, rule_text, threshold_text
-from kidx.operations.analysed_runs import AnalysedRun, Referenced
-from kidx.operations.compare import Comparison
-from kidx.operations.series import Series
+from kidx.operations.analyse.compare import Comparison
+from kidx.operations.analyse.series import Series
+from kidx.operations.select.analysed_runs import AnalysedRun, Referenced
 from kidx.output.units import quantity, spread_text
 from kidx.publish import TITLE
 from kidx.publish.model import Family, SiteModel, digest_hex, page_id

@@ -9,8 +9,8 @@ import shlex
 from functools import lru_cache
 
 from kidx.analysis.significance import SLOWER
-from kidx.operations.analysed_runs import AnalysedRun, Referenced
-from kidx.operations.compare import PREVIOUS, CompareRequest
+from kidx.operations.analyse.compare import PREVIOUS, CompareRequest
+from kidx.operations.select.analysed_runs import AnalysedRun, Referenced
 from kidx.publish.context import PublishRequest
 from kidx.publish.model import Family
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kidx.analysis.significance import BASELINE, FASTER, SEVERITY, SLOWER, counted_change
-from kidx.operations.analysed_runs import AnalysedRun
-from kidx.operations.compare import Comparison
-from kidx.operations.series import Series
+from kidx.operations.analyse.compare import Comparison
+from kidx.operations.analyse.series import Series
+from kidx.operations.select.analysed_runs import AnalysedRun
 from kidx.output.comparison import summary_text, verdict_text
 from kidx.output.units import quantity, short_digest
 from kidx.publish import charts

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from kidx.operations.analysed_runs import Referenced
+from kidx.operations.select.analysed_runs import Referenced
 from kidx.publish import charts
 from kidx.publish.context import SiteContext, group_path, version_order
 from kidx.publish.model import TITLE_SEPARATOR, Summary, short_titles, summary

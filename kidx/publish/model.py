@@ -13,7 +13,7 @@
   history of that speedup by day. The index's cell, a kernel's implementation on one
   environment, is the geometric mean over every shape of the kernel's families, one shape
   one vote (``kidx.analysis.aggregate``, as ``compare --aggregate operation`` takes them).
-- A cell's verdicts are compare's (``kidx.operations.compare.GroupVerdicts``): per shape,
+- A cell's verdicts are compare's (``kidx.operations.analyse.compare.GroupVerdicts``): per shape,
   the implementation's runs of that comparable group pooled against the baseline's, as
   ``kidx compare --baseline`` on the published selection judges them.
 """
@@ -30,8 +30,8 @@ from typing import NamedTuple
 from kidx.analysis.aggregate import Configuration, aggregate
 from kidx.analysis.measures import Measure, observed_moment
 from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD
-from kidx.operations.analysed_runs import AnalysedRun, Referenced
-from kidx.operations.compare import CompareRequest, GroupVerdicts
+from kidx.operations.analyse.compare import CompareRequest, GroupVerdicts
+from kidx.operations.select.analysed_runs import AnalysedRun, Referenced
 from kidx.output.comparison import verdict_text
 
 # Liger's importer keeps each CSV row in this annotation; its header names the sweep

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from markupsafe import Markup, escape
 
-from kidx.operations.analysed_runs import AnalysedRun, Referenced
+from kidx.operations.select.analysed_runs import AnalysedRun, Referenced
 
 ROLES = ("protocol", "workload", "environment", "implementation")
 LEVEL = 4  # below zlib's default (6): a large site's data compresses in much less time for a little more size

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from markupsafe import Markup
 
-from kidx.operations.analysed_runs import AnalysedRun, Referenced
+from kidx.operations.select.analysed_runs import AnalysedRun, Referenced
 from kidx.output.units import quantity
 from kidx.publish.context import SiteContext, environment_path, group_path, run_page, series_path
 from kidx.publish.run_shards import ROLES, RunLinks, shard
@@ -34,7 +34,7 @@ def environment_and_run_pages(site: SiteContext, reference_fields: dict[str, tup
                               texts: RunTexts) -> list[Callable[[], list[tuple[str, str]]]]:
     """Jobs (``workers``): one per environment page, one per RUN_PAGES_A_JOB run pages.
     ``reference_fields``: the run fields that refer to other objects, by kind
-    (kidx.operations.analysed_runs.run_reference_fields); ``texts``: ``run_texts`` of the site's runs."""
+    (kidx.operations.select.analysed_runs.run_reference_fields); ``texts``: ``run_texts`` of the site's runs."""
     pages = _RunPages(site, reference_fields)
     jobs: list[Callable[[], list[tuple[str, str]]]] = [
         functools.partial(lambda environment: [pages.environment_page(environment)], environment)
@@ -50,7 +50,7 @@ class _RunPages:
     def __init__(self, site: SiteContext, reference_fields: dict[str, tuple[str, str]]):
         self.site = site
         # a run's reference in a field is the digest the field holds, where it holds one
-        # (kidx.operations.analysed_runs.analysed): the roles in the order of their fields
+        # (kidx.operations.select.analysed_runs.analysed): the roles in the order of their fields
         roles = [role for _, role in sorted((field, role) for role, (field, _) in reference_fields.items())]
         self.referrers: dict[str, list[AnalysedRun]] = {}
         for run in site.model.runs:
@@ -101,10 +101,10 @@ class _RunPages:
 def run_texts(runs: list[AnalysedRun]) -> RunTexts:
     """Each measured run's speed of light as its page says it, and its host-bound evidence
     (read from its twins and sweeps among ``runs``, the published runs, by
-    ``kidx.operations.host_bound.evidence``, as compare reads it), by run name, where it
+    ``kidx.operations.select.host_bound.evidence``, as compare reads it), by run name, where it
     has them. Text only: a large site has them worked out by a process of its own while
     this one works out the site's model (``workers.beside``)."""
-    from kidx.operations.host_bound import achieved_of, evidence
+    from kidx.operations.select.host_bound import achieved_of, evidence
 
     solved: dict[str, object] = {}  # run name -> its speed of light: the evidence's and the page's, made once
 
@@ -122,7 +122,7 @@ def run_texts(runs: list[AnalysedRun]) -> RunTexts:
 def speed_of_light_text(figures) -> str:
     """``1.861TB/s, 38.8% of the H200 SXM 141GB's peak`` where the run's cost is known
     (docs/speed-of-light.md); "" otherwise. ``figures``: the run's speed of light
-    (``kidx.operations.host_bound.achieved_of``), which the host-bound evidence reads too."""
+    (``kidx.operations.select.host_bound.achieved_of``), which the host-bound evidence reads too."""
     from kidx.output.speed_of_light import bandwidth, flop_rate, percent
 
     if figures is None:

@@ -23,9 +23,8 @@ from typing import NamedTuple
 import jinja2  # kidx[publish]; kidx.publish.require_jinja says so when it is missing
 
 from kidx.errors import KidxError
-from kidx.operations.analysed_runs import AnalysedRun, Selection, run_reference_fields
-from kidx.operations.compare import CompareRequest, Comparison, GroupVerdicts, compare
-from kidx.operations.series import (
+from kidx.operations.analyse.compare import CompareRequest, Comparison, GroupVerdicts, compare
+from kidx.operations.analyse.series import (
     SeriesReading,
     SeriesRequest,
     judged,
@@ -33,6 +32,7 @@ from kidx.operations.series import (
     series_of,
     series_result,
 )
+from kidx.operations.select.analysed_runs import AnalysedRun, Selection, run_reference_fields
 from kidx.publish.context import RUN_SHARD, PublishRequest, SiteContext
 from kidx.publish.files import SiteFolder
 from kidx.publish.groups import group_pages
@@ -123,7 +123,7 @@ def _regressions(store, registry, request: PublishRequest, selection: Selection)
 
 def _judged_and_texts(reading: SeriesReading, request: SeriesRequest):
     """What a process beside the model works out (``workers.beside``): the series' judgements
-    (``kidx.operations.series.judged``) and the runs' ``run_texts``, in one process, so that
+    (``kidx.operations.analyse.series.judged``) and the runs' ``run_texts``, in one process, so that
     the model has a CPU of its own on a machine of two."""
     return judged(reading, request), run_texts(list(reading.selection.runs))
 

@@ -364,7 +364,7 @@ class Catalog(ABC):
     @abstractmethod
     def delete(self, entry: Entry, now: str) -> None: ...
 
-    # maintenance: fsck, gc, export and restore (kidx.operations.fsck/gc/export). A backend
+    # maintenance: fsck, gc, export and restore (kidx.operations.maintain.fsck/gc/export). A backend
     # that does not provide one of these makes that command say so, nothing else.
     def all_entries(self) -> Iterable[Entry]:
         """Every current name, ordered by kind and name."""

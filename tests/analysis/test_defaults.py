@@ -19,9 +19,9 @@ from kidx.cli.commands import compare as compare_command
 from kidx.cli.commands import plot as plot_command
 from kidx.cli.commands import publish as publish_command
 from kidx.cli.commands import series as series_command
-from kidx.operations import aggregate as aggregate_operation
-from kidx.operations.compare import CompareRequest, Comparison
-from kidx.operations.series import SeriesRequest, SeriesResult
+from kidx.operations.analyse import aggregate as aggregate_operation
+from kidx.operations.analyse.compare import CompareRequest, Comparison
+from kidx.operations.analyse.series import SeriesRequest, SeriesResult
 from kidx.publish import TITLE
 from kidx.publish.context import PublishRequest
 from kidx.publish.model import build_model

@@ -520,10 +520,10 @@ def test_help_examples_select_label_values_that_exist(kidx, head_store, history_
 
 
 def test_one_definition_of_comparability():
-    import kidx.operations.analysed_runs as analysed_runs
-    import kidx.operations.compare as compare_operation
-    import kidx.operations.plot as plot_operation
-    import kidx.operations.series as series_operation
+    import kidx.operations.analyse.compare as compare_operation
+    import kidx.operations.analyse.plot as plot_operation
+    import kidx.operations.analyse.series as series_operation
+    import kidx.operations.select.analysed_runs as analysed_runs
     from kidx.analysis import comparability
 
     assert comparability.COMPARABLE_ROLES == ("protocol", "workload", "environment")

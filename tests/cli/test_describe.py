@@ -91,11 +91,11 @@ TYPES = ("the resource types are benchmarkprotocols, benchmarkruns, executionenv
 
 @pytest.fixture(autouse=True)
 def frozen_clock(monkeypatch):
-    import kidx.operations.apply
+    import kidx.operations.maintain.apply
     import kidx.store.store
 
     monkeypatch.setattr(kidx.store.store, "utc_now", lambda: CREATED)
-    monkeypatch.setattr(kidx.operations.apply, "utc_now", lambda: CREATED)
+    monkeypatch.setattr(kidx.operations.maintain.apply, "utc_now", lambda: CREATED)
 
 
 def workload(name, operation, labels=None, title=None, annotations=None):

@@ -40,7 +40,7 @@ def run_digest(median: int = 200) -> str:
 
 @pytest.fixture(autouse=True)
 def fixed_clock(monkeypatch):
-    import kidx.operations.apply as apply_module
+    import kidx.operations.maintain.apply as apply_module
 
     monkeypatch.setattr(apply_module, "utc_now", lambda: NOW)
 

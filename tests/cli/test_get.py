@@ -42,14 +42,14 @@ def frozen_clock(monkeypatch):
     """Objects are stored at CREATED and tables are printed at NOW."""
     from datetime import datetime
 
-    import kidx.operations.apply
+    import kidx.operations.maintain.apply
     import kidx.output.columns
     import kidx.store.store
     from kidx.output import units
 
     now = datetime.fromisoformat(NOW.replace("Z", "+00:00"))
     monkeypatch.setattr(kidx.store.store, "utc_now", lambda: CREATED)
-    monkeypatch.setattr(kidx.operations.apply, "utc_now", lambda: CREATED)
+    monkeypatch.setattr(kidx.operations.maintain.apply, "utc_now", lambda: CREATED)
     monkeypatch.setattr(kidx.output.columns, "age", lambda timestamp, now_=None: units.age(timestamp, now))
 
 

@@ -109,7 +109,7 @@ def test_references_a_kind_does_not_have_are_refused(kidx, head_store):
 
 def test_which_paths_read_the_runs_own_spec():
     from kidx.jsonpath import JSONPathTemplate
-    from kidx.operations.get import LoadMode, LoadPlan
+    from kidx.operations.select.get import LoadMode, LoadPlan
     from kidx.output.formats import parse_output_format
     from kidx.query.reference_paths import path_reads
     from kidx.query.sorting import parse_sort_keys

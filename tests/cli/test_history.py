@@ -32,8 +32,8 @@ PASSED, FAILED = digest("passed"), digest("failed")
 
 def make_clock(monkeypatch) -> list[str]:
     """Each write gets the next second, so times tell revisions apart."""
-    import kidx.operations.apply as apply_module
-    import kidx.operations.delete as delete_module
+    import kidx.operations.maintain.apply as apply_module
+    import kidx.operations.maintain.delete as delete_module
 
     ticks = itertools.count(1)
     times: list[str] = []

@@ -11,7 +11,15 @@ from conftest import SEED_BUNDLE, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST
 
 from kidx.errors import InvalidInputError
 from kidx.identity import canonical_json, digest_of, identity_of
-from kidx.operations.bundle import FORMAT, Bundle, BundleName, BundleRevision, is_bundle, parse_bundle, write_bundle
+from kidx.operations.maintain.bundle import (
+    FORMAT,
+    Bundle,
+    BundleName,
+    BundleRevision,
+    is_bundle,
+    parse_bundle,
+    write_bundle,
+)
 
 SEED = json.loads(SEED_BUNDLE.read_text(encoding="utf-8"))
 PROTOCOL = canonical_json(identity_of(SEED["protocol"]))

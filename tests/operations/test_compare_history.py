@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from kidx.analysis.window import HISTORY_WINDOW
 from kidx.kinds.registry import registry
-from kidx.operations import compare as compare_operation
-from kidx.operations.analysed_runs import select_runs
-from kidx.operations.compare import CompareRequest
+from kidx.operations.analyse import compare as compare_operation
+from kidx.operations.analyse.compare import CompareRequest
+from kidx.operations.select.analysed_runs import select_runs
 from kidx.query.label_selector import LabelSelector
 from kidx.store.catalog import RECENT
 from kidx.store.store import Store

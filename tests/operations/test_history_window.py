@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from kidx.analysis.window import HISTORY_WINDOW
-from kidx.operations import compare as compare_operation
+from kidx.operations.analyse import compare as compare_operation
 from kidx.query.label_selector import Requirement
 from kidx.store.catalog import RECENT, CatalogQuery, ReferenceCondition
 from kidx.store.store import Store

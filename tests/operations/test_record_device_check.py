@@ -15,7 +15,7 @@ import pytest
 from conftest import REPO
 
 from kidx.errors import DeviceUnavailable
-from kidx.operations.record_device import check_timer_device, harness_python
+from kidx.operations.ingest.record_device import check_timer_device, harness_python
 
 FAKE_GPU = REPO / "tests" / "timers" / "fake_gpu"
 

@@ -13,8 +13,8 @@ import pytest
 
 from kidx.capture.gpu_state import GpuState
 from kidx.errors import UsageError
-from kidx.operations import record
-from kidx.operations.record_gpus import Gpu, chosen_gpus
+from kidx.operations.ingest import record_steps
+from kidx.operations.ingest.record_gpus import Gpu, chosen_gpus
 
 UUIDS = {0: "GPU-aaaaaaaa-0000", 1: "GPU-bbbbbbbb-1111", 2: "GPU-cccccccc-2222"}
 
@@ -44,7 +44,7 @@ def states() -> list[GpuState]:
     return [GpuState(index, 1980, 1980, 2619, 100.0, 40, uuid, 1980, 0) for index, uuid in UUIDS.items()]
 
 
-def sides(tmp_path: Path, names: list[str | None], gpus: int) -> list[record.Side]:
+def sides(tmp_path: Path, names: list[str | None], gpus: int) -> list[record_steps.Side]:
     script = tmp_path / "harness.py"
     script.write_text(HARNESS)
     made = []
@@ -53,16 +53,16 @@ def sides(tmp_path: Path, names: list[str | None], gpus: int) -> list[record.Sid
         folder.mkdir(parents=True)
         path = folder / "results.json"
         command = [sys.executable, str(script), f"--out={path}", str(tmp_path), str(gpus), name or "one"]
-        made.append(record.Side(name, record.OutputPlan(command, path, True), None, {"suite": "s"}))
+        made.append(record_steps.Side(name, record_steps.OutputPlan(command, path, True), None, {"suite": "s"}))
     return made
 
 
 def run(tmp_path: Path, names: list[str | None], processes: int, gpus: list[Gpu]) -> list[tuple[dict, dict, dict]]:
     """(what each process wrote, its labels, its annotations), in the order they ended."""
     scratch = tmp_path / "scratch"
-    collected = record.Collected()
+    collected = record_steps.Collected()
     lines: list[str] = []
-    record.run_processes(sides(tmp_path, names, len(gpus)), processes, tmp_path, scratch, lines.append, None,
+    record_steps.run_processes(sides(tmp_path, names, len(gpus)), processes, tmp_path, scratch, lines.append, None,
                          collected, lambda plan, result, labels: None, states, gpus)
     return [(json.loads(Path(file).read_text()), collected.metadata[file].labels,
              collected.metadata[file].annotations) for file in collected.files]
@@ -115,10 +115,10 @@ def test_a_failure_on_one_gpu_stops_the_queue_and_keeps_what_was_measured(tmp_pa
                       "time.sleep(0.3)\n"
                       "open(sys.argv[1].split('=', 1)[1], 'w').write('{}')\n")
     plan = chosen[0].plan
-    chosen[0].plan = record.OutputPlan([sys.executable, str(script), plan.command[2]], plan.path, True)
-    collected = record.Collected()
-    with pytest.raises(record.HarnessFailed, match="exited with status 5; nothing was imported$"):
-        record.run_processes(chosen, 8, tmp_path, tmp_path / "scratch", lambda line: None, None, collected,
+    chosen[0].plan = record_steps.OutputPlan([sys.executable, str(script), plan.command[2]], plan.path, True)
+    collected = record_steps.Collected()
+    with pytest.raises(record_steps.HarnessFailed, match="exited with status 5; nothing was imported$"):
+        record_steps.run_processes(chosen, 8, tmp_path, tmp_path / "scratch", lambda line: None, None, collected,
                              lambda *ended: None, states, gpus)
     # GPU 1 failed at once; GPU 0's process then running ended and was kept, and no other started
     assert [collected.metadata[file].labels["gpu-index"] for file in collected.files] == ["0"]
@@ -160,7 +160,7 @@ def test_an_interrupt_stops_the_process_on_every_gpu(tmp_path):
                       "for _ in range(600): time.sleep(0.05)\n")
     chosen = sides(tmp_path, [None], 2)
     plan = chosen[0].plan
-    chosen[0].plan = record.OutputPlan([sys.executable, str(script), plan.command[2]], plan.path, True)
+    chosen[0].plan = record_steps.OutputPlan([sys.executable, str(script), plan.command[2]], plan.path, True)
     ready: list[str] = []
     both = threading.Event()
 
@@ -177,9 +177,9 @@ def test_an_interrupt_stops_the_process_on_every_gpu(tmp_path):
     presser = threading.Thread(target=press_ctrl_c)
     presser.start()
     try:
-        with pytest.raises(record.HarnessInterrupted, match="^interrupted: the commands were stopped; nothing was "
+        with pytest.raises(record_steps.HarnessInterrupted, match="^interrupted: the commands were stopped; nothing was "
                                                             "imported$"):
-            record.run_processes(chosen, 6, tmp_path, tmp_path / "scratch", echo, None, record.Collected(),
+            record_steps.run_processes(chosen, 6, tmp_path, tmp_path / "scratch", echo, None, record_steps.Collected(),
                                  lambda *ended: None, states, chosen_gpus("0,1", states()))
     finally:
         both.set()

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from kidx.operations import record, record_harness
+from kidx.operations.ingest import record_harness, record_steps
 
 
 def test_a_ctrl_c_the_read_did_not_see_stops_the_harness(tmp_path):
@@ -45,9 +45,9 @@ def test_a_ctrl_c_the_read_did_not_see_stops_the_harness(tmp_path):
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     started = time.monotonic()
     try:
-        with pytest.raises(record.HarnessInterrupted, match="^interrupted: the command was stopped; nothing was "
+        with pytest.raises(record_steps.HarnessInterrupted, match="^interrupted: the command was stopped; nothing was "
                                                             "imported$"):
-            record.run_harness([sys.executable, "-c", harness], tmp_path, echo)
+            record_steps.run_harness([sys.executable, "-c", harness], tmp_path, echo)
     finally:
         over.set()
         ready.set()
@@ -65,7 +65,7 @@ def test_the_harness_output_is_passed_on_line_by_line_as_text(tmp_path):
               "sys.stdout.buffer.write(b'one\\r\\ntwo\\rthree\\n'); sys.stdout.flush(); time.sleep(0.3)\n"
               "sys.stdout.buffer.write(b'bad \\xff byte\\nlast')\n")
     lines: list[str] = []
-    result = record.run_harness([sys.executable, "-c", script], tmp_path, lines.append)
+    result = record_steps.run_harness([sys.executable, "-c", script], tmp_path, lines.append)
     assert (result.returncode, lines) == (0, ["one", "two", "three", "bad \ufffd byte", "last"])
 
 
@@ -99,9 +99,9 @@ def test_sigterm_stops_a_harness_that_ignores_signals_and_the_handler_is_restore
     sender.start()
     started = time.monotonic()
     try:
-        with pytest.raises(record.HarnessInterrupted, match="^terminated: the command was stopped; nothing was "
+        with pytest.raises(record_steps.HarnessInterrupted, match="^terminated: the command was stopped; nothing was "
                                                             "imported$") as raised:
-            record.run_harness([sys.executable, "-c", harness], tmp_path, echo)
+            record_steps.run_harness([sys.executable, "-c", harness], tmp_path, echo)
         assert signal.getsignal(signal.SIGTERM) is callers_handler
     finally:
         ready.set()

@@ -11,9 +11,9 @@ from conftest import SEED_BUNDLE, SEED_RUN_DIGEST, SEED_RUN_NAME
 from kidx.cli.common import kind_registry, open_store
 from kidx.errors import UsageError
 from kidx.manifests.reader import read_sources
-from kidx.operations.describe import describe_objects
-from kidx.operations.diff import ObjectChange, changed_objects
-from kidx.operations.export import export_selection
+from kidx.operations.export.exporting import export_selection
+from kidx.operations.maintain.diff import ObjectChange, changed_objects
+from kidx.operations.select.describe import describe_objects
 from kidx.output.describe import describe_texts
 from kidx.output.diff import render_diff
 from kidx.output.printers import check_output, rejected_output
@@ -96,7 +96,7 @@ def test_one_check_and_one_wording_for_an_output_format():
 
 
 def test_delete_selected_deletes_all_or_reports_what_is_missing(seeded):
-    from kidx.operations.delete import delete_selected
+    from kidx.operations.maintain.delete import delete_selected
     from kidx.output.reports import deletion_lines
     from kidx.query.targets import parse_targets
 

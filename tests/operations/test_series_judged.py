@@ -1,4 +1,4 @@
-"""kidx.operations.series: the series' judgements worked out apart from their runs (as a
+"""kidx.operations.analyse.series: the series' judgements worked out apart from their runs (as a
 process beside ``kidx publish``'s sends them) make the very series ``build_series`` does."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pickle
 
 from kidx.cli.common import kind_registry, open_store
-from kidx.operations.series import SeriesRequest, build_series, judged, read_series, series_of, series_result
+from kidx.operations.analyse.series import SeriesRequest, build_series, judged, read_series, series_of, series_result
 
 
 def test_judged_series_sent_pickled_are_the_series_build_series_makes(history_store):

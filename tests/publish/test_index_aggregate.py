@@ -7,7 +7,7 @@ import statistics
 
 import pytest
 
-from kidx.operations.analysed_runs import Referenced
+from kidx.operations.select.analysed_runs import Referenced
 from kidx.publish.matrix import cell_view
 from kidx.publish.model import Cell, Line, summary
 

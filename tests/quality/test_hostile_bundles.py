@@ -13,7 +13,7 @@ from conftest import SEED_BUNDLE, SEED_ENVIRONMENT_DIGEST, SEED_PROTOCOL_DIGEST,
 from kidx.errors import InvalidInputError
 from kidx.identity import digest_of
 from kidx.kinds.metadata import label_value_error, name_error, qualified_key_error
-from kidx.operations.bundle import NO_CHECKSUM, checksum, parse_bundle
+from kidx.operations.maintain.bundle import NO_CHECKSUM, checksum, parse_bundle
 
 PROTOCOL = "liger-bench-do-bench-backward"
 
@@ -279,7 +279,7 @@ def test_fsck_escapes_control_characters_in_names(kidx, store, tmp_path, exporte
     """A store that holds a name with ESC (restored by a kidx that did not check
     bundles): fsck's lines show it escaped."""
     from kidx.cli.common import kind_registry, open_store
-    from kidx.operations.export import restore
+    from kidx.operations.ingest.restore_bundle import restore
 
     document = renamed(json.loads(exported), "BenchmarkProtocol", "esc\x1b[2Jx")
     bundle = parse_bundle(resealed(document), "b.json")  # no registry: the old, unchecked reading
@@ -299,7 +299,7 @@ def test_fsck_escapes_control_characters_in_names(kidx, store, tmp_path, exporte
 
 def test_fsck_reports_names_apply_refuses_and_objects_of_another_kind(kidx, store, exported):
     from kidx.cli.common import kind_registry, open_store
-    from kidx.operations.export import restore
+    from kidx.operations.ingest.restore_bundle import restore
 
     document = renamed(json.loads(exported), "BenchmarkProtocol", "Bad Name")
     for section in ("names", "revisions"):

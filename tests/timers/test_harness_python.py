@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from kidx.operations.record_timers import timer_environment
+from kidx.operations.ingest.record_timers import timer_environment
 
 KIDX = REPO / "kidx"
 FAKE_GPU = REPO / "tests" / "timers" / "fake_gpu"

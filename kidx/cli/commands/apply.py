@@ -41,7 +41,7 @@ def apply(
     """
     from kidx.api.applying import read_manifest_files
     from kidx.cli.exiting import keep_until_exit
-    from kidx.operations.apply import apply_documents
+    from kidx.operations.maintain.apply import apply_documents
 
     suffix = parse_dry_run(dry_run)
     printing = to_printer("apply", output_format)

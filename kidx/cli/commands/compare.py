@@ -22,7 +22,7 @@ from kidx.cli.analysis_options import (
     parse_format,
 )
 from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output
-from kidx.operations.aggregate import AGGREGATE_KEYS
+from kidx.operations.analyse.aggregate import AGGREGATE_KEYS
 
 EXAMPLES = """\b
 Examples:
@@ -114,7 +114,7 @@ def compare(
     """
     with analysis_errors():
         from kidx.api.analysis import compare_request
-        from kidx.operations.compare import compare as run_compare
+        from kidx.operations.analyse.compare import compare as run_compare
         from kidx.output.aggregates import printer_for
         from kidx.output.analysis_printing import print_analysis
 

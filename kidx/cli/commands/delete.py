@@ -55,7 +55,7 @@ def delete(
     Deleting removes the name from the catalog; its revisions stay recorded, and so
     does its object file, which they keep (kidx gc leaves it).
     """
-    from kidx.operations.delete import delete_selected, targets_from_files
+    from kidx.operations.maintain.delete import delete_selected, targets_from_files
     from kidx.output.reports import deletions
     from kidx.output.to_printer import to_printer
     from kidx.query.targets import parse_targets

@@ -29,7 +29,7 @@ def diff(
     Exit status: 0 no differences, 1 differences found, 2 an error (kubectl's contract).
     """
     from kidx.manifests.reader import expand_sources, read_sources
-    from kidx.operations.diff import changed_objects
+    from kidx.operations.maintain.diff import changed_objects
     from kidx.output.diff import render_diff
 
     try:

@@ -27,7 +27,7 @@ def digest(
     store, but writes nothing.
     """
     from kidx.manifests.reader import expand_sources, read_sources
-    from kidx.operations.apply import apply_documents
+    from kidx.operations.maintain.apply import apply_documents
 
     if not filename:
         raise UsageError("must specify -f")

@@ -58,7 +58,7 @@ def capture(
     results comparable is in the spec (the digest); host name, GPU UUIDs and clocks are
     annotations.
     """
-    from kidx.operations.env_capture import capture_environment
+    from kidx.operations.ingest.env_capture import capture_environment
 
     printing = to_printer("env capture", output_format)
     if printing.names_only and not apply:

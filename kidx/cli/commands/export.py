@@ -58,7 +58,7 @@ def export(
     revisions. With no selection the whole store is exported: a backup.
     """
 
-    from kidx.operations.exporting import ExportRequest, check_format, export_store
+    from kidx.operations.export.exporting import ExportRequest, check_format, export_store
     from kidx.output.reports import export_summary
 
     if not output_file:

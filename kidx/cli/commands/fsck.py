@@ -46,8 +46,8 @@ def fsck(
     Exit 0 when no problem is found (notes such as orphaned objects are not problems),
     1 otherwise. With --repair, fix what can be rebuilt and report what is left.
     """
-    from kidx.operations.fsck import REPAIRABLE_FROM_OBJECTS
-    from kidx.operations.fsck import fsck as check
+    from kidx.operations.maintain.fsck import REPAIRABLE_FROM_OBJECTS
+    from kidx.operations.maintain.fsck import fsck as check
     from kidx.output.reports import FSCK, fsck_advice
 
     printing = to_printer("fsck", output_format, FSCK)

@@ -20,8 +20,8 @@ def gc(dry_run: DryRunOption = "none", store: StoreOption = None) -> None:
     Deleted names keep their objects (their history still shows them); gc removes what a
     crashed or interrupted write left behind. Safe while other kidx commands run.
     """
-    from kidx.operations.fsck import shown_path
-    from kidx.operations.gc import gc as collect
+    from kidx.operations.maintain.fsck import shown_path
+    from kidx.operations.maintain.gc import gc as collect
     from kidx.output.reports import gc_removed, gc_summary
 
     suffix = parse_dry_run(dry_run)

@@ -29,8 +29,8 @@ def history(
 
     Deleted names keep their history: a deletion is a revision too.
     """
-    from kidx.operations.history import history as revisions_of
-    from kidx.operations.history import revision_manifest
+    from kidx.operations.maintain.history import history as revisions_of
+    from kidx.operations.maintain.history import revision_manifest
     from kidx.output.reports import history_table
     from kidx.query.targets import parse_targets
 

@@ -28,7 +28,7 @@ from kidx.output.to_printer import to_printer
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from kidx.operations.importing import ImportResult, Progress
+    from kidx.operations.ingest.importing import ImportResult, Progress
     from kidx.output.to_printer import Printing
 
 LARGE_INPUT_RECORDS = 500
@@ -153,7 +153,7 @@ def bundle(
     A name the store already has must have the same history (it is then unchanged);
     any other overlap is refused and nothing is written.
     """
-    from kidx.operations.export import import_bundle
+    from kidx.operations.ingest.restore_bundle import import_bundle
     from kidx.output.reports import bundle_summary, restored
 
     suffix = parse_dry_run(dry_run)
@@ -167,7 +167,7 @@ def bundle(
 def import_files(format_name: str, files: list[str], environment: str | None, dry_run: str,
                  output_format: str | None, store, options: dict | None = None) -> None:
     """``kidx import FORMAT``: the files imported, then printed (``print_import``)."""
-    from kidx.operations.importing import import_files as importing
+    from kidx.operations.ingest.importing import import_files as importing
 
     suffix = parse_dry_run(dry_run)
     printing = to_printer("import", output_format)

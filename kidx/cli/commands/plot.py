@@ -60,7 +60,7 @@ def plot(
     comparable group (same protocol and environment, workloads equal apart from --x);
     groups are never mixed in one panel.
     """
-    from kidx.operations.plot import Y_CHOICES, PlotRequest, plot_data
+    from kidx.operations.analyse.plot import Y_CHOICES, PlotRequest, plot_data
     from kidx.query.reference_paths import parse_field_path, reference_roles
 
     if not x:

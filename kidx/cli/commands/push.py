@@ -59,7 +59,7 @@ def push(
 def run_transfer(source, destination, arguments, selector, force, dry_run) -> int:
     """What push and pull share: selection, the transfer itself, and its report."""
     from kidx.cli.common import parse_dry_run
-    from kidx.operations.transfer import ConflictError, conflict_lines, transfer
+    from kidx.operations.maintain.transfer import ConflictError, conflict_lines, transfer
     from kidx.query.targets import ALL, parse_targets, selection_rules
 
     suffix = parse_dry_run(dry_run)

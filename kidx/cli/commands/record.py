@@ -2,7 +2,7 @@
 [--timer T [--cache C]] [--processes N] [--interleave] [--gpus all|LIST] FORMAT -- COMMAND… [-- HEAD-COMMAND…]
 
 Runs a benchmark harness and imports what it wrote, labelled with the commit it ran: the
-operation is kidx.operations.record_workflow's (its steps kidx.operations.record's), the
+operation is kidx.operations.ingest.record's (its steps kidx.operations.ingest.record_steps's), the
 import and what it prints are kidx import's.
 """
 
@@ -126,11 +126,11 @@ def record(
     each carries the label recording=ID, the same for all runs of one kidx record.
     """
     from kidx.cli.commands.import_ import import_progress, print_import
-    from kidx.operations import record as recording
-    from kidx.operations import record_harness
-    from kidx.operations.importing import format_options
-    from kidx.operations.record_workflow import RecordRequest
-    from kidx.operations.record_workflow import record as recorded
+    from kidx.operations.ingest import record_harness
+    from kidx.operations.ingest import record_steps as recording
+    from kidx.operations.ingest.importing import format_options
+    from kidx.operations.ingest.record import RecordRequest
+    from kidx.operations.ingest.record import record as recorded
     from kidx.output.serialize import to_yaml
     from kidx.timers.settings import checked_cache, checked_timer
 
@@ -181,7 +181,7 @@ def _stopping(max_noise: float | None, max_time: float, timer: str | None) -> tu
 
 def _check_arguments(format_name: str, environment: str | None, capture: bool | None, library: str | None,
                      output_format: str | None) -> None:
-    from kidx.operations.importing import check_format, format_options
+    from kidx.operations.ingest.importing import check_format, format_options
     from kidx.output.printers import check_output
 
     check_format(format_name)

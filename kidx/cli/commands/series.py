@@ -70,7 +70,7 @@ def series(
     """
     with analysis_errors():
         from kidx.api.analysis import series_request
-        from kidx.operations.series import build_series
+        from kidx.operations.analyse.series import build_series
         from kidx.output.analysis_printing import print_analysis
         from kidx.output.series import SERIES
 

@@ -33,7 +33,7 @@ def summary(
     Read from the catalog (labels and the runs' references), never from each run's object.
     The totals go to standard error.
     """
-    from kidx.operations.summary import summarize
+    from kidx.operations.analyse.summary import summarize
     from kidx.output import summary as printed
 
     printing = to_printer("summary", output_format, printed.RENDERERS)
@@ -50,7 +50,7 @@ def summary(
 
 
 def _hint(out, the_store, selector) -> None:
-    from kidx.operations.selection_hint import no_runs_hint
+    from kidx.operations.select.selection_hint import no_runs_hint
 
     if selector is not None:
         hint = no_runs_hint(the_store, kind_registry(), selector)

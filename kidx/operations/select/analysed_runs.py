@@ -134,7 +134,7 @@ class RunsRequest(Protocol):
 def select_runs(store: Store, registry: KindRegistry, request: RunsRequest, conditions: tuple = ()) -> Selection:
     """The runs the request selects, analysed; ``conditions``: ReferenceConditions they
     must also meet."""
-    from kidx.operations.get import Query, find_objects
+    from kidx.operations.select.get import Query, find_objects
 
     query = Query(
         arguments=["benchmarkruns", *request.names],

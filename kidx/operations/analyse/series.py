@@ -40,7 +40,7 @@ from kidx.analysis.significance import (
     rule_text,
 )
 from kidx.errors import NotFoundError
-from kidx.operations.analysed_runs import RUN_KIND, AnalysedRun, Referenced, Selection, select_runs
+from kidx.operations.select.analysed_runs import RUN_KIND, AnalysedRun, Referenced, Selection, select_runs
 
 SESSION_WINDOW = timedelta(hours=1)
 SAME_EVERYTHING = "same kernel, machine and harness"
@@ -222,7 +222,7 @@ def series_result(store, registry, request: SeriesRequest, reading: SeriesReadin
                                            s.implementation.label))
     problems = []
     if not selection.runs:
-        from kidx.operations.selection_hint import nothing_selected
+        from kidx.operations.select.selection_hint import nothing_selected
 
         problems.append(nothing_selected(store.catalog(), registry.resolve(RUN_KIND).kind, request.selector))
     elif not series:

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from kidx.operations.analysed_runs import AnalysedRun
+    from kidx.operations.select.analysed_runs import AnalysedRun
 
 LEADING = ("name", "digest", "status", "observedAt", "metric", "statistic", "value", "low", "high", "unit")
 ROLES = ("protocol", "workload", "environment", "implementation")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from kidx.errors import UsageError
-from kidx.operations.analysed_runs import RUN_KIND
+from kidx.operations.select.analysed_runs import RUN_KIND
 from kidx.query.label_selector import resolved
 from kidx.query.versions import version_key
 from kidx.store.catalog import CatalogQuery

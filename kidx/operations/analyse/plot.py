@@ -18,7 +18,7 @@ from typing import NamedTuple
 from kidx.analysis.comparability import COMPARABLE_ROLES
 from kidx.analysis.measures import Measure
 from kidx.errors import NotFoundError, UsageError
-from kidx.operations.analysed_runs import AnalysedRun, Referenced, select_runs
+from kidx.operations.select.analysed_runs import AnalysedRun, Referenced, select_runs
 from kidx.query.reference_paths import FieldPath, value_at, without
 
 MAX_PANELS = 12

@@ -15,7 +15,7 @@ from pathlib import Path
 from kidx.errors import StoreError
 from kidx.identity.canonical import digest_bytes
 from kidx.kinds.registry import KindRegistry
-from kidx.operations.fsck import kept_digests, references_of
+from kidx.operations.maintain.fsck import kept_digests, references_of
 from kidx.store.faults import crash_point
 from kidx.store.store import Store
 

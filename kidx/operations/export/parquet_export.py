@@ -57,8 +57,8 @@ class ParquetReport:
 
 def parquet_rows(store: Store, registry: KindRegistry, selected: list[tuple[str, str]] | None) -> list[dict]:
     """The rows of the selected runs (None: every run), sorted by name."""
-    from kidx.operations.analysed_runs import select_runs
-    from kidx.operations.run_rows import run_rows
+    from kidx.operations.select.analysed_runs import select_runs
+    from kidx.operations.select.run_rows import run_rows
 
     if selected is not None and not selected:
         return []
@@ -97,7 +97,7 @@ def write_parquet(rows: list[dict], path: Path) -> ParquetReport:
     """Write ``rows`` to ``path`` through kidx/files.py (the old file or the whole new one,
     synced to disk before it replaces the old: the user's data)."""
     pa, pq = require_pyarrow()
-    from kidx.operations.run_rows import LEADING
+    from kidx.operations.select.run_rows import LEADING
 
     names = list(rows[0]) if rows else [*LEADING, "samples", "samples.unit", *SOL_COLUMNS]
     fields, arrays = [], []

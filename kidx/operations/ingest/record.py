@@ -1,7 +1,7 @@
 """kidx record as one operation: plan each side, capture the environment, run the
-harness, retime and label what it wrote, import it (``operations/importing.py``).
+harness, retime and label what it wrote, import it (``operations/ingest/importing.py``).
 
-The steps are ``kidx.operations.record``'s; this module puts them in order, says what it
+The steps are ``kidx.operations.ingest.record_steps``'s; this module puts them in order, says what it
 is doing through the caller's ``Reporter``, and keeps what was measured when a later
 step fails."""
 
@@ -12,13 +12,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kidx.operations import record as recording
+from kidx.operations.ingest import record_steps as recording
 from kidx.records import NamedTuple
 
 if TYPE_CHECKING:
     from kidx.importers.framework import Conversion
     from kidx.kinds.registry import KindRegistry
-    from kidx.operations.importing import ImportResult, Progress
+    from kidx.operations.ingest.importing import ImportResult, Progress
     from kidx.operations.reporting import Reporter
     from kidx.store.store import Store
 
@@ -98,7 +98,7 @@ def _imported(request: RecordRequest, collected: recording.Collected, environmen
     retimed where --timer replaced do_bench, and labelled."""
     import functools
 
-    from kidx.operations.importing import import_files
+    from kidx.operations.ingest.importing import import_files
 
     for note in collected.notes:
         reporter.warning(note)
@@ -178,7 +178,7 @@ def _gpus(request: RecordRequest, sides: list[recording.Side], states: Callable[
     if request.gpus is None:
         return None
     from kidx.errors import UsageError
-    from kidx.operations.record_gpus import chosen_gpus
+    from kidx.operations.ingest.record_gpus import chosen_gpus
 
     gpus = chosen_gpus(request.gpus, states())
     if len(gpus) > 1 and request.processes > 1:
@@ -235,7 +235,7 @@ def _keep_measured(reporter: Reporter, request: RecordRequest, scratch: Path, fi
 
 
 def _retimed(reporter: Reporter, conversion: Conversion, collected: recording.Collected) -> Conversion:
-    from kidx.operations.record_timers import retimed
+    from kidx.operations.ingest.record_timers import retimed
 
     calls = sum(len(entries) for entries in collected.timer_calls.values())
     if not calls:
@@ -264,7 +264,7 @@ def _retimed(reporter: Reporter, conversion: Conversion, collected: recording.Co
 
 def _capture(reporter: Reporter, scratch: Path, serialize: Callable[[Any], str]) -> str:
     """This machine's environment, written to a file in ``scratch`` for the import."""
-    from kidx.operations.env_capture import captured_environment
+    from kidx.operations.ingest.env_capture import captured_environment
 
     manifest, facts = captured_environment()  # what env capture and kidx.capture_environment() build
     for note in facts.notes:

@@ -32,7 +32,7 @@ from datetime import datetime
 from typing import Any
 
 from kidx.identity import canonical_json
-from kidx.operations.bmf_export import ROLES, selected_runs
+from kidx.operations.export.bmf_export import ROLES, selected_runs
 from kidx.store.store import Store
 
 _KEYS = {"BenchmarkProtocol": "kidx.protocol", "Workload": "kidx.workload",

@@ -48,8 +48,8 @@ from kidx.analysis.significance import (
 )
 from kidx.analysis.window import HISTORY_WINDOW
 from kidx.errors import KidxError, NotFoundError, UsageError
-from kidx.operations.aggregate import AggregateKey, AggregateRow, aggregate_rows, operation_of, overall
-from kidx.operations.analysed_runs import (
+from kidx.operations.analyse.aggregate import AggregateKey, AggregateRow, aggregate_rows, operation_of, overall
+from kidx.operations.select.analysed_runs import (
     RUN_KIND,
     AnalysedRun,
     Referenced,
@@ -58,9 +58,9 @@ from kidx.operations.analysed_runs import (
     recent_runs,
     select_runs,
 )
-from kidx.operations.host_bound import SWEEP, TWINS, evidence, related_runs, seeks_evidence
-from kidx.operations.selection_hint import SUGGESTIONS, nearest, nothing_selected
-from kidx.operations.selection_hint import listed as _listed
+from kidx.operations.select.host_bound import SWEEP, TWINS, evidence, related_runs, seeks_evidence
+from kidx.operations.select.selection_hint import SUGGESTIONS, nearest, nothing_selected
+from kidx.operations.select.selection_hint import listed as _listed
 from kidx.query.versions import version_key
 
 NOTHING_COMPARED = "nothing compared"
@@ -318,7 +318,7 @@ def _history_wanted(groups: list[ComparedGroup], asked: _History, measured: list
     """The runs whose series' history the comparison reads: those a verdict asks the noise
     of, and those whose series may hold a twin or a sweep point of a shown row that seeks
     host evidence (the history is part of that evidence's context,
-    kidx.operations.host_bound.related_runs)."""
+    kidx.operations.select.host_bound.related_runs)."""
     wanted = {run.name: run for run in asked.asked}
     seeking = [row.run for group in groups if group.compared for row in group.rows if seeks_evidence(row.run)]
     if seeking:
@@ -332,7 +332,7 @@ def _history_wanted(groups: list[ComparedGroup], asked: _History, measured: list
 
 def _may_share(run: AnalysedRun, roles: tuple[str, ...], key: tuple) -> bool:
     """Whether the history of ``run``'s series may hold runs with ``key`` in ``roles``: a
-    reference the run lacks is matched on any (kidx.operations.analysed_runs.condition_sets)."""
+    reference the run lacks is matched on any (kidx.operations.select.analysed_runs.condition_sets)."""
     return all(run.reference(role).digest in (None, digest) for role, digest in zip(roles, key, strict=True))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 
-from kidx.operations.analysed_runs import RUN_KIND
+from kidx.operations.select.analysed_runs import RUN_KIND
 from kidx.query.label_selector import KIDX_OPERATORS, resolved
 from kidx.query.versions import version_key
 from kidx.store.catalog import CatalogQuery

@@ -54,7 +54,7 @@ def attach_named_environment(
 
 def _environment_from_file(path: str, registry: KindRegistry) -> dict:
     from kidx.manifests.reader import read_sources
-    from kidx.operations.apply import validate_batch
+    from kidx.operations.maintain.apply import validate_batch
 
     result = read_sources([path])
     if result.problems:

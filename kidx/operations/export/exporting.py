@@ -46,14 +46,12 @@ def export_store(store: Store, registry: KindRegistry, request: ExportRequest,
                  require_store: Callable[[], None] = lambda: None) -> Exported:
     """Select, then write the request's file (or return its text for standard output);
     ``require_store`` refuses a store that does not exist, after the arguments' own errors."""
-    from kidx.operations.export import export_selection
-
     check_format(request.format_name, request.output_file)
     selected, missing = export_selection(store, registry, request.arguments, request.selector,
                                          runs_only=request.format_name != "bundle", format_name=request.format_name)
     require_store()
     if request.format_name == "parquet":
-        from kidx.operations.parquet_export import require_pyarrow
+        from kidx.operations.export.parquet_export import require_pyarrow
 
         require_pyarrow()  # before the runs are read
     if missing:
@@ -63,10 +61,32 @@ def export_store(store: Store, registry: KindRegistry, request: ExportRequest,
     return writer(store, registry, selected, request)
 
 
+def export_selection(
+    store: Store, registry: KindRegistry, arguments: list[str], selector, runs_only: bool = False,
+    format_name: str = "bmf",
+) -> tuple[list[tuple[str, str]] | None, list[str]]:
+    """``(kind, name)`` of what ``export`` writes (None: the whole store) and the
+    NotFound messages of names asked for that matched nothing. With ``runs_only`` (the
+    Bencher Metric Format) a selection of any other kind is refused."""
+    if not arguments and selector is None:
+        return None, []
+    from kidx.query.selection import select
+    from kidx.query.targets import parse_targets, selection_rules
+
+    selection_rules(arguments, selector)
+    targets = parse_targets(arguments, registry, "export")
+    others = sorted({target.info.kind for target in targets} - {"BenchmarkRun"})
+    if runs_only and others:
+        holder = "BMF" if format_name == "bmf" else format_name
+        raise UsageError(f"{holder} holds runs only, not {', '.join(others)}: select runs (kidx export runs …)")
+    chosen = select(store.catalog(), targets, selector)
+    return [(info.kind, entry.name) for info, entry in chosen.entries], chosen.missing
+
+
 def _bundle(store: Store, registry: KindRegistry, selected, request: ExportRequest) -> Exported:
     from pathlib import Path
 
-    from kidx.operations.export import export
+    from kidx.operations.export.bundle_export import export
 
     if request.output_file == STANDARD_OUTPUT:
         import io
@@ -79,14 +99,14 @@ def _bundle(store: Store, registry: KindRegistry, selected, request: ExportReque
 
 
 def _bmf(store: Store, registry: KindRegistry, selected, request: ExportRequest) -> Exported:
-    from kidx.operations.bmf_export import bmf_report
+    from kidx.operations.export.bmf_export import bmf_report
 
     report = bmf_report(store, selected)
     return _written(request, report.text(), report)
 
 
 def _pytorch_benchmark(store: Store, registry: KindRegistry, selected, request: ExportRequest) -> Exported:
-    from kidx.operations.pytorch_benchmark_export import pytorch_benchmark_report
+    from kidx.operations.export.pytorch_benchmark_export import pytorch_benchmark_report
 
     report = pytorch_benchmark_report(store, selected)
     return _written(request, report.text(), report)
@@ -95,7 +115,7 @@ def _pytorch_benchmark(store: Store, registry: KindRegistry, selected, request: 
 def _parquet(store: Store, registry: KindRegistry, selected, request: ExportRequest) -> Exported:
     from pathlib import Path
 
-    from kidx.operations.parquet_export import parquet_rows, write_parquet
+    from kidx.operations.export.parquet_export import parquet_rows, write_parquet
 
     report = write_parquet(parquet_rows(store, registry, selected), Path(request.output_file))
     return Exported(request.format_name, request.output_file, [], None, report)
@@ -112,4 +132,4 @@ def _written(request: ExportRequest, text: str, report: Any) -> Exported:
     return Exported(request.format_name, request.output_file, [], None, report)
 
 
-__all__ = ["FORMATS", "ExportRequest", "Exported", "check_format", "export_store"]
+__all__ = ["FORMATS", "ExportRequest", "Exported", "check_format", "export_selection", "export_store"]

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from kidx.kinds.registry import KindRegistry
 from kidx.manifests.document import Document
-from kidx.operations.apply import plan_documents
+from kidx.operations.maintain.apply import plan_documents
 from kidx.store.store import Store
 
 

@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING, Any
 
 from kidx.errors import UsageError
 from kidx.kinds.metadata import label_value_error, qualified_key_error
-from kidx.operations.record_device import check_timer_device as check_timer_device
-from kidx.operations.record_device import harness_python as harness_python
-from kidx.operations.record_harness import (
+from kidx.operations.ingest.record_device import check_timer_device as check_timer_device
+from kidx.operations.ingest.record_device import harness_python as harness_python
+from kidx.operations.ingest.record_harness import (
     HarnessFailed,
     HarnessInterrupted,
     HarnessResult,
@@ -380,7 +380,7 @@ class Collected:
     def load(cls, scratch: Path, shown: str) -> tuple[Collected, dict]:
         """What ``save`` wrote in ``scratch``: the collected files and the request; a
         UsageError naming the folder (as ``shown``) and field when it is not a kept recording."""
-        from kidx.operations.record_timers import read_log
+        from kidx.operations.ingest.record_timers import read_log
 
         path = scratch / RECORDING_FILE
         try:
@@ -455,7 +455,7 @@ def run_processes(sides: list[Side], processes: int, folder: Path, scratch: Path
             for side in sides:
                 runner.run(side, repetition)
         return
-    from kidx.operations.record_gpus import Running, run_on_gpus
+    from kidx.operations.ingest.record_gpus import Running, run_on_gpus
 
     def repetition_on(repetition: int, gpu) -> None:  # both sides in turn, on one GPU
         for side in sides:
@@ -497,7 +497,7 @@ class _Processes:
         """One process of ``side``'s command (on ``gpu``, a record_gpus.Gpu, under --gpus)."""
         import shutil
 
-        from kidx.operations.record_timers import read_log, timer_environment
+        from kidx.operations.ingest.record_timers import read_log, timer_environment
 
         if self.halted is not None and self.halted.is_set():
             return
@@ -524,7 +524,7 @@ class _Processes:
             plan = dataclasses.replace(plan)  # snapshot and collect keep state on the plan
         echo = self.say
         if gpu is not None:
-            from kidx.operations.record_gpus import gpu_environment
+            from kidx.operations.ingest.record_gpus import gpu_environment
 
             environment = gpu_environment(gpu, environment or dict(os.environ))
             if self.several_gpus:

@@ -21,9 +21,9 @@ from kidx.query.versions import version_key
 from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from kidx.operations.analysed_runs import AnalysedRun, Referenced
+    from kidx.operations.select.analysed_runs import AnalysedRun, Referenced
 
-# compare's groups and rows (kidx.operations.compare.ComparedGroup, ComparedRow): compare
+# compare's groups and rows (kidx.operations.analyse.compare.ComparedGroup, ComparedRow): compare
 # imports this module, so they are not named here
 ComparedGroup: TypeAlias = Any
 ComparedRow: TypeAlias = Any

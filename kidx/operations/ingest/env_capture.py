@@ -12,7 +12,7 @@ from kidx.records import NamedTuple
 if TYPE_CHECKING:
     from kidx.capture.probes import Facts
     from kidx.kinds.registry import KindRegistry
-    from kidx.operations.apply import ApplyReport
+    from kidx.operations.maintain.apply import ApplyReport
     from kidx.operations.reporting import Reporter
     from kidx.store.store import Store
 
@@ -59,8 +59,8 @@ def capture_environment(reporter: Reporter, name: str | None = None, measure_pea
     if store is None or registry is None:
         return CapturedEnvironment(manifest, None)
     from kidx.manifests.document import Document
-    from kidx.operations.apply import apply_documents
-    from kidx.operations.measured_peaks import keep_measured_peaks
+    from kidx.operations.ingest.measured_peaks import keep_measured_peaks
+    from kidx.operations.maintain.apply import apply_documents
 
     the_store = store()
     kept = keep_measured_peaks(manifest, the_store)

@@ -372,7 +372,7 @@ def _repair(
     unrepaired: list[Finding] = []
     bundle_objects: dict[str, bytes] = {}
     if bundle_path is not None:
-        from kidx.operations.bundle import read_bundle
+        from kidx.operations.maintain.bundle import read_bundle
 
         bundle_objects = read_bundle(bundle_path, registry).objects
     with store.write() as transaction:  # under the write lock: no apply changes what is being repaired

@@ -1,6 +1,6 @@
 """Which of the runs an analysis shows are mostly host: the store's evidence, gathered for
 the rules of ``kidx.analysis.hostbound`` (compare, publish; describe reads the same
-rules through ``kidx.operations.describe``).
+rules through ``kidx.operations.select.describe``).
 
 The evidence a run needs lives in other runs: its kernel-timer twins (same workload,
 implementation and environment, a protocol that differs from the run's only in its
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from kidx.analysis.hostbound import HostEvidence, Timed, assess, is_kernel_timer, timer_of, twin_key
 from kidx.analysis.window import HISTORY_WINDOW
-from kidx.operations.analysed_runs import AnalysedRun, condition_sets, recent_runs
+from kidx.operations.select.analysed_runs import AnalysedRun, condition_sets, recent_runs
 
 if TYPE_CHECKING:
     from kidx.speed_of_light.achieved import Achieved

@@ -17,7 +17,7 @@ from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from kidx.kinds.registry import KindRegistry
-    from kidx.operations.apply import ApplyReport
+    from kidx.operations.maintain.apply import ApplyReport
     from kidx.store.store import Store
 
 Advance = Callable[[str, int, int], None]
@@ -83,12 +83,12 @@ def import_files(
     else:
         converted = _converted_apart(module, files, options or {}, origins)
     if keep:  # before a given environment joins: the user names that one
-        from kidx.operations.stored_runs import named_apart_from_stored
+        from kidx.operations.ingest.stored_runs import named_apart_from_stored
 
         converted = named_apart_from_stored(converted, store())
     attached = None
     if environment is not None:
-        from kidx.operations.import_environment import attach_named_environment
+        from kidx.operations.ingest.import_environment import attach_named_environment
 
         converted, attached = attach_named_environment(module, converted, environment, registry, store)
     if adjust is not None:
@@ -98,16 +98,16 @@ def import_files(
         return ImportResult(converted, None, file_count, attached)
     merge = getattr(module, "merge_stored", None)
     if merge is not None:
-        from kidx.operations.stored_runs import merged_with_stored
+        from kidx.operations.ingest.stored_runs import merged_with_stored
 
         converted = merged_with_stored(converted, merge, store())
     notices: tuple[str, ...] = ()
     if attached is not None:
-        from kidx.operations.measured_peaks import keep_measured_peaks_in
+        from kidx.operations.ingest.measured_peaks import keep_measured_peaks_in
 
         documents, kept = keep_measured_peaks_in(converted.documents, attached, store())
         converted, notices = dataclasses.replace(converted, documents=documents), tuple(kept)
-    from kidx.operations.apply import apply_documents
+    from kidx.operations.maintain.apply import apply_documents
 
     with progress(converted.rows_read) if progress is not None else nullcontext() as advance:
         report = apply_documents(store(), converted.documents, registry, dry_run=dry_run, progress=advance)

@@ -1,0 +1,2 @@
+"""Analyses of selected runs: ``compare`` (and its ``--aggregate``), ``series``, ``plot``
+and ``summary``. Uses ``select``."""
