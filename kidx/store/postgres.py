@@ -42,12 +42,12 @@ from kidx.store.catalog import (
     Change,
     StoreBackend,
 )
+from kidx.store.catalog_packing import PackedValueError
 from kidx.store.objects import PRESENT, WRITTEN, ObjectBackend, ObjectDB
 from kidx.store.postgres_rows import COPY_FROM, PostgresRows
 from kidx.store.postgres_schema import SCHEMA_VERSION, VERSION_1, create, upgrade_1_to_2
 from kidx.store.postgres_url import INSTALL_HINT, masked, scrubbed
 from kidx.store.sql_catalog import translating
-from kidx.store.sqlite_packing import PackedValueError
 
 __all__ = ["COPY_FROM", "LOCK_KEY", "SCHEMA_VERSION", "PostgresBackend", "backend", "driver"]
 

@@ -1,7 +1,7 @@
 """How the PostgreSQL catalog writes and reads the rows of its schema version
 (``kidx.store.postgres_schema``): version 1's SQL for a store not upgraded yet (reads
 only: the first write upgrades it), version 2's revision ids, reference target ids, packed
-printer columns and annotations (packed as in the SQLite catalog: ``kidx.store.sqlite_packing``)
+printer columns and annotations (packed as the SQLite catalog packs them: ``kidx.store.catalog_packing``)
 and bulk loads. ``PostgresCatalog`` takes ``PostgresRows`` as a base class."""
 
 from __future__ import annotations
@@ -10,10 +10,7 @@ import builtins
 from collections.abc import Sequence
 
 from kidx.store.catalog import Change, ReferenceCondition, Revision
-from kidx.store.postgres_queries import PostgresQueries, digest_range, raw
-from kidx.store.postgres_schema import SCHEMA_VERSION, Statements2
-from kidx.store.sql_catalog import Dialect, Statements, digest_of_raw, dumps, translating
-from kidx.store.sqlite_packing import (
+from kidx.store.catalog_packing import (
     DICTIONARY_SAMPLE,
     MARK,
     TextPacker,
@@ -23,6 +20,9 @@ from kidx.store.sqlite_packing import (
     unpack_columns,
     unpack_text,
 )
+from kidx.store.postgres_queries import PostgresQueries, digest_range, raw
+from kidx.store.postgres_schema import SCHEMA_VERSION, Statements2
+from kidx.store.sql_catalog import Dialect, Statements, digest_of_raw, dumps, translating
 
 COPY_FROM = 64  # rows from which a bulk write uses COPY instead of INSERTs
 # rows loaded into a table by one write from which the write refreshes the planner's
@@ -285,7 +285,7 @@ class PostgresRows(PostgresQueries):
 
     def _stored_columns(self, columns: str | None, ref_rows) -> str | None:
         """``columns`` with each of the row's reference digests as its ``ref_targets`` id
-        between two MARKs (``kidx.store.sqlite_packing``: 73 characters become a few)."""
+        between two MARKs (``kidx.store.catalog_packing``: 73 characters become a few)."""
         if not columns or not ref_rows:
             return columns
         known = self._target_ids  # a write learns them all first (_prepare_write)

@@ -48,6 +48,7 @@ from kidx.store.catalog import (
     condition_holds,
     field_text,
 )
+from kidx.store.catalog_packing import DICTIONARY_SAMPLE, PackedValueError
 from kidx.store.label_conditions import label_clauses
 from kidx.store.objects import ObjectDB
 from kidx.store.sql_catalog import (
@@ -60,7 +61,7 @@ from kidx.store.sql_catalog import (
     translating,
 )
 from kidx.store.sqlite_connections import CACHE_KIB, connect_read_only
-from kidx.store.sqlite_packing import DICTIONARY_SAMPLE, SQL_FUNCTIONS, PackedRows, PackedValueError
+from kidx.store.sqlite_packed_rows import SQL_FUNCTIONS, PackedRows
 from kidx.store.sqlite_references import linked_references_clause, target_ids_sql, walks_recent
 from kidx.store.sqlite_schema import (
     DIALECT,

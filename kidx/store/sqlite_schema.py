@@ -7,7 +7,7 @@ Version 3 keeps version 2's tables, and stores a run in fewer bytes:
 - a reference digest among a row's printer-column values (``columns``) is its
   ``ref_targets`` id between two U+0001 characters instead of ``"sha256:<64 hex>"``:
   JSON text never holds a raw control character, so the marks are unambiguous
-  (``kidx.store.sqlite_packing``);
+  (``kidx.store.catalog_packing``);
 - ``annotations`` of 64 bytes and more are stored deflated (a BLOB), with a preset
   dictionary made once from the store's first long annotations (``text_dictionaries``),
   where that is shorter, as text otherwise;
@@ -43,10 +43,10 @@ CREATE TABLE objects (
     digest BLOB NOT NULL,  -- the digest's 32 bytes
     title TEXT,
     labels TEXT NOT NULL,
-    annotations NOT NULL,  -- JSON text, or deflated (kidx.store.sqlite_packing)
+    annotations NOT NULL,  -- JSON text, or deflated (kidx.store.catalog_packing)
     created TEXT NOT NULL,
     generation INTEGER NOT NULL,
-    columns TEXT,  -- printer-column values (kidx.store.column_cache), references packed (kidx.store.sqlite_packing)
+    columns TEXT,  -- printer-column values (kidx.store.column_cache), references packed (kidx.store.catalog_packing)
     revision INTEGER,  -- the id of the revision this state is; NULL: not a revision of its own
     recorded TEXT,  -- when that revision was recorded; NULL: when the name was created
     UNIQUE (kind, name)
@@ -101,7 +101,7 @@ CREATE TABLE spec_leaves (
     PRIMARY KEY (path, value, digest)
 ) WITHOUT ROWID;
 CREATE TABLE spec_indexed (digest BLOB PRIMARY KEY) WITHOUT ROWID;
--- preset dictionaries of packed texts (kidx.store.sqlite_packing), made once from a write's own
+-- preset dictionaries of packed texts (kidx.store.catalog_packing), made once from a write's own
 CREATE TABLE IF NOT EXISTS text_dictionaries (id INTEGER PRIMARY KEY, dictionary BLOB NOT NULL);
 """
 

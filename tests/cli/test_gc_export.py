@@ -131,7 +131,7 @@ def catalog_dump(store: Path) -> dict:
     """Everything the catalog says, without its internal row ids: the printer columns name
     reference targets by row id and long annotations are deflated with the store's own
     dictionary (schema 3), so both are compared unpacked."""
-    from kidx.store.sqlite_packing import unpack_columns, unpack_text
+    from kidx.store.catalog_packing import unpack_columns, unpack_text
 
     connection = sqlite3.connect(store / "catalog.sqlite")
     try:

@@ -1,4 +1,4 @@
-"""Schema 3 of the SQLite catalog packs what an index already holds (kidx.store.sqlite_packing):
+"""Schema 3 of the SQLite catalog packs what an index already holds (kidx.store.catalog_packing):
 the printer columns' reference digests as target ids, annotations deflated with the store's
 dictionary, a revision's time when it is the creation time. Reads give back exactly what
 was given; a damaged packed value is a clear error."""
@@ -14,7 +14,7 @@ from conftest import REPO, SEED_BUNDLE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kidx.store.sqlite_packing import (
+from kidx.store.catalog_packing import (
     DICTIONARY_BYTES,
     PackedValueError,
     TextPacker,
