@@ -55,9 +55,9 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
+from kidx.formats.liger import GPUS as LIGER_GPUS  # noqa: E402
+from kidx.formats.liger import KERNEL_TITLES  # noqa: E402
 from kidx.identity import digest_of  # noqa: E402
-from kidx.importers.liger import GPUS as LIGER_GPUS  # noqa: E402
-from kidx.importers.liger import KERNEL_TITLES  # noqa: E402
 from kidx.store.objects import syncfs  # noqa: E402
 
 API_VERSION = "kernelindex.dev/v1alpha1"
@@ -68,7 +68,7 @@ SELECTOR = f"{SELECTOR_KEY}=s042"
 PAGE_KEY = "page"  # page=p0042: runs 42,000..42,999, exactly 1,000 at any size past 43,000
 PAGE_SIZE = 1000
 
-# --- realistic vocabulary (modelled on kidx/importers/liger.py and the seed) -------------
+# --- realistic vocabulary (modelled on kidx/formats/liger.py and the seed) -------------
 
 # the kernels the generated runs use, in this order, titled as the importer titles them
 KERNELS = {name: KERNEL_TITLES[name] for name in (

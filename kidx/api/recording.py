@@ -5,7 +5,7 @@ digests computed by the digest rule (docs/design.md §2) and names made the way 
 importers make them:
 
 - an object given as a spec gets ``{readable base}-{10 hex digits}`` of its digest
-  (``kidx.importers.framework.hashed_name``), so one spec always gets one name and two
+  (``kidx.formats.framework.hashed_name``), so one spec always gets one name and two
   specs never share one; an object given as a manifest (``capture_environment()``'s, or
   one read from a store) keeps its name;
 - the run's ``spec.sourceNative.externalId`` is
@@ -27,8 +27,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kidx.errors import UsageError
+from kidx.formats.framework import MAX_NAME, hashed_name, slug
 from kidx.identity import digest_of
-from kidx.importers.framework import MAX_NAME, hashed_name, slug
 from kidx.kinds.metadata import API_VERSION
 from kidx.units import TIME_UNITS
 

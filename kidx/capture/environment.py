@@ -26,8 +26,8 @@ import platform
 from typing import Any
 
 from kidx.capture.probes import Facts
+from kidx.formats.gpus import gpu_hardware, slug
 from kidx.identity import digest_of
-from kidx.importers.gpus import gpu_hardware, slug
 from kidx.kinds.metadata import API_VERSION
 
 ANNOTATION_PREFIX = "kernelindex.dev/"

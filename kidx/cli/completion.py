@@ -79,7 +79,7 @@ def _store_argument(words: list[str]) -> str | None:
 def subcommands(group: str) -> list[str]:
     """The subcommands of ``group``, in the order its help lists them."""
     if group == "import":
-        from kidx.importers.framework import IMPORTERS
+        from kidx.formats.framework import IMPORTERS
 
         return [*IMPORTERS, "bundle"]
     return ["capture"] if group == "env" else []
@@ -96,7 +96,7 @@ def command_flags(path: str) -> list[str]:
     """The flags of the command at ``path``, in the order typer lists them."""
     group, _, format_name = path.partition(" ")
     if group == "import" and path not in COMMAND_FLAGS:
-        from kidx.importers.framework import IMPORTERS
+        from kidx.formats.framework import IMPORTERS
 
         info = IMPORTERS.get(format_name)
         if info is None:
@@ -221,7 +221,7 @@ def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> 
     if command == "import":
         return [f for f in subcommands(command) if f.startswith(current)] if len(words) == 1 else [FILES]
     if command == "record":
-        from kidx.importers.framework import IMPORTERS
+        from kidx.formats.framework import IMPORTERS
 
         return [f for f in IMPORTERS if f.startswith(current)] if len(words) == 1 else []
     if command == "env":

@@ -15,7 +15,7 @@ from kidx.output.to_printer import NamedLine, render_lines, render_names
 from kidx.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from kidx.importers.framework import Conversion
+    from kidx.formats.framework import Conversion
     from kidx.kinds.registry import KindInfo
     from kidx.operations.export.exporting import Exported
     from kidx.operations.ingest.restore_bundle import BundleImport

@@ -1,7 +1,7 @@
 """What a GPU can do: vendors' published peaks, and the achievable peaks kidx measured.
 
 Published peaks are keyed by the environment's ``spec.hardware`` product and form factor
-(as kidx.importers.gpus describes each GPU), per GPU, dense (no structured sparsity): where
+(as kidx.formats.gpus describes each GPU), per GPU, dense (no structured sparsity): where
 a datasheet gives a Tensor Core figure only "with sparsity", the dense figure is half of
 it. Each entry names its source. Sources, figures and the GPUs left out are listed in
 docs/speed-of-light.md.

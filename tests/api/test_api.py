@@ -585,8 +585,8 @@ def test_timings_from_a_real_torch_measurement():
 
 
 def test_record_run_builds_valid_manifests_named_by_the_importers_rules(cli, store):
+    from kidx.formats.framework import hashed_name, slug
     from kidx.identity import digest_of
-    from kidx.importers.framework import hashed_name, slug
 
     recording = kidx.record_run(implementation=IMPLEMENTATION, workload=WORKLOAD_SPEC, environment=ENVIRONMENT,
                                 timings=kidx.Timings.from_do_bench([0.5, 0.4, 0.6]), labels={"suite": "nightly"},

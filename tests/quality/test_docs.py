@@ -141,7 +141,7 @@ FACT_LINES = {"cpu": ("product", "cpu", "title"), "vendor": ("vendor",), "archit
 def this_machine() -> dict[str, str]:
     """The facts of the machine the test runs on, read where docs/commands/env.md says
     kidx reads them (the pages' sessions run kidx in this interpreter)."""
-    from kidx.importers.gpus import slug
+    from kidx.formats.gpus import slug
 
     cpu = " ".join((_first_value("/proc/cpuinfo", "model name", ":") or "").split()) or platform.processor()
     os_name = ((_first_value("/etc/os-release", "PRETTY_NAME", "=") or "").strip('"')
@@ -167,8 +167,8 @@ def _first_value(path: str, key: str, separator: str) -> str | None:
 
 def environment_name(body: dict) -> str:
     """The name kidx env capture derives from an environment's spec (docs/commands/env.md)."""
+    from kidx.formats.gpus import slug
     from kidx.identity import digest_of
-    from kidx.importers.gpus import slug
 
     hardware = body["spec"]["hardware"]
     if "count" in hardware:

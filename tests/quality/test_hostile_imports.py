@@ -297,7 +297,7 @@ def _accepted_or_refused(convert) -> None:
 @FUZZ
 @given(x=NUMBERS, y=NUMBERS, config=NUMBERS)
 def test_liger_numbers_never_escape_the_checks(x, y, config):
-    from kidx.importers.liger import convert_text
+    from kidx.formats.liger import convert_text
 
     config_text = json.dumps({"B": 8, "T": 2048}).replace("8", config.replace('"', "")).replace('"', '""')
     row = LIGER_ROW.format(x=x.replace(",", "").replace('"', "").replace("\n", ""),
@@ -308,7 +308,7 @@ def test_liger_numbers_never_escape_the_checks(x, y, config):
 @FUZZ
 @given(axis_type=st.sampled_from(["int64", "float64", "string"]), value=NUMBERS, summary=NUMBERS)
 def test_nvbench_numbers_never_escape_the_checks(tmp_path_factory, axis_type, value, summary):
-    from kidx.importers.nvbench import convert_files
+    from kidx.formats.nvbench import convert_files
 
     document = json.loads(NVBENCH_TEXT)
     state = document["benchmarks"][0]["states"][0]

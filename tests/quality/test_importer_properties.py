@@ -90,7 +90,7 @@ class ScanCounting(str):
 
 
 def test_record_lines_are_found_in_linear_time():
-    from kidx.importers.framework import LineFinder
+    from kidx.formats.framework import LineFinder
 
     for count in (100, 2000):
         text = json.dumps({"benchmarks": [{"name": f"BM_{i}", "x": {"name": "inner"}} for i in range(count)]},
@@ -105,7 +105,7 @@ def test_record_lines_are_found_in_linear_time():
 def test_tritonbench_json_lines_are_found_in_linear_time():
     """Each key's line is searched from where the last one was found, not from the file's
     start: 8,000 values cost a few passes over the text, not 8,000."""
-    from kidx.importers.tritonbench import _Converter
+    from kidx.formats.tritonbench import _Converter
 
     for count in (200, 8000):
         data = {f"tritonbench_softmax_fwd[x_{i}-triton_softmax]_latency": 0.01 + i / 1e6 for i in range(count)}
@@ -147,8 +147,8 @@ HOSTILE = st.recursive(SCALARS, lambda children: st.one_of(
 @given(text=HOSTILE)
 def test_hostile_bmf_ends_in_runs_or_a_clear_error(tmp_path_factory, text):
     from kidx.errors import InvalidInputError
+    from kidx.formats.bmf.importer import convert_files
     from kidx.identity import canonical_json
-    from kidx.importers.bmf import convert_files
     from kidx.manifests.values import check_json_data
 
     path = tmp_path_factory.mktemp("hostile") / "b.json"

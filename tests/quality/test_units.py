@@ -12,7 +12,7 @@ from kidx.kinds.registry import registry
 
 # Google Benchmark's importer scales times by floats of its own (1.0 for ns), so the figures
 # it writes stay floats (5.0, not 5): its runs' digests depend on it
-OWN_SCALES = {"kidx/importers/google_benchmark.py"}
+OWN_SCALES = {"kidx/formats/google_benchmark.py"}
 
 
 def test_the_units_a_figure_may_be_written_in_are_the_crds():

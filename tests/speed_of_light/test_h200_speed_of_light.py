@@ -12,8 +12,8 @@ import pytest
 from conftest import REPO
 from ruamel.yaml import YAML
 
+from kidx.formats.liger import convert_files
 from kidx.identity import digest_of
-from kidx.importers.liger import convert_files
 from kidx.speed_of_light.achieved import achieved
 from kidx.speed_of_light.costs import cost_of
 

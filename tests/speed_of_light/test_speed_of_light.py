@@ -157,8 +157,8 @@ def test_the_pass_comes_from_the_benchmark():
 # --- peaks ----------------------------------------------------------------------------------
 
 def test_published_peaks_cover_every_gpu_in_the_liger_data():
-    from kidx.importers.gpus import KNOWN_GPUS
-    from kidx.importers.liger import GPUS
+    from kidx.formats.gpus import KNOWN_GPUS
+    from kidx.formats.liger import GPUS
 
     for name in [*GPUS, "NVIDIA H200"]:
         product, form_factor, _ = KNOWN_GPUS[name]

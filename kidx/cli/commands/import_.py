@@ -1,6 +1,6 @@
 """kidx import FORMAT FILE… [--environment NAME|FILE] [--dry-run] [-o name|yaml|json]
 
-One command per format in kidx.importers.framework.IMPORTERS, all through ``import_files``:
+One command per format in kidx.formats.framework.IMPORTERS, all through ``import_files``:
 the converter module is imported only when its format is used; the summary line, the
 progress bar, ``--dry-run``, ``-o`` and attaching an environment are the same for all.
 """
@@ -21,7 +21,7 @@ from kidx.cli.common import (
     output,
     parse_dry_run,
 )
-from kidx.importers.framework import IMPORTERS, ImporterInfo
+from kidx.formats.framework import IMPORTERS, ImporterInfo
 from kidx.output.printers import output_help
 from kidx.output.to_printer import to_printer
 
@@ -129,7 +129,7 @@ def _examples(info: ImporterInfo) -> str:
     return "\b\nExamples:\n" + "".join(f"  {example}\n" for example in info.examples)
 
 
-# each format's help and examples are its importer's FORMAT_DOC (kidx.importers.framework.FormatDoc)
+# each format's help and examples are its importer's FORMAT_DOC (kidx.formats.framework.FormatDoc)
 for _name, _info in IMPORTERS.items():
     import_app.command(_name, help=None, epilog=_examples(_info))(_command(_name))
 

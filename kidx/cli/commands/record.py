@@ -15,7 +15,7 @@ import typer
 from kidx.cli.commands.import_ import EnvironmentOption, LibraryOption, OutputOption
 from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store, output, parse_dry_run
 from kidx.errors import UsageError
-from kidx.importers.framework import IMPORTERS
+from kidx.formats.framework import IMPORTERS
 from kidx.output.to_printer import to_printer
 from kidx.timers.settings import CACHES, DEFAULT_CACHE, DEFAULT_MAX_TIME_MS, TIMERS
 

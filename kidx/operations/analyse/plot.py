@@ -131,8 +131,8 @@ def harness_x_label(run: AnalysedRun, x_path: FieldPath, x: float) -> str | None
     the point's x; None otherwise."""
     import csv
 
-    from kidx.importers.liger import ANNOTATION_ROW, HEADER
-    from kidx.importers.liger_fields import x_parameter_name
+    from kidx.formats.liger import ANNOTATION_ROW, HEADER
+    from kidx.formats.liger_fields import x_parameter_name
 
     if x_path.role != "workload" or len(x_path.keys) != 3 or x_path.keys[:2] != ("spec", "parameters"):
         return None

@@ -1,7 +1,10 @@
-"""kidx export as one operation: the selection, then the file in the format asked for
-(a bundle, ``export.py``; the runs' figures in Bencher Metric Format, ``bmf_export.py``;
-PyTorch OSS benchmark records, ``pytorch_benchmark_export.py``; Parquet,
-``parquet_export.py``), written whole or not at all, or returned for standard output."""
+"""kidx export as one operation: the selection, then the file in the format asked for,
+written whole or not at all, or returned for standard output. A bundle is
+``bundle_export.py``'s; the other formats read the selected runs from the store here
+(``selected_runs``; Parquet's rows, ``parquet_rows.py``) and are written by their format's
+exporter: ``kidx.formats.bmf.exporter``, ``kidx.formats.pytorch_benchmark.exporter``,
+``kidx.formats.parquet``, each beside the importer that reads its format back, where kidx
+reads it."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from kidx.errors import UsageError
 from kidx.records import NamedTuple
 
 if TYPE_CHECKING:
+    from kidx.formats.run_objects import RunObjects
     from kidx.kinds.registry import KindRegistry
     from kidx.store.store import Store
 
@@ -51,7 +55,7 @@ def export_store(store: Store, registry: KindRegistry, request: ExportRequest,
                                          runs_only=request.format_name != "bundle", format_name=request.format_name)
     require_store()
     if request.format_name == "parquet":
-        from kidx.operations.export.parquet_export import require_pyarrow
+        from kidx.formats.parquet import require_pyarrow
 
         require_pyarrow()  # before the runs are read
     if missing:
@@ -83,6 +87,26 @@ def export_selection(
     return [(info.kind, entry.name) for info, entry in chosen.entries], chosen.missing
 
 
+def selected_runs(store: Store, selected: list[tuple[str, str]] | None) -> tuple[list[dict], RunObjects]:
+    """The selected runs' manifests (every run when ``selected`` is None; other kinds are
+    the caller's to refuse), and the objects they refer to, by reference field and digest:
+    what every export reads, in one read of the store."""
+    from kidx.formats.run_objects import ROLES
+
+    with store.reading() as catalog:
+        if selected is None:
+            entries = [entry for entry in catalog.all_entries() if entry.kind == "BenchmarkRun"]
+        else:
+            found = catalog.get_many("BenchmarkRun", [name for _, name in selected])
+            entries = [found[name] for _, name in selected if name in found]
+        runs = [store.manifest(entry) for entry in entries]
+        objects: RunObjects = {}
+        for role, kind in ROLES:
+            digests = {run["spec"].get(role) for run in runs} - {None}
+            objects[role] = store.referenced_manifests(digests, kind, catalog)
+    return runs, objects
+
+
 def _bundle(store: Store, registry: KindRegistry, selected, request: ExportRequest) -> Exported:
     from pathlib import Path
 
@@ -99,25 +123,27 @@ def _bundle(store: Store, registry: KindRegistry, selected, request: ExportReque
 
 
 def _bmf(store: Store, registry: KindRegistry, selected, request: ExportRequest) -> Exported:
-    from kidx.operations.export.bmf_export import bmf_report
+    from kidx.formats.bmf.exporter import bmf_report
 
-    report = bmf_report(store, selected)
+    report = bmf_report(*selected_runs(store, selected))
     return _written(request, report.text(), report)
 
 
 def _pytorch_benchmark(store: Store, registry: KindRegistry, selected, request: ExportRequest) -> Exported:
-    from kidx.operations.export.pytorch_benchmark_export import pytorch_benchmark_report
+    from kidx.formats.pytorch_benchmark.exporter import pytorch_benchmark_report
 
-    report = pytorch_benchmark_report(store, selected)
+    report = pytorch_benchmark_report(*selected_runs(store, selected))
     return _written(request, report.text(), report)
 
 
 def _parquet(store: Store, registry: KindRegistry, selected, request: ExportRequest) -> Exported:
     from pathlib import Path
 
-    from kidx.operations.export.parquet_export import parquet_rows, write_parquet
+    from kidx.formats.parquet import write_parquet
+    from kidx.operations.export.parquet_rows import parquet_columns, parquet_rows
 
-    report = write_parquet(parquet_rows(store, registry, selected), Path(request.output_file))
+    rows = parquet_rows(store, registry, selected)
+    report = write_parquet(rows, parquet_columns(rows), Path(request.output_file))
     return Exported(request.format_name, request.output_file, [], None, report)
 
 
@@ -132,4 +158,4 @@ def _written(request: ExportRequest, text: str, report: Any) -> Exported:
     return Exported(request.format_name, request.output_file, [], None, report)
 
 
-__all__ = ["FORMATS", "ExportRequest", "Exported", "check_format", "export_selection", "export_store"]
+__all__ = ["FORMATS", "ExportRequest", "Exported", "check_format", "export_selection", "export_store", "selected_runs"]

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from kidx.errors import InvalidInputError, Location, Problem, UsageError
 
 if TYPE_CHECKING:
-    from kidx.importers.framework import Conversion
+    from kidx.formats.framework import Conversion
     from kidx.kinds.registry import KindRegistry
     from kidx.store.store import Store
 
@@ -29,8 +29,8 @@ def attach_named_environment(
     is named so, else an ExecutionEnvironment of the store (``store`` opens it, only then).
     A manifest from a file joins the batch; the importer's ``check_environment`` (when it
     has one) refuses an environment the input contradicts."""
+    from kidx.formats.framework import attach_environment
     from kidx.identity import digest_of
-    from kidx.importers.framework import attach_environment
 
     if os.path.isfile(environment) or environment == "-" or os.sep in environment:
         body, include = _environment_from_file(environment, registry), True

@@ -1,4 +1,4 @@
-"""Import: benchmark tools' files converted into manifests (``kidx.importers``), an
+"""Import: benchmark tools' files converted into manifests (``kidx.formats``), an
 environment attached, then stored, as ``kidx import FORMAT`` and ``kidx record`` do.
 
 The caller says how progress is shown: ``progress(records)`` gives a context whose
@@ -12,7 +12,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 
 from kidx.errors import UsageError
-from kidx.importers.framework import IMPORTERS, Conversion, importer
+from kidx.formats.framework import IMPORTERS, Conversion, importer
 from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ def _converted_apart(module, files: list[str], options: dict, origins: dict[str,
     """Each file converted alone, its runs given their origin's identity, then joined; the
     problems of every file are reported together."""
     from kidx.errors import InvalidInputError
-    from kidx.importers.origins import from_origin, joined
+    from kidx.formats.origins import from_origin, joined
 
     conversions, problems = [], []
     for path in dict.fromkeys(files):

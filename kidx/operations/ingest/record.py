@@ -16,7 +16,7 @@ from kidx.operations.ingest import record_steps as recording
 from kidx.records import NamedTuple
 
 if TYPE_CHECKING:
-    from kidx.importers.framework import Conversion
+    from kidx.formats.framework import Conversion
     from kidx.kinds.registry import KindRegistry
     from kidx.operations.ingest.importing import ImportResult, Progress
     from kidx.operations.reporting import Reporter

@@ -53,7 +53,7 @@ from kidx.records import NamedTuple
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from kidx.importers.framework import Conversion
+    from kidx.formats.framework import Conversion
 
 ANNOTATION_PREFIX = "kernelindex.dev/"
 ANNOTATION_GPU_UUID = ANNOTATION_PREFIX + "gpu-uuid"
@@ -141,7 +141,7 @@ class Metadata(NamedTuple):
 def label_runs(conversion: Conversion, by_source: dict[str, Metadata]) -> Conversion:
     """The conversion with each run given the labels and annotations ``by_source`` names
     for the file it was read from."""
-    from kidx.importers.framework import Conversion
+    from kidx.formats.framework import Conversion
 
     documents = []
     for document in conversion.documents:
@@ -220,7 +220,7 @@ def restore_lines(conversion: Conversion, line_maps: dict[str, dict[int, int]]) 
     (``line_maps``: extracted file -> its line -> the line in the harness's file)."""
     if not any(line_maps.values()):
         return conversion
-    from kidx.importers.framework import ANNOTATION_LINE, Conversion
+    from kidx.formats.framework import ANNOTATION_LINE, Conversion
 
     documents = []
     for document in conversion.documents:

@@ -20,8 +20,8 @@ from collections import defaultdict, deque
 from pathlib import Path
 from typing import Any
 
+from kidx.formats.framework import Conversion, hashed_name, slug
 from kidx.identity import digest_of
-from kidx.importers.framework import Conversion, hashed_name, slug
 from kidx.records import NamedTuple
 from kidx.timers.settings import (
     ENV_CACHE,

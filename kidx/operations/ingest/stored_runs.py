@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kidx.importers.framework import Conversion
+from kidx.formats.framework import Conversion
 from kidx.store.store import Store
 
 
@@ -36,13 +36,13 @@ def named_apart_from_stored(conversion: Conversion, store: Store) -> Conversion:
     """The conversion with each object an importer named (a workload, protocol,
     implementation or environment) renamed when the store holds its name with another
     spec: ``-`` and 10 hex digits of its digest added, as for two specs of one name in one
-    batch (kidx.importers.framework.SharedObjects). Names that slug alike (``a/b``, ``a-b``)
+    batch (kidx.formats.framework.SharedObjects). Names that slug alike (``a/b``, ``a-b``)
     then never take over each other's object across imports; runs refer by digest, so
     nothing else changes."""
     if not store.exists():
         return conversion
+    from kidx.formats.framework import MAX_NAME, SHARED_KINDS, hashed_name
     from kidx.identity import digest_of
-    from kidx.importers.framework import MAX_NAME, SHARED_KINDS, hashed_name
 
     wanted: dict[str, list[str]] = {}
     for document in conversion.documents:

@@ -165,7 +165,7 @@ def _timed(manifest: dict, fields: dict, protocols: dict, workloads: dict):
 
 def _with_not_carried(description: Description) -> Description:
     """A run's description with what its source format could not carry, looked up by
-    ``spec.sourceNative.source`` (kidx.importers.framework.not_carried)."""
+    ``spec.sourceNative.source`` (kidx.formats.framework.not_carried)."""
     if description.manifest.get("kind") != "BenchmarkRun":
         return description
     native = (description.manifest.get("spec") or {}).get("sourceNative")
@@ -174,9 +174,9 @@ def _with_not_carried(description: Description) -> Description:
         return description
     import importlib.util
 
-    if importlib.util.find_spec(f"kidx.importers.{source.replace('-', '_')}") is None:
+    if importlib.util.find_spec(f"kidx.formats.{source.replace('-', '_')}") is None:
         return description  # no importer of that name (and the importers' table is not read)
-    from kidx.importers.framework import not_carried
+    from kidx.formats.framework import not_carried
 
     return description._replace(not_carried=not_carried(source))
 

@@ -29,10 +29,10 @@ def test_converters_are_loaded_only_when_their_format_is_used():
         "import sys\n"
         "from kidx.cli.app import run\n"
         "run(['import', 'liger', '--help'])\n"
-        "print(sorted(m for m in sys.modules if m.startswith('kidx.importers.')))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('kidx.formats.')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO).stdout
-    assert out.splitlines()[-1] == "['kidx.importers.framework']"
+    assert out.splitlines()[-1] == "['kidx.formats.framework']"
 
 
 def test_an_unknown_format_is_a_usage_error(kidx):

@@ -1,4 +1,5 @@
-"""Convert PyTorch's OSS benchmark records ("v3") into kidx manifests.
+"""Convert PyTorch's OSS benchmark records ("v3") into kidx manifests (writing them is
+``exporter.py``'s).
 
 PyTorch, vLLM, tritonbench, TorchAO and ExecuTorch upload their results as v3 records
 (the column set of ClickHouse's ``benchmark.oss_ci_benchmark_v3``, documented in
@@ -43,7 +44,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kidx.errors import Location, Problem
-from kidx.importers.framework import (
+from kidx.formats.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,
@@ -60,7 +61,7 @@ from kidx.importers.framework import (
     slug,
     valid_labels,
 )
-from kidx.importers.gpus import canonical_gpu_name, gpu_hardware
+from kidx.formats.gpus import canonical_gpu_name, gpu_hardware
 from kidx.manifests.document import Document
 from kidx.manifests.reader import InputTooLarge, max_input_size
 from kidx.units import METRICS

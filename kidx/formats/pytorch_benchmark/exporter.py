@@ -1,4 +1,5 @@
-"""Selected runs as PyTorch OSS benchmark records ("v3"): ``kidx export --format pytorch-benchmark``.
+"""Runs written as PyTorch OSS benchmark records ("v3"): ``kidx export --format
+pytorch-benchmark``; reading them is ``importer.py``'s.
 
 One record per run, in the column set of ClickHouse's ``benchmark.oss_ci_benchmark_v3``
 (pytorch/test-infra ``clickhouse_db_schema/oss_ci_benchmark_v3/schema.sql``), written as
@@ -31,9 +32,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from kidx.formats.run_objects import ROLES, RunObjects
 from kidx.identity import canonical_json
-from kidx.operations.export.bmf_export import ROLES, selected_runs
-from kidx.store.store import Store
 
 _KEYS = {"BenchmarkProtocol": "kidx.protocol", "Workload": "kidx.workload",
          "Implementation": "kidx.implementation", "ExecutionEnvironment": "kidx.environment"}
@@ -58,8 +58,8 @@ def json_line(record: dict) -> str:
     return json.dumps(record, ensure_ascii=False, sort_keys=True).translate(_LINE_SEPARATORS) + "\n"
 
 
-def pytorch_benchmark_report(store: Store, selected: list[tuple[str, str]] | None) -> PytorchBenchmarkReport:
-    runs, objects = selected_runs(store, selected)
+def pytorch_benchmark_report(runs: list[dict], objects: RunObjects) -> PytorchBenchmarkReport:
+    """One record per run, by name, with the objects it refers to."""
     report = PytorchBenchmarkReport()
     for run in sorted(runs, key=lambda r: r["metadata"]["name"]):
         referenced = {kind: objects[role].get(run["spec"].get(role) or "") for role, kind in ROLES}

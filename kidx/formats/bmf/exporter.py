@@ -1,4 +1,5 @@
-"""Selected runs as Bencher Metric Format (BMF): ``kidx export --format bmf``.
+"""Runs written as Bencher Metric Format (BMF): ``kidx export --format bmf``; reading it
+is ``importer.py``'s.
 
 BMF (bencher.dev) maps a benchmark name to measures, each ``{value, lower_value,
 upper_value}``. Bencher tracks a benchmark across reports by its name, so the name must
@@ -21,11 +22,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from kidx.store.store import Store
+from kidx.formats.run_objects import ROLES, RunObjects
 from kidx.units import TIME_UNITS
 
-ROLES = (("protocolDigest", "BenchmarkProtocol"), ("workloadDigest", "Workload"),
-         ("environmentDigest", "ExecutionEnvironment"), ("implementationDigest", "Implementation"))
 _BANDS = (("p20", "p80"), ("p25", "p75"), ("lower", "upper"))
 _VALUE_KEYS = ("value", "lower_value", "upper_value")  # BMF's order
 
@@ -40,27 +39,8 @@ class BmfReport:
         return json.dumps(self.benchmarks, indent=2, ensure_ascii=False) + "\n"
 
 
-def selected_runs(store: Store, selected: list[tuple[str, str]] | None) -> tuple[list[dict], dict[str, dict]]:
-    """The selected runs' manifests (every run when ``selected`` is None; other kinds are
-    the caller's to refuse), and the objects they refer to, by reference field and digest:
-    what every export reads, in one read of the store."""
-    with store.reading() as catalog:
-        if selected is None:
-            entries = [entry for entry in catalog.all_entries() if entry.kind == "BenchmarkRun"]
-        else:
-            found = catalog.get_many("BenchmarkRun", [name for _, name in selected])
-            entries = [found[name] for _, name in selected if name in found]
-        runs = [store.manifest(entry) for entry in entries]
-        objects: dict[str, dict] = {}
-        for role, kind in ROLES:
-            digests = {run["spec"].get(role) for run in runs} - {None}
-            objects[role] = store.referenced_manifests(digests, kind, catalog)
-    return runs, objects
-
-
-def bmf_report(store: Store, selected: list[tuple[str, str]] | None) -> BmfReport:
-    """The BMF of the selected runs (every run when ``selected`` is None)."""
-    runs, objects = selected_runs(store, selected)
+def bmf_report(runs: list[dict], objects: RunObjects) -> BmfReport:
+    """The BMF of ``runs``, named by the objects they refer to."""
     names = {role: {digest: manifest["metadata"].get("name", digest) for digest, manifest in found.items()}
              for role, found in objects.items()}
     report = BmfReport()

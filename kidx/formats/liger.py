@@ -29,7 +29,7 @@ rule. The rule used here depends only on the row itself, never on the rest of th
   ends in ``-`` (the cut fell on a separator) while every generated name ends in a hex
   digit, so the two can never collide.
 
-Shared objects are named from what they are (kidx.importers.liger_objects). Should two
+Shared objects are named from what they are (kidx.formats.liger_objects). Should two
 different specs of one kind get the same base name in an import (a key differing only
 in punctuation or case), each of them gets ``-`` + 10 hex digits of its digest instead,
 so names stay unique and deterministic.
@@ -41,7 +41,7 @@ ceiling, keeps its raw name); config keys are taken in sorted order so key-order
 variants of one config give one workload; nulls (swept placeholders) are dropped;
 dtype moves to ``spec.dtype`` in short form and is omitted when the row has none.
 Implementations: one per (kernel, normalised provider), see ``normalise_provider``.
-Reading a row's fields (numbers, times, parameters) is kidx.importers.liger_fields's.
+Reading a row's fields (numbers, times, parameters) is kidx.formats.liger_fields's.
 
 Numbers: latency ns = round-half-up(Decimal(ms text) x 10^6); bytes = Decimal(MB text)
 x 1,048,576 (Liger's "MB" is MiB) and must be an exact integer; ``sourceNative.metrics``
@@ -55,8 +55,8 @@ import os
 from dataclasses import dataclass, fields
 from typing import Any
 
-from kidx.importers.csv_files import CsvConverter, CsvRecord
-from kidx.importers.framework import (
+from kidx.formats.csv_files import CsvConverter, CsvRecord
+from kidx.formats.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,
@@ -69,8 +69,8 @@ from kidx.importers.framework import (
     slug,
     valid_labels,
 )
-from kidx.importers.liger_fields import Bad, Shape, YValue, observed_at, shape, y_value
-from kidx.importers.liger_objects import (
+from kidx.formats.liger_fields import Bad, Shape, YValue, observed_at, shape, y_value
+from kidx.formats.liger_objects import (
     FAMILY,
     GPUS,
     KERNEL_TITLES,

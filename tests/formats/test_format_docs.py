@@ -10,7 +10,7 @@ import importlib
 import pytest
 import update_formats
 
-from kidx.importers.framework import IMPORTERS, FormatDoc
+from kidx.formats.framework import IMPORTERS, FormatDoc
 
 FORMATS = list(IMPORTERS)
 STALE = "stale: run python tests/update_formats.py and read the diff"
@@ -90,7 +90,7 @@ def test_a_new_format_gets_its_part_of_the_page(docs):
 
 
 def test_describe_reads_what_a_format_cannot_carry_from_its_format_doc(docs):
-    from kidx.importers.framework import not_carried
+    from kidx.formats.framework import not_carried
 
     assert not_carried("tritonbench") == docs["tritonbench"].not_carried
     assert not_carried("tritonbench")[0] == "the samples (tritonbench keeps only the median of its IQR-filtered samples)"

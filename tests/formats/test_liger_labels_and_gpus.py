@@ -12,8 +12,8 @@ import json
 import pytest
 from conftest import SEED_ENVIRONMENT_DIGEST, SEED_RUN_DIGEST, SEED_RUN_NAME
 
+from kidx.formats.liger import convert_text
 from kidx.identity import digest_of
-from kidx.importers.liger import convert_text
 
 HEADER = (
     "kernel_name,kernel_provider,kernel_operation_mode,metric_name,metric_unit,x_name,x_label,"

@@ -14,9 +14,9 @@ import pytest
 from conftest import REPO
 
 from kidx.errors import InvalidInputError
+from kidx.formats import liger
+from kidx.formats.liger import LigerImport, SkippedRow, convert_files, convert_text
 from kidx.identity import digest_of
-from kidx.importers import liger
-from kidx.importers.liger import LigerImport, SkippedRow, convert_files, convert_text
 
 DATA = REPO / "tests" / "data" / "liger"
 MAIN = str(DATA / "all_benchmark_data.csv")

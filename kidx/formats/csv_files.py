@@ -10,7 +10,7 @@ import csv
 import re
 from dataclasses import dataclass
 
-from kidx.importers.framework import Conversion, Converter, RecordProblems, SkippedRecord, read_text
+from kidx.formats.framework import Conversion, Converter, RecordProblems, SkippedRecord, read_text
 
 
 @dataclass

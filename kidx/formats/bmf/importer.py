@@ -1,4 +1,5 @@
-"""Convert Bencher Metric Format (BMF) JSON into kidx manifests.
+"""Convert Bencher Metric Format (BMF) JSON into kidx manifests (writing it is
+``exporter.py``'s).
 
 BMF is the JSON that Bencher (bencher.dev) reads from custom harnesses: an object whose
 keys are benchmark names, each an object whose keys are measure slugs (``latency`` in
@@ -27,7 +28,7 @@ import json
 import os
 from typing import Any
 
-from kidx.importers.framework import (
+from kidx.formats.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,

@@ -37,7 +37,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from kidx.importers.framework import (
+from kidx.formats.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,

@@ -1,4 +1,4 @@
-"""Reading the fields of a Liger benchmark CSV row (the converter is kidx.importers.liger).
+"""Reading the fields of a Liger benchmark CSV row (the converter is kidx.formats.liger).
 
 Numbers: latency ns = round-half-up(Decimal(ms text) x 10^6); bytes = Decimal(MB text)
 x 1,048,576 (Liger's "MB" is MiB) and must be an exact integer; the float of the text is

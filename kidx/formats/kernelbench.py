@@ -39,7 +39,7 @@ import re
 from typing import Any
 
 from kidx.errors import UsageError
-from kidx.importers.framework import (
+from kidx.formats.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,
@@ -54,7 +54,7 @@ from kidx.importers.framework import (
     slug,
     valid_labels,
 )
-from kidx.importers.gpus import canonical_gpu_name, gpu_hardware
+from kidx.formats.gpus import canonical_gpu_name, gpu_hardware
 from kidx.manifests.document import Document
 from kidx.units import TIME_UNITS
 

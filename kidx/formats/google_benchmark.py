@@ -40,7 +40,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from kidx.importers.framework import (
+from kidx.formats.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,

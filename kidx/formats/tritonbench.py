@@ -45,7 +45,7 @@ import statistics
 from typing import Any
 
 from kidx.errors import UsageError
-from kidx.importers.framework import (
+from kidx.formats.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,
@@ -63,7 +63,7 @@ from kidx.importers.framework import (
     slug,
     valid_labels,
 )
-from kidx.importers.gpus import canonical_gpu_name, gpu_hardware
+from kidx.formats.gpus import canonical_gpu_name, gpu_hardware
 from kidx.manifests.document import Document
 from kidx.units import TIME_UNITS
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
+from kidx.formats.framework import MAX_NAME, SHARED_KINDS, Conversion, hashed_name
 from kidx.identity import digest_of
-from kidx.importers.framework import MAX_NAME, SHARED_KINDS, Conversion, hashed_name
 from kidx.manifests.document import Document
 
 

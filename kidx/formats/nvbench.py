@@ -31,7 +31,7 @@ import os
 import struct
 from typing import Any
 
-from kidx.importers.framework import (
+from kidx.formats.framework import (
     ANNOTATION_FILE,
     ANNOTATION_LINE,
     Conversion,
@@ -46,7 +46,7 @@ from kidx.importers.framework import (
     slug,
     valid_labels,
 )
-from kidx.importers.gpus import canonical_gpu_name, gpu_hardware
+from kidx.formats.gpus import canonical_gpu_name, gpu_hardware
 from kidx.manifests.document import Document
 from kidx.manifests.reader import InputTooLarge, read_bounded
 from kidx.manifests.values import INT64_MAX, INT64_MIN

@@ -1,4 +1,5 @@
-"""Selected runs as one Parquet table: ``kidx export --format parquet -o FILE``.
+"""Runs written as one Parquet table: ``kidx export --format parquet -o FILE`` (written
+only: kidx reads no Parquet). ``kidx.operations.export.parquet_rows`` makes the rows.
 
 One row per run. The columns are those of ``Store.records()`` (kidx.api.rows), in its
 order, then the run's samples and its speed-of-light figures:
@@ -31,21 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from kidx.files import write_output
-from kidx.kinds.registry import KindRegistry
-from kidx.store.store import Store
 
 SOL_COLUMNS = ("sol.bytes", "sol.flops", "sol.bytesPerSecond", "sol.flopsPerSecond", "sol.ofPeak",
                "sol.ofMeasuredPeak")
 _FLOATS = ("value", "low", "high", *SOL_COLUMNS)
 _STRINGS = ("name", "digest", "status", "metric", "statistic", "unit", "samples.unit")
-
-
-@dataclass(frozen=True)
-class _Request:
-    names: list[str]
-    selector: Any = None
-    field_selector: Any = None
-    references: tuple = ()
 
 
 @dataclass
@@ -55,51 +46,10 @@ class ParquetReport:
     size: int
 
 
-def parquet_rows(store: Store, registry: KindRegistry, selected: list[tuple[str, str]] | None) -> list[dict]:
-    """The rows of the selected runs (None: every run), sorted by name."""
-    from kidx.operations.select.analysed_runs import select_runs
-    from kidx.operations.select.run_rows import run_rows
-
-    if selected is not None and not selected:
-        return []
-    names = [] if selected is None else [name for _, name in selected]
-    runs = sorted(select_runs(store, registry, _Request(names)).runs, key=lambda run: run.name)
-    rows = run_rows(runs)
-    for row, run in zip(rows, runs, strict=True):
-        samples = (run.manifest.get("spec") or {}).get("samples")
-        values = samples.get("values") if isinstance(samples, dict) else None
-        row["samples"] = [float(v) for v in values] if isinstance(values, list) else None
-        row["samples.unit"] = samples.get("unit") if isinstance(samples, dict) else None
-        row.update(_speed_of_light(run))
-    return rows
-
-
-def _speed_of_light(run) -> dict[str, float | None]:
-    from kidx.speed_of_light.achieved import achieved
-
-    figures: dict[str, float | None] = dict.fromkeys(SOL_COLUMNS)
-    environment = None
-    if run.environment.spec is not None:
-        environment = {"spec": run.environment.spec, "metadata": {"annotations": run.environment.annotations or {}}}
-    found = achieved(run.manifest.get("spec") or {}, run.workload.spec, environment)
-    if found is None:
-        return figures
-    figures.update({
-        "sol.bytes": found.cost.bytes, "sol.flops": found.cost.flops,
-        "sol.bytesPerSecond": found.bytes_per_second, "sol.flopsPerSecond": found.flops_per_second,
-        "sol.ofPeak": found.peak.sol if found.peak is not None else None,
-        "sol.ofMeasuredPeak": found.measured.sol if found.measured is not None else None,
-    })
-    return {key: float(value) if value is not None else None for key, value in figures.items()}
-
-
-def write_parquet(rows: list[dict], path: Path) -> ParquetReport:
-    """Write ``rows`` to ``path`` through kidx/files.py (the old file or the whole new one,
-    synced to disk before it replaces the old: the user's data)."""
+def write_parquet(rows: list[dict], names: list[str], path: Path) -> ParquetReport:
+    """Write ``rows``, in the columns ``names``, to ``path`` through kidx/files.py (the old
+    file or the whole new one, synced to disk before it replaces the old: the user's data)."""
     pa, pq = require_pyarrow()
-    from kidx.operations.select.run_rows import LEADING
-
-    names = list(rows[0]) if rows else [*LEADING, "samples", "samples.unit", *SOL_COLUMNS]
     fields, arrays = [], []
     for name in names:
         values = [row.get(name) for row in rows]

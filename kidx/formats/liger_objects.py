@@ -1,4 +1,4 @@
-"""The objects Liger runs refer to (the converter is kidx.importers.liger): a protocol per
+"""The objects Liger runs refer to (the converter is kidx.formats.liger): a protocol per
 metric and pass, an environment per GPU, an implementation per (kernel, normalised
 provider), a workload per (kernel, shape), each named and titled from what it is
 (``liger-bench-do-bench-backward``, ``liger-bench-nvidia-b200``, ``liger-{kernel}-{key}``,
@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kidx.importers.framework import hashed_name, manifest, slug
-from kidx.importers.gpus import KNOWN_GPUS, canonical_gpu_name, gpu_hardware
-from kidx.importers.liger_fields import render
+from kidx.formats.framework import hashed_name, manifest, slug
+from kidx.formats.gpus import KNOWN_GPUS, canonical_gpu_name, gpu_hardware
+from kidx.formats.liger_fields import render
 
 FAMILY = "liger_kernel_bench"
 LIGER_REPOSITORY = "https://github.com/linkedin/Liger-Kernel"
@@ -60,7 +60,7 @@ KERNEL_TITLES = {
 }
 
 # gpu_name -> (product, formFactor, architecture) of the GPUs in the published files
-# (docs/liger-data.md §3.4), as kidx.importers.gpus describes them. Lookups go through
+# (docs/liger-data.md §3.4), as kidx.formats.gpus describes them. Lookups go through
 # that module, which knows these and more, in any spelling.
 GPUS: dict[str, tuple[str, str | None, str | None]] = {
     name: KNOWN_GPUS[name]
