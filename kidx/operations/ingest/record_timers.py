@@ -20,6 +20,7 @@ from collections import defaultdict, deque
 from pathlib import Path
 from typing import Any
 
+import kidx.timers
 from kidx.formats.framework import Conversion, hashed_name, slug
 from kidx.identity import digest_of
 from kidx.records import NamedTuple
@@ -35,8 +36,9 @@ from kidx.timers.settings import (
 )
 from kidx.units import NANOSECONDS, TIME_UNITS
 
-KIDX_PACKAGE = Path(__file__).resolve().parents[1]
-SITE_FOLDER = KIDX_PACKAGE / "timers" / "site"
+# found from kidx.timers itself, not from where this module sits among the operations
+SITE_FOLDER = Path(kidx.timers.__file__).resolve().parent / "site"
+KIDX_PACKAGE = SITE_FOLDER.parents[1]
 ANNOTATION_FALLBACK = "kernelindex.dev/timer-fallback"
 ANNOTATION_SM_CLOCK = "kernelindex.dev/sm-clock-mhz"
 ANNOTATION_CLOCK_WARNING = "kernelindex.dev/clock-warning"
