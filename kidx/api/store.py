@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from kidx.api.objects import StoredObject
     from kidx.api.recording import Recording
     from kidx.kinds.registry import KindRegistry
+    from kidx.operations.events import Event
     from kidx.operations.select.analysed_runs import AnalysedRun
     from kidx.store import store as backend
 
@@ -310,6 +311,7 @@ class Store:
         nothing written; with ``dry_run``, says what would happen and writes nothing."""
         from kidx.operations.ingest.importing import check_format, format_options
         from kidx.operations.ingest.importing import import_files as importing
+        from kidx.output.events import worded
         from kidx.output.reports import import_notices
 
         check_format(format_name)
@@ -323,7 +325,7 @@ class Store:
         assert report is not None  # stored (keep), so applied
         summary, *skipped = import_notices(format_name, result.conversion, report, result.files, result.attached)
         outcomes = [ApplyOutcome(o.info.kind, o.name, o.action, o.digest) for o in report.outcomes]
-        warnings = [*report.warnings, *result.notices, *result.conversion.notes]
+        warnings = [*report.warnings, *(worded(notice).text for notice in result.notices), *result.conversion.notes]
         return ImportResult(outcomes, warnings, dry_run, summary, [line.strip() for line in skipped])
 
     def import_bundle(self, path: str | os.PathLike[str], dry_run: bool = False) -> ImportResult:
@@ -449,10 +451,12 @@ def _registry() -> KindRegistry:
 
 
 class _Warnings(list[str]):
-    """A Reporter that keeps the warnings (for a result's ``warnings``) and drops notices."""
+    """A Reporter that keeps the events worded as warnings (for a result's ``warnings``)
+    and drops the rest."""
 
-    def notice(self, message: str) -> None:
-        pass
+    def __call__(self, event: Event) -> None:
+        from kidx.output.events import worded
 
-    def warning(self, message: str) -> None:
-        self.append(message)
+        said = worded(event)
+        if said.warning:
+            self.append(said.text)

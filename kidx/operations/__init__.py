@@ -2,5 +2,5 @@
 
 Five families, each a package (docs/design.md §7): ``select`` and ``maintain`` at the
 bottom, independent of each other; ``analyse``, ``ingest`` and ``export`` above them,
-independent of each other; ``reporting`` under all five. pyproject.toml's second
-``layers`` contract holds the order."""
+independent of each other; ``reporting`` (the Reporter) and ``events`` (what it is given)
+under all five. pyproject.toml's second ``layers`` contract holds the order."""

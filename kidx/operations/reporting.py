@@ -1,14 +1,16 @@
-"""How an operation that runs a while tells the user what it is doing: through a
-``Reporter`` the caller gives (the command's is the output gateway), never by printing."""
+"""How an operation that runs a while tells the user what it is doing: it calls the
+``Reporter`` the caller gives with a typed event (``kidx.operations.events``), never a
+sentence, and never prints. ``kidx.output.events`` words the events: the command's
+reporter prints them on standard error (``stderr_reporter``), the Python API keeps the
+warnings (``Store.import_bundle``'s ``warnings``)."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
+
+from kidx.operations.events import Event
+
+Reporter = Callable[[Event], None]
 
 
-class Reporter(Protocol):
-    def notice(self, message: str) -> None:
-        """A line of progress or information (standard error, as it is)."""
-
-    def warning(self, message: str) -> None:
-        """Something the user should act on (``Warning: …`` on standard error)."""
+__all__ = ["Reporter"]

@@ -442,6 +442,24 @@ def test_baseline_previous_sets_each_release_against_the_one_before_it_in_versio
     assert "--baseline previous sets each value of a label against the one before it: it needs --by label=KEY" in err
 
 
+def test_only_with_baseline_previous_shows_each_kept_row_beside_the_value_it_was_set_against(kidx):
+    """0.5.4 got slower than 0.5.3 (not than 0.5.2): --only slower keeps 0.5.4 with 0.5.3, its
+    baseline, above it, and 0.5.2 as the group's first value."""
+    medians = {"0.5.2": 100, "0.5.3": 100.5, "0.5.4": 130}
+    apply(kidx, *[run_manifest(f"r{version.replace('.', '-')}", "a", median, day=1 + i, labels={"release": version})
+                  for i, (version, median) in enumerate(medians.items())])
+    args = ("compare", "--by", "label=release", "--baseline", "previous", "--only", "slower")
+    code, out, err = kidx(*args, "-o", "json")
+    assert code == 0, err
+    [group] = json.loads(out)["groups"]
+    assert [(row["label"], row["verdict"]) for row in group["rows"]] == [
+        ("0.5.2", "baseline"), ("0.5.3", "unconfirmed"), ("0.5.4", "unconfirmed")]
+    assert [row["withinRun"] for row in group["rows"]] == [None, "same", "slower"]
+    code, out, err = kidx(*args)
+    assert [line.split()[0] for line in out.splitlines()[2:5]] == ["0.5.2", "0.5.3", "0.5.4"]
+    assert out.splitlines()[-1] == "summary: 0 slower, 0 faster, 0 same, 0 inconclusive, 1 unconfirmed"
+
+
 def test_baseline_previous_names_the_value_before_the_one_with_nothing_to_compare(kidx):
     """0.5.10 was measured on another machine only: it has nothing to compare with, and the
     note names 0.5.3, the value before it (not 0.5.2, the lowest)."""

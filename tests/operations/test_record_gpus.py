@@ -15,6 +15,7 @@ from kidx.capture.gpu_state import GpuState
 from kidx.errors import UsageError
 from kidx.operations.ingest import record_steps
 from kidx.operations.ingest.record_gpus import Gpu, chosen_gpus
+from kidx.output.events import worded
 
 UUIDS = {0: "GPU-aaaaaaaa-0000", 1: "GPU-bbbbbbbb-1111", 2: "GPU-cccccccc-2222"}
 
@@ -164,7 +165,8 @@ def test_an_interrupt_stops_the_process_on_every_gpu(tmp_path):
     ready: list[str] = []
     both = threading.Event()
 
-    def echo(line: str) -> None:
+    def echo(event) -> None:  # the operation's events: the harness's lines among them
+        line = worded(event).text
         if "ready" in line:
             ready.append(line)
             if len(ready) == 2:

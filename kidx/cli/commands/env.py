@@ -59,6 +59,7 @@ def capture(
     annotations.
     """
     from kidx.operations.ingest.env_capture import capture_environment
+    from kidx.output.events import stderr_reporter
 
     printing = to_printer("env capture", output_format)
     if printing.names_only and not apply:
@@ -66,8 +67,9 @@ def capture(
     suffix = parse_dry_run(dry_run)
     if suffix is not None and not apply:
         raise UsageError("--dry-run needs --apply")
-    captured = capture_environment(output(), name, measure_peaks, (lambda: open_store(store)) if apply else None,
-                                   kind_registry() if apply else None, dry_run=suffix is not None)
+    captured = capture_environment(stderr_reporter(output()), name, measure_peaks,
+                                   (lambda: open_store(store)) if apply else None, kind_registry() if apply else None,
+                                   dry_run=suffix is not None)
     if captured.report is None:
         output().data(printing.render(captured.manifest))
         return

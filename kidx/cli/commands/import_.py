@@ -154,12 +154,14 @@ def bundle(
     any other overlap is refused and nothing is written.
     """
     from kidx.operations.ingest.restore_bundle import import_bundle
+    from kidx.output.events import stderr_reporter
     from kidx.output.reports import bundle_summary, restored
 
     suffix = parse_dry_run(dry_run)
     printing = to_printer("import bundle", output_format)
     out = output()
-    imported = import_bundle(file, kind_registry(), lambda: open_store(store), out, dry_run=suffix is not None)
+    imported = import_bundle(file, kind_registry(), lambda: open_store(store), stderr_reporter(out),
+                             dry_run=suffix is not None)
     out.data(printing.render(restored(imported, suffix)))
     out.notice(bundle_summary(imported, suffix))
 
@@ -179,16 +181,20 @@ def import_files(format_name: str, files: list[str], environment: str | None, dr
 
 def import_progress() -> Progress:
     """The progress bar of an import: drawn on a terminal, for a large input only."""
+    from kidx.output.events import progress_reporter
+
     out = output()
-    return lambda records: out.progress(records, LARGE_INPUT_RECORDS)
+    return lambda records: progress_reporter(out, records, LARGE_INPUT_RECORDS)
 
 
 def print_import(format_name: str, result: ImportResult, printing: Printing, suffix: str | None) -> None:
     """``kidx import FORMAT`` (and ``kidx record``) after the import: the manifests printed
     (``-o yaml|json``) or what storing them did, and the summary on stderr."""
+    from kidx.output.events import stderr_reporter
+
     out = output()
-    for notice in result.notices:
-        out.notice(notice)
+    for event in result.notices:
+        stderr_reporter(out)(event)
     if result.report is None:
         from kidx.output.serialize import as_list
 

@@ -80,22 +80,21 @@ def plot(
         y=y,
     )
     data = plot_data(open_store(store, must_exist=True), registry, request)
-    out = output()
     if not data.panels:
         figure = "a figure" if y == "statistic" else f"a known --y {y}"
         raise UsageError(f"nothing to plot: no selected run has {figure} and a value at {request.x.text}")
+    from kidx.operations.events import PlotWritten, PointsRepeated, RunsLeftOut
+    from kidx.output.events import stderr_reporter
     from kidx.output.plot import write_plot_file
 
     write_plot_file(data, output_file, title)
-    lines = sum(len(panel.lines) for panel in data.panels)
-    points = sum(len(line.points) for panel in data.panels for line in panel.lines)
-    out.notice(f"wrote {output_file}: {len(data.panels)} panel{'s' if len(data.panels) != 1 else ''}, "
-               f"{lines} line{'s' if lines != 1 else ''}, {points} points")
+    report = stderr_reporter(output())
+    report(PlotWritten(output_file, len(data.panels), sum(len(panel.lines) for panel in data.panels),
+                       sum(len(line.points) for panel in data.panels for line in panel.lines)))
     if data.repeated:
-        out.notice(f"{data.repeated} points were measured more than once: the latest observation is drawn")
+        report(PointsRepeated(data.repeated))
     if data.left_out:
-        figure = "figure" if y == "statistic" else "figure (no cost, or no peak for --y sol)"
-        out.notice(f"{len(data.left_out)} runs left out: no {figure}, or no value at {request.x.text}")
+        report(RunsLeftOut(len(data.left_out), y, request.x.text))
 
 
 def register(app: typer.Typer) -> None:

@@ -88,13 +88,13 @@ def publish(
         threshold=parse_threshold(threshold),
         alpha=parse_alpha(alpha),
     )
+    from kidx.operations.events import SitePublished
+    from kidx.output.events import stderr_reporter
+
     report = write_site(open_store(store), kind_registry(), request)
-    verb = "would write" if request.dry_run else "wrote"
-    output().notice(
-        f"{folder}: {report.pages} files ({report.runs} runs, {report.families} group families, "
-        f"{report.series} series); {verb} {len(report.written)}, {report.unchanged} unchanged, "
-        f"{'would remove' if request.dry_run else 'removed'} {len(report.removed)}"
-    )
+    stderr_reporter(output())(SitePublished(folder, report.pages, report.runs, report.families, report.series,
+                                            len(report.written), report.unchanged, len(report.removed),
+                                            request.dry_run))
 
 
 def register(app: typer.Typer) -> None:

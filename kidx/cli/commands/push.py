@@ -87,12 +87,12 @@ def run_transfer(source, destination, arguments, selector, force, dry_run) -> in
         for outcome in report.outcomes
     ]
     out.data("".join(line + "\n" for line in lines))
-    changed = len(report.outcomes) - report.count("unchanged")
-    verb = "would copy" if suffix else "copied"
-    out.notice(
-        f"{destination.location}: {verb} {_counted(report.objects_copied, 'object')}; "
-        f"{_counted(changed, 'name')} changed, {report.count('unchanged')} unchanged"
-    )
+    from kidx.operations.events import Transferred
+    from kidx.output.events import stderr_reporter
+
+    stderr_reporter(out)(Transferred(destination.location, report.objects_copied,
+                                     len(report.outcomes) - report.count("unchanged"), report.count("unchanged"),
+                                     suffix is not None))
     return 0
 
 

@@ -131,6 +131,7 @@ def record(
     from kidx.operations.ingest.importing import format_options
     from kidx.operations.ingest.record import RecordRequest
     from kidx.operations.ingest.record import record as recorded
+    from kidx.output.events import stderr_reporter
     from kidx.output.serialize import to_yaml
     from kidx.timers.settings import checked_cache, checked_timer
 
@@ -158,7 +159,7 @@ def record(
         store_hint=store if store and "://" not in store else None, stopping=stopping, gpus=gpus)
     with record_harness.terminate_as_interrupt():  # SIGTERM stops the harness as Ctrl-C does
         try:
-            result = recorded(request, kind_registry(), lambda: open_store(store), output(), to_yaml,
+            result = recorded(request, kind_registry(), lambda: open_store(store), stderr_reporter(output()), to_yaml,
                               import_progress())
         except record_harness.Terminated:  # between two processes, or during the import
             raise record_harness.RecordTerminated("terminated; nothing was imported") from None

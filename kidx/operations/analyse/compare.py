@@ -117,6 +117,7 @@ class ComparedRow(NamedTuple):
     verdict: str | None  # baseline, faster, slower, same, inconclusive, unconfirmed; None without a baseline
     host: HostEvidence | None = None  # how much of the arm's figure is the host's, where the store shows it
     against: Arm | None = None  # the arm it was judged against (--baseline previous: the value before it)
+    context: bool = False  # shown only as a kept row's baseline (--only with --baseline previous): not counted
 
     @property
     def run(self) -> AnalysedRun:
@@ -182,7 +183,7 @@ class Comparison(NamedTuple):
         """How many rows got each verdict (the baseline rows not counted)."""
         counted: dict[str, int] = {}
         for row in self.rows:
-            if row.verdict not in (None, BASELINE):
+            if row.verdict not in (None, BASELINE) and not row.context:
                 counted[row.verdict] = counted.get(row.verdict, 0) + 1
         return counted
 
@@ -400,8 +401,12 @@ def shown_by(row: ComparedRow, verdicts: frozenset) -> bool:
 
 
 def _only(group: ComparedGroup, verdicts: frozenset) -> ComparedGroup:
-    """The baseline row and the rows ``--only`` keeps (``shown_by``)."""
-    return group._replace(rows=[row for row in group.rows if row.verdict == BASELINE or shown_by(row, verdicts)])
+    """The baseline row, the rows ``--only`` keeps (``shown_by``) and, with ``--baseline
+    previous``, the row each kept one was set against (marked ``context``, not counted)."""
+    kept = [row for row in group.rows if row.verdict == BASELINE or shown_by(row, verdicts)]
+    against = {id(row.against) for row in kept if row.against is not None}
+    return group._replace(rows=[row if any(row is other for other in kept) else row._replace(context=True)
+                                for row in group.rows if any(row is other for other in kept) or id(row.arm) in against])
 
 
 def _incomparable(runs: list[AnalysedRun], force: bool) -> str | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from kidx.operations import events
 from kidx.records import NamedTuple
 
 if TYPE_CHECKING:
@@ -42,10 +43,7 @@ def capture_environment(reporter: Reporter, name: str | None = None, measure_pea
     environment of the same name kept, then applied (``dry_run``: only what would happen)."""
     manifest, facts = captured_environment(name)
     for note in facts.notes:
-        if note in facts.warnings:
-            reporter.warning(note)  # a probe that hung: said louder than a missing tool
-        else:
-            reporter.notice(f"note: {note}")
+        reporter(events.CaptureNote(note, warning=note in facts.warnings))  # a probe that hung: said louder
     if measure_peaks:
         import datetime
 
@@ -53,9 +51,9 @@ def capture_environment(reporter: Reporter, name: str | None = None, measure_pea
 
         peaks = measure()
         for refused in peaks.refused:
-            reporter.warning(refused)
+            reporter(events.PeaksRefused(refused))
         manifest["metadata"]["annotations"].update(peaks.annotations(datetime.datetime.now(datetime.UTC)))
-        reporter.notice(peaks.summary())
+        reporter(events.PeaksMeasured(peaks.summary()))
     if store is None or registry is None:
         return CapturedEnvironment(manifest, None)
     from kidx.manifests.document import Document
@@ -65,7 +63,7 @@ def capture_environment(reporter: Reporter, name: str | None = None, measure_pea
     the_store = store()
     kept = keep_measured_peaks(manifest, the_store)
     if kept.notice:
-        reporter.notice(kept.notice)
+        reporter(kept.notice)
     report = apply_documents(the_store, [Document(kept.body, "<captured>", 1, None)], registry, dry_run=dry_run)
     return CapturedEnvironment(kept.body, report)
 

@@ -2,7 +2,7 @@
 environment attached, then stored, as ``kidx import FORMAT`` and ``kidx record`` do.
 
 The caller says how progress is shown: ``progress(records)`` gives a context whose
-``(phase, done, total)`` callback the store's apply reports to (the command's is the output
+Reporter the store's apply reports ``Progressed`` events to (the command's draws the output
 gateway's bar; None shows nothing)."""
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from kidx.kinds.registry import KindRegistry
+    from kidx.operations.events import Event
     from kidx.operations.maintain.apply import ApplyReport
+    from kidx.operations.reporting import Reporter
     from kidx.store.store import Store
 
-Advance = Callable[[str, int, int], None]
-Progress = Callable[[int], AbstractContextManager[Advance | None]]  # records -> a context giving Advance
+Progress = Callable[[int], AbstractContextManager["Reporter | None"]]  # records -> a context giving a Reporter
 
 
 class ImportResult(NamedTuple):
@@ -29,7 +30,7 @@ class ImportResult(NamedTuple):
     report: ApplyReport | None  # what storing did; None when the documents were only converted
     files: int  # files read (each once)
     attached: str | None  # the environment attached (--environment), by name
-    notices: tuple[str, ...] = ()  # about the environment's measured peaks kept
+    notices: tuple[Event, ...] = ()  # about the environment's measured peaks kept (``output.events`` words them)
 
 
 def check_format(format_name: str) -> None:
@@ -101,7 +102,7 @@ def import_files(
         from kidx.operations.ingest.stored_runs import merged_with_stored
 
         converted = merged_with_stored(converted, merge, store())
-    notices: tuple[str, ...] = ()
+    notices: tuple[Event, ...] = ()
     if attached is not None:
         from kidx.operations.ingest.measured_peaks import keep_measured_peaks_in
 
@@ -131,4 +132,4 @@ def _converted_apart(module, files: list[str], options: dict, origins: dict[str,
     return joined(conversions)
 
 
-__all__ = ["Advance", "ImportResult", "Progress", "check_format", "format_options", "import_files"]
+__all__ = ["ImportResult", "Progress", "check_format", "format_options", "import_files"]

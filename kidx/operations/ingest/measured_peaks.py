@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from kidx.operations.events import PeaksKept, PeaksNotCarried
+
 if TYPE_CHECKING:
     from kidx.manifests.document import Document
     from kidx.store.store import Store
@@ -24,7 +26,7 @@ MEASURED_AT = MEASURED + "peaks-at"
 
 class KeptPeaks(NamedTuple):
     body: dict  # the manifest to store: with the stored measured peaks when kept
-    notice: str | None  # what happened to the stored peaks, when there were any
+    notice: PeaksKept | PeaksNotCarried | None  # what happened to the stored peaks, when there were any
 
 
 def keep_measured_peaks(body: dict, store: Store) -> KeptPeaks:
@@ -44,18 +46,17 @@ def keep_measured_peaks(body: dict, store: Store) -> KeptPeaks:
         return KeptPeaks(body, None)
     at = measured.get(MEASURED_AT, "an earlier capture")
     if entry.digest != digest_of(body):
-        return KeptPeaks(body, f"note: the stored executionenvironment {name} has peaks measured at {at} for another "
-                               f"spec: they are not carried over (its history keeps them: kidx history environment "
-                               f"{name})")
+        return KeptPeaks(body, PeaksNotCarried(name, at))
     kept = {**body, "metadata": {**metadata, "annotations": {**annotations, **measured}}}
-    return KeptPeaks(kept, f"note: kept the peaks measured at {at} on executionenvironment {name} (--measure-peaks "
-                           "measures them again)")
+    return KeptPeaks(kept, PeaksKept(name, at))
 
 
-def keep_measured_peaks_in(documents: list[Document], name: str, store: Store) -> tuple[list[Document], list[str]]:
+def keep_measured_peaks_in(documents: list[Document], name: str,
+                           store: Store) -> tuple[list[Document], list[PeaksKept | PeaksNotCarried]]:
     """``documents`` with the ExecutionEnvironment named ``name`` among them (when it is:
     ``import --environment FILE``) keeping the peaks measured on it before; the notices."""
-    kept_documents, notices = [], []
+    kept_documents: list[Document] = []
+    notices: list[PeaksKept | PeaksNotCarried] = []
     for document in documents:
         metadata = document.body.get("metadata") or {}
         if document.body.get("kind") == "ExecutionEnvironment" and metadata.get("name") == name:

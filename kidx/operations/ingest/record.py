@@ -2,16 +2,16 @@
 harness, retime and label what it wrote, import it (``operations/ingest/importing.py``).
 
 The steps are ``kidx.operations.ingest.record_steps``'s; this module puts them in order, says what it
-is doing through the caller's ``Reporter``, and keeps what was measured when a later
-step fails."""
+is doing through the caller's ``Reporter`` (typed events, ``kidx.operations.events``),
+and keeps what was measured when a later step fails."""
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kidx.operations import events
 from kidx.operations.ingest import record_steps as recording
 from kidx.records import NamedTuple
 
@@ -74,14 +74,12 @@ def record(request: RecordRequest, registry: KindRegistry, open_store: Callable[
         _announce(reporter, request, sides)
 
         def ended(plan, result, run_labels):
-            shown = ", ".join(f"{key}={value}" for key, value in run_labels.items()) or "none"
-            reporter.notice(f"record {request.format_name}: the command ended in {result.seconds:.1f} s; importing "
-                            f"{plan.path}; labels: {shown}")
+            reporter(events.ProcessEnded(request.format_name, result.seconds, str(plan.path), dict(run_labels)))
 
         def kept_so_far() -> None:
             collected.save(scratch, _saved_request(request, environment, scratch))
 
-        recording.run_processes(sides, request.processes, folder, scratch, reporter.notice, request.timing,
+        recording.run_processes(sides, request.processes, folder, scratch, reporter, request.timing,
                                 collected, ended, gpu_states, gpus, kept_so_far, request.stopping)
         result = _imported(request, collected, environment, registry, open_store, reporter, progress)
     except BaseException:
@@ -101,7 +99,7 @@ def _imported(request: RecordRequest, collected: recording.Collected, environmen
     from kidx.operations.ingest.importing import import_files
 
     for note in collected.notes:
-        reporter.warning(note)
+        reporter(events.TimerLogNote(note))
     timing = request.timing
 
     def adjust(conversion: Conversion) -> Conversion:
@@ -158,8 +156,7 @@ def _recovered(request: RecordRequest, registry: KindRegistry, open_store: Calla
     request = request._replace(options=saved.get("options") or {}, timing=timing)
     result = _imported(request, collected, environment, registry, open_store, reporter, progress)
     if request.keep and not request.dry_run:
-        reporter.notice(f"record: the {len(collected.files)} result file{'s' if len(collected.files) != 1 else ''} "
-                        f"kept in {scratch} are stored (recording {collected.recording}); the folder may be removed")
+        reporter(events.RecoveredStored(len(collected.files), str(scratch), collected.recording))
     return result
 
 
@@ -202,22 +199,18 @@ def _sides(reporter: Reporter, request: RecordRequest, folder: Path, scratch: Pa
         plan = recording.plan_output(request.format_name, side_command, request.results, folder, side_scratch)
         state = recording.git_state(recording.command_folder(side_command, folder) if request.interleave else folder)
         if state is None:
-            reporter.warning(f"{folder} is not in a git checkout: the runs carry no commit label")
+            reporter(events.NotInCheckout(str(folder)))
         metadata = recording.recording_metadata(state, plan.command, request.labels)[0]
         sides.append(recording.Side(name, plan, state, metadata))
     return sides
 
 
 def _announce(reporter: Reporter, request: RecordRequest, sides: list[recording.Side]) -> None:
-    timing, processes = request.timing, request.processes
-    stopping = (f", sampled until the median's relative standard error is under {request.stopping[0] * 100:g}% or "
-                f"{request.stopping[1] / 1000:g} s have passed" if timing and request.stopping else "")
+    timer, cache = request.timing or (None, None)
+    max_noise, max_time_ms = request.stopping if timer and request.stopping else (None, None)
     for side in sides:
-        reporter.notice(f"record {request.format_name}: running {shlex.join(side.plan.command)}"
-                        + (f" ({processes} processes)" if processes > 1 else "")
-                        + (f" on GPUs {request.gpus}" if request.gpus is not None else "")
-                        + (f", timed with {timing[0]} ({timing[1]} L2) in place of do_bench{stopping}" if timing
-                           else ""))
+        reporter(events.RecordingStarted(request.format_name, tuple(side.plan.command), request.processes,
+                                         request.gpus, timer, cache, max_noise, max_time_ms))
 
 
 def _keep_measured(reporter: Reporter, request: RecordRequest, scratch: Path, files: list[str]) -> None:
@@ -226,10 +219,7 @@ def _keep_measured(reporter: Reporter, request: RecordRequest, scratch: Path, fi
     import shutil
 
     if files:
-        store = f" --store {shlex.quote(request.store_hint)}" if request.store_hint else ""
-        reporter.warning(f"the results measured so far ({len(files)} file{'s' if len(files) != 1 else ''}) are kept in "
-                         f"{scratch}: store them as this recording would have with kidx record "
-                         f"{request.format_name} --recover {shlex.quote(str(scratch))}{store}")
+        reporter(events.MeasuredKept(len(files), str(scratch), request.format_name, request.store_hint))
     else:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -239,26 +229,16 @@ def _retimed(reporter: Reporter, conversion: Conversion, collected: recording.Co
 
     calls = sum(len(entries) for entries in collected.timer_calls.values())
     if not calls:
-        reporter.warning("--timer had no effect: the command never called triton.testing.do_bench, so its runs "
-                         "keep the harness's own timer")
+        reporter(events.TimerUnused())
         return conversion
     result = retimed(conversion, collected.timer_calls, collected.max_sm_mhz)
-    reporter.notice(f"record: {result.retimed} run{'s' if result.retimed != 1 else ''} timed by kidx's timer "
-                    f"({calls} do_bench call{'s' if calls != 1 else ''})")
-    if result.kept:
-        reporter.warning(f"{result.kept} run{'s' if result.kept != 1 else ''} matched no do_bench call and keep the "
-                         "harness's own protocol")
-    if result.low_clock:
-        reporter.warning(f"{result.low_clock} run{'s' if result.low_clock != 1 else ''} measured while the SM clock "
-                         "was well below the GPU's maximum (annotation kernelindex.dev/clock-warning)")
-    if result.low_clock_samples:
-        reporter.warning(f"{result.low_clock_samples} run{'s' if result.low_clock_samples != 1 else ''} had samples "
-                         "taken while the SM clock was below 75% of its default (dropped, or kept where no other "
-                         "was taken; annotation kernelindex.dev/low-clock-samples)")
-    if result.kernel_count:
-        reporter.warning(f"{result.kernel_count} run{'s' if result.kernel_count != 1 else ''} timed with cupti "
-                         "launched another number of kernels in a timed call than in the untimed one: work missing "
-                         "from a capture is not timed (annotation kernelindex.dev/kernel-count-warning)")
+    reporter(events.Retimed(result.retimed, calls))
+    flagged: tuple[tuple[int, events.RunFlag], ...] = (
+        (result.kept, "unmatched"), (result.low_clock, "low-clock"), (result.low_clock_samples, "low-clock-samples"),
+        (result.kernel_count, "kernel-count"))
+    for count, flag in flagged:
+        if count:
+            reporter(events.RunsFlagged(count, flag))
     return result.conversion
 
 
@@ -268,7 +248,7 @@ def _capture(reporter: Reporter, scratch: Path, serialize: Callable[[Any], str])
 
     manifest, facts = captured_environment()  # what env capture and kidx.capture_environment() build
     for note in facts.notes:
-        reporter.notice(f"note: {note}")
+        reporter(events.CaptureNote(note))  # every note alike, a probe that hung too
     path = scratch / "environment.yaml"
     path.write_text(serialize(manifest), encoding="utf-8")
     return str(path)

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from kidx.errors import UsageError
 from kidx.kinds.metadata import label_value_error, qualified_key_error
+from kidx.operations.events import HarnessOutput, ProcessStarted
 from kidx.operations.ingest.record_device import check_timer_device as check_timer_device
 from kidx.operations.ingest.record_device import harness_python as harness_python
 from kidx.operations.ingest.record_harness import (
@@ -54,6 +55,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from kidx.formats.framework import Conversion
+    from kidx.operations.events import Event
+    from kidx.operations.reporting import Reporter
 
 ANNOTATION_PREFIX = "kernelindex.dev/"
 ANNOTATION_GPU_UUID = ANNOTATION_PREFIX + "gpu-uuid"
@@ -435,7 +438,7 @@ def split_interleaved(command: list[str]) -> tuple[list[str], list[str]]:
     return base, head
 
 
-def run_processes(sides: list[Side], processes: int, folder: Path, scratch: Path, echo: Callable[[str], None],
+def run_processes(sides: list[Side], processes: int, folder: Path, scratch: Path, report: Reporter,
                   timer: tuple[str, str] | None, collected: Collected,
                   ended: Callable[[OutputPlan, HarnessResult, dict[str, str]], None],
                   gpu_states: Callable[[], list] = list, gpus: list | None = None,
@@ -448,7 +451,7 @@ def run_processes(sides: list[Side], processes: int, folder: Path, scratch: Path
     ``gpus`` (``record_gpus.Gpu``s, from --gpus): the repetitions run on
     those GPUs at once, one process a GPU at a time, both sides of a repetition in turn
     on one GPU (``record_gpus.run_on_gpus``)."""
-    runner = _Processes(sides, processes, folder, scratch, echo, timer, collected, ended, gpu_states,
+    runner = _Processes(sides, processes, folder, scratch, report, timer, collected, ended, gpu_states,
                         several_gpus=bool(gpus) and len(gpus or []) > 1, kept_so_far=kept_so_far, stopping=stopping)
     if not gpus:
         for repetition in range(1, processes + 1):
@@ -477,7 +480,7 @@ class _Processes:
     processes: int
     folder: Path
     scratch: Path
-    echo: Callable[[str], None]
+    report: Reporter  # each process started, and each line its command prints (``operations.events``)
     timer: tuple[str, str] | None
     collected: Collected
     ended: Callable[[OutputPlan, HarnessResult, dict[str, str]], None]
@@ -489,9 +492,9 @@ class _Processes:
     halted: Any = None  # a threading.Event set when the processes are to stop, under --gpus
     lock: Any = field(default_factory=threading.RLock)
 
-    def say(self, line: str) -> None:
+    def say(self, event: Event) -> None:
         with self.lock:
-            self.echo(line)
+            self.report(event)
 
     def run(self, side: Side, repetition: int, gpu: Any = None) -> None:
         """One process of ``side``'s command (on ``gpu``, a record_gpus.Gpu, under --gpus)."""
@@ -522,20 +525,20 @@ class _Processes:
             plan = _own_output(plan, target)  # processes at once never share a file
         else:
             plan = dataclasses.replace(plan)  # snapshot and collect keep state on the plan
-        echo = self.say
+        shown: int | None = None  # the GPU named before each line, while processes run on several at once
         if gpu is not None:
             from kidx.operations.ingest.record_gpus import gpu_environment
 
             environment = gpu_environment(gpu, environment or dict(os.environ))
             if self.several_gpus:
-                echo = lambda line: self.say(f"[gpu {gpu.index}] {line}")  # noqa: E731 - lines of processes at once
+                shown = gpu.index
         plan.snapshot()
         if repeated or gpu is not None:
-            self.say(f"process {repetition} of {processes}" + (f", {side.name}" if side.name else "")
-                     + (f", gpu {gpu.index}" if gpu is not None else "") + f": {shlex.join(side.plan.command)}")
+            self.say(ProcessStarted(repetition, processes, side.name, gpu.index if gpu is not None else None,
+                                    tuple(side.plan.command)))
         running = self.running
-        result = run_harness(plan.command, self.folder, echo, environment,
-                             on_start=running.started if running is not None else None)
+        result = run_harness(plan.command, self.folder, lambda line: self.say(HarnessOutput(line, shown)),
+                             environment, on_start=running.started if running is not None else None)
         if running is not None:
             running.finished()
         if result.returncode != 0:

@@ -131,11 +131,12 @@ def import_bundle(path: str, registry: KindRegistry, open_store: Callable[[], St
                   dry_run: bool = False) -> BundleImport:
     """``kidx import bundle FILE``: the bundle read and checked (what a reader could not
     check said through ``reporter``), then restored into the store ``open_store`` opens."""
+    from kidx.operations.events import BundleNote
     from kidx.operations.maintain.bundle import read_bundle
 
     contents = read_bundle(path, registry)
     for warning in contents.warnings:
-        reporter.warning(warning)
+        reporter(BundleNote(warning))
     return BundleImport(contents, restore(open_store(), registry, contents, path, dry_run=dry_run))
 
 

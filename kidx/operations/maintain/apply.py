@@ -20,6 +20,7 @@ from kidx.kinds.registry import KindInfo, KindRegistry
 from kidx.kinds.validation import DocumentValidator, text_may_hold_nul
 from kidx.manifests.document import Document
 from kidx.manifests.locate import locate_line
+from kidx.operations.events import Progressed
 from kidx.store.catalog import Catalog, Change, Entry
 from kidx.store.column_cache import column_values
 from kidx.store.faults import crash_point
@@ -27,7 +28,7 @@ from kidx.store.store import Store, WriteTransaction, utc_now
 
 MAX_WARNINGS = 20
 PROGRESS_STEP = 250
-Progress = Callable[[str, int, int], None]
+Progress = Callable[[Progressed], None]  # a Reporter (``operations.reporting``) of the steps' progress
 
 
 @dataclass(slots=True)
@@ -122,7 +123,7 @@ def validate_batch(
     nul_free = {source for source, text in texts.items() if not text_may_hold_nul(text)}
     for position, document in enumerate(documents):
         if progress is not None and position % PROGRESS_STEP == 0:
-            progress("validating", position, len(documents))
+            progress(Progressed("validating", position, len(documents)))
         info, kind_problems = validator.kind_of(document)
         if info is None:
             problems.extend(kind_problems)
@@ -146,7 +147,7 @@ def validate_batch(
                 f"{earlier.document.location()}",
             )
     if progress is not None:
-        progress("validating", len(documents), len(documents))
+        progress(Progressed("validating", len(documents), len(documents)))
     if problems.problems and open_catalog is not None and any(
         r.name_field in item.spec for item in items for r in item.info.references if r.name_field
     ):
@@ -234,7 +235,7 @@ def apply_documents(
     dry_run: bool = False,
     progress: Progress | None = None,
 ) -> ApplyReport:
-    """Validate and store a batch; ``progress(phase, done, total)`` is told how far it got."""
+    """Validate and store a batch; ``progress`` is told how far it got (``Progressed`` events)."""
     if dry_run:
         return plan_documents(store, documents, registry, texts, progress).report
     started = time.perf_counter()
@@ -401,7 +402,7 @@ def _write(
     started = time.perf_counter()
     for position in range(0, len(changed), PROGRESS_STEP):  # the store looks a batch up at once
         if progress is not None:
-            progress("storing", position, len(changed))
+            progress(Progressed("storing", position, len(changed)))
         batch: dict[str, _Item] = {}
         for item, _ in changed[position:position + PROGRESS_STEP]:
             if item.digest not in kept:
@@ -411,7 +412,7 @@ def _write(
             if added[digest] == REPLACED:
                 report.warnings.append(_repair_warning(transaction, item, True))
     if progress is not None:
-        progress("storing", len(changed), len(changed))
+        progress(Progressed("storing", len(changed), len(changed)))
     repaired = set()
     for digest, done in transaction.ensure_objects({d: item.data for d, item in kept.items()}).items():
         if done != PRESENT:
