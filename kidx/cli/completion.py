@@ -27,8 +27,8 @@ COMMAND_FLAGS: dict[str, list[str]] = {
     "history": ["--revision", "--output", "-o", "--no-headers", "--store"],
     "import bundle": ["--dry-run", "--output", "-o", "--store"],
     "record": ["--environment", "--capture", "--no-capture", "--label", "--results", "--library", "--op", "--mode",
-               "--level", "--timer", "--cache", "--max-noise", "--max-time", "--processes", "--interleave", "--gpus",
-               "--recover", "--dry-run", "--output", "-o", "--store"],
+               "--level", "--timer", "--cache", "--max-noise", "--max-time", "--min-time", "--processes",
+               "--interleave", "--gpus", "--recover", "--dry-run", "--output", "-o", "--store"],
     "env capture": ["--output", "-o", "--apply", "--name", "--measure-peaks", "--dry-run", "--store"],
     "api-resources": ["--output", "-o", "--no-headers", "--sort-by"],
     "completion": [],
@@ -241,10 +241,10 @@ def candidates(words: list[str], current: str, commands: Iterable[str] = ()) -> 
 
 _VALUED = {"--aggregate", "--alpha", "--base-url", "--baseline", "--by", "--cache", "--dry-run", "--environment",
            "--field-selector", "--filename", "--format", "--from-bundle", "--gpus", "--label", "--label-columns",
-           "--level", "--library", "--limit", "--max-depth", "--max-noise", "--max-time", "--metric", "--mode",
-           "--name", "--only", "--op", "--output", "--processes", "--recover", "--references", "--release-label",
-           "--results", "--revision", "--selector", "--sort-by", "--store", "--threshold", "--timer", "--title", "--x",
-           "--y", "-L", "-f", "-l", "-o"}
+           "--level", "--library", "--limit", "--max-depth", "--max-noise", "--max-time", "--metric", "--min-time",
+           "--mode", "--name", "--only", "--op", "--output", "--processes", "--recover", "--references",
+           "--release-label", "--results", "--revision", "--selector", "--sort-by", "--store", "--threshold", "--timer",
+           "--title", "--x", "--y", "-L", "-f", "-l", "-o"}
 
 
 def complete(arguments: list[str], commands: Iterable[str]) -> str:

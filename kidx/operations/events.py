@@ -55,6 +55,7 @@ class RecordingStarted(Event):
     cache: str | None
     max_noise: float | None  # with --max-noise: the fraction, and --max-time in milliseconds
     max_time_ms: float | None
+    min_time_ms: float | None = None  # with --min-time: the least time (ms) spent sampling one call
 
 
 @dataclass(frozen=True, slots=True)

@@ -277,17 +277,19 @@ def sampled(take: Callable[[int], list[float]], settings: TimerSettings, count: 
     ``settings.max_noise`` (adaptive stopping, as NVBench's noise criterion) MIN_SAMPLES
     first, then as many again each round, until the relative standard error of their
     median is under the target, ``max_time_ms`` of sampling has passed, or ``most`` are
-    taken; the second value says which ended it (None: the budget)."""
+    taken, never stopping for the noise before ``settings.min_time_ms`` has passed; the
+    second value says which ended it (None: the budget)."""
     if settings.max_noise is None:
         return take(count), None
     started = time.perf_counter()
     samples = take(min(MIN_SAMPLES, most))
     while True:
-        if relative_standard_error(samples) < settings.max_noise:
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        if relative_standard_error(samples) < settings.max_noise and elapsed_ms >= settings.min_time_ms:
             return samples, "noise"
         if len(samples) >= most:
             return samples, "samples"
-        if (time.perf_counter() - started) * 1000 >= settings.max_time_ms:
+        if elapsed_ms >= max(settings.max_time_ms, settings.min_time_ms):
             return samples, "time"
         samples += take(min(max(len(samples), MIN_SAMPLES), most - len(samples)))
 
@@ -301,7 +303,7 @@ def time_with_events(torch: Any, fn: Callable[[], Any], settings: TimerSettings,
     watch = watch or ClockWatch(None, None)
     samples, stopped_by = sampled(
         lambda count: watch.in_batches(torch, count, estimate, lambda n: _events_around(torch, fn, before, n)),
-        settings, sample_count(settings.rep_ms, estimate))
+        settings, sample_count(settings.budget_ms, estimate))
     return samples, 1, stopped_by
 
 
@@ -404,7 +406,7 @@ def time_with_graph(torch: Any, fn: Callable[[], Any], settings: TimerSettings,
         flushes, both = times
         return [max(0.0, (total - alone) / calls) for alone, total in zip(flushes, both)]
 
-    samples, stopped_by = sampled(take, settings, sample_count(settings.rep_ms, replay_ms))
+    samples, stopped_by = sampled(take, settings, sample_count(settings.budget_ms, replay_ms))
     return samples, calls, stopped_by
 
 
@@ -425,7 +427,8 @@ def time_with_cupti(torch: Any, fn: Callable[[], Any], settings: TimerSettings,
     _warm_up(fn, before, settings.warmup_ms, estimate)
     watch = watch or ClockWatch(None, None)
     samples, stopped_by = sampled(lambda count: _profiled(torch, fn, before, count, watch, estimate), settings,
-                                  sample_count(settings.rep_ms, estimate, MAX_PROFILED_SAMPLES), MAX_PROFILED_SAMPLES)
+                                  sample_count(settings.budget_ms, estimate, MAX_PROFILED_SAMPLES),
+                                  MAX_PROFILED_SAMPLES)
     return samples, 1, stopped_by
 
 

@@ -28,6 +28,7 @@ from kidx.timers.settings import (
     ENV_LOG,
     TimerSettings,
     checked_budget,
+    min_time_from_environment,
     settings_from_environment,
     stopping_from_environment,
 )
@@ -43,8 +44,9 @@ def do_bench(fn: Callable[[], Any], warmup: float = 25, rep: float = 100,
     asked, mode = checked_request(quantiles, return_mode)
     timer, cache = settings_from_environment()
     max_noise, max_time_ms = stopping_from_environment()
+    min_time_ms = min_time_from_environment()
     settings = TimerSettings(timer, cache, checked_budget(warmup, "do_bench warmup"),
-                             checked_budget(rep, "do_bench rep"), max_noise, max_time_ms)
+                             checked_budget(rep, "do_bench rep"), max_noise, max_time_ms, min_time_ms)
     started = time.perf_counter()
     measured = measure_samples(fn, settings, grad_to_none)
     elapsed_ms = (time.perf_counter() - started) * 1000
@@ -57,6 +59,7 @@ def do_bench(fn: Callable[[], Any], warmup: float = 25, rep: float = 100,
             "quantiles": None if asked is None else list(asked), "returnMode": mode, "result": result,
             "callsPerSample": measured.calls_per_sample, "smClockMHz": measured.sm_clock_mhz,
             "maxNoise": max_noise, "maxTimeMs": max_time_ms if max_noise is not None else None,
+            "minTimeMs": min_time_ms or None,
             "noise": measured.noise, "stoppedBy": measured.stopped_by, "elapsedMs": round(elapsed_ms, 3),
             "samplesMs": measured.samples_ms, **clock_fields(measured),
         })

@@ -41,6 +41,7 @@ DEFAULT_MAX_TIME_MS = 1000.0
 #: the variables kidx record sets for the replacement do_bench in the harness's process
 ENV_MAX_NOISE = "KIDX_TIMER_MAX_NOISE"
 ENV_MAX_TIME = "KIDX_TIMER_MAX_TIME_MS"
+ENV_MIN_TIME = "KIDX_TIMER_MIN_TIME_MS"
 ENV_TIMER = "KIDX_TIMER"
 ENV_CACHE = "KIDX_TIMER_CACHE"
 ENV_LOG = "KIDX_TIMER_LOG"
@@ -53,7 +54,8 @@ class TimerSettings(NamedTuple):
     """How a call is timed: the timer, the L2 state, and do_bench's budgets (ms). With
     ``max_noise`` (a fraction) the samples are taken until the relative standard error of
     their median is under it, or ``max_time_ms`` of sampling has passed, in place of the
-    ``rep_ms`` budget (``adaptive_count``)."""
+    ``rep_ms`` budget (``adaptive_count``). ``min_time_ms``: the least time spent taking
+    samples of one call: the budget is raised to it, and adaptive stopping stops no sooner."""
 
     timer: str = DEFAULT_TIMER
     cache: str = DEFAULT_CACHE
@@ -61,6 +63,22 @@ class TimerSettings(NamedTuple):
     rep_ms: float = DEFAULT_REP_MS
     max_noise: float | None = None
     max_time_ms: float = DEFAULT_MAX_TIME_MS
+    min_time_ms: float = 0.0
+
+    @property
+    def budget_ms(self) -> float:
+        """The time the samples of one call fill without adaptive stopping."""
+        return max(self.rep_ms, self.min_time_ms)
+
+
+class Sampling(NamedTuple):
+    """How kidx record asks the replacement do_bench to sample, beyond the harness's
+    budget: adaptive stopping (``max_noise``, a fraction, and ``max_time_ms``), and the
+    least time spent sampling one call (``min_time_ms``); None: not asked."""
+
+    max_noise: float | None = None
+    max_time_ms: float | None = None
+    min_time_ms: float | None = None
 
 
 def checked_timer(timer: str, option: str = "timer") -> str:
@@ -107,9 +125,10 @@ def sample_count(budget_ms: float, estimate_ms: float, most: int = MAX_SAMPLES) 
 
 def measurement_spec(timer: str, cache: str, warmup_ms: float, rep_ms: float, *,
                      replaces_do_bench: bool = False, statistic: str = "median", max_noise: float | None = None,
-                     max_time_ms: float | None = None) -> dict:
+                     max_time_ms: float | None = None, min_time_ms: float | None = None) -> dict:
     """The protocol's ``spec.measurement`` for runs timed this way (with adaptive stopping,
-    its target and time limit: ``maxNoise``, ``maxTimeMs``)."""
+    its target and time limit: ``maxNoise``, ``maxTimeMs``; with a least sampling time,
+    ``minTimeMs``)."""
     method = f"{TIMERS[timer]}; L2 cache {cache}: {CACHES[cache]}"
     if replaces_do_bench:
         method = "kidx's timer in place of the harness's triton.testing.do_bench: " + method
@@ -122,6 +141,9 @@ def measurement_spec(timer: str, cache: str, warmup_ms: float, rep_ms: float, *,
         spec["maxTimeMs"] = float(DEFAULT_MAX_TIME_MS if max_time_ms is None else max_time_ms)
         spec["method"] += (f"; samples taken until the relative standard error of their median is under "
                            f"{max_noise:.4g} or {spec['maxTimeMs']:g} ms of sampling have passed")
+    if min_time_ms:
+        spec["minTimeMs"] = float(min_time_ms)
+        spec["method"] += f"; each call sampled for at least {min_time_ms:g} ms"
     return spec
 
 
@@ -141,3 +163,13 @@ def stopping_from_environment(environ: Mapping[str, str] | None = None) -> tuple
                 DEFAULT_MAX_TIME_MS if not limit else checked_budget(float(limit), ENV_MAX_TIME))
     except ValueError:
         raise UsageError(f"{ENV_MAX_NOISE}={noise!r}, {ENV_MAX_TIME}={limit!r}: not numbers") from None
+
+
+def min_time_from_environment(environ: Mapping[str, str] | None = None) -> float:
+    """The least time (ms) kidx record --min-time asked the samples of one call to take (0: none)."""
+    environ = os.environ if environ is None else environ
+    least = environ.get(ENV_MIN_TIME)
+    try:
+        return 0.0 if not least else checked_budget(float(least), ENV_MIN_TIME)
+    except ValueError:
+        raise UsageError(f"{ENV_MIN_TIME}={least!r}: not a number") from None

@@ -94,3 +94,31 @@ def test_the_protocol_records_the_target_and_the_limit():
 def test_a_target_outside_0_to_1_is_refused(bad):
     with pytest.raises(UsageError, match="max_noise: .* is not a fraction between 0 and 1"):
         settings(max_noise=bad)
+
+
+# --- the least time a call is sampled (kidx record --min-time) ---------------------------------
+
+def test_a_least_time_raises_the_budget_and_keeps_adaptive_stopping_going(fake_gpu, monkeypatch):
+    """A GEMM-heavy call's clock steps down while it is sampled (tests/data/h100-warmup): with
+    min_time_ms the budget's samples fill that time, and a precise median stops no sooner."""
+    def call():
+        fake_gpu.fake_kernel(0.002)
+
+    budget = measure_samples(call, TimerSettings("cuda_events", "warm", 1.0, 5.0))
+    longer = measure_samples(call, TimerSettings("cuda_events", "warm", 1.0, 5.0, min_time_ms=50.0))
+    assert len(longer.samples_ms) > 5 * len(budget.samples_ms)
+    assert TimerSettings(rep_ms=100.0, min_time_ms=1000.0).budget_ms == 1000.0
+    assert TimerSettings(rep_ms=100.0).budget_ms == 100.0
+
+    clock = iter(range(0, 10_000, 1))  # each look at the clock: one more second
+    monkeypatch.setattr(cuda.time, "perf_counter", lambda: float(next(clock)))
+    exact = sampled(lambda n: [1.0] * n, TimerSettings(max_noise=0.01, max_time_ms=1000.0, min_time_ms=3500.0), 5)
+    assert (len(exact[0]), exact[1]) == (80, "noise")  # 10, 20, 40, 80: at 1, 2, 3 s still sampling; 4 s > 3.5 s
+    assert sampled(lambda n: [1.0] * n, TimerSettings(max_noise=0.01, max_time_ms=1000.0), 5)[1] == "noise"
+
+
+def test_the_protocol_records_the_least_time():
+    spec = measurement_spec("cuda_graph", "cold", 25.0, 100.0, min_time_ms=1000.0)
+    assert spec["minTimeMs"] == 1000.0 and spec["repetitionMs"] == 100.0
+    assert spec["method"].endswith("; each call sampled for at least 1000 ms")
+    assert "minTimeMs" not in measurement_spec("cuda_graph", "cold", 25.0, 100.0)

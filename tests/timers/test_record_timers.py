@@ -261,9 +261,33 @@ def test_max_noise_samples_until_precise_and_the_protocol_says_so(scripts, tmp_p
     assert {len(run["spec"]["samples"]["values"]) for run in runs} == {10}
 
 
+def test_min_time_samples_each_call_longer_and_the_protocol_says_so(scripts, tmp_path):
+    """GEMM-heavy calls want more than do_bench's 100 ms (tests/data/h100-warmup): --min-time
+    raises the harness's budget for every call, and the protocol keeps both."""
+    store = tmp_path / "store"
+    done = record(scripts, store, "--timer", "cuda_graph", "--min-time", "0.25", "--",
+                  sys.executable, "benchmark_stand_in.py")
+    assert done.returncode == 0, done.stderr
+    assert ("timed with cuda_graph (cold L2) in place of do_bench, each call sampled for at least 0.25 s\n"
+            in done.stderr)
+    measurements = [protocol["spec"]["measurement"] for protocol in stored(store, "protocols")]
+    assert {(m["timer"], m["minTimeMs"], m["repetitionMs"], "maxNoise" in m) for m in measurements} == {
+        ("cuda_graph", 250.0, 10.0, False), ("cupti", 250.0, 10.0, False)}  # the stand-in asks rep=10
+    assert all(m["method"].endswith("; each call sampled for at least 250 ms") for m in measurements)
+    budget_store = tmp_path / "budget"
+    assert record(scripts, budget_store, "--timer", "cuda_graph", "--", sys.executable,
+                  "benchmark_stand_in.py").returncode == 0
+    longer = sorted(len(run["spec"]["samples"]["values"]) for run in stored(store, "runs"))
+    budget = sorted(len(run["spec"]["samples"]["values"]) for run in stored(budget_store, "runs"))
+    assert all(many >= 2 * few for many, few in zip(longer, budget))
+
+
 @pytest.mark.parametrize(("arguments", "message"), [
     (["--max-noise", "0.5"], "error: --max-noise applies with --timer: the harness's own timer samples as it does\n"),
     (["--timer", "cupti", "--max-time", "3"], "error: --max-time applies with --max-noise\n"),
+    (["--min-time", "1"], "error: --min-time applies with --timer: the harness's own timer samples as it does\n"),
+    (["--timer", "cupti", "--min-time", "-1"], "error: --min-time -1: -1000.0 is not a finite, non-negative number "
+                                               "of milliseconds\n"),
     (["--timer", "cupti", "--max-noise", "100"], "error: --max-noise 100: 1.0 is not a fraction between 0 and 1 "
                                                  "(0.005 is 0.5 %)\n"),
 ])

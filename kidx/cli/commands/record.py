@@ -17,7 +17,7 @@ from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store
 from kidx.errors import UsageError
 from kidx.formats.framework import IMPORTERS
 from kidx.output.to_printer import to_printer
-from kidx.timers.settings import CACHES, DEFAULT_CACHE, DEFAULT_MAX_TIME_MS, TIMERS
+from kidx.timers.settings import CACHES, DEFAULT_CACHE, DEFAULT_MAX_TIME_MS, TIMERS, Sampling
 
 EXAMPLES = """\b
 Examples:
@@ -82,6 +82,13 @@ def record(
         float,
         typer.Option("--max-time", metavar="SECONDS", help="With --max-noise: the most time spent sampling one call."),
     ] = DEFAULT_MAX_TIME_MS / 1000,
+    min_time: Annotated[
+        float | None,
+        typer.Option("--min-time", metavar="SECONDS",
+                     help="With --timer: sample each call for at least SECONDS (do_bench's budget raised to it; "
+                          "--max-noise stops no sooner). For GEMM-heavy calls, whose clock the power cap steps "
+                          "down while they are sampled.", show_default=False),
+    ] = None,
     processes: Annotated[
         int,
         typer.Option("--processes", min=1, help="Run the command this many times, each a fresh process; every "
@@ -143,12 +150,13 @@ def record(
     if recover is not None:
         given = [option for option, value in (("a command", command), ("--label", label), ("--timer", timer),
                                               ("--max-noise", max_noise is not None),
+                                              ("--min-time", min_time is not None),
                                               ("--environment", environment), ("--capture", capture),
                                               ("--results", results), ("--interleave", interleave),
                                               ("--processes", processes != 1), ("--gpus", gpus)) if value]
         if given:
             raise UsageError(f"--recover stores a kept recording as it was: it takes no {', '.join(given)}")
-    stopping = _stopping(max_noise, max_time, timer)
+    sampling = _sampling(max_noise, max_time, min_time, timer)
     commands = list(recording.split_interleaved(command)) if interleave and recover is None else [command]
     suffix = parse_dry_run(dry_run)
     printing = to_printer("record", output_format)
@@ -156,7 +164,7 @@ def record(
         format_name=format_name, commands=commands, interleave=interleave, results=results, environment=environment,
         capture=capture is not False, labels=labels, options=options, timing=timing, processes=processes,
         dry_run=suffix is not None, keep=not printing.prints_manifests, recover=recover,
-        store_hint=store if store and "://" not in store else None, stopping=stopping, gpus=gpus)
+        store_hint=store if store and "://" not in store else None, sampling=sampling, gpus=gpus)
     with record_harness.terminate_as_interrupt():  # SIGTERM stops the harness as Ctrl-C does
         try:
             result = recorded(request, kind_registry(), lambda: open_store(store), stderr_reporter(output()), to_yaml,
@@ -166,18 +174,21 @@ def record(
     print_import(format_name, result, printing, suffix)
 
 
-def _stopping(max_noise: float | None, max_time: float, timer: str | None) -> tuple[float, float] | None:
-    """--max-noise PCT and --max-time SECONDS as (fraction, milliseconds), checked."""
+def _sampling(max_noise: float | None, max_time: float, min_time: float | None, timer: str | None) -> Sampling | None:
+    """--max-noise PCT, --max-time SECONDS and --min-time SECONDS as a fraction and
+    milliseconds, checked; None where none was given."""
     from kidx.timers.settings import checked_budget, checked_noise
 
-    if max_noise is None:
-        if max_time != DEFAULT_MAX_TIME_MS / 1000:
-            raise UsageError("--max-time applies with --max-noise")
+    if max_noise is None and max_time != DEFAULT_MAX_TIME_MS / 1000:
+        raise UsageError("--max-time applies with --max-noise")
+    for option, value in (("--max-noise", max_noise), ("--min-time", min_time)):
+        if value is not None and timer is None:
+            raise UsageError(f"{option} applies with --timer: the harness's own timer samples as it does")
+    if max_noise is None and min_time is None:
         return None
-    if timer is None:
-        raise UsageError("--max-noise applies with --timer: the harness's own timer samples as it does")
-    return (checked_noise(max_noise / 100, f"--max-noise {max_noise:g}"),
-            checked_budget(max_time * 1000, f"--max-time {max_time:g}"))
+    return Sampling(None if max_noise is None else checked_noise(max_noise / 100, f"--max-noise {max_noise:g}"),
+                    None if max_noise is None else checked_budget(max_time * 1000, f"--max-time {max_time:g}"),
+                    None if min_time is None else checked_budget(min_time * 1000, f"--min-time {min_time:g}"))
 
 
 def _check_arguments(format_name: str, environment: str | None, capture: bool | None, library: str | None,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from kidx.operations import events
 from kidx.operations.ingest import record_steps as recording
 from kidx.records import NamedTuple
+from kidx.timers.settings import Sampling
 
 if TYPE_CHECKING:
     from kidx.formats.framework import Conversion
@@ -38,7 +39,7 @@ class RecordRequest(NamedTuple):
     keep: bool  # store the runs (else only convert them: -o yaml|json)
     recover: str | None = None  # a folder a failed recording kept: store what it holds, run nothing
     store_hint: str | None = None  # the --store to name in the recovery command, where one was given
-    stopping: tuple[float, float] | None = None  # with timing: (max_noise, max_time_ms), adaptive stopping
+    sampling: Sampling | None = None  # with timing: adaptive stopping, the least time a call
     gpus: str | None = None  # --gpus all|LIST: the processes run on these GPUs at once
 
 
@@ -80,7 +81,7 @@ def record(request: RecordRequest, registry: KindRegistry, open_store: Callable[
             collected.save(scratch, _saved_request(request, environment, scratch))
 
         recording.run_processes(sides, request.processes, folder, scratch, reporter, request.timing,
-                                collected, ended, gpu_states, gpus, kept_so_far, request.stopping)
+                                collected, ended, gpu_states, gpus, kept_so_far, request.sampling)
         result = _imported(request, collected, environment, registry, open_store, reporter, progress)
     except BaseException:
         _keep_measured(reporter, request, scratch, collected.files)
@@ -207,10 +208,11 @@ def _sides(reporter: Reporter, request: RecordRequest, folder: Path, scratch: Pa
 
 def _announce(reporter: Reporter, request: RecordRequest, sides: list[recording.Side]) -> None:
     timer, cache = request.timing or (None, None)
-    max_noise, max_time_ms = request.stopping if timer and request.stopping else (None, None)
+    sampling = request.sampling if timer and request.sampling else Sampling()
     for side in sides:
         reporter(events.RecordingStarted(request.format_name, tuple(side.plan.command), request.processes,
-                                         request.gpus, timer, cache, max_noise, max_time_ms))
+                                         request.gpus, timer, cache, sampling.max_noise, sampling.max_time_ms,
+                                         sampling.min_time_ms))
 
 
 def _keep_measured(reporter: Reporter, request: RecordRequest, scratch: Path, files: list[str]) -> None:

@@ -50,6 +50,7 @@ from kidx.operations.ingest.record_harness import (
     stop_harness,
 )
 from kidx.records import NamedTuple
+from kidx.timers.settings import Sampling
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -442,17 +443,18 @@ def run_processes(sides: list[Side], processes: int, folder: Path, scratch: Path
                   timer: tuple[str, str] | None, collected: Collected,
                   ended: Callable[[OutputPlan, HarnessResult, dict[str, str]], None],
                   gpu_states: Callable[[], list] = list, gpus: list | None = None,
-                  kept_so_far: Callable[[], None] = lambda: None, stopping: tuple[float, float] | None = None) -> None:
+                  kept_so_far: Callable[[], None] = lambda: None, sampling: Sampling | None = None) -> None:
     """Run each side's command ``processes`` times, alternating sides (A B A B …), each
     run a fresh process; what each wrote is copied into ``collected`` as it ends, so a
     later failure loses nothing already measured (``kept_so_far`` is called after each:
     kidx record writes the recording's file then). ``timer``: (timer, cache) to replace
-    do_bench with; ``stopping``: its (max_noise, max_time_ms), for adaptive stopping.
+    do_bench with; ``sampling``: what kidx record asks of its sampling (adaptive stopping,
+    the least time a call).
     ``gpus`` (``record_gpus.Gpu``s, from --gpus): the repetitions run on
     those GPUs at once, one process a GPU at a time, both sides of a repetition in turn
     on one GPU (``record_gpus.run_on_gpus``)."""
     runner = _Processes(sides, processes, folder, scratch, report, timer, collected, ended, gpu_states,
-                        several_gpus=bool(gpus) and len(gpus or []) > 1, kept_so_far=kept_so_far, stopping=stopping)
+                        several_gpus=bool(gpus) and len(gpus or []) > 1, kept_so_far=kept_so_far, sampling=sampling)
     if not gpus:
         for repetition in range(1, processes + 1):
             for side in sides:
@@ -487,7 +489,7 @@ class _Processes:
     gpu_states: Callable[[], list]
     several_gpus: bool = False
     kept_so_far: Callable[[], None] = lambda: None  # after each process: the recording's file written
-    stopping: tuple[float, float] | None = None  # (max_noise, max_time_ms) with the timer
+    sampling: Sampling | None = None  # with the timer: adaptive stopping, the least time a call
     running: Any = None  # record_gpus.Running, under --gpus
     halted: Any = None  # a threading.Event set when the processes are to stop, under --gpus
     lock: Any = field(default_factory=threading.RLock)
@@ -511,9 +513,10 @@ class _Processes:
         target.mkdir()
         log = target / "do_bench.jsonl"
         before = self._states(gpu)
-        max_noise, max_time_ms = self.stopping or (None, None)
-        environment = (timer_environment(*timer, log, max_noise=max_noise, max_time_ms=max_time_ms,
-                                         reference_sm_mhz=_reference_clock(before)) if timer else None)
+        sampling = self.sampling or Sampling()
+        environment = (timer_environment(*timer, log, max_noise=sampling.max_noise, max_time_ms=sampling.max_time_ms,
+                                         reference_sm_mhz=_reference_clock(before), min_time_ms=sampling.min_time_ms)
+                       if timer else None)
         plan = side.plan
         if plan.appended_csv and repeated:
             # each process writes a file of its own (the harness's LIGER_BENCH_TARGET), so a

@@ -29,6 +29,7 @@ from kidx.timers.settings import (
     ENV_LOG,
     ENV_MAX_NOISE,
     ENV_MAX_TIME,
+    ENV_MIN_TIME,
     ENV_PACKAGE,
     ENV_REFERENCE_SM,
     ENV_TIMER,
@@ -53,9 +54,10 @@ LOW_CLOCK_SHARE = 0.8
 
 def timer_environment(timer: str, cache: str, log: Path, base: dict[str, str] | None = None,
                       max_noise: float | None = None, max_time_ms: float | None = None, *,
-                      reference_sm_mhz: int | None = None) -> dict[str, str]:
+                      reference_sm_mhz: int | None = None, min_time_ms: float | None = None) -> dict[str, str]:
     """The harness's environment: kidx's sitecustomize first on PYTHONPATH, the timer,
-    the cache state, adaptive stopping (``max_noise``, ``max_time_ms``) where asked, the
+    the cache state, adaptive stopping (``max_noise``, ``max_time_ms``) and the least
+    sampling time (``min_time_ms``) where asked, the
     log file named, and the GPU's default SM clock where kidx read it (the timer drops
     samples taken below 75 % of it)."""
     environment = dict(os.environ if base is None else base)
@@ -69,6 +71,8 @@ def timer_environment(timer: str, cache: str, log: Path, base: dict[str, str] | 
         environment[ENV_MAX_NOISE] = repr(float(max_noise))
         if max_time_ms is not None:
             environment[ENV_MAX_TIME] = repr(float(max_time_ms))
+    if min_time_ms:
+        environment[ENV_MIN_TIME] = repr(float(min_time_ms))
     if reference_sm_mhz:
         environment[ENV_REFERENCE_SM] = str(reference_sm_mhz)
     return environment
@@ -177,7 +181,8 @@ def _timer_protocol(harness_protocol: dict, entry: dict) -> dict:
                                         float(entry.get("repetitionMs") or 0), replaces_do_bench=True,
                                         statistic=measurement.get("primaryStatistic", "median"),
                                         max_noise=_number(entry.get("maxNoise")),
-                                        max_time_ms=_number(entry.get("maxTimeMs"))))
+                                        max_time_ms=_number(entry.get("maxTimeMs")),
+                                        min_time_ms=_number(entry.get("minTimeMs"))))
     if isinstance(entry.get("quantiles"), list):
         measurement["quantiles"] = [float(q) for q in entry["quantiles"]]
     spec["measurement"] = measurement
