@@ -43,9 +43,43 @@ def identity_of(manifest: dict) -> dict:
 
 
 def digest_bytes(data: bytes) -> str:
-    import hashlib  # here, not at the top: listing commands never hash, and its import is not free
+    """``sha256:`` and the hex digest of ``data``.
 
-    return "sha256:" + hashlib.sha256(data).hexdigest()
+    The first ``LIGHT_HASHES`` digests of a process are made by Python's own SHA-256, the
+    rest by OpenSSL's (hashlib): loading OpenSSL costs a cold process about as much as the
+    interpreter's own start, more than a ``describe`` spends hashing the few objects it
+    reads and checks, while a command hashing thousands of objects saves it back many
+    times over (OpenSSL's hash is about three times as fast here). Both give the same digest.
+    """
+    global _hashed, _sha256
+    _hashed += 1
+    if _hashed == LIGHT_HASHES:
+        import hashlib  # here, not at the top: listing commands never hash, and its import is not free
+
+        _sha256 = hashlib.sha256
+    elif _sha256 is None:
+        _sha256 = _builtin_sha256()
+    return "sha256:" + _sha256(data).hexdigest()
+
+
+# digests made before OpenSSL is loaded: its load costs about what 500 of them cost more
+# by the built-in hash (bench/bench_startup.py measures the commands' start)
+LIGHT_HASHES = 256
+_hashed = 0
+_sha256: Any = None
+
+
+def _builtin_sha256() -> Any:
+    """The interpreter's built-in SHA-256 (``_sha256`` to Python 3.11, ``_sha2`` from 3.12),
+    else hashlib's where a build lacks it."""
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found]  # Python 3.11
+    except ImportError:
+        try:
+            from _sha2 import sha256  # type: ignore[import-not-found]  # Python 3.12 on
+        except ImportError:
+            from hashlib import sha256
+    return sha256
 
 
 def digest_of(manifest: dict) -> str:

@@ -352,3 +352,19 @@ def test_yaml_1_2_core_schema_scalars(written, value, capsys):
     (document,) = parse_yaml_stream(f"key: {written}\n")
     assert document.data == {"key": value} and type(document.data["key"]) is type(value)
     assert capsys.readouterr().err == ""  # no YAML 1.1 warnings leak to the user
+
+
+def test_digests_past_the_light_hashes_are_the_same_by_openssl():
+    """digest_bytes hashes its first LIGHT_HASHES inputs with Python's built-in SHA-256
+    (no OpenSSL load for a read of a few objects) and the rest with hashlib's: the same
+    digests either way, in a fresh process (where the count starts)."""
+    import subprocess
+    import sys
+
+    check = ("import sys, hashlib\n"
+             "from kidx.identity import canonical\n"
+             "datas = [str(i).encode() * (i % 50) for i in range(canonical.LIGHT_HASHES + 10)]\n"
+             "ok = all(canonical.digest_bytes(d) == 'sha256:' + hashlib.sha256(d).hexdigest() for d in datas)\n"
+             "print(ok, canonical._sha256 is hashlib.sha256)\n")
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "True True\n", "")
