@@ -146,7 +146,7 @@ def _host(store: Store, info, manifest: dict, figures):
         return None
     if figures is not None:
         own = own._replace(cost_bytes=figures.cost.bytes, sol=figures.peak.sol if figures.peak else None)
-    return assess([own, *(t for t in timed if t is not None)]).get(own.name)
+    return assess([own, *(t for t in timed if t is not None)], only=own.name).get(own.name)
 
 
 def _timed(manifest: dict, fields: dict, protocols: dict, workloads: dict):
