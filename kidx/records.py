@@ -61,7 +61,7 @@ else:
     _tuple_new = tuple.__new__
     # ``__new__`` of a record of 1 to 16 fields, whose parameters are renamed to the fields'
     # names (``CodeType.replace``): collections.namedtuple compiles a new one from source for
-    # every class, which took 60 of its 90 microseconds, and a cold ``describe`` makes 38
+    # every class, which took 60 of its 90 microseconds, and a cold ``describe`` makes 29
     _NEW = (
         lambda _cls, _0: _tuple_new(_cls, (_0,)),
         lambda _cls, _0, _1: _tuple_new(_cls, (_0, _1)),
