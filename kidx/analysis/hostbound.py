@@ -175,17 +175,19 @@ def is_kernel_timer(timer: str | None) -> bool:
     return timer in KERNEL_TIMERS
 
 
-def assess(runs: Sequence[Timed]) -> dict[str, HostEvidence]:
+def assess(runs: Sequence[Timed], only: str | None = None) -> dict[str, HostEvidence]:
     """The evidence for each run that is not timed by a kernel timer and has some: a
-    twin's launch overhead, else the reasons its sweep or its speed of light give."""
+    twin's launch overhead, else the reasons its sweep or its speed of light give.
+    ``only``: the evidence of the run of that name alone (describe's), the others read
+    only as its twins and its sweeps' points."""
     twins: dict[tuple, list[Timed]] = {}
     for run in runs:
         if is_kernel_timer(run.timer):
             twins.setdefault((run.workload, run.implementation, run.environment, run.twin_key), []).append(run)
-    sweeps = _sweeps(runs)
+    sweeps = _sweeps(runs, only)
     found: dict[str, HostEvidence] = {}
     for run in runs:
-        if is_kernel_timer(run.timer):
+        if is_kernel_timer(run.timer) or only is not None and run.name != only:
             continue
         kernel = [t for t in twins.get((run.workload, run.implementation, run.environment, run.twin_key), ())
                   if t.timer != run.timer]
@@ -255,14 +257,18 @@ def _number(value: Any) -> bool:
 _DERIVED = ("key", "cost")  # workload fields that follow from its parameters (a name's key, the declared cost)
 
 
-def _sweeps(runs: Sequence[Timed]) -> dict[str, str]:
+def _sweeps(runs: Sequence[Timed], only: str | None = None) -> dict[str, str]:
     """The flat-sweep reason of each run whose sweep is flat: runs of one protocol,
     implementation and environment whose workloads differ in one numeric parameter; a run
-    in several sweeps (two swept parameters) takes the first flat one by parameter name."""
+    in several sweeps (two swept parameters) takes the first flat one by parameter name.
+    ``only``: the reason of the run of that name alone (the rest are its sweeps' points)."""
     groups: dict[tuple, list[Timed]] = {}
     for run in runs:
         if run.workload_spec is not None and not is_kernel_timer(run.timer):
             groups.setdefault((run.protocol, run.implementation, run.environment), []).append(run)
+    if only is not None:
+        own = [key for key, members in groups.items() if any(run.name == only for run in members)]
+        groups = {key: groups[key] for key in own}
     reasons: dict[str, str] = {}
     keys: dict[str, list[tuple]] = {}  # a workload's sweep keys, by its digest: made once per workload
     for members in groups.values():
@@ -277,6 +283,8 @@ def _sweeps(runs: Sequence[Timed]) -> dict[str, str]:
         for (parameter, _), swept in sorted(sweeps.items(), key=lambda item: item[0][0]):
             points = [((run.workload_spec or {})["parameters"][parameter], run.value) for run in swept]
             for run, (x, _) in zip(swept, points, strict=True):
+                if only is not None and run.name != only:
+                    continue
                 reason = flat_reason(parameter, points, x)
                 if reason is not None:
                     reasons.setdefault(run.name, reason)

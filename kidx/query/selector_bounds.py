@@ -10,9 +10,12 @@ so a generated selector cannot stall a team's server.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from kidx.errors import UsageError
+from kidx.records import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_SELECTOR_KEYS = 1_000
 MAX_SELECTOR_VALUES = 10_000

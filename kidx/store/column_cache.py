@@ -65,25 +65,41 @@ def _plan(info: KindInfo) -> tuple:
     plan = _PLANS.get(id(columns))
     if plan is None or plan[0] is not columns:
         paths, print_key = _spec_paths(info), fingerprint(info)
-        plan = _PLANS[id(columns)] = (columns, None if paths is None or print_key is None else paths,
-                                      f"{print_key}:")
+        if paths is None or print_key is None:
+            plan = _PLANS[id(columns)] = (columns, None, None)
+        else:
+            plan = _PLANS[id(columns)] = (columns, paths, _values_function(paths, f"{print_key}:"))
     return plan
 
 
 def column_values(info: KindInfo, spec: dict) -> str | None:
     """``fingerprint:[values…]`` for the catalog row; None when the kind cannot be cached."""
-    _, paths, prefix = _plan(info)
-    if paths is None:
-        return None
-    values: list = []
-    for path in paths:
-        value: object = spec
+    values_of = _plan(info)[2]
+    return None if values_of is None else values_of(spec)
+
+
+def _values_function(paths: tuple[tuple[str, ...], ...], prefix: str):
+    """``column_values`` of a kind, made into a function once per kind and process (as
+    ``_builder`` is; an apply calls it for every object, and a loop over the paths took
+    twice its time): each path's value, None where a step is not a mapping or the value
+    is one (a mapping or a list; the measurements are kept as ``_measurements`` says),
+    encoded after ``prefix``. The keys are JSON-path names (``_SPEC_PATH``), written as
+    Python string literals."""
+    lines = ["def values_of(spec):"]
+    for index, path in enumerate(paths):
+        value = f"value{index}"
+        lines.append(f"    {value} = spec")
         for segment in path:
-            value = value.get(segment) if isinstance(value, dict) else None
+            lines.append(f"    {value} = {value}.get({segment!r}) if isinstance({value}, dict) else None")
         if path == MEASUREMENTS:
-            value = _measurements(spec, value)
-        values.append(value if not isinstance(value, (dict, list)) or path == MEASUREMENTS else None)
-    return prefix + _encode_values(values)
+            lines.append(f"    {value} = _measurements(spec, {value})")
+        else:
+            lines.append(f"    if isinstance({value}, (dict, list)):")
+            lines.append(f"        {value} = None")
+    lines.append(f"    return {prefix!r} + _encode_values([{', '.join(f'value{i}' for i in range(len(paths)))}])")
+    namespace: dict = {"_measurements": _measurements, "_encode_values": _encode_values}
+    exec("\n".join(lines), namespace)  # noqa: S102 (the text above, from the kind's own column paths)
+    return namespace["values_of"]
 
 
 def _measurements(spec: dict, value: object) -> list | None:

@@ -79,9 +79,17 @@ def backend_for(location: str | Path) -> StoreBackend:
     """The backend of a location: a URL of a known scheme (in any case), or a folder. A
     location that starts like a URL of any other scheme (``postgresq://…``,
     ``postgresql:/…``) is an error, never a folder named after it."""
+    text = str(location)
+    if ":" in text or "=" in text:  # else neither a URL nor a libpq keyword/value string
+        return _backend_of_text(location, text)
+    from kidx.store.sqlite_backend import SQLiteBackend
+
+    return SQLiteBackend(text)
+
+
+def _backend_of_text(location: str | Path, text: str) -> StoreBackend:
     from kidx.store.postgres_url import keyword_value_refusal, normalised, refusal, url_scheme
 
-    text = str(location)
     if not isinstance(location, os.PathLike):  # a Path is a folder, by type
         reason = keyword_value_refusal(text)
         if reason is not None:
@@ -320,6 +328,13 @@ class Store:
 
     def manifest(self, entry: Entry) -> dict:
         return manifest_of(entry, self.identity(entry.digest))
+
+    def manifests(self, entries: Sequence[Entry]) -> list[dict]:
+        """``manifest`` of each entry, their objects read at once (a missing one is named
+        as ``manifest`` names it)."""
+        identities = self.identities(entry.digest for entry in entries if entry.digest not in self._kept)
+        return [manifest_of(entry, identities[entry.digest]) if entry.digest in identities else self.manifest(entry)
+                for entry in entries]
 
     def table_manifests(self, entries: Sequence[Entry], info) -> list[dict]:
         """Enough of each manifest for a table row: metadata and the printer columns' fields,

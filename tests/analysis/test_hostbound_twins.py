@@ -51,3 +51,22 @@ def test_assess_takes_the_twins_of_the_same_key_only():
                     run("graph", "cuda_graph", 10.0, _with(forward, timer="cuda_graph")),
                     run("backward-graph", "cuda_graph", 90.0, backward)])
     assert (found["events"].overhead, found["events"].twins) == (pytest.approx(10.0), ("graph",))
+
+
+def test_assess_of_one_run_finds_what_assessing_all_finds_for_it():
+    """describe asks for its run's evidence alone (``only``): the same evidence as the
+    whole window's for that run, and none for the others, whose sweep reasons it does not
+    work out (each is a pass over its sweep's points)."""
+    def run(name, seq, value, timer="cuda_events", implementation="i"):
+        spec = {"kernel": "k", "parameters": {"seq": seq, "hidden": 4096}}
+        return Timed(name, f"w{seq}", implementation, "e", "p", timer, value, spec, twin_key="key")
+
+    runs = [run(f"s{seq}", seq, 1000.0 + seq / 100) for seq in (1024, 2048, 4096, 8192, 16384)]
+    runs += [run("g1024", 1024, 500.0, timer="cuda_graph"), run("other", 1024, 10.0, implementation="j"),
+             run("other2", 2048, 20.0, implementation="j")]
+    everything = assess(runs)
+    assert set(everything) == {"s1024", "s2048", "s4096", "s8192"}  # a flat sweep; s1024 has a twin
+    assert everything["s1024"].overhead == pytest.approx(1010.24 / 500.0)
+    assert "flat sweep" in everything["s2048"].text()
+    for name in ("s1024", "s2048", "s8192", "s16384", "other", "g1024"):
+        assert assess(runs, only=name) == ({name: everything[name]} if name in everything else {})

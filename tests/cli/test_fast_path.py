@@ -94,3 +94,23 @@ def test_everyday_commands_do_not_import_typer(tmp_path):
              "                                 'threading', 'signal', 'ruamel', 'jsonschema', 'rich', 'statistics'}))\n")
     done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=REPO)
     assert (done.returncode, done.stdout, done.stderr) == (0, "[0, 0] False False\n[]\n", "")
+
+
+def test_get_and_describe_of_a_run_load_no_url_parser_importlib_util_or_typing(tmp_path):
+    """A folder store is not parsed as a URL (kidx.store.postgres_url); describe looks an importer up without
+    ``importlib.util``, and nothing imports ``typing``. Each costs a share of the start
+    that bench/bench_startup.py and bench/bench_scale.py measure."""
+    store = tmp_path / "store"
+    made = subprocess.run([sys.executable, "-m", "kidx", "apply", "-f", str(SEED_BUNDLE), "--store", str(store)],
+                          capture_output=True, text=True, cwd=REPO)
+    assert made.returncode == 0, made.stderr
+    check = ("import sys, io, contextlib\n"
+             "from kidx.cli.app import run\n"
+             "out = io.StringIO()\n"
+             "with contextlib.redirect_stdout(out):\n"
+             f"    codes = [run(['get', 'runs', '-l', 'liger_version', '--store', {str(store)!r}]),\n"
+             f"             run(['describe', 'run', {SEED_RUN_NAME!r}, '--store', {str(store)!r}])]\n"
+             "print(codes, 'Digest:' in out.getvalue())\n"
+             "print(sorted(set(sys.modules) & {'importlib.util', 'kidx.store.postgres_url', 'typing'}))\n")
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=REPO)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "[0, 0] True\n[]\n", "")

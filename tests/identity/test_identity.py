@@ -352,3 +352,4 @@ def test_yaml_1_2_core_schema_scalars(written, value, capsys):
     (document,) = parse_yaml_stream(f"key: {written}\n")
     assert document.data == {"key": value} and type(document.data["key"]) is type(value)
     assert capsys.readouterr().err == ""  # no YAML 1.1 warnings leak to the user
+

@@ -134,7 +134,7 @@ def _host(store: Store, info, manifest: dict, figures):
 
     twins = runs_referring("Workload", "Implementation", "ExecutionEnvironment")
     sweep = runs_referring("Implementation", "BenchmarkProtocol", "ExecutionEnvironment")
-    read = [store.manifest(entry) for entry in {**twins, **sweep}.values()]  # a run in both is read once
+    read = store.manifests(list({**twins, **sweep}.values()))  # a run in both is read once
     others = [m for m in read if (m.get("spec") or {}).get("status") == "passed"]
     protocols = store.referenced_manifests({(m["spec"]).get(fields["BenchmarkProtocol"]) for m in others + [manifest]}
                                            - {None}, "BenchmarkProtocol")
@@ -146,7 +146,7 @@ def _host(store: Store, info, manifest: dict, figures):
         return None
     if figures is not None:
         own = own._replace(cost_bytes=figures.cost.bytes, sol=figures.peak.sol if figures.peak else None)
-    return assess([own, *(t for t in timed if t is not None)]).get(own.name)
+    return assess([own, *(t for t in timed if t is not None)], only=own.name).get(own.name)
 
 
 def _timed(manifest: dict, fields: dict, protocols: dict, workloads: dict):
@@ -172,9 +172,11 @@ def _with_not_carried(description: Description) -> Description:
     source = native.get("source") if isinstance(native, dict) else None
     if not isinstance(source, str) or not source.replace("-", "").isalnum():
         return description
-    import importlib.util
+    from importlib.machinery import PathFinder  # not importlib.util: a read need not import it
 
-    if importlib.util.find_spec(f"kidx.formats.{source.replace('-', '_')}") is None:
+    import kidx.formats
+
+    if PathFinder.find_spec(f"kidx.formats.{source.replace('-', '_')}", kidx.formats.__path__) is None:
         return description  # no importer of that name (and the importers' table is not read)
     from kidx.formats.framework import not_carried
 
