@@ -21,8 +21,9 @@ import hashlib
 import importlib
 import json
 import math
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -575,6 +576,29 @@ class Converter:
 
     def problem(self, source: str, line: int | None, path: str | None, message: str) -> None:
         problem(self.problems, source, line, path, message)
+
+    def refused(self, source: str, line: int, problems: Sequence[tuple[str | None, str]],
+                where: str | None = None) -> bool:
+        """Whether a record has ``problems`` ((field path or None, message) pairs), each
+        reported at the record's ``line``, its field path under the record's ``where``."""
+        for path, message in problems:
+            self.problem(source, line, f"{where}.{path}" if where and path else path or where, message)
+        return bool(problems)
+
+    def add_run(self, spec: dict, where: tuple[str, int], name: tuple[str, str], title: str,
+                labels: dict[str, str] | None = None, annotations: dict[str, str] | None = None) -> None:
+        """Keep the run read at ``where`` (file, line). ``name`` is (base, seed): the base
+        as a slug, cut to fit and made unique by 10 hex digits of sha256(seed); ``labels``
+        keeps the valid ones (no labels at all where None); its annotations say where it
+        was read, then ``annotations``."""
+        source, line = where
+        base, seed = name
+        metadata: dict[str, Any] = {"name": hashed_name(slug(base), seed, 100), "title": title}
+        if labels is not None:
+            metadata["labels"] = valid_labels(labels)
+        metadata["annotations"] = {ANNOTATION_FILE: os.path.basename(source), ANNOTATION_LINE: str(line),
+                                   **(annotations or {})}
+        self.runs.append(Document(run_manifest(metadata, spec), source, 1, line))
 
     def finish(self) -> Conversion:
         raise_if_problems(self.problems)

@@ -41,8 +41,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kidx.formats.framework import (
-    ANNOTATION_FILE,
-    ANNOTATION_LINE,
     Conversion,
     FormatDoc,
     JsonConverter,
@@ -50,12 +48,8 @@ from kidx.formats.framework import (
     hashed_name,
     manifest,
     non_negative_number,
-    problem,
-    run_manifest,
     slug,
-    valid_labels,
 )
-from kidx.manifests.document import Document
 
 SOURCE_NAME = "google-benchmark"
 FAMILY = "google_benchmark"
@@ -170,12 +164,12 @@ class _Converter(JsonConverter):
     def add(self, path: str, data: Any, text: str) -> None:
         if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list) \
                 or not isinstance(data.get("context"), dict):
-            problem(self.problems, path, 1, None, f"not {WHAT}: expected an object with context and benchmarks")
+            self.problem(path, 1, None, f"not {WHAT}: expected an object with context and benchmarks")
             return
         context = data["context"]
         observed = _observed_at(context.get("date"))
         if observed is None:
-            problem(self.problems, path, 1, "context.date", f"{context.get('date')!r} is not a date and time")
+            self.problem(path, 1, "context.date", f"{context.get('date')!r} is not a date and time")
             return
         if str(context.get("library_build_type") or "").lower() == "debug":
             self.notes.append(f"{path}: the Google Benchmark library was built as debug; timings may be affected "
@@ -201,10 +195,7 @@ class _Converter(JsonConverter):
             where = f"benchmarks[{index}]"
             name = entry.get("name") if isinstance(entry, dict) else None
             line = (lines.line_of("name", name) if isinstance(name, str) else None) or 1
-            bad = _problems_of(entry)
-            if bad:
-                for key, message in bad:
-                    problem(self.problems, path, line, f"{where}.{key}" if key else where, message)
+            if self.refused(path, line, _problems_of(entry), where):
                 continue
             run_name = str(entry.get("run_name") or entry["name"])
             family = entry.get("family_index", run_name.split("/", 1)[0])
@@ -256,16 +247,9 @@ class _Converter(JsonConverter):
         spec["protocolDigest"] = protocol
         spec["workloadDigest"] = workload
         spec["environmentDigest"] = environment
-        labels = valid_labels({"benchmark": family_name, "executable": executable,
-                               "google_benchmark_version": version})
-        metadata: dict[str, Any] = {
-            "name": hashed_name(slug("google-benchmark/" + external_id), external_id, 100),
-            "title": f"{instance.run_name} · Google Benchmark",
-            "labels": labels,
-            "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(instance.line)},
-        }
-        body = run_manifest(metadata, spec)
-        self.runs.append(Document(body, path, 1, instance.line))
+        labels = {"benchmark": family_name, "executable": executable, "google_benchmark_version": version}
+        self.add_run(spec, (path, instance.line), ("google-benchmark/" + external_id, external_id),
+                     f"{instance.run_name} · Google Benchmark", labels)
 
 
 def _problems_of(entry: Any) -> list[tuple[str | None, str]]:

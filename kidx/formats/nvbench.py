@@ -32,8 +32,6 @@ import struct
 from typing import Any
 
 from kidx.formats.framework import (
-    ANNOTATION_FILE,
-    ANNOTATION_LINE,
     Conversion,
     FormatDoc,
     JsonConverter,
@@ -41,13 +39,9 @@ from kidx.formats.framework import (
     gpu_mismatches,
     hashed_name,
     manifest,
-    problem,
-    run_manifest,
     slug,
-    valid_labels,
 )
 from kidx.formats.gpus import canonical_gpu_name, gpu_hardware
-from kidx.manifests.document import Document
 from kidx.manifests.reader import InputTooLarge, read_bounded
 from kidx.manifests.values import INT64_MAX, INT64_MIN
 from kidx.units import TIME_UNITS
@@ -138,12 +132,12 @@ class _Converter(JsonConverter):
 
     def add(self, path: str, data: Any, text: str) -> None:
         if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
-            problem(self.problems, path, 1, None, f"not {WHAT}: expected an object with a benchmarks list")
+            self.problem(path, 1, None, f"not {WHAT}: expected an object with a benchmarks list")
             return
         version = _get(data, "meta", "version", "json", "major")
         if isinstance(version, int) and version != SUPPORTED_JSON_MAJOR:
-            problem(self.problems, path, 1, "meta.version.json",
-                    f"NVBench JSON format {version}.x is not supported (kidx reads {SUPPORTED_JSON_MAJOR}.x)")
+            self.problem(path, 1, "meta.version.json",
+                         f"NVBench JSON format {version}.x is not supported (kidx reads {SUPPORTED_JSON_MAJOR}.x)")
             return
         devices = {d.get("id"): d for d in data.get("devices") or [] if isinstance(d, dict)}
         nvbench_version = _get(data, "meta", "version", "nvbench", "string") or "unknown"
@@ -151,7 +145,7 @@ class _Converter(JsonConverter):
         for b_index, benchmark in enumerate(data["benchmarks"]):
             where = f"benchmarks[{b_index}]"
             if not isinstance(benchmark, dict) or not isinstance(benchmark.get("name"), str):
-                problem(self.problems, path, None, where, "a benchmark needs a name")
+                self.problem(path, None, where, "a benchmark needs a name")
                 continue
             lines.line_of("name", benchmark["name"])
             for s_index, state in enumerate(benchmark.get("states") or []):
@@ -162,7 +156,7 @@ class _Converter(JsonConverter):
                     self._state(path, line or 1, state_where, benchmark, state, devices, nvbench_version)
                 except _StateProblem as exc:
                     field_path = state_where + (f".{exc.field}" if exc.field else "")
-                    problem(self.problems, path, line, field_path, exc.message)
+                    self.problem(path, line, field_path, exc.message)
 
     def _state(self, path, line, where, benchmark, state, devices, nvbench_version) -> None:
         if not isinstance(state, dict) or not isinstance(state.get("name"), str):
@@ -224,16 +218,10 @@ class _Converter(JsonConverter):
         spec["protocolDigest"] = protocol
         spec["workloadDigest"] = workload
         spec["environmentDigest"] = environment
-        labels = valid_labels({"benchmark": bench_name, "gpu": slug(canonical_gpu_name(gpu) or gpu),
-                               "nvbench_version": nvbench_version})
-        metadata: dict[str, Any] = {
-            "name": hashed_name(slug("nvbench/" + external_id), external_id, 100),
-            "title": f"{bench_name} · {state_key or 'default'} · {gpu}",
-            "labels": labels,
-            "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(line)},
-        }
-        body = run_manifest(metadata, spec)
-        self.runs.append(Document(body, path, 1, line))
+        labels = {"benchmark": bench_name, "gpu": slug(canonical_gpu_name(gpu) or gpu),
+                  "nvbench_version": nvbench_version}
+        self.add_run(spec, (path, line), ("nvbench/" + external_id, external_id),
+                     f"{bench_name} · {state_key or 'default'} · {gpu}", labels)
 
     def _samples(self, path: str, line: int, raw_summaries: list) -> list[float] | None:
         for s_index, summary in enumerate(raw_summaries):

@@ -25,23 +25,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from typing import Any
 
-from kidx.formats.framework import (
-    ANNOTATION_FILE,
-    ANNOTATION_LINE,
-    Conversion,
-    FormatDoc,
-    JsonConverter,
-    LineFinder,
-    hashed_name,
-    manifest,
-    problem,
-    run_manifest,
-    slug,
-)
-from kidx.manifests.document import Document
+from kidx.formats.framework import Conversion, FormatDoc, JsonConverter, LineFinder, hashed_name, manifest, slug
 
 SOURCE_NAME = "bmf"
 FAMILY = "bmf"
@@ -90,16 +76,13 @@ class _Converter(JsonConverter):
 
     def add(self, path: str, data: Any, text: str) -> None:
         if not isinstance(data, dict):
-            problem(self.problems, path, 1, None, f"not {WHAT}: expected an object of benchmarks")
+            self.problem(path, 1, None, f"not {WHAT}: expected an object of benchmarks")
             return
         lines = LineFinder(text)
         for benchmark, measures in data.items():
             self.read += 1
             line = _line_of_key(lines, benchmark) or 1
-            bad = _problems_of(benchmark, measures)
-            if bad:
-                for field_path, message in bad:
-                    problem(self.problems, path, line, field_path, message)
+            if self.refused(path, line, _problems_of(benchmark, measures)):
                 continue
             fingerprint = hashlib.sha256(json.dumps(measures, sort_keys=True).encode("utf-8")).hexdigest()[:12]
             external_id = f"{benchmark}/{fingerprint}"
@@ -129,13 +112,7 @@ class _Converter(JsonConverter):
         spec["protocolDigest"] = protocol
         spec["workloadDigest"] = workload
         spec["environmentDigest"] = environment
-        metadata: dict[str, Any] = {
-            "name": hashed_name(slug("bmf/" + benchmark), external_id, 100),
-            "title": f"{benchmark} · BMF",
-            "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(line)},
-        }
-        body = run_manifest(metadata, spec)
-        self.runs.append(Document(body, path, 1, line))
+        self.add_run(spec, (path, line), ("bmf/" + benchmark, external_id), f"{benchmark} · BMF")
 
 
 def _line_of_key(lines: LineFinder, key: str) -> int | None:

@@ -36,7 +36,6 @@ import hashlib
 import io
 import json
 import math
-import os
 import re
 import statistics
 from collections.abc import Callable
@@ -45,21 +44,16 @@ from typing import Any
 
 from kidx.errors import Location, Problem
 from kidx.formats.framework import (
-    ANNOTATION_FILE,
-    ANNOTATION_LINE,
     Conversion,
     FormatDoc,
     JsonConverter,
     hashed_name,
     manifest,
-    problem,
     raise_if_problems,
     read_bytes,
     refused_lone_surrogate,
     repeated_key,
-    run_manifest,
     slug,
-    valid_labels,
 )
 from kidx.formats.gpus import canonical_gpu_name, gpu_hardware
 from kidx.manifests.document import Document
@@ -170,12 +164,9 @@ class _Converter(JsonConverter):
     def _record(self, path: str, line: int, index: int, record: Any) -> None:
         where = f"[{index}]"
         if not isinstance(record, dict):
-            problem(self.problems, path, line, where, "a record must be an object")
+            self.problem(path, line, where, "a record must be an object")
             return
-        bad = _problems_of(record)
-        if bad:
-            for field, message in bad:
-                problem(self.problems, path, line, f"{where}.{field}", message)
+        if self.refused(path, line, _problems_of(record), where):
             return
         fingerprint = hashlib.sha256(json.dumps(record, sort_keys=True).encode("utf-8")).hexdigest()[:12]
         metric = record["metric"]
@@ -234,19 +225,13 @@ class _Converter(JsonConverter):
         spec["workloadDigest"] = workload
         spec["environmentDigest"] = environment
         spec["implementationDigest"] = implementation
-        labels = valid_labels({
+        labels = {
             "benchmark": slug(str(benchmark.get("name") or "")), "model": slug(str(model.get("name") or "")),
             "backend": slug(str(model.get("backend") or "")), "metric": slug(metric["name"]),
-            "commit": str(record.get("head_sha") or ""), "branch": slug(str(record.get("head_branch") or ""))})
-        metadata: dict[str, Any] = {
-            "name": hashed_name(slug("pytorch-benchmark/" + external_id), external_id, 100),
-            "title": " · ".join(str(p) for p in (benchmark.get("name"), model.get("name"), model.get("backend"),
-                                                 metric["name"]) if p),
-            "labels": labels,
-            "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(line)},
-        }
-        body = run_manifest(metadata, spec)
-        self.runs.append(Document(body, path, 1, line))
+            "commit": str(record.get("head_sha") or ""), "branch": slug(str(record.get("head_branch") or ""))}
+        title = " · ".join(str(p) for p in (benchmark.get("name"), model.get("name"), model.get("backend"),
+                                            metric["name"]) if p)
+        self.add_run(spec, (path, line), ("pytorch-benchmark/" + external_id, external_id), title, labels)
 
     def _kidx_record(self, path: str, line: int, where: str, own: dict[str, dict]) -> None:
         """A record kidx wrote: its run and the objects the run refers to, as they were."""
@@ -255,13 +240,13 @@ class _Converter(JsonConverter):
             at = f"{where}.{_KIDX_PLACES[kind]}.extra_info.{json.dumps(KIDX_KEYS[kind])}"
             name = body["metadata"].get("name")
             if not isinstance(name, str) or not name:
-                problem(self.problems, path, line, f"{at}.metadata.name",
-                        "is missing or not a string: an object kidx exported always has its name")
+                self.problem(path, line, f"{at}.metadata.name",
+                             "is missing or not a string: an object kidx exported always has its name")
                 bad = True
             native = body["spec"].get("sourceNative")
             if native is not None and not isinstance(native, dict):
-                problem(self.problems, path, line, f"{at}.spec.sourceNative",
-                        f"{json.dumps(native, ensure_ascii=False)[:80]} is not an object")
+                self.problem(path, line, f"{at}.spec.sourceNative",
+                             f"{json.dumps(native, ensure_ascii=False)[:80]} is not an object")
                 bad = True
         if bad:
             return
