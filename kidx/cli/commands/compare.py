@@ -21,7 +21,8 @@ from kidx.cli.analysis_options import (
     gate_status,
     parse_format,
 )
-from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output
+from kidx.cli.common import kind_registry, open_store, output
+from kidx.cli.options import SelectorOption, StoreOption
 from kidx.operations.analyse.aggregate import AGGREGATE_KEYS
 
 EXAMPLES = """\b

@@ -4,15 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from kidx.cli.common import (
-    FilenameOption,
-    RecursiveOption,
-    StoreOption,
-    kind_registry,
-    open_store,
-    output,
-    unresolved_without_store,
-)
+from kidx.cli.common import kind_registry, open_store, output, unresolved_without_store
+from kidx.cli.options import FilenameOption, RecursiveOption, StoreOption
 from kidx.errors import InvalidInputError, UsageError
 
 

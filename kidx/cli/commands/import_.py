@@ -12,15 +12,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kidx.cli.common import (
-    DryRunOption,
-    NameOutputOption,
-    StoreOption,
-    kind_registry,
-    open_store,
-    output,
-    parse_dry_run,
-)
+from kidx.cli.common import kind_registry, open_store, output, parse_dry_run
+from kidx.cli.options import DryRunOption, NameOutputOption, StoreOption
 from kidx.formats.framework import IMPORTERS, ImporterInfo
 from kidx.output.printers import output_help
 from kidx.output.to_printer import to_printer
