@@ -12,6 +12,7 @@ from kidx.output.gateway import Output
 from kidx.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from kidx.manifests.reader import ReadResult
     from kidx.output.to_printer import Printing
 
 
@@ -21,6 +22,19 @@ def open_store(location: str | None, must_exist: bool = False):
     from kidx.api.store import command_store
 
     return command_store(location, must_exist)
+
+
+def read_files(filename: list[str] | None, recursive: bool) -> ReadResult:
+    """The documents of ``-f`` (``-R``: sub-folders too), every problem at once as
+    InvalidInputError; without ``-f``, ``must specify -f``."""
+    from kidx.manifests.reader import expand_sources, read_sources
+
+    if not filename:
+        raise UsageError("must specify -f")
+    result = read_sources(expand_sources(filename, recursive))
+    if result.problems:
+        raise InvalidInputError(result.problems)
+    return result
 
 
 def require_store(store, location: str | None) -> None:
