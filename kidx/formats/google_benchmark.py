@@ -72,17 +72,6 @@ _TIMING_MODIFIERS = re.compile(
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?\Z")
 
 FORMAT_DOC = FormatDoc(
-    summary="Google Benchmark JSON (--benchmark_format=json).",
-    files="Google Benchmark JSON files (--benchmark_format=json or --benchmark_out=FILE).",
-    help=(
-        "Import Google Benchmark JSON: one run per benchmark instance, its\n"
-        "repetitions as raw samples (aggregates are kept with it, never runs of their own), and\n"
-        "an environment from the file's context."
-    ),
-    examples=(
-        "./my_benchmark --benchmark_repetitions=10 --benchmark_out=results.json",
-        "kidx import google-benchmark results.json --environment environment.yaml",
-    ),
     reads=(
         "Google Benchmark's `--benchmark_format=json` / `--benchmark_out=FILE` output "
         "([google-benchmark](#google-benchmark))"

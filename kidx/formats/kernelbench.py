@@ -63,20 +63,6 @@ _PROBLEM = re.compile(r"(\d+)_")
 _BASELINE = re.compile(r"baseline_time_torch(?:_compile_(?P<backend>[a-z0-9]+)(?:_(?P<mode>.+))?)?\Z")
 
 FORMAT_DOC = FormatDoc(
-    summary="KernelBench baseline timings and eval results (eval_results.json).",
-    files=(
-        "KernelBench files: results/timing/<GPU>/baseline_time_torch*.json, or a run's eval_results.json (give "
-        "--level)."
-    ),
-    help=(
-        "Import KernelBench results: one run per baseline timing (level, problem file) and\n"
-        "per evaluated sample of an eval_results.json (with --level); a sample that did not\n"
-        "compile, raised or gave wrong output is a failed run with the reason, never a timing."
-    ),
-    examples=(
-        "kidx import kernelbench results/timing/H100_Modal/baseline_time_torch.json",
-        "kidx import kernelbench runs/my_run/eval_results.json --level 1",
-    ),
     reads=(
         "KernelBench's baseline timings `results/timing/<GPU>/baseline_time_torch*.json` and a run's "
         "`eval_results.json` ([kernelbench](#kernelbench))"
@@ -129,7 +115,6 @@ FORMAT_DOC = FormatDoc(
         ("level, problem id, the baseline's backend and mode, the run, the sample, the GPU",
          "labels `level`, `problem`, `backend`, `variant`, `run`, `sample`, `gpu`"),
     ),
-    options=("level",),
     not_carried=(
         "the samples (KernelBench keeps mean, std, min and max, each to three significant digits)",
         "the timing method (CUDA events or host wall-clock time) and the warm-up calls",

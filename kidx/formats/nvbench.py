@@ -70,16 +70,6 @@ _MEASUREMENTS = {
 _SAMPLE_TIMES = "file/sample_times"
 
 FORMAT_DOC = FormatDoc(
-    summary="NVIDIA NVBench JSON (--json FILE).",
-    files="NVBench JSON files (written with --json FILE).",
-    help=(
-        "Import NVIDIA NVBench JSON: one run per benchmark state (GPU time of the\n"
-        "CUDA-event timer, with its samples when recorded), and an environment per device."
-    ),
-    examples=(
-        "./my_nvbench_binary --json results.json",
-        "kidx import nvbench results.json --environment environment.yaml",
-    ),
     reads="NVIDIA NVBench's `--json FILE` / `--jsonbin FILE` output ([nvbench](#nvbench))",
     one_run_per="benchmark state",
     fields=(

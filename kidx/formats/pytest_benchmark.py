@@ -68,17 +68,6 @@ _CPU_VENDORS = {"genuineintel": "intel", "authenticamd": "amd"}
 _DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?\Z")
 
 FORMAT_DOC = FormatDoc(
-    summary="pytest-benchmark JSON (pytest --benchmark-json=FILE).",
-    files="pytest-benchmark JSON files (--benchmark-json or .benchmarks/…/*.json).",
-    help=(
-        "Import pytest-benchmark JSON: one run per benchmark (min, max, mean,\n"
-        "stddev, median, iqr, rounds, and the raw samples when saved with --benchmark-save-data),\n"
-        "and an environment from its machine_info."
-    ),
-    examples=(
-        "pytest bench/ --benchmark-json=results.json --benchmark-save-data",
-        "kidx import pytest-benchmark results.json",
-    ),
     reads=(
         "`pytest --benchmark-json=FILE` output, or the files `--benchmark-autosave` keeps "
         "([pytest-benchmark](#pytest-benchmark))"
@@ -117,7 +106,6 @@ FORMAT_DOC = FormatDoc(
              "label values)"
          )),
     ),
-    library_option=True,
 )
 
 

@@ -86,18 +86,6 @@ _ENV_NOTES = ("pytorch_branch", "triton_branch", "tritonbench_branch", "pytorch_
               "tritonbench_commit_time", "conda_env")
 
 FORMAT_DOC = FormatDoc(
-    summary="tritonbench results (--csv tables, --output-json, nightly result.json).",
-    files="tritonbench files: ';'-separated --csv tables (give --op and --mode) or JSON (--output-json, result.json).",
-    help=(
-        "Import tritonbench results: one run per (input, backend, metric) value of a --csv\n"
-        "table (with --op and --mode) or of a --output-json or nightly result.json; averages and\n"
-        "pass flags are not runs, and a cell holding an error is a failed run."
-    ),
-    examples=(
-        "python run.py --op softmax --mode fwd --csv > softmax.csv",
-        "kidx import tritonbench softmax.csv --op softmax --mode fwd --environment environment.yaml",
-        "kidx import tritonbench result.json",
-    ),
     reads="tritonbench's `--csv` tables, `--output-json` files and nightly `result.json` ([tritonbench](#tritonbench))",
     one_run_per="(input, backend, metric) value",
     fields=(
@@ -139,7 +127,6 @@ FORMAT_DOC = FormatDoc(
          "`spec.sourceNative.gpuStates`: what the GPU was doing belongs to the run, not to the machine"),
         ("op, mode, backend, metric, GPU", "labels `op`, `mode`, `backend`, `metric`, `gpu`"),
     ),
-    options=("op", "mode"),
     not_carried=(
         "the samples (tritonbench keeps only the median of its IQR-filtered samples)",
         "whether the timer replayed a CUDA graph (--cudagraph) or called do_bench",

@@ -122,7 +122,7 @@ def _examples(info: ImporterInfo) -> str:
     return "\b\nExamples:\n" + "".join(f"  {example}\n" for example in info.examples)
 
 
-# each format's help and examples are its importer's FORMAT_DOC (kidx.formats.framework.FormatDoc)
+# each format's help and examples are its entry in IMPORTERS (kidx.formats.framework.ImporterInfo)
 for _name, _info in IMPORTERS.items():
     import_app.command(_name, help=None, epilog=_examples(_info))(_command(_name))
 

@@ -36,16 +36,6 @@ VALUE_KEYS = ("value", "lower_value", "upper_value")
 LATENCY = "latency"
 
 FORMAT_DOC = FormatDoc(
-    summary="Bencher Metric Format JSON (benchmark → measure → value).",
-    files="BMF JSON files (benchmark name → measure → {value, lower_value, upper_value}).",
-    help=(
-        "Import Bencher Metric Format JSON: one run per benchmark, every measure kept as\n"
-        "written; latency (ns) is the headline, its bounds the lower and upper measurements."
-    ),
-    examples=(
-        "kidx import bmf results.bmf.json --environment environment.yaml",
-        "kidx export runs -l commit=abc123 --format bmf -o - | kidx import bmf /dev/stdin --store /tmp/other",
-    ),
     reads="Bencher Metric Format JSON ([bmf](#bmf))",
     one_run_per="benchmark",
     fields=(

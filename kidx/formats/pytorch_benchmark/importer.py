@@ -94,20 +94,6 @@ _NAMED_METRICS = {"tokens_per_second": _UNIT_WORDS["tokens/s"], "items_per_secon
 _TIME = re.compile(r"(?:^|[_\W])(ms|us|ns|s)\W*$|\((ms|us|ns|s)\)")
 
 FORMAT_DOC = FormatDoc(
-    summary="PyTorch OSS benchmark records (v3), as the HUD's dashboards read them.",
-    files="v3 record files: a JSON list, or JSON lines, optionally gzipped.",
-    help=(
-        "Import PyTorch OSS benchmark records (v3): one run per record, its\n"
-        "benchmark_values as samples, model.backend the implementation, runners and\n"
-        "dependencies the environment; records kidx exported come back as they were."
-    ),
-    examples=(
-        "kidx import pytorch-benchmark benchmark_results.json",
-        (
-            "kidx export runs --format pytorch-benchmark -o - | kidx import pytorch-benchmark /dev/stdin --store "
-            "/tmp/other"
-        ),
-    ),
     reads=(
         "PyTorch's OSS benchmark records (\"v3\"): a JSON list or JSON lines, optionally gzipped "
         "([pytorch-benchmark](#pytorch-benchmark))"
