@@ -451,6 +451,14 @@ def manifest(kind: str, name: str, title: str, spec: dict, **metadata: Any) -> d
     }
 
 
+def protocol(name: str, title: str, harness: dict, measurement: dict, family: str, notes: str) -> tuple[str, dict]:
+    """A BenchmarkProtocol's base name and body (as ``SharedObjects.add``'s ``build``
+    gives them): the ``harness`` that measured, how (``measurement``), and which runs
+    compare (``family``, with ``notes`` saying within what)."""
+    spec = {"harness": harness, "measurement": measurement, "comparability": {"family": family, "notes": notes}}
+    return name, manifest("BenchmarkProtocol", name, title, spec)
+
+
 def run_manifest(metadata: dict, spec: dict) -> dict:
     """A BenchmarkRun's body, its ``metadata`` as the importer built it (the API version
     is kidx.kinds.metadata's, the one definition)."""

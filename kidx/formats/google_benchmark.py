@@ -48,6 +48,7 @@ from kidx.formats.framework import (
     hashed_name,
     manifest,
     non_negative_number,
+    protocol,
     slug,
 )
 
@@ -456,19 +457,12 @@ def _protocol(version: str, timer: str, modifiers: list[str]) -> tuple[str, dict
         "method": ("repetitions of a timed loop; each repetition's time per iteration is one sample"
                    + (" (the time the benchmark reported with SetIterationTime)" if manual else " (wall clock)")),
     }
-    spec = {
-        "harness": {"name": "Google Benchmark", "repository": REPOSITORY, "version": version},
-        "measurement": measurement,
-        "comparability": {
-            "family": FAMILY,
-            "notes": ("Time per iteration of a benchmark loop, one sample per repetition; the median over the "
-                      "repetitions is the headline. " + (f"Name modifiers: {', '.join(modifiers)}. " if modifiers
-                                                          else "")
-                      + "Comparable within one benchmark instance (family and arguments) and machine."),
-        },
-    }
+    notes = ("Time per iteration of a benchmark loop, one sample per repetition; the median over the repetitions "
+             "is the headline. " + (f"Name modifiers: {', '.join(modifiers)}. " if modifiers else "")
+             + "Comparable within one benchmark instance (family and arguments) and machine.")
     name = "google-benchmark-" + slug(timer) + "".join("-" + slug(m) for m in modifiers if m != timer)
-    return name, manifest("BenchmarkProtocol", name, f"Google Benchmark {version} · {timer}", spec)
+    harness = {"name": "Google Benchmark", "repository": REPOSITORY, "version": version}
+    return protocol(name, f"Google Benchmark {version} · {timer}", harness, measurement, FAMILY, notes)
 
 
 def _workload(family: str, parameters: dict, key: str) -> tuple[str, dict]:

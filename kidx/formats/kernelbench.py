@@ -47,6 +47,7 @@ from kidx.formats.framework import (
     gpu_mismatches,
     hashed_name,
     manifest,
+    protocol,
     slug,
 )
 from kidx.formats.gpus import canonical_gpu_name, gpu_hardware
@@ -358,14 +359,10 @@ def _protocol() -> tuple[str, dict]:
                   "trials (num_trials, in each run's sourceNative.metrics) in milliseconds, to three significant "
                   "digits",
     }
-    spec = {
-        "harness": {"name": "KernelBench", "repository": REPOSITORY},
-        "measurement": measurement,
-        "comparability": {"family": FAMILY,
-                          "notes": "KernelBench's time of one problem's forward pass; a generated kernel compares "
-                                   "with the reference (baseline) on the same problem, level and GPU."},
-    }
-    return "kernelbench-latency", manifest("BenchmarkProtocol", "kernelbench-latency", "KernelBench · latency", spec)
+    notes = ("KernelBench's time of one problem's forward pass; a generated kernel compares with the reference "
+             "(baseline) on the same problem, level and GPU.")
+    harness = {"name": "KernelBench", "repository": REPOSITORY}
+    return protocol("kernelbench-latency", "KernelBench · latency", harness, measurement, FAMILY, notes)
 
 
 def _workload(level: int, problem_id: int | str) -> tuple[str, dict]:

@@ -39,6 +39,7 @@ from kidx.formats.framework import (
     gpu_mismatches,
     hashed_name,
     manifest,
+    protocol,
     slug,
 )
 from kidx.formats.gpus import canonical_gpu_name, gpu_hardware
@@ -339,21 +340,15 @@ def _shown(value: Any) -> str:
 
 def _protocol(version: str) -> tuple[str, dict]:
     name = "nvbench-cold-" + slug(version)
-    spec = {
-        "harness": {"name": "NVBench", "repository": REPOSITORY, "version": version},
-        "measurement": {
-            "metric": "latency", "timer": "cuda_events", "primaryStatistic": "mean",
-            "method": "cold: each sample one isolated launch, L2 flushed before it, timed with CUDA events",
-        },
-        "comparability": {
-            "family": FAMILY,
-            "notes": ("GPU time of isolated (cold) executions as NVBench measures them: samples are "
-                      "taken until the relative noise or the timeout criterion stops; the mean is "
-                      "the headline, as in NVBench's own tables. Comparable within one benchmark, "
-                      "axis values and GPU."),
-        },
+    measurement = {
+        "metric": "latency", "timer": "cuda_events", "primaryStatistic": "mean",
+        "method": "cold: each sample one isolated launch, L2 flushed before it, timed with CUDA events",
     }
-    return name, manifest("BenchmarkProtocol", name, f"NVBench {version} · cold GPU time", spec)
+    notes = ("GPU time of isolated (cold) executions as NVBench measures them: samples are taken until the relative "
+             "noise or the timeout criterion stops; the mean is the headline, as in NVBench's own tables. Comparable "
+             "within one benchmark, axis values and GPU.")
+    harness = {"name": "NVBench", "repository": REPOSITORY, "version": version}
+    return protocol(name, f"NVBench {version} · cold GPU time", harness, measurement, FAMILY, notes)
 
 
 def _environment(device: dict) -> tuple[str, dict]:

@@ -45,6 +45,7 @@ from kidx.formats.framework import (
     hashed_name,
     manifest,
     non_negative_number,
+    protocol,
     slug,
 )
 from kidx.manifests.document import Document
@@ -322,18 +323,12 @@ def _protocol(version: str, options: dict) -> tuple[str, dict]:
     }
     if isinstance(options.get("min_rounds"), int):
         measurement["repetitions"] = options["min_rounds"]
-    spec = {
-        "harness": {"name": "pytest-benchmark", "repository": REPOSITORY, "version": version},
-        "measurement": measurement,
-        "comparability": {
-            "family": FAMILY,
-            "notes": ("Wall-clock time of one call, per round (a round's time divided by its "
-                      "iterations), on the CPU's clock; the median over the rounds is the headline. "
-                      f"Options: {', '.join(f'{k}={v}' for k, v in sorted(options.items()))}."),
-        },
-    }
+    notes = ("Wall-clock time of one call, per round (a round's time divided by its iterations), on the CPU's clock; "
+             "the median over the rounds is the headline. "
+             f"Options: {', '.join(f'{k}={v}' for k, v in sorted(options.items()))}.")
     name = "pytest-benchmark-" + slug(timer) + ("-nogc" if options.get("disable_gc") else "")
-    return name, manifest("BenchmarkProtocol", name, f"pytest-benchmark {version} · {timer}", spec)
+    harness = {"name": "pytest-benchmark", "repository": REPOSITORY, "version": version}
+    return protocol(name, f"pytest-benchmark {version} · {timer}", harness, measurement, FAMILY, notes)
 
 
 def _machine_key(machine: dict) -> tuple:

@@ -52,6 +52,7 @@ from kidx.formats.framework import (
     gpu_mismatches,
     hashed_name,
     manifest,
+    protocol,
     raise_if_problems,
     read_json,
     read_text,
@@ -408,17 +409,10 @@ def _protocol(metric: str) -> tuple[str, dict]:
         measurement["metric"] = "throughput"
     elif metric in ("gpu_peak_mem",):
         measurement["metric"] = "peak_memory"
-    spec = {
-        "harness": {"name": "tritonbench", "repository": REPOSITORY},
-        "measurement": measurement,
-        "comparability": {
-            "family": FAMILY,
-            "notes": (f"tritonbench's {metric} of one backend on one input of one operator and mode; "
-                      "comparable within one operator, mode, input and GPU."),
-        },
-    }
-    name = "tritonbench-" + slug(metric)
-    return name, manifest("BenchmarkProtocol", name, f"tritonbench · {metric}", spec)
+    notes = (f"tritonbench's {metric} of one backend on one input of one operator and mode; comparable within one "
+             "operator, mode, input and GPU.")
+    harness = {"name": "tritonbench", "repository": REPOSITORY}
+    return protocol("tritonbench-" + slug(metric), f"tritonbench · {metric}", harness, measurement, FAMILY, notes)
 
 
 def _environment(env: dict) -> tuple[str, dict]:

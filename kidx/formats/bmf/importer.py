@@ -27,7 +27,16 @@ import hashlib
 import json
 from typing import Any
 
-from kidx.formats.framework import Conversion, FormatDoc, JsonConverter, LineFinder, hashed_name, manifest, slug
+from kidx.formats.framework import (
+    Conversion,
+    FormatDoc,
+    JsonConverter,
+    LineFinder,
+    hashed_name,
+    manifest,
+    protocol,
+    slug,
+)
 
 SOURCE_NAME = "bmf"
 FAMILY = "bmf"
@@ -150,18 +159,14 @@ def _finite(value: Any) -> bool:
 
 def _protocol() -> tuple[str, dict]:
     name = "bmf"
-    spec = {
-        "harness": {"name": "Bencher Metric Format", "repository": "https://bencher.dev/docs/reference/bencher-metric-format"},
-        "measurement": {"metric": "latency", "timer": "other", "primaryStatistic": "median",
-                        "method": "as the harness that wrote the BMF file measured it; BMF does not say"},
-        "comparability": {
-            "family": FAMILY,
-            "notes": ("Values as a harness reported them in Bencher Metric Format: one value per measure "
-                      "(latency in ns), with optional lower and upper bounds; which statistic the value is, "
-                      "and how it was measured, BMF does not record. Comparable within one benchmark name."),
-        },
-    }
-    return name, manifest("BenchmarkProtocol", name, "Bencher Metric Format", spec)
+    harness = {"name": "Bencher Metric Format",
+               "repository": "https://bencher.dev/docs/reference/bencher-metric-format"}
+    measurement = {"metric": "latency", "timer": "other", "primaryStatistic": "median",
+                   "method": "as the harness that wrote the BMF file measured it; BMF does not say"}
+    notes = ("Values as a harness reported them in Bencher Metric Format: one value per measure (latency in ns), "
+             "with optional lower and upper bounds; which statistic the value is, and how it was measured, BMF does "
+             "not record. Comparable within one benchmark name.")
+    return protocol(name, "Bencher Metric Format", harness, measurement, FAMILY, notes)
 
 
 def _environment() -> tuple[str, dict]:

@@ -49,6 +49,7 @@ from kidx.formats.framework import (
     JsonConverter,
     hashed_name,
     manifest,
+    protocol,
     raise_if_problems,
     read_bytes,
     refused_lone_surrogate,
@@ -455,15 +456,12 @@ def _protocol(benchmark: dict, metric: str, measured: tuple[str, str, float] | N
         measurement.update(metric="latency", timer="other")
     elif measured is not None and measured[0] in METRICS:
         measurement["metric"] = measured[0]
-    spec = {"harness": {"name": name_of},
-            "measurement": measurement,
-            "comparability": {"family": FAMILY,
-                              "notes": "Values of one metric of a PyTorch OSS benchmark record; comparable within one "
-                                       "benchmark, model, backend and runner."}}
+    notes = ("Values of one metric of a PyTorch OSS benchmark record; comparable within one benchmark, model, "
+             "backend and runner.")
     name = slug(f"pytorch-benchmark-{name_of}-{metric}")
     if settings or len(name) > 80:
         name = hashed_name(name, json.dumps([benchmark, metric], sort_keys=True), 100)
-    return name, manifest("BenchmarkProtocol", name, f"{name_of} · {metric}", spec)
+    return protocol(name, f"{name_of} · {metric}", {"name": name_of}, measurement, FAMILY, notes)
 
 
 def _environment(runner: dict, dependencies: dict) -> tuple[str, dict]:
