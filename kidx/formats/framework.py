@@ -628,6 +628,12 @@ class JsonConverter(Converter):
         self._seen[external_id] = (path, line)
         return True
 
+    @classmethod
+    def convert_files(cls, paths: list[str]) -> Conversion:
+        """An importer's ``convert_files`` where the format takes no options of its own:
+        ``convert_files = _Converter.convert_files``."""
+        return cls().convert(paths)
+
     def convert(self, paths: list[str]) -> Conversion:
         for path in paths:
             loaded = read_json(path, self.problems, self.what)

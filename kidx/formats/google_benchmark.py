@@ -41,7 +41,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kidx.formats.framework import (
-    Conversion,
     FormatDoc,
     JsonConverter,
     LineFinder,
@@ -131,10 +130,6 @@ FORMAT_DOC = FormatDoc(
         ("the executable's base name, the family", "labels `executable`, `benchmark`, `google_benchmark_version`"),
     ),
 )
-
-
-def convert_files(paths: list[str]) -> Conversion:
-    return _Converter().convert(paths)
 
 
 @dataclass
@@ -240,6 +235,9 @@ class _Converter(JsonConverter):
         labels = {"benchmark": family_name, "executable": executable, "google_benchmark_version": version}
         self.add_run(spec, (path, instance.line), ("google-benchmark/" + external_id, external_id),
                      f"{instance.run_name} · Google Benchmark", labels)
+
+
+convert_files = _Converter.convert_files
 
 
 def _problems_of(entry: Any) -> list[tuple[str | None, str]]:

@@ -32,7 +32,6 @@ import struct
 from typing import Any
 
 from kidx.formats.framework import (
-    Conversion,
     FormatDoc,
     JsonConverter,
     LineFinder,
@@ -112,10 +111,6 @@ FORMAT_DOC = FormatDoc(
 
 # runs must have run on the GPU an attached environment describes
 check_environment = gpu_mismatches
-
-
-def convert_files(paths: list[str]) -> Conversion:
-    return _Converter().convert(paths)
 
 
 class _Converter(JsonConverter):
@@ -243,6 +238,9 @@ class _Converter(JsonConverter):
                 raise _StateProblem(field, f"{side} holds a negative or non-finite sample time")
             return [round(s * TIME_UNITS["s"], 3) for s in seconds]
         return None
+
+
+convert_files = _Converter.convert_files
 
 
 def _side_file(path: str, filename: str, field: str) -> str:

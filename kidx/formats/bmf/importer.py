@@ -27,16 +27,7 @@ import hashlib
 import json
 from typing import Any
 
-from kidx.formats.framework import (
-    Conversion,
-    FormatDoc,
-    JsonConverter,
-    LineFinder,
-    hashed_name,
-    manifest,
-    protocol,
-    slug,
-)
+from kidx.formats.framework import FormatDoc, JsonConverter, LineFinder, hashed_name, manifest, protocol, slug
 
 SOURCE_NAME = "bmf"
 FAMILY = "bmf"
@@ -64,10 +55,6 @@ FORMAT_DOC = FormatDoc(
          )),
     ),
 )
-
-
-def convert_files(paths: list[str]) -> Conversion:
-    return _Converter().convert(paths)
 
 
 class _Converter(JsonConverter):
@@ -112,6 +99,9 @@ class _Converter(JsonConverter):
         spec["workloadDigest"] = workload
         spec["environmentDigest"] = environment
         self.add_run(spec, (path, line), ("bmf/" + benchmark, external_id), f"{benchmark} · BMF")
+
+
+convert_files = _Converter.convert_files
 
 
 def _line_of_key(lines: LineFinder, key: str) -> int | None:

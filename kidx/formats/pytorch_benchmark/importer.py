@@ -132,10 +132,6 @@ FORMAT_DOC = FormatDoc(
 )
 
 
-def convert_files(paths: list[str]) -> Conversion:
-    return _Converter().convert(paths)
-
-
 class _Converter(JsonConverter):
     what, noun, fallback_name = WHAT, "records", "pytorch-benchmark"
 
@@ -246,6 +242,9 @@ class _Converter(JsonConverter):
             if kind != "run":
                 self.shared.add(kind, (json.dumps(body, sort_keys=True),), position, _as_built(body))
         self.runs.append(Document(run, path, 1, line))
+
+
+convert_files = _Converter.convert_files
 
 
 def _as_built(body: dict) -> Callable[[], tuple[str, dict]]:
