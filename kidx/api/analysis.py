@@ -54,13 +54,8 @@ def compare_request(
         raise UsageError(f"--baseline {PREVIOUS} sets each value of a label against the one before it: it needs "
                          "--by label=KEY")
     return CompareRequest(
-        names=list(names),
-        selector=parse_selector(selector),
-        field_selector=parse_field_selector(field_selector),
-        references=reference_values(references),
+        **_runs_and_baseline(names, selector, field_selector, references, baseline, threshold),
         label_key=label_key,
-        baseline=baseline,
-        threshold=parse_threshold(threshold),
         force=force,
         only=parse_only(only),
         alpha=parse_alpha(alpha),
@@ -83,15 +78,24 @@ def series_request(
     from kidx.operations.analyse.series import SeriesRequest
 
     return SeriesRequest(
-        names=list(names),
-        selector=parse_selector(selector),
-        field_selector=parse_field_selector(field_selector),
-        references=reference_values(references),
+        **_runs_and_baseline(names, selector, field_selector, references, baseline, threshold),
         label_key=label,
-        baseline=baseline,
-        threshold=parse_threshold(threshold),
         alpha=parse_alpha(alpha),
     )
+
+
+def _runs_and_baseline(names: Sequence[str], selector: str | None, field_selector: str | None,
+                       references: Iterable[str], baseline: str | None, threshold: float | None) -> dict[str, Any]:
+    """What compare's and series' requests share: the runs named or selected, the
+    baseline, and the threshold of a verdict, parsed."""
+    return {
+        "names": list(names),
+        "selector": parse_selector(selector),
+        "field_selector": parse_field_selector(field_selector),
+        "references": reference_values(references),
+        "baseline": baseline,
+        "threshold": parse_threshold(threshold),
+    }
 
 
 class _Result:

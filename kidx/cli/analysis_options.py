@@ -1,10 +1,11 @@
-"""Options shared by the analysis commands (compare, series, plot)."""
+"""Options shared by the analysis commands (compare, series, plot), and the gated run
+that compare and series share."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -77,6 +78,23 @@ def gate(problems: Sequence[str], gating: bool, allow_empty: bool) -> None:
                           + " (--allow-empty passes when nothing could be judged)")
         error.exit_code = ANALYSIS_ERROR_EXIT
         raise error
+
+
+def gated_analysis(command: str, output_format: str | None, analyse: Callable[[], Any],
+                   printer: Callable[[Any], Any], verdicts: Callable[[Any], Sequence[str | None]],
+                   fail_on_regression: bool, fail_on_inconclusive: bool, allow_empty: bool) -> int:
+    """compare and series: ``-o`` checked, the analysis run (``analyse()``), the gate
+    asked whether it could judge, the result printed with ``printer(result)``, and the exit
+    status the gate gives its ``verdicts(result)``."""
+    from kidx.cli.common import output
+    from kidx.output.analysis_printing import print_analysis
+
+    with analysis_errors():
+        fmt = parse_format(output_format, command)
+        result = analyse()
+        gate(result.problems, fail_on_regression or fail_on_inconclusive, allow_empty)
+    print_analysis(output(), command, result, fmt, printer(result))
+    return gate_status(verdicts(result), fail_on_regression, fail_on_inconclusive)
 
 
 def gate_status(verdicts: Sequence[str | None], fail_on_regression: bool, fail_on_inconclusive: bool) -> int:

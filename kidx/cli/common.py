@@ -12,32 +12,8 @@ from kidx.output.gateway import Output
 from kidx.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from typing import Any
-
+    from kidx.manifests.reader import ReadResult
     from kidx.output.to_printer import Printing
-
-# The commands' shared typer options live in kidx.cli.options and are reached through
-# this module too (imported on first use), so that what only needs the helpers below (the
-# fast path of cli/fast.py) does not import typer.
-_OPTIONS = ("StoreOption", "FilenameOption", "RecursiveOption", "SelectorOption", "DryRunOption", "NameOutputOption")
-
-if TYPE_CHECKING:  # what __getattr__ gives, for the type checker
-    from kidx.cli.options import (  # noqa: F401
-        DryRunOption,
-        FilenameOption,
-        NameOutputOption,
-        RecursiveOption,
-        SelectorOption,
-        StoreOption,
-    )
-
-
-def __getattr__(name: str) -> Any:
-    if name in _OPTIONS:
-        from kidx.cli import options
-
-        return getattr(options, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def open_store(location: str | None, must_exist: bool = False):
@@ -46,6 +22,19 @@ def open_store(location: str | None, must_exist: bool = False):
     from kidx.api.store import command_store
 
     return command_store(location, must_exist)
+
+
+def read_files(filename: list[str] | None, recursive: bool) -> ReadResult:
+    """The documents of ``-f`` (``-R``: sub-folders too), every problem at once as
+    InvalidInputError; without ``-f``, ``must specify -f``."""
+    from kidx.manifests.reader import expand_sources, read_sources
+
+    if not filename:
+        raise UsageError("must specify -f")
+    result = read_sources(expand_sources(filename, recursive))
+    if result.problems:
+        raise InvalidInputError(result.problems)
+    return result
 
 
 def require_store(store, location: str | None) -> None:

@@ -41,21 +41,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kidx.formats.framework import (
-    ANNOTATION_FILE,
-    ANNOTATION_LINE,
-    Conversion,
     FormatDoc,
     JsonConverter,
     LineFinder,
     hashed_name,
     manifest,
     non_negative_number,
-    problem,
-    run_manifest,
+    protocol,
     slug,
-    valid_labels,
 )
-from kidx.manifests.document import Document
 
 SOURCE_NAME = "google-benchmark"
 FAMILY = "google_benchmark"
@@ -78,17 +72,6 @@ _TIMING_MODIFIERS = re.compile(
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?\Z")
 
 FORMAT_DOC = FormatDoc(
-    summary="Google Benchmark JSON (--benchmark_format=json).",
-    files="Google Benchmark JSON files (--benchmark_format=json or --benchmark_out=FILE).",
-    help=(
-        "Import Google Benchmark JSON: one run per benchmark instance, its\n"
-        "repetitions as raw samples (aggregates are kept with it, never runs of their own), and\n"
-        "an environment from the file's context."
-    ),
-    examples=(
-        "./my_benchmark --benchmark_repetitions=10 --benchmark_out=results.json",
-        "kidx import google-benchmark results.json --environment environment.yaml",
-    ),
     reads=(
         "Google Benchmark's `--benchmark_format=json` / `--benchmark_out=FILE` output "
         "([google-benchmark](#google-benchmark))"
@@ -149,10 +132,6 @@ FORMAT_DOC = FormatDoc(
 )
 
 
-def convert_files(paths: list[str]) -> Conversion:
-    return _Converter().convert(paths)
-
-
 @dataclass
 class _Instance:
     """One benchmark instance of a file: its repetitions and its aggregates, as written."""
@@ -170,12 +149,12 @@ class _Converter(JsonConverter):
     def add(self, path: str, data: Any, text: str) -> None:
         if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list) \
                 or not isinstance(data.get("context"), dict):
-            problem(self.problems, path, 1, None, f"not {WHAT}: expected an object with context and benchmarks")
+            self.problem(path, 1, None, f"not {WHAT}: expected an object with context and benchmarks")
             return
         context = data["context"]
         observed = _observed_at(context.get("date"))
         if observed is None:
-            problem(self.problems, path, 1, "context.date", f"{context.get('date')!r} is not a date and time")
+            self.problem(path, 1, "context.date", f"{context.get('date')!r} is not a date and time")
             return
         if str(context.get("library_build_type") or "").lower() == "debug":
             self.notes.append(f"{path}: the Google Benchmark library was built as debug; timings may be affected "
@@ -201,10 +180,7 @@ class _Converter(JsonConverter):
             where = f"benchmarks[{index}]"
             name = entry.get("name") if isinstance(entry, dict) else None
             line = (lines.line_of("name", name) if isinstance(name, str) else None) or 1
-            bad = _problems_of(entry)
-            if bad:
-                for key, message in bad:
-                    problem(self.problems, path, line, f"{where}.{key}" if key else where, message)
+            if self.refused(path, line, _problems_of(entry), where):
                 continue
             run_name = str(entry.get("run_name") or entry["name"])
             family = entry.get("family_index", run_name.split("/", 1)[0])
@@ -256,16 +232,12 @@ class _Converter(JsonConverter):
         spec["protocolDigest"] = protocol
         spec["workloadDigest"] = workload
         spec["environmentDigest"] = environment
-        labels = valid_labels({"benchmark": family_name, "executable": executable,
-                               "google_benchmark_version": version})
-        metadata: dict[str, Any] = {
-            "name": hashed_name(slug("google-benchmark/" + external_id), external_id, 100),
-            "title": f"{instance.run_name} · Google Benchmark",
-            "labels": labels,
-            "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(instance.line)},
-        }
-        body = run_manifest(metadata, spec)
-        self.runs.append(Document(body, path, 1, instance.line))
+        labels = {"benchmark": family_name, "executable": executable, "google_benchmark_version": version}
+        self.add_run(spec, (path, instance.line), ("google-benchmark/" + external_id, external_id),
+                     f"{instance.run_name} · Google Benchmark", labels)
+
+
+convert_files = _Converter.convert_files
 
 
 def _problems_of(entry: Any) -> list[tuple[str | None, str]]:
@@ -483,19 +455,12 @@ def _protocol(version: str, timer: str, modifiers: list[str]) -> tuple[str, dict
         "method": ("repetitions of a timed loop; each repetition's time per iteration is one sample"
                    + (" (the time the benchmark reported with SetIterationTime)" if manual else " (wall clock)")),
     }
-    spec = {
-        "harness": {"name": "Google Benchmark", "repository": REPOSITORY, "version": version},
-        "measurement": measurement,
-        "comparability": {
-            "family": FAMILY,
-            "notes": ("Time per iteration of a benchmark loop, one sample per repetition; the median over the "
-                      "repetitions is the headline. " + (f"Name modifiers: {', '.join(modifiers)}. " if modifiers
-                                                          else "")
-                      + "Comparable within one benchmark instance (family and arguments) and machine."),
-        },
-    }
+    notes = ("Time per iteration of a benchmark loop, one sample per repetition; the median over the repetitions "
+             "is the headline. " + (f"Name modifiers: {', '.join(modifiers)}. " if modifiers else "")
+             + "Comparable within one benchmark instance (family and arguments) and machine.")
     name = "google-benchmark-" + slug(timer) + "".join("-" + slug(m) for m in modifiers if m != timer)
-    return name, manifest("BenchmarkProtocol", name, f"Google Benchmark {version} · {timer}", spec)
+    harness = {"name": "Google Benchmark", "repository": REPOSITORY, "version": version}
+    return protocol(name, f"Google Benchmark {version} · {timer}", harness, measurement, FAMILY, notes)
 
 
 def _workload(family: str, parameters: dict, key: str) -> tuple[str, dict]:

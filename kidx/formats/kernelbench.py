@@ -40,8 +40,6 @@ from typing import Any
 
 from kidx.errors import UsageError
 from kidx.formats.framework import (
-    ANNOTATION_FILE,
-    ANNOTATION_LINE,
     Conversion,
     FormatDoc,
     JsonConverter,
@@ -49,13 +47,10 @@ from kidx.formats.framework import (
     gpu_mismatches,
     hashed_name,
     manifest,
-    problem,
-    run_manifest,
+    protocol,
     slug,
-    valid_labels,
 )
 from kidx.formats.gpus import canonical_gpu_name, gpu_hardware
-from kidx.manifests.document import Document
 from kidx.units import TIME_UNITS
 
 SOURCE_NAME = "kernelbench"
@@ -69,20 +64,6 @@ _PROBLEM = re.compile(r"(\d+)_")
 _BASELINE = re.compile(r"baseline_time_torch(?:_compile_(?P<backend>[a-z0-9]+)(?:_(?P<mode>.+))?)?\Z")
 
 FORMAT_DOC = FormatDoc(
-    summary="KernelBench baseline timings and eval results (eval_results.json).",
-    files=(
-        "KernelBench files: results/timing/<GPU>/baseline_time_torch*.json, or a run's eval_results.json (give "
-        "--level)."
-    ),
-    help=(
-        "Import KernelBench results: one run per baseline timing (level, problem file) and\n"
-        "per evaluated sample of an eval_results.json (with --level); a sample that did not\n"
-        "compile, raised or gave wrong output is a failed run with the reason, never a timing."
-    ),
-    examples=(
-        "kidx import kernelbench results/timing/H100_Modal/baseline_time_torch.json",
-        "kidx import kernelbench runs/my_run/eval_results.json --level 1",
-    ),
     reads=(
         "KernelBench's baseline timings `results/timing/<GPU>/baseline_time_torch*.json` and a run's "
         "`eval_results.json` ([kernelbench](#kernelbench))"
@@ -135,7 +116,6 @@ FORMAT_DOC = FormatDoc(
         ("level, problem id, the baseline's backend and mode, the run, the sample, the GPU",
          "labels `level`, `problem`, `backend`, `variant`, `run`, `sample`, `gpu`"),
     ),
-    options=("level",),
     not_carried=(
         "the samples (KernelBench keeps mean, std, min and max, each to three significant digits)",
         "the timing method (CUDA events or host wall-clock time) and the warm-up calls",
@@ -162,7 +142,7 @@ class _Converter(JsonConverter):
 
     def add(self, path: str, data: Any, text: str) -> None:
         if not isinstance(data, dict) or not data:
-            problem(self.problems, path, 1, None, f"not {WHAT}: expected an object of levels or of problem ids")
+            self.problem(path, 1, None, f"not {WHAT}: expected an object of levels or of problem ids")
             return
         levels = [key for key in data if _LEVEL.match(key)]
         ids = [key for key in data if _PROBLEM_ID.match(key)]
@@ -173,13 +153,13 @@ class _Converter(JsonConverter):
         else:
             other = next((key for key in data if key not in levels and key not in ids), None)
             if other is not None:
-                problem(self.problems, path, LineFinder(text).find_key(other), json.dumps(other, ensure_ascii=False),
-                        f"not {WHAT}: the keys must be levels (level1, …) or problem ids (1, 2, …)")
+                self.problem(path, LineFinder(text).find_key(other), json.dumps(other, ensure_ascii=False),
+                             f"not {WHAT}: the keys must be levels (level1, …) or problem ids (1, 2, …)")
             else:
                 key = ids[0] if data and next(iter(data)) in levels else levels[0]
-                problem(self.problems, path, LineFinder(text).find_key(key), json.dumps(key),
-                        f"not {WHAT}: the keys mix levels ({json.dumps(levels[0])}, …) and problem ids "
-                        f"({json.dumps(ids[0])}, …); a file holds one or the other")
+                self.problem(path, LineFinder(text).find_key(key), json.dumps(key),
+                             f"not {WHAT}: the keys mix levels ({json.dumps(levels[0])}, …) and problem ids "
+                             f"({json.dumps(ids[0])}, …); a file holds one or the other")
 
     # --- baseline timings --------------------------------------------------------------
 
@@ -191,7 +171,7 @@ class _Converter(JsonConverter):
         for level_key, problems in data.items():
             level_line = lines.find_key(level_key)
             if not isinstance(problems, dict):
-                problem(self.problems, path, level_line, level_key, "must be an object of problem files")
+                self.problem(path, level_line, level_key, "must be an object of problem files")
                 continue
             level = int(_LEVEL.match(level_key)[1])  # type: ignore[index]
             for problem_file, entry in problems.items():
@@ -226,7 +206,7 @@ class _Converter(JsonConverter):
 
     def _eval_results(self, path: str, data: dict, lines: LineFinder) -> None:
         if self.level is None:
-            problem(self.problems, path, None, None, "an eval_results.json does not name its level: give --level N")
+            self.problem(path, None, None, "an eval_results.json does not name its level: give --level N")
             return
         level = self.level
         run_name = os.path.basename(os.path.dirname(os.path.abspath(path)))
@@ -239,7 +219,7 @@ class _Converter(JsonConverter):
                         else None) or problem_line
                 self.read += 1
                 if not isinstance(sample, dict):
-                    problem(self.problems, path, line, where, "a sample must be an object")
+                    self.problem(path, line, where, "a sample must be an object")
                     continue
                 self._sample(path, line, where, level, int(problem_key), run_name, sample)
 
@@ -247,11 +227,11 @@ class _Converter(JsonConverter):
                 sample: dict) -> None:
         for key in ("compiled", "correctness"):
             if not isinstance(sample.get(key), bool):
-                problem(self.problems, path, line, f"{where}.{key}", "must be true or false")
+                self.problem(path, line, f"{where}.{key}", "must be true or false")
                 return
         sample_id = sample.get("sample_id", 0)
         if not isinstance(sample_id, int) or isinstance(sample_id, bool) or sample_id < 0:
-            problem(self.problems, path, line, f"{where}.sample_id", "must be a whole number of 0 or more")
+            self.problem(path, line, f"{where}.sample_id", "must be a whole number of 0 or more")
             return
         metadata: dict = sample["metadata"] if isinstance(sample.get("metadata"), dict) else {}
         spec: dict[str, Any] = {}
@@ -292,7 +272,7 @@ class _Converter(JsonConverter):
     def _figures(self, path: str, line: int, where: str, entry: Any) -> dict[str, Any] | None:
         """``timing`` from a baseline entry or runtime_stats (ms), or None with a problem."""
         if not isinstance(entry, dict):
-            problem(self.problems, path, line, where, "must be an object of mean, std, min, max and num_trials")
+            self.problem(path, line, where, "must be an object of mean, std, min, max and num_trials")
             return None
         latency: dict[str, float] = {}
         for key, name in STATISTICS:
@@ -300,15 +280,15 @@ class _Converter(JsonConverter):
             if value is None:
                 continue
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value < 0:
-                problem(self.problems, path, line, f"{where}.{key}", f"{value!r} is not a finite number of 0 or more")
+                self.problem(path, line, f"{where}.{key}", f"{value!r} is not a finite number of 0 or more")
                 return None
             latency[name] = round(value * TIME_UNITS["ms"], 3)  # milliseconds
         if "mean" not in latency:
-            problem(self.problems, path, line, f"{where}.mean", "is missing: the mean time is the result")
+            self.problem(path, line, f"{where}.mean", "is missing: the mean time is the result")
             return None
         trials = entry.get("num_trials")
         if trials is not None and (not isinstance(trials, int) or isinstance(trials, bool) or trials < 1):
-            problem(self.problems, path, line, f"{where}.num_trials", f"{trials!r} is not a whole number of 1 or more")
+            self.problem(path, line, f"{where}.num_trials", f"{trials!r} is not a whole number of 1 or more")
             return None
         return {"timing": {"latencyNs": latency, "primaryStatistic": "mean"}}
 
@@ -324,14 +304,7 @@ class _Converter(JsonConverter):
         spec["environmentDigest"] = environment
         spec["implementationDigest"] = implementation
         external_id = native["externalId"]
-        metadata = {
-            "name": hashed_name(slug("kernelbench/" + external_id.rsplit("/", 1)[0]), external_id, 100),
-            "title": title,
-            "labels": valid_labels(labels),
-            "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(line)},
-        }
-        body = run_manifest(metadata, spec)
-        self.runs.append(Document(body, path, 1, line))
+        self.add_run(spec, (path, line), ("kernelbench/" + external_id.rsplit("/", 1)[0], external_id), title, labels)
 
 
 def _failure(compiled: bool, metadata: dict) -> tuple[str, dict[str, str]]:
@@ -386,14 +359,10 @@ def _protocol() -> tuple[str, dict]:
                   "trials (num_trials, in each run's sourceNative.metrics) in milliseconds, to three significant "
                   "digits",
     }
-    spec = {
-        "harness": {"name": "KernelBench", "repository": REPOSITORY},
-        "measurement": measurement,
-        "comparability": {"family": FAMILY,
-                          "notes": "KernelBench's time of one problem's forward pass; a generated kernel compares "
-                                   "with the reference (baseline) on the same problem, level and GPU."},
-    }
-    return "kernelbench-latency", manifest("BenchmarkProtocol", "kernelbench-latency", "KernelBench · latency", spec)
+    notes = ("KernelBench's time of one problem's forward pass; a generated kernel compares with the reference "
+             "(baseline) on the same problem, level and GPU.")
+    harness = {"name": "KernelBench", "repository": REPOSITORY}
+    return protocol("kernelbench-latency", "KernelBench · latency", harness, measurement, FAMILY, notes)
 
 
 def _workload(level: int, problem_id: int | str) -> tuple[str, dict]:

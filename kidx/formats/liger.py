@@ -94,18 +94,6 @@ SOURCE_NAME = "liger-kernel-bench"
 ANNOTATION_ROW = "liger.kernelindex.dev/row"
 
 FORMAT_DOC = FormatDoc(
-    summary="Liger-Kernel benchmark CSVs (all_benchmark_data*.csv).",
-    files="Liger-Kernel benchmark CSV files (all_benchmark_data*.csv).",
-    help=(
-        "Import Liger-Kernel's benchmark CSVs: one run per row, plus the protocols,\n"
-        "environments, workloads and implementations they refer to."
-    ),
-    examples=(
-        "kidx import liger all_benchmark_data*.csv",
-        "kidx import liger all_benchmark_data.csv -o yaml | kidx apply -f -",
-        "kidx env capture > environment.yaml",
-        "kidx import liger all_benchmark_data.csv --environment environment.yaml",
-    ),
     reads="Liger-Kernel's benchmark CSVs (below)",
     one_run_per="CSV row",
     fields=(

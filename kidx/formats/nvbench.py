@@ -32,22 +32,16 @@ import struct
 from typing import Any
 
 from kidx.formats.framework import (
-    ANNOTATION_FILE,
-    ANNOTATION_LINE,
-    Conversion,
     FormatDoc,
     JsonConverter,
     LineFinder,
     gpu_mismatches,
     hashed_name,
     manifest,
-    problem,
-    run_manifest,
+    protocol,
     slug,
-    valid_labels,
 )
 from kidx.formats.gpus import canonical_gpu_name, gpu_hardware
-from kidx.manifests.document import Document
 from kidx.manifests.reader import InputTooLarge, read_bounded
 from kidx.manifests.values import INT64_MAX, INT64_MIN
 from kidx.units import TIME_UNITS
@@ -76,16 +70,6 @@ _MEASUREMENTS = {
 _SAMPLE_TIMES = "file/sample_times"
 
 FORMAT_DOC = FormatDoc(
-    summary="NVIDIA NVBench JSON (--json FILE).",
-    files="NVBench JSON files (written with --json FILE).",
-    help=(
-        "Import NVIDIA NVBench JSON: one run per benchmark state (GPU time of the\n"
-        "CUDA-event timer, with its samples when recorded), and an environment per device."
-    ),
-    examples=(
-        "./my_nvbench_binary --json results.json",
-        "kidx import nvbench results.json --environment environment.yaml",
-    ),
     reads="NVIDIA NVBench's `--json FILE` / `--jsonbin FILE` output ([nvbench](#nvbench))",
     one_run_per="benchmark state",
     fields=(
@@ -129,21 +113,17 @@ FORMAT_DOC = FormatDoc(
 check_environment = gpu_mismatches
 
 
-def convert_files(paths: list[str]) -> Conversion:
-    return _Converter().convert(paths)
-
-
 class _Converter(JsonConverter):
     what, noun, fallback_name = WHAT, "states", "nvbench"
 
     def add(self, path: str, data: Any, text: str) -> None:
         if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
-            problem(self.problems, path, 1, None, f"not {WHAT}: expected an object with a benchmarks list")
+            self.problem(path, 1, None, f"not {WHAT}: expected an object with a benchmarks list")
             return
         version = _get(data, "meta", "version", "json", "major")
         if isinstance(version, int) and version != SUPPORTED_JSON_MAJOR:
-            problem(self.problems, path, 1, "meta.version.json",
-                    f"NVBench JSON format {version}.x is not supported (kidx reads {SUPPORTED_JSON_MAJOR}.x)")
+            self.problem(path, 1, "meta.version.json",
+                         f"NVBench JSON format {version}.x is not supported (kidx reads {SUPPORTED_JSON_MAJOR}.x)")
             return
         devices = {d.get("id"): d for d in data.get("devices") or [] if isinstance(d, dict)}
         nvbench_version = _get(data, "meta", "version", "nvbench", "string") or "unknown"
@@ -151,7 +131,7 @@ class _Converter(JsonConverter):
         for b_index, benchmark in enumerate(data["benchmarks"]):
             where = f"benchmarks[{b_index}]"
             if not isinstance(benchmark, dict) or not isinstance(benchmark.get("name"), str):
-                problem(self.problems, path, None, where, "a benchmark needs a name")
+                self.problem(path, None, where, "a benchmark needs a name")
                 continue
             lines.line_of("name", benchmark["name"])
             for s_index, state in enumerate(benchmark.get("states") or []):
@@ -162,7 +142,7 @@ class _Converter(JsonConverter):
                     self._state(path, line or 1, state_where, benchmark, state, devices, nvbench_version)
                 except _StateProblem as exc:
                     field_path = state_where + (f".{exc.field}" if exc.field else "")
-                    problem(self.problems, path, line, field_path, exc.message)
+                    self.problem(path, line, field_path, exc.message)
 
     def _state(self, path, line, where, benchmark, state, devices, nvbench_version) -> None:
         if not isinstance(state, dict) or not isinstance(state.get("name"), str):
@@ -224,16 +204,10 @@ class _Converter(JsonConverter):
         spec["protocolDigest"] = protocol
         spec["workloadDigest"] = workload
         spec["environmentDigest"] = environment
-        labels = valid_labels({"benchmark": bench_name, "gpu": slug(canonical_gpu_name(gpu) or gpu),
-                               "nvbench_version": nvbench_version})
-        metadata: dict[str, Any] = {
-            "name": hashed_name(slug("nvbench/" + external_id), external_id, 100),
-            "title": f"{bench_name} · {state_key or 'default'} · {gpu}",
-            "labels": labels,
-            "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(line)},
-        }
-        body = run_manifest(metadata, spec)
-        self.runs.append(Document(body, path, 1, line))
+        labels = {"benchmark": bench_name, "gpu": slug(canonical_gpu_name(gpu) or gpu),
+                  "nvbench_version": nvbench_version}
+        self.add_run(spec, (path, line), ("nvbench/" + external_id, external_id),
+                     f"{bench_name} · {state_key or 'default'} · {gpu}", labels)
 
     def _samples(self, path: str, line: int, raw_summaries: list) -> list[float] | None:
         for s_index, summary in enumerate(raw_summaries):
@@ -264,6 +238,9 @@ class _Converter(JsonConverter):
                 raise _StateProblem(field, f"{side} holds a negative or non-finite sample time")
             return [round(s * TIME_UNITS["s"], 3) for s in seconds]
         return None
+
+
+convert_files = _Converter.convert_files
 
 
 def _side_file(path: str, filename: str, field: str) -> str:
@@ -361,21 +338,15 @@ def _shown(value: Any) -> str:
 
 def _protocol(version: str) -> tuple[str, dict]:
     name = "nvbench-cold-" + slug(version)
-    spec = {
-        "harness": {"name": "NVBench", "repository": REPOSITORY, "version": version},
-        "measurement": {
-            "metric": "latency", "timer": "cuda_events", "primaryStatistic": "mean",
-            "method": "cold: each sample one isolated launch, L2 flushed before it, timed with CUDA events",
-        },
-        "comparability": {
-            "family": FAMILY,
-            "notes": ("GPU time of isolated (cold) executions as NVBench measures them: samples are "
-                      "taken until the relative noise or the timeout criterion stops; the mean is "
-                      "the headline, as in NVBench's own tables. Comparable within one benchmark, "
-                      "axis values and GPU."),
-        },
+    measurement = {
+        "metric": "latency", "timer": "cuda_events", "primaryStatistic": "mean",
+        "method": "cold: each sample one isolated launch, L2 flushed before it, timed with CUDA events",
     }
-    return name, manifest("BenchmarkProtocol", name, f"NVBench {version} · cold GPU time", spec)
+    notes = ("GPU time of isolated (cold) executions as NVBench measures them: samples are taken until the relative "
+             "noise or the timeout criterion stops; the mean is the headline, as in NVBench's own tables. Comparable "
+             "within one benchmark, axis values and GPU.")
+    harness = {"name": "NVBench", "repository": REPOSITORY, "version": version}
+    return protocol(name, f"NVBench {version} · cold GPU time", harness, measurement, FAMILY, notes)
 
 
 def _environment(device: dict) -> tuple[str, dict]:

@@ -32,14 +32,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 from kidx.formats.framework import (
-    ANNOTATION_FILE,
-    ANNOTATION_LINE,
     Conversion,
     FormatDoc,
     JsonConverter,
@@ -48,10 +45,8 @@ from kidx.formats.framework import (
     hashed_name,
     manifest,
     non_negative_number,
-    problem,
-    run_manifest,
+    protocol,
     slug,
-    valid_labels,
 )
 from kidx.manifests.document import Document
 from kidx.units import TIME_UNITS
@@ -74,17 +69,6 @@ _CPU_VENDORS = {"genuineintel": "intel", "authenticamd": "amd"}
 _DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?\Z")
 
 FORMAT_DOC = FormatDoc(
-    summary="pytest-benchmark JSON (pytest --benchmark-json=FILE).",
-    files="pytest-benchmark JSON files (--benchmark-json or .benchmarks/…/*.json).",
-    help=(
-        "Import pytest-benchmark JSON: one run per benchmark (min, max, mean,\n"
-        "stddev, median, iqr, rounds, and the raw samples when saved with --benchmark-save-data),\n"
-        "and an environment from its machine_info."
-    ),
-    examples=(
-        "pytest bench/ --benchmark-json=results.json --benchmark-save-data",
-        "kidx import pytest-benchmark results.json",
-    ),
     reads=(
         "`pytest --benchmark-json=FILE` output, or the files `--benchmark-autosave` keeps "
         "([pytest-benchmark](#pytest-benchmark))"
@@ -123,7 +107,6 @@ FORMAT_DOC = FormatDoc(
              "label values)"
          )),
     ),
-    library_option=True,
 )
 
 
@@ -183,11 +166,11 @@ class _Converter(JsonConverter):
     def add(self, path: str, data: Any, text: str) -> None:
         if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list) \
                 or not isinstance(data.get("machine_info"), dict):
-            problem(self.problems, path, 1, None, f"not {WHAT}: expected an object with machine_info and benchmarks")
+            self.problem(path, 1, None, f"not {WHAT}: expected an object with machine_info and benchmarks")
             return
         observed = _observed_at(data.get("datetime"))
         if observed is None:
-            problem(self.problems, path, 1, "datetime", f"{data.get('datetime')!r} is not an ISO 8601 time")
+            self.problem(path, 1, "datetime", f"{data.get('datetime')!r} is not an ISO 8601 time")
             return
         version = str(data.get("version") or "unknown")
         machine = data["machine_info"]
@@ -198,10 +181,7 @@ class _Converter(JsonConverter):
             where = f"benchmarks[{index}]"
             fullname = benchmark.get("fullname") if isinstance(benchmark, dict) else None
             line = (lines.line_of("fullname", fullname) if isinstance(fullname, str) else None) or 1
-            bad = _problems_of(benchmark)
-            if bad:
-                for field, message in bad:
-                    problem(self.problems, path, line, f"{where}.{field}" if field else where, message)
+            if self.refused(path, line, _problems_of(benchmark), where):
                 continue
             external_id = f"{fullname}/{_session_fingerprint(benchmark, machine, commit, version)}"
             twin = self._twins.get(external_id)
@@ -269,21 +249,14 @@ class _Converter(JsonConverter):
         spec["workloadDigest"] = workload
         spec["environmentDigest"] = environment
         spec["implementationDigest"] = implementation
-        labels = valid_labels({
+        labels = {
             "group": str(benchmark.get("group") or ""), "test": function, "project": project or "",
             "commit": str(commit.get("id") or ""), "branch": str(commit.get("branch") or ""),
             "pytest_benchmark_version": version,
-        })
-        metadata: dict[str, Any] = {
-            "name": hashed_name(slug("pytest/" + external_id), external_id, 100),
-            "title": f"{benchmark['name']} · pytest-benchmark",
-            "labels": labels,
-            "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(line)},
         }
-        if commit.get("dirty"):
-            metadata["annotations"]["kernelindex.dev/commit-dirty"] = "true"
-        body = run_manifest(metadata, spec)
-        self.runs.append(Document(body, path, 1, line))
+        dirty = {"kernelindex.dev/commit-dirty": "true"} if commit.get("dirty") else None
+        self.add_run(spec, (path, line), ("pytest/" + external_id, external_id),
+                     f"{benchmark['name']} · pytest-benchmark", labels, dirty)
 
 
 def _problems_of(benchmark: Any) -> list[tuple[str | None, str]]:
@@ -350,18 +323,12 @@ def _protocol(version: str, options: dict) -> tuple[str, dict]:
     }
     if isinstance(options.get("min_rounds"), int):
         measurement["repetitions"] = options["min_rounds"]
-    spec = {
-        "harness": {"name": "pytest-benchmark", "repository": REPOSITORY, "version": version},
-        "measurement": measurement,
-        "comparability": {
-            "family": FAMILY,
-            "notes": ("Wall-clock time of one call, per round (a round's time divided by its "
-                      "iterations), on the CPU's clock; the median over the rounds is the headline. "
-                      f"Options: {', '.join(f'{k}={v}' for k, v in sorted(options.items()))}."),
-        },
-    }
+    notes = ("Wall-clock time of one call, per round (a round's time divided by its iterations), on the CPU's clock; "
+             "the median over the rounds is the headline. "
+             f"Options: {', '.join(f'{k}={v}' for k, v in sorted(options.items()))}.")
     name = "pytest-benchmark-" + slug(timer) + ("-nogc" if options.get("disable_gc") else "")
-    return name, manifest("BenchmarkProtocol", name, f"pytest-benchmark {version} · {timer}", spec)
+    harness = {"name": "pytest-benchmark", "repository": REPOSITORY, "version": version}
+    return protocol(name, f"pytest-benchmark {version} · {timer}", harness, measurement, FAMILY, notes)
 
 
 def _machine_key(machine: dict) -> tuple:

@@ -39,15 +39,12 @@ import hashlib
 import io
 import json
 import math
-import os
 import re
 import statistics
 from typing import Any
 
 from kidx.errors import UsageError
 from kidx.formats.framework import (
-    ANNOTATION_FILE,
-    ANNOTATION_LINE,
     Conversion,
     FormatDoc,
     JsonConverter,
@@ -55,16 +52,13 @@ from kidx.formats.framework import (
     gpu_mismatches,
     hashed_name,
     manifest,
-    problem,
+    protocol,
     raise_if_problems,
     read_json,
     read_text,
-    run_manifest,
     slug,
-    valid_labels,
 )
 from kidx.formats.gpus import canonical_gpu_name, gpu_hardware
-from kidx.manifests.document import Document
 from kidx.units import TIME_UNITS
 
 SOURCE_NAME = "tritonbench"
@@ -93,18 +87,6 @@ _ENV_NOTES = ("pytorch_branch", "triton_branch", "tritonbench_branch", "pytorch_
               "tritonbench_commit_time", "conda_env")
 
 FORMAT_DOC = FormatDoc(
-    summary="tritonbench results (--csv tables, --output-json, nightly result.json).",
-    files="tritonbench files: ';'-separated --csv tables (give --op and --mode) or JSON (--output-json, result.json).",
-    help=(
-        "Import tritonbench results: one run per (input, backend, metric) value of a --csv\n"
-        "table (with --op and --mode) or of a --output-json or nightly result.json; averages and\n"
-        "pass flags are not runs, and a cell holding an error is a failed run."
-    ),
-    examples=(
-        "python run.py --op softmax --mode fwd --csv > softmax.csv",
-        "kidx import tritonbench softmax.csv --op softmax --mode fwd --environment environment.yaml",
-        "kidx import tritonbench result.json",
-    ),
     reads="tritonbench's `--csv` tables, `--output-json` files and nightly `result.json` ([tritonbench](#tritonbench))",
     one_run_per="(input, backend, metric) value",
     fields=(
@@ -146,7 +128,6 @@ FORMAT_DOC = FormatDoc(
          "`spec.sourceNative.gpuStates`: what the GPU was doing belongs to the run, not to the machine"),
         ("op, mode, backend, metric, GPU", "labels `op`, `mode`, `backend`, `metric`, `gpu`"),
     ),
-    options=("op", "mode"),
     not_carried=(
         "the samples (tritonbench keeps only the median of its IQR-filtered samples)",
         "whether the timer replayed a CUDA graph (--cudagraph) or called do_bench",
@@ -199,12 +180,12 @@ class _Converter(JsonConverter):
 
     def _csv(self, path: str, text: str) -> None:
         if not self.op:
-            problem(self.problems, path, None, None, "a tritonbench CSV does not name its operator: give --op NAME "
+            self.problem(path, None, None, "a tritonbench CSV does not name its operator: give --op NAME "
                                                      "(and --mode)")
             return
         rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=";"))
         if not rows or len(rows[0]) < 2:
-            problem(self.problems, path, 1, None, f"not {WHAT}: expected a header of the x-value's name, then "
+            self.problem(path, 1, None, f"not {WHAT}: expected a header of the x-value's name, then "
                                                   "<backend>-<metric> columns")
             return
         header = rows[0]
@@ -213,8 +194,8 @@ class _Converter(JsonConverter):
             backend, dash, metric = name.partition("-")
             if not dash or not backend or not metric:
                 if index == 2 or "-" in name:
-                    problem(self.problems, path, 1, f"column {index}",
-                            f"{name!r} is not a <backend>-<metric> column")
+                    self.problem(path, 1, f"column {index}",
+                                 f"{name!r} is not a <backend>-<metric> column")
                 columns.append(None)  # an x-only metric (tritonbench writes them before the backends')
                 continue
             columns.append((backend, metric))
@@ -225,7 +206,7 @@ class _Converter(JsonConverter):
             if row[0] in ("average", "hashes"):
                 continue
             if len(row) != len(header):
-                problem(self.problems, path, line, None, f"has {len(row)} cells; the header has {len(header)}")
+                self.problem(path, line, None, f"has {len(row)} cells; the header has {len(header)}")
                 continue
             for column, cell in zip(columns, row[1:], strict=True):
                 if column is None or not cell.strip():
@@ -233,8 +214,8 @@ class _Converter(JsonConverter):
                 self.read += 1
                 value = _number(cell)
                 if value is None and _looks_numeric(cell):
-                    problem(self.problems, path, line, f"{column[0]}-{column[1]}",
-                            f"{cell!r} is not a finite number")
+                    self.problem(path, line, f"{column[0]}-{column[1]}",
+                                 f"{cell!r} is not a finite number")
                     continue
                 failed += value is None
                 self._run(path, _Value(line, "", self.op, self.mode, row[0], column[0], column[1],
@@ -247,7 +228,7 @@ class _Converter(JsonConverter):
 
     def add(self, path: str, data: Any, text: str) -> None:
         if not isinstance(data, dict):
-            problem(self.problems, path, 1, None, f"not {WHAT}: expected an object of metrics")
+            self.problem(path, 1, None, f"not {WHAT}: expected an object of metrics")
             return
         nightly = isinstance(data.get("metrics"), dict)
         metrics = data["metrics"] if nightly else data
@@ -264,12 +245,12 @@ class _Converter(JsonConverter):
                 if passed and value == 0:
                     self.notes.append(f"{path}, line {line}: {passed['bench']} did not run (its pass flag is 0)")
                 elif not passed and not _AVERAGE.match(key) and key.startswith("tritonbench_"):
-                    problem(self.problems, path, line, f"{prefix}{json.dumps(key)}",
-                            "is neither tritonbench_<op>_<mode>[x_<input>-<backend>]_<metric>, an average nor a "
-                            "pass flag")
+                    self.problem(path, line, f"{prefix}{json.dumps(key)}",
+                                 "is neither tritonbench_<op>_<mode>[x_<input>-<backend>]_<metric>, an average nor a "
+                                 "pass flag")
                 elif not key.startswith("tritonbench_"):
-                    problem(self.problems, path, line, f"{prefix}{json.dumps(key)}",
-                            f"not {WHAT}: a key must start with tritonbench_")
+                    self.problem(path, line, f"{prefix}{json.dumps(key)}",
+                                 f"not {WHAT}: a key must start with tritonbench_")
                 continue
             if value is None:
                 continue
@@ -277,23 +258,23 @@ class _Converter(JsonConverter):
             where = f"{prefix}{json.dumps(key)}"
             if isinstance(value, list):
                 if not value or not all(_finite(v) for v in value):
-                    problem(self.problems, path, line, where, "a list of repeats must hold finite numbers only")
+                    self.problem(path, line, where, "a list of repeats must hold finite numbers only")
                     continue
             elif isinstance(value, bool):
                 value = 1.0 if value else 0.0
             elif isinstance(value, (int, float)):
                 if not math.isfinite(value):
-                    problem(self.problems, path, line, where, f"{value!r} is not a finite number")
+                    self.problem(path, line, where, f"{value!r} is not a finite number")
                     continue
             elif isinstance(value, str):
                 number = _number(value)
                 if number is None and _looks_numeric(value):
-                    problem(self.problems, path, line, where, f"{value!r} is not a finite number")
+                    self.problem(path, line, where, f"{value!r} is not a finite number")
                     continue
                 failed += number is None
                 value = value if number is None else number
             else:
-                problem(self.problems, path, line, where, "must be a number, a list of numbers or an error text")
+                self.problem(path, line, where, "must be a number, a list of numbers or an error text")
                 continue
             op, mode = _op_and_mode(match["bench"], self.mode)
             self._run(path, _Value(line, key, op, mode, match["input"], match["backend"], match["metric"], value),
@@ -351,17 +332,10 @@ class _Converter(JsonConverter):
         spec["workloadDigest"] = workload
         spec["environmentDigest"] = environment
         spec["implementationDigest"] = implementation
-        labels = valid_labels({"op": item.op, "mode": item.mode or "", "backend": item.backend,
-                               "metric": item.metric,
-                               "gpu": slug(canonical_gpu_name(device) or device) if device else ""})
-        metadata: dict[str, Any] = {
-            "name": hashed_name(slug("tritonbench/" + external_id), external_id, 100),
-            "title": f"{bench} · {item.x_val} · {item.backend} · {item.metric}",
-            "labels": labels,
-            "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(item.line)},
-        }
-        body = run_manifest(metadata, spec)
-        self.runs.append(Document(body, path, 1, item.line))
+        labels = {"op": item.op, "mode": item.mode or "", "backend": item.backend, "metric": item.metric,
+                  "gpu": slug(canonical_gpu_name(device) or device) if device else ""}
+        self.add_run(spec, (path, item.line), ("tritonbench/" + external_id, external_id),
+                     f"{bench} · {item.x_val} · {item.backend} · {item.metric}", labels)
 
 
 def _figures(metric: str, value: float | list[float]) -> dict[str, Any]:
@@ -435,17 +409,10 @@ def _protocol(metric: str) -> tuple[str, dict]:
         measurement["metric"] = "throughput"
     elif metric in ("gpu_peak_mem",):
         measurement["metric"] = "peak_memory"
-    spec = {
-        "harness": {"name": "tritonbench", "repository": REPOSITORY},
-        "measurement": measurement,
-        "comparability": {
-            "family": FAMILY,
-            "notes": (f"tritonbench's {metric} of one backend on one input of one operator and mode; "
-                      "comparable within one operator, mode, input and GPU."),
-        },
-    }
-    name = "tritonbench-" + slug(metric)
-    return name, manifest("BenchmarkProtocol", name, f"tritonbench · {metric}", spec)
+    notes = (f"tritonbench's {metric} of one backend on one input of one operator and mode; comparable within one "
+             "operator, mode, input and GPU.")
+    harness = {"name": "tritonbench", "repository": REPOSITORY}
+    return protocol("tritonbench-" + slug(metric), f"tritonbench · {metric}", harness, measurement, FAMILY, notes)
 
 
 def _environment(env: dict) -> tuple[str, dict]:

@@ -25,6 +25,14 @@ class Event:
     """What every event is; a Reporter takes any of them."""
 
 
+@dataclass(frozen=True, slots=True)
+class PassedOn(Event):
+    """A warning a lower layer (a timer's log, a probe, the bundle reader) wrote, passed on
+    as it came; its subclasses say whose."""
+
+    text: str
+
+
 # storing (kidx apply, import and record) ------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Progressed(Event):
@@ -88,10 +96,8 @@ class ProcessEnded(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class TimerLogNote(Event):
+class TimerLogNote(PassedOn):
     """A line of a timer's log that could not be read (its do_bench call is not matched)."""
-
-    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,10 +157,8 @@ class CaptureNote(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class PeaksRefused(Event):
+class PeaksRefused(PassedOn):
     """A figure --measure-peaks measured outside physical bounds, left out."""
-
-    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,10 +186,8 @@ class PeaksNotCarried(Event):
 
 # restoring a bundle ----------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
-class BundleNote(Event):
+class BundleNote(PassedOn):
     """What the bundle reader could not check."""
-
-    text: str
 
 
 # a command's outcome lines ---------------------------------------------------------------
@@ -238,7 +240,7 @@ class Transferred(Event):
 
 
 __all__ = [
-    "BundleNote", "CaptureNote", "Event", "HarnessOutput", "MeasuredKept", "NotInCheckout", "PeaksKept",
+    "BundleNote", "CaptureNote", "Event", "HarnessOutput", "MeasuredKept", "NotInCheckout", "PassedOn", "PeaksKept",
     "PeaksMeasured", "PeaksNotCarried", "PeaksRefused", "PlotWritten", "PointsRepeated", "ProcessEnded",
     "ProcessStarted", "Progressed", "RecordingStarted", "RecoveredStored", "Retimed", "RunFlag", "RunsFlagged",
     "RunsLeftOut", "SitePublished", "TimerLogNote", "TimerUnused", "Transferred",

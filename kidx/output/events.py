@@ -16,16 +16,15 @@ from functools import singledispatch
 from typing import TYPE_CHECKING, NamedTuple
 
 from kidx.operations.events import (
-    BundleNote,
     CaptureNote,
     Event,
     HarnessOutput,
     MeasuredKept,
     NotInCheckout,
+    PassedOn,
     PeaksKept,
     PeaksMeasured,
     PeaksNotCarried,
-    PeaksRefused,
     PlotWritten,
     PointsRepeated,
     ProcessEnded,
@@ -37,7 +36,6 @@ from kidx.operations.events import (
     RunsFlagged,
     RunsLeftOut,
     SitePublished,
-    TimerLogNote,
     TimerUnused,
     Transferred,
 )
@@ -95,6 +93,12 @@ def _(event: Progressed) -> Worded:
     return Worded(f"{event.phase} {event.done}/{event.total}")
 
 
+# what a lower layer wrote (a timer's log, a probe, the bundle reader) -----------------
+@worded.register
+def _(event: PassedOn) -> Worded:
+    return Worded(event.text, warning=True)
+
+
 # recording ------------------------------------------------------------------------------
 @worded.register
 def _(event: NotInCheckout) -> Worded:
@@ -132,11 +136,6 @@ def _(event: ProcessEnded) -> Worded:
     shown = ", ".join(f"{key}={value}" for key, value in event.labels.items()) or "none"
     return Worded(f"record {event.format_name}: the command ended in {event.seconds:.1f} s; importing "
                   f"{event.path}; labels: {shown}")
-
-
-@worded.register
-def _(event: TimerLogNote) -> Worded:
-    return Worded(event.text, warning=True)
 
 
 @worded.register
@@ -188,11 +187,6 @@ def _(event: CaptureNote) -> Worded:
 
 
 @worded.register
-def _(event: PeaksRefused) -> Worded:
-    return Worded(event.text, warning=True)
-
-
-@worded.register
 def _(event: PeaksMeasured) -> Worded:
     return Worded(event.summary)
 
@@ -207,12 +201,6 @@ def _(event: PeaksKept) -> Worded:
 def _(event: PeaksNotCarried) -> Worded:
     return Worded(f"note: the stored executionenvironment {event.name} has peaks measured at {event.at} for another "
                   f"spec: they are not carried over (its history keeps them: kidx history environment {event.name})")
-
-
-# restoring a bundle ---------------------------------------------------------------------------
-@worded.register
-def _(event: BundleNote) -> Worded:
-    return Worded(event.text, warning=True)
 
 
 # a command's outcome lines ----------------------------------------------------------------------

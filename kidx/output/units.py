@@ -16,29 +16,25 @@ def human_duration(seconds: float) -> str:
     s = int(seconds)
     if s < 120:
         return f"{s}s"
-    minutes = s // 60
-    if minutes < 10:
-        rest = s % 60
-        return f"{minutes}m{rest}s" if rest else f"{minutes}m"
-    if minutes < 180:
-        return f"{minutes}m"
-    hours = s // 3600
-    if hours < 8:
-        rest = minutes % 60
-        return f"{hours}h{rest}m" if rest else f"{hours}h"
-    if hours < 48:
-        return f"{hours}h"
-    days = hours // 24
-    if hours < 192:
-        rest = hours % 24
-        return f"{days}d{rest}h" if rest else f"{days}d"
-    if days < 365 * 2:
-        return f"{days}d"
-    years = days // 365
-    if years < 8:
-        rest = days % 365
-        return f"{years}y{rest}d" if rest else f"{years}y"
-    return f"{years}y"
+    for unit, size, smaller, smaller_size, both_below, alone_below in _DURATION_UNITS:
+        count = s // size
+        if count < both_below:
+            rest = s % size // smaller_size
+            return f"{count}{unit}{rest}{smaller}" if rest else f"{count}{unit}"
+        if alone_below is None or count < alone_below:
+            return f"{count}{unit}"
+    raise AssertionError("unreachable: the last unit has no bound")
+
+
+# HumanDuration's units, largest last: (unit, its seconds, the next smaller unit, its
+# seconds, below how many of the unit the smaller one is shown too, below how many the
+# unit is shown alone; past that, the next unit)
+_DURATION_UNITS: tuple[tuple[str, int, str, int, int, int | None], ...] = (
+    ("m", 60, "s", 1, 10, 180),
+    ("h", 3600, "m", 60, 8, 48),
+    ("d", 86400, "h", 3600, 8, 365 * 2),
+    ("y", 86400 * 365, "d", 86400, 8, None),
+)
 
 
 def parse_timestamp(text: str) -> datetime | None:
@@ -86,38 +82,40 @@ def _significant(value: float) -> str:
     return text
 
 
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _in_steps(value: float, steps: tuple[tuple[str, float], ...]) -> str | None:
+    """``value`` in the largest of ``steps`` ((unit, its scale), largest first) it
+    reaches; None where it reaches none."""
+    for unit, scale in steps:
+        if abs(value) >= scale:
+            return _significant(value / scale) + unit
+    return None
+
+
 def nanoseconds(value) -> str:
     """A latency in ns as ns, µs, ms or s: ``417536`` → ``417.5µs``."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
+    if not _number(value):
         return str(value)
-    magnitude = abs(value)
-    for unit, scale in TIME_STEPS:
-        if magnitude >= scale:
-            return _significant(value / scale) + unit
-    return _significant(value) + NANOSECONDS
+    return _in_steps(value, TIME_STEPS) or _significant(value) + NANOSECONDS
 
 
 def byte_size(value) -> str:
     """A size in bytes in binary units: ``734134784`` → ``700.1MiB``."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
+    if not _number(value):
         return str(value)
-    magnitude = abs(value)
-    for unit, scale in BINARY_STEPS:
-        if magnitude >= scale:
-            return _significant(value / scale) + unit
-    return f"{value}B"
+    return _in_steps(value, BINARY_STEPS) or f"{value}B"
 
 
 def rate(value, unit: str) -> str:
     """A rate in decimal units, as datasheets print them: ``1.326TB/s``, ``554.1TFLOP/s``,
     ``1.26k tokens/s``."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
+    if not _number(value):
         return str(value)
     shown = unit if unit[:1] in ("B", "F") else " " + unit
-    for prefix, scale in DECIMAL_STEPS:
-        if abs(value) >= scale:
-            return _significant(value / scale) + prefix + shown
-    return _significant(value) + shown
+    return (_in_steps(value, DECIMAL_STEPS) or _significant(value)) + shown
 
 
 def quantity(value, unit: str) -> str:

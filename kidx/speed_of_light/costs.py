@@ -23,6 +23,7 @@ sweep whose shapes live in the harness's registry) gives no cost: never a guess.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 
@@ -131,13 +132,22 @@ def _rows_and_columns(parameters) -> tuple[int, int] | None:
     return rows, columns
 
 
-def rms_norm(parameters, element: int) -> Traffic | None:
+def _over_rows(traffic: Callable[[int, int, int], Traffic]) -> Callable[[Any, int], Traffic | None]:
+    """A norm's function of (parameters, element bytes), from ``traffic(rows, columns,
+    element bytes)`` of its input (``_rows_and_columns``)."""
+
+    @functools.wraps(traffic)
+    def norm(parameters, element: int) -> Traffic | None:
+        found = _rows_and_columns(parameters)
+        return None if found is None else traffic(*found, element)
+
+    return norm
+
+
+@_over_rows
+def rms_norm(m: int, n: int, element: int) -> Traffic:
     """y = x / rms(x) · w over rows of x (M × N); w (N) stays fp32 in every version of the
     harness (the module is moved to the device, never cast)."""
-    found = _rows_and_columns(parameters)
-    if found is None:
-        return None
-    m, n = found
     x = m * n * element
     return Traffic(
         reads=x + n * FP32, writes=x, saved=m * FP32,  # y; rstd
@@ -146,12 +156,9 @@ def rms_norm(parameters, element: int) -> Traffic | None:
     )
 
 
-def layer_norm(parameters, element: int) -> Traffic | None:
+@_over_rows
+def layer_norm(m: int, n: int, element: int) -> Traffic:
     """y = (x − mean) / std · w + b over rows of x (M × N); w and b in the dtype."""
-    found = _rows_and_columns(parameters)
-    if found is None:
-        return None
-    m, n = found
     x = m * n * element
     return Traffic(
         reads=x + 2 * n * element, writes=x, saved=2 * m * FP32,  # y; mean, rstd

@@ -4,17 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from kidx.cli.common import (
-    DryRunOption,
-    FilenameOption,
-    NameOutputOption,
-    RecursiveOption,
-    StoreOption,
-    kind_registry,
-    open_store,
-    parse_dry_run,
-    print_outcomes,
-)
+from kidx.cli.common import kind_registry, open_store, parse_dry_run, print_outcomes
+from kidx.cli.options import DryRunOption, FilenameOption, NameOutputOption, RecursiveOption, StoreOption
 from kidx.errors import UsageError
 from kidx.output.to_printer import to_printer
 

@@ -16,12 +16,10 @@ from kidx.cli.analysis_options import (
     FormatOption,
     ReferencesOption,
     ThresholdOption,
-    analysis_errors,
-    gate,
-    gate_status,
-    parse_format,
+    gated_analysis,
 )
-from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output
+from kidx.cli.common import kind_registry, open_store
+from kidx.cli.options import SelectorOption, StoreOption
 from kidx.operations.analyse.aggregate import AGGREGATE_KEYS
 
 EXAMPLES = """\b
@@ -112,19 +110,18 @@ def compare(
     when a row is slower (or --fail-on-inconclusive when one is inconclusive or
     unconfirmed); 2 an error, or a gate that could not judge (unless --allow-empty).
     """
-    with analysis_errors():
+    from kidx.output.aggregates import printer_for
+
+    def analyse():
         from kidx.api.analysis import compare_request
         from kidx.operations.analyse.compare import compare as run_compare
-        from kidx.output.aggregates import printer_for
-        from kidx.output.analysis_printing import print_analysis
 
-        fmt = parse_format(output_format, "compare")
         request = compare_request(names or (), selector, field_selector, references or (), by, baseline, threshold,
                                   only, force, alpha, aggregate, metric=metric)
-        comparison = run_compare(open_store(store, must_exist=True), kind_registry(), request)
-        gate(comparison.problems, fail_on_regression or fail_on_inconclusive, allow_empty)
-    print_analysis(output(), "compare", comparison, fmt, printer_for(comparison))
-    return gate_status(comparison.verdicts, fail_on_regression, fail_on_inconclusive)
+        return run_compare(open_store(store, must_exist=True), kind_registry(), request)
+
+    return gated_analysis("compare", output_format, analyse, printer_for, lambda comparison: comparison.verdicts,
+                          fail_on_regression, fail_on_inconclusive, allow_empty)
 
 
 def register(app: typer.Typer) -> None:

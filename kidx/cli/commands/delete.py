@@ -6,19 +6,8 @@ from typing import Annotated
 
 import typer
 
-from kidx.cli.common import (
-    DryRunOption,
-    FilenameOption,
-    RecursiveOption,
-    SelectorOption,
-    StoreOption,
-    kind_registry,
-    open_store,
-    output,
-    parse_dry_run,
-    parse_selector,
-    report_missing,
-)
+from kidx.cli.common import kind_registry, open_store, output, parse_dry_run, parse_selector, report_missing
+from kidx.cli.options import DryRunOption, FilenameOption, RecursiveOption, SelectorOption, StoreOption
 from kidx.errors import UsageError
 from kidx.output.printers import output_help
 

@@ -6,10 +6,7 @@ from typing import Annotated
 
 import typer
 
-from kidx.cli.common import (
-    SelectorOption,
-    StoreOption,
-)
+from kidx.cli.options import SelectorOption, StoreOption
 
 EXAMPLES = """\b
 Examples:

@@ -4,17 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from kidx.cli.common import (
-    FilenameOption,
-    RecursiveOption,
-    StoreOption,
-    kind_registry,
-    open_store,
-    output,
-    require_store,
-    unresolved_without_store,
-)
-from kidx.errors import InvalidInputError, KidxError, UsageError
+from kidx.cli.common import kind_registry, open_store, output, read_files, require_store, unresolved_without_store
+from kidx.cli.options import FilenameOption, RecursiveOption, StoreOption
+from kidx.errors import InvalidInputError, KidxError
 
 DIFF_ERROR_EXIT = 2
 
@@ -28,16 +20,11 @@ def diff(
 
     Exit status: 0 no differences, 1 differences found, 2 an error (kubectl's contract).
     """
-    from kidx.manifests.reader import expand_sources, read_sources
     from kidx.operations.maintain.diff import changed_objects
     from kidx.output.diff import render_diff
 
     try:
-        if not filename:
-            raise UsageError("must specify -f")
-        result = read_sources(expand_sources(filename, recursive))
-        if result.problems:
-            raise InvalidInputError(result.problems)
+        result = read_files(filename, recursive)
         the_store = open_store(store)
         try:
             changes = changed_objects(the_store, result.documents, kind_registry(), result.texts)

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from kidx.cli.common import (
-    FilenameOption,
-    RecursiveOption,
-    StoreOption,
-    kind_registry,
-    open_store,
-    output,
-    unresolved_without_store,
-)
-from kidx.errors import InvalidInputError, UsageError
+from kidx.cli.common import kind_registry, open_store, output, read_files, unresolved_without_store
+from kidx.cli.options import FilenameOption, RecursiveOption, StoreOption
+from kidx.errors import InvalidInputError
 
 
 def digest(
@@ -26,14 +19,9 @@ def digest(
     Validates like apply and pins name references (protocolRef) from the same input or the
     store, but writes nothing.
     """
-    from kidx.manifests.reader import expand_sources, read_sources
     from kidx.operations.maintain.apply import apply_documents
 
-    if not filename:
-        raise UsageError("must specify -f")
-    result = read_sources(expand_sources(filename, recursive))
-    if result.problems:
-        raise InvalidInputError(result.problems)
+    result = read_files(filename, recursive)
     the_store = open_store(store)
     try:
         report = apply_documents(the_store, result.documents, kind_registry(), result.texts, dry_run=True)

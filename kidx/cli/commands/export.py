@@ -6,15 +6,8 @@ from typing import Annotated
 
 import typer
 
-from kidx.cli.common import (
-    SelectorOption,
-    StoreOption,
-    kind_registry,
-    open_store,
-    output,
-    parse_selector,
-    require_store,
-)
+from kidx.cli.common import kind_registry, open_store, output, parse_selector, require_store
+from kidx.cli.options import SelectorOption, StoreOption
 from kidx.errors import UsageError
 from kidx.output.printers import output_help
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store, output, parse_dry_run
+from kidx.cli.common import kind_registry, open_store, output, parse_dry_run
+from kidx.cli.options import DryRunOption, StoreOption
 
 EXAMPLES = """\b
 Examples:

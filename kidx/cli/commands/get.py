@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from kidx.cli.common import SelectorOption, StoreOption
+from kidx.cli.options import SelectorOption, StoreOption
 from kidx.output.printers import output_help
 
 OutputOption = Annotated[str | None, typer.Option("--output", "-o", help=output_help("get"))]

@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from kidx.cli.common import StoreOption, kind_registry, open_store, output
+from kidx.cli.common import kind_registry, open_store, output
+from kidx.cli.options import StoreOption
 from kidx.errors import UsageError
 from kidx.output.printers import output_help
 from kidx.output.to_printer import to_printer

@@ -12,15 +12,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kidx.cli.common import (
-    DryRunOption,
-    NameOutputOption,
-    StoreOption,
-    kind_registry,
-    open_store,
-    output,
-    parse_dry_run,
-)
+from kidx.cli.common import kind_registry, open_store, output, parse_dry_run
+from kidx.cli.options import DryRunOption, NameOutputOption, StoreOption
 from kidx.formats.framework import IMPORTERS, ImporterInfo
 from kidx.output.printers import output_help
 from kidx.output.to_printer import to_printer
@@ -129,7 +122,7 @@ def _examples(info: ImporterInfo) -> str:
     return "\b\nExamples:\n" + "".join(f"  {example}\n" for example in info.examples)
 
 
-# each format's help and examples are its importer's FORMAT_DOC (kidx.formats.framework.FormatDoc)
+# each format's help and examples are its entry in IMPORTERS (kidx.formats.framework.ImporterInfo)
 for _name, _info in IMPORTERS.items():
     import_app.command(_name, help=None, epilog=_examples(_info))(_command(_name))
 

@@ -7,15 +7,8 @@ from typing import Annotated
 import typer
 
 from kidx.cli.analysis_options import BY_IMPLEMENTATION, FieldSelectorOption, ReferencesOption, RunsArgument, parse_by
-from kidx.cli.common import (
-    SelectorOption,
-    StoreOption,
-    kind_registry,
-    open_store,
-    output,
-    parse_field_selector,
-    parse_selector,
-)
+from kidx.cli.common import kind_registry, open_store, output, parse_field_selector, parse_selector
+from kidx.cli.options import SelectorOption, StoreOption
 from kidx.errors import UsageError
 from kidx.output.printers import output_help
 

@@ -9,17 +9,8 @@ import typer
 
 from kidx.analysis.defaults import ALPHA, DEFAULT_THRESHOLD
 from kidx.cli.analysis_options import AlphaOption, FieldSelectorOption, ReferencesOption, RunsArgument, ThresholdOption
-from kidx.cli.common import (
-    DryRunOption,
-    SelectorOption,
-    StoreOption,
-    kind_registry,
-    open_store,
-    output,
-    parse_dry_run,
-    parse_field_selector,
-    parse_selector,
-)
+from kidx.cli.common import kind_registry, open_store, output, parse_dry_run, parse_field_selector, parse_selector
+from kidx.cli.options import DryRunOption, SelectorOption, StoreOption
 from kidx.errors import UsageError
 from kidx.publish import TITLE
 

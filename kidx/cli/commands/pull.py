@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from kidx.cli.commands.push import ForceOption, SelectionArgument, run_transfer
-from kidx.cli.common import DryRunOption, SelectorOption, StoreOption, open_store
+from kidx.cli.common import open_store
+from kidx.cli.options import DryRunOption, SelectorOption, StoreOption
 
 EXAMPLES = """\b
 Examples:

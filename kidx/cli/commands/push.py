@@ -6,15 +6,8 @@ from typing import Annotated
 
 import typer
 
-from kidx.cli.common import (
-    DryRunOption,
-    SelectorOption,
-    StoreOption,
-    kind_registry,
-    open_store,
-    output,
-    parse_selector,
-)
+from kidx.cli.common import kind_registry, open_store, output, parse_selector
+from kidx.cli.options import DryRunOption, SelectorOption, StoreOption
 from kidx.errors import UsageError
 
 EXAMPLES = """\b

@@ -13,7 +13,8 @@ from typing import Annotated
 import typer
 
 from kidx.cli.commands.import_ import EnvironmentOption, LibraryOption, OutputOption
-from kidx.cli.common import DryRunOption, StoreOption, kind_registry, open_store, output, parse_dry_run
+from kidx.cli.common import kind_registry, open_store, output, parse_dry_run
+from kidx.cli.options import DryRunOption, StoreOption
 from kidx.errors import UsageError
 from kidx.formats.framework import IMPORTERS
 from kidx.output.to_printer import to_printer

@@ -16,12 +16,10 @@ from kidx.cli.analysis_options import (
     ReferencesOption,
     RunsArgument,
     ThresholdOption,
-    analysis_errors,
-    gate,
-    gate_status,
-    parse_format,
+    gated_analysis,
 )
-from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output
+from kidx.cli.common import kind_registry, open_store
+from kidx.cli.options import SelectorOption, StoreOption
 
 EXAMPLES = """\b
 Examples:
@@ -68,19 +66,18 @@ def series(
     (or --fail-on-inconclusive when one is inconclusive or unconfirmed); 2 an error, or a
     gate that could not judge.
     """
-    with analysis_errors():
+    from kidx.output.series import SERIES
+
+    def analyse():
         from kidx.api.analysis import series_request
         from kidx.operations.analyse.series import build_series
-        from kidx.output.analysis_printing import print_analysis
-        from kidx.output.series import SERIES
 
-        fmt = parse_format(output_format, "series")
         request = series_request(names or (), selector, field_selector, references or (), label, baseline,
                                  threshold, alpha)
-        result = build_series(open_store(store, must_exist=True), kind_registry(), request)
-        gate(result.problems, fail_on_regression or fail_on_inconclusive, allow_empty)
-    print_analysis(output(), "series", result, fmt, SERIES)
-    return gate_status(result.gate_verdicts, fail_on_regression, fail_on_inconclusive)
+        return build_series(open_store(store, must_exist=True), kind_registry(), request)
+
+    return gated_analysis("series", output_format, analyse, lambda result: SERIES,
+                          lambda result: result.gate_verdicts, fail_on_regression, fail_on_inconclusive, allow_empty)
 
 
 def register(app: typer.Typer) -> None:

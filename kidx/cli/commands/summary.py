@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from kidx.cli.common import SelectorOption, StoreOption, kind_registry, open_store, output, parse_selector
+from kidx.cli.common import kind_registry, open_store, output, parse_selector
+from kidx.cli.options import SelectorOption, StoreOption
 from kidx.output.printers import output_help
 from kidx.output.to_printer import to_printer
 

@@ -25,23 +25,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from typing import Any
 
-from kidx.formats.framework import (
-    ANNOTATION_FILE,
-    ANNOTATION_LINE,
-    Conversion,
-    FormatDoc,
-    JsonConverter,
-    LineFinder,
-    hashed_name,
-    manifest,
-    problem,
-    run_manifest,
-    slug,
-)
-from kidx.manifests.document import Document
+from kidx.formats.framework import FormatDoc, JsonConverter, LineFinder, hashed_name, manifest, protocol, slug
 
 SOURCE_NAME = "bmf"
 FAMILY = "bmf"
@@ -50,16 +36,6 @@ VALUE_KEYS = ("value", "lower_value", "upper_value")
 LATENCY = "latency"
 
 FORMAT_DOC = FormatDoc(
-    summary="Bencher Metric Format JSON (benchmark → measure → value).",
-    files="BMF JSON files (benchmark name → measure → {value, lower_value, upper_value}).",
-    help=(
-        "Import Bencher Metric Format JSON: one run per benchmark, every measure kept as\n"
-        "written; latency (ns) is the headline, its bounds the lower and upper measurements."
-    ),
-    examples=(
-        "kidx import bmf results.bmf.json --environment environment.yaml",
-        "kidx export runs -l commit=abc123 --format bmf -o - | kidx import bmf /dev/stdin --store /tmp/other",
-    ),
     reads="Bencher Metric Format JSON ([bmf](#bmf))",
     one_run_per="benchmark",
     fields=(
@@ -81,25 +57,18 @@ FORMAT_DOC = FormatDoc(
 )
 
 
-def convert_files(paths: list[str]) -> Conversion:
-    return _Converter().convert(paths)
-
-
 class _Converter(JsonConverter):
     what, noun, fallback_name = WHAT, "benchmarks", "bmf"
 
     def add(self, path: str, data: Any, text: str) -> None:
         if not isinstance(data, dict):
-            problem(self.problems, path, 1, None, f"not {WHAT}: expected an object of benchmarks")
+            self.problem(path, 1, None, f"not {WHAT}: expected an object of benchmarks")
             return
         lines = LineFinder(text)
         for benchmark, measures in data.items():
             self.read += 1
             line = _line_of_key(lines, benchmark) or 1
-            bad = _problems_of(benchmark, measures)
-            if bad:
-                for field_path, message in bad:
-                    problem(self.problems, path, line, field_path, message)
+            if self.refused(path, line, _problems_of(benchmark, measures)):
                 continue
             fingerprint = hashlib.sha256(json.dumps(measures, sort_keys=True).encode("utf-8")).hexdigest()[:12]
             external_id = f"{benchmark}/{fingerprint}"
@@ -129,13 +98,10 @@ class _Converter(JsonConverter):
         spec["protocolDigest"] = protocol
         spec["workloadDigest"] = workload
         spec["environmentDigest"] = environment
-        metadata: dict[str, Any] = {
-            "name": hashed_name(slug("bmf/" + benchmark), external_id, 100),
-            "title": f"{benchmark} · BMF",
-            "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(line)},
-        }
-        body = run_manifest(metadata, spec)
-        self.runs.append(Document(body, path, 1, line))
+        self.add_run(spec, (path, line), ("bmf/" + benchmark, external_id), f"{benchmark} · BMF")
+
+
+convert_files = _Converter.convert_files
 
 
 def _line_of_key(lines: LineFinder, key: str) -> int | None:
@@ -183,18 +149,14 @@ def _finite(value: Any) -> bool:
 
 def _protocol() -> tuple[str, dict]:
     name = "bmf"
-    spec = {
-        "harness": {"name": "Bencher Metric Format", "repository": "https://bencher.dev/docs/reference/bencher-metric-format"},
-        "measurement": {"metric": "latency", "timer": "other", "primaryStatistic": "median",
-                        "method": "as the harness that wrote the BMF file measured it; BMF does not say"},
-        "comparability": {
-            "family": FAMILY,
-            "notes": ("Values as a harness reported them in Bencher Metric Format: one value per measure "
-                      "(latency in ns), with optional lower and upper bounds; which statistic the value is, "
-                      "and how it was measured, BMF does not record. Comparable within one benchmark name."),
-        },
-    }
-    return name, manifest("BenchmarkProtocol", name, "Bencher Metric Format", spec)
+    harness = {"name": "Bencher Metric Format",
+               "repository": "https://bencher.dev/docs/reference/bencher-metric-format"}
+    measurement = {"metric": "latency", "timer": "other", "primaryStatistic": "median",
+                   "method": "as the harness that wrote the BMF file measured it; BMF does not say"}
+    notes = ("Values as a harness reported them in Bencher Metric Format: one value per measure (latency in ns), "
+             "with optional lower and upper bounds; which statistic the value is, and how it was measured, BMF does "
+             "not record. Comparable within one benchmark name.")
+    return protocol(name, "Bencher Metric Format", harness, measurement, FAMILY, notes)
 
 
 def _environment() -> tuple[str, dict]:

@@ -36,7 +36,6 @@ import hashlib
 import io
 import json
 import math
-import os
 import re
 import statistics
 from collections.abc import Callable
@@ -45,21 +44,17 @@ from typing import Any
 
 from kidx.errors import Location, Problem
 from kidx.formats.framework import (
-    ANNOTATION_FILE,
-    ANNOTATION_LINE,
     Conversion,
     FormatDoc,
     JsonConverter,
     hashed_name,
     manifest,
-    problem,
+    protocol,
     raise_if_problems,
     read_bytes,
     refused_lone_surrogate,
     repeated_key,
-    run_manifest,
     slug,
-    valid_labels,
 )
 from kidx.formats.gpus import canonical_gpu_name, gpu_hardware
 from kidx.manifests.document import Document
@@ -100,20 +95,6 @@ _NAMED_METRICS = {"tokens_per_second": _UNIT_WORDS["tokens/s"], "items_per_secon
 _TIME = re.compile(r"(?:^|[_\W])(ms|us|ns|s)\W*$|\((ms|us|ns|s)\)")
 
 FORMAT_DOC = FormatDoc(
-    summary="PyTorch OSS benchmark records (v3), as the HUD's dashboards read them.",
-    files="v3 record files: a JSON list, or JSON lines, optionally gzipped.",
-    help=(
-        "Import PyTorch OSS benchmark records (v3): one run per record, its\n"
-        "benchmark_values as samples, model.backend the implementation, runners and\n"
-        "dependencies the environment; records kidx exported come back as they were."
-    ),
-    examples=(
-        "kidx import pytorch-benchmark benchmark_results.json",
-        (
-            "kidx export runs --format pytorch-benchmark -o - | kidx import pytorch-benchmark /dev/stdin --store "
-            "/tmp/other"
-        ),
-    ),
     reads=(
         "PyTorch's OSS benchmark records (\"v3\"): a JSON list or JSON lines, optionally gzipped "
         "([pytorch-benchmark](#pytorch-benchmark))"
@@ -151,10 +132,6 @@ FORMAT_DOC = FormatDoc(
 )
 
 
-def convert_files(paths: list[str]) -> Conversion:
-    return _Converter().convert(paths)
-
-
 class _Converter(JsonConverter):
     what, noun, fallback_name = WHAT, "records", "pytorch-benchmark"
 
@@ -170,12 +147,9 @@ class _Converter(JsonConverter):
     def _record(self, path: str, line: int, index: int, record: Any) -> None:
         where = f"[{index}]"
         if not isinstance(record, dict):
-            problem(self.problems, path, line, where, "a record must be an object")
+            self.problem(path, line, where, "a record must be an object")
             return
-        bad = _problems_of(record)
-        if bad:
-            for field, message in bad:
-                problem(self.problems, path, line, f"{where}.{field}", message)
+        if self.refused(path, line, _problems_of(record), where):
             return
         fingerprint = hashlib.sha256(json.dumps(record, sort_keys=True).encode("utf-8")).hexdigest()[:12]
         metric = record["metric"]
@@ -234,19 +208,13 @@ class _Converter(JsonConverter):
         spec["workloadDigest"] = workload
         spec["environmentDigest"] = environment
         spec["implementationDigest"] = implementation
-        labels = valid_labels({
+        labels = {
             "benchmark": slug(str(benchmark.get("name") or "")), "model": slug(str(model.get("name") or "")),
             "backend": slug(str(model.get("backend") or "")), "metric": slug(metric["name"]),
-            "commit": str(record.get("head_sha") or ""), "branch": slug(str(record.get("head_branch") or ""))})
-        metadata: dict[str, Any] = {
-            "name": hashed_name(slug("pytorch-benchmark/" + external_id), external_id, 100),
-            "title": " · ".join(str(p) for p in (benchmark.get("name"), model.get("name"), model.get("backend"),
-                                                 metric["name"]) if p),
-            "labels": labels,
-            "annotations": {ANNOTATION_FILE: os.path.basename(path), ANNOTATION_LINE: str(line)},
-        }
-        body = run_manifest(metadata, spec)
-        self.runs.append(Document(body, path, 1, line))
+            "commit": str(record.get("head_sha") or ""), "branch": slug(str(record.get("head_branch") or ""))}
+        title = " · ".join(str(p) for p in (benchmark.get("name"), model.get("name"), model.get("backend"),
+                                            metric["name"]) if p)
+        self.add_run(spec, (path, line), ("pytorch-benchmark/" + external_id, external_id), title, labels)
 
     def _kidx_record(self, path: str, line: int, where: str, own: dict[str, dict]) -> None:
         """A record kidx wrote: its run and the objects the run refers to, as they were."""
@@ -255,13 +223,13 @@ class _Converter(JsonConverter):
             at = f"{where}.{_KIDX_PLACES[kind]}.extra_info.{json.dumps(KIDX_KEYS[kind])}"
             name = body["metadata"].get("name")
             if not isinstance(name, str) or not name:
-                problem(self.problems, path, line, f"{at}.metadata.name",
-                        "is missing or not a string: an object kidx exported always has its name")
+                self.problem(path, line, f"{at}.metadata.name",
+                             "is missing or not a string: an object kidx exported always has its name")
                 bad = True
             native = body["spec"].get("sourceNative")
             if native is not None and not isinstance(native, dict):
-                problem(self.problems, path, line, f"{at}.spec.sourceNative",
-                        f"{json.dumps(native, ensure_ascii=False)[:80]} is not an object")
+                self.problem(path, line, f"{at}.spec.sourceNative",
+                             f"{json.dumps(native, ensure_ascii=False)[:80]} is not an object")
                 bad = True
         if bad:
             return
@@ -274,6 +242,9 @@ class _Converter(JsonConverter):
             if kind != "run":
                 self.shared.add(kind, (json.dumps(body, sort_keys=True),), position, _as_built(body))
         self.runs.append(Document(run, path, 1, line))
+
+
+convert_files = _Converter.convert_files
 
 
 def _as_built(body: dict) -> Callable[[], tuple[str, dict]]:
@@ -484,15 +455,12 @@ def _protocol(benchmark: dict, metric: str, measured: tuple[str, str, float] | N
         measurement.update(metric="latency", timer="other")
     elif measured is not None and measured[0] in METRICS:
         measurement["metric"] = measured[0]
-    spec = {"harness": {"name": name_of},
-            "measurement": measurement,
-            "comparability": {"family": FAMILY,
-                              "notes": "Values of one metric of a PyTorch OSS benchmark record; comparable within one "
-                                       "benchmark, model, backend and runner."}}
+    notes = ("Values of one metric of a PyTorch OSS benchmark record; comparable within one benchmark, model, "
+             "backend and runner.")
     name = slug(f"pytorch-benchmark-{name_of}-{metric}")
     if settings or len(name) > 80:
         name = hashed_name(name, json.dumps([benchmark, metric], sort_keys=True), 100)
-    return name, manifest("BenchmarkProtocol", name, f"{name_of} · {metric}", spec)
+    return protocol(name, f"{name_of} · {metric}", {"name": name_of}, measurement, FAMILY, notes)
 
 
 def _environment(runner: dict, dependencies: dict) -> tuple[str, dict]:
