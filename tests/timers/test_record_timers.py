@@ -279,7 +279,7 @@ def test_min_time_samples_each_call_longer_and_the_protocol_says_so(scripts, tmp
                   "benchmark_stand_in.py").returncode == 0
     longer = sorted(len(run["spec"]["samples"]["values"]) for run in stored(store, "runs"))
     budget = sorted(len(run["spec"]["samples"]["values"]) for run in stored(budget_store, "runs"))
-    assert all(many >= 2 * few for many, few in zip(longer, budget))
+    assert all(many >= 2 * few for many, few in zip(longer, budget, strict=True))
 
 
 @pytest.mark.parametrize(("arguments", "message"), [
