@@ -44,7 +44,7 @@ from kidx.store.catalog import (
 )
 from kidx.store.objects import PRESENT, WRITTEN, ObjectBackend, ObjectDB
 from kidx.store.postgres_rows import COPY_FROM, PostgresRows
-from kidx.store.postgres_schema import SCHEMA_VERSION, VERSION_1, create, upgrade_1_to_2
+from kidx.store.postgres_schema import SCHEMA_VERSION, VERSION_1, VERSION_2, create, upgrade
 from kidx.store.postgres_url import INSTALL_HINT, masked, scrubbed
 from kidx.store.sql_catalog import translating
 from kidx.store.sqlite_packing import PackedValueError
@@ -59,7 +59,7 @@ UNKNOWN_OUTCOME = (
     "the command again: what is stored already is reported unchanged"
 )
 UPGRADED = "upgraded the store's catalog ({location}) to schema version {version}"
-KNOWN_VERSIONS = (VERSION_1, SCHEMA_VERSION)
+KNOWN_VERSIONS = (VERSION_1, VERSION_2, SCHEMA_VERSION)
 
 
 def driver():
@@ -188,7 +188,7 @@ class Connection:
                 create(self.connection.execute)
                 self.schema_present, self.version = True, SCHEMA_VERSION
             elif self.version != SCHEMA_VERSION:  # an older catalog: upgraded in this write
-                upgrade_1_to_2(self.connection.execute)
+                upgrade(self.connection.execute, self.version or VERSION_2)
                 self.upgraded_from, self.version = self.version, SCHEMA_VERSION
         except BaseException:
             self.rollback()
@@ -406,6 +406,8 @@ class PostgresCatalog(PostgresRows):
         self.backend = backend
         self.connection = backend.connection()
         self._target_ids = {}
+        self._label_ids = {}
+        self._series_ids = {}
         self._digests_of_targets = {}
         self._dictionaries = {}
         self._rows_loaded = {}

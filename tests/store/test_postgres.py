@@ -138,19 +138,18 @@ def test_a_bulk_write_refreshes_the_planner_statistics_of_what_it_loaded(postgre
     from kidx.store import postgres_rows
 
     monkeypatch.setattr(postgres_rows, "ANALYZE_FROM", 100)
-    analysed = "SELECT relname, reltuples FROM pg_class WHERE relname IN ('entries', 'ref_links', 'labels') ORDER BY 1"
+    analysed = "SELECT relname, reltuples FROM pg_class WHERE relname = 'entries'"
     assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store).code == 0
     small = [run_manifest(f"small-{number:03d}", 1000 + number) for number in range(20)]
     assert kidx("apply", "-f", str(write_list(tmp_path / "small.json", small)), store_path=postgres_store).code == 0
-    assert sql(postgres_store, analysed) == [("entries", -1.0), ("labels", -1.0), ("ref_links", -1.0)]
+    assert sql(postgres_store, analysed) == [("entries", -1.0)]
     bulk = [run_manifest(f"bulk-{number:03d}", 2000 + number) for number in range(120)]
     assert kidx("apply", "-f", str(write_list(tmp_path / "bulk.json", bulk)), store_path=postgres_store).code == 0
-    # what the tables hold, counted: 4 links a run
-    (entries,), (labels,), (links,) = (sql(postgres_store, f"SELECT count(*) FROM kidx.{table}")[0]
-                                       for table in ("entries", "labels", "ref_links"))
-    assert links == 4 * (1 + 20 + 120) and labels > 120
-    assert sql(postgres_store, analysed) == [("entries", float(entries)), ("labels", float(labels)),
-                                             ("ref_links", float(links))]
+    # what the tables hold, counted: 4 references a run, in its series
+    (entries,), (links,) = (sql(postgres_store, query)[0] for query in (
+        "SELECT count(*) FROM kidx.entries", "SELECT count(*) FROM kidx.refs"))
+    assert links == 4 * (1 + 20 + 120) and entries > 141
+    assert sql(postgres_store, analysed) == [("entries", float(entries))]
 
 
 def test_the_database_refuses_bytes_that_do_not_hash_to_their_digest(postgres_store, kidx, tmp_path):
@@ -357,17 +356,19 @@ def test_gc_removes_objects_nothing_refers_to(postgres_store, kidx, tmp_path):
 def test_fsck_finds_and_repairs_a_damaged_label_index(postgres_store, kidx, tmp_path):
     assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store)[0] == 0
     assert kidx("fsck", store_path=postgres_store)[0] == 0
-    sql(postgres_store, "DELETE FROM kidx.labels")
-    sql(postgres_store, "INSERT INTO kidx.labels (object_id, key, value) VALUES (999, 'stray', 'row')")
+    references, labels = (sql(postgres_store, f"SELECT * FROM kidx.{view} ORDER BY 1, 2") for view in ("refs", "labels"))
+    assert len(references) == 4 and ("liger_version", "0.6.1") in [row[1:] for row in labels]
+    sql(postgres_store, "UPDATE kidx.entries SET label_ids = '{}', series_id = NULL")  # the names' own index columns
     code, out, err = kidx("fsck", store_path=postgres_store)
-    assert code == 1 and "label-index" in out, (out, err)
+    assert code == 1 and "label-index" in out and "reference-index" in out, (out, err)
     assert kidx("get", "runs", "-l", "liger_version=0.6.1", "-o", "name", store_path=postgres_store)[1] == ""
     code, out, err = kidx("fsck", "--repair", store_path=postgres_store)
     assert code == 0, (out, err)
     assert kidx("fsck", store_path=postgres_store)[0] == 0
     assert kidx("get", "runs", "-l", "liger_version=0.6.1", "-o", "name", store_path=postgres_store)[1] == (
         f"{RUN}/{SEED['run']['metadata']['name']}\n")
-    assert sql(postgres_store, "SELECT count(*) FROM kidx.labels WHERE key = 'stray'") == [(0,)]
+    assert sql(postgres_store, "SELECT * FROM kidx.refs ORDER BY 1, 2") == references
+    assert sql(postgres_store, "SELECT * FROM kidx.labels ORDER BY 1, 2") == labels
 
 
 def test_a_statement_timeout_is_said_as_one_not_as_a_lost_connection(postgres_store, kidx, tmp_path):
