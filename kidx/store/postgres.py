@@ -175,6 +175,8 @@ class Connection:
     def begin_read(self) -> None:
         self.connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         self.in_transaction = True
+        if self.version != SCHEMA_VERSION:  # an older catalog (or none) may have been upgraded since: look again
+            self.schema_present = self._schema_present()
 
     def begin_write(self) -> None:
         self.connection.execute("BEGIN")
@@ -407,6 +409,7 @@ class PostgresCatalog(PostgresRows):
         self.connection = backend.connection()
         self._target_ids = {}
         self._label_ids = {}
+        self._label_pairs = {}
         self._series_ids = {}
         self._digests_of_targets = {}
         self._dictionaries = {}

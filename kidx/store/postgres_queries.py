@@ -123,13 +123,21 @@ class PostgresQueries(SQLCatalog):
             where.append(clause[0])
             parameters.extend(clause[1])
         rows = self.connection.execute(
-            f"SELECT t.digest, t.labels FROM kidx.entries t WHERE {' AND '.join(where)}", parameters
+            f"SELECT t.digest, {self._labels_column('t')} FROM kidx.entries t WHERE {' AND '.join(where)}", parameters
         ).fetchall()
         return sorted({
             bytes(digest)
             for digest, labels in rows
-            if all(label_holds(r, json.loads(labels)) for r in condition.target_labels)
+            if all(label_holds(r, json.loads(self._labels_text(labels))) for r in condition.target_labels)
         })
+
+    def _labels_column(self, alias: str) -> str:
+        """The column of a names row that holds its labels."""
+        return f"{alias}.labels"
+
+    def _labels_text(self, value) -> str:
+        """That column's value as the labels' JSON text."""
+        return value
 
     def _referenced_field_clause(self, condition: ReferencedFieldCondition) -> tuple[str, builtins.list]:
         """Objects whose ``field`` points at a target where the condition holds.

@@ -17,6 +17,7 @@ from kidx.store.sql_catalog import Dialect, Statements, digest_of_raw, dumps, tr
 from kidx.store.sqlite_packing import (
     DICTIONARY_SAMPLE,
     MARK,
+    PackedValueError,
     TextPacker,
     make_dictionary,
     marked_ids,
@@ -55,6 +56,7 @@ class PostgresRows(PostgresQueries):
     _next_revision: int | None = None  # while a write takes revision ids
     _target_ids: dict[tuple[str, bytes], int]  # ref_targets' ids and digests seen (emptied by a rollback)
     _label_ids: dict[tuple[str, str], int]  # label_values' ids seen (emptied by a rollback)
+    _label_pairs: dict[int, tuple[str, str]]  # the other way round, as read
     _series_ids: dict[tuple[int, ...], int]  # series' ids seen (emptied by a rollback)
     _digests_of_targets: dict[str, str]
     _packer: TextPacker | None = None  # of the write in progress (None: not chosen yet)
@@ -202,6 +204,7 @@ class PostgresRows(PostgresQueries):
         self._next_revision = None
         self._target_ids.clear()
         self._label_ids.clear()
+        self._label_pairs.clear()
         self._series_ids.clear()
         self._digests_of_targets.clear()
         self._dictionaries.clear()
@@ -278,8 +281,8 @@ class PostgresRows(PostgresQueries):
     def _insert_many(self, statement: str, rows: builtins.list[tuple]) -> None:
         """Many rows by COPY (the statement's table and columns), a few by INSERT. A names
         row recorded when its name was created keeps no second copy of that time."""
-        if statement is STATEMENTS.insert_entry:
-            rows = [row if row[11] != row[7] else (*row[:11], None, *row[12:]) for row in rows]
+        if statement is STATEMENTS.insert_entry:  # no labels' JSON (index 5): their ids are at the end
+            rows = [(*row[:5], *row[6:11], None if row[11] == row[7] else row[11], *row[12:]) for row in rows]
         if len(rows) < COPY_FROM:
             self.connection.executemany(statement, rows)
             return
@@ -383,6 +386,41 @@ class PostgresRows(PostgresQueries):
             series_id = series[key]
         return (series_id, sorted(labels[pair] for pair in pairs))
 
+    def _updated_rows(self, updates: builtins.list[tuple]) -> builtins.list[tuple]:
+        """Version 3 keeps no labels' JSON (index 2): their ids are among the row's columns."""
+        return [(*row[:2], *row[3:]) for row in updates]
+
+    # --- labels: a names row's label ids, read as their (key, value) pairs -----------------
+
+    def compile(self, query: CatalogQuery) -> tuple[str, builtins.list, bool]:
+        sql, parameters, check = super().compile(query)
+        if self.connection.version == SCHEMA_VERSION:
+            sql = sql.replace("e.labels", "e.label_ids", 1)  # the first: among the columns selected
+        return sql, parameters, check
+
+    def _labels_column(self, alias: str) -> str:
+        return f"{alias}.label_ids" if self.connection.version == SCHEMA_VERSION else f"{alias}.labels"
+
+    def _learn_label_ids(self, ids) -> None:
+        """The (key, value) pairs of label ids not read yet (one query)."""
+        known = self._label_pairs
+        missing = sorted({label_id for label_id in ids if label_id not in known})
+        if missing:
+            for label_id, key, value in self.connection.execute(
+                    "SELECT id, key, value FROM kidx.label_values WHERE id = ANY(%s)", (missing,)):
+                known[label_id] = (key, value)
+            absent = [label_id for label_id in missing if label_id not in known]
+            if absent:
+                raise PackedValueError(f"a name's label id {absent[0]} is in no row of kidx.label_values")
+
+    def _labels_text(self, value) -> str:
+        """A names row's labels (version 3: its label ids) as their JSON text."""
+        if isinstance(value, str):
+            return value
+        self._learn_label_ids(value)
+        pairs = self._label_pairs
+        return dumps(dict(pairs[label_id] for label_id in value))
+
     def _reindex_row(self, object_id: int, indexed: tuple, columns: str | None) -> None:
         self.connection.execute(STATEMENTS.reindex_row, (*indexed, columns, object_id))
 
@@ -412,8 +450,12 @@ class PostgresRows(PostgresQueries):
         return pack_reference_values(columns, {pair[1].hex(): ids[pair] for pair in pairs})
 
     def _unpacked(self, rows: Sequence) -> Sequence:
-        """Rows of ENTRY_COLUMNS as they were given: annotations as text, printer columns
-        with their digests (one query for the target ids not seen yet)."""
+        """Rows of ENTRY_COLUMNS as they were given: labels and annotations as text, printer
+        columns with their digests (one query for the label and target ids not seen yet)."""
+        if rows and isinstance(rows[0][5], list):  # version 3: label ids
+            self._learn_label_ids({label_id for row in rows for label_id in row[5]})
+            pairs = self._label_pairs
+            rows = [(*row[:5], dumps(dict(pairs[label_id] for label_id in row[5])), *row[6:]) for row in rows]
         wanted = {target_id for row in rows if row[9] is not None and MARK in row[9]
                   for target_id in marked_ids(row[9])}
         if not wanted:

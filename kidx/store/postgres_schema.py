@@ -202,8 +202,7 @@ CREATE TABLE kidx.entries (
     name text COLLATE "C" NOT NULL,
     digest bytea NOT NULL,
     title text,
-    labels text NOT NULL,
-    label_ids integer[] NOT NULL,  -- the ids of its labels in kidx.label_values, ascending
+    label_ids integer[] NOT NULL,  -- its labels: their ids in kidx.label_values, ascending
     annotations bytea NOT NULL,  -- JSON text's UTF-8, or deflated (kidx.store.postgres_rows)
     created text NOT NULL,
     recorded text,  -- when that revision was recorded; NULL: when the name was created
@@ -224,6 +223,10 @@ CREATE TABLE kidx.label_values (
 CREATE VIEW kidx.labels (object_id, key, value) AS
     SELECT e.id, v.key, v.value FROM kidx.entries e CROSS JOIN LATERAL unnest(e.label_ids) AS u(id)
     JOIN kidx.label_values v ON v.id = u.id;
+-- labels by their ids as a JSON object (a revision's labels; kidx reads a names row's ids itself)
+CREATE FUNCTION kidx.labels_of(ids integer[]) RETURNS text LANGUAGE sql STABLE AS $$
+    SELECT COALESCE(json_object_agg(v.key, v.value ORDER BY v.key)::text, '{}')
+    FROM kidx.label_values v WHERE v.id = ANY(ids) $$;
 -- every set of references some object has had (its ref_targets ids, ascending), once: a
 -- run's set is its series (protocol, workload, environment, implementation)
 CREATE TABLE kidx.series (
@@ -234,7 +237,8 @@ CREATE INDEX series_by_target ON kidx.series USING gin (target_ids);
 CREATE VIEW kidx.refs (object_id, field, target) AS
     SELECT e.id, t.field, t.target FROM kidx.entries e JOIN kidx.series s ON s.id = e.series_id
     CROSS JOIN LATERAL unnest(s.target_ids) AS u(id) JOIN kidx.ref_targets t ON t.id = u.id;
-""" + REVISIONS_VIEW
+""" + REVISIONS_VIEW.replace(", title, labels, annotations, generation, COALESCE",
+                               ", title, kidx.labels_of(label_ids), annotations, generation, COALESCE")
 TABLES = KEPT_3 + NEW_3
 UPGRADE_TABLES_2_TO_3 = NEW_3
 
@@ -307,20 +311,24 @@ def upgrade_1_to_2(execute: Callable) -> None:
 OLD_TABLES_2 = ("entries", "labels", "ref_links")  # ref_targets, past_revisions, text_dictionaries stay
 # each name's label ids and reference set, made from its rows in one pass over each table
 UPGRADE_2_TO_3 = (
+    # a name's labels are its JSON's (what fsck holds its label rows to)
+    """CREATE TEMPORARY TABLE labels_2 ON COMMIT DROP AS
+       SELECT e.id AS object_id, j.key COLLATE "C" AS key, j.value COLLATE "C" AS value
+       FROM kidx.entries_2 e CROSS JOIN LATERAL json_each_text(e.labels::json) j""",
     """INSERT INTO kidx.label_values (id, key, value)
        SELECT row_number() OVER (ORDER BY key, value), key, value
-       FROM (SELECT DISTINCT key, value FROM kidx.labels_2) d""",
+       FROM (SELECT DISTINCT key, value FROM labels_2) d""",
     """CREATE TEMPORARY TABLE links_2 ON COMMIT DROP AS
        SELECT object_id, array_agg(target_id ORDER BY target_id) AS target_ids
        FROM kidx.ref_links_2 GROUP BY object_id""",
     """INSERT INTO kidx.series (id, target_ids)
        SELECT row_number() OVER (ORDER BY target_ids), target_ids FROM (SELECT DISTINCT target_ids FROM links_2) d""",
-    """INSERT INTO kidx.entries (id, generation, series_id, revision, kind, name, digest, title, labels, label_ids,
+    """INSERT INTO kidx.entries (id, generation, series_id, revision, kind, name, digest, title, label_ids,
                                  annotations, created, recorded, columns)
-       SELECT e.id, e.generation, s.id, e.revision, e.kind, e.name, e.digest, e.title, e.labels,
+       SELECT e.id, e.generation, s.id, e.revision, e.kind, e.name, e.digest, e.title,
               COALESCE(l.label_ids, '{}'), e.annotations, e.created, e.recorded, e.columns
        FROM kidx.entries_2 e
-       LEFT JOIN (SELECT l.object_id, array_agg(v.id ORDER BY v.id) AS label_ids FROM kidx.labels_2 l
+       LEFT JOIN (SELECT l.object_id, array_agg(v.id ORDER BY v.id) AS label_ids FROM labels_2 l
                   JOIN kidx.label_values v ON v.key = l.key AND v.value = l.value GROUP BY l.object_id) l
               ON l.object_id = e.id
        LEFT JOIN links_2 r ON r.object_id = e.id
@@ -399,12 +407,19 @@ class Statements3(Statements2):
     def __init__(self, dialect: Dialect):
         super().__init__(dialect)
         m = dialect.mark
-        entry_columns = "id, kind, name, digest, title, labels, annotations, created, generation, columns"
+        entry_columns = "id, kind, name, digest, title, annotations, created, generation, columns"
         self.insert_entry = (f"INSERT INTO kidx.entries ({entry_columns}, revision, recorded, series_id, label_ids) "
-                             f"VALUES ({dialect.marks(14)})")
-        self.update_entry = (f"UPDATE kidx.entries SET digest={m}, title={m}, labels={m}, annotations={m}, "
+                             f"VALUES ({dialect.marks(13)})")
+        self.update_entry = (f"UPDATE kidx.entries SET digest={m}, title={m}, annotations={m}, "
                              f"generation={m}, columns={m}, revision={m}, recorded={m}, series_id={m}, label_ids={m} "
                              f"WHERE id={m}")
+        # a names row's labels are its label ids, read as (key, value) pairs by kidx (postgres_rows)
+        for name in ("get", "get_many", "all_entries"):
+            setattr(self, name, getattr(self, name).replace("e.labels", "e.label_ids"))
+        past = "id, kind, name, event, digest, title, labels, annotations, generation, recorded"
+        self.supersede = (f"INSERT INTO kidx.past_revisions ({past}) SELECT revision, kind, name, 'applied', digest, "
+                          f"title, kidx.labels_of(label_ids), annotations, generation, COALESCE(recorded, created) "
+                          f"FROM kidx.entries WHERE id={m} AND revision IS NOT NULL")
         self.insert_label = self.delete_labels = self.reindex_labels = ""
         self.insert_ref = self.delete_refs = self.stray_labels = self.stray_refs = ""
         self.reindex_row = f"UPDATE kidx.entries SET series_id={m}, label_ids={m}, columns={m} WHERE id={m}"

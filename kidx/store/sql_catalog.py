@@ -289,6 +289,11 @@ class SQLCatalog(Catalog):
         its columns: nothing here (they are rows of their own); see the PostgreSQL catalog."""
         return ()
 
+    def _updated_rows(self, updates: builtins.list[tuple]) -> builtins.list[tuple]:
+        """Rows for ``update_entry`` (digest, title, labels, annotations, generation, columns,
+        what ``_current_revision`` and ``_indexed_columns`` add, id), as the backend's takes them."""
+        return updates
+
     def _insert_index_rows(self, label_rows: builtins.list[tuple], ref_rows: builtins.list[tuple]) -> None:
         """The label and reference rows of a write, unless the names rows keep them."""
         if self.sql.insert_label:
@@ -614,7 +619,7 @@ class SQLCatalog(Catalog):
             if self.sql.delete_labels:
                 many(self.sql.delete_labels, replaced)
                 many(self.sql.delete_refs, replaced)
-            many(self.sql.update_entry, updates)
+            many(self.sql.update_entry, self._updated_rows(updates))
         self._insert_many(self.sql.insert_entry, rows)
         self._insert_index_rows(label_rows, ref_rows)
         self._insert_many(self.sql.insert_revision, revision_rows)

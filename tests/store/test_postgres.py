@@ -353,19 +353,22 @@ def test_gc_removes_objects_nothing_refers_to(postgres_store, kidx, tmp_path):
     assert kidx("describe", "run", SEED["run"]["metadata"]["name"], store_path=postgres_store)[0] == 0
 
 
-def test_fsck_finds_and_repairs_a_damaged_label_index(postgres_store, kidx, tmp_path):
+def test_fsck_finds_and_repairs_a_damaged_reference_index(postgres_store, kidx, tmp_path):
+    """A name's labels are its row's label ids (schema 3: nothing to disagree with), its
+    references its series: a series id lost is found, and rebuilt from the object."""
     assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store)[0] == 0
     assert kidx("fsck", store_path=postgres_store)[0] == 0
     references, labels = (sql(postgres_store, f"SELECT * FROM kidx.{view} ORDER BY 1, 2") for view in ("refs", "labels"))
     assert len(references) == 4 and ("liger_version", "0.6.1") in [row[1:] for row in labels]
-    sql(postgres_store, "UPDATE kidx.entries SET label_ids = '{}', series_id = NULL")  # the names' own index columns
+    sql(postgres_store, "UPDATE kidx.entries SET series_id = NULL")
     code, out, err = kidx("fsck", store_path=postgres_store)
-    assert code == 1 and "label-index" in out and "reference-index" in out, (out, err)
-    assert kidx("get", "runs", "-l", "liger_version=0.6.1", "-o", "name", store_path=postgres_store)[1] == ""
+    assert code == 1 and "reference-index" in out and "label-index" not in out, (out, err)
+    environment = f"--references=environment/{SEED['environment']['metadata']['name']}"
+    assert kidx("get", "runs", environment, "-o", "name", store_path=postgres_store)[1] == ""
     code, out, err = kidx("fsck", "--repair", store_path=postgres_store)
     assert code == 0, (out, err)
     assert kidx("fsck", store_path=postgres_store)[0] == 0
-    assert kidx("get", "runs", "-l", "liger_version=0.6.1", "-o", "name", store_path=postgres_store)[1] == (
+    assert kidx("get", "runs", environment, "-o", "name", store_path=postgres_store)[1] == (
         f"{RUN}/{SEED['run']['metadata']['name']}\n")
     assert sql(postgres_store, "SELECT * FROM kidx.refs ORDER BY 1, 2") == references
     assert sql(postgres_store, "SELECT * FROM kidx.labels ORDER BY 1, 2") == labels
