@@ -130,6 +130,31 @@ def test_objects_are_stored_as_exact_bytes_under_32_byte_digests(postgres_store,
     assert bytes(rows[0][1]) == canonical_json(expected)
 
 
+def test_a_series_newest_runs_are_read_from_the_series_index_up_to_the_limit(postgres_store, kidx, tmp_path):
+    """compare's and series' history window (the newest N runs of a series): read newest first
+    from the names' (series_id, id) index, N rows of it however long the series."""
+    from kidx.store.catalog import RECENT, CatalogQuery, ReferenceCondition
+    from kidx.store.store import Store
+
+    runs = [run_manifest(f"series-{number:03d}", 1000 + number) for number in range(150)]
+    assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store).code == 0
+    assert kidx("apply", "-f", str(write_list(tmp_path / "runs.json", runs)), store_path=postgres_store).code == 0
+    references = sql(postgres_store, "SELECT r.field, r.target FROM kidx.refs r JOIN kidx.entries e ON e.id = "
+                     "r.object_id WHERE e.name = %s ORDER BY r.field DESC", (SEED["run"]["metadata"]["name"],))
+    assert len(references) == 4
+    query = CatalogQuery(kind=SEED["run"]["kind"], order=RECENT, limit=10, references=tuple(
+        ReferenceCondition(digests=("sha256:" + bytes(target).hex(),), field=field) for field, target in references))
+    with Store(postgres_store.url).reading() as catalog:
+        assert [entry.name for entry in catalog.list(query)] == [f"series-{number:03d}" for number in range(149, 139, -1)]
+        statement, parameters, _ = catalog.compile(query)
+        connection = catalog.connection
+        connection.execute("SET LOCAL enable_seqscan = off")  # a few hundred rows: the plan a large store gets
+        plan = [line for (line,) in connection.execute("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + statement,
+                                                        parameters)]
+    scans = [line.strip() for line in plan if "entries_by_series" in line]
+    assert scans == ["->  Index Scan using entries_by_series on entries o (actual rows=10 loops=1)"], plan
+
+
 def test_a_bulk_write_refreshes_the_planner_statistics_of_what_it_loaded(postgres_store, kidx, tmp_path,
                                                                          monkeypatch):
     """A write that loads ANALYZE_FROM rows into a table analyses it before it commits, so
