@@ -5,8 +5,8 @@ Everything lives in the schema ``kidx`` of the database the URL names:
   the bytes are re-hashed before they are sent, and the table's CHECK re-hashes them
   again, so no writer can store bytes under a digest they do not have;
 - ``entries``: the current digest and metadata of every name (SQLite's ``objects``);
-- ``labels`` and ``refs``: one row per label / reference field, keyed for selectors and
-  reverse look-ups, as in SQLite;
+- ``labels`` and ``refs``: each name's labels and reference fields, kept as ids in its
+  ``entries`` row and read through views (``kidx.store.postgres_schema``: schema 3);
 - ``revisions``: every state a name has had, appended and never rewritten;
 - ``spec_leaves`` / ``spec_indexed``: the scalar spec fields of the objects references
   point at (workloads, environments, …), so selection can follow a reference without

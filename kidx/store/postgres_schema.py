@@ -1,6 +1,20 @@
-"""The PostgreSQL catalog's schema versions: version 2, written by this kidx, version 1,
-kept to read a store written before it and to upgrade one (``upgrade_1_to_2``), and the
-statements of each.
+"""The PostgreSQL catalog's schema versions: version 3, written by this kidx, versions 1 and
+2, kept to read a store written before it and to upgrade one (``upgrade``: ``upgrade_1_to_2``
+then ``upgrade_2_to_3``), and the statements of each.
+
+Version 3 keeps version 2's objects, spec index, reference targets, past revisions and
+dictionaries, and keeps a name's labels and references in its own ``entries`` row:
+- ``label_ids``: the ids of its (key, value) pairs in ``label_values`` (each pair stored
+  once), ascending; the only copy of its labels (kidx reads the ids as their pairs, the
+  view ``revisions`` as JSON through ``kidx.labels_of``); a GIN index of them answers
+  label selectors, and the view ``labels`` reads (object_id, key, value) as before;
+- ``series_id``: the id in ``series`` of the set of its ``ref_targets`` ids (each set stored
+  once: a run's set is its series); a GIN index of ``series.target_ids`` finds the series
+  that hold a target, the index ``entries_by_series`` (series_id, id DESC) their names,
+  newest first: a series' latest N runs are its first N rows there, whatever its length;
+  the view ``refs`` reads (object_id, field, target) as before.
+So a run costs no label or link rows (in version 2 about 800 bytes a run of rows and keys).
+Reading version 1's SQL (the views) on a version 2 or 3 catalog gives the same rows.
 
 Version 2 keeps version 1's objects, spec index and label rows, and stores a run in fewer bytes:
 - a name's current revision is its ``entries`` row (``revision``: that revision's id,
