@@ -77,11 +77,15 @@ class PostgresRows(PostgresQueries):
         column = f"{alias}.label_ids"
 
         def has_label(key: str, values: builtins.list | None, negation: str) -> tuple[str, builtins.list]:
+            # the ids found first, so that the planner sees them (its statistics of the key's
+            # elements: a value of a thousand runs is planned as that, not as a parameter's
+            # default share of the table, which it read with parallel workers)
             if values is None:
-                return (f"{negation}({column} && ARRAY(SELECT v.id FROM kidx.label_values v WHERE v.key = %s))",
-                        [key])
-            return (f"{negation}({column} && ARRAY(SELECT v.id FROM kidx.label_values v WHERE v.key = %s "
-                    "AND v.value = ANY(%s)))", [key, values])
+                found = self.connection.execute("SELECT id FROM kidx.label_values WHERE key = %s ORDER BY id", (key,))
+            else:
+                found = self.connection.execute(
+                    "SELECT id FROM kidx.label_values WHERE key = %s AND value = ANY(%s) ORDER BY id", (key, values))
+            return f"{negation}({column} && %s::integer[])", [[row[0] for row in found]]
 
         def rows(pairs: builtins.list, keys: builtins.list) -> tuple[str, builtins.list]:
             parts, parameters = [], []
