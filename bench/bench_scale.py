@@ -510,8 +510,11 @@ class PostgreSQLBackend(Backend):
 
     def plans(self, workload: str) -> dict[str, list[str]]:
         """EXPLAIN (ANALYZE, BUFFERS) of the statements kidx compiles for a label selection
-        (`get runs -l page=p0042`) and a reference selection (the runs of one workload)."""
-        from kidx.store.catalog import CatalogQuery, ReferenceCondition
+        (`get runs -l page=p0042`), a reference selection (the runs of one workload) and a
+        series' history window (the newest HISTORY_WINDOW runs of the series of the newest
+        run, one look-up of `compare` and `series`)."""
+        from kidx.analysis.window import HISTORY_WINDOW
+        from kidx.store.catalog import RECENT, CatalogQuery, ReferenceCondition
         from kidx.store.postgres import PostgresBackend
 
         class Requirement(NamedTuple):
@@ -531,6 +534,14 @@ class PostgreSQLBackend(Backend):
                 "runs referring to one workload": CatalogQuery(kind="BenchmarkRun", references=(
                     ReferenceCondition(digests=("sha256:" + bytes(digest).hex(),), field="workloadDigest"),)),
             }
+            newest = connection.execute(  # the newest run's references, the narrowest (workload) first
+                "SELECT r.field, r.target FROM kidx.refs r WHERE r.object_id = (SELECT max(id) FROM kidx.entries "
+                "WHERE kind = 'BenchmarkRun') ORDER BY r.field <> 'workloadDigest', r.field").fetchall()
+            if newest:
+                queries[f"a series' newest {HISTORY_WINDOW} runs"] = CatalogQuery(
+                    kind="BenchmarkRun", order=RECENT, limit=HISTORY_WINDOW, references=tuple(
+                        ReferenceCondition(digests=("sha256:" + bytes(target).hex(),), field=field)
+                        for field, target in newest))
             plans = {}
             for label, query in queries.items():
                 statement, parameters, _ = catalog.compile(query)

@@ -5,8 +5,8 @@ Everything lives in the schema ``kidx`` of the database the URL names:
   the bytes are re-hashed before they are sent, and the table's CHECK re-hashes them
   again, so no writer can store bytes under a digest they do not have;
 - ``entries``: the current digest and metadata of every name (SQLite's ``objects``);
-- ``labels`` and ``refs``: one row per label / reference field, keyed for selectors and
-  reverse look-ups, as in SQLite;
+- ``labels`` and ``refs``: each name's labels and reference fields, kept as ids in its
+  ``entries`` row and read through views (``kidx.store.postgres_schema``: schema 3);
 - ``revisions``: every state a name has had, appended and never rewritten;
 - ``spec_leaves`` / ``spec_indexed``: the scalar spec fields of the objects references
   point at (workloads, environments, …), so selection can follow a reference without
@@ -45,7 +45,7 @@ from kidx.store.catalog import (
 from kidx.store.catalog_packing import PackedValueError
 from kidx.store.objects import PRESENT, WRITTEN, ObjectBackend, ObjectDB
 from kidx.store.postgres_rows import COPY_FROM, PostgresRows
-from kidx.store.postgres_schema import SCHEMA_VERSION, VERSION_1, create, upgrade_1_to_2
+from kidx.store.postgres_schema import SCHEMA_VERSION, VERSION_1, VERSION_2, create, upgrade
 from kidx.store.postgres_url import INSTALL_HINT, masked, scrubbed
 from kidx.store.sql_catalog import translating
 
@@ -59,7 +59,7 @@ UNKNOWN_OUTCOME = (
     "the command again: what is stored already is reported unchanged"
 )
 UPGRADED = "upgraded the store's catalog ({location}) to schema version {version}"
-KNOWN_VERSIONS = (VERSION_1, SCHEMA_VERSION)
+KNOWN_VERSIONS = (VERSION_1, VERSION_2, SCHEMA_VERSION)
 
 
 def driver():
@@ -175,6 +175,8 @@ class Connection:
     def begin_read(self) -> None:
         self.connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         self.in_transaction = True
+        if self.version != SCHEMA_VERSION:  # an older catalog (or none) may have been upgraded since: look again
+            self.schema_present = self._schema_present()
 
     def begin_write(self) -> None:
         self.connection.execute("BEGIN")
@@ -188,7 +190,7 @@ class Connection:
                 create(self.connection.execute)
                 self.schema_present, self.version = True, SCHEMA_VERSION
             elif self.version != SCHEMA_VERSION:  # an older catalog: upgraded in this write
-                upgrade_1_to_2(self.connection.execute)
+                upgrade(self.connection.execute, self.version or VERSION_2)
                 self.upgraded_from, self.version = self.version, SCHEMA_VERSION
         except BaseException:
             self.rollback()
@@ -406,6 +408,9 @@ class PostgresCatalog(PostgresRows):
         self.backend = backend
         self.connection = backend.connection()
         self._target_ids = {}
+        self._label_ids = {}
+        self._label_pairs = {}
+        self._series_ids = {}
         self._digests_of_targets = {}
         self._dictionaries = {}
         self._rows_loaded = {}

@@ -82,18 +82,24 @@ class PostgresQueries(SQLCatalog):
             add(("e.digest = ANY(%s)", [[raw(digest) for digest in query.digests]]))
         if query.digest_prefix is not None:
             add(("e.digest BETWEEN %s AND %s", list(digest_range(query.digest_prefix))))
-        for clause in _label_clauses(query.labels):
+        for clause in self._label_conditions(query.labels, "e"):
             add(clause)
         for condition in query.fields:
             add(self._field_clause(condition, "e."))
-        for clause in self._references_clauses(query.references):
+        for clause in self._references_clauses(query.references, query):
             add(clause)
         for through in query.referenced_fields:
             add(self._referenced_field_clause(through))
         return self._select(query, where, parameters, alias="e")
 
-    def _references_clauses(self, conditions) -> builtins.list[tuple[str, builtins.list]]:
-        """A clause per reference condition (a catalog may join several into one)."""
+    def _label_conditions(self, requirements, alias: str) -> builtins.list[tuple[str, builtins.list]]:
+        """The clauses of label requirements on the names row ``alias`` (over the label rows)."""
+        return _label_clauses(requirements, f"{alias}.id")
+
+    def _references_clauses(self, conditions,
+                            query: CatalogQuery | None = None) -> builtins.list[tuple[str, builtins.list]]:
+        """A clause per reference condition (a catalog may join several into one, or, given
+        the ``query``, answer its order and limit)."""
         return [self._reference_clause(condition) for condition in conditions]
 
     def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, builtins.list]:
@@ -113,17 +119,25 @@ class PostgresQueries(SQLCatalog):
     def _target_digests(self, condition: ReferenceCondition) -> builtins.list[bytes]:
         """Digests of the current objects of the target kind whose labels match."""
         where, parameters = ["t.kind = %s"], [condition.target_kind]
-        for clause in _label_clauses(condition.target_labels, "t.id"):
+        for clause in self._label_conditions(condition.target_labels, "t"):
             where.append(clause[0])
             parameters.extend(clause[1])
         rows = self.connection.execute(
-            f"SELECT t.digest, t.labels FROM kidx.entries t WHERE {' AND '.join(where)}", parameters
+            f"SELECT t.digest, {self._labels_column('t')} FROM kidx.entries t WHERE {' AND '.join(where)}", parameters
         ).fetchall()
         return sorted({
             bytes(digest)
             for digest, labels in rows
-            if all(label_holds(r, json.loads(labels)) for r in condition.target_labels)
+            if all(label_holds(r, json.loads(self._labels_text(labels))) for r in condition.target_labels)
         })
+
+    def _labels_column(self, alias: str) -> str:
+        """The column of a names row that holds its labels."""
+        return f"{alias}.labels"
+
+    def _labels_text(self, value) -> str:
+        """That column's value as the labels' JSON text."""
+        return value
 
     def _referenced_field_clause(self, condition: ReferencedFieldCondition) -> tuple[str, builtins.list]:
         """Objects whose ``field`` points at a target where the condition holds.

@@ -9,10 +9,11 @@ from __future__ import annotations
 import builtins
 from collections.abc import Sequence
 
-from kidx.store.catalog import Change, ReferenceCondition, Revision
+from kidx.store.catalog import CatalogQuery, Change, ReferenceCondition, Revision
 from kidx.store.catalog_packing import (
     DICTIONARY_SAMPLE,
     MARK,
+    PackedValueError,
     TextPacker,
     make_dictionary,
     marked_ids,
@@ -20,9 +21,11 @@ from kidx.store.catalog_packing import (
     unpack_columns,
     unpack_text,
 )
+from kidx.store.label_conditions import label_clauses
 from kidx.store.postgres_queries import PostgresQueries, digest_range, raw
-from kidx.store.postgres_schema import SCHEMA_VERSION, Statements2
+from kidx.store.postgres_schema import SCHEMA_VERSION, Statements3
 from kidx.store.sql_catalog import Dialect, Statements, digest_of_raw, dumps, translating
+from kidx.store.sqlite_references import walks_recent
 
 COPY_FROM = 64  # rows from which a bulk write uses COPY instead of INSERTs
 # rows loaded into a table by one write from which the write refreshes the planner's
@@ -35,19 +38,15 @@ ANALYZE_FROM = 10_000
 DIALECT = Dialect(mark="%s", schema="kidx.", entries="kidx.entries", last="\U0010ffff",
                   stored_digest=raw, digest_text=digest_of_raw, recent_order="{table}id + 0 DESC")
 STATEMENTS_1 = Statements(DIALECT)  # a version 1 catalog's reads (its tables, or version 2's views)
-STATEMENTS = Statements2(DIALECT)
-# describe's reverse look-up (version 2), given the target's ref_targets ids
-REFERRER_COUNTS = ("SELECT e.kind, COUNT(DISTINCT e.id) FROM kidx.ref_links r JOIN kidx.entries e "
-                   "ON e.id = r.object_id WHERE r.target_id = ANY(%s) GROUP BY e.kind ORDER BY e.kind")
-FEW_REFERRERS = 10_000  # up to this many, the first names are found among the referrers themselves
-COUNT_REFERRERS = (f"SELECT count(*) FROM (SELECT 1 FROM kidx.ref_links WHERE target_id = ANY(%s) "
-                   f"LIMIT {FEW_REFERRERS + 1}) x")
-# few: read them all (the key), then their names; many: walk the names in order, probing the key
-REFERRER_NAMES_OF_FEW = ("WITH linked AS MATERIALIZED (SELECT DISTINCT object_id FROM kidx.ref_links "
-                         "WHERE target_id = ANY(%s)) SELECT e.name FROM linked JOIN kidx.entries e "
-                         "ON e.id = linked.object_id WHERE e.kind = %s ORDER BY e.name LIMIT %s")
-REFERRER_NAMES_OF_MANY = ("SELECT DISTINCT e.name FROM kidx.ref_links r JOIN kidx.entries e ON e.id = r.object_id "
-                          "WHERE r.target_id = ANY(%s) AND e.kind = %s ORDER BY e.name LIMIT %s")
+STATEMENTS = Statements3(DIALECT)
+# the series (sets of references) holding one of some ref_targets ids (the GIN key of series)
+SERIES_WITH = "SELECT s.id FROM kidx.series s WHERE s.target_ids && %s::integer[]"
+# describe's reverse look-up (version 3), given the target's ref_targets ids: the names of
+# those series, through the (series_id, id) key
+REFERRER_COUNTS = (f"SELECT e.kind, count(*) FROM kidx.entries e WHERE e.series_id IN ({SERIES_WITH}) "
+                   "GROUP BY e.kind ORDER BY e.kind")
+REFERRER_NAMES = (f"SELECT e.name FROM kidx.entries e WHERE e.series_id IN ({SERIES_WITH}) AND e.kind = %s "
+                  "ORDER BY e.name LIMIT %s")
 
 
 class PostgresRows(PostgresQueries):
@@ -56,6 +55,9 @@ class PostgresRows(PostgresQueries):
     dialect = DIALECT
     _next_revision: int | None = None  # while a write takes revision ids
     _target_ids: dict[tuple[str, bytes], int]  # ref_targets' ids and digests seen (emptied by a rollback)
+    _label_ids: dict[tuple[str, str], int]  # label_values' ids seen (emptied by a rollback)
+    _label_pairs: dict[int, tuple[str, str]]  # the other way round, as read
+    _series_ids: dict[tuple[int, ...], int]  # series' ids seen (emptied by a rollback)
     _digests_of_targets: dict[str, str]
     _packer: TextPacker | None = None  # of the write in progress (None: not chosen yet)
     _dictionaries: dict[int, bytes]
@@ -67,19 +69,66 @@ class PostgresRows(PostgresQueries):
 
     # --- reference selections (version 2: by target ids, found first) --------------------
 
-    def _references_clauses(self, conditions) -> builtins.list[tuple[str, builtins.list]]:
-        """Several conditions as one intersection inside ``ref_links``: the objects linked to
-        one of each condition's target ids, found from the key alone before any names row
-        is read (as separate EXISTS clauses, the planner read the rows of every run of the
-        rarest target, a workload's thousands, before checking the others)."""
-        if self.connection.version != SCHEMA_VERSION or len(conditions) < 2:
-            return super()._references_clauses(conditions)
+    def _label_conditions(self, requirements, alias: str) -> builtins.list[tuple[str, builtins.list]]:
+        """Version 3: label requirements as tests of the row's ``label_ids`` (its GIN key)
+        against the ids of the (key, value) pairs they name, found in the same statement."""
+        if self.connection.version != SCHEMA_VERSION:
+            return super()._label_conditions(requirements, alias)
+        column = f"{alias}.label_ids"
+
+        def has_label(key: str, values: builtins.list | None, negation: str) -> tuple[str, builtins.list]:
+            # the ids found first, so that the planner sees them (its statistics of the key's
+            # elements: a value of a thousand runs is planned as that, not as a parameter's
+            # default share of the table, which it read with parallel workers)
+            if values is None:
+                found = self.connection.execute("SELECT id FROM kidx.label_values WHERE key = %s ORDER BY id", (key,))
+            else:
+                found = self.connection.execute(
+                    "SELECT id FROM kidx.label_values WHERE key = %s AND value = ANY(%s) ORDER BY id", (key, values))
+            return f"{negation}({column} && %s::integer[])", [[row[0] for row in found]]
+
+        def rows(pairs: builtins.list, keys: builtins.list) -> tuple[str, builtins.list]:
+            parts, parameters = [], []
+            if pairs:
+                parts.append("SELECT o.id AS object_id FROM unnest(%s::text[], %s::text[]) AS p(k, v) "
+                             "JOIN kidx.label_values lv ON lv.key = p.k AND lv.value = p.v "
+                             "JOIN kidx.entries o ON o.label_ids @> ARRAY[lv.id]")
+                parameters += [[key for key, _ in pairs], [value for _, value in pairs]]
+            if keys:
+                parts.append("SELECT o.id AS object_id FROM unnest(%s::text[]) AS p(k) JOIN kidx.label_values lv "
+                             "ON lv.key = p.k JOIN kidx.entries o ON o.label_ids @> ARRAY[lv.id]")
+                parameters.append(keys)
+            return " UNION ALL ".join(parts), parameters
+
+        return label_clauses(requirements, has_label, "false", rows, f"{alias}.id")
+
+    # --- reference selections (version 3: by the series holding the target ids) -----------
+
+    def _references_clauses(self, conditions,
+                            query: CatalogQuery | None = None) -> builtins.list[tuple[str, builtins.list]]:
+        """Every condition as one test on the series table (a few thousand rows, keyed by
+        target id): the names whose series holds one of each condition's target ids, found
+        through the names' (series_id, id) key. Newest first with a limit (compare's and
+        series' history window, ``walks_recent``): each such series' newest rows are read
+        from that key in order, at most the limit of each, so that a look-up reads about
+        as many rows as it returns, however long the series."""
+        if self.connection.version != SCHEMA_VERSION or not conditions:
+            return super()._references_clauses(conditions, query)
         ids = [self._target_ids_for(condition) for condition in conditions]
         if not all(ids):
             return [("false", [])]  # a target nothing refers to: nothing meets every condition
-        others = "".join(" AND EXISTS (SELECT 1 FROM kidx.ref_links r WHERE r.target_id = ANY(%s) "
-                         "AND r.object_id = l.object_id)" for _ in ids[1:])
-        return [(f"e.id IN (SELECT l.object_id FROM kidx.ref_links l WHERE l.target_id = ANY(%s){others})", ids)]
+        # the conditions of one target id each as one "holds them all" (the planner reads the
+        # GIN key for it: several "holds one of" tests it estimated as a scan of the series)
+        single = sorted({found[0] for found in ids if len(found) == 1})
+        several = [found for found in ids if len(found) > 1]
+        tests = " AND ".join(["s.target_ids @> %s::integer[]"] * bool(single)
+                             + ["s.target_ids && %s::integer[]"] * len(several))
+        parameters = [single] * bool(single) + several
+        if query is not None and walks_recent(query):
+            return [(f"e.id IN (SELECT w.id FROM kidx.series s CROSS JOIN LATERAL (SELECT o.id FROM kidx.entries o "
+                     f"WHERE o.series_id = s.id AND o.kind = %s ORDER BY o.id DESC LIMIT %s) w WHERE {tests} "
+                     "ORDER BY w.id DESC LIMIT %s)", [query.kind, query.limit, *parameters, query.limit])]
+        return [(f"e.series_id IN (SELECT s.id FROM kidx.series s WHERE {tests})", parameters)]
 
     def _target_ids_for(self, condition: ReferenceCondition) -> builtins.list[int]:
         """The ``ref_targets`` ids a condition names (its digests, its target kind's, or
@@ -100,15 +149,23 @@ class PostgresRows(PostgresQueries):
             f"SELECT id FROM kidx.ref_targets WHERE {' AND '.join(where)} ORDER BY id", parameters)]
 
     def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, builtins.list]:
-        """Answered from the (target_id, object_id) key of ``ref_links``, with the target ids
-        found first (one look-up in ``ref_targets``): the planner then knows how many runs
-        each target has, starts from the rarest and probes the key for the others."""
+        """Version 3: one condition as its series (see ``_references_clauses``)."""
         if self.connection.version != SCHEMA_VERSION:
             return super()._reference_clause(condition)
-        ids = self._target_ids_for(condition)
-        if not ids:
-            return "false", []  # refers to nothing that exists: matches no object
-        return "EXISTS (SELECT 1 FROM kidx.ref_links r WHERE r.object_id = e.id AND r.target_id = ANY(%s))", [ids]
+        return self._references_clauses((condition,))[0]
+
+    def _referenced_field_clause(self, condition) -> tuple[str, builtins.list]:
+        """Version 3: the names whose series holds a (field, target) where the condition holds
+        (see ``PostgresQueries._referenced_field_clause``)."""
+        if self.connection.version != SCHEMA_VERSION:
+            return super()._referenced_field_clause(condition)
+        sql, parameters = super()._referenced_field_clause(condition)
+        # "[NOT ]EXISTS (SELECT 1 FROM kidx.refs r WHERE r.object_id = e.id AND r.field = %s AND r.target IN (…))"
+        negation, _, rest = sql.partition("EXISTS (SELECT 1 FROM kidx.refs r WHERE r.object_id = e.id ")
+        targets = rest.removeprefix("AND r.field = %s AND r.target IN (").removesuffix("))")
+        return (f"{negation}EXISTS (SELECT 1 FROM kidx.series s WHERE s.id = e.series_id AND s.target_ids && "
+                f"ARRAY(SELECT rt.id FROM kidx.ref_targets rt WHERE rt.field = %s AND rt.target IN ({targets})))",
+                parameters)
 
     def _ids_of_target(self, digest: str) -> builtins.list[int]:
         """The ``ref_targets`` ids of a digest (one per field it is referred to by)."""
@@ -133,9 +190,7 @@ class PostgresRows(PostgresQueries):
         ids = self._ids_of_target(digest)
         if not ids:
             return []
-        (referrers,) = self.connection.execute(COUNT_REFERRERS, (ids,)).fetchone()
-        statement = REFERRER_NAMES_OF_FEW if referrers <= FEW_REFERRERS else REFERRER_NAMES_OF_MANY
-        rows = self.connection.execute(statement, (ids, kind, limit))
+        rows = self.connection.execute(REFERRER_NAMES, (ids, kind, limit))
         return [row[0] for row in rows]
 
     # --- revision ids (version 2: the current revision is the names row) ----------------
@@ -158,6 +213,9 @@ class PostgresRows(PostgresQueries):
         """After a rollback: ids it took may be taken again by another write."""
         self._next_revision = None
         self._target_ids.clear()
+        self._label_ids.clear()
+        self._label_pairs.clear()
+        self._series_ids.clear()
         self._digests_of_targets.clear()
         self._dictionaries.clear()
         self._packer = None
@@ -174,10 +232,14 @@ class PostgresRows(PostgresQueries):
         self._save_revision_ids()
 
     def _prepare_write(self, changes: Sequence[Change]) -> None:
-        """Before a write's rows: the target ids of every reference it writes (two queries),
-        and the store's dictionary for annotations (made by the first write that has enough
-        long ones)."""
-        self._target_ids_of({(field_name, raw(target)) for change in changes for field_name, target in change[1]})
+        """Before a write's rows: the ids of every label, reference target and reference set
+        it writes (two queries each), and the store's dictionary for annotations (made by the
+        first write that has enough long ones)."""
+        targets = self._target_ids_of({(field_name, raw(target)) for change in changes
+                                       for field_name, target in change[1]})
+        self._label_ids_of({pair for change in changes for pair in change[0].labels.items()})
+        self._series_ids_of({tuple(sorted({targets[(field_name, raw(target))] for field_name, target in change[1]}))
+                             for change in changes if change[1]})
         if self._packer is None or self._packer.tag == b"\0":  # no dictionary yet: this write may make it
             row = self.connection.execute(
                 "SELECT id, dictionary FROM kidx.text_dictionaries ORDER BY id DESC LIMIT 1").fetchone()
@@ -229,8 +291,8 @@ class PostgresRows(PostgresQueries):
     def _insert_many(self, statement: str, rows: builtins.list[tuple]) -> None:
         """Many rows by COPY (the statement's table and columns), a few by INSERT. A names
         row recorded when its name was created keeps no second copy of that time."""
-        if statement is STATEMENTS.insert_entry:
-            rows = [row if row[11] != row[7] else (*row[:11], None) for row in rows]
+        if statement is STATEMENTS.insert_entry:  # no labels' JSON (index 5): their ids are at the end
+            rows = [(*row[:5], *row[6:11], None if row[11] == row[7] else row[11], *row[12:]) for row in rows]
         if len(rows) < COPY_FROM:
             self.connection.executemany(statement, rows)
             return
@@ -268,6 +330,110 @@ class PostgresRows(PostgresQueries):
                 known.update(((field_name, target), target_id) for target_id, field_name, target in rows)
         return known
 
+    def _label_ids_of(self, pairs: set[tuple[str, str]]) -> dict[tuple[str, str], int]:
+        """The ``label_values`` id of each (key, value), those not there yet added (as
+        ``_target_ids_of`` does)."""
+        known = self._label_ids
+        wanted = [pair for pair in pairs if pair not in known]
+        if wanted:
+            execute = self.connection.execute
+            for label_id, key, value in execute(
+                    "SELECT v.id, v.key, v.value FROM unnest(%s::text[], %s::text[]) AS p(k, v) "
+                    "JOIN kidx.label_values v ON v.key = p.k AND v.value = p.v",
+                    ([key for key, _ in wanted], [value for _, value in wanted])):
+                known[(key, value)] = label_id
+            new = sorted(pair for pair in wanted if pair not in known)
+            if new:
+                (highest,) = execute("SELECT COALESCE(MAX(id), 0) FROM kidx.label_values").fetchone()
+                rows = [(highest + number, key, value) for number, (key, value) in enumerate(new, 1)]
+                self._load("kidx.label_values", "id, key, value", rows)
+                known.update(((key, value), label_id) for label_id, key, value in rows)
+        return known
+
+    def _series_ids_of(self, sets: set[tuple[int, ...]]) -> dict[tuple[int, ...], int]:
+        """The ``series`` id of each set of ref_targets ids (ascending), those not there yet added."""
+        known = self._series_ids
+        wanted = [ids for ids in sets if ids not in known]
+        if wanted:
+            execute = self.connection.execute
+            for series_id, target_ids in execute(
+                    "SELECT s.id, s.target_ids FROM unnest(%s::text[]) AS w(ids) "
+                    "JOIN kidx.series s ON s.target_ids = w.ids::integer[]",
+                    (["{" + ",".join(map(str, ids)) + "}" for ids in wanted],)):
+                known[tuple(target_ids)] = series_id
+            new = sorted(ids for ids in wanted if ids not in known)
+            if new:
+                (highest,) = execute("SELECT COALESCE(MAX(id), 0) FROM kidx.series").fetchone()
+                rows = [(highest + number, list(ids)) for number, ids in enumerate(new, 1)]
+                self._load("kidx.series", "id, target_ids", rows)
+                known.update((tuple(ids), series_id) for series_id, ids in rows)
+        return known
+
+    def _load(self, table: str, columns: str, rows: builtins.list[tuple]) -> None:
+        """Rows into a table: by COPY from ``COPY_FROM`` rows, else INSERTs."""
+        if len(rows) < COPY_FROM:
+            marks = ", ".join("%s" for _ in columns.split(","))
+            self.connection.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", rows)
+        else:
+            self.connection.copy(table, columns, rows)
+            self._loaded(table, len(rows))
+
+    def _indexed_columns(self, label_rows: Sequence[tuple], ref_rows: Sequence[tuple]) -> tuple:
+        """Version 3: a names row's series id (None: no references) and label ids, from its
+        label rows (object_id, key, value) and reference rows (object_id, field, target)."""
+        labels = self._label_ids
+        pairs = [(row[1], row[2]) for row in label_rows]
+        if not all(pair in labels for pair in pairs):  # not learnt first (fsck --repair)
+            labels = self._label_ids_of(set(pairs))
+        series_id = None
+        if ref_rows:
+            targets = self._target_ids
+            found = [(row[1], bytes(row[2])) for row in ref_rows]
+            if not all(pair in targets for pair in found):
+                targets = self._target_ids_of(set(found))
+            key = tuple(sorted({targets[pair] for pair in found}))
+            series = self._series_ids if key in self._series_ids else self._series_ids_of({key})
+            series_id = series[key]
+        return (series_id, sorted(labels[pair] for pair in pairs))
+
+    def _updated_rows(self, updates: builtins.list[tuple]) -> builtins.list[tuple]:
+        """Version 3 keeps no labels' JSON (index 2): their ids are among the row's columns."""
+        return [(*row[:2], *row[3:]) for row in updates]
+
+    # --- labels: a names row's label ids, read as their (key, value) pairs -----------------
+
+    def compile(self, query: CatalogQuery) -> tuple[str, builtins.list, bool]:
+        sql, parameters, check = super().compile(query)
+        if self.connection.version == SCHEMA_VERSION:
+            sql = sql.replace("e.labels", "e.label_ids", 1)  # the first: among the columns selected
+        return sql, parameters, check
+
+    def _labels_column(self, alias: str) -> str:
+        return f"{alias}.label_ids" if self.connection.version == SCHEMA_VERSION else f"{alias}.labels"
+
+    def _learn_label_ids(self, ids) -> None:
+        """The (key, value) pairs of label ids not read yet (one query)."""
+        known = self._label_pairs
+        missing = sorted({label_id for label_id in ids if label_id not in known})
+        if missing:
+            for label_id, key, value in self.connection.execute(
+                    "SELECT id, key, value FROM kidx.label_values WHERE id = ANY(%s)", (missing,)):
+                known[label_id] = (key, value)
+            absent = [label_id for label_id in missing if label_id not in known]
+            if absent:
+                raise PackedValueError(f"a name's label id {absent[0]} is in no row of kidx.label_values")
+
+    def _labels_text(self, value) -> str:
+        """A names row's labels (version 3: its label ids) as their JSON text."""
+        if isinstance(value, str):
+            return value
+        self._learn_label_ids(value)
+        pairs = self._label_pairs
+        return dumps(dict(pairs[label_id] for label_id in value))
+
+    def _reindex_row(self, object_id: int, indexed: tuple, columns: str | None) -> None:
+        self.connection.execute(STATEMENTS.reindex_row, (*indexed, columns, object_id))
+
     def _insert_refs(self, rows: builtins.list[tuple]) -> None:
         """(object_id, field, target) rows as links to each distinct (field, target) once; the
         names written have no links left, so COPY cannot collide."""
@@ -294,8 +460,12 @@ class PostgresRows(PostgresQueries):
         return pack_reference_values(columns, {pair[1].hex(): ids[pair] for pair in pairs})
 
     def _unpacked(self, rows: Sequence) -> Sequence:
-        """Rows of ENTRY_COLUMNS as they were given: annotations as text, printer columns
-        with their digests (one query for the target ids not seen yet)."""
+        """Rows of ENTRY_COLUMNS as they were given: labels and annotations as text, printer
+        columns with their digests (one query for the label and target ids not seen yet)."""
+        if rows and isinstance(rows[0][5], list):  # version 3: label ids
+            self._learn_label_ids({label_id for row in rows for label_id in row[5]})
+            pairs = self._label_pairs
+            rows = [(*row[:5], dumps(dict(pairs[label_id] for label_id in row[5])), *row[6:]) for row in rows]
         wanted = {target_id for row in rows if row[9] is not None and MARK in row[9]
                   for target_id in marked_ids(row[9])}
         if not wanted:

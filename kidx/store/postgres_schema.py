@@ -1,6 +1,20 @@
-"""The PostgreSQL catalog's schema versions: version 2, written by this kidx, version 1,
-kept to read a store written before it and to upgrade one (``upgrade_1_to_2``), and the
-statements of each.
+"""The PostgreSQL catalog's schema versions: version 3, written by this kidx, versions 1 and
+2, kept to read a store written before it and to upgrade one (``upgrade``: ``upgrade_1_to_2``
+then ``upgrade_2_to_3``), and the statements of each.
+
+Version 3 keeps version 2's objects, spec index, reference targets, past revisions and
+dictionaries, and keeps a name's labels and references in its own ``entries`` row:
+- ``label_ids``: the ids of its (key, value) pairs in ``label_values`` (each pair stored
+  once), ascending; the only copy of its labels (kidx reads the ids as their pairs, the
+  view ``revisions`` as JSON through ``kidx.labels_of``); a GIN index of them answers
+  label selectors, and the view ``labels`` reads (object_id, key, value) as before;
+- ``series_id``: the id in ``series`` of the set of its ``ref_targets`` ids (each set stored
+  once: a run's set is its series); a GIN index of ``series.target_ids`` finds the series
+  that hold a target, the index ``entries_by_series`` (series_id, id DESC) their names,
+  newest first: a series' latest N runs are its first N rows there, whatever its length;
+  the view ``refs`` reads (object_id, field, target) as before.
+So a run costs no label or link rows (in version 2 about 800 bytes a run of rows and keys).
+Reading version 1's SQL (the views) on a version 2 or 3 catalog gives the same rows.
 
 Version 2 keeps version 1's objects, spec index and label rows, and stores a run in fewer bytes:
 - a name's current revision is its ``entries`` row (``revision``: that revision's id,
@@ -29,9 +43,10 @@ from collections.abc import Callable
 
 from kidx.store.sql_catalog import Dialect, Statements
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 VERSION_1 = "1"
-LAST_REVISION = "last_revision"  # info key (version 2): the id of the last revision recorded
+VERSION_2 = "2"
+LAST_REVISION = "last_revision"  # info key (versions 2 and 3): the id of the last revision recorded
 
 CREATE_SCHEMA = """
 CREATE SCHEMA kidx;
@@ -48,6 +63,15 @@ CREATE TABLE kidx.spec_leaves (
     PRIMARY KEY (path, value, digest)
 );
 CREATE TABLE kidx.spec_indexed (digest bytea PRIMARY KEY);
+"""
+
+# versions 2 and 3: every revision, the current ones read from the names rows
+REVISIONS_VIEW = """
+CREATE VIEW kidx.revisions (id, kind, name, event, digest, title, labels, annotations, generation, recorded) AS
+    SELECT id, kind, name, event, digest, title, labels, annotations, generation, recorded FROM kidx.past_revisions
+    UNION ALL
+    SELECT revision, kind, name, 'applied', digest, title, labels, annotations, generation, COALESCE(recorded, created)
+    FROM kidx.entries WHERE revision IS NOT NULL;
 """
 
 # version 1's catalog tables (a store written before version 2; the upgrade reads them)
@@ -96,7 +120,8 @@ CREATE TABLE kidx.revisions (
 CREATE INDEX revisions_by_name ON kidx.revisions (kind, name, id);
 """
 
-TABLES = """
+# version 2's catalog tables (a store written before version 3; the upgrade reads them)
+TABLES_2 = """
 CREATE TABLE kidx.entries (
     id integer PRIMARY KEY,  -- 4 bytes in every label and reference row (and their keys)
     generation integer NOT NULL,
@@ -148,16 +173,92 @@ CREATE TABLE kidx.past_revisions (
     recorded text NOT NULL
 );
 CREATE INDEX past_revisions_by_name ON kidx.past_revisions (kind, name, id);
-CREATE VIEW kidx.revisions (id, kind, name, event, digest, title, labels, annotations, generation, recorded) AS
-    SELECT id, kind, name, event, digest, title, labels, annotations, generation, recorded FROM kidx.past_revisions
-    UNION ALL
-    SELECT revision, kind, name, 'applied', digest, title, labels, annotations, generation, COALESCE(recorded, created)
-    FROM kidx.entries WHERE revision IS NOT NULL;
+""" + REVISIONS_VIEW + """
 -- preset dictionaries of packed annotations, made once from a write's own
 CREATE TABLE kidx.text_dictionaries (id integer PRIMARY KEY, dictionary bytea NOT NULL);
 """
 
+# version 3: a name's labels and references are two columns of its own row, each answered by
+# an index of the names table; the (key, value) and (field, target) pairs are each kept once.
+# KEPT_3: version 2's tables that version 3 keeps as they are; NEW_3: what its upgrade makes
+KEPT_3 = """
+-- every (field, target) some object has referred to, once: a few hundred, whatever the runs
+CREATE TABLE kidx.ref_targets (
+    id integer PRIMARY KEY,
+    field text COLLATE "C" NOT NULL,
+    target bytea NOT NULL,
+    UNIQUE (target, field)
+);
+-- the states names had before their current one, and deletions
+CREATE TABLE kidx.past_revisions (
+    id bigint PRIMARY KEY,
+    generation integer,
+    kind text COLLATE "C" NOT NULL,
+    name text COLLATE "C" NOT NULL,
+    event text NOT NULL,
+    digest bytea,
+    title text,
+    labels text,
+    annotations bytea,  -- as in entries
+    recorded text NOT NULL
+);
+CREATE INDEX past_revisions_by_name ON kidx.past_revisions (kind, name, id);
+-- preset dictionaries of packed annotations, made once from a write's own
+CREATE TABLE kidx.text_dictionaries (id integer PRIMARY KEY, dictionary bytea NOT NULL);
+"""
+NEW_3 = """
+CREATE TABLE kidx.entries (
+    id integer PRIMARY KEY,
+    generation integer NOT NULL,
+    series_id integer,  -- the set of its references (kidx.series); NULL: it refers to nothing
+    revision bigint,  -- the id of the revision this state is; NULL: not a revision of its own
+    kind text COLLATE "C" NOT NULL,
+    name text COLLATE "C" NOT NULL,
+    digest bytea NOT NULL,
+    title text,
+    label_ids integer[] NOT NULL,  -- its labels: their ids in kidx.label_values, ascending
+    annotations bytea NOT NULL,  -- JSON text's UTF-8, or deflated (kidx.store.postgres_rows)
+    created text NOT NULL,
+    recorded text,  -- when that revision was recorded; NULL: when the name was created
+    columns text,
+    UNIQUE (kind, name)
+);
+CREATE INDEX entries_by_digest ON kidx.entries (digest);
+CREATE INDEX entries_by_label ON kidx.entries USING gin (label_ids);
+-- a series' runs newest first: a look-up of its latest N reads N rows, however long it is
+CREATE INDEX entries_by_series ON kidx.entries (series_id, id DESC);
+-- every (key, value) some object has had, once
+CREATE TABLE kidx.label_values (
+    id integer PRIMARY KEY,
+    key text COLLATE "C" NOT NULL,
+    value text COLLATE "C" NOT NULL,
+    UNIQUE (key, value)
+);
+CREATE VIEW kidx.labels (object_id, key, value) AS
+    SELECT e.id, v.key, v.value FROM kidx.entries e CROSS JOIN LATERAL unnest(e.label_ids) AS u(id)
+    JOIN kidx.label_values v ON v.id = u.id;
+-- labels by their ids as a JSON object (a revision's labels; kidx reads a names row's ids itself)
+CREATE FUNCTION kidx.labels_of(ids integer[]) RETURNS text LANGUAGE sql STABLE AS $$
+    SELECT COALESCE(json_object_agg(v.key, v.value ORDER BY v.key)::text, '{}')
+    FROM kidx.label_values v WHERE v.id = ANY(ids) $$;
+-- every set of references some object has had (its ref_targets ids, ascending), once: a
+-- run's set is its series (protocol, workload, environment, implementation)
+CREATE TABLE kidx.series (
+    id integer PRIMARY KEY,
+    target_ids integer[] NOT NULL UNIQUE
+);
+-- written as it goes (no pending list): a new series is rare, and every look-up reads the key
+CREATE INDEX series_by_target ON kidx.series USING gin (target_ids) WITH (fastupdate = off);
+CREATE VIEW kidx.refs (object_id, field, target) AS
+    SELECT e.id, t.field, t.target FROM kidx.entries e JOIN kidx.series s ON s.id = e.series_id
+    CROSS JOIN LATERAL unnest(s.target_ids) AS u(id) JOIN kidx.ref_targets t ON t.id = u.id;
+""" + REVISIONS_VIEW.replace(", title, labels, annotations, generation, COALESCE",
+                               ", title, kidx.labels_of(label_ids), annotations, generation, COALESCE")
+TABLES = KEPT_3 + NEW_3
+UPGRADE_TABLES_2_TO_3 = NEW_3
+
 SCHEMA_1 = CREATE_SCHEMA + TABLES_1
+SCHEMA_2 = CREATE_SCHEMA + TABLES_2
 SCHEMA = CREATE_SCHEMA + TABLES
 
 
@@ -210,14 +311,75 @@ def upgrade_1_to_2(execute: Callable) -> None:
         execute(f'ALTER INDEX kidx."{index}" RENAME TO "{index}_1"')
     for table in OLD_TABLES:
         execute(f"ALTER TABLE kidx.{table} RENAME TO {table}_1")
-    execute(TABLES)
+    execute(TABLES_2)
     for statement in UPGRADE_1_TO_2:
         execute(statement)
     for table in OLD_TABLES:
         execute(f"DROP TABLE kidx.{table}_1")
-    execute("UPDATE kidx.info SET value = %s WHERE key = 'schema'", (SCHEMA_VERSION,))
+    execute("UPDATE kidx.info SET value = %s WHERE key = 'schema'", (VERSION_2,))
     for table in ("entries", "labels", "ref_targets", "ref_links", "past_revisions"):
         execute(f"ANALYZE kidx.{table}")  # the planner's view of the new tables, at once
+
+
+# --- the upgrade from version 2, inside the first write's transaction ----------------------
+
+OLD_TABLES_2 = ("entries", "labels", "ref_links")  # ref_targets, past_revisions, text_dictionaries stay
+# each name's label ids and reference set, made from its rows in one pass over each table
+UPGRADE_2_TO_3 = (
+    # a name's labels are its JSON's (what fsck holds its label rows to)
+    """CREATE TEMPORARY TABLE labels_2 ON COMMIT DROP AS
+       SELECT e.id AS object_id, j.key COLLATE "C" AS key, j.value COLLATE "C" AS value
+       FROM kidx.entries_2 e CROSS JOIN LATERAL json_each_text(e.labels::json) j""",
+    """INSERT INTO kidx.label_values (id, key, value)
+       SELECT row_number() OVER (ORDER BY key, value), key, value
+       FROM (SELECT DISTINCT key, value FROM labels_2) d""",
+    """CREATE TEMPORARY TABLE links_2 ON COMMIT DROP AS
+       SELECT object_id, array_agg(target_id ORDER BY target_id) AS target_ids
+       FROM kidx.ref_links_2 GROUP BY object_id""",
+    """INSERT INTO kidx.series (id, target_ids)
+       SELECT row_number() OVER (ORDER BY target_ids), target_ids FROM (SELECT DISTINCT target_ids FROM links_2) d""",
+    """INSERT INTO kidx.entries (id, generation, series_id, revision, kind, name, digest, title, label_ids,
+                                 annotations, created, recorded, columns)
+       SELECT e.id, e.generation, s.id, e.revision, e.kind, e.name, e.digest, e.title,
+              COALESCE(l.label_ids, '{}'), e.annotations, e.created, e.recorded, e.columns
+       FROM kidx.entries_2 e
+       LEFT JOIN (SELECT l.object_id, array_agg(v.id ORDER BY v.id) AS label_ids FROM labels_2 l
+                  JOIN kidx.label_values v ON v.key = l.key AND v.value = l.value GROUP BY l.object_id) l
+              ON l.object_id = e.id
+       LEFT JOIN links_2 r ON r.object_id = e.id
+       LEFT JOIN kidx.series s ON s.target_ids = r.target_ids""",
+)
+
+
+def upgrade_2_to_3(execute: Callable) -> None:
+    """Rewrite a version 2 catalog as version 3, inside the write's transaction (under the
+    writers' lock), as ``upgrade_1_to_2`` does: the names, label and link tables renamed
+    aside (and the views over them dropped), the new ones made and filled, the old dropped."""
+    execute("DROP VIEW kidx.refs")
+    execute("DROP VIEW kidx.revisions")
+    old = ", ".join(f"'{table}'" for table in OLD_TABLES_2)
+    indexes = [row[0] for row in execute(
+        "SELECT indexname FROM pg_catalog.pg_indexes WHERE schemaname = 'kidx' AND tablename IN "
+        f"({old}) ORDER BY indexname").fetchall()]
+    for index in indexes:
+        execute(f'ALTER INDEX kidx."{index}" RENAME TO "{index}_2"')
+    for table in OLD_TABLES_2:
+        execute(f"ALTER TABLE kidx.{table} RENAME TO {table}_2")
+    execute(UPGRADE_TABLES_2_TO_3)
+    for statement in UPGRADE_2_TO_3:
+        execute(statement)
+    for table in OLD_TABLES_2:
+        execute(f"DROP TABLE kidx.{table}_2")
+    execute("UPDATE kidx.info SET value = %s WHERE key = 'schema'", (SCHEMA_VERSION,))
+    for table in ("entries", "label_values", "series"):
+        execute(f"ANALYZE kidx.{table}")
+
+
+def upgrade(execute: Callable, version: str) -> None:
+    """Bring a catalog of an older ``version`` to this one, a step at a time, in one transaction."""
+    if version == VERSION_1:
+        upgrade_1_to_2(execute)
+    upgrade_2_to_3(execute)
 
 
 # --- statements ----------------------------------------------------------------------------
@@ -251,3 +413,34 @@ class Statements2(Statements):
         self.reindex_labels = f"DELETE FROM kidx.labels WHERE object_id={m}"
         self.revision_ids = f"SELECT value FROM kidx.info WHERE key='{LAST_REVISION}'"
         self.save_revision_ids = f"UPDATE kidx.info SET value={m} WHERE key='{LAST_REVISION}'"
+
+
+class Statements3(Statements2):
+    """Version 3's: a name's label ids and reference set are columns of its row, written with
+    it (no label or link rows to add or remove beside it; their statements are empty)."""
+
+    def __init__(self, dialect: Dialect):
+        super().__init__(dialect)
+        m = dialect.mark
+        entry_columns = "id, kind, name, digest, title, annotations, created, generation, columns"
+        self.insert_entry = (f"INSERT INTO kidx.entries ({entry_columns}, revision, recorded, series_id, label_ids) "
+                             f"VALUES ({dialect.marks(13)})")
+        self.update_entry = (f"UPDATE kidx.entries SET digest={m}, title={m}, annotations={m}, "
+                             f"generation={m}, columns={m}, revision={m}, recorded={m}, series_id={m}, label_ids={m} "
+                             f"WHERE id={m}")
+        # a names row's labels are its label ids, read as (key, value) pairs by kidx (postgres_rows)
+        for name in ("get", "get_many", "all_entries"):
+            setattr(self, name, getattr(self, name).replace("e.labels", "e.label_ids"))
+        past = "id, kind, name, event, digest, title, labels, annotations, generation, recorded"
+        self.supersede = (f"INSERT INTO kidx.past_revisions ({past}) SELECT revision, kind, name, 'applied', digest, "
+                          f"title, kidx.labels_of(label_ids), annotations, generation, COALESCE(recorded, created) "
+                          f"FROM kidx.entries WHERE id={m} AND revision IS NOT NULL")
+        self.insert_label = self.delete_labels = self.reindex_labels = ""
+        self.insert_ref = self.delete_refs = self.stray_labels = self.stray_refs = ""
+        self.reindex_row = f"UPDATE kidx.entries SET series_id={m}, label_ids={m}, columns={m} WHERE id={m}"
+        # the keys and values some current name has (label_values also keeps those no name has now)
+        used = "EXISTS (SELECT 1 FROM kidx.entries e WHERE e.label_ids @> ARRAY[v.id])"
+        self.label_keys = (f"SELECT DISTINCT v.key FROM kidx.label_values v WHERE v.key >= {m} AND v.key < {m} "
+                           f"AND {used} ORDER BY v.key")
+        self.label_values = (f"SELECT v.value FROM kidx.label_values v WHERE v.key = {m} AND v.value >= {m} "
+                             f"AND v.value < {m} AND {used} ORDER BY v.value")

@@ -130,6 +130,31 @@ def test_objects_are_stored_as_exact_bytes_under_32_byte_digests(postgres_store,
     assert bytes(rows[0][1]) == canonical_json(expected)
 
 
+def test_a_series_newest_runs_are_read_from_the_series_index_up_to_the_limit(postgres_store, kidx, tmp_path):
+    """compare's and series' history window (the newest N runs of a series): read newest first
+    from the names' (series_id, id) index, N rows of it however long the series."""
+    from kidx.store.catalog import RECENT, CatalogQuery, ReferenceCondition
+    from kidx.store.store import Store
+
+    runs = [run_manifest(f"series-{number:03d}", 1000 + number) for number in range(150)]
+    assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store).code == 0
+    assert kidx("apply", "-f", str(write_list(tmp_path / "runs.json", runs)), store_path=postgres_store).code == 0
+    references = sql(postgres_store, "SELECT r.field, r.target FROM kidx.refs r JOIN kidx.entries e ON e.id = "
+                     "r.object_id WHERE e.name = %s ORDER BY r.field DESC", (SEED["run"]["metadata"]["name"],))
+    assert len(references) == 4
+    query = CatalogQuery(kind=SEED["run"]["kind"], order=RECENT, limit=10, references=tuple(
+        ReferenceCondition(digests=("sha256:" + bytes(target).hex(),), field=field) for field, target in references))
+    with Store(postgres_store.url).reading() as catalog:
+        assert [entry.name for entry in catalog.list(query)] == [f"series-{number:03d}" for number in range(149, 139, -1)]
+        statement, parameters, _ = catalog.compile(query)
+        connection = catalog.connection
+        connection.execute("SET LOCAL enable_seqscan = off")  # a few hundred rows: the plan a large store gets
+        plan = [line for (line,) in connection.execute("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + statement,
+                                                        parameters)]
+    scans = [line.strip() for line in plan if "entries_by_series" in line]
+    assert scans == ["->  Index Scan using entries_by_series on entries o (actual rows=10 loops=1)"], plan
+
+
 def test_a_bulk_write_refreshes_the_planner_statistics_of_what_it_loaded(postgres_store, kidx, tmp_path,
                                                                          monkeypatch):
     """A write that loads ANALYZE_FROM rows into a table analyses it before it commits, so
@@ -138,19 +163,18 @@ def test_a_bulk_write_refreshes_the_planner_statistics_of_what_it_loaded(postgre
     from kidx.store import postgres_rows
 
     monkeypatch.setattr(postgres_rows, "ANALYZE_FROM", 100)
-    analysed = "SELECT relname, reltuples FROM pg_class WHERE relname IN ('entries', 'ref_links', 'labels') ORDER BY 1"
+    analysed = "SELECT relname, reltuples FROM pg_class WHERE relname = 'entries'"
     assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store).code == 0
     small = [run_manifest(f"small-{number:03d}", 1000 + number) for number in range(20)]
     assert kidx("apply", "-f", str(write_list(tmp_path / "small.json", small)), store_path=postgres_store).code == 0
-    assert sql(postgres_store, analysed) == [("entries", -1.0), ("labels", -1.0), ("ref_links", -1.0)]
+    assert sql(postgres_store, analysed) == [("entries", -1.0)]
     bulk = [run_manifest(f"bulk-{number:03d}", 2000 + number) for number in range(120)]
     assert kidx("apply", "-f", str(write_list(tmp_path / "bulk.json", bulk)), store_path=postgres_store).code == 0
-    # what the tables hold, counted: 4 links a run
-    (entries,), (labels,), (links,) = (sql(postgres_store, f"SELECT count(*) FROM kidx.{table}")[0]
-                                       for table in ("entries", "labels", "ref_links"))
-    assert links == 4 * (1 + 20 + 120) and labels > 120
-    assert sql(postgres_store, analysed) == [("entries", float(entries)), ("labels", float(labels)),
-                                             ("ref_links", float(links))]
+    # what the tables hold, counted: 4 references a run, in its series
+    (entries,), (links,) = (sql(postgres_store, query)[0] for query in (
+        "SELECT count(*) FROM kidx.entries", "SELECT count(*) FROM kidx.refs"))
+    assert links == 4 * (1 + 20 + 120) and entries > 141
+    assert sql(postgres_store, analysed) == [("entries", float(entries))]
 
 
 def test_the_database_refuses_bytes_that_do_not_hash_to_their_digest(postgres_store, kidx, tmp_path):
@@ -354,20 +378,25 @@ def test_gc_removes_objects_nothing_refers_to(postgres_store, kidx, tmp_path):
     assert kidx("describe", "run", SEED["run"]["metadata"]["name"], store_path=postgres_store)[0] == 0
 
 
-def test_fsck_finds_and_repairs_a_damaged_label_index(postgres_store, kidx, tmp_path):
+def test_fsck_finds_and_repairs_a_damaged_reference_index(postgres_store, kidx, tmp_path):
+    """A name's labels are its row's label ids (schema 3: nothing to disagree with), its
+    references its series: a series id lost is found, and rebuilt from the object."""
     assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store)[0] == 0
     assert kidx("fsck", store_path=postgres_store)[0] == 0
-    sql(postgres_store, "DELETE FROM kidx.labels")
-    sql(postgres_store, "INSERT INTO kidx.labels (object_id, key, value) VALUES (999, 'stray', 'row')")
+    references, labels = (sql(postgres_store, f"SELECT * FROM kidx.{view} ORDER BY 1, 2") for view in ("refs", "labels"))
+    assert len(references) == 4 and ("liger_version", "0.6.1") in [row[1:] for row in labels]
+    sql(postgres_store, "UPDATE kidx.entries SET series_id = NULL")
     code, out, err = kidx("fsck", store_path=postgres_store)
-    assert code == 1 and "label-index" in out, (out, err)
-    assert kidx("get", "runs", "-l", "liger_version=0.6.1", "-o", "name", store_path=postgres_store)[1] == ""
+    assert code == 1 and "reference-index" in out and "label-index" not in out, (out, err)
+    environment = f"--references=environment/{SEED['environment']['metadata']['name']}"
+    assert kidx("get", "runs", environment, "-o", "name", store_path=postgres_store)[1] == ""
     code, out, err = kidx("fsck", "--repair", store_path=postgres_store)
     assert code == 0, (out, err)
     assert kidx("fsck", store_path=postgres_store)[0] == 0
-    assert kidx("get", "runs", "-l", "liger_version=0.6.1", "-o", "name", store_path=postgres_store)[1] == (
+    assert kidx("get", "runs", environment, "-o", "name", store_path=postgres_store)[1] == (
         f"{RUN}/{SEED['run']['metadata']['name']}\n")
-    assert sql(postgres_store, "SELECT count(*) FROM kidx.labels WHERE key = 'stray'") == [(0,)]
+    assert sql(postgres_store, "SELECT * FROM kidx.refs ORDER BY 1, 2") == references
+    assert sql(postgres_store, "SELECT * FROM kidx.labels ORDER BY 1, 2") == labels
 
 
 def test_a_statement_timeout_is_said_as_one_not_as_a_lost_connection(postgres_store, kidx, tmp_path):

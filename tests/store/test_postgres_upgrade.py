@@ -1,6 +1,8 @@
 """A PostgreSQL store of catalog schema version 1 (tests/data/postgres-schema-1/, written by
 the kidx of that schema; loaded into version 1's tables, which kidx.store.postgres_schema
-keeps): read as it is, and upgraded to version 2 by the first write, in its transaction.
+keeps), and the same store as version 2 (made from it by version 2's kept upgrade, into
+version 2's kept tables): each read as it is, and upgraded to version 3 by the first write,
+in its transaction.
 
 Every read verb prints the same bytes before and after the upgrade; reading writes
 nothing; the upgrade keeps every name, label, reference, revision, generation and time,
@@ -35,6 +37,19 @@ def old_store(store) -> str:
     return str(store)
 
 
+def schema_2_store(store) -> str:
+    """``store`` (an empty database) as the kept schema 1 store upgraded to schema 2 by the
+    upgrade the schema 2 kidx ran (kept in kidx.store.postgres_schema with version 2's tables)."""
+    url = old_store(store)
+    with psycopg.connect(url) as connection:  # one transaction, as the kidx of schema 2 ran it
+        postgres_schema.upgrade_1_to_2(connection.execute)
+    assert version(url) == "2"
+    return url
+
+
+STORES = {"1": old_store, "2": schema_2_store}
+
+
 def version(url: str) -> str:
     with psycopg.connect(url) as connection:
         return connection.execute("SELECT value FROM kidx.info WHERE key = 'schema'").fetchone()[0]
@@ -53,23 +68,31 @@ def test_the_kept_store_is_what_the_schema_1_kidx_wrote(postgres_store):
     assert dump(url) == SCHEMA_1_ROWS.read_text(encoding="utf-8")  # loaded exactly, nothing lost or added
 
 
-def test_every_read_prints_the_same_before_and_after_the_upgrade_which_keeps_every_row(postgres_store, kidx):
-    url = old_store(postgres_store)
+def test_the_schema_2_store_is_made_of_version_2_tables(postgres_store):
+    kinds = relations(schema_2_store(postgres_store))
+    assert {name: kinds[name] for name in ("entries", "labels", "ref_links", "refs", "revisions")} == {
+        "entries": "r", "labels": "r", "ref_links": "r", "refs": "v", "revisions": "v"}
+
+
+@pytest.mark.parametrize("start", ["1", "2"])
+def test_every_read_prints_the_same_before_and_after_the_upgrade_which_keeps_every_row(postgres_store, kidx, start):
+    url = STORES[start](postgres_store)
     before = dump(url)
     commands = read_commands(url)
     old_results = {command: kidx(*command, store_path=url) for command in commands}
     with Store(url).reading() as catalog:
         entries, revisions, indexes = list(catalog.all_entries()), list(catalog.all_revisions()), catalog.index_rows()
-    assert dump(url) == before and version(url) == "1"  # reading an old store writes nothing
+    assert dump(url) == before and version(url) == start  # reading an old store writes nothing
     # a write that changes nothing upgrades it, in its transaction, and says so once
     protocol = json.dumps(json.loads(SEED_BUNDLE.read_text())["protocol"])  # stored as it is: unchanged
     result = kidx("apply", "-f", "-", stdin=protocol, store_path=url)
     upgraded = postgres.UPGRADED.format(location=url, version=postgres_schema.SCHEMA_VERSION)
     assert (result.code, result.err.count(upgraded)) == (0, 1), result
-    assert version(url) == postgres_schema.SCHEMA_VERSION == "2"
+    assert version(url) == postgres_schema.SCHEMA_VERSION == "3"
     kinds = relations(url)
-    assert (kinds["refs"], kinds["revisions"], kinds["ref_links"], kinds["past_revisions"]) == ("v", "v", "r", "r")
-    assert not any(name.endswith("_1") for name in kinds)
+    assert {name: kinds[name] for name in ("refs", "revisions", "labels", "series", "label_values", "past_revisions")
+            } == {"refs": "v", "revisions": "v", "labels": "v", "series": "r", "label_values": "r", "past_revisions": "r"}
+    assert "ref_links" not in kinds and not any(name.endswith(("_1", "_2")) for name in kinds)
     for command in commands:
         old, new = old_results[command], kidx(*command, store_path=url)
         assert old.code == 0 and old.out, (command, old)
@@ -96,11 +119,11 @@ def test_a_failed_upgrade_leaves_the_old_store_as_it_was(postgres_store, kidx, m
     before = dump(url)
     expected = {command: kidx(*command, store_path=url) for command in read_commands(url)[:8]}
 
-    def upgrade_then_fail(execute):
-        postgres_schema.upgrade_1_to_2(execute)  # every statement of the upgrade has run, inside the write
+    def upgrade_then_fail(execute, version):
+        postgres_schema.upgrade(execute, version)  # every statement of the upgrade has run, inside the write
         execute("SELECT 1/0")
 
-    monkeypatch.setattr(postgres, "upgrade_1_to_2", upgrade_then_fail)
+    monkeypatch.setattr(postgres, "upgrade", upgrade_then_fail)
     result = kidx("apply", "-f", "-", stdin=SEED_BUNDLE.read_text().replace('"0.6.1"', '"0.6.3"'), store_path=url)
     assert result.code == 1 and "division by zero" in result.err and "upgraded" not in result.err, result
     monkeypatch.undo()
@@ -119,7 +142,7 @@ def test_a_newer_schema_is_refused_with_a_clear_message(postgres_store, kidx):
         result = kidx(*command, store_path=url)
         assert (result.code, result.out) == (1, ""), result
         assert result.err == (f"error: the store at {url} has catalog schema version 9, but this kidx knows only "
-                              "versions up to 2: a newer kidx wrote it; use that one (nothing was changed)\n")
+                              "versions up to 3: a newer kidx wrote it; use that one (nothing was changed)\n")
 
 
 def test_a_connection_opened_before_another_process_upgraded_the_store_reads_and_writes_the_new_schema(
@@ -134,7 +157,7 @@ def test_a_connection_opened_before_another_process_upgraded_the_store_reads_and
     assert run is not None
     protocol = json.dumps(json.loads(SEED_BUNDLE.read_text())["protocol"])
     assert kidx("apply", "-f", "-", stdin=protocol, store_path=url).code == 0  # another process upgrades it
-    assert version(url) == "2"
+    assert version(url) == "3"
     with reader.reading() as catalog:
         assert catalog.get("BenchmarkRun", SEED_RUN_NAME) == run
         assert [entry.name for entry in catalog.by_digest(run.digest)] == [SEED_RUN_NAME]
