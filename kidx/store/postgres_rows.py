@@ -24,7 +24,8 @@ from kidx.store.catalog_packing import (
 from kidx.store.label_conditions import label_clauses
 from kidx.store.postgres_queries import PostgresQueries, digest_range, raw
 from kidx.store.postgres_schema import SCHEMA_VERSION, Statements3
-from kidx.store.sql_catalog import Dialect, Statements, digest_of_raw, dumps, translating
+from kidx.store.sql_catalog import digest_of_raw, dumps, translating
+from kidx.store.sql_statements import Dialect, Statements
 from kidx.store.sqlite_references import walks_recent
 
 COPY_FROM = 64  # rows from which a bulk write uses COPY instead of INSERTs

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kidx.store.sql_catalog import Dialect, Statements
+from kidx.store.sql_statements import Dialect, Statements
 
 SCHEMA_VERSION = "3"
 VERSION_1 = "1"

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kidx.store.sql_catalog import Dialect, Statements, digest_of_raw, raw_digest
+from kidx.store.sql_catalog import digest_of_raw, raw_digest
+from kidx.store.sql_statements import Dialect, Statements
 
 SQL_VARIABLES = 500  # stay far below SQLite's limit on bound parameters
 # what objects_by_digest indexes (schema 3): a digest's first 8 bytes find it among billions

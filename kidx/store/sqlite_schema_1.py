@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kidx.store.sql_catalog import Dialect, Statements
+from kidx.store.sql_statements import Dialect, Statements
 from kidx.store.sqlite_schema import LAST_REVISION, SCHEMA, SQL_VARIABLES
 
 VERSION = "1"
