@@ -282,12 +282,35 @@ def test_min_time_samples_each_call_longer_and_the_protocol_says_so(scripts, tmp
     assert all(many >= 2 * few for many, few in zip(longer, budget, strict=True))
 
 
+def test_max_time_under_min_time_is_raised_to_it_and_the_protocol_says_so(scripts, tmp_path):
+    """--max-noise stops no sooner than --min-time, so a shorter --max-time is not the limit
+    that held: the line and the protocol say the one that did."""
+    store = tmp_path / "store"
+    done = record(scripts, store, "--timer", "cuda_graph", "--max-noise", "0.5", "--max-time", "0.1",
+                  "--min-time", "0.2", "--", sys.executable, "benchmark_stand_in.py")
+    assert done.returncode == 0, done.stderr
+    assert ("in place of do_bench, sampled until the median's relative standard error is under 0.5% or 0.2 s have "
+            "passed, each call sampled for at least 0.2 s\n") in done.stderr
+    measurements = [protocol["spec"]["measurement"] for protocol in stored(store, "protocols")]
+    assert {(m["timer"], m["maxTimeMs"], m["minTimeMs"]) for m in measurements} == {
+        ("cuda_graph", 200.0, 200.0), ("cupti", 200.0, 200.0)}
+
+
 @pytest.mark.parametrize(("arguments", "message"), [
     (["--max-noise", "0.5"], "error: --max-noise applies with --timer: the harness's own timer samples as it does\n"),
     (["--timer", "cupti", "--max-time", "3"], "error: --max-time applies with --max-noise\n"),
     (["--min-time", "1"], "error: --min-time applies with --timer: the harness's own timer samples as it does\n"),
-    (["--timer", "cupti", "--min-time", "-1"], "error: --min-time -1: -1000.0 is not a finite, non-negative number "
-                                               "of milliseconds\n"),
+    (["--timer", "cupti", "--min-time", "-1"], "error: --min-time -1: not a finite, non-negative number of seconds\n"),
+    (["--timer", "cupti", "--min-time", "nan"], "error: --min-time nan: not a finite, non-negative number of seconds\n"),
+    (["--timer", "cupti", "--min-time", "inf"], "error: --min-time inf: not a finite, non-negative number of seconds\n"),
+    (["--timer", "cupti", "--min-time", "1e306"], "error: --min-time 1e+306: not a finite, non-negative number of "
+                                                  "seconds\n"),  # finite, but not in milliseconds
+    (["--timer", "cupti", "--max-noise", "1", "--max-time", "-2"], "error: --max-time -2: not a finite, "
+                                                                   "non-negative number of seconds\n"),
+    (["--timer", "cupti", "--min-time", "x"], "error: Invalid value for '--min-time': 'x' is not a valid float.\n"
+                                              "See 'kidx record --help' for usage.\n"),
+    (["--recover", "kept", "--min-time", "1"], "error: --recover stores a kept recording as it was: it takes no "
+                                               "a command, --min-time\n"),
     (["--timer", "cupti", "--max-noise", "100"], "error: --max-noise 100: 1.0 is not a fraction between 0 and 1 "
                                                  "(0.005 is 0.5 %)\n"),
 ])

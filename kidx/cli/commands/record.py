@@ -177,8 +177,9 @@ def record(
 
 def _sampling(max_noise: float | None, max_time: float, min_time: float | None, timer: str | None) -> Sampling | None:
     """--max-noise PCT, --max-time SECONDS and --min-time SECONDS as a fraction and
-    milliseconds, checked; None where none was given."""
-    from kidx.timers.settings import checked_budget, checked_noise
+    milliseconds, checked; None where none was given. --max-time is at least --min-time,
+    as the timer samples, so the protocol records the time limit that held."""
+    from kidx.timers.settings import checked_noise
 
     if max_noise is None and max_time != DEFAULT_MAX_TIME_MS / 1000:
         raise UsageError("--max-time applies with --max-noise")
@@ -187,9 +188,17 @@ def _sampling(max_noise: float | None, max_time: float, min_time: float | None, 
             raise UsageError(f"{option} applies with --timer: the harness's own timer samples as it does")
     if max_noise is None and min_time is None:
         return None
+    least_ms = None if min_time is None else _milliseconds(min_time, "--min-time")
     return Sampling(None if max_noise is None else checked_noise(max_noise / 100, f"--max-noise {max_noise:g}"),
-                    None if max_noise is None else checked_budget(max_time * 1000, f"--max-time {max_time:g}"),
-                    None if min_time is None else checked_budget(min_time * 1000, f"--min-time {min_time:g}"))
+                    None if max_noise is None else max(_milliseconds(max_time, "--max-time"), least_ms or 0.0),
+                    least_ms)
+
+
+def _milliseconds(seconds: float, option: str) -> float:
+    """An option's SECONDS as milliseconds: finite and not negative."""
+    if not 0 <= seconds * 1000 < float("inf"):
+        raise UsageError(f"{option} {seconds:g}: not a finite, non-negative number of seconds")
+    return seconds * 1000
 
 
 def _check_arguments(format_name: str, environment: str | None, capture: bool | None, library: str | None,
