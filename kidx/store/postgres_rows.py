@@ -68,11 +68,12 @@ class PostgresRows(PostgresQueries):
     def sql(self) -> Statements:  # type: ignore[override]
         return STATEMENTS if self.connection.version == SCHEMA_VERSION else STATEMENTS_1
 
-    # --- reference selections (version 2: by target ids, found first) --------------------
+    # --- label selections (version 3: the row's label ids) -------------------------------
 
     def _label_conditions(self, requirements, alias: str) -> builtins.list[tuple[str, builtins.list]]:
         """Version 3: label requirements as tests of the row's ``label_ids`` (its GIN key)
-        against the ids of the (key, value) pairs they name, found in the same statement."""
+        against the ids of the (key, value) pairs they name: found first for a requirement's
+        own test, in the same statement past ``SET_FORM_AFTER`` of them (the set form)."""
         if self.connection.version != SCHEMA_VERSION:
             return super()._label_conditions(requirements, alias)
         column = f"{alias}.label_ids"
