@@ -436,19 +436,6 @@ class PostgresRows(PostgresQueries):
     def _reindex_row(self, object_id: int, indexed: tuple, columns: str | None) -> None:
         self.connection.execute(STATEMENTS.reindex_row, (*indexed, columns, object_id))
 
-    def _insert_refs(self, rows: builtins.list[tuple]) -> None:
-        """(object_id, field, target) rows as links to each distinct (field, target) once; the
-        names written have no links left, so COPY cannot collide."""
-        if not rows:
-            return
-        ids = self._target_ids_of({(row[1], bytes(row[2])) for row in rows})
-        links = list(dict.fromkeys((row[0], ids[(row[1], bytes(row[2]))]) for row in rows))
-        if len(links) < COPY_FROM:
-            self.connection.executemany(STATEMENTS.insert_ref, links)
-            return
-        self.connection.copy("kidx.ref_links", "object_id, target_id", links)
-        self._loaded("kidx.ref_links", len(links))
-
     # --- printer columns: a reference digest among them is kept as its target id ---------
 
     def _stored_columns(self, columns: str | None, ref_rows) -> str | None:
