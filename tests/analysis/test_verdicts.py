@@ -460,6 +460,22 @@ def test_only_with_baseline_previous_shows_each_kept_row_beside_the_value_it_was
     assert out.splitlines()[-1] == "summary: 0 slower, 0 faster, 0 same, 0 inconclusive, 1 unconfirmed"
 
 
+def test_a_row_shown_only_as_a_kept_rows_baseline_is_not_counted_as_a_regression(kidx):
+    """0.5.3 got slower than 0.5.2 and 0.5.4 faster than 0.5.3: --only faster shows 0.5.3 as
+    0.5.4's baseline, but no regression among the rows it keeps, as its summary says."""
+    medians = {"0.5.2": (100, 101, 99), "0.5.3": (120, 121, 119), "0.5.4": (100, 101, 99)}
+    apply(kidx, *[run_manifest(f"r{version.replace('.', '-')}-{i}", "a", median, day=1 + 3 * n + i,
+                               labels={"release": version})
+                  for n, (version, values) in enumerate(medians.items()) for i, median in enumerate(values)])
+    code, out, err = kidx("compare", "--by", "label=release", "--baseline", "previous", "--only", "faster", "-o",
+                          "json")
+    assert code == 0, err
+    document = json.loads(out)
+    assert [(row["label"], row["verdict"]) for row in document["groups"][0]["rows"]] == [
+        ("0.5.2", "baseline"), ("0.5.3", "slower"), ("0.5.4", "faster")]
+    assert (document["regressions"], document["summary"]["slower"], document["summary"]["faster"]) == (0, 0, 1)
+
+
 def test_baseline_previous_names_the_value_before_the_one_with_nothing_to_compare(kidx):
     """0.5.10 was measured on another machine only: it has nothing to compare with, and the
     note names 0.5.3, the value before it (not 0.5.2, the lowest)."""

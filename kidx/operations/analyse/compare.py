@@ -177,7 +177,8 @@ class Comparison(NamedTuple):
 
     @property
     def regressions(self) -> list[ComparedRow]:
-        return [row for row in self.rows if row.verdict in REGRESSIONS]
+        """The rows shown that regressed (a kept row's baseline, shown beside it, not counted)."""
+        return [row for row in self.rows if row.verdict in REGRESSIONS and not row.context]
 
     def counts(self) -> dict[str, int]:
         """How many rows got each verdict (the baseline rows not counted)."""
