@@ -300,6 +300,10 @@ def test_max_time_under_min_time_is_raised_to_it_and_the_protocol_says_so(script
     (["--max-noise", "0.5"], "error: --max-noise applies with --timer: the harness's own timer samples as it does\n"),
     (["--timer", "cupti", "--max-time", "3"], "error: --max-time applies with --max-noise\n"),
     (["--min-time", "1"], "error: --min-time applies with --timer: the harness's own timer samples as it does\n"),
+    (["--cache", "warm"], "error: --cache applies with --timer: the harness's own timer treats the cache as it "
+                          "does\n"),
+    (["--cache", "hot"], "error: --cache applies with --timer: the harness's own timer treats the cache as it "
+                         "does\n"),
     (["--timer", "cupti", "--min-time", "-1"], "error: --min-time -1: not a finite, non-negative number of seconds\n"),
     (["--timer", "cupti", "--min-time", "nan"], "error: --min-time nan: not a finite, non-negative number of seconds\n"),
     (["--timer", "cupti", "--min-time", "inf"], "error: --min-time inf: not a finite, non-negative number of seconds\n"),

@@ -145,6 +145,8 @@ def record(
 
     _check_arguments(format_name, environment, capture, library, output_format)
     options = format_options(format_name, library, op, mode, level)
+    if timer is None and cache != DEFAULT_CACHE:
+        raise UsageError("--cache applies with --timer: the harness's own timer treats the cache as it does")
     timing = (checked_timer(timer, "--timer"), checked_cache(cache, "--cache")) if timer is not None else None
     labels = recording.parse_labels(label or [])
     command = list(command or [])
