@@ -43,13 +43,28 @@ def pack_reference_values(columns: str | None, target_ids: dict[str, int]) -> st
     a string every ``"`` is escaped) and a digest holds no quote, so replacing
     ``["sha256:<hex>"`` and ``,"sha256:<hex>"`` finds exactly the elements the regular
     expression does, without its scan and a call per match."""
-    if not columns or not target_ids or "sha256:" not in columns:
-        return columns
+    return pack_replacing(columns, reference_replacements(target_ids))
+
+
+def reference_replacements(target_ids: dict[str, int]) -> tuple[tuple[str, str, str, str, str], ...]:
+    """What ``pack_reference_values`` replaces for these ids, in their order: (the quoted
+    digest, each of its two ways to open an element, and each one's packed form). A write
+    makes them once per set of references that rows share (``pack_replacing``)."""
+    made = []
     for hexdigits, target_id in target_ids.items():
         value = f'"sha256:{hexdigits}"'
+        packed = f"{MARK}{target_id}{MARK}"
+        made.append((value, "[" + value, "[" + packed, "," + value, "," + packed))
+    return tuple(made)
+
+
+def pack_replacing(columns: str | None, replacements: tuple[tuple[str, str, str, str, str], ...]) -> str | None:
+    """``pack_reference_values`` with its replacements made (``reference_replacements``)."""
+    if not columns or not replacements or "sha256:" not in columns:
+        return columns
+    for value, opened, opened_packed, continued, continued_packed in replacements:
         if value in columns:
-            packed = f"{MARK}{target_id}{MARK}"
-            columns = columns.replace("[" + value, "[" + packed).replace("," + value, "," + packed)
+            columns = columns.replace(opened, opened_packed).replace(continued, continued_packed)
     return columns
 
 

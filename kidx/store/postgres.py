@@ -411,6 +411,8 @@ class PostgresCatalog(PostgresRows):
         self._label_ids = {}
         self._label_pairs = {}
         self._series_ids = {}
+        self._replacements = {}
+        self._row_series = {}
         self._digests_of_targets = {}
         self._dictionaries = {}
         self._rows_loaded = {}

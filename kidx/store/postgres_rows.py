@@ -7,7 +7,7 @@ and bulk loads. ``PostgresCatalog`` takes ``PostgresRows`` as a base class."""
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from kidx.store.catalog import CatalogQuery, Change, ReferenceCondition, Revision
 from kidx.store.catalog_packing import (
@@ -17,7 +17,8 @@ from kidx.store.catalog_packing import (
     TextPacker,
     make_dictionary,
     marked_ids,
-    pack_reference_values,
+    pack_replacing,
+    reference_replacements,
     unpack_columns,
     unpack_text,
 )
@@ -27,6 +28,18 @@ from kidx.store.postgres_schema import SCHEMA_VERSION, Statements3
 from kidx.store.sql_catalog import digest_of_raw, dumps, translating
 from kidx.store.sql_statements import Dialect, Statements
 from kidx.store.sqlite_references import walks_recent
+
+
+def _no_json(labels: dict) -> None:
+    """No labels' JSON (``PostgresRows._labels_json``)."""
+    return None
+
+
+def array_text(ids: Sequence[int]) -> str:
+    """An integer array as COPY's text form reads it, ``{1,2,3}``: what a bulk write
+    hands COPY (psycopg's own dumping of a list runs in Python, element by element)."""
+    return "{" + ",".join(map(str, ids)) + "}"
+
 
 COPY_FROM = 64  # rows from which a bulk write uses COPY instead of INSERTs
 # rows loaded into a table by one write from which the write refreshes the planner's
@@ -59,6 +72,9 @@ class PostgresRows(PostgresQueries):
     _label_ids: dict[tuple[str, str], int]  # label_values' ids seen (emptied by a rollback)
     _label_pairs: dict[int, tuple[str, str]]  # the other way round, as read
     _series_ids: dict[tuple[int, ...], int]  # series' ids seen (emptied by a rollback)
+    # a row's references (field, target) -> the replacements packing its printer columns, its series' id
+    _replacements: dict[tuple, tuple]
+    _row_series: dict[tuple, int]
     _digests_of_targets: dict[str, str]
     _packer: TextPacker | None = None  # of the write in progress (None: not chosen yet)
     _dictionaries: dict[int, bytes]
@@ -215,6 +231,8 @@ class PostgresRows(PostgresQueries):
         """After a rollback: ids it took may be taken again by another write."""
         self._next_revision = None
         self._target_ids.clear()
+        self._replacements.clear()
+        self._row_series.clear()
         self._label_ids.clear()
         self._label_pairs.clear()
         self._series_ids.clear()
@@ -293,7 +311,11 @@ class PostgresRows(PostgresQueries):
     def _insert_many(self, statement: str, rows: builtins.list[tuple]) -> None:
         """Many rows by COPY (the statement's table and columns), a few by INSERT. A names
         row recorded when its name was created keeps no second copy of that time."""
-        if statement is STATEMENTS.insert_entry:  # no labels' JSON (index 5): their ids are at the end
+        if statement is STATEMENTS.insert_entry and len(rows) >= COPY_FROM:
+            # no labels' JSON (index 5): their ids are at the end, as an array's text (array_text)
+            rows = [(*row[:5], *row[6:11], None if row[11] == row[7] else row[11], row[12], array_text(row[13]))
+                    for row in rows]
+        elif statement is STATEMENTS.insert_entry:
             rows = [(*row[:5], *row[6:11], None if row[11] == row[7] else row[11], *row[12:]) for row in rows]
         if len(rows) < COPY_FROM:
             self.connection.executemany(statement, rows)
@@ -366,9 +388,10 @@ class PostgresRows(PostgresQueries):
             new = sorted(ids for ids in wanted if ids not in known)
             if new:
                 (highest,) = execute("SELECT COALESCE(MAX(id), 0) FROM kidx.series").fetchone()
-                rows = [(highest + number, list(ids)) for number, ids in enumerate(new, 1)]
-                self._load("kidx.series", "id, target_ids", rows)
-                known.update((tuple(ids), series_id) for series_id, ids in rows)
+                rows = [(highest + number, ids) for number, ids in enumerate(new, 1)]
+                self._load("kidx.series", "id, target_ids", [(series_id, list(ids)) for series_id, ids in rows]
+                           if len(rows) < COPY_FROM else [(series_id, array_text(ids)) for series_id, ids in rows])
+                known.update((ids, series_id) for series_id, ids in rows)
         return known
 
     def _load(self, table: str, columns: str, rows: builtins.list[tuple]) -> None:
@@ -384,19 +407,29 @@ class PostgresRows(PostgresQueries):
         """Version 3: a names row's series id (None: no references) and label ids, from its
         label rows (object_id, key, value) and reference rows (object_id, field, target)."""
         labels = self._label_ids
-        pairs = [(row[1], row[2]) for row in label_rows]
-        if not all(pair in labels for pair in pairs):  # not learnt first (fsck --repair)
-            labels = self._label_ids_of(set(pairs))
+        try:
+            label_ids = sorted([labels[row[1], row[2]] for row in label_rows])
+        except KeyError:  # not learnt first (fsck --repair)
+            labels = self._label_ids_of({(row[1], row[2]) for row in label_rows})
+            label_ids = sorted([labels[row[1], row[2]] for row in label_rows])
         series_id = None
         if ref_rows:
-            targets = self._target_ids
-            found = [(row[1], bytes(row[2])) for row in ref_rows]
-            if not all(pair in targets for pair in found):
-                targets = self._target_ids_of(set(found))
-            key = tuple(sorted({targets[pair] for pair in found}))
-            series = self._series_ids if key in self._series_ids else self._series_ids_of({key})
-            series_id = series[key]
-        return (series_id, sorted(labels[pair] for pair in pairs))
+            found = tuple([(row[1], bytes(row[2])) for row in ref_rows])
+            series_id = self._row_series.get(found)
+            if series_id is None:  # the first row with these references
+                targets = self._target_ids
+                if not all(pair in targets for pair in found):
+                    targets = self._target_ids_of(set(found))
+                key = tuple(sorted({targets[pair] for pair in found}))
+                series = self._series_ids if key in self._series_ids else self._series_ids_of({key})
+                series_id = self._row_series[found] = series[key]
+        return (series_id, label_ids)
+
+    def _labels_json(self) -> Callable[[dict], str | None]:
+        """Version 3 keeps a names row's label ids, not their JSON (``_insert_many`` and
+        ``_updated_rows`` leave it out, and every revision it writes is a names row's): a
+        write does not make it."""
+        return _no_json if self.connection.version == SCHEMA_VERSION else dumps
 
     def _updated_rows(self, updates: builtins.list[tuple]) -> builtins.list[tuple]:
         """Version 3 keeps no labels' JSON (index 2): their ids are among the row's columns."""
@@ -443,10 +476,14 @@ class PostgresRows(PostgresQueries):
         between two MARKs (``kidx.store.catalog_packing``: 73 characters become a few)."""
         if not columns or not ref_rows:
             return columns
-        known = self._target_ids  # a write learns them all first (_prepare_write)
-        pairs = [(row[1], bytes(row[2])) for row in ref_rows]
-        ids = known if all(pair in known for pair in pairs) else self._target_ids_of(set(pairs))
-        return pack_reference_values(columns, {pair[1].hex(): ids[pair] for pair in pairs})
+        pairs = tuple([(row[1], bytes(row[2])) for row in ref_rows])
+        replacements = self._replacements.get(pairs)
+        if replacements is None:  # the first row with these references
+            known = self._target_ids  # a write learns them all first (_prepare_write)
+            ids = known if all(pair in known for pair in pairs) else self._target_ids_of(set(pairs))
+            replacements = self._replacements[pairs] = reference_replacements(
+                {pair[1].hex(): ids[pair] for pair in pairs})
+        return pack_replacing(columns, replacements)
 
     def _unpacked(self, rows: Sequence) -> Sequence:
         """Rows of ENTRY_COLUMNS as they were given: labels and annotations as text, printer

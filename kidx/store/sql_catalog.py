@@ -24,7 +24,7 @@ from __future__ import annotations
 import builtins
 import functools
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from kidx.errors import StoreError
 from kidx.records import TYPE_CHECKING
@@ -65,10 +65,14 @@ _loads = json.loads
 
 
 DIGEST_PREFIX = "sha256:"
+RAW_DIGESTS_KEPT = 4096  # raw_digest's latest results kept
 
 
+@functools.lru_cache(maxsize=RAW_DIGESTS_KEPT)
 def raw_digest(digest: str) -> bytes:
-    """``sha256:<hex>`` as the 32 bytes stored."""
+    """``sha256:<hex>`` as the 32 bytes stored. A write converts each reference target
+    once per row that refers to it (and each row's own digest twice): the latest ones are
+    kept, so a target shared by many rows is converted once."""
     if not digest.startswith(DIGEST_PREFIX) or len(digest) != 71:
         raise StoreError(f"not a sha256 digest: {digest!r}")
     return bytes.fromhex(digest[7:])
@@ -151,7 +155,7 @@ class SQLCatalog(Catalog):
         return Revision(row[0], row[1], number, row[2], None if row[3] is None else self.dialect.digest_text(row[3]),
                         row[4], _loads(row[5] or "{}"), _loads(row[6] or "{}"), row[7], row[8])
 
-    def _entry_row(self, object_id: int, entry: Entry, labels_json: str, annotations_json: str,
+    def _entry_row(self, object_id: int, entry: Entry, labels_json: str | None, annotations_json: str,
                    columns: str | None) -> tuple:
         return (object_id, entry.kind, entry.name, self.dialect.stored_digest(entry.digest), entry.title,
                 labels_json, self._stored_text(annotations_json), entry.created, entry.generation, columns)
@@ -159,6 +163,10 @@ class SQLCatalog(Catalog):
     def _stored_text(self, annotations_json: str) -> Any:
         """Annotations as the catalog stores them: their JSON here (see SQLite's)."""
         return annotations_json
+
+    def _labels_json(self) -> Callable[[dict], str | None]:
+        """How a write makes the JSON of a row's labels (``dumps``; see the PostgreSQL catalog)."""
+        return dumps
 
     def _stored_columns(self, columns: str | None, ref_rows: Sequence[tuple]) -> str | None:
         """A row's printer-column values as stored, given its reference rows (object id,
@@ -207,8 +215,8 @@ class SQLCatalog(Catalog):
     def _index_rows_of(self, object_id: int | None, entry: Entry, references: Iterable[tuple[str, str]],
                        label_rows: builtins.list[tuple], ref_rows: builtins.list[tuple]) -> None:
         stored = self.dialect.stored_digest
-        label_rows.extend((object_id, key, value) for key, value in entry.labels.items())
-        ref_rows.extend((object_id, field_name, stored(target)) for field_name, target in references)
+        label_rows += [(object_id, key, value) for key, value in entry.labels.items()]
+        ref_rows += [(object_id, field_name, stored(target)) for field_name, target in references]
 
     # --- reads --------------------------------------------------------------------------
 
@@ -487,9 +495,10 @@ class SQLCatalog(Catalog):
         label_rows: list[tuple] = []
         ref_rows: list[tuple] = []
         revision_rows: list[tuple] = []
+        labels_json_of = self._labels_json()
         for change in changes:
             entry, references = change[0], change[1]
-            labels_json, annotations_json = dumps(entry.labels), dumps(entry.annotations)
+            labels_json, annotations_json = labels_json_of(entry.labels), dumps(entry.annotations)
             digest = stored(entry.digest)
             current = self._current_revision(now)
             if entry.id is None:

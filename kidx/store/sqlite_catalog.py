@@ -189,6 +189,7 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
         self._next_revision: int | None = None  # while a write takes revision ids
         self._target_ids: dict[tuple[str, bytes], int] = {}  # PackedRows' caches
         self._target_digests: dict[str, str] = {}
+        self._replacements: dict[tuple, tuple] = {}
         self._dictionaries: dict[int, bytes] = {}
         self.has_schema = True
         if path is not None and not write:

@@ -15,7 +15,8 @@ from kidx.store.catalog_packing import (
     make_dictionary,
     marked_ids,
     pack_columns,
-    pack_reference_values,
+    pack_replacing,
+    reference_replacements,
     unpack_columns,
     unpack_text,
 )
@@ -43,6 +44,8 @@ class PackedRows(SQLCatalog):
 
     _target_ids: dict[tuple[str, bytes], int]
     _target_digests: dict[str, str]
+    # a row's references (field, target) -> the replacements packing its printer columns
+    _replacements: dict[tuple, tuple]
     _packer: TextPacker | None = None  # of the write in progress (None: not chosen yet)
     _dictionaries: dict[int, bytes]
 
@@ -75,6 +78,7 @@ class PackedRows(SQLCatalog):
     def _forget_packing(self) -> None:
         """After a rollback: ids and dictionaries it took may be taken again by another write."""
         self._target_ids.clear()
+        self._replacements.clear()
         self._target_digests.clear()
         self._dictionaries.clear()
         self._packer = None
@@ -95,8 +99,13 @@ class PackedRows(SQLCatalog):
         """(object_id, field, target) rows as links to each distinct (field, target) once."""
         if not rows:
             return
-        target_id = self._target_id
-        self.connection.executemany(self.sql.insert_ref, [(row[0], target_id(row[1], row[2])) for row in rows])
+        known = self._target_ids
+        try:  # a write's printer columns have mostly learnt them (_stored_columns)
+            links = [(row[0], known[row[1], row[2]]) for row in rows]
+        except KeyError:  # some are not known yet: each added when new, in the rows' order
+            target_id = self._target_id
+            links = [(row[0], target_id(row[1], row[2])) for row in rows]
+        self.connection.executemany(self.sql.insert_ref, links)
 
     # --- schema 3's packed values (hooks of SQLCatalog's writes and reads) -----------
 
@@ -106,9 +115,13 @@ class PackedRows(SQLCatalog):
     def _stored_columns(self, columns: str | None, ref_rows) -> str | None:
         if not columns or not ref_rows:
             return columns
-        target_id = self._target_id
-        return pack_reference_values(columns, {target.hex(): target_id(field_name, target)
-                                               for _, field_name, target in ref_rows})
+        key = tuple([(row[1], row[2]) for row in ref_rows])
+        replacements = self._replacements.get(key)
+        if replacements is None:  # the first row with these references: their ids, added when new
+            target_id = self._target_id
+            replacements = self._replacements[key] = reference_replacements(
+                {target.hex(): target_id(field_name, target) for _, field_name, target in ref_rows})
+        return pack_replacing(columns, replacements)
 
     def _insert_many(self, statement: str, rows: builtins.list[tuple]) -> None:
         if statement is self.sql.insert_entry:  # a revision recorded at creation: its time is `created`

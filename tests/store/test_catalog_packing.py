@@ -21,6 +21,8 @@ from kidx.store.catalog_packing import (
     make_dictionary,
     pack_columns,
     pack_reference_values,
+    pack_replacing,
+    reference_replacements,
     unpack_columns,
     unpack_text,
 )
@@ -58,6 +60,7 @@ _VALUE = st.one_of(
 def test_a_rows_reference_values_are_packed_as_pack_columns_packs_them(values, ids):
     columns = "0badf00d:" + json.dumps(values, separators=(",", ":"), ensure_ascii=False)
     assert pack_reference_values(columns, ids) == pack_columns(columns, ids)
+    assert pack_replacing(columns, reference_replacements(ids)) == pack_columns(columns, ids)
 
 
 def test_texts_are_deflated_with_the_dictionary_only_where_that_is_shorter():

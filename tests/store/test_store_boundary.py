@@ -325,6 +325,37 @@ def test_a_reference_named_twice_is_one_row(store):
     the_store.close()
 
 
+def test_printer_columns_after_a_rolled_back_write_name_their_own_references(store):
+    """A write keeps the ids of the reference targets its rows' printer columns are packed
+    with; one that rolls back gives its new ids up, and a later write that takes them for
+    other targets leaves each row's columns naming its own references."""
+    the_store = Store(store)
+    bodies = {name: canonical_json({"apiVersion": API, "kind": "Workload", "spec": {"operation": name}})
+              for name in ("a", "b", "r1", "r2", "r3")}
+    digests = {name: digest_bytes(body) for name, body in bodies.items()}
+
+    def referrer(name: str, target: str) -> Change:
+        columns = f'0badf00d:["{digests[target]}",1]'
+        entry = _entry(name, digests[name])._replace(columns=columns)
+        return Change(entry, [("workloadDigest", digests[target])])
+
+    with pytest.raises(RuntimeError):
+        with the_store.write() as transaction:
+            transaction.add_object(digests["r1"], bodies["r1"])
+            transaction.put([referrer("r1", "a")], "2026-01-01T00:00:00Z")
+            raise RuntimeError("interrupted")
+    for name, target in (("r2", "b"), ("r3", "a")):
+        with the_store.write() as transaction:
+            for stored in (name, target):
+                transaction.add_object(digests[stored], bodies[stored])
+            transaction.put([referrer(name, target)], "2026-01-01T00:00:00Z")
+    catalog = the_store.catalog()
+    assert catalog.get("Workload", "r1") is None
+    assert catalog.get("Workload", "r2").columns == f'0badf00d:["{digests["b"]}",1]'
+    assert catalog.get("Workload", "r3").columns == f'0badf00d:["{digests["a"]}",1]'
+    the_store.close()
+
+
 @pytest.mark.sqlite_only  # SQLite's own plans, index catch-up and locks
 def test_a_held_write_lock_is_reported_as_busy(kidx, store, monkeypatch):
     from kidx.store import sqlite_catalog
