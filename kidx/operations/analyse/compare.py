@@ -404,10 +404,11 @@ def shown_by(row: ComparedRow, verdicts: frozenset) -> bool:
 def _only(group: ComparedGroup, verdicts: frozenset) -> ComparedGroup:
     """The baseline row, the rows ``--only`` keeps (``shown_by``) and, with ``--baseline
     previous``, the row each kept one was set against (marked ``context``, not counted)."""
-    kept = [row for row in group.rows if row.verdict == BASELINE or shown_by(row, verdicts)]
-    against = {id(row.against) for row in kept if row.against is not None}
-    return group._replace(rows=[row if any(row is other for other in kept) else row._replace(context=True)
-                                for row in group.rows if any(row is other for other in kept) or id(row.arm) in against])
+    kept = [row.verdict == BASELINE or shown_by(row, verdicts) for row in group.rows]
+    against = {id(row.against) for row, keep in zip(group.rows, kept, strict=True) if keep and row.against is not None}
+    return group._replace(rows=[row if keep else row._replace(context=True)
+                                for row, keep in zip(group.rows, kept, strict=True)
+                                if keep or id(row.arm) in against])
 
 
 def _incomparable(runs: list[AnalysedRun], force: bool) -> str | None:
