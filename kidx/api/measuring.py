@@ -23,7 +23,7 @@ SOURCE = "kidx.measure"
 def measure(fn: Callable[[], Any], *, timer: str = DEFAULT_TIMER, cache: str = DEFAULT_CACHE,
             warmup_ms: float = DEFAULT_WARMUP_MS, rep_ms: float = DEFAULT_REP_MS,
             grad_to_none: Sequence[Any] | None = None, max_noise: float | None = None,
-            max_time_ms: float = DEFAULT_MAX_TIME_MS) -> Timings:
+            max_time_ms: float = DEFAULT_MAX_TIME_MS, min_time_ms: float = 0.0) -> Timings:
     """Time ``fn`` (called with no arguments) on the current CUDA device.
 
     ``timer``: ``cuda_graph`` (the call captured in a CUDA graph, each sample one replay
@@ -38,7 +38,9 @@ def measure(fn: Callable[[], Any], *, timer: str = DEFAULT_TIMER, cache: str = D
     capture, for a graph). ``max_noise`` (a fraction: 0.005 is 0.5 %) stops sampling as
     soon as the relative standard error of the samples' median is under it, or after
     ``max_time_ms`` of sampling, in place of the ``rep_ms`` budget; the protocol records
-    both, and ``native`` the noise reached (``relativeStandardError``).
+    both, and ``native`` the noise reached (``relativeStandardError``). ``min_time_ms``:
+    the least time spent taking samples (the budget is raised to it, and ``max_noise``
+    stops no sooner; ``kidx record --min-time``), recorded as the protocol's ``minTimeMs``.
 
     The ``Timings`` hold the samples in nanoseconds and a protocol naming the timer that
     measured, the cache state and the budgets. Where NVML can say the SM clock, samples
@@ -51,11 +53,12 @@ def measure(fn: Callable[[], Any], *, timer: str = DEFAULT_TIMER, cache: str = D
     """
     from kidx.timers.cuda import measure_samples
 
-    chosen = settings(timer, cache, warmup_ms, rep_ms, max_noise, max_time_ms)
+    chosen = settings(timer, cache, warmup_ms, rep_ms, max_noise, max_time_ms, min_time_ms)
     measured = measure_samples(fn, chosen, grad_to_none)
     protocol = {"harness": {"name": SOURCE},
                 "measurement": measurement_spec(measured.timer, chosen.cache, chosen.warmup_ms, chosen.rep_ms,
-                                                max_noise=chosen.max_noise, max_time_ms=chosen.max_time_ms)}
+                                                max_noise=chosen.max_noise, max_time_ms=chosen.max_time_ms,
+                                                min_time_ms=chosen.min_time_ms)}
     timings = Timings.from_samples(measured.samples_ms, unit="ms", protocol=protocol)
     timings.source = SOURCE
     timings.native = {"callsPerSample": float(measured.calls_per_sample)}

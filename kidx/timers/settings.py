@@ -108,12 +108,12 @@ def checked_noise(value: object, what: str) -> float:
 
 def settings(timer: str = DEFAULT_TIMER, cache: str = DEFAULT_CACHE, warmup_ms: object = DEFAULT_WARMUP_MS,
              rep_ms: object = DEFAULT_REP_MS, max_noise: object = None,
-             max_time_ms: object = DEFAULT_MAX_TIME_MS) -> TimerSettings:
+             max_time_ms: object = DEFAULT_MAX_TIME_MS, min_time_ms: object = 0.0) -> TimerSettings:
     """Checked settings; a UsageError names the bad one."""
     return TimerSettings(checked_timer(timer), checked_cache(cache), checked_budget(warmup_ms, "warmup_ms"),
                          checked_budget(rep_ms, "rep_ms"),
                          None if max_noise is None else checked_noise(max_noise, "max_noise"),
-                         checked_budget(max_time_ms, "max_time_ms"))
+                         checked_budget(max_time_ms, "max_time_ms"), checked_budget(min_time_ms, "min_time_ms"))
 
 
 def sample_count(budget_ms: float, estimate_ms: float, most: int = MAX_SAMPLES) -> int:

@@ -1,0 +1,35 @@
+#!/bin/bash
+# On the device machine, from the repository root:
+#   bash tests/data/h100-steps-min-time/run_steps_min_time.sh N LIMIT_S BATCH MIN_TIME_S
+# tests/data/h100-steps's steps_driver.py (layer_norm, softmax, geglu at 1, 1.01, 1.02 and 1.05
+# times the rows) recorded with kidx record liger --timer cuda_graph --min-time MIN_TIME_S
+# --processes N, labelled batch=BATCH; the store is exported, gzipped, to $OUT/steps-BATCH.kidx.json.gz
+set -u
+N=${1:-5}; LIMIT=${2:-420}; BATCH=${3:-1}; LEAST=${4:-0.5}
+export PYTHONUNBUFFERED=1
+START=$(date +%s)
+REPO=$(pwd); D=$REPO/.devicework
+R=/tmp/result/steps-$BATCH; mkdir -p $R
+exec > >(tee -a "$R/device.log") 2>&1
+echo "== $(date -u +%FT%TZ) steps with --min-time $LEAST, $N processes, batch $BATCH"
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site $D/whl/*.whl || { echo "wheel install failed"; exit 1; }
+export PYTHONPATH=/tmp/site:$REPO
+KIDX="python3 -m kidx"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit,temperature.gpu,serial --format=csv
+python3 -c "import sys, torch, triton, transformers, liger_kernel; print(sys.version.split()[0], 'torch', torch.__version__, 'cuda', torch.version.cuda, 'triton', triton.__version__, 'transformers', transformers.__version__)"
+rm -rf /tmp/liger && mkdir -p /tmp/liger/data && cp -r $D/scripts /tmp/liger/scripts && cp $REPO/tests/data/h100-steps/steps_driver.py /tmp/liger/scripts/
+(cd /tmp/liger && git init -q -b main && git add scripts && git -c user.name=kidx -c user.email=kidx@localhost commit -qm "Liger-Kernel benchmark scripts") || echo "no git checkout"
+[ -f /tmp/environment.yaml ] || (cd /tmp && $KIDX env capture -o yaml > /tmp/environment.yaml) || echo "env capture failed"
+cp /tmp/environment.yaml $R/environment.yaml
+cd /tmp/liger/scripts
+t0=$(date +%s)
+timeout -s INT -k 30 $LIMIT $KIDX record liger --environment /tmp/environment.yaml --timer cuda_graph --min-time $LEAST --processes $N \
+  --label suite=steps-min-time --label batch=$BATCH --label sampling=min-time-$LEAST --label timer=cuda_graph \
+  --store /tmp/store-steps-$BATCH -- python3 steps_driver.py layer_norm softmax geglu
+echo "record rc=$? in $(( $(date +%s) - t0 )) s"
+cd /tmp
+$KIDX get runs -l suite=steps-min-time -o wide --store /tmp/store-steps-$BATCH > $R/kidx-get-runs.txt 2>&1; wc -l $R/kidx-get-runs.txt
+$KIDX export -o $R/store.kidx.json --store /tmp/store-steps-$BATCH; echo "export rc=$?"; gzip -c $R/store.kidx.json > $OUT/steps-$BATCH.kidx.json.gz; ls -la $R/store.kidx.json $OUT/
+for kept in /tmp/kidx-record-*; do [ -d "$kept" ] && cp -r "$kept" $R/; done
+cp $R/device.log $OUT/steps-$BATCH-device.log; cp $R/kidx-get-runs.txt $OUT/steps-$BATCH-get-runs.txt; cp $R/environment.yaml $OUT/steps-$BATCH-environment.yaml
+echo "== $(date -u +%FT%TZ) end, $(( $(date +%s) - START )) s"
