@@ -37,10 +37,11 @@ def measure(fn: Callable[[], Any], *, timer: str = DEFAULT_TIMER, cache: str = D
     ``grad_to_none``: tensors whose ``.grad`` is cleared before each call (before the
     capture, for a graph). ``max_noise`` (a fraction: 0.005 is 0.5 %) stops sampling as
     soon as the relative standard error of the samples' median is under it, or after
-    ``max_time_ms`` of sampling, in place of the ``rep_ms`` budget; the protocol records
-    both, and ``native`` the noise reached (``relativeStandardError``). ``min_time_ms``:
-    the least time spent taking samples (the budget is raised to it, and ``max_noise``
-    stops no sooner; ``kidx record --min-time``), recorded as the protocol's ``minTimeMs``.
+    ``max_time_ms`` of sampling (above 0), in place of the ``rep_ms`` budget; the
+    protocol records both, and ``native`` the noise reached (``relativeStandardError``).
+    ``min_time_ms``: the least time spent taking samples (the budget is raised to it,
+    and ``max_noise`` stops no sooner; ``kidx record --min-time``), recorded as the
+    protocol's ``minTimeMs``.
 
     The ``Timings`` hold the samples in nanoseconds and a protocol naming the timer that
     measured, the cache state and the budgets. Where NVML can say the SM clock, samples

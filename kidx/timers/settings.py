@@ -99,6 +99,13 @@ def checked_budget(value: object, what: str) -> float:
     return float(value)
 
 
+def checked_limit(value: object, what: str) -> float:
+    """A time limit (ms) to stop sampling at: finite and above 0 (at 0 nothing could be sampled)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+        raise UsageError(f"{what}: {value!r} is not a finite, positive number of milliseconds")
+    return float(value)
+
+
 def checked_noise(value: object, what: str) -> float:
     """A relative standard error to stop at: a fraction above 0 and below 1."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
@@ -113,7 +120,7 @@ def settings(timer: str = DEFAULT_TIMER, cache: str = DEFAULT_CACHE, warmup_ms: 
     return TimerSettings(checked_timer(timer), checked_cache(cache), checked_budget(warmup_ms, "warmup_ms"),
                          checked_budget(rep_ms, "rep_ms"),
                          None if max_noise is None else checked_noise(max_noise, "max_noise"),
-                         checked_budget(max_time_ms, "max_time_ms"), checked_budget(min_time_ms, "min_time_ms"))
+                         checked_limit(max_time_ms, "max_time_ms"), checked_budget(min_time_ms, "min_time_ms"))
 
 
 def sample_count(budget_ms: float, estimate_ms: float, most: int = MAX_SAMPLES) -> int:
@@ -160,7 +167,7 @@ def stopping_from_environment(environ: Mapping[str, str] | None = None) -> tuple
     noise, limit = environ.get(ENV_MAX_NOISE), environ.get(ENV_MAX_TIME)
     try:
         return (None if not noise else checked_noise(float(noise), ENV_MAX_NOISE),
-                DEFAULT_MAX_TIME_MS if not limit else checked_budget(float(limit), ENV_MAX_TIME))
+                DEFAULT_MAX_TIME_MS if not limit else checked_limit(float(limit), ENV_MAX_TIME))
     except ValueError:
         raise UsageError(f"{ENV_MAX_NOISE}={noise!r}, {ENV_MAX_TIME}={limit!r}: not numbers") from None
 

@@ -68,7 +68,7 @@ PINNED = {
     'Timings.from_measurement': 'Timings.from_measurement(measurement: Any) -> Timings',
     'Workload': 'class Workload',
     'capture_environment': 'capture_environment(name: str | None = None) -> dict[str, Any]',
-    'measure': "measure(fn: Callable[[], Any], *, timer: str = 'cuda_graph', cache: str = 'cold', warmup_ms: float = 25.0, rep_ms: float = 100.0, grad_to_none: Sequence[Any] | None = None, max_noise: float | None = None, max_time_ms: float = 1000.0) -> Timings",
+    'measure': "measure(fn: Callable[[], Any], *, timer: str = 'cuda_graph', cache: str = 'cold', warmup_ms: float = 25.0, rep_ms: float = 100.0, grad_to_none: Sequence[Any] | None = None, max_noise: float | None = None, max_time_ms: float = 1000.0, min_time_ms: float = 0.0) -> Timings",
     'open_store': 'open_store(location: str | os.PathLike[str] | None = None) -> Store',
     'record_run': 'record_run(*, implementation: Any, workload: Any, environment: Any, timings: Timings | Any, protocol: Any = None, labels: Mapping[str, str] | None = None, annotations: Mapping[str, str] | None = None, observed_at: datetime.datetime | str | None = None, benchmark: str | None = None, name: str | None = None, title: str | None = None) -> Recording',
 }

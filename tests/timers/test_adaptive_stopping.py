@@ -13,7 +13,15 @@ from stand_in_gpu import stand_in_gpu  # noqa: F401 - the fixture fake_gpu
 from kidx.errors import UsageError
 from kidx.timers import cuda
 from kidx.timers.cuda import measure_samples, sampled
-from kidx.timers.settings import MIN_SAMPLES, TimerSettings, measurement_spec, settings
+from kidx.timers.settings import (
+    ENV_MAX_NOISE,
+    ENV_MAX_TIME,
+    MIN_SAMPLES,
+    TimerSettings,
+    measurement_spec,
+    settings,
+    stopping_from_environment,
+)
 from kidx.timers.summaries import relative_standard_error
 
 
@@ -94,6 +102,28 @@ def test_the_protocol_records_the_target_and_the_limit():
 def test_a_target_outside_0_to_1_is_refused(bad):
     with pytest.raises(UsageError, match="max_noise: .* is not a fraction between 0 and 1"):
         settings(max_noise=bad)
+
+
+@pytest.mark.parametrize("bad", [0, 0.0, -5, math.inf, math.nan, True])
+def test_a_time_limit_that_is_not_positive_is_refused(bad):
+    """At 0 ms the limit would stop sampling before it began: kidx.measure refuses it as it
+    refuses any bad setting, naming max_time_ms, before anything is timed."""
+    import kidx
+
+    with pytest.raises(UsageError, match=r"^max_time_ms: .* is not a finite, positive number of milliseconds$"):
+        kidx.measure(lambda: None, max_noise=0.01, max_time_ms=bad)
+    with pytest.raises(UsageError, match=r"^max_time_ms: .* is not a finite, positive number of milliseconds$"):
+        settings(max_noise=0.01, max_time_ms=bad)
+
+
+@pytest.mark.parametrize("bad", ["0", "0.0", "-1", "inf"])
+def test_a_time_limit_from_the_environment_that_is_not_positive_is_refused(bad):
+    """The harness's do_bench reads kidx record's limit from KIDX_TIMER_MAX_TIME_MS: 0 there
+    is refused as --max-time 0 is, not taken as a limit that stops at once."""
+    with pytest.raises(UsageError, match=rf"^{ENV_MAX_TIME}: .* is not a finite, positive number of milliseconds$"):
+        stopping_from_environment({ENV_MAX_NOISE: "0.01", ENV_MAX_TIME: bad})
+    assert stopping_from_environment({ENV_MAX_NOISE: "0.01", ENV_MAX_TIME: "250.0"}) == (0.01, 250.0)
+    assert stopping_from_environment({ENV_MAX_NOISE: "0.01", ENV_MAX_TIME: ""}) == (0.01, 1000.0)
 
 
 # --- the least time a call is sampled (kidx record --min-time) ---------------------------------

@@ -310,7 +310,11 @@ def test_max_time_under_min_time_is_raised_to_it_and_the_protocol_says_so(script
     (["--timer", "cupti", "--min-time", "1e306"], "error: --min-time 1e+306: not a finite, non-negative number of "
                                                   "seconds\n"),  # finite, but not in milliseconds
     (["--timer", "cupti", "--max-noise", "1", "--max-time", "-2"], "error: --max-time -2: not a finite, "
-                                                                   "non-negative number of seconds\n"),
+                                                                   "positive number of seconds\n"),
+    (["--timer", "cupti", "--max-noise", "1", "--max-time", "0"], "error: --max-time 0: not a finite, "
+                                                                  "positive number of seconds\n"),
+    (["--timer", "cupti", "--max-noise", "1", "--max-time", "0", "--min-time", "1"],
+     "error: --max-time 0: not a finite, positive number of seconds\n"),  # not raised to --min-time
     (["--timer", "cupti", "--min-time", "x"], "error: Invalid value for '--min-time': 'x' is not a valid float.\n"
                                               "See 'kidx record --help' for usage.\n"),
     (["--recover", "kept", "--min-time", "1"], "error: --recover stores a kept recording as it was: it takes no "
@@ -322,6 +326,7 @@ def test_bad_stopping_options_are_refused_before_anything_runs(scripts, tmp_path
     done = record(scripts, tmp_path / "store", *arguments, "--", sys.executable, "benchmark_stand_in.py")
     assert (done.returncode, done.stderr) == (1, message)
     assert not (scripts / "runs-so-far").exists()
+    assert not (tmp_path / "store").exists()
 def fake_gpus(folder: Path, count: int) -> str:
     """A folder holding an nvidia-smi of ``count`` GPUs: it answers kidx's fuller state query
     (UUID, default clock and clock event reasons; 0x4, a software power cap, on GPU 1)."""

@@ -191,13 +191,18 @@ def _sampling(max_noise: float | None, max_time: float, min_time: float | None, 
     if max_noise is None and min_time is None:
         return None
     least_ms = None if min_time is None else _milliseconds(min_time, "--min-time")
-    return Sampling(None if max_noise is None else checked_noise(max_noise / 100, f"--max-noise {max_noise:g}"),
-                    None if max_noise is None else max(_milliseconds(max_time, "--max-time"), least_ms or 0.0),
-                    least_ms)
+    if max_noise is None:
+        return Sampling(None, None, least_ms)
+    noise = checked_noise(max_noise / 100, f"--max-noise {max_noise:g}")
+    limit_ms = _milliseconds(max_time, "--max-time", positive=True)
+    return Sampling(noise, max(limit_ms, least_ms or 0.0), least_ms)
 
 
-def _milliseconds(seconds: float, option: str) -> float:
-    """An option's SECONDS as milliseconds: finite and not negative."""
+def _milliseconds(seconds: float, option: str, *, positive: bool = False) -> float:
+    """An option's SECONDS as milliseconds: finite and not negative (above 0 where
+    ``positive``: a time limit of 0 would stop sampling before it started)."""
+    if positive and not 0 < seconds * 1000 < float("inf"):
+        raise UsageError(f"{option} {seconds:g}: not a finite, positive number of seconds")
     if not 0 <= seconds * 1000 < float("inf"):
         raise UsageError(f"{option} {seconds:g}: not a finite, non-negative number of seconds")
     return seconds * 1000
