@@ -18,6 +18,7 @@ from kidx.output.comparison import (
     COMPARISON,
     comparison_cells,
     comparison_document,
+    comparison_fields,
     comparison_headers,
     group_heading,
     markdown_table,
@@ -251,6 +252,6 @@ def aggregate_rows(comparison: Comparison) -> list[list[str]]:
 def printer_for(comparison: Comparison) -> AnalysisPrinter:
     """How to print a comparison: the aggregates' view with ``--aggregate``, else the rows'."""
     if comparison.aggregate_key is None:
-        return COMPARISON
+        return COMPARISON._replace(fields=comparison_fields(comparison))
     return AnalysisPrinter(render_aggregate_table, COMPARISON.notices, aggregate_document,
                            aggregate_fields(comparison), aggregate_rows, render_aggregate_markdown)

@@ -256,14 +256,24 @@ def judgement_fields(judgement: Judgement | None) -> dict:
     }
 
 
+#: ``shownAs`` of a row ``--only`` did not keep, shown as the baseline of a row it kept
+#: (``--baseline previous``; ComparedRow.context): not counted
+SHOWN_AS_BASELINE = "baseline"
+
+
 def row_record(row: ComparedRow, group: ComparedGroup) -> dict:
+    """A row for json, yaml and csv: the metric compared and which way is better
+    (``direction``: lower, higher, or None), its figures and its verdict; ``shownAs`` only
+    on a row shown as a kept row's baseline."""
     measure, judgement = row.measure, row.judgement
     baseline_row = row.verdict == BASELINE
-    return {
+    record = {
         "run": row.run.name,
         "implementation": row.run.implementation.name,
         "label": row.label,
         "observedAt": row.run.observed or None,
+        "metric": measure.metric,
+        "direction": measure.direction,
         **measure_fields(measure),
         "runs": [run.name for run in row.arm.runs],
         "spread": row.arm.spread,
@@ -275,6 +285,9 @@ def row_record(row: ComparedRow, group: ComparedGroup) -> dict:
         "speedOfLight": speed_of_light.record(speed_of_light.run_achieved(row.run, measure)),
         **host_fields(row.host),
     }
+    if row.context:
+        record["shownAs"] = SHOWN_AS_BASELINE
+    return record
 
 
 def host_fields(host: HostEvidence | None) -> dict:
@@ -352,9 +365,17 @@ def comparison_document(comparison: Comparison) -> dict:
 CSV_FIELDS = ("protocol", "workload", "environment", "implementation", "label", "run", "observedAt", "statistic",
               "value", "unit", "low", "high", "samples", "ratio", "speedup", "verdict", "test", "pValue", "note",
               "runCount", "spread", "ciLow", "ciHigh", "evidence", "withinRun", *speed_of_light.CSV_FIELDS)
+#: with --only, a last column: ``baseline`` on a row shown as a kept row's baseline, else empty
+ONLY_CSV_FIELDS = (*CSV_FIELDS, "shownAs")
+
+
+def comparison_fields(comparison: Comparison) -> tuple[str, ...]:
+    """The csv and tsv header: with ``--only``, ``shownAs`` last, whether or not a row has it."""
+    return ONLY_CSV_FIELDS if comparison.only else CSV_FIELDS
 
 
 def comparison_rows(comparison: Comparison) -> list[list[str]]:
+    fields = comparison_fields(comparison)
     rows = []
     for group in comparison.groups:
         for row in group.rows:
@@ -363,7 +384,7 @@ def comparison_rows(comparison: Comparison) -> list[list[str]]:
                           environment=group.environment.name, note=group.note or group.forced,
                           runCount=len(row.arm.runs))
             record.update(speed_of_light.csv_values(speed_of_light.run_achieved(row.run, row.measure)))
-            rows.append(["" if record[f] is None else raw_text(record[f]) for f in CSV_FIELDS])
+            rows.append(["" if record.get(f) is None else raw_text(record[f]) for f in fields])
     return rows
 
 

@@ -471,9 +471,25 @@ def test_a_row_shown_only_as_a_kept_rows_baseline_is_not_counted_as_a_regression
                           "json")
     assert code == 0, err
     document = json.loads(out)
-    assert [(row["label"], row["verdict"]) for row in document["groups"][0]["rows"]] == [
-        ("0.5.2", "baseline"), ("0.5.3", "slower"), ("0.5.4", "faster")]
+    assert [(row["label"], row["verdict"], row.get("shownAs", "-")) for row in document["groups"][0]["rows"]] == [
+        ("0.5.2", "baseline", "-"), ("0.5.3", "slower", "baseline"), ("0.5.4", "faster", "-")]
     assert (document["regressions"], document["summary"]["slower"], document["summary"]["faster"]) == (0, 0, 1)
+    # csv: under --only, a last column shownAs, "baseline" on such a row and empty on the others
+    code, out, err = kidx("compare", "--by", "label=release", "--baseline", "previous", "--only", "faster", "-o",
+                          "csv")
+    assert code == 0, err
+    header, *lines = out.splitlines()
+    assert header.endswith(",withinRun,bytesPerSecond,flopsPerSecond,sol,solMeasured,shownAs")
+    assert [(line.split(",")[4], line.split(",")[15], line.split(",")[-1]) for line in lines] == [
+        ("0.5.2", "baseline", ""), ("0.5.3", "slower", "baseline"), ("0.5.4", "faster", "")]
+    # the column comes with --only, whether or not a row is shown as a baseline; never without it
+    only = kidx("compare", "--by", "label=release", "--baseline", "0.5.2", "--only", "slower", "-o", "csv").out
+    assert only.splitlines()[0].endswith(",solMeasured,shownAs")
+    assert [(line.split(",")[4], line.split(",")[-1]) for line in only.splitlines()[1:]] == [
+        ("0.5.2", ""), ("0.5.3", "")]
+    every = kidx("compare", "--by", "label=release", "--baseline", "previous", "-o", "csv").out
+    assert every.splitlines()[0].endswith(",sol,solMeasured")
+    assert "shownAs" not in kidx("compare", "--by", "label=release", "--baseline", "previous", "-o", "json").out
 
 
 def test_baseline_previous_names_the_value_before_the_one_with_nothing_to_compare(kidx):

@@ -46,7 +46,8 @@ def test_json_shape_and_numbers(kidx, head_store):
     baseline, liger = group["rows"]
     assert baseline == {
         "run": HF_RUN, "implementation": "liger-llama4-rope-transformers-eager", "label": None,
-        "observedAt": "2025-08-07T21:42:17.000Z", "statistic": "median", "value": 1482272, "unit": "ns",
+        "observedAt": "2025-08-07T21:42:17.000Z", "metric": "latency", "direction": "lower",
+        "statistic": "median", "value": 1482272, "unit": "ns",
         "low": 1481056, "high": 1483360, "samples": None, "runs": [HF_RUN], "spread": None, "ratio": 1.0,
         "speedup": 1.0, "verdict": "baseline", "test": None, "pValue": None, "ciLow": None, "ciHigh": None,
         "evidence": None, "withinRun": None, "reason": None, "detectableChange": None, "runsNeeded": None,
@@ -189,6 +190,7 @@ def test_memory_runs_compare_peak_bytes_lower_is_better(kidx, head_store):
     assert group["protocol"] == "liger-bench-peak-memory-full"
     hf, liger = group["rows"]
     assert (hf["unit"], hf["value"], hf["verdict"]) == ("B", 2399273472, "baseline")
+    assert {(row["metric"], row["direction"]) for row in group["rows"]} == {("peak_memory", "lower")}
     assert (liger["value"], liger["withinRun"]) == (734134784, "faster")  # less memory is better
     assert round(liger["speedup"], 2) == 3.27
     code, out, _ = kidx("compare", "--references", f"workload/{WORKLOAD}", "--references",
@@ -317,6 +319,46 @@ def test_runs_with_samples_are_judged_by_mann_whitney(kidx):
     assert rows["noisy"]["implementation"] is None  # the implementation is not in the store
     code, out, _ = kidx("compare", "base", "new", "noisy", "--baseline", "sha256:" + "a" * 64)
     assert out.splitlines()[2].startswith("sha256:aaaaaaaaaaaa   ")  # shown as a short digest
+
+
+def _measured_run(name: str, protocol: str, metric: str, unit: str, value: float, day: int) -> str:
+    """A run whose figure is a measurement of ``metric`` in ``unit`` (no latency, no memory)."""
+    return f"""apiVersion: kernelindex.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {{name: {name}}}
+spec:
+  status: passed
+  observedAt: "2026-01-{day:02d}T00:00:00Z"
+  protocolDigest: sha256:{protocol * 64}
+  workloadDigest: sha256:{"2" * 64}
+  environmentDigest: sha256:{"3" * 64}
+  implementationDigest: sha256:{name[-1] * 64}
+  measurements:
+    - {{metric: {metric}, statistic: median, unit: {unit}, value: {value}}}
+"""
+
+
+def test_each_row_says_the_metric_it_compared_and_which_way_is_better(kidx):
+    """-o json and -o yaml name each row's metric and its direction in the words of
+    kidx/units.py: lower, higher, or null where neither the metric nor its unit says (and
+    the speedup is then null too)."""
+    figures = [("1", "latency", "us"), ("4", "memory_bandwidth", "bytes/s"), ("5", "hit_count", "count")]
+    manifests = [_measured_run(f"{metric}-{side}", protocol, metric, unit, value, day)
+                 for protocol, metric, unit in figures for side, value, day in (("a", 100, 1), ("b", 130, 2))]
+    assert kidx("apply", "-f", "-", stdin="---\n".join(manifests)).code == 0
+    code, out, err = kidx("compare", "-o", "json")
+    assert (code, err) == (0, "")
+    rows = [row for group in json.loads(out)["groups"] for row in group["rows"]]
+    assert sorted((row["run"], row["metric"], row["direction"], row["speedup"] and round(row["speedup"], 3))
+                  for row in rows) == [
+        ("hit_count-a", "hit_count", None, 1.0), ("hit_count-b", "hit_count", None, None),  # better: unknown
+        ("latency-a", "latency", "lower", 1.0), ("latency-b", "latency", "lower", 0.769),
+        ("memory_bandwidth-a", "memory_bandwidth", "higher", 1.0),
+        ("memory_bandwidth-b", "memory_bandwidth", "higher", 1.3)]
+    code, out, err = kidx("compare", "-o", "yaml")
+    assert (code, err) == (0, "")
+    assert out.count("  direction: lower\n") == out.count("  metric: latency\n") == 2
+    assert out.count("  direction: higher\n") == out.count("  direction: null\n") == 2
 
 
 def test_speedup_in_one_command_selecting_through_references(kidx, head_store):

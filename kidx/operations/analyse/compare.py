@@ -165,6 +165,7 @@ class Comparison(NamedTuple):
     aggregates: tuple[AggregateRow, ...] = ()  # by that key, every row with a verdict, whatever --only shows
     # every row with a verdict taken together, per metric (with --aggregate)
     overall: tuple[tuple[str, Aggregate], ...] = ()
+    only: frozenset = frozenset()  # the verdicts --only showed (empty: every row shown)
 
     @property
     def verdicts(self) -> list[str | None]:
@@ -249,7 +250,8 @@ def compare(store, registry, request: CompareRequest, selection: Selection | Non
     return Comparison(groups, rule_text(request.threshold, request.alpha, request.min_t, request.confirm_runs),
                       request.threshold,
                       request.label_key, unmeasured, unlabelled, request.alpha, request.min_t, tuple(problems),
-                      tuple(unmatched), tuple(runs), judged, deciding, request.aggregate, aggregates, suite)
+                      tuple(unmatched), tuple(runs), judged, deciding, request.aggregate, aggregates, suite,
+                      request.only)
 
 
 class GroupVerdicts:
