@@ -17,7 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from kidx.timers.settings import Sampling
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +64,8 @@ class RecordingStarted(Event):
     gpus: str | None  # as --gpus gave them
     timer: str | None  # --timer, with its L2 ``cache``
     cache: str | None
-    max_noise: float | None  # with --max-noise: the fraction, and --max-time in milliseconds
-    max_time_ms: float | None
-    min_time_ms: float | None = None  # with --min-time: the least time (ms) spent sampling one call
+    # with --timer: --max-noise (the fraction) and --max-time, --min-time (ms); Sampling(): none asked
+    sampling: Sampling
 
 
 @dataclass(frozen=True, slots=True)

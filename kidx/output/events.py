@@ -107,12 +107,12 @@ def _(event: NotInCheckout) -> Worded:
 
 @worded.register
 def _(event: RecordingStarted) -> Worded:
-    stopping = ""
-    if event.max_noise is not None and event.max_time_ms is not None:
-        stopping = (f", sampled until the median's relative standard error is under {event.max_noise * 100:g}% or "
-                    f"{event.max_time_ms / 1000:g} s have passed")
-    if event.min_time_ms:
-        stopping += f", each call sampled for at least {event.min_time_ms / 1000:g} s"
+    sampling, stopping = event.sampling, ""
+    if sampling.max_noise is not None and sampling.max_time_ms is not None:
+        stopping = (f", sampled until the median's relative standard error is under {sampling.max_noise * 100:g}% "
+                    f"or {sampling.max_time_ms / 1000:g} s have passed")
+    if sampling.min_time_ms:
+        stopping += f", each call sampled for at least {sampling.min_time_ms / 1000:g} s"
     return Worded(f"record {event.format_name}: running {shlex.join(event.command)}"
                   + (f" ({event.processes} processes)" if event.processes > 1 else "")
                   + (f" on GPUs {event.gpus}" if event.gpus is not None else "")

@@ -10,16 +10,23 @@ import pytest
 from kidx.operations import events
 from kidx.output.events import Worded, progress_reporter, stderr_reporter, worded
 from kidx.output.gateway import Output
+from kidx.timers.settings import Sampling
 
 WORDS = [
     (events.Progressed("storing", 250, 1000), Worded("storing 250/1000")),
     (events.NotInCheckout("/tmp/x"), Worded("/tmp/x is not in a git checkout: the runs carry no commit label", True)),
-    (events.RecordingStarted("liger", ("python", "b c.py"), 1, None, None, None, None, None),
+    (events.RecordingStarted("liger", ("python", "b c.py"), 1, None, None, None, Sampling()),
      Worded("record liger: running python 'b c.py'")),
-    (events.RecordingStarted("liger", ("python", "b.py"), 4, "all", "cuda_graph", "flush", 0.005, 2000.0),
+    (events.RecordingStarted("liger", ("python", "b.py"), 4, "all", "cuda_graph", "flush", Sampling(0.005, 2000.0)),
      Worded("record liger: running python b.py (4 processes) on GPUs all, timed with cuda_graph (flush L2) in "
             "place of do_bench, sampled until the median's relative standard error is under 0.5% or 2 s have "
             "passed")),
+    (events.RecordingStarted("liger", ("b",), 1, None, "cupti", "warm", Sampling(None, None, 1500.0)),
+     Worded("record liger: running b, timed with cupti (warm L2) in place of do_bench, each call sampled for at "
+            "least 1.5 s")),
+    (events.RecordingStarted("liger", ("b",), 1, None, "cupti", "cold", Sampling(0.01, 2000.0, 2000.0)),
+     Worded("record liger: running b, timed with cupti (cold L2) in place of do_bench, sampled until the median's "
+            "relative standard error is under 1% or 2 s have passed, each call sampled for at least 2 s")),
     (events.ProcessStarted(2, 4, "head", 1, ("python", "b.py")), Worded("process 2 of 4, head, gpu 1: python b.py")),
     (events.ProcessStarted(1, 2, None, None, ("x",)), Worded("process 1 of 2: x")),
     (events.HarnessOutput("ready"), Worded("ready")),

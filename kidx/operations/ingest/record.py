@@ -211,8 +211,7 @@ def _announce(reporter: Reporter, request: RecordRequest, sides: list[recording.
     sampling = request.sampling if timer and request.sampling else Sampling()
     for side in sides:
         reporter(events.RecordingStarted(request.format_name, tuple(side.plan.command), request.processes,
-                                         request.gpus, timer, cache, sampling.max_noise, sampling.max_time_ms,
-                                         sampling.min_time_ms))
+                                         request.gpus, timer, cache, sampling))
 
 
 def _keep_measured(reporter: Reporter, request: RecordRequest, scratch: Path, files: list[str]) -> None:
