@@ -104,7 +104,7 @@ def comparison_cells(comparison: Comparison, group: ComparedGroup, row: Compared
         "1.000" if judgement is None else f"{judgement.ratio:.3f}",
         interval_text(judgement),
         "1.00x" if judgement is None else ("?" if judgement.speedup is None else f"{judgement.speedup:.2f}x"),
-        verdict_text(row.verdict, judgement),
+        verdict_text(row.verdict, judgement) + (" (shown as a baseline)" if row.context else ""),
         row.run.name,
     ]
     if group.forced:

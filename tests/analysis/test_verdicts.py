@@ -487,6 +487,12 @@ def test_a_row_shown_only_as_a_kept_rows_baseline_is_not_counted_as_a_regression
     assert only.splitlines()[0].endswith(",solMeasured,shownAs")
     assert [(line.split(",")[4], line.split(",")[-1]) for line in only.splitlines()[1:]] == [
         ("0.5.2", ""), ("0.5.3", "")]
+    # the table and markdown say so beside its verdict
+    for output in ("table", "markdown"):
+        shown = kidx("compare", "--by", "label=release", "--baseline", "previous", "--only", "faster", "-o",
+                     output).out
+        assert [line.count("(shown as a baseline)") for line in shown.splitlines() if "0.5.3" in line
+                or "0.5.4" in line][-2:] == [1, 0], shown
     every = kidx("compare", "--by", "label=release", "--baseline", "previous", "-o", "csv").out
     assert every.splitlines()[0].endswith(",sol,solMeasured")
     assert "shownAs" not in kidx("compare", "--by", "label=release", "--baseline", "previous", "-o", "json").out
