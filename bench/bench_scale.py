@@ -21,7 +21,9 @@ For each backend the store is grown in chunks of --chunk runs (each chunk one
   `kidx compare -l page=p0042` (1,000 runs) and `kidx series` of one series (one
   implementation, workload, protocol and GPU) (these two read the selection's history,
   which grows with the store: one run each, killed past --heavy-timeout, repeated only
-  when under 5 s), and `python -c pass`, each also as a multiple of the bare interpreter;
+  when under 5 s), and that series' newest SERIES_TAIL points (`series --tail`: reads
+  the series' catalog rows and SERIES_TAIL + 1 of its runs), and `python -c pass`, each
+  also as a multiple of the bare interpreter;
   PostgreSQL also `python -c "import psycopg"` and
   `python -c "import psycopg; psycopg.connect(URL).close()"`, the driver's own cost;
 * the catalog's size per run (SQLite: catalog.sqlite and its WAL; PostgreSQL: the catalog
@@ -102,6 +104,7 @@ TARGETS_FROM = 1_000_000
 DBSTAT_MAX_BYTES = 2 * 10**9  # SQLite catalogs larger than this get no per-table breakdown
 PAGE = f"{PAGE_KEY}=p0042"
 PSYCOPG_IMPORT = "import psycopg"
+SERIES_TAIL = 10  # series --tail: the newest points of the one series measured
 
 
 def write_chunk(path: Path, first: int, count: int, seed: int, with_shared: bool) -> dict[str, str]:
@@ -683,6 +686,7 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
                 heavy[f"compare -l {PAGE}"] = [*kidx, "compare", "-l", PAGE, *store]
             if counted["series"] is not None:
                 heavy["series (one series)"] = [*kidx, *series]
+                heavy[f"series --tail {SERIES_TAIL} (one series)"] = [*kidx, *series, "--tail", str(SERIES_TAIL)]
             settle()
             try:
                 times, rss = cold_rounds(commands, args.repeats)

@@ -19,6 +19,7 @@ from kidx.api.arguments import (
     parse_field_selector,
     parse_only,
     parse_selector,
+    parse_tail,
     parse_threshold,
     reference_values,
 )
@@ -73,14 +74,17 @@ def series_request(
     baseline: str | None = None,
     threshold: float | None = DEFAULT_THRESHOLD,
     alpha: float = ALPHA,
+    tail: int | None = None,
 ) -> SeriesRequest:
-    """``kidx series``'s options as the operation's request (threshold in percent)."""
+    """``kidx series``'s options as the operation's request (threshold in percent;
+    ``tail``: each series' newest points to show, None for all)."""
     from kidx.operations.analyse.series import SeriesRequest
 
     return SeriesRequest(
         **_runs_and_baseline(names, selector, field_selector, references, baseline, threshold),
         label_key=label,
         alpha=parse_alpha(alpha),
+        tail=parse_tail(tail),
     )
 
 

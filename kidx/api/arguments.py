@@ -1,7 +1,7 @@
 """Argument values shared by the command line and the Python API, read one way.
 
 Selectors are strings in the command line's grammar; ``--by``, ``--only``,
-``--threshold`` and ``--alpha`` are the analysis commands' values. Each bad value raises the
+``--threshold``, ``--alpha`` and ``--tail`` are the analysis commands' values. Each bad value raises the
 ``kidx.errors`` exception with the command line's message, whichever face was used.
 """
 
@@ -84,6 +84,15 @@ def parse_alpha(value: float) -> float:
     value = _number(value, "--alpha", "a probability between 0 and 1")
     if not 0 < value < 1:
         raise UsageError(f"invalid --alpha {value:g}: a probability between 0 and 1")
+    return value
+
+
+def parse_tail(value: int | None) -> int | None:
+    """``--tail``: how many of each series' newest points to show (None: every point)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise UsageError(f"invalid --tail {value!r}: a whole number of points, 1 or more")
     return value
 
 

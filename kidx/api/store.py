@@ -262,13 +262,16 @@ class Store:
 
     def series(self, *names: str, selector: str | None = None, field_selector: str | None = None,
                references: Iterable[str] = (), label: str | None = None, baseline: str | None = None,
-               threshold: float | None = DEFAULT_THRESHOLD, alpha: float = ALPHA) -> SeriesResult:
+               threshold: float | None = DEFAULT_THRESHOLD, alpha: float = ALPHA,
+               tail: int | None = None) -> SeriesResult:
         """``kidx series``: the same options, the result the command renders;
-        ``.to_dict()`` is its ``-o json``."""
+        ``.to_dict()`` is its ``-o json``. ``tail``: as ``--tail``, each series' newest
+        ``tail`` points only (read with the one before the first, which it is judged against)."""
         from kidx.api.analysis import SeriesResult, series_request
         from kidx.operations.analyse.series import build_series
 
-        request = series_request(names, selector, field_selector, references, label, baseline, threshold, alpha)
+        request = series_request(names, selector, field_selector, references, label, baseline, threshold, alpha,
+                                 tail)
         self._require()
         result = build_series(self._store, _registry(), request)
         _warn_problems(result.problems)

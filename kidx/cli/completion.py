@@ -40,8 +40,8 @@ COMMAND_FLAGS: dict[str, list[str]] = {
                 "--alpha", "--fail-on-regression", "--fail-on-inconclusive", "--allow-empty", "--only", "--aggregate",
                 "--force", "--metric", "--output", "-o", "--store"],
     "series": ["--selector", "-l", "--field-selector", "--references", "--label", "--baseline", "--threshold",
-               "--alpha", "--fail-on-regression", "--fail-on-inconclusive", "--allow-empty", "--output", "-o",
-               "--store"],
+               "--alpha", "--fail-on-regression", "--fail-on-inconclusive", "--allow-empty", "--tail", "--output",
+               "-o", "--store"],
     "plot": ["--x", "--output", "-o", "--selector", "-l", "--field-selector", "--references", "--by", "--title",
              "--y", "--store"],
     "push": ["--selector", "-l", "--force", "--dry-run", "--store"],
@@ -243,8 +243,8 @@ _VALUED = {"--aggregate", "--alpha", "--base-url", "--baseline", "--by", "--cach
            "--field-selector", "--filename", "--format", "--from-bundle", "--gpus", "--label", "--label-columns",
            "--level", "--library", "--limit", "--max-depth", "--max-noise", "--max-time", "--metric", "--min-time",
            "--mode", "--name", "--only", "--op", "--output", "--processes", "--recover", "--references",
-           "--release-label", "--results", "--revision", "--selector", "--sort-by", "--store", "--threshold", "--timer",
-           "--title", "--x", "--y", "-L", "-f", "-l", "-o"}
+           "--release-label", "--results", "--revision", "--selector", "--sort-by", "--store", "--tail", "--threshold",
+           "--timer", "--title", "--x", "--y", "-L", "-f", "-l", "-o"}
 
 
 def complete(arguments: list[str], commands: Iterable[str]) -> str:

@@ -53,7 +53,7 @@ def series_summary(result: SeriesResult) -> str:
 
     changes = sum(len(s.changes) for s in result.series)
     text = f"{summary_text(result.counts())}; {changes} change point{'' if changes == 1 else 's'}"
-    if result.series and all(len(s.points) < MIN_POINTS for s in result.series):
+    if result.series and all(s.points_read < MIN_POINTS for s in result.series):
         text += f": no series has the {MIN_POINTS} points one needs"
     return text
 

@@ -151,6 +151,7 @@ def test_get_of_several_kinds_and_all(head_store):
     (lambda s: s.compare(only="worse"), ["compare", "--only", "worse"]),
     (lambda s: s.compare(alpha=1.5), ["compare", "--alpha", "1.5"]),
     (lambda s: s.series(alpha=0), ["series", "--alpha", "0"]),
+    (lambda s: s.series(tail=0), ["series", "--tail", "0"]),
     (lambda s: s.compare("nope-1", "nope-2"), ["compare", "nope-1", "nope-2"]),
 ])
 def test_errors_carry_the_command_lines_message(cli, head_store, call, arguments):
@@ -284,6 +285,15 @@ def test_series_to_dict_is_the_commands_json(cli, history_store):
     assert result.to_dict() == cli_json(cli, "series", "-l", selector, "--label", "liger_version", "--baseline",
                                         "torch", store_path=history_store)
 
+
+
+def test_series_tail_is_the_commands_tail(cli, history_store):
+    selector = "liger_version in (0.5.3,0.5.4)"
+    with kidx.open_store(history_store) as store:
+        result = store.series(selector=selector, label="liger_version", baseline="huggingface", tail=1)
+    assert all(len(series.points) == 1 and series.points[0].verdict for series in result.series)
+    assert result.to_dict() == cli_json(cli, "series", "-l", selector, "--label", "liger_version", "--baseline",
+                                        "huggingface", "--tail", "1", store_path=history_store)
 
 # --- apply -----------------------------------------------------------------------------
 
@@ -714,6 +724,8 @@ def test_user_errors_raise_documented_classes_with_the_cli_s_message(cli, head_s
         store.compare(threshold="5%")  # type: ignore[arg-type]
     with pytest.raises(UsageError, match=r"^invalid --alpha"):
         store.series(alpha=None)  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match=r"^invalid --tail 1.5: a whole number of points, 1 or more$"):
+        store.series(tail=1.5)  # type: ignore[arg-type]
     with pytest.raises(UsageError) as raised:
         store.records(selector="kernel=llama4_rope", columns=["name", "workload.spec.parameter.seq"])
     assert str(raised.value) == ('unknown column "workload.spec.parameter.seq": no selected run has it '

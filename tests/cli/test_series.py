@@ -191,3 +191,126 @@ def test_latencies_at_both_ends_of_the_float_range_in_turn(kidx, tmp_path, outpu
     [series] = json.loads(out)["series"]
     assert [point["verdict"] for point in series["points"]] == [None, "inconclusive", "same", "inconclusive"]
     assert [series["points"][index]["reason"][:18] for index in (1, 3)] == ["noise between runs"] * 2
+
+
+
+
+def _applied(kidx, tmp_path, values: list[float], order=None) -> None:
+    """``_series_of``'s runs, applied in ``order`` (indexes; default: as observed)."""
+    _series_of(kidx, tmp_path, values)
+    if order is not None:
+        document = json.loads((tmp_path / "runs.json").read_text())
+        runs = {item["metadata"]["name"]: item for item in document["items"] if item["kind"] == "BenchmarkRun"}
+        others = [item for item in document["items"] if item["kind"] != "BenchmarkRun"]
+        assert kidx("delete", "runs", "--all")[0] == 0
+        document["items"] = others + [runs[f"r-{index:02d}"] for index in order]
+        (tmp_path / "runs.json").write_text(json.dumps(document))
+        assert kidx("apply", "-f", str(tmp_path / "runs.json"))[0] == 0
+
+
+HEADING = "protocol bmf, workload bmf-x, environment bmf-unknown-machine, implementation <none>\n"
+COLUMNS = "OBSERVED               RELEASE   MEDIAN   P20-P80   CHANGE    VERDICT                RUN\n"
+
+
+def test_tail_shows_each_series_newest_points_the_first_judged_against_the_hidden_one(kidx, tmp_path):
+    _series_of(kidx, tmp_path, [1000.0, 1010.0, 990.0, 1000.0, 2000.0])
+    code, out, err = kidx("series", "--label", "release")
+    assert (code, err) == (0, "")
+    rule = next(line for line in out.splitlines() if line.startswith("rule: "))
+    assert out == (HEADING + COLUMNS +
+                   "2026-01-01T00:00:00Z   r-00      1µs      <none>                                     r-00\n"
+                   "2026-01-02T00:00:00Z   r-01      1.01µs   <none>    +1.0%     inconclusive           r-01\n"
+                   "2026-01-03T00:00:00Z   r-02      990ns    <none>    -2.0%     inconclusive           r-02\n"
+                   "2026-01-04T00:00:00Z   r-03      1µs      <none>    +1.0%     inconclusive           r-03\n"
+                   "2026-01-05T00:00:00Z   r-04      2µs      <none>    +100.0%   unconfirmed (slower)   r-04\n"
+                   f"\n{rule}\nsummary: 0 slower, 0 faster, 0 same, 3 inconclusive, 1 unconfirmed; 0 change points\n")
+    # the two newest, read with r-02: r-03's +1.0% is against it; the spread between runs
+    # comes from the three points read, too few for one (so within-run evidence: unconfirmed)
+    code, out, err = kidx("series", "--label", "release", "--tail", "2")
+    assert (code, err) == (0, "")
+    assert out == (HEADING + COLUMNS +
+                   "2026-01-04T00:00:00Z   r-03      1µs      <none>    +1.0%     unconfirmed (same)     r-03\n"
+                   "2026-01-05T00:00:00Z   r-04      2µs      <none>    +100.0%   unconfirmed (slower)   r-04\n"
+                   f"\n{rule}\nsummary: 0 slower, 0 faster, 0 same, 0 inconclusive, 2 unconfirmed; 0 change points: "
+                   "no series has the 4 points one needs\n")
+    # a tail as long as the series, or longer, shows it all as without one
+    assert kidx("series", "--label", "release", "--tail", "5").out == kidx("series", "--label", "release").out
+    assert kidx("series", "--label", "release", "--tail", "9").out == kidx("series", "--label", "release").out
+
+
+def test_tail_shows_the_newest_by_observed_at_whatever_order_they_were_applied_in(kidx, tmp_path):
+    """A backfill: the newest points applied first, the oldest last."""
+    _applied(kidx, tmp_path, [1000.0, 1010.0, 990.0, 1000.0, 2000.0], order=[4, 3, 2, 1, 0])
+    code, out, err = kidx("series", "--label", "release", "--tail", "1", "-o", "json")
+    assert (code, err) == (0, "")
+    document = json.loads(out)
+    [series] = document["series"]
+    [point] = series["points"]
+    assert (point["run"], point["change"], point["verdict"]) == ("r-04", 1.0, "unconfirmed")
+    assert [entry["run"] for entry in document["inputs"]] == ["r-03", "r-04"]  # what was read: the tail and one before
+
+
+def test_tail_finds_change_points_over_the_points_read_at_their_shown_positions(kidx, tmp_path):
+    _series_of(kidx, tmp_path, [1000.0, 1002.0, 998.0, 1001.0, 999.0, 1000.0, 1200.0, 1202.0, 1198.0, 1201.0, 1199.0])
+    code, out, err = kidx("series", "--label", "release")
+    assert (code, err) == (0, "")
+    assert "change point at r-06 (position 6): +20.0%" in out
+    code, out, err = kidx("series", "--label", "release", "--tail", "9")  # r-02 … r-10, read with r-01
+    assert (code, err) == (0, "")
+    assert "change point at r-06 (position 4): +20.0%" in out
+    code, out, err = kidx("series", "--label", "release", "--tail", "9", "-o", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [(row["run"], row["changePoint"]) for row in rows if row["changePoint"] == "true"] == [("r-06", "true")]
+    assert rows[0]["run"] == "r-02" and rows[0]["change"] != ""
+    # too few points read for a change point: none, though the whole series has one
+    code, out, err = kidx("series", "--label", "release", "--tail", "2")
+    assert (code, err) == (0, "") and "change point at" not in out
+
+
+def test_the_gates_judge_the_points_shown(kidx, tmp_path):
+    """Ten releases each 4% slower: the whole series' change point fails the gate; the
+    newest three, read with one more, hold no change point and pass it."""
+    _series_of(kidx, tmp_path, [1000.0 * 1.04 ** index for index in range(11)])
+    assert kidx("series", "--fail-on-regression").code == 1
+    code, out, err = kidx("series", "--fail-on-regression", "--tail", "3")
+    assert (code, err) == (0, "")
+    assert [line.split()[-1] for line in out.splitlines()[2:5]] == ["r-08", "r-09", "r-10"]
+    assert out.splitlines()[-1] == "summary: 0 slower, 0 faster, 0 same, 3 inconclusive, 0 unconfirmed; 0 change points"
+    assert kidx("series", "--fail-on-inconclusive", "--tail", "3").code == 1
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "1.5", "x", ""])
+def test_tail_is_a_whole_number_of_points_1_or_more(kidx, tmp_path, value):
+    _series_of(kidx, tmp_path, [1000.0, 1010.0, 990.0])
+    code, out, err = kidx("series", "--tail", value)
+    assert (code, out) == (2, "")
+    if value.lstrip("-").isdigit():
+        assert err == f"error: invalid --tail {value}: a whole number of points, 1 or more\n"
+    else:
+        assert err == (f"error: Invalid value for '--tail': '{value}' is not a valid int.\n"
+                       "See 'kidx series --help' for usage.\n")
+
+
+@pytest.mark.parametrize("output", ["table", "wide", "json", "yaml", "csv", "tsv", "markdown"])
+def test_tail_in_every_output_format(kidx, tmp_path, output):
+    _series_of(kidx, tmp_path, [1000.0, 1010.0, 990.0, 1000.0, 2000.0])
+    code, out, err = kidx("series", "--tail", "2", "-o", output)
+    assert (code, err) == (0, "")
+    if output in ("json", "yaml"):
+        code, out, err = kidx("series", "--tail", "2", "-o", "json")
+        [series] = json.loads(out)["series"]
+        assert [(point["run"], point["verdict"]) for point in series["points"]] == [
+            ("r-03", "unconfirmed"), ("r-04", "unconfirmed")]
+    else:
+        assert "r-03" in out and "r-04" in out and "r-02" not in out
+
+
+@pytest.mark.parametrize("options", [("--baseline", "torch"),
+                                     ("-l", "liger_version in (0.5.3,0.5.4)", "--baseline", "huggingface")])
+def test_a_tail_as_long_as_every_series_shows_what_series_shows_without_one(kidx, history_store, options):
+    """The Liger history's series have three points at most: --tail 3 reads and judges them
+    all, with the baseline's runs of the same sessions, from the catalog's rows first."""
+    whole = kidx("series", "--label", "liger_version", "-o", "csv", *options, store_path=history_store)
+    assert whole.code == 0 and whole.out.count("\n") > 10
+    assert kidx("series", "--label", "liger_version", "-o", "csv", *options, "--tail", "3",
+                store_path=history_store) == whole

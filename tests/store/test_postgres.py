@@ -155,6 +155,52 @@ def test_a_series_newest_runs_are_read_from_the_series_index_up_to_the_limit(pos
     assert scans == ["->  Index Scan using entries_by_series on entries o (actual rows=10 loops=1)"], plan
 
 
+def test_series_tail_reads_the_series_rows_through_the_series_index_and_only_its_newest_objects(
+        postgres_store, kidx, tmp_path, monkeypatch):
+    """``series --tail N`` on PostgreSQL: the series' catalog rows (no object) found through
+    the series index among many other series' runs, and only its N + 1 newest runs read."""
+    import hashlib
+
+    from kidx.store.store import Store
+
+    runs = [run_manifest(f"series-{number:03d}", 1000 + number) for number in range(150)]
+    for number in range(3000):  # 30 other series of 100 runs
+        other = run_manifest(f"other-{number:04d}", 2000 + number)
+        other["spec"]["implementationDigest"] = "sha256:" + hashlib.sha256(b"%d" % (number % 30)).hexdigest()
+        runs.append(other)
+    assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store).code == 0
+    assert kidx("apply", "-f", str(write_list(tmp_path / "runs.json", runs)), store_path=postgres_store).code == 0
+    sql(postgres_store, "ANALYZE")  # planned with the tables' real sizes, as a large store is
+    queries, read = [], []
+    select, identities = Store.select, Store.identities
+    monkeypatch.setattr(Store, "select", lambda self, query, catalog=None: queries.append(query)
+                        or select(self, query, catalog))
+
+    def read_too(digests):
+        digests = list(digests)
+        read.extend(digests)
+        return digests
+
+    monkeypatch.setattr(Store, "identities", lambda self, digests: identities(self, read_too(digests)))
+    code, out, err = kidx("series", "--references", SEED["run"]["spec"]["implementationDigest"], "--tail", "3",
+                          store_path=postgres_store)
+    assert (code, err) == (0, "")
+    # all 151 runs were observed at once: the newest are the last by name
+    assert [line.split()[-1] for line in out.splitlines()[2:5]] == ["series-147", "series-148", "series-149"]
+    digests_of = {"sha256:" + bytes(digest).hex(): name for name, digest in sql(
+        postgres_store, "SELECT name, digest FROM kidx.entries WHERE kind = 'BenchmarkRun'")}
+    assert sorted(digests_of[digest] for digest in read if digest in digests_of) == [
+        "series-146", "series-147", "series-148", "series-149"]
+    [query] = queries  # the selection's rows, once
+    with Store(postgres_store.url).reading() as catalog:
+        statement, parameters, _ = catalog.compile(query)
+        plan = [line for (line,) in catalog.connection.execute("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + statement,
+                                                                parameters)]
+    scans = [line.strip() for line in plan if "on entries" in line or "entries_by_series" in line]
+    assert any("entries_by_series" in line and "(actual rows=151 loops=1)" in line for line in scans), plan
+    assert not any(line.startswith("->  Seq Scan on entries") or "entries_kind_name_key" in line
+                   for line in scans), plan
+
 def test_a_bulk_write_refreshes_the_planner_statistics_of_what_it_loaded(postgres_store, kidx, tmp_path,
                                                                          monkeypatch):
     """A write that loads ANALYZE_FROM rows into a table analyses it before it commits, so

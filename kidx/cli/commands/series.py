@@ -24,6 +24,7 @@ from kidx.cli.options import SelectorOption, StoreOption
 EXAMPLES = """\b
 Examples:
   kidx series -l 'liger_version in (0.5.3,0.5.4)' --label liger_version --baseline huggingface
+  kidx series --references implementation/liger-jsd-liger-triton --tail 10 --fail-on-regression
   kidx series --references environment/liger-bench-nvidia-h100-pcie --label liger_version \\
       --baseline torch --fail-on-regression -o csv
 """
@@ -51,6 +52,13 @@ def series(
     ] = False,
     fail_on_inconclusive: FailOnInconclusiveOption = False,
     allow_empty: AllowEmptyOption = False,
+    tail: Annotated[
+        int | None,
+        typer.Option("--tail", help="Show each series' N newest points only (by observedAt), the first judged "
+                                    "against the point before it; verdicts and change points are found over the "
+                                    "N + 1 points read, and the --fail-on-… gates judge what is shown.",
+                     metavar="N", show_default=False),
+    ] = None,
     output_format: FormatOption = None,
     store: StoreOption = None,
 ) -> int:
@@ -61,10 +69,11 @@ def series(
     are listed under it with their size, p-value and cause. With --baseline, each point
     also shows the speedup over the baseline implementation measured in the same session,
     so a machine change (both moved) can be told from a kernel change. Series of a single
-    point are counted, not shown. Exit status: 0 done; 1 with --fail-on-regression when a
-    point is slower than the one before or a change point moved the level the slower way
-    (or --fail-on-inconclusive when one is inconclusive or unconfirmed); 2 an error, or a
-    gate that could not judge.
+    point are counted, not shown. With --tail N, each series shows its N newest points,
+    read with the one before the first (no more of the series is read). Exit status: 0
+    done; 1 with --fail-on-regression when a shown point is slower than the one before or
+    a change point moved the level the slower way (or --fail-on-inconclusive when one is
+    inconclusive or unconfirmed); 2 an error, or a gate that could not judge.
     """
     from kidx.output.series import SERIES
 
@@ -73,7 +82,7 @@ def series(
         from kidx.operations.analyse.series import build_series
 
         request = series_request(names or (), selector, field_selector, references or (), label, baseline,
-                                 threshold, alpha)
+                                 threshold, alpha, tail)
         return build_series(open_store(store, must_exist=True), kind_registry(), request)
 
     return gated_analysis("series", output_format, analyse, lambda result: SERIES,

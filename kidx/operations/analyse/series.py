@@ -15,6 +15,14 @@ release label when one is named, and observed within SESSION_WINDOW of the point
 speedup over that run, and its change from the previous point, tell a kernel change
 (latency moves, the baseline does not) from a machine change (both move together). The
 baseline's runs must be in the selection.
+
+With a tail (``SeriesRequest.tail``, ``kidx series --tail N``), each series shows its N
+newest points, judged as above over the points read: those N and the one before them,
+which the first shown point is judged against. The selection is read from the catalog's
+rows alone (references, status, observedAt: no object read); only each series' newest
+runs are then read in full, N + 1 of them (more only where some have no figure of the
+series' metric), and the baseline's runs measured within SESSION_WINDOW of them: what is
+read and judged follows N, not the length of the series.
 """
 
 from __future__ import annotations
@@ -40,7 +48,14 @@ from kidx.analysis.significance import (
     rule_text,
 )
 from kidx.errors import NotFoundError
-from kidx.operations.select.analysed_runs import RUN_KIND, AnalysedRun, Referenced, Selection, select_runs
+from kidx.operations.select.analysed_runs import (
+    RUN_KIND,
+    AnalysedRun,
+    Referenced,
+    Selection,
+    read_runs,
+    select_runs,
+)
 
 SESSION_WINDOW = timedelta(hours=1)
 SAME_EVERYTHING = "same kernel, machine and harness"
@@ -60,6 +75,7 @@ class SeriesRequest(NamedTuple):
     # more baselines in order of preference: each comparable group is set against the
     # first of them it holds (publish's repeatable --baseline); ``baseline`` comes first
     more_baselines: tuple[str, ...] = ()
+    tail: int | None = None  # each series' newest points to show (and the one before, read); None: all
 
     @property
     def baselines(self) -> tuple[str, ...]:
@@ -92,6 +108,13 @@ class Series(NamedTuple):
     implementation: Referenced
     points: list[Point]
     changes: list[SeriesChange] = []
+    # with a tail: the point read before the first shown, which that one is judged against
+    previous: Point | None = None
+
+    @property
+    def points_read(self) -> int:
+        """The points the verdicts and change points were found over."""
+        return len(self.points) + (self.previous is not None)
 
     @property
     def environments(self) -> list[Referenced]:
@@ -120,7 +143,9 @@ class SeriesResult(NamedTuple):
 
     @property
     def verdicts(self) -> list[str | None]:
-        return [point.verdict for series in self.series for point in series.points[1:]]
+        """Each shown point's verdict against the point before it (the first point of a
+        series has none, unless a tail hid the one before it)."""
+        return [point.verdict for series in self.series for point in series.points if point.change is not None]
 
     @property
     def slower_changes(self) -> list[SeriesChange]:
@@ -154,16 +179,22 @@ class SeriesReading(NamedTuple):
     members: list[list[AnalysedRun]]
     single: int  # series of one point, not shown
     sessions: dict[tuple, list[AnalysedRun]]  # the baseline runs, per comparable group
+    # with a tail: the runs read in full, in the selection's order (the selection's runs
+    # are then its catalog rows); None: every selected run was read in full
+    read: list[AnalysedRun] | None = None
 
 
 def build_series(store, registry, request: SeriesRequest) -> SeriesResult:
     reading = read_series(store, registry, request)
     return series_result(store, registry, request, reading,
-                         [_series(members, request, reading.sessions) for members in reading.members])
+                         [_shown(_series(members, request, reading.sessions), request.tail)
+                          for members in reading.members])
 
 
 def read_series(store, registry, request: SeriesRequest) -> SeriesReading:
     """The selected runs, in series: everything ``build_series`` judges them from."""
+    if request.tail is not None:
+        return _read_tail(store, registry, request, request.tail)
     selection = select_runs(store, registry, request)
     if selection.missing:
         raise NotFoundError("; ".join(selection.missing))
@@ -180,6 +211,92 @@ def read_series(store, registry, request: SeriesRequest) -> SeriesReading:
         members.sort(key=lambda run: (run.observed, run.name))
         series.append(members)
     return SeriesReading(selection, measured, series, single, sessions)
+
+
+def _read_tail(store, registry, request: SeriesRequest, tail: int) -> SeriesReading:
+    """``read_series`` with a ``tail`` of N: the selection as catalog rows; of each series
+    the newest N + 1 runs that passed, by (observedAt, name), read in full, newest first,
+    N + 1 at a time until each metric among them has N + 1 runs with a figure or none is
+    left; with a baseline, its runs within SESSION_WINDOW of a run read. Each series keeps
+    its newest N + 1 points."""
+    selection = select_runs(store, registry, request, rows_only=True)
+    if selection.missing:
+        raise NotFoundError("; ".join(selection.missing))
+    wanted = tail + 1
+    groups: dict[tuple, list[AnalysedRun]] = {}
+    for row in selection.runs:
+        if row.status == "passed":  # a run that did not pass has no figure: never read
+            groups.setdefault(series_key(row), []).append(row)
+    for rows in groups.values():
+        rows.sort(key=lambda run: (run.observed, run.name), reverse=True)
+    read: dict[str, AnalysedRun] = {}
+    pending, start = list(groups.values()), 0
+    while pending:
+        for run in read_runs(store, registry, [row for rows in pending for row in rows[start:start + wanted]]):
+            read[run.name] = run
+        start += wanted
+        pending = [rows for rows in pending if len(rows) > start and not _enough(rows[:start], read, wanted)]
+    if request.baselines:
+        near = _near_baselines(selection.runs, list(read.values()), request.baselines)
+        for run in read_runs(store, registry, [row for row in near if row.name not in read]):
+            read[run.name] = run
+    runs = [read[row.name] for row in selection.runs if row.name in read]
+    measured = [run for run in runs if run.measure is not None]
+    buckets: dict[tuple, list[AnalysedRun]] = {}
+    for run in measured:
+        buckets.setdefault((*series_key(run), run.known_measure.metric), []).append(run)
+    series, single = [], 0
+    for members in buckets.values():
+        if len(members) < 2:
+            single += 1
+            continue
+        members.sort(key=lambda run: (run.observed, run.name))
+        series.append(members[-wanted:])
+    sessions = _baseline_runs(measured, request.baselines) if request.baselines else {}
+    return SeriesReading(selection, measured, series, single, sessions, runs)
+
+
+def _enough(rows: list[AnalysedRun], read: dict[str, AnalysedRun], wanted: int) -> bool:
+    """Whether the runs of ``rows`` read hold ``wanted`` runs with a figure of each metric among them."""
+    counted: dict[str, int] = {}
+    for row in rows:
+        measure = read[row.name].measure
+        if measure is not None:
+            counted[measure.metric] = counted.get(measure.metric, 0) + 1
+    return bool(counted) and all(count >= wanted for count in counted.values())
+
+
+def _near_baselines(rows: list[AnalysedRun], read: list[AnalysedRun],
+                    baselines: tuple[str, ...]) -> list[AnalysedRun]:
+    """The ``rows`` of a baseline implementation that passed, observed within SESSION_WINDOW
+    of a run ``read`` of their comparable group: the ones a point read may be set against."""
+    moments: dict[tuple, list] = {}
+    for run in read:
+        moment = observed_moment(run.observed)
+        if moment is not None:
+            moments.setdefault(comparable_key(run), []).append(moment)
+    wanted = set(baselines)
+    near = []
+    for row in rows:
+        if row.status != "passed" or not row.implementation_names() & wanted:
+            continue
+        moment = observed_moment(row.observed)
+        if moment is not None and any(abs(moment - other) <= SESSION_WINDOW
+                                      for other in moments.get(comparable_key(row), ())):
+            near.append(row)
+    return near
+
+
+def _shown(series: Series, tail: int | None) -> Series:
+    """The series' newest ``tail`` points (all, where ``tail`` is None or it has no more),
+    the one before them kept as ``previous``, the change points' positions among those shown."""
+    if tail is None or len(series.points) <= tail:
+        return series
+    hidden = len(series.points) - tail
+    return series._replace(
+        points=series.points[hidden:], previous=series.points[hidden - 1],
+        changes=[change._replace(point=change.point._replace(position=change.point.position - hidden))
+                 for change in series.changes if change.point.position >= hidden])
 
 
 def judged(reading: SeriesReading, request: SeriesRequest) -> list[tuple[list[tuple], list[tuple]]]:
@@ -237,10 +354,16 @@ def series_result(store, registry, request: SeriesRequest, reading: SeriesReadin
                         "library or "
                         f"provider label); implementations present: {', '.join(present[:8])}")
     rule = rule_text(request.threshold, request.alpha, request.min_t, request.confirm_runs)
+    if reading.read is None:
+        unmeasured, inputs = [run.name for run in selection.runs if run.measure is None], selection.runs
+    else:  # a tail: the selection's rows that did not pass, the runs read without a figure
+        unmeasured = [run.name for run in selection.runs if run.status != "passed"]
+        unmeasured += [run.name for run in reading.read if run.measure is None]
+        inputs = reading.read
     return SeriesResult(series, reading.single, rule,
                         request.threshold, request.label_key, request.baseline,
-                        [run.name for run in selection.runs if run.measure is None], request.alpha, request.min_t,
-                        tuple(problems), tuple(selection.runs))
+                        unmeasured, request.alpha, request.min_t,
+                        tuple(problems), tuple(inputs))
 
 
 def _baseline_runs(runs: list[AnalysedRun], baselines: tuple[str, ...]) -> dict[tuple, list[AnalysedRun]]:

@@ -131,10 +131,14 @@ class RunsRequest(Protocol):
     def references(self) -> tuple: ...
 
 
-def select_runs(store: Store, registry: KindRegistry, request: RunsRequest, conditions: tuple = ()) -> Selection:
+def select_runs(store: Store, registry: KindRegistry, request: RunsRequest, conditions: tuple = (),
+                rows_only: bool = False) -> Selection:
     """The runs the request selects, analysed; ``conditions``: ReferenceConditions they
-    must also meet."""
-    from kidx.operations.select.get import Query, find_objects
+    must also meet. ``rows_only``: each run as its catalog row holds it (its references,
+    status, observedAt and the figure's median, as ``get`` lists them: no object read where
+    the row caches its columns), for choosing which runs to read in full (``read_runs``);
+    their measures are not to be judged."""
+    from kidx.operations.select.get import LoadMode, Query, find_objects
 
     query = Query(
         arguments=["benchmarkruns", *request.names],
@@ -142,10 +146,30 @@ def select_runs(store: Store, registry: KindRegistry, request: RunsRequest, cond
         field_selector=request.field_selector,
         references=tuple(request.references),
         reference_conditions=conditions,
+        load=LoadMode.COLUMNS if rows_only else LoadMode.MANIFESTS,
     )
     result = find_objects(store, registry, query)
     manifests = [m for _, group in result.groups for m in group]
     return Selection(analysed_all(store, registry, manifests, getattr(request, "metric", None)), result.missing)
+
+
+def read_runs(store: Store, registry: KindRegistry, runs: list[AnalysedRun],
+              metric: str | None = None) -> list[AnalysedRun]:
+    """``runs`` selected with ``rows_only``, read in full and analysed (in batches: one
+    look-up a thousand runs), in their order."""
+    from kidx.operations.select.get import READ_BATCH
+
+    manifests = []
+    for start in range(0, len(runs), READ_BATCH):
+        batch = [run.manifest for run in runs[start:start + READ_BATCH]]
+        digests = [manifest["metadata"]["digest"] for manifest in batch]
+        identities = store.identities(digests)
+        for manifest, digest in zip(batch, digests, strict=True):
+            # a missing object: the store's own error names it
+            identity = identities[digest] if digest in identities else store.identity(digest)
+            manifests.append({**manifest, "apiVersion": identity["apiVersion"], "kind": identity["kind"],
+                              "spec": identity["spec"]})
+    return analysed_all(store, registry, manifests, metric)
 
 
 def recent_runs(store: Store, registry: KindRegistry, condition_sets, window: int,
