@@ -118,7 +118,7 @@ class PostgresRows(PostgresQueries):
     _label_ids: dict[tuple[str, str], int]  # label_values' ids seen (emptied by a rollback)
     _label_pairs: dict[int, tuple[str, str]]  # the other way round, as read
     _series_ids: dict[tuple[int, ...], int]  # series' ids seen (emptied by a rollback)
-    # a row's references (field, target) -> the replacements packing its printer columns, its series' id
+    # a row's references ((field, digest) pairs) -> the replacements packing its printer columns, its series' id
     _replacements: dict[tuple, tuple]
     _row_series: dict[tuple, int]
     _digests_of_targets: dict[str, str]
@@ -468,26 +468,39 @@ class PostgresRows(PostgresQueries):
             self.connection.copy(table, columns, rows)
             self._loaded(table, len(rows))
 
-    def _indexed_columns(self, label_rows: Sequence[tuple], ref_rows: Sequence[tuple]) -> tuple:
+    def _index_rows_of(self, object_id: int | None, entry, references, label_rows: builtins.list,
+                       ref_rows: builtins.list) -> None:
+        """Version 3 keeps no label or reference rows, only what a names row holds of them
+        (``_indexed_columns``, ``_stored_columns``): as its "rows", one each at most, its
+        labels (a mapping) and its references as given (a tuple of (field, digest) pairs,
+        a key of what was found for them: rows share a few thousand sets of references)."""
+        if entry.labels:
+            label_rows.append(entry.labels)
+        if references:
+            ref_rows.append(tuple(references))
+
+    def _indexed_columns(self, label_rows: Sequence, ref_rows: Sequence) -> tuple:
         """Version 3: a names row's series id (None: no references) and label ids, from its
-        label rows (object_id, key, value) and reference rows (object_id, field, target)."""
-        labels = self._label_ids
-        try:
-            label_ids = sorted([labels[row[1], row[2]] for row in label_rows])
-        except KeyError:  # not learnt first (fsck --repair)
-            labels = self._label_ids_of({(row[1], row[2]) for row in label_rows})
-            label_ids = sorted([labels[row[1], row[2]] for row in label_rows])
+        labels and references (``_index_rows_of``)."""
+        label_ids = []
+        if label_rows:
+            labels, pairs = self._label_ids, label_rows[0].items()
+            try:
+                label_ids = sorted([labels[pair] for pair in pairs])
+            except KeyError:  # not learnt first (fsck --repair)
+                labels = self._label_ids_of(set(pairs))
+                label_ids = sorted([labels[pair] for pair in pairs])
         series_id = None
         if ref_rows:
-            found = tuple([(row[1], bytes(row[2])) for row in ref_rows])
-            series_id = self._row_series.get(found)
+            series_id = self._row_series.get(ref_rows[0])
             if series_id is None:  # the first row with these references
+                found = [(field_name, raw(target)) for field_name, target in ref_rows[0]]
                 targets = self._target_ids
                 if not all(pair in targets for pair in found):
                     targets = self._target_ids_of(set(found))
                 key = tuple(sorted({targets[pair] for pair in found}))
                 series = self._series_ids if key in self._series_ids else self._series_ids_of({key})
-                series_id = self._row_series[found] = series[key]
+                series_id = self._row_series[ref_rows[0]] = series[key]
         return (series_id, label_ids)
 
     def _labels_json(self) -> Callable[[dict], str | None]:
@@ -537,16 +550,17 @@ class PostgresRows(PostgresQueries):
     # --- printer columns: a reference digest among them is kept as its target id ---------
 
     def _stored_columns(self, columns: str | None, ref_rows) -> str | None:
-        """``columns`` with each of the row's reference digests as its ``ref_targets`` id
-        between two MARKs (``kidx.store.catalog_packing``: 73 characters become a few)."""
+        """``columns`` with each of the row's reference digests (``_index_rows_of``) as its
+        ``ref_targets`` id between two MARKs (``kidx.store.catalog_packing``: 73 characters
+        become a few)."""
         if not columns or not ref_rows:
             return columns
-        pairs = tuple([(row[1], bytes(row[2])) for row in ref_rows])
-        replacements = self._replacements.get(pairs)
+        replacements = self._replacements.get(ref_rows[0])
         if replacements is None:  # the first row with these references
+            pairs = [(field_name, raw(target)) for field_name, target in ref_rows[0]]
             known = self._target_ids  # a write learns them all first (_prepare_write)
             ids = known if all(pair in known for pair in pairs) else self._target_ids_of(set(pairs))
-            replacements = self._replacements[pairs] = reference_replacements(
+            replacements = self._replacements[ref_rows[0]] = reference_replacements(
                 {pair[1].hex(): ids[pair] for pair in pairs})
         return pack_replacing(columns, replacements)
 
