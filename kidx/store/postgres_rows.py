@@ -319,11 +319,12 @@ class PostgresRows(PostgresQueries):
         if changes and self._next_revision is None and self._last_revision is None:
             (last,) = self.connection.execute(STATEMENTS.revision_ids).fetchone()
             self._last_revision = int(last)
-        targets = self._target_ids_of({(field_name, raw(target)) for change in changes
-                                       for field_name, target in change[1]})
+        reference_sets = {tuple(change[1]) for change in changes if change[1]}  # rows share a few thousand
+        targets = self._target_ids_of({(field_name, raw(target)) for references in reference_sets
+                                       for field_name, target in references})
         self._label_ids_of({pair for change in changes for pair in change[0].labels.items()})
-        self._series_ids_of({tuple(sorted({targets[(field_name, raw(target))] for field_name, target in change[1]}))
-                             for change in changes if change[1]})
+        self._series_ids_of({tuple(sorted({targets[(field_name, raw(target))] for field_name, target in references}))
+                             for references in reference_sets})
 
     # --- annotations: JSON text's UTF-8, or deflated --------------------------------------
 
