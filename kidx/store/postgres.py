@@ -34,16 +34,19 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from kidx.errors import OutcomeUnknown, StoreBusy, StoreError, StoreReadOnly
 from kidx.store import interrupts, notices
 from kidx.store.catalog import (
     Change,
+    Revision,
     StoreBackend,
 )
 from kidx.store.catalog_packing import PackedValueError
 from kidx.store.objects import PRESENT, WRITTEN, ObjectBackend, ObjectDB
+from kidx.store.postgres_loader import Loader, RowStream
 from kidx.store.postgres_rows import COPY_FROM, PostgresRows
 from kidx.store.postgres_schema import SCHEMA_VERSION, VERSION_1, VERSION_2, create, upgrade
 from kidx.store.postgres_url import INSTALL_HINT, masked, scrubbed
@@ -99,6 +102,7 @@ class Connection:
             )
         except self._psycopg.Error as exc:
             raise StoreError(f"cannot connect to the store at {self.location}: {self.message(exc)}") from None
+        self.loader = Loader(self.connection)  # a write's COPYs, run behind it
         self.in_transaction = False
         self.writing = False
         self.version: str | None = None
@@ -150,21 +154,34 @@ class Connection:
         return True
 
     def execute(self, query: str, parameters: Sequence = ()):
+        self.loader.settle()
         return self.connection.execute(query, parameters)
 
     def executemany(self, query: str, rows: Sequence[Sequence]) -> None:
         if rows:
+            self.loader.settle()
             with self.connection.cursor() as cursor:
                 cursor.executemany(query, rows)
 
-    def copy(self, table: str, columns: str, rows: Iterable[Sequence]) -> None:
-        """Rows into ``table``'s ``columns`` with one COPY: streamed, not a statement per row
-        (a bulk apply's labels, references and revisions: several rows per run)."""
-        with self.connection.cursor() as cursor, cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row(row)
+    def copy(self, table: str, columns: str, rows: Sequence[Sequence] | Callable[[Any], Iterable[Sequence]],
+             types: Sequence[str] = ()) -> None:
+        """Rows (not changed after) into ``table``'s ``columns`` with one COPY, not a statement
+        per row (a bulk apply's names, objects, labels, series), run behind the caller
+        (``kidx.store.postgres_loader``): the next statement waits for it, and raises its
+        error. ``rows`` may be a function of the psycopg connection that gives them; with
+        the columns' ``types``, COPY's binary format is used."""
+        self.loader.copy(table, columns, rows, types)
+
+    def stream(self, table: str, columns: str) -> RowStream:
+        """A COPY that sends rows as they are handed to it, behind the caller (as ``copy``)."""
+        return self.loader.stream(table, columns)
+
+    def settle(self) -> None:
+        """Wait for the COPYs running behind the caller; raise the first one's error."""
+        self.loader.settle()
 
     def close(self) -> None:
+        self.loader.close()
         try:
             self.connection.close()
         except self._psycopg.Error:
@@ -173,12 +190,14 @@ class Connection:
     # --- transactions -------------------------------------------------------------------
 
     def begin_read(self) -> None:
+        self.loader.settle()
         self.connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         self.in_transaction = True
         if self.version != SCHEMA_VERSION:  # an older catalog (or none) may have been upgraded since: look again
             self.schema_present = self._schema_present()
 
     def begin_write(self) -> None:
+        self.loader.settle()
         self.connection.execute("BEGIN")
         self.in_transaction = self.writing = True
         try:
@@ -226,7 +245,7 @@ class Connection:
         while COMMIT is in flight leaves the outcome unknown: ``OutcomeUnknown``."""
         # a round trip first: a connection lost before COMMIT is sent has committed nothing
         # (a plain "lost the connection", exit 1); only one lost during COMMIT is unknown
-        self.connection.execute("SELECT 1")
+        self.execute("SELECT 1")
         timer = threading.Timer(COMMIT_NOTICE_AFTER_S, notices.notify, (
             f"waiting for the store at {self.location} to confirm the commit (a synchronous standby may not be "
             "answering); Ctrl-C asks the server to stop waiting and keep the commit, a second Ctrl-C gives up "
@@ -267,6 +286,7 @@ class Connection:
             notices.notify(f"the store at {self.location} says: {diagnostic.message_primary}{detail}")
 
     def rollback(self) -> None:
+        self.loader.abandon()
         if not self.in_transaction:
             return
         self.in_transaction = False
@@ -297,6 +317,11 @@ class PostgresObjectBackend(ObjectBackend):
         self._backend = backend
         self.location = backend.location
         self._pending: dict[bytes, bytes] = {}
+
+    @property
+    def pending(self) -> dict[bytes, bytes]:
+        """The objects written since the last flush, by digest (their 32 bytes)."""
+        return self._pending
 
     @property
     def connection(self) -> Connection:
@@ -359,6 +384,12 @@ class PostgresObjectBackend(ObjectBackend):
     def flush(self) -> None:
         """The queued objects that the table does not hold yet, in one COPY (under the write
         lock no other writer adds objects meanwhile; a few go as INSERTs)."""
+        self.flush_behind()
+        self.connection.translating(self.connection.settle)
+
+    def flush_behind(self) -> None:
+        """``flush``, its COPY run behind the write (``Connection.copy``): the write's next
+        statement waits for it."""
         if not self._pending:
             return
         rows = list(self._pending.items())
@@ -371,9 +402,15 @@ class PostgresObjectBackend(ObjectBackend):
                 rows,
             )
             return
-        missing = self.missing(key.hex() for key, _ in rows)
-        connection.translating(connection.copy, "kidx.objects", "digest, content",
-                               [(key, data) for key, data in rows if key.hex() in missing])
+
+        def missing(psycopg_connection) -> list[tuple[bytes, bytes]]:
+            # the digests as one array's text (psycopg dumps a list of bytes element by element)
+            digests = "{" + ",".join([f"\\\\x{key.hex()}" for key, _ in rows]) + "}"
+            present = {bytes(row[0]) for row in psycopg_connection.execute(
+                "SELECT digest FROM kidx.objects WHERE digest = ANY(%s::bytea[])", (digests,))}
+            return [row for row in rows if row[0] not in present] if present else rows
+
+        connection.copy("kidx.objects", "digest, content", missing, ("bytea", "bytea"))
 
     def discard(self) -> None:
         self._pending.clear()
@@ -434,19 +471,32 @@ class PostgresCatalog(PostgresRows):
 
     def _restore_starts(self, changes: Sequence[Change]) -> None:
         """Index the specs of the objects the rows refer to or carry (kept from the first
-        write on), and learn the ids of their reference targets."""
+        write on), learn the ids of their labels, reference targets and series, then load
+        the write's objects behind it (``Connection.copy``) while its rows are made: the
+        statements that read come first, so that none waits for a load."""
+        self._index_specs(self._specs_of(changes))
         self._prepare_write(changes)
-        specs = self._specs_of(changes)
-        if specs:
-            self.backend.object_backend.flush()  # objects of this write first: they may be read here
-            self._index_specs(specs)
+        self.backend.object_backend.flush_behind()
 
     def _object_texts(self, digests: Sequence) -> dict:
-        return {
-            bytes(digest): bytes(content)
-            for digest, content in self.connection.execute(
-                "SELECT digest, content FROM kidx.objects WHERE digest = ANY(%s)", (list(digests),))
-        }
+        """Objects by digest: this write's own from memory (not loaded yet), the others read."""
+        pending = self.backend.object_backend.pending
+        texts = {digest: pending[digest] for digest in digests if digest in pending}
+        wanted = [digest for digest in digests if digest not in texts]
+        if wanted:
+            texts.update((bytes(digest), bytes(content)) for digest, content in self.connection.execute(
+                "SELECT digest, content FROM kidx.objects WHERE digest = ANY(%s)", (wanted,)))
+        return texts
+
+    def put_many(self, changes: Sequence[Change], now: str) -> None:
+        """``SQLCatalog.put_many``, its loads finished: their errors are the write's, raised
+        before it commits."""
+        super().put_many(changes, now)
+        self.connection.translating(self.connection.settle)
+
+    def restore(self, changes: Sequence[Change], revisions: Sequence[Revision]) -> None:
+        super().restore(changes, revisions)
+        self.connection.translating(self.connection.settle)
 
     # --- transactions -------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from kidx.store.catalog_packing import (
     unpack_text,
 )
 from kidx.store.label_conditions import label_clauses
+from kidx.store.postgres_loader import CHUNK, RowStream
 from kidx.store.postgres_queries import PostgresQueries, digest_range, raw
 from kidx.store.postgres_schema import SCHEMA_VERSION, Statements3
 from kidx.store.sql_catalog import digest_of_raw, dumps, translating
@@ -63,16 +64,61 @@ REFERRER_NAMES = (f"SELECT e.name FROM kidx.entries e WHERE e.series_id IN ({SER
                   "ORDER BY e.name LIMIT %s")
 
 
+def copy_target(statement: str) -> tuple[str, str]:
+    """The table and columns of an ``INSERT INTO table (columns) VALUES …`` statement."""
+    table, _, columns = statement.removeprefix("INSERT INTO ").partition(" (")
+    return table, columns.partition(")")[0]
+
+
+def copied_entry(row: tuple) -> tuple:
+    """A names row (``insert_entry``'s parameters) as COPY takes it: no labels' JSON (index
+    5), no second copy of the time it was created, its label ids as an array's text."""
+    return (*row[:5], *row[6:11], None if row[11] == row[7] else row[11], row[12], array_text(row[13]))
+
+
+class StreamedRows(builtins.list):
+    """The new names rows of a write, each ``CHUNK`` appended handed to a COPY that runs
+    behind the write (``Connection.stream``) in the form ``form`` gives, and let go: a list
+    that holds only those not sent yet. ``close`` sends the rest and ends the COPY (a new
+    one is started for rows that come after the write's loads were waited for)."""
+
+    def __init__(self, connection, table: str, columns: str, form: Callable[[tuple], tuple]):
+        super().__init__()
+        self.connection, self.table, self.columns, self.form = connection, table, columns, form
+        self.stream: RowStream | None = None
+        self.sent = 0
+
+    def append(self, row: tuple) -> None:
+        super().append(row)
+        if len(self) >= CHUNK:
+            self.send()
+
+    def send(self) -> None:
+        if self:
+            if self.stream is None or self.stream.closed:
+                self.stream = self.connection.stream(self.table, self.columns)
+            form = self.form
+            self.stream.put([form(row) for row in self])
+            self.sent += len(self)
+            self.clear()
+
+    def close(self) -> None:
+        self.send()
+        if self.stream is not None:
+            self.stream.close()
+
+
 class PostgresRows(PostgresQueries):
     """The catalog's row hooks (``SQLCatalog``'s) for the version its connection has."""
 
     dialect = DIALECT
     _next_revision: int | None = None  # while a write takes revision ids
+    _last_revision: int | None = None  # the last one taken before the write, read as it starts (_prepare_write)
     _target_ids: dict[tuple[str, bytes], int]  # ref_targets' ids and digests seen (emptied by a rollback)
     _label_ids: dict[tuple[str, str], int]  # label_values' ids seen (emptied by a rollback)
     _label_pairs: dict[int, tuple[str, str]]  # the other way round, as read
     _series_ids: dict[tuple[int, ...], int]  # series' ids seen (emptied by a rollback)
-    # a row's references (field, target) -> the replacements packing its printer columns, its series' id
+    # a row's references ((field, digest) pairs) -> the replacements packing its printer columns, its series' id
     _replacements: dict[tuple, tuple]
     _row_series: dict[tuple, int]
     _digests_of_targets: dict[str, str]
@@ -216,20 +262,23 @@ class PostgresRows(PostgresQueries):
     def _revision_id(self) -> int:
         """A new revision id (inside a write; ``_save_revision_ids`` records those taken)."""
         if self._next_revision is None:
-            (last,) = self.connection.execute(STATEMENTS.revision_ids).fetchone()
+            last = self._last_revision
+            if last is None:
+                (last,) = self.connection.execute(STATEMENTS.revision_ids).fetchone()
             self._next_revision = int(last) + 1
         taken = self._next_revision
         self._next_revision = taken + 1
         return taken
 
     def _save_revision_ids(self) -> None:
+        self._last_revision = None
         if self._next_revision is not None:
             self.connection.execute(STATEMENTS.save_revision_ids, (str(self._next_revision - 1),))
             self._next_revision = None
 
     def _forget_write(self) -> None:
         """After a rollback: ids it took may be taken again by another write."""
-        self._next_revision = None
+        self._next_revision = self._last_revision = None
         self._target_ids.clear()
         self._replacements.clear()
         self._row_series.clear()
@@ -252,14 +301,10 @@ class PostgresRows(PostgresQueries):
         self._save_revision_ids()
 
     def _prepare_write(self, changes: Sequence[Change]) -> None:
-        """Before a write's rows: the ids of every label, reference target and reference set
-        it writes (two queries each), and the store's dictionary for annotations (made by the
-        first write that has enough long ones)."""
-        targets = self._target_ids_of({(field_name, raw(target)) for change in changes
-                                       for field_name, target in change[1]})
-        self._label_ids_of({pair for change in changes for pair in change[0].labels.items()})
-        self._series_ids_of({tuple(sorted({targets[(field_name, raw(target))] for field_name, target in change[1]}))
-                             for change in changes if change[1]})
+        """Before a write's rows: the store's dictionary for annotations (made by the first
+        write that has enough long ones), the last revision id, and the ids of every label,
+        reference target and reference set it writes (two queries each; the new ones' rows
+        loaded behind the write, so the queries come first)."""
         if self._packer is None or self._packer.tag == b"\0":  # no dictionary yet: this write may make it
             row = self.connection.execute(
                 "SELECT id, dictionary FROM kidx.text_dictionaries ORDER BY id DESC LIMIT 1").fetchone()
@@ -271,6 +316,15 @@ class PostgresRows(PostgresQueries):
                     self.connection.execute(
                         "INSERT INTO kidx.text_dictionaries (id, dictionary) VALUES (1, %s)", (dictionary,))
                 self._packer = TextPacker() if dictionary is None else TextPacker(1, dictionary)
+        if changes and self._next_revision is None and self._last_revision is None:
+            (last,) = self.connection.execute(STATEMENTS.revision_ids).fetchone()
+            self._last_revision = int(last)
+        reference_sets = {tuple(change[1]) for change in changes if change[1]}  # rows share a few thousand
+        targets = self._target_ids_of({(field_name, raw(target)) for references in reference_sets
+                                       for field_name, target in references})
+        self._label_ids_of({pair for change in changes for pair in change[0].labels.items()})
+        self._series_ids_of({tuple(sorted({targets[(field_name, raw(target))] for field_name, target in references}))
+                             for references in reference_sets})
 
     # --- annotations: JSON text's UTF-8, or deflated --------------------------------------
 
@@ -308,20 +362,32 @@ class PostgresRows(PostgresQueries):
 
     # --- bulk loads and reference target ids ---------------------------------------------
 
+    def _new_entry_rows(self, changes: Sequence[Change]) -> builtins.list[tuple]:
+        """A write of many new names and nothing else (no update to go first): its names
+        rows sent to COPY as ``put_many`` makes them (``StreamedRows``), so that the server
+        stores the first while kidx makes the rest."""
+        if (self.connection.version != SCHEMA_VERSION or len(changes) < COPY_FROM
+                or any(change[0].id is not None for change in changes)):
+            return []
+        table, columns = copy_target(STATEMENTS.insert_entry)
+        return StreamedRows(self.connection, table, columns, copied_entry)
+
     def _insert_many(self, statement: str, rows: builtins.list[tuple]) -> None:
         """Many rows by COPY (the statement's table and columns), a few by INSERT. A names
         row recorded when its name was created keeps no second copy of that time."""
+        if isinstance(rows, StreamedRows):  # sent as they came
+            rows.close()
+            self._loaded(rows.table, rows.sent)
+            return
         if statement is STATEMENTS.insert_entry and len(rows) >= COPY_FROM:
-            # no labels' JSON (index 5): their ids are at the end, as an array's text (array_text)
-            rows = [(*row[:5], *row[6:11], None if row[11] == row[7] else row[11], row[12], array_text(row[13]))
-                    for row in rows]
+            rows = [copied_entry(row) for row in rows]
         elif statement is STATEMENTS.insert_entry:
             rows = [(*row[:5], *row[6:11], None if row[11] == row[7] else row[11], *row[12:]) for row in rows]
         if len(rows) < COPY_FROM:
             self.connection.executemany(statement, rows)
             return
-        table, _, columns = statement.removeprefix("INSERT INTO ").partition(" (")
-        self.connection.copy(table, columns.partition(")")[0], rows)
+        table, columns = copy_target(statement)
+        self.connection.copy(table, columns, rows)
         self._loaded(table, len(rows))
 
     def _loaded(self, table: str, rows: int) -> None:
@@ -403,26 +469,39 @@ class PostgresRows(PostgresQueries):
             self.connection.copy(table, columns, rows)
             self._loaded(table, len(rows))
 
-    def _indexed_columns(self, label_rows: Sequence[tuple], ref_rows: Sequence[tuple]) -> tuple:
+    def _index_rows_of(self, object_id: int | None, entry, references, label_rows: builtins.list,
+                       ref_rows: builtins.list) -> None:
+        """Version 3 keeps no label or reference rows, only what a names row holds of them
+        (``_indexed_columns``, ``_stored_columns``): as its "rows", one each at most, its
+        labels (a mapping) and its references as given (a tuple of (field, digest) pairs,
+        a key of what was found for them: rows share a few thousand sets of references)."""
+        if entry.labels:
+            label_rows.append(entry.labels)
+        if references:
+            ref_rows.append(tuple(references))
+
+    def _indexed_columns(self, label_rows: Sequence, ref_rows: Sequence) -> tuple:
         """Version 3: a names row's series id (None: no references) and label ids, from its
-        label rows (object_id, key, value) and reference rows (object_id, field, target)."""
-        labels = self._label_ids
-        try:
-            label_ids = sorted([labels[row[1], row[2]] for row in label_rows])
-        except KeyError:  # not learnt first (fsck --repair)
-            labels = self._label_ids_of({(row[1], row[2]) for row in label_rows})
-            label_ids = sorted([labels[row[1], row[2]] for row in label_rows])
+        labels and references (``_index_rows_of``)."""
+        label_ids = []
+        if label_rows:
+            labels, pairs = self._label_ids, label_rows[0].items()
+            try:
+                label_ids = sorted([labels[pair] for pair in pairs])
+            except KeyError:  # not learnt first (fsck --repair)
+                labels = self._label_ids_of(set(pairs))
+                label_ids = sorted([labels[pair] for pair in pairs])
         series_id = None
         if ref_rows:
-            found = tuple([(row[1], bytes(row[2])) for row in ref_rows])
-            series_id = self._row_series.get(found)
+            series_id = self._row_series.get(ref_rows[0])
             if series_id is None:  # the first row with these references
+                found = [(field_name, raw(target)) for field_name, target in ref_rows[0]]
                 targets = self._target_ids
                 if not all(pair in targets for pair in found):
                     targets = self._target_ids_of(set(found))
                 key = tuple(sorted({targets[pair] for pair in found}))
                 series = self._series_ids if key in self._series_ids else self._series_ids_of({key})
-                series_id = self._row_series[found] = series[key]
+                series_id = self._row_series[ref_rows[0]] = series[key]
         return (series_id, label_ids)
 
     def _labels_json(self) -> Callable[[dict], str | None]:
@@ -472,16 +551,17 @@ class PostgresRows(PostgresQueries):
     # --- printer columns: a reference digest among them is kept as its target id ---------
 
     def _stored_columns(self, columns: str | None, ref_rows) -> str | None:
-        """``columns`` with each of the row's reference digests as its ``ref_targets`` id
-        between two MARKs (``kidx.store.catalog_packing``: 73 characters become a few)."""
+        """``columns`` with each of the row's reference digests (``_index_rows_of``) as its
+        ``ref_targets`` id between two MARKs (``kidx.store.catalog_packing``: 73 characters
+        become a few)."""
         if not columns or not ref_rows:
             return columns
-        pairs = tuple([(row[1], bytes(row[2])) for row in ref_rows])
-        replacements = self._replacements.get(pairs)
+        replacements = self._replacements.get(ref_rows[0])
         if replacements is None:  # the first row with these references
+            pairs = [(field_name, raw(target)) for field_name, target in ref_rows[0]]
             known = self._target_ids  # a write learns them all first (_prepare_write)
             ids = known if all(pair in known for pair in pairs) else self._target_ids_of(set(pairs))
-            replacements = self._replacements[pairs] = reference_replacements(
+            replacements = self._replacements[ref_rows[0]] = reference_replacements(
                 {pair[1].hex(): ids[pair] for pair in pairs})
         return pack_replacing(columns, replacements)
 

@@ -207,6 +207,12 @@ class SQLCatalog(Catalog):
             self._insert_many(self.sql.insert_label, label_rows)
             self._insert_refs(ref_rows)
 
+    def _new_entry_rows(self, changes: Sequence[Change]) -> builtins.list[tuple]:
+        """The list ``put_many`` appends the new names rows of ``changes`` to, then hands to
+        ``_insert_many``: a plain list here (see the PostgreSQL catalog's, which sends them
+        as they come)."""
+        return []
+
     def _insert_many(self, statement: str, rows: builtins.list[tuple]) -> None:
         """Rows for one of the plain INSERT statements (entries, labels, revisions); a
         backend may load them another way (PostgreSQL: COPY)."""
@@ -487,10 +493,10 @@ class SQLCatalog(Catalog):
 
         New names get ids allocated here, which is safe because writers hold the write lock.
         """
+        (highest,) = self.connection.execute(self.sql.highest_id).fetchone()
         marking = self._write_starts(changes)
         stored = self.dialect.stored_digest
-        (highest,) = self.connection.execute(self.sql.highest_id).fetchone()
-        rows: list[tuple] = []
+        rows: list[tuple] = self._new_entry_rows(changes)
         updates: list[tuple] = []
         label_rows: list[tuple] = []
         ref_rows: list[tuple] = []
@@ -553,8 +559,8 @@ class SQLCatalog(Catalog):
     @translating
     def restore(self, changes: Sequence[Change], revisions: Sequence[Revision]) -> None:
         """Names and revisions exactly as given (a bundle), inside a write."""
-        self._restore_starts(changes)
         (highest,) = self.connection.execute(self.sql.highest_id).fetchone()
+        self._restore_starts(changes)
         rows: list[tuple] = []
         label_rows: list[tuple] = []
         ref_rows: list[tuple] = []
