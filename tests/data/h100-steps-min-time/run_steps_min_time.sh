@@ -1,17 +1,17 @@
 #!/bin/bash
 # On the device machine, from the repository root:
-#   bash tests/data/h100-steps-min-time/run_steps_min_time.sh N LIMIT_S BATCH MIN_TIME_S
+#   bash tests/data/h100-steps-min-time/run_steps_min_time.sh N LIMIT_S BATCH MIN_TIME_S [KERNEL ...]
 # tests/data/h100-steps's steps_driver.py (layer_norm, softmax, geglu at 1, 1.01, 1.02 and 1.05
 # times the rows) recorded with kidx record liger --timer cuda_graph --min-time MIN_TIME_S
 # --processes N, labelled batch=BATCH; the store is exported, gzipped, to $OUT/steps-BATCH.kidx.json.gz
 set -u
-N=${1:-5}; LIMIT=${2:-420}; BATCH=${3:-1}; LEAST=${4:-0.5}
+N=${1:-5}; LIMIT=${2:-420}; BATCH=${3:-1}; LEAST=${4:-0.5}; shift 4; KERNELS=${*:-layer_norm softmax geglu}
 export PYTHONUNBUFFERED=1
 START=$(date +%s)
 REPO=$(pwd); D=$REPO/.devicework
 R=/tmp/result/steps-$BATCH; mkdir -p $R
 exec > >(tee -a "$R/device.log") 2>&1
-echo "== $(date -u +%FT%TZ) steps with --min-time $LEAST, $N processes, batch $BATCH"
+echo "== $(date -u +%FT%TZ) steps of $KERNELS with --min-time $LEAST, $N processes, batch $BATCH"
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site $D/whl/*.whl || { echo "wheel install failed"; exit 1; }
 export PYTHONPATH=/tmp/site:$REPO
 KIDX="python3 -m kidx"
@@ -25,7 +25,7 @@ cd /tmp/liger/scripts
 t0=$(date +%s)
 timeout -s INT -k 30 $LIMIT $KIDX record liger --environment /tmp/environment.yaml --timer cuda_graph --min-time $LEAST --processes $N \
   --label suite=steps-min-time --label batch=$BATCH --label sampling=min-time-$LEAST --label timer=cuda_graph \
-  --store /tmp/store-steps-$BATCH -- python3 steps_driver.py layer_norm softmax geglu
+  --store /tmp/store-steps-$BATCH -- python3 steps_driver.py $KERNELS
 echo "record rc=$? in $(( $(date +%s) - t0 )) s"
 cd /tmp
 $KIDX get runs -l suite=steps-min-time -o wide --store /tmp/store-steps-$BATCH > $R/kidx-get-runs.txt 2>&1; wc -l $R/kidx-get-runs.txt
