@@ -199,18 +199,25 @@ def read_series(store, registry, request: SeriesRequest) -> SeriesReading:
     if selection.missing:
         raise NotFoundError("; ".join(selection.missing))
     measured = [run for run in selection.runs if run.measure is not None]
+    series, single = _in_series(measured, None)
+    sessions = _baseline_runs(measured, request.baselines) if request.baselines else {}
+    return SeriesReading(selection, measured, series, single, sessions)
+
+
+def _in_series(measured: list[AnalysedRun], newest: int | None) -> tuple[list[list[AnalysedRun]], int]:
+    """The measured runs by series and metric, each oldest first (its ``newest`` runs
+    only, if given), and how many series held a single run (not a series)."""
     buckets: dict[tuple, list[AnalysedRun]] = {}
     for run in measured:
         buckets.setdefault((*series_key(run), run.known_measure.metric), []).append(run)
-    sessions = _baseline_runs(measured, request.baselines) if request.baselines else {}
     series, single = [], 0
     for members in buckets.values():
         if len(members) < 2:
             single += 1
             continue
         members.sort(key=lambda run: (run.observed, run.name))
-        series.append(members)
-    return SeriesReading(selection, measured, series, single, sessions)
+        series.append(members if newest is None else members[-newest:])
+    return series, single
 
 
 def _read_tail(store, registry, request: SeriesRequest, tail: int) -> SeriesReading:
@@ -242,16 +249,7 @@ def _read_tail(store, registry, request: SeriesRequest, tail: int) -> SeriesRead
             read[run.name] = run
     runs = [read[row.name] for row in selection.runs if row.name in read]
     measured = [run for run in runs if run.measure is not None]
-    buckets: dict[tuple, list[AnalysedRun]] = {}
-    for run in measured:
-        buckets.setdefault((*series_key(run), run.known_measure.metric), []).append(run)
-    series, single = [], 0
-    for members in buckets.values():
-        if len(members) < 2:
-            single += 1
-            continue
-        members.sort(key=lambda run: (run.observed, run.name))
-        series.append(members[-wanted:])
+    series, single = _in_series(measured, wanted)
     sessions = _baseline_runs(measured, request.baselines) if request.baselines else {}
     return SeriesReading(selection, measured, series, single, sessions, runs)
 
