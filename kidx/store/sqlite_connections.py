@@ -1,5 +1,6 @@
 """How the SQLite catalog opens its file: the page cache every connection keeps, and a
-read-only connection that also reads a store in a folder nobody may write."""
+read-only connection that also reads a store in a folder nobody may write, or one that a
+writer killed mid-write left to be rolled back."""
 
 from __future__ import annotations
 
@@ -16,19 +17,42 @@ if TYPE_CHECKING:
 # history: hundreds of them) reuses the index pages it has read.
 CACHE_KIB = 65_536
 
+#: SQLite's result code for a read-only connection asked to write; its extended codes say
+#: why, among them a hot rollback journal or a WAL that only a writer may recover, which a
+#: writer killed mid-write leaves behind
+SQLITE_READONLY = 8
+
 
 def connect_read_only(path: Path | str, busy_timeout_s: float) -> sqlite3.Connection:
     """A read-only connection. In a folder nobody may write, SQLite cannot create the WAL's
     shared-memory file that readers need; there nobody can be writing either, so the file
-    is read as immutable."""
+    is read as immutable. A file a killed writer left with a hot journal (or a WAL only a
+    writer may recover) is first rolled back to its committed state (``_recover``)."""
     uri = "file:" + str(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
     connection = sqlite3.connect(uri, uri=True, timeout=busy_timeout_s, isolation_level=None)
     try:
         connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-    except sqlite3.OperationalError:
-        if os.access(os.path.dirname(os.fspath(path)) or ".", os.W_OK):
-            raise
+    except sqlite3.OperationalError as exc:
         connection.close()
-        connection = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+        if not os.access(os.path.dirname(os.fspath(path)) or ".", os.W_OK):
+            connection = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
+        elif getattr(exc, "sqlite_errorcode", 0) & 0xFF == SQLITE_READONLY:
+            _recover(uri, busy_timeout_s)
+            connection = sqlite3.connect(uri, uri=True, timeout=busy_timeout_s, isolation_level=None)
+            connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        else:
+            raise
     connection.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
     return connection
+
+
+def _recover(read_only_uri: str, busy_timeout_s: float) -> None:
+    """Let SQLite roll back what a killed writer left half done (a hot journal, a WAL to
+    recover), which only a connection that may write can do: the file opened for writing,
+    never created, read once and closed. The committed state is what it leaves."""
+    connection = sqlite3.connect(read_only_uri.replace("?mode=ro", "?mode=rw"), uri=True, timeout=busy_timeout_s,
+                                 isolation_level=None)
+    try:
+        connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+    finally:
+        connection.close()

@@ -331,3 +331,34 @@ def test_objects_added_together_are_looked_up_together_with_each_ones_own_outcom
     assert stored[damaged] == packed_before[damaged] and set(new) <= set(stored)
     assert loose_digests(store_path) == set(loose)
     store.close()
+
+
+KILLED_MID_WRITE = """
+import os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA cache_size=1")  # changed pages go to the file before the commit: the journal is synced first
+db.execute("BEGIN")
+db.execute("DELETE FROM objects")  # a write the killed process never committed: its journal is hot
+db.execute("CREATE TABLE half_done (x)")
+os._exit(9)
+"""
+
+
+def test_a_pack_a_killed_writer_left_with_a_hot_journal_is_read_at_its_committed_state(kidx, store, tmp_path):
+    """A writer killed mid-write in rollback-journal mode leaves a hot journal that only a
+    connection that may write can roll back; a read-only reader must not fail on it (it
+    did: "attempt to write a readonly database")."""
+    bulk = runs(PACK_THRESHOLD)
+    applied = subprocess.run([sys.executable, "-m", "kidx", "apply", "-f", str(as_list(bulk, tmp_path / "bulk.json")),
+                              "--store", str(store)], capture_output=True, cwd=REPO)  # no connection left here
+    assert applied.returncode == 0, applied.stderr
+    pack = store / "objects" / PACK_FILE
+    pack_sql(store, "PRAGMA journal_mode=DELETE")
+    killed = subprocess.run([sys.executable, "-c", KILLED_MID_WRITE, str(pack)], capture_output=True)
+    assert killed.returncode == 9 and (pack.parent / (PACK_FILE + "-journal")).exists()
+    listed = list(Store(store).objects.digests())  # a read-only open finds the hot journal
+    assert listed == sorted(digests_of(bulk))
+    assert kidx("get", "runs", "-o", "name").out.count("\n") == PACK_THRESHOLD
+    assert json.loads(kidx("get", "run", "run-00007", "-o", "json").out)["spec"] == bulk[7]["spec"]
+    assert set(packed(store)) == digests_of(bulk)
+    assert kidx("fsck").code == 0
