@@ -479,12 +479,12 @@ def test_a_row_shown_only_as_a_kept_rows_baseline_is_not_counted_as_a_regression
                           "csv")
     assert code == 0, err
     header, *lines = out.splitlines()
-    assert header.endswith(",withinRun,bytesPerSecond,flopsPerSecond,sol,solMeasured,shownAs")
+    assert header.endswith(",withinRun,bytesPerSecond,flopsPerSecond,sol,solMeasured,metric,direction,shownAs")
     assert [(line.split(",")[4], line.split(",")[15], line.split(",")[-1]) for line in lines] == [
         ("0.5.2", "baseline", ""), ("0.5.3", "slower", "baseline"), ("0.5.4", "faster", "")]
     # the column comes with --only, whether or not a row is shown as a baseline; never without it
     only = kidx("compare", "--by", "label=release", "--baseline", "0.5.2", "--only", "slower", "-o", "csv").out
-    assert only.splitlines()[0].endswith(",solMeasured,shownAs")
+    assert only.splitlines()[0].endswith(",solMeasured,metric,direction,shownAs")
     assert [(line.split(",")[4], line.split(",")[-1]) for line in only.splitlines()[1:]] == [
         ("0.5.2", ""), ("0.5.3", "")]
     # the table and markdown say so beside its verdict
@@ -494,7 +494,8 @@ def test_a_row_shown_only_as_a_kept_rows_baseline_is_not_counted_as_a_regression
         assert [line.count("(shown as a baseline)") for line in shown.splitlines() if "0.5.3" in line
                 or "0.5.4" in line][-2:] == [1, 0], shown
     every = kidx("compare", "--by", "label=release", "--baseline", "previous", "-o", "csv").out
-    assert every.splitlines()[0].endswith(",sol,solMeasured")
+    assert every.splitlines()[0].endswith(",sol,solMeasured,metric,direction")
+    assert {line.split(",")[-2:] == ["latency", "lower"] for line in every.splitlines()[1:]} == {True}
     assert "shownAs" not in kidx("compare", "--by", "label=release", "--baseline", "previous", "-o", "json").out
 
 
