@@ -152,3 +152,19 @@ def test_the_protocol_records_the_least_time():
     assert spec["minTimeMs"] == 1000.0 and spec["repetitionMs"] == 100.0
     assert spec["method"].endswith("; each call sampled for at least 1000 ms")
     assert "minTimeMs" not in measurement_spec("cuda_graph", "cold", 25.0, 100.0)
+
+
+def test_measure_takes_a_least_time_and_its_protocol_records_it(fake_gpu):
+    """kidx.measure(..., min_time_ms=…) samples as kidx record --min-time does, and says so."""
+    import kidx
+
+    def call():
+        fake_gpu.fake_kernel(0.002)
+
+    budget = kidx.measure(call, timer="cuda_events", cache="warm", warmup_ms=1.0, rep_ms=5.0)
+    longer = kidx.measure(call, timer="cuda_events", cache="warm", warmup_ms=1.0, rep_ms=5.0, min_time_ms=50.0)
+    assert len(longer.samples) > 5 * len(budget.samples)
+    assert longer.protocol["measurement"]["minTimeMs"] == 50.0
+    assert "minTimeMs" not in budget.protocol["measurement"]
+    with pytest.raises(UsageError, match=r"^min_time_ms: -1 is not a finite, non-negative number of milliseconds$"):
+        kidx.measure(call, timer="cuda_events", min_time_ms=-1)
