@@ -70,10 +70,15 @@ def copy_target(statement: str) -> tuple[str, str]:
     return table, columns.partition(")")[0]
 
 
+def stored_entry(row: tuple) -> tuple:
+    """A names row's columns up to its series (``insert_entry``'s parameters): no labels'
+    JSON (index 5), no second copy of the time it was created."""
+    return (*row[:5], *row[6:11], None if row[11] == row[7] else row[11])
+
+
 def copied_entry(row: tuple) -> tuple:
-    """A names row (``insert_entry``'s parameters) as COPY takes it: no labels' JSON (index
-    5), no second copy of the time it was created, its label ids as an array's text."""
-    return (*row[:5], *row[6:11], None if row[11] == row[7] else row[11], row[12], array_text(row[13]))
+    """A names row as COPY takes it (``stored_entry``), its label ids as an array's text."""
+    return (*stored_entry(row), row[12], array_text(row[13]))
 
 
 class StreamedRows(builtins.list):
@@ -382,7 +387,7 @@ class PostgresRows(PostgresQueries):
         if statement is STATEMENTS.insert_entry and len(rows) >= COPY_FROM:
             rows = [copied_entry(row) for row in rows]
         elif statement is STATEMENTS.insert_entry:
-            rows = [(*row[:5], *row[6:11], None if row[11] == row[7] else row[11], *row[12:]) for row in rows]
+            rows = [(*stored_entry(row), *row[12:]) for row in rows]
         if len(rows) < COPY_FROM:
             self.connection.executemany(statement, rows)
             return
@@ -496,9 +501,7 @@ class PostgresRows(PostgresQueries):
             series_id = self._row_series.get(ref_rows[0])
             if series_id is None:  # the first row with these references
                 found = [(field_name, raw(target)) for field_name, target in ref_rows[0]]
-                targets = self._target_ids
-                if not all(pair in targets for pair in found):
-                    targets = self._target_ids_of(set(found))
+                targets = self._known_targets(found)
                 key = tuple(sorted({targets[pair] for pair in found}))
                 series = self._series_ids if key in self._series_ids else self._series_ids_of({key})
                 series_id = self._row_series[ref_rows[0]] = series[key]
@@ -550,6 +553,12 @@ class PostgresRows(PostgresQueries):
 
     # --- printer columns: a reference digest among them is kept as its target id ---------
 
+    def _known_targets(self, pairs: builtins.list[tuple[str, bytes]]) -> dict[tuple[str, bytes], int]:
+        """The ids of the reference targets ``pairs`` (field, digest's bytes): those a write
+        learnt first (``_prepare_write``), else looked up (fsck --repair)."""
+        known = self._target_ids
+        return known if all(pair in known for pair in pairs) else self._target_ids_of(set(pairs))
+
     def _stored_columns(self, columns: str | None, ref_rows) -> str | None:
         """``columns`` with each of the row's reference digests (``_index_rows_of``) as its
         ``ref_targets`` id between two MARKs (``kidx.store.catalog_packing``: 73 characters
@@ -559,8 +568,7 @@ class PostgresRows(PostgresQueries):
         replacements = self._replacements.get(ref_rows[0])
         if replacements is None:  # the first row with these references
             pairs = [(field_name, raw(target)) for field_name, target in ref_rows[0]]
-            known = self._target_ids  # a write learns them all first (_prepare_write)
-            ids = known if all(pair in known for pair in pairs) else self._target_ids_of(set(pairs))
+            ids = self._known_targets(pairs)
             replacements = self._replacements[ref_rows[0]] = reference_replacements(
                 {pair[1].hex(): ids[pair] for pair in pairs})
         return pack_replacing(columns, replacements)

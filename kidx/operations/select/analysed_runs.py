@@ -157,18 +157,15 @@ def read_runs(store: Store, registry: KindRegistry, runs: list[AnalysedRun],
               metric: str | None = None) -> list[AnalysedRun]:
     """``runs`` selected with ``rows_only``, read in full and analysed (in batches: one
     look-up a thousand runs), in their order."""
-    from kidx.operations.select.get import READ_BATCH
+    from kidx.operations.select.get import read_in_batches
 
     manifests = []
-    for start in range(0, len(runs), READ_BATCH):
-        batch = [run.manifest for run in runs[start:start + READ_BATCH]]
-        digests = [manifest["metadata"]["digest"] for manifest in batch]
-        identities = store.identities(digests)
-        for manifest, digest in zip(batch, digests, strict=True):
-            # a missing object: the store's own error names it
-            identity = identities[digest] if digest in identities else store.identity(digest)
-            manifests.append({**manifest, "apiVersion": identity["apiVersion"], "kind": identity["kind"],
-                              "spec": identity["spec"]})
+    for row, identity in read_in_batches(store, [run.manifest for run in runs],
+                                         lambda row: row["metadata"]["digest"]):
+        if identity is None:  # a missing object: the store's own error names it
+            identity = store.identity(row["metadata"]["digest"])
+        manifests.append({**row, "apiVersion": identity["apiVersion"], "kind": identity["kind"],
+                          "spec": identity["spec"]})
     return analysed_all(store, registry, manifests, metric)
 
 

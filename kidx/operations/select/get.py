@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from enum import Enum
 
 from kidx.kinds.registry import KindInfo, KindRegistry
@@ -13,10 +13,14 @@ from kidx.store.catalog import CatalogQuery
 from kidx.store.store import Store
 
 if TYPE_CHECKING:
+    from typing import TypeVar
+
     from kidx.query.field_selector import FieldSelector
     from kidx.query.label_selector import LabelSelector
     from kidx.query.sorting import SortKey
     from kidx.store.catalog import ReferenceCondition
+
+    T = TypeVar("T")
 
 
 class LoadMode(Enum):
@@ -111,18 +115,24 @@ def find_objects(store: Store, registry: KindRegistry, query: Query, verb: str =
 READ_BATCH = 1000  # objects read in one go: one look-up in a pack, not one per object
 
 
+def read_in_batches(store: Store, items: list[T], digest_of: Callable[[T], str]) -> Iterator[tuple[T, dict | None]]:
+    """Each item with its stored object (``digest_of`` it), read ``READ_BATCH`` at a time (a
+    selection of 100,000 runs is 100 look-ups, not 100,000); None where it is missing, for
+    the caller to have the store's own error name it."""
+    for start in range(0, len(items), READ_BATCH):
+        batch = items[start:start + READ_BATCH]
+        identities = store.identities([digest_of(item) for item in batch])
+        for item in batch:
+            yield item, identities.get(digest_of(item))
+
+
 def _manifests(store: Store, entries: list) -> list[dict]:
-    """Each entry's manifest, its object read with a batch of others' (a selection of
-    100,000 runs is 100 look-ups, not 100,000); a missing one is named by the store's own error."""
+    """Each entry's manifest, its object read with a batch of others'; a missing one is
+    named by the store's own error."""
     from kidx.store.store import manifest_of
 
-    manifests = []
-    for start in range(0, len(entries), READ_BATCH):
-        batch = entries[start:start + READ_BATCH]
-        identities = store.identities(entry.digest for entry in batch)
-        manifests += [manifest_of(entry, identities[entry.digest]) if entry.digest in identities
-                      else store.manifest(entry) for entry in batch]
-    return manifests
+    return [manifest_of(entry, identity) if identity is not None else store.manifest(entry)
+            for entry, identity in read_in_batches(store, entries, lambda entry: entry.digest)]
 
 
 def _sorted(registry, groups, sort_keys):
