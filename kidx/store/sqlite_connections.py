@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
+from kidx.errors import StoreError
 from kidx.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -26,8 +27,11 @@ SQLITE_READONLY = 8
 def connect_read_only(path: Path | str, busy_timeout_s: float) -> sqlite3.Connection:
     """A read-only connection. In a folder nobody may write, SQLite cannot create the WAL's
     shared-memory file that readers need; there nobody can be writing either, so the file
-    is read as immutable. A file a killed writer left with a hot journal (or a WAL only a
-    writer may recover) is first rolled back to its committed state (``_recover``)."""
+    is read as immutable, unless a writer stopped mid-write left its journal or WAL there:
+    read as immutable, the file would lack what that WAL committed or hold half of what
+    the journal undoes, so it is refused (``_unfinished_write``). A file a killed writer
+    left with a hot journal (or a WAL only a writer may recover) where the folder may be
+    written is first rolled back to its committed state (``_recover``)."""
     uri = "file:" + str(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
     connection = sqlite3.connect(uri, uri=True, timeout=busy_timeout_s, isolation_level=None)
     try:
@@ -35,6 +39,7 @@ def connect_read_only(path: Path | str, busy_timeout_s: float) -> sqlite3.Connec
     except sqlite3.OperationalError as exc:
         connection.close()
         if not os.access(os.path.dirname(os.fspath(path)) or ".", os.W_OK):
+            _refuse_unfinished_write(path)
             connection = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
         elif getattr(exc, "sqlite_errorcode", 0) & 0xFF == SQLITE_READONLY:
             _recover(uri, busy_timeout_s)
@@ -44,6 +49,23 @@ def connect_read_only(path: Path | str, busy_timeout_s: float) -> sqlite3.Connec
             raise
     connection.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
     return connection
+
+
+def _refuse_unfinished_write(path: Path | str) -> None:
+    """Raise when the file has a non-empty WAL or rollback journal beside it. kidx empties
+    its WAL when a write ends, so one that holds frames, like any journal, is a write that
+    did not end; only a connection that may write the folder can settle it."""
+    for suffix in ("-wal", "-journal"):
+        leftover = f"{os.fspath(path)}{suffix}"
+        try:
+            if os.path.getsize(leftover) == 0:
+                continue
+        except OSError:
+            continue
+        raise StoreError(f"{leftover}: a write to this store did not finish (its writer was stopped), and this "
+                         f"user may not write the folder {os.path.dirname(leftover) or '.'}, where it must be "
+                         "settled before the store can be read whole; run any kidx command on the store once as a "
+                         "user who may write that folder")
 
 
 def _recover(read_only_uri: str, busy_timeout_s: float) -> None:

@@ -362,3 +362,37 @@ def test_a_pack_a_killed_writer_left_with_a_hot_journal_is_read_at_its_committed
     assert json.loads(kidx("get", "run", "run-00007", "-o", "json").out)["spec"] == bulk[7]["spec"]
     assert set(packed(store)) == digests_of(bulk)
     assert kidx("fsck").code == 0
+
+
+def test_a_read_only_store_a_writer_left_mid_write_is_refused_not_read_without_its_wal(kidx, store, tmp_path,
+                                                                                       other_user):
+    assert kidx("apply", "-f", str(as_list(runs(3), tmp_path / "runs.json"))).code == 0
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="kidx-read-only-"))
+    copy = folder / "store"
+    shutil.copytree(store, copy)
+    committed_not_checkpointed = (  # a writer stopped after its commit, before kidx empties the WAL
+        "import os, sqlite3, sys\n"
+        "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+        "db.execute('PRAGMA wal_autocheckpoint=0')\n"
+        "db.execute('CREATE TABLE committed_in_the_wal(x)')\n"
+        "os._exit(0)\n")
+    subprocess.run([sys.executable, "-c", committed_not_checkpointed, str(copy / "catalog.sqlite")], check=True)
+    assert (copy / "catalog.sqlite-wal").stat().st_size > 0
+    (copy / "catalog.sqlite-shm").unlink()  # without it, a reader that may not write cannot read the WAL
+    for path in [copy, *copy.rglob("*")]:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    folder.chmod(0o755)
+    try:
+        completed = subprocess.run(other_user.command("get", "runs", "-o", "name", "--store", str(copy)),
+                                   capture_output=True, text=True, cwd="/", env=other_user.env)
+        assert (completed.returncode, completed.stdout) == (1, "")
+        assert completed.stderr == (
+            f"error: {copy}/catalog.sqlite-wal: a write to this store did not finish (its writer was stopped), and "
+            f"this user may not write the folder {copy}, where it must be settled before the store can be read "
+            "whole; run any kidx command on the store once as a user who may write that folder\n")
+    finally:
+        for path in [copy, *copy.rglob("*")]:
+            path.chmod(0o700)
+        shutil.rmtree(folder)
