@@ -28,6 +28,11 @@ timeout -s INT -k 30 $LIMIT $KIDX record liger --environment /tmp/environment.ya
   --store /tmp/store-steps-$BATCH -- python3 steps_driver.py $KERNELS
 echo "record rc=$? in $(( $(date +%s) - t0 )) s"
 cd /tmp
+# stopped at LIMIT, record imports nothing and keeps what the finished processes wrote: store that
+kept=$(ls -td /tmp/kidx-record-* 2>/dev/null | head -1)
+if [ ! -d /tmp/store-steps-$BATCH ] && [ -n "$kept" ]; then
+  $KIDX record liger --recover "$kept" --store /tmp/store-steps-$BATCH | tail -1
+fi
 $KIDX get runs -l suite=steps-min-time -o wide --store /tmp/store-steps-$BATCH > $R/kidx-get-runs.txt 2>&1; wc -l $R/kidx-get-runs.txt
 $KIDX export -o $R/store.kidx.json --store /tmp/store-steps-$BATCH; echo "export rc=$?"; gzip -c $R/store.kidx.json > $OUT/steps-$BATCH.kidx.json.gz; ls -la $R/store.kidx.json $OUT/
 for kept in /tmp/kidx-record-*; do [ -d "$kept" ] && cp -r "$kept" $R/; done
