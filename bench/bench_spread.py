@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""How far the processes of the H100 kernel-timer recordings disagree, per kernel and pass.
+
+For each recording that bench/bench_verdicts.py reads as a test source (tests/data/h100-steps,
+h100-aa16, h100-min-time, h100-steps-min-time) and each configuration, the spread between
+processes is the standard deviation of the logs of the runs' medians (about the relative
+spread); per kernel and pass the script prints the median and the largest spread over its
+configurations, and how many configurations have a process more than 1% off their median.
+These are what the verdicts' power follows: a slowdown of a few spreads is found in 5 runs a
+side, one within the spread is not. The report goes to bench/reports/ (text, and JSON that
+docs/performance.md does not render).
+
+    .venv/bin/python bench/bench_spread.py
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(REPO))
+
+from bench_verdicts import (  # noqa: E402
+    AA16_FIXTURE,
+    AA16_SOURCE,
+    MIN_TIME_FIXTURE,
+    MIN_TIME_SOURCE,
+    STEPS_FIXTURE,
+    STEPS_MIN_TIME_FIXTURE,
+    STEPS_MIN_TIME_SOURCE,
+    STEPS_SOURCE,
+    _latency,
+    bundle_source,
+)
+
+SOURCES = ((STEPS_SOURCE, STEPS_FIXTURE, "steps"), (AA16_SOURCE, AA16_FIXTURE, "aa16"),
+           (MIN_TIME_SOURCE, MIN_TIME_FIXTURE, "geglu"), (STEPS_MIN_TIME_SOURCE, STEPS_MIN_TIME_FIXTURE,
+                                                          "steps-min-time"))
+OFF = 0.01  # a process this far off its configuration's median counts as off
+
+
+def spreads(path: Path, name: str, suite: str) -> dict[str, list[tuple[float, bool]]]:
+    """kernel/pass -> per configuration (spread between processes, a process more than OFF off)."""
+    source = bundle_source(path, name, suite)
+    found: dict[str, list[tuple[float, bool]]] = {}
+    for config, by_repetition in source.runs.items():
+        values = [_latency(run) for run in by_repetition.values()]
+        if len(values) < 3:
+            continue
+        middle = statistics.median(values)
+        spread = statistics.stdev(math.log(value) for value in values)
+        off = any(abs(value / middle - 1) > OFF for value in values)
+        info = source.info[config]
+        found.setdefault(f"{info['kernel']}/{info['pass']}", []).append((spread, off))
+    return found
+
+
+def main() -> int:
+    started = time.perf_counter()
+    header = ["recording", "kernel/pass", "configurations", "processes", "median spread", "largest spread",
+              f"configurations with a process > {OFF:.0%} off"]
+    rows = []
+    for name, path, suite in SOURCES:
+        if not path.is_file():
+            continue
+        processes = max(len(r) for r in bundle_source(path, name, suite).runs.values())
+        for kernel, found in sorted(spreads(path, name, suite).items()):
+            values = [spread for spread, _ in found]
+            rows.append([name, kernel, str(len(found)), str(processes), f"{100 * statistics.median(values):.2f}%",
+                         f"{100 * max(values):.2f}%", f"{sum(off for _, off in found)} of {len(found)}"])
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+    lines = [f"Spread between processes of the H100 kernel-timer recordings, code at {head}",
+             "spread: the standard deviation of the logs of a configuration's run medians (one run a process)", "",
+             "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
+    lines += ["", f"took {time.perf_counter() - started:.0f} s"]
+    text = "\n".join(lines)
+    print(text)
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    out = HERE / "reports"
+    (out / f"bench_spread-{stamp}.txt").write_text(text + "\n", encoding="utf-8")
+    (out / f"bench_spread-{stamp}.json").write_text(json.dumps({"header": header, "rows": rows}, indent=1) + "\n",
+                                                    encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
