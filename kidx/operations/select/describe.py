@@ -129,17 +129,31 @@ def _host(store: Store, info, manifest: dict, figures):
         """The HISTORY_WINDOW runs applied most recently that share these references."""
         conditions = tuple(ReferenceCondition(digests=(spec[fields[kind]],), field=fields[kind]) for kind in kinds)
         entries = store.select(CatalogQuery(kind=info.kind, references=conditions, order=RECENT,
-                                            limit=HISTORY_WINDOW))
+                                            limit=HISTORY_WINDOW, annotations=False))  # the rules read none
         return {entry.name: entry for entry in entries if entry.digest != manifest["metadata"]["digest"]}
 
     twins = runs_referring("Workload", "Implementation", "ExecutionEnvironment")
     sweep = runs_referring("Implementation", "BenchmarkProtocol", "ExecutionEnvironment")
-    read = store.manifests(list({**twins, **sweep}.values()))  # a run in both is read once
-    others = [m for m in read if (m.get("spec") or {}).get("status") == "passed"]
-    protocols = store.referenced_manifests({(m["spec"]).get(fields["BenchmarkProtocol"]) for m in others + [manifest]}
-                                           - {None}, "BenchmarkProtocol")
-    workloads = store.referenced_manifests({(m["spec"]).get(fields["Workload"]) for m in others + [manifest]}
+    candidates = list({**twins, **sweep}.values())  # a run in both is read once
+    # status and references from the catalog rows (kidx.store.column_cache; an object is
+    # read only where its row cannot say), so that only the runs that can be evidence are read
+    rows = [row.get("spec") or {} for row in store.table_manifests(candidates, info)]
+    passed = [(entry, row) for entry, row in zip(candidates, rows, strict=True) if row.get("status") == "passed"]
+    protocol_field, workload_field = fields["BenchmarkProtocol"], fields["Workload"]
+    protocols = store.referenced_manifests(({row.get(protocol_field) for _, row in passed} | {protocol}) - {None},
+                                           "BenchmarkProtocol")
+    kernel = {digest for digest, found in protocols.items() if is_kernel_timer(timer_of(found.get("spec")))}
+    in_sweep = [row for _, row in passed if row.get(protocol_field) == protocol]  # the run's own sweeps' group
+    workloads = store.referenced_manifests(({row.get(workload_field) for row in in_sweep} | {spec[workload_field]})
                                            - {None}, "Workload")
+    points = _sweep_points(workloads, spec[workload_field])
+    # a kernel-timer twin, or a point of one of the run's own sweeps: no other run changes its evidence
+    wanted = [entry for entry, row in passed if row.get(protocol_field) in kernel
+              or (row.get(protocol_field) == protocol and row.get(workload_field) in points)]
+    others = [m for m in store.manifests(wanted) if (m.get("spec") or {}).get("status") == "passed"]
+    unread = {(m["spec"]).get(workload_field) for m in others} - workloads.keys() - {None}
+    if unread:
+        workloads = {**workloads, **store.referenced_manifests(unread, "Workload")}
     timed = [_timed(m, fields, protocols, workloads) for m in others]
     own = _timed(manifest, fields, protocols, workloads)
     if own is None:
@@ -147,6 +161,17 @@ def _host(store: Store, info, manifest: dict, figures):
     if figures is not None:
         own = own._replace(cost_bytes=figures.cost.bytes, sol=figures.peak.sol if figures.peak else None)
     return assess([own, *(t for t in timed if t is not None)], only=own.name).get(own.name)
+
+
+def _sweep_points(workloads: dict[str, dict], own: str) -> set[str]:
+    """The workloads (digests) that are points of one of the sweeps of workload ``own``
+    (kidx.analysis.hostbound.sweep_keys), ``own`` among them when it is in a sweep."""
+    from kidx.analysis.hostbound import sweep_keys
+
+    keys = set(sweep_keys((workloads.get(own) or {}).get("spec")))
+    if not keys:
+        return set()
+    return {digest for digest, workload in workloads.items() if keys.intersection(sweep_keys(workload.get("spec")))}
 
 
 def _timed(manifest: dict, fields: dict, protocols: dict, workloads: dict):
