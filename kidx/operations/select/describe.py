@@ -140,13 +140,14 @@ def _host(store: Store, info, manifest: dict, figures):
     rows = [row.get("spec") or {} for row in store.table_manifests(candidates, info)]
     passed = [(entry, row) for entry, row in zip(candidates, rows, strict=True) if row.get("status") == "passed"]
     protocol_field, workload_field = fields["BenchmarkProtocol"], fields["Workload"]
-    protocols = store.referenced_manifests(({row.get(protocol_field) for _, row in passed} | {protocol}) - {None},
+    protocols = store.referenced_manifests(_digests([row.get(protocol_field) for _, row in passed], protocol),
                                            "BenchmarkProtocol")
     kernel = {digest for digest, found in protocols.items() if is_kernel_timer(timer_of(found.get("spec")))}
     in_sweep = [row for _, row in passed if row.get(protocol_field) == protocol]  # the run's own sweeps' group
-    workloads = store.referenced_manifests(({row.get(workload_field) for row in in_sweep} | {spec[workload_field]})
-                                           - {None}, "Workload")
-    points = _sweep_points(workloads, spec[workload_field])
+    workload = spec[workload_field]
+    workloads = store.referenced_manifests(_digests([row.get(workload_field) for row in in_sweep], workload),
+                                           "Workload")
+    points = _sweep_points(workloads, workload)
     # a kernel-timer twin, or a point of one of the run's own sweeps: no other run changes its evidence
     wanted = [entry for entry, row in passed if row.get(protocol_field) in kernel
               or (row.get(protocol_field) == protocol and row.get(workload_field) in points)]
@@ -161,6 +162,11 @@ def _host(store: Store, info, manifest: dict, figures):
     if figures is not None:
         own = own._replace(cost_bytes=figures.cost.bytes, sol=figures.peak.sol if figures.peak else None)
     return assess([own, *(t for t in timed if t is not None)], only=own.name).get(own.name)
+
+
+def _digests(values: list, own: str) -> set[str]:
+    """The digests among a field's values (a row's value may be anything), and the run's own."""
+    return {value for value in values if isinstance(value, str)} | {own}
 
 
 def _sweep_points(workloads: dict[str, dict], own: str) -> set[str]:
