@@ -41,11 +41,12 @@ def describe_entry(store: Store, info: KindInfo, entry: Entry) -> Description:
     catalog = store.catalog()
     manifest = store.manifest(entry)
     references: list[ReferenceLine] = []
-    for reference in info.references:
-        digest = manifest["spec"].get(reference.field)
+    digests = [manifest["spec"].get(reference.field) for reference in info.references]
+    named = catalog.by_digests(digest for digest in digests if isinstance(digest, str))  # one look-up for all
+    for reference, digest in zip(info.references, digests, strict=True):
         if not isinstance(digest, str):
             continue
-        targets = [t for t in catalog.by_digest(digest) if t.kind == reference.target_kind]
+        targets = [t for t in named.get(digest, []) if t.kind == reference.target_kind]
         target = targets[0] if targets else None
         references.append(
             ReferenceLine(
