@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 _HEX = re.compile(r"^[0-9a-f]{64}$")
-_FAN = re.compile(r"^[0-9a-f]{2}$")
 TEMPORARY_PREFIX = ".tmp-"
 
 # what ``write`` did
@@ -390,7 +389,7 @@ class FileObjectBackend(ObjectBackend):
         if not self.root.is_dir():
             return
         for fan in sorted(self.root.iterdir()):
-            if not (_FAN.match(fan.name) and fan.is_dir()):
+            if not (re.match(r"^[0-9a-f]{2}$", fan.name) and fan.is_dir()):  # compiled when fsck asks
                 yield _leftover(fan, temporary=False)
                 continue
             for entry in sorted(fan.iterdir()):
