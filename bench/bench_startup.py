@@ -7,8 +7,9 @@
 * ``get -l page=p0042`` (runs 42,000 to 42,999: 1,000 rows at any size past 43,000, the
   selection bench/bench_scale.py times), with where its time goes and describe's: the bare
   interpreter, the imports beyond its own (Python's import profile) and the command's own work;
-* with ``--before COMMIT``: the same ``get -l`` and ``describe`` run by the kidx code at
-  COMMIT (``git archive``, imported through PYTHONPATH), in the same interleaved rounds;
+* with ``--before COMMIT``: the same ``get -l``, ``describe`` and Liger ``get runs`` run by
+  the kidx code at COMMIT (``git archive``, imported through PYTHONPATH), in the same
+  interleaved rounds;
 * ``get runs`` of every run of the Liger store (``kidx import liger`` of tests/data/liger's
   three CSVs: 3,897 runs);
 * ``get -l`` (1,000 rows) on PostgreSQL, the same generated runs in a throwaway cluster
@@ -186,7 +187,7 @@ def main() -> int:
         }
         envs = {}
         if before_env is not None:
-            for label in (get_label, page_label, "describe run NAME"):
+            for label in (get_label, page_label, "describe run NAME", liger_label):
                 commands[f"{label}, code at {before}"] = commands[label]
                 envs[f"{label}, code at {before}"] = before_env
         pg_label = f"get runs -l {bench_store.PAGE_KEY}=p0042, PostgreSQL (1,000 rows)"
