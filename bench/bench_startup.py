@@ -21,7 +21,7 @@ Times interleaved rounds after one warm-up round; for each command the median wa
 and the median CPU time (user + system of the child, which a loaded machine disturbs
 less than wall time), each as a multiple of ``python -c pass`` of the same run. Saves the
 report as text and JSON in --out, for bench/render_performance.py. Targets at 100,000
-runs (wall time, as bench_store.py measures): describe <= 4x, get -l <= 5x, get -l on
+runs (below 1,000,000; wall time, as bench_store.py measures): describe <= 4x, get -l <= 5x, get -l on
 PostgreSQL <= 8x; the Liger store's get runs <= 8x. From 1,000,000 runs (issue 42, as
 bench/bench_scale.py judges them): get -l page=p0042 <= 3x and describe <= 2.5x.
 
@@ -229,8 +229,9 @@ def main() -> int:
         labels = list(commands)
         for fast_label, parser_label, target in ((labels[3], labels[4], 4), (labels[1], labels[2], 5)):
             ratio = median(times[fast_label][0]) / wall_base
+            # targets at 100,000 runs (where -l suite=s042 is 1,000 rows); from 1,000,000, issue 42's above
             report.check(f"{fast_label}, {runs // 1000:,}k runs", f"{ratio:.2f}x python", f"<= {target}x",
-                         ratio <= target if runs >= 100_000 else None)
+                         ratio <= target if 100_000 <= runs < 1_000_000 else None)
             cpu_ratio = median(times[fast_label][1]) / cpu_base
             report.check(f"{fast_label}, CPU time", f"{cpu_ratio:.2f}x python", "info", None)
             saved = 1 - median(times[fast_label][1]) / median(times[parser_label][1])
