@@ -298,7 +298,17 @@ def _sweep_keys(run: Timed, known: dict[str, list[tuple]]) -> list[tuple]:
     found = known.get(run.workload) if run.workload is not None else None
     if found is not None:
         return found
-    spec = run.workload_spec or {}
+    found = sweep_keys(run.workload_spec)
+    if run.workload is not None:
+        known[run.workload] = found
+    return found
+
+
+def sweep_keys(workload_spec: dict | None) -> list[tuple]:
+    """The sweeps a workload is a point of: (parameter, its spec without that parameter)
+    for each numeric parameter, by name. Two runs of one protocol, implementation and
+    environment are points of one sweep when their workloads share a key."""
+    spec = workload_spec or {}
     found = []
     for parameter, value in sorted((spec.get("parameters") or {}).items()):
         if not _number(value):
@@ -306,8 +316,6 @@ def _sweep_keys(run: Timed, known: dict[str, list[tuple]]) -> list[tuple]:
         rest = {k: v for k, v in spec.items() if k not in _DERIVED}
         rest["parameters"] = {k: v for k, v in spec["parameters"].items() if k != parameter}
         found.append((parameter, _key(rest)))
-    if run.workload is not None:
-        known[run.workload] = found
     return found
 
 

@@ -12,7 +12,6 @@ for byte.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from kidx.records import TYPE_CHECKING
@@ -42,7 +41,6 @@ _DESCRIBE = {
     "--store": ("store", VALUE),
 }
 _OPTIONS = {"get": _GET, "describe": _DESCRIBE}
-_NUMBER = re.compile(r"[0-9]+")
 
 
 def parse(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
@@ -81,7 +79,7 @@ def parse(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
         if takes == LIST:
             values.setdefault(parameter, []).append(value)
         elif takes == COUNT:
-            if not _NUMBER.fullmatch(value):
+            if not (value.isascii() and value.isdigit()):  # [0-9]+, without compiling a pattern
                 return None  # the parser checks it, in its words
             values[parameter] = int(value)
         else:

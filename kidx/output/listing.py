@@ -14,7 +14,6 @@ from kidx.kinds.registry import KindInfo
 from kidx.operations.select.get import QueryResult
 from kidx.output.columns import ColumnSet, ReferenceNamer, label_column_header, labels_cell
 from kidx.output.formats import OutputFormat
-from kidx.output.serialize import as_list, to_json, to_yaml
 from kidx.output.table import render_table
 from kidx.records import TYPE_CHECKING, NamedTuple
 
@@ -83,6 +82,8 @@ def render_documents(result: QueryResult, fmt: OutputFormat, options: ListingOpt
         from kidx.operations.select.get import without_referenced
 
         groups = [(info, without_referenced(ms, result.attached)) for info, ms in groups]
+    from kidx.output.serialize import as_list, to_json, to_yaml  # documents only: a table needs none
+
     manifests = [manifest for _, group in groups for manifest in group]
     document = manifests[0] if result.single and len(manifests) == 1 else as_list(manifests)
     return to_json(document) if fmt.kind == "json" else to_yaml(document)
@@ -90,6 +91,7 @@ def render_documents(result: QueryResult, fmt: OutputFormat, options: ListingOpt
 
 def render_jsonpath(result: QueryResult, fmt: OutputFormat, options: ListingOptions) -> str | None:
     from kidx.jsonpath import JSONPathTemplate
+    from kidx.output.serialize import as_list
 
     if not result.total and result.missing:
         return None

@@ -7,13 +7,17 @@ eight hex digits; an exact name always wins over a digest reading.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from kidx.errors import KidxError
 from kidx.kinds.registry import KindInfo
 from kidx.query.targets import Target
 from kidx.store.catalog import Catalog, CatalogQuery, Entry
 
-_DIGEST_PREFIX = re.compile(r"^(?:sha256:)?([0-9a-f]{8,64})$")
+
+@cache  # compiled when a name is looked up: a selection by labels looks none up
+def _digest_prefix() -> re.Pattern:
+    return re.compile(r"^(?:sha256:)?([0-9a-f]{8,64})$")
 
 
 class AmbiguousDigestError(KidxError):
@@ -46,7 +50,7 @@ def find_entry(catalog: Catalog, info: KindInfo, name: str) -> Entry | None:
     entry = catalog.get(info.kind, name)
     if entry is not None:
         return entry
-    match = _DIGEST_PREFIX.match(name)
+    match = _digest_prefix().match(name)
     if match is None:
         return None
     candidates = catalog.by_digest_prefix(match.group(1), info.kind)

@@ -11,6 +11,7 @@ import itertools
 import re
 import zlib
 from collections.abc import Callable, Iterable
+from functools import cache
 
 
 class PackedValueError(ValueError):
@@ -19,7 +20,11 @@ class PackedValueError(ValueError):
 
 MARK = "\x01"
 PACK_FROM = 64  # bytes of text below which deflating is not tried
-_REFERENCE_VALUE = re.compile(r'(?<=[\[,])"sha256:([0-9a-f]{64})"(?=[,\]])')
+
+
+@cache  # compiled on first use: a read packs nothing
+def _reference_value() -> re.Pattern:
+    return re.compile(r'(?<=[\[,])"sha256:([0-9a-f]{64})"(?=[,\]])')
 
 
 def pack_columns(columns: str | None, target_ids: dict[str, int]) -> str | None:
@@ -33,7 +38,7 @@ def pack_columns(columns: str | None, target_ids: dict[str, int]) -> str | None:
         target_id = target_ids.get(match.group(1))
         return match.group(0) if target_id is None else f"{MARK}{target_id}{MARK}"
 
-    return _REFERENCE_VALUE.sub(packed, columns)
+    return _reference_value().sub(packed, columns)
 
 
 def pack_reference_values(columns: str | None, target_ids: dict[str, int]) -> str | None:

@@ -34,15 +34,12 @@ import stat
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 
-from kidx.files import write_file
-from kidx.identity.canonical import digest_bytes
 from kidx.records import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 _HEX = re.compile(r"^[0-9a-f]{64}$")
-_FAN = re.compile(r"^[0-9a-f]{2}$")
 TEMPORARY_PREFIX = ".tmp-"
 
 # what ``write`` did
@@ -164,7 +161,7 @@ class ObjectDB:
         docstring). With ``verify`` (bytes from elsewhere, such as another store), refuse
         bytes that do not hash to it."""
         hexdigest = self._hex(digest)
-        if verify and digest_bytes(data) != digest:
+        if verify and _digest_bytes(data) != digest:
             from kidx.errors import StoreError
 
             raise StoreError(f"object {digest}: its bytes do not hash to its digest")
@@ -210,7 +207,7 @@ class ObjectDB:
             yield "sha256:" + hexdigest
 
     def verify(self, digest: str) -> bool:
-        return digest_bytes(self.read(digest)) == digest
+        return _digest_bytes(self.read(digest)) == digest
 
 
 def path_text(path: Path | str) -> str:
@@ -359,6 +356,8 @@ class FileObjectBackend(ObjectBackend):
             # or read forever): the object replaces it
             outcome = REPLACED
         self._written += 1
+        from kidx.files import write_file  # a write's (it imports contextlib): a read imports neither
+
         # not synced one by one: the catalog's commit, after the objects, is the durable step
         write_file(path, data, sync=False, temporary=f"{folder}/{self._temporary_prefix}{self._written}", mode=0o644)
         return outcome
@@ -390,7 +389,7 @@ class FileObjectBackend(ObjectBackend):
         if not self.root.is_dir():
             return
         for fan in sorted(self.root.iterdir()):
-            if not (_FAN.match(fan.name) and fan.is_dir()):
+            if not (re.match(r"^[0-9a-f]{2}$", fan.name) and fan.is_dir()):  # compiled when fsck asks
                 yield _leftover(fan, temporary=False)
                 continue
             for entry in sorted(fan.iterdir()):
@@ -462,3 +461,9 @@ def _hashes_to(path: str, hexdigest: str) -> bool:
 
 def _leftover(path: Path, temporary: bool) -> Leftover:
     return Leftover(path, temporary, path.lstat().st_size)
+
+
+def _digest_bytes(data: bytes) -> str:
+    from kidx.identity.canonical import digest_bytes  # imported where a digest is checked: a listing checks none
+
+    return digest_bytes(data)

@@ -26,10 +26,8 @@ import json
 import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 
 from kidx.errors import StoreError
-from kidx.identity.canonical import digest_bytes
 from kidx.records import TYPE_CHECKING
 from kidx.store.catalog import (
     Catalog,
@@ -42,10 +40,10 @@ from kidx.store.catalog import (
     field_text,
 )
 from kidx.store.column_cache import spec_stubs
-from kidx.store.faults import crash_point
 from kidx.store.objects import PRESENT
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
     from pathlib import Path
 
 STORE_ENV = "KIDX_STORE"
@@ -146,6 +144,8 @@ class WriteTransaction:
     def _added(self, written: str) -> str:
         if written != PRESENT:
             if not self.objects_added:
+                from kidx.store.faults import crash_point
+
                 crash_point("objects")
             self.objects_added = True
         return written
@@ -180,6 +180,21 @@ class WriteTransaction:
     def delete(self, entry: Entry, now: str) -> None:
         """Remove a name; it gets a ``deleted`` revision."""
         self.catalog.delete(entry, now)
+
+
+class _Reading:
+    """``Store.reading()``: the catalog between ``begin_read`` and ``rollback`` (a class, not
+    contextlib's decorator: a read then imports no contextlib)."""
+
+    def __init__(self, catalog: Catalog):
+        self.catalog = catalog
+
+    def __enter__(self) -> Catalog:
+        self.catalog.begin_read()
+        return self.catalog
+
+    def __exit__(self, *raised) -> None:
+        self.catalog.rollback()
 
 
 class Store:
@@ -218,20 +233,19 @@ class Store:
         self._writable = write
         return self._catalog
 
-    @contextmanager
-    def reading(self, lost_ok: bool = False) -> Iterator[Catalog]:
+    def reading(self, lost_ok: bool = False) -> _Reading:
         """Several reads that see one consistent snapshot (``lost_ok``: as for ``catalog``)."""
-        catalog = self.catalog(lost_ok=lost_ok)
-        catalog.begin_read()
-        try:
-            yield catalog
-        finally:
-            catalog.rollback()
+        return _Reading(self.catalog(lost_ok=lost_ok))
 
-    @contextmanager
-    def write(self) -> Iterator[WriteTransaction]:
+    def write(self) -> AbstractContextManager[WriteTransaction]:
         """One write, all or nothing: objects made durable, then the catalog committed."""
+        from contextlib import contextmanager  # a write's, not a read's: get and describe import no contextlib
+
+        return contextmanager(self._write)()
+
+    def _write(self) -> Iterator[WriteTransaction]:
         from kidx.store import interrupts  # signal and threading: a write's cost, not a read's
+        from kidx.store.faults import crash_point
 
         catalog = self.catalog(write=True)
         catalog.begin_write()
@@ -294,6 +308,8 @@ class Store:
 
     def _checked(self, digest: str, data: bytes) -> dict:
         """Bytes that hash to their name, parsed; anything else is damage, named as such."""
+        from kidx.identity.canonical import digest_bytes  # hashlib's OpenSSL: only where a digest is checked
+
         if digest_bytes(data) != digest:
             raise StoreError(
                 f"object {digest} is damaged: {self.objects.where(digest)} does not hash to its name (run 'kidx fsck')"

@@ -114,3 +114,28 @@ def test_get_and_describe_of_a_run_load_no_url_parser_importlib_util_or_typing(t
              "print(sorted(set(sys.modules) & {'importlib.util', 'kidx.store.postgres_url', 'typing'}))\n")
     done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=REPO)
     assert (done.returncode, done.stdout, done.stderr) == (0, "[0, 0] True\n[]\n", "")
+
+
+# what a read imports only where it needs it: a write's helpers (contextlib, kidx.files, the
+# fault points), a document printer's serialiser, and (get) the digest check with hashlib's OpenSSL
+WRITES_AND_DOCUMENTS = {"contextlib", "kidx.files", "kidx.store.faults", "kidx.output.serialize"}
+
+
+@pytest.mark.parametrize(("words", "absent"), [
+    (["get", "runs", "-l", "liger_version"], WRITES_AND_DOCUMENTS | {"kidx.identity.canonical", "hashlib"}),
+    (["describe", "run", SEED_RUN_NAME], WRITES_AND_DOCUMENTS),
+])
+def test_a_cold_read_imports_only_what_it_needs(tmp_path, words, absent):
+    """Each module costs a share of a cold command's start (bench/bench_startup.py); the
+    command runs alone in a fresh interpreter, as ``kidx`` runs it."""
+    store = tmp_path / "store"
+    made = subprocess.run([sys.executable, "-m", "kidx", "apply", "-f", str(SEED_BUNDLE), "--store", str(store)],
+                          capture_output=True, text=True, cwd=REPO)
+    assert made.returncode == 0, made.stderr
+    check = ("import os, sys\n"
+             "from kidx.cli.app import run\n"
+             "shown, sys.stdout = sys.stdout, open(os.devnull, 'w')\n"
+             f"code = run({[*words, '--store', str(store)]!r})\n"
+             f"shown.write(str(code) + ' ' + str(sorted(set(sys.modules).intersection({sorted(absent)!r}))))\n")
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=REPO)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "0 []", "")

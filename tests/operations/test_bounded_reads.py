@@ -130,3 +130,71 @@ def test_compare_and_describe_read_the_same_objects_whatever_else_the_store_hold
     # describe's look-ups start from the run's implementation or workload, which the added runs
     # lack, and check the protocol and environment on those runs: no more steps (within a page's)
     assert after[-1][1] <= before[-1][1] + 2, (before[-1][1], after[-1][1])
+
+
+EVENTS_RUN = "liger-rms-norm-forward-liger-nvidia-h200-eps1e-06-hidden4096-seq1024-bf16-2026-12-01-10-3-cd4148fe0a"
+
+
+def _beside(items: list[dict], run_name: str, count: int) -> list[dict]:
+    """Runs that share the run's implementation and environment but cannot be its host
+    evidence: on its protocol, workloads of other operations (no point of its sweeps);
+    on its workload, another pass's protocol (no kernel timer, so no twin)."""
+    from kidx.identity import digest_of
+
+    run = next(item for item in items if item["metadata"]["name"] == run_name)
+    own = next(item for item in items if digest_of(item) == run["spec"]["workloadDigest"])
+    workloads = [item["metadata"]["name"] for item in items
+                 if item["kind"] == "Workload" and item["spec"].get("operation") != own["spec"].get("operation")]
+    backward = next(item["metadata"]["name"] for item in items if item["kind"] == "BenchmarkProtocol"
+                    and item["metadata"]["name"].endswith("-backward"))
+    assert workloads
+    out = []
+    for i in range(count):
+        clone = copy.deepcopy(run)
+        clone["metadata"] = {"name": f"beside-{i:04d}"}
+        spec = clone["spec"]
+        if i % 4:
+            del spec["workloadDigest"]
+            spec["workloadRef"] = {"name": workloads[i % len(workloads)]}
+        else:
+            del spec["protocolDigest"]
+            spec["protocolRef"] = {"name": backward}
+        spec["timing"]["latencyNs"] = {"median": 1000 + i}
+        out.append(clone)
+    return out
+
+
+def test_describe_reads_only_the_runs_that_can_be_its_host_evidence(kidx, tmp_path, monkeypatch):
+    """A run's host evidence comes from kernel-timer twins and points of its own sweeps;
+    the other runs of its twin and sweep look-ups (found from the catalog rows) are not read."""
+    code, out, err = kidx("import", "liger", str(REP / "all_benchmark_data.csv"), "--environment",
+                          str(REP / "environment.yaml"), "-o", "json")
+    assert code == 0, err
+    items = json.loads(out)["items"]
+    _apply(kidx, tmp_path, items, "store.json")
+    code, before, err = kidx("describe", "run", EVENTS_RUN)
+    assert (code, err) == (0, "") and "Likely Host-Bound:  flat sweep" in before
+    _apply(kidx, tmp_path, _beside(items, EVENTS_RUN, 40), "beside.json")
+    code, out, err = kidx("get", "runs", "-o", "json")
+    assert code == 0, err
+    beside = {item["metadata"]["digest"] for item in json.loads(out)["items"]
+              if item["metadata"]["name"].startswith("beside-")}
+    assert len(beside) == 40
+
+    read: set[str] = set()  # the digests of the objects describe reads
+    identity, identities = Store.identity, Store.identities
+
+    def one(self, digest):
+        read.add(digest)
+        return identity(self, digest)
+
+    def many(self, digests):
+        digests = list(digests)
+        read.update(digests)
+        return identities(self, digests)
+
+    monkeypatch.setattr(Store, "identity", one)
+    monkeypatch.setattr(Store, "identities", many)
+    code, after, err = kidx("describe", "run", EVENTS_RUN)
+    assert (code, err, after) == (0, "", before)
+    assert read and not read & beside, sorted(read & beside)

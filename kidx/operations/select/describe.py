@@ -41,11 +41,12 @@ def describe_entry(store: Store, info: KindInfo, entry: Entry) -> Description:
     catalog = store.catalog()
     manifest = store.manifest(entry)
     references: list[ReferenceLine] = []
-    for reference in info.references:
-        digest = manifest["spec"].get(reference.field)
+    digests = [manifest["spec"].get(reference.field) for reference in info.references]
+    named = catalog.by_digests(digest for digest in digests if isinstance(digest, str))  # one look-up for all
+    for reference, digest in zip(info.references, digests, strict=True):
         if not isinstance(digest, str):
             continue
-        targets = [t for t in catalog.by_digest(digest) if t.kind == reference.target_kind]
+        targets = [t for t in named.get(digest, []) if t.kind == reference.target_kind]
         target = targets[0] if targets else None
         references.append(
             ReferenceLine(
@@ -129,17 +130,32 @@ def _host(store: Store, info, manifest: dict, figures):
         """The HISTORY_WINDOW runs applied most recently that share these references."""
         conditions = tuple(ReferenceCondition(digests=(spec[fields[kind]],), field=fields[kind]) for kind in kinds)
         entries = store.select(CatalogQuery(kind=info.kind, references=conditions, order=RECENT,
-                                            limit=HISTORY_WINDOW))
+                                            limit=HISTORY_WINDOW, annotations=False))  # the rules read none
         return {entry.name: entry for entry in entries if entry.digest != manifest["metadata"]["digest"]}
 
     twins = runs_referring("Workload", "Implementation", "ExecutionEnvironment")
     sweep = runs_referring("Implementation", "BenchmarkProtocol", "ExecutionEnvironment")
-    read = store.manifests(list({**twins, **sweep}.values()))  # a run in both is read once
-    others = [m for m in read if (m.get("spec") or {}).get("status") == "passed"]
-    protocols = store.referenced_manifests({(m["spec"]).get(fields["BenchmarkProtocol"]) for m in others + [manifest]}
-                                           - {None}, "BenchmarkProtocol")
-    workloads = store.referenced_manifests({(m["spec"]).get(fields["Workload"]) for m in others + [manifest]}
-                                           - {None}, "Workload")
+    candidates = list({**twins, **sweep}.values())  # a run in both is read once
+    # status and references from the catalog rows (kidx.store.column_cache; an object is
+    # read only where its row cannot say), so that only the runs that can be evidence are read
+    rows = [row.get("spec") or {} for row in store.table_manifests(candidates, info)]
+    passed = [(entry, row) for entry, row in zip(candidates, rows, strict=True) if row.get("status") == "passed"]
+    protocol_field, workload_field = fields["BenchmarkProtocol"], fields["Workload"]
+    protocols = store.referenced_manifests(_digests([row.get(protocol_field) for _, row in passed], protocol),
+                                           "BenchmarkProtocol")
+    kernel = {digest for digest, found in protocols.items() if is_kernel_timer(timer_of(found.get("spec")))}
+    in_sweep = [row for _, row in passed if row.get(protocol_field) == protocol]  # the run's own sweeps' group
+    workload = spec[workload_field]
+    workloads = store.referenced_manifests(_digests([row.get(workload_field) for row in in_sweep], workload),
+                                           "Workload")
+    points = _sweep_points(workloads, workload)
+    # a kernel-timer twin, or a point of one of the run's own sweeps: no other run changes its evidence
+    wanted = [entry for entry, row in passed if row.get(protocol_field) in kernel
+              or (row.get(protocol_field) == protocol and row.get(workload_field) in points)]
+    others = [m for m in store.manifests(wanted) if (m.get("spec") or {}).get("status") == "passed"]
+    unread = {(m["spec"]).get(workload_field) for m in others} - workloads.keys() - {None}
+    if unread:
+        workloads = {**workloads, **store.referenced_manifests(unread, "Workload")}
     timed = [_timed(m, fields, protocols, workloads) for m in others]
     own = _timed(manifest, fields, protocols, workloads)
     if own is None:
@@ -147,6 +163,22 @@ def _host(store: Store, info, manifest: dict, figures):
     if figures is not None:
         own = own._replace(cost_bytes=figures.cost.bytes, sol=figures.peak.sol if figures.peak else None)
     return assess([own, *(t for t in timed if t is not None)], only=own.name).get(own.name)
+
+
+def _digests(values: list, own: str) -> set[str]:
+    """The digests among a field's values (a row's value may be anything), and the run's own."""
+    return {value for value in values if isinstance(value, str)} | {own}
+
+
+def _sweep_points(workloads: dict[str, dict], own: str) -> set[str]:
+    """The workloads (digests) that are points of one of the sweeps of workload ``own``
+    (kidx.analysis.hostbound.sweep_keys), ``own`` among them when it is in a sweep."""
+    from kidx.analysis.hostbound import sweep_keys
+
+    keys = set(sweep_keys((workloads.get(own) or {}).get("spec")))
+    if not keys:
+        return set()
+    return {digest for digest, workload in workloads.items() if keys.intersection(sweep_keys(workload.get("spec")))}
 
 
 def _timed(manifest: dict, fields: dict, protocols: dict, workloads: dict):
