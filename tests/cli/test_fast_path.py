@@ -55,6 +55,15 @@ def seeded(kidx):
     return kidx
 
 
+def seed_store(tmp_path):
+    """A folder store with the seed bundle applied, by a kidx process of its own."""
+    store = tmp_path / "store"
+    made = subprocess.run([sys.executable, "-m", "kidx", "apply", "-f", str(SEED_BUNDLE), "--store", str(store)],
+                          capture_output=True, text=True, cwd=REPO)
+    assert made.returncode == 0, made.stderr
+    return store
+
+
 @pytest.mark.parametrize("words", SAME_EITHER_WAY, ids=" ".join)
 def test_the_fast_path_says_what_the_parser_says(seeded, monkeypatch, words):
     quick = seeded(*words)
@@ -79,10 +88,7 @@ def test_what_the_fast_path_reads(words, read):
 
 
 def test_everyday_commands_do_not_import_typer(tmp_path):
-    store = tmp_path / "store"  # a store named explicitly must exist: make it with the seed
-    made = subprocess.run([sys.executable, "-m", "kidx", "apply", "-f", str(SEED_BUNDLE), "--store", str(store)],
-                          capture_output=True, text=True, cwd=REPO)
-    assert made.returncode == 0, made.stderr
+    store = seed_store(tmp_path)  # a store named explicitly must exist: make it with the seed
     check = ("import sys, io, contextlib\n"
              "from kidx.cli.app import run\n"
              "with contextlib.redirect_stdout(io.StringIO()):\n"
@@ -100,10 +106,7 @@ def test_get_and_describe_of_a_run_load_no_url_parser_importlib_util_or_typing(t
     """A folder store is not parsed as a URL (kidx.store.postgres_url); describe looks an importer up without
     ``importlib.util``, and nothing imports ``typing``. Each costs a share of the start
     that bench/bench_startup.py and bench/bench_scale.py measure."""
-    store = tmp_path / "store"
-    made = subprocess.run([sys.executable, "-m", "kidx", "apply", "-f", str(SEED_BUNDLE), "--store", str(store)],
-                          capture_output=True, text=True, cwd=REPO)
-    assert made.returncode == 0, made.stderr
+    store = seed_store(tmp_path)
     check = ("import sys, io, contextlib\n"
              "from kidx.cli.app import run\n"
              "out = io.StringIO()\n"
@@ -128,10 +131,7 @@ WRITES_AND_DOCUMENTS = {"contextlib", "kidx.files", "kidx.store.faults", "kidx.o
 def test_a_cold_read_imports_only_what_it_needs(tmp_path, words, absent):
     """Each module costs a share of a cold command's start (bench/bench_startup.py); the
     command runs alone in a fresh interpreter, as ``kidx`` runs it."""
-    store = tmp_path / "store"
-    made = subprocess.run([sys.executable, "-m", "kidx", "apply", "-f", str(SEED_BUNDLE), "--store", str(store)],
-                          capture_output=True, text=True, cwd=REPO)
-    assert made.returncode == 0, made.stderr
+    store = seed_store(tmp_path)
     check = ("import os, sys\n"
              "from kidx.cli.app import run\n"
              "shown, sys.stdout = sys.stdout, open(os.devnull, 'w')\n"
