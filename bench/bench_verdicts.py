@@ -591,6 +591,12 @@ def undecided(scenario: str, verdict: str | None) -> bool:
     return verdict in ("inconclusive", "unconfirmed")
 
 
+def all_but_geglu(cells: list[Cell]) -> list[Cell]:
+    """The cells of the kernels other than geglu, whose GEMMs' processes disagree by 1-2%
+    (the power cap's clock, bench/bench_spread.py): what the targets read without them."""
+    return [c for c in cells if not c.kernel.startswith("geglu/")]
+
+
 def cell_text(hits: int, total: int) -> str:
     return f"{100 * hits / total:.1f}% ({hits}/{total})" if total else "n/a"
 
@@ -652,6 +658,9 @@ def targets(cells: list[Cell], eager: str | None) -> list[list[str]]:
                 found = rate(cells, right, n=5, scenario="slow-2", kernel=kernel, **where)
                 summary.append([f"  {kernel}: 2% slowdown slower, 5 a side, {store}", cell_text(*found),
                                 "(by kernel)", "-"])
+            found = rate(all_but_geglu(cells), right, n=5, scenario="slow-2", **where)
+            summary.append([f"  all but geglu: 2% slowdown slower, 5 a side, {store}", cell_text(*found),
+                            "(by kernel)", "-"])
             stepped = rate(cells, right, n=5, scenario="step-2", **where)
             summary.append([f"  {source}, real 2% step found, 5 a side, {store}", cell_text(*stepped), "(steps)", "-"])
             stepped = rate(cells, right, n=8, scenario="step-1", long=True, **where)
@@ -676,6 +685,9 @@ def targets(cells: list[Cell], eager: str | None) -> list[list[str]]:
                 found = rate(cells, right, n=8, scenario="slow-1", long=True, kernel=kernel, **where16)
                 summary.append([f"  {kernel}: 1% slowdown slower, 8 a side, >= 25 us, {store}", cell_text(*found),
                                 "(by kernel)", "-"])
+            found = rate(all_but_geglu(cells), right, n=8, scenario="slow-1", long=True, **where16)
+            summary.append([f"  all but geglu: 1% slowdown slower, 8 a side, >= 25 us, {store}", cell_text(*found),
+                            "(by kernel)", "-"])
             false16 = rate(cells, right, n=8, scenario="aa", **where16)
             check(f"{source}, 8 a side, {store}: A/A called faster or slower", false16, "<= 1%",
                   false16[0] <= AIM_FALSE * false16[1])
