@@ -15,6 +15,7 @@ from kidx.analysis.hostbound import HOST_BOUND_OVERHEAD
 REP = Path(__file__).resolve().parents[1] / "data" / "h200-aa" / "rep-01"
 EVENTS_RUN = "liger-rms-norm-forward-liger-nvidia-h200-eps1e-06-hidden4096-seq1024-bf16-2026-12-01-10-3-cd4148fe0a"
 LARGE_RUN = "liger-rms-norm-forward-liger-nvidia-h200-eps1e-06-hidden8192-seq32768-bf16-2026-12-01-10-ff859b96c6"
+SEQ2048_RUN = "liger-rms-norm-forward-liger-nvidia-h200-eps1e-06-hidden4096-seq2048-bf16-2026-12-01-10-3-bc5d928f5a"
 EVENTS_NS = 144448  # the events run's median (rep-01's CSV: 0.14444799721240997 ms)
 
 
@@ -240,3 +241,49 @@ def test_recorded_events_runs_twin_with_the_same_configs_kernel_timer_runs(kidx,
         median = (twins[len(twins) // 2] + twins[(len(twins) - 1) // 2]) / 2
         assert (row["kernelTime"], row["launchOverhead"]) == (median, pytest.approx(row["value"] / median)), row["run"]
         assert row["hostBound"] is (row["value"] / median >= HOST_BOUND_OVERHEAD)
+
+
+def test_describe_reads_as_evidence_only_passed_twins_and_its_own_protocols_sweep(kidx, tmp_path):
+    """Kernel-timer runs of the events run's workload that did not pass are no twins; a
+    passed one whose protocol differs from the events run's only in its measurement (timer,
+    cache, repetition) is; and events runs of another protocol on the sweep's workloads
+    leave the run's own sweep as it was (their points are another sweep)."""
+    items = _imported(kidx)
+    made = _twin(items, EVENTS_RUN, "cuda_graph", 5000)
+    made[1]["spec"]["status"] = "failed"  # 28.9x, were it evidence
+    cupti = _twin(items, EVENTS_RUN, "cupti", 100000)
+    cupti[0]["spec"]["measurement"].update(cache="cold", repetitionMs=7.0)
+    steep = copy.deepcopy(cupti[0])
+    steep["metadata"] = {"name": "liger-bench-repeated-forward"}
+    steep["spec"]["measurement"].update(timer="cuda_events", repetitionMs=33.0)
+    points = [item for item in items if item["kind"] == "BenchmarkRun" and item["spec"].get("status") == "passed"
+              and "rms-norm-forward-liger-" in item["metadata"]["name"] and "timing" in item["spec"]]
+    repeated = []
+    for number, point in enumerate(points):  # latency proportional to seq: steep, were it the run's sweep
+        again = copy.deepcopy(point)
+        again["metadata"] = {"name": f"repeated-{number}"}
+        again["spec"]["protocolRef"] = {"name": steep["metadata"]["name"]}
+        del again["spec"]["protocolDigest"]
+        again["spec"]["timing"]["latencyNs"] = {"median": 100 * (number + 1) ** 4}
+        again["spec"].pop("measurements", None)
+        repeated.append(again)
+    path = tmp_path / "evidence.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items + made + cupti + [steep]
+                                + repeated}))
+    code, _, err = kidx("apply", "-f", str(path))
+    assert code == 0, err
+    code, out, err = kidx("describe", "run", EVENTS_RUN)
+    assert (code, err) == (0, "")
+    assert out[out.index("Host Share:"):out.index("Referenced By:")] == (
+        "Host Share:\n"
+        f"  Launch Overhead:  kernel-bound: launch overhead {EVENTS_NS / 100000:.2f}x (events time / cupti time "
+        f"100µs, threshold {HOST_BOUND_OVERHEAD:g}x)\n"
+        f"  Kernel Runs:      cupti-twin-{EVENTS_RUN[:60]}\n"
+    )
+    code, out, err = kidx("describe", "run", SEQ2048_RUN)  # no twin: its own sweep's points alone
+    assert (code, err) == (0, "")
+    assert out[out.index("Host Share:"):out.index("Referenced By:")] == (
+        "Host Share:\n"
+        "  Likely Host-Bound:  flat sweep: latency x0.73 while seq grows x2 from here (exponent -0.45, below 0.5)\n"
+        "                      5.6% of the GPU's roofline (below 25%) at a working set of 32 MiB (at most 256 MiB)\n"
+    )

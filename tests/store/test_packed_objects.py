@@ -396,3 +396,50 @@ def test_a_read_only_store_a_writer_left_mid_write_is_refused_not_read_without_i
         for path in [copy, *copy.rglob("*")]:
             path.chmod(0o700)
         shutil.rmtree(folder)
+
+
+@pytest.mark.parametrize("database", ["catalog.sqlite", f"objects/{PACK_FILE}"])
+@pytest.mark.parametrize("left", ["an empty WAL", "a WAL with its shared-memory file"])
+def test_a_read_only_store_a_writer_left_settled_is_read_whole(kidx, store, tmp_path, other_user, database, left):
+    """What a finished or a settled write leaves beside the catalog or the pack (an empty
+    WAL; a WAL whose shared-memory file, readable, says what of it is committed) is no
+    unfinished write: the store is read whole by a user who may not write its folder."""
+    made = runs(PACK_THRESHOLD + 2)
+    assert kidx("apply", "-f", str(as_list(made, tmp_path / "runs.json"))).code == 0
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="kidx-read-only-"))
+    copy = folder / "store"
+    shutil.copytree(store, copy)
+    path = copy / database
+    wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
+    if left == "an empty WAL":
+        wal.write_bytes(b"")
+        shm.unlink(missing_ok=True)
+    else:
+        committed_not_checkpointed = (
+            "import os, sqlite3, sys\n"
+            "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+            "db.execute('PRAGMA wal_autocheckpoint=0')\n"
+            "db.execute('CREATE TABLE committed_in_the_wal(x)')\n"
+            "os._exit(0)\n")
+        subprocess.run([sys.executable, "-c", committed_not_checkpointed, str(path)], check=True)
+        assert wal.stat().st_size > 0 and shm.exists()
+    for each in [copy, *copy.rglob("*")]:
+        each.chmod(0o555 if each.is_dir() else 0o444)
+    folder.chmod(0o755)
+    try:
+        def as_other(*arguments: str) -> tuple[int, str, str]:
+            done = subprocess.run(other_user.command(*arguments, "--store", str(copy)), capture_output=True,
+                                  text=True, cwd="/", env=other_user.env)
+            return done.returncode, done.stdout, done.stderr
+
+        code, out, err = as_other("get", "runs", "-o", "name")
+        assert (code, err) == (0, "")
+        assert out.splitlines() == sorted(f"{RUN_TYPE}/{run['metadata']['name']}" for run in made)
+        code, out, err = as_other("get", "run", "run-00001", "-o", "jsonpath={.spec.timing.latencyNs.median}")
+        assert (code, out, err) == (0, "1001", "")  # the object itself, from the pack
+    finally:
+        for each in [copy, *copy.rglob("*")]:
+            each.chmod(0o700)
+        shutil.rmtree(folder)
