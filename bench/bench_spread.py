@@ -63,10 +63,12 @@ def spreads(path: Path, name: str, suite: str) -> dict[str, list[tuple[float, bo
     return found
 
 
-def main() -> int:
-    started = time.perf_counter()
-    header = ["recording", "kernel/pass", "configurations", "processes", "median spread", "largest spread",
-              f"configurations with a process > {OFF:.0%} off"]
+HEADER = ["recording", "kernel/pass", "configurations", "processes", "median spread", "largest spread",
+          f"configurations with a process > {OFF:.0%} off"]
+
+
+def table() -> list[list[str]]:
+    """The report's rows: per recording (those present) and kernel/pass, as HEADER says."""
     rows = []
     for name, path, suite in SOURCES:
         if not path.is_file():
@@ -76,6 +78,12 @@ def main() -> int:
             values = [spread for spread, _ in found]
             rows.append([name, kernel, str(len(found)), str(processes), f"{100 * statistics.median(values):.2f}%",
                          f"{100 * max(values):.2f}%", f"{sum(off for _, off in found)} of {len(found)}"])
+    return rows
+
+
+def main() -> int:
+    started = time.perf_counter()
+    header, rows = HEADER, table()
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
     head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                           text=True).stdout.strip()

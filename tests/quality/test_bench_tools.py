@@ -127,3 +127,23 @@ def test_the_recording_time_figures_are_the_h100_recordings_and_the_page_copies_
         f"{precise_after['rows at most 2%']} |",
     ]:
         assert line in page, line
+
+
+SPREAD_REPORT = REPO / "bench" / "reports" / "bench_spread-20261207-155928.json"
+
+
+def test_the_spread_figures_are_the_h100_recordings_and_the_pages_copy_them(bench_scale):
+    """bench_spread.py, read again from the H100 recordings in tests/data, gives its kept
+    report's rows, and docs/analysis.md's table by kernel and pass shows the 19-process
+    recording's median spreads (the fixture puts bench/ on the path)."""
+    import bench_spread
+
+    rows = bench_spread.table()
+    assert rows == json.loads(SPREAD_REPORT.read_text(encoding="utf-8"))["rows"]
+    page = (REPO / "docs" / "analysis.md").read_text(encoding="utf-8")
+    assert SPREAD_REPORT.with_suffix(".txt").name in page
+    sampled = {row[1]: row[4] for row in rows if row[0] == "steps H100 --min-time 0.3"}
+    assert len(sampled) == 6
+    for kernel_pass, spread in sampled.items():
+        kernel, operation = kernel_pass.split("/")
+        assert f"| {kernel} {operation} | {spread} |" in page, kernel_pass
