@@ -147,3 +147,13 @@ def test_the_spread_figures_are_the_h100_recordings_and_the_pages_copy_them(benc
     for kernel_pass, spread in sampled.items():
         kernel, operation = kernel_pass.split("/")
         assert f"| {kernel} {operation} | {spread} |" in page, kernel_pass
+
+
+def test_the_placement_probe_summary_is_what_its_readme_shows():
+    """tests/data/h100-placement/summarise.py, run on the kept timings, prints the table its
+    README quotes (and that docs/measuring.md's figures come from)."""
+    folder = REPO / "tests" / "data" / "h100-placement"
+    done = subprocess.run([sys.executable, str(folder / "summarise.py")], capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert len(done.stdout.splitlines()) == 21
+    assert f"```\n{done.stdout}```\n" in (folder / "README.md").read_text(encoding="utf-8")
