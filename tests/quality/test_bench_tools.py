@@ -157,3 +157,19 @@ def test_the_placement_probe_summary_is_what_its_readme_shows():
     assert (done.returncode, done.stderr) == (0, "")
     assert len(done.stdout.splitlines()) == 21
     assert f"```\n{done.stdout}```\n" in (folder / "README.md").read_text(encoding="utf-8")
+
+
+COMPRESSION_REPORT = REPO / "bench" / "reports" / "bench_object_compression-20261207-164237.json"
+
+
+def test_the_object_compression_figures_are_the_kept_reports(bench_scale):
+    """bench_object_compression.py, run again with its report's arguments, gives its sizes:
+    the generator and the stored form of an object are what they were (the fixture puts
+    bench/ on the path)."""
+    import bench_object_compression
+
+    report = json.loads(COMPRESSION_REPORT.read_text(encoding="utf-8"))
+    arguments = report["arguments"]
+    found = bench_object_compression.sizes(arguments["runs"], arguments["dictionary_runs"], arguments["seed"])
+    assert found == report["sizes"]
+    assert found["zlib level 9, preset dictionary"] < found["zlib level 9"] < found["as stored"]
