@@ -171,5 +171,8 @@ def test_the_object_compression_figures_are_the_kept_reports(bench_scale):
     report = json.loads(COMPRESSION_REPORT.read_text(encoding="utf-8"))
     arguments = report["arguments"]
     found = bench_object_compression.sizes(arguments["runs"], arguments["dictionary_runs"], arguments["seed"])
-    assert found == report["sizes"]
+    exact = ("objects measured", "dictionary bytes", "as stored")
+    assert {k: found[k] for k in exact} == {k: report["sizes"][k] for k in exact}
+    for compressed in ("zlib level 9", "zlib level 9, preset dictionary"):  # another zlib may pack a little apart
+        assert found[compressed] == pytest.approx(report["sizes"][compressed], rel=0.02), compressed
     assert found["zlib level 9, preset dictionary"] < found["zlib level 9"] < found["as stored"]
