@@ -310,6 +310,8 @@ MIN_TIME_FIXTURE = REPO / "tests" / "data" / "h100-min-time" / "store.kidx.json"
 MIN_TIME_SOURCE = "geglu H100 --min-time 1"  # geglu's steps, 6 processes, each call sampled for a second
 STEPS_MIN_TIME_FIXTURE = REPO / "tests" / "data" / "h100-steps-min-time" / "store.kidx.json"
 STEPS_MIN_TIME_SOURCE = "steps H100 --min-time 0.3"  # layer_norm, softmax, geglu's steps, 19 processes, 0.3 s a call
+GEGLU_MIN_TIME_FIXTURE = REPO / "tests" / "data" / "h100-geglu-min-time" / "store.kidx.json"
+GEGLU_MIN_TIME_SOURCE = "geglu H100 --min-time 1 x20"  # geglu's steps, 20 processes, each call sampled for a second
 SIDES = (2, 3, 5, 8)
 SLOWDOWNS = (0.01, 0.02, 0.05)
 LONG_NS = 25_000  # "kernels of at least 25 µs": the configuration's median
@@ -319,7 +321,7 @@ TRIAL_PARAMETER = "bench_trial"  # a string workload parameter that keeps each t
 # swiglu (tests/data/h200-timers, tests/data/h200-aa); the targets are read on the H100
 # recording of layer_norm, softmax and geglu (tests/data/h100-steps), which no constant was
 # tuned on.
-TEST_SOURCES = {STEPS_SOURCE, AA16_SOURCE, MIN_TIME_SOURCE, STEPS_MIN_TIME_SOURCE}
+TEST_SOURCES = {STEPS_SOURCE, AA16_SOURCE, MIN_TIME_SOURCE, STEPS_MIN_TIME_SOURCE, GEGLU_MIN_TIME_SOURCE}
 AIM_FALSE, AIM_POWER, AIM_POWER_1 = 0.01, 0.95, 0.90
 
 
@@ -612,7 +614,8 @@ def timers_report(cells: list[Cell], sources: list[str], variant: str, half: str
     lines, rows = [], []
     which = {"test": f"the H100 recordings ({STEPS_SOURCE}: layer_norm, softmax, geglu, 10 processes; {AA16_SOURCE}: "
                      f"layer_norm, softmax, 16 processes; {MIN_TIME_SOURCE}: geglu, 6 processes; "
-                     f"{STEPS_MIN_TIME_SOURCE}: layer_norm, softmax, geglu, 19 processes), tuned on by nothing",
+                     f"{STEPS_MIN_TIME_SOURCE}: layer_norm, softmax, geglu, 19 processes; "
+                     f"{GEGLU_MIN_TIME_SOURCE}: geglu, 20 processes), tuned on by nothing",
              "calibration": "the H200 recordings (rms_norm, llama4_rope, swiglu), the rule's constants chosen on "
                             "them"}[half]
     lines += ["", f"rule {variant}, {half} half, {which}:"]
@@ -644,7 +647,7 @@ def targets(cells: list[Cell], eager: str | None) -> list[list[str]]:
     recorded = {c.source for c in cells}
     for history in (False, True):
         store = "with history" if history else "fresh store"
-        for source in (STEPS_SOURCE, STEPS_MIN_TIME_SOURCE):
+        for source in (STEPS_SOURCE, STEPS_MIN_TIME_SOURCE, GEGLU_MIN_TIME_SOURCE):
             if source not in recorded:
                 continue
             where = {"source": source, "history": history, "variant": "default", "half": "test"}
@@ -668,13 +671,13 @@ def targets(cells: list[Cell], eager: str | None) -> list[list[str]]:
                             "(steps)", "-"])
         where = {"source": STEPS_SOURCE, "history": history, "variant": "default", "half": "test"}
         for n in (2, 3):  # geglu under do_bench's budget and with every call sampled for a second
-            for source in (STEPS_SOURCE, MIN_TIME_SOURCE, STEPS_MIN_TIME_SOURCE):
+            for source in (STEPS_SOURCE, MIN_TIME_SOURCE, STEPS_MIN_TIME_SOURCE, GEGLU_MIN_TIME_SOURCE):
                 for scenario in ("slow-2", "step-2"):
                     geglu = [c for c in cells if c.kernel.startswith("geglu/")]
                     found = rate(geglu, right, n=n, scenario=scenario, **{**where, "source": source})
                     summary.append([f"  geglu ({source}): {SCENARIO_TITLE[scenario]}, {n} a side, {store}",
                                     cell_text(*found), "(sampling)", "-"])
-        for source in (AA16_SOURCE, STEPS_MIN_TIME_SOURCE):  # the recordings with 16 processes or more
+        for source in (AA16_SOURCE, STEPS_MIN_TIME_SOURCE, GEGLU_MIN_TIME_SOURCE):  # 16 processes or more
             if source not in recorded:
                 continue
             where16 = {**where, "source": source}
@@ -737,6 +740,11 @@ def main_timers(args) -> None:
             sources[STEPS_MIN_TIME_SOURCE] = sampled
             steps_of[STEPS_MIN_TIME_SOURCE] = [Steps(f"step-{(factor - 1) * 100:g}", sampled,
                                                      step_pairs(sampled, sampled, factor)) for factor in STEPS_FACTORS]
+        if GEGLU_MIN_TIME_FIXTURE.is_file():
+            settled = bundle_source(GEGLU_MIN_TIME_FIXTURE, GEGLU_MIN_TIME_SOURCE, "steps-min-time")
+            sources[GEGLU_MIN_TIME_SOURCE] = settled
+            steps_of[GEGLU_MIN_TIME_SOURCE] = [Steps(f"step-{(factor - 1) * 100:g}", settled,
+                                                     step_pairs(settled, settled, factor)) for factor in STEPS_FACTORS]
     eager = None
     if not args.no_eager:
         eager = "eager (h200-aa)"
