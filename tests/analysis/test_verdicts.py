@@ -677,24 +677,33 @@ def test_the_timers_benchmark_reports_each_timer_by_runs_a_side(tmp_path):
         "kernel timer H100, 5 a side, fresh store: 2% slowdown slower",
         "steps H100 --min-time 0.3, 5 a side, fresh store: A/A called faster or slower",
         "steps H100 --min-time 0.3, 5 a side, fresh store: 2% slowdown slower",
+        "geglu H100 --min-time 1 x20, 5 a side, fresh store: A/A called faster or slower",
+        "geglu H100 --min-time 1 x20, 5 a side, fresh store: 2% slowdown slower",
         "kernel timer H100 x16, 8 a side, >= 25 us, fresh store: 1% slowdown slower",
         "kernel timer H100 x16, 8 a side, fresh store: A/A called faster or slower",
         "steps H100 --min-time 0.3, 8 a side, >= 25 us, fresh store: 1% slowdown slower",
         "steps H100 --min-time 0.3, 8 a side, fresh store: A/A called faster or slower",
+        "geglu H100 --min-time 1 x20, 8 a side, >= 25 us, fresh store: 1% slowdown slower",
+        "geglu H100 --min-time 1 x20, 8 a side, fresh store: A/A called faster or slower",
         "kernel timer H100, 5 a side, with history: A/A called faster or slower",
         "kernel timer H100, 5 a side, with history: 2% slowdown slower",
         "steps H100 --min-time 0.3, 5 a side, with history: A/A called faster or slower",
         "steps H100 --min-time 0.3, 5 a side, with history: 2% slowdown slower",
+        "geglu H100 --min-time 1 x20, 5 a side, with history: A/A called faster or slower",
+        "geglu H100 --min-time 1 x20, 5 a side, with history: 2% slowdown slower",
         "kernel timer H100 x16, 8 a side, >= 25 us, with history: 1% slowdown slower",
         "kernel timer H100 x16, 8 a side, with history: A/A called faster or slower",
         "steps H100 --min-time 0.3, 8 a side, >= 25 us, with history: 1% slowdown slower",
-        "steps H100 --min-time 0.3, 8 a side, with history: A/A called faster or slower"]
+        "steps H100 --min-time 0.3, 8 a side, with history: A/A called faster or slower",
+        "geglu H100 --min-time 1 x20, 8 a side, >= 25 us, with history: 1% slowdown slower",
+        "geglu H100 --min-time 1 x20, 8 a side, with history: A/A called faster or slower"]
     rows = {(row["variant"], row["store"], row["scenario"], row["source"]): row["figures"]["5"]
             for row in report["rows"]}
     # the H100 recording: 48 configurations of 10 processes; the H200 one has 8, too few for 5 a side
     assert rows[("default", "fresh", "aa", "kernel timer H100")][1] == 48
     assert ("default", "fresh", "aa", "cuda_graph") not in rows
     assert rows[("default", "fresh", "aa", "steps H100 --min-time 0.3")][1] == 48  # 19 processes: both batches
+    assert rows[("default", "fresh", "aa", "geglu H100 --min-time 1 x20")][1] == 16  # geglu's 16, 20 processes
     # a 5 % slowdown of softmax and layer_norm, 5 runs a side: found (geglu's GEMMs move 1-3 % between processes)
     assert rows[("default", "fresh", "slow-5", "kernel timer H100")][0] >= 32
     # with the old fixed 5 % threshold a 2 % slowdown is never found

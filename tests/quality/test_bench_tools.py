@@ -129,13 +129,14 @@ def test_the_recording_time_figures_are_the_h100_recordings_and_the_page_copies_
         assert line in page, line
 
 
-SPREAD_REPORT = REPO / "bench" / "reports" / "bench_spread-20261207-155928.json"
+SPREAD_REPORT = REPO / "bench" / "reports" / "bench_spread-20261207-171849.json"
 
 
 def test_the_spread_figures_are_the_h100_recordings_and_the_pages_copy_them(bench_scale):
     """bench_spread.py, read again from the H100 recordings in tests/data, gives its kept
-    report's rows, and docs/analysis.md's table by kernel and pass shows the 19-process
-    recording's median spreads (the fixture puts bench/ on the path)."""
+    report's rows (the t test's shares drawn with a fixed seed), and docs/analysis.md's tables
+    show the 19-process recording's median spreads and the 20-process geglu recording's
+    spreads with the t test's shares (the fixture puts bench/ on the path)."""
     import bench_spread
 
     rows = bench_spread.table()
@@ -147,6 +148,11 @@ def test_the_spread_figures_are_the_h100_recordings_and_the_pages_copy_them(benc
     for kernel_pass, spread in sampled.items():
         kernel, operation = kernel_pass.split("/")
         assert f"| {kernel} {operation} | {spread} |" in page, kernel_pass
+    settled = [row for row in rows if row[0] == "geglu H100 --min-time 1 x20"]
+    assert len(settled) == 2
+    for row in settled:
+        kernel, operation = row[1].split("/")
+        assert f"| {kernel} {operation} | {row[4]} | {row[7]} | {row[8]} |" in page, row[1]
 
 
 def test_the_placement_probe_summary_is_what_its_readme_shows():
