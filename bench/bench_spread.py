@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """How far the processes of the H100 kernel-timer recordings disagree, per kernel and pass.
 
-For each recording that bench/bench_verdicts.py reads as a test source (tests/data/h100-steps,
-h100-aa16, h100-min-time, h100-steps-min-time,
-h100-geglu-min-time) and each configuration, the spread between
+For each H100 recording that bench/bench_verdicts.py reads (the test sources tests/data/h100-steps,
+h100-aa16, h100-min-time, h100-steps-min-time, h100-geglu-min-time, and the calibration source
+h100-calibration) and each configuration, the spread between
 processes is the standard deviation of the logs of the runs' medians (about the relative
 spread); per kernel and pass the script prints the median and the largest spread over its
 configurations, and how many configurations have a process more than 1% off their median.
@@ -37,6 +37,8 @@ sys.path.insert(0, str(REPO))
 from bench_verdicts import (  # noqa: E402
     AA16_FIXTURE,
     AA16_SOURCE,
+    CALIBRATION_H100_FIXTURE,
+    CALIBRATION_H100_SOURCE,
     GEGLU_MIN_TIME_FIXTURE,
     GEGLU_MIN_TIME_SOURCE,
     MIN_TIME_FIXTURE,
@@ -52,7 +54,8 @@ from bench_verdicts import (  # noqa: E402
 SOURCES = ((STEPS_SOURCE, STEPS_FIXTURE, "steps"), (AA16_SOURCE, AA16_FIXTURE, "aa16"),
            (MIN_TIME_SOURCE, MIN_TIME_FIXTURE, "geglu"), (STEPS_MIN_TIME_SOURCE, STEPS_MIN_TIME_FIXTURE,
                                                           "steps-min-time"),
-           (GEGLU_MIN_TIME_SOURCE, GEGLU_MIN_TIME_FIXTURE, "steps-min-time"))
+           (GEGLU_MIN_TIME_SOURCE, GEGLU_MIN_TIME_FIXTURE, "steps-min-time"),
+           (CALIBRATION_H100_SOURCE, CALIBRATION_H100_FIXTURE, "calibration16"))
 OFF = 0.01  # a process this far off its configuration's median counts as off
 TARGETS = ((0.02, 5), (0.01, 8))  # issue 37's: a 2% slowdown at 5 processes a side, 1% at 8
 FALSE_CALLS = 0.01  # the A/A rate the targets allow

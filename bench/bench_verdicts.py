@@ -312,6 +312,9 @@ STEPS_MIN_TIME_FIXTURE = REPO / "tests" / "data" / "h100-steps-min-time" / "stor
 STEPS_MIN_TIME_SOURCE = "steps H100 --min-time 0.3"  # layer_norm, softmax, geglu's steps, 19 processes, 0.3 s a call
 GEGLU_MIN_TIME_FIXTURE = REPO / "tests" / "data" / "h100-geglu-min-time" / "store.kidx.json"
 GEGLU_MIN_TIME_SOURCE = "geglu H100 --min-time 1 x20"  # geglu's steps, 20 processes, each call sampled for a second
+# the calibration kernels (rms_norm, llama4_rope, swiglu at Liger's default shapes) on an H100, 12 processes: 6 a side
+CALIBRATION_H100_FIXTURE = REPO / "tests" / "data" / "h100-calibration" / "store.kidx.json"
+CALIBRATION_H100_SOURCE = "cuda_graph H100 x12"
 SIDES = (2, 3, 5, 8)
 SLOWDOWNS = (0.01, 0.02, 0.05)
 LONG_NS = 25_000  # "kernels of at least 25 µs": the configuration's median
@@ -616,8 +619,8 @@ def timers_report(cells: list[Cell], sources: list[str], variant: str, half: str
                      f"layer_norm, softmax, 16 processes; {MIN_TIME_SOURCE}: geglu, 6 processes; "
                      f"{STEPS_MIN_TIME_SOURCE}: layer_norm, softmax, geglu, 19 processes; "
                      f"{GEGLU_MIN_TIME_SOURCE}: geglu, 20 processes), tuned on by nothing",
-             "calibration": "the H200 recordings (rms_norm, llama4_rope, swiglu), the rule's constants chosen on "
-                            "them"}[half]
+             "calibration": f"the H200 recordings (rms_norm, llama4_rope, swiglu), the rule's constants chosen on "
+                            f"them, and {CALIBRATION_H100_SOURCE} (the same kernels on an H100, 12 processes)"}[half]
     lines += ["", f"rule {variant}, {half} half, {which}:"]
     lines.append(f"  {'timer':18} {'store':8} {'measure':26}" + "".join(f" {f'{n} a side':>20}" for n in SIDES))
     for source in sources:
@@ -740,6 +743,9 @@ def main_timers(args) -> None:
             sources[STEPS_MIN_TIME_SOURCE] = sampled
             steps_of[STEPS_MIN_TIME_SOURCE] = [Steps(f"step-{(factor - 1) * 100:g}", sampled,
                                                      step_pairs(sampled, sampled, factor)) for factor in STEPS_FACTORS]
+        if CALIBRATION_H100_FIXTURE.is_file():
+            sources[CALIBRATION_H100_SOURCE] = bundle_source(CALIBRATION_H100_FIXTURE, CALIBRATION_H100_SOURCE,
+                                                             "calibration16")
         if GEGLU_MIN_TIME_FIXTURE.is_file():
             settled = bundle_source(GEGLU_MIN_TIME_FIXTURE, GEGLU_MIN_TIME_SOURCE, "steps-min-time")
             sources[GEGLU_MIN_TIME_SOURCE] = settled
@@ -752,7 +758,7 @@ def main_timers(args) -> None:
     work = Path(tempfile.mkdtemp(prefix="kidx-bench-verdicts-"))
     cells: list[Cell] = []
     sources = {name: source for name, source in sources.items()
-               if name in chosen or name in TEST_SOURCES or name == eager}
+               if name in chosen or name in TEST_SOURCES or name == eager or name == CALIBRATION_H100_SOURCE}
     for name, source in sources.items():
         for n in args.sides:
             cells += measure_cells(source, steps_of.get(name, []), n, args.trials, args.seed, work, variants)

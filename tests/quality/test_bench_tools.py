@@ -129,7 +129,7 @@ def test_the_recording_time_figures_are_the_h100_recordings_and_the_page_copies_
         assert line in page, line
 
 
-SPREAD_REPORT = REPO / "bench" / "reports" / "bench_spread-20261207-171849.json"
+SPREAD_REPORT = REPO / "bench" / "reports" / "bench_spread-20261207-180503.json"
 
 
 def test_the_spread_figures_are_the_h100_recordings_and_the_pages_copy_them(bench_scale):
