@@ -766,9 +766,10 @@ def main_timers(args) -> None:
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                           text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "kidx", "crds"],
+    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "kidx", "crds", "bench/*.py"],
                            capture_output=True, text=True).stdout.strip().splitlines()
-    code = f"{head} ({'clean kidx/ crds/' if not dirty else f'+ {len(dirty)} modified files under kidx/ crds/'})"
+    folders = "kidx/ crds/ bench/"
+    code = f"{head} ({f'clean {folders}' if not dirty else f'+ {len(dirty)} modified files under {folders}'})"
 
     def shown(path) -> str:  # a fixture folder as the repository names it
         return os.path.relpath(path, REPO) if os.path.isabs(path) else str(path)
