@@ -129,9 +129,10 @@ def test_the_recording_time_figures_are_the_h100_recordings_and_the_page_copies_
         assert line in page, line
 
 
-SPREAD_REPORT = REPO / "bench" / "reports" / "bench_spread-20261207-180503.json"
+SPREAD_REPORT = REPO / "bench" / "reports" / "bench_spread-20261207-182349.json"
 
 
+@pytest.mark.slow
 def test_the_spread_figures_are_the_h100_recordings_and_the_pages_copy_them(bench_scale):
     """bench_spread.py, read again from the H100 recordings in tests/data, gives its kept
     report's rows (the t test's shares drawn with a fixed seed), and docs/analysis.md's tables
@@ -182,3 +183,53 @@ def test_the_object_compression_figures_are_the_kept_reports(bench_scale):
     for compressed in ("zlib level 9", "zlib level 9, preset dictionary"):  # another zlib may pack a little apart
         assert found[compressed] == pytest.approx(report["sizes"][compressed], rel=0.02), compressed
     assert found["zlib level 9, preset dictionary"] < found["zlib level 9"] < found["as stored"]
+
+
+VERDICTS_REPORT = REPO / "bench" / "reports" / "bench_verdicts-20261207-173257.json"
+VARIANTS_REPORT = REPO / "bench" / "reports" / "bench_verdicts-20261207-180305.json"
+
+
+def _by_kernel(summary: list[list[str]], target: str) -> dict[str, str]:
+    """The lines by kernel that follow a target's line in a bench_verdicts summary."""
+    start = [row[0] for row in summary].index(target) + 1
+    found = {}
+    for row in summary[start:]:
+        if not row[0].startswith("  ") or row[2] != "(by kernel)":
+            break
+        found[row[0].strip().split(":")[0]] = row[1]
+    found.pop("all but geglu", None)  # n/a where geglu is all there is
+    return found
+
+
+def test_the_geglu_and_calibration_tables_are_the_kept_reports():
+    """docs/analysis.md's table of geglu sampled for a second (kidx's figures from the full
+    report, the t test's from bench_spread's) and its table of the calibration recording
+    under three |t| are the kept reports' figures."""
+    page = (REPO / "docs" / "analysis.md").read_text(encoding="utf-8")
+    summary = json.loads(VERDICTS_REPORT.read_text(encoding="utf-8"))["summary"]
+    source = "geglu H100 --min-time 1 x20"
+    five = _by_kernel(summary, f"{source}, 5 a side, fresh store: 2% slowdown slower")
+    eight = _by_kernel(summary, f"{source}, 8 a side, >= 25 us, fresh store: 1% slowdown slower")
+    spreads = {row[1]: row for row in json.loads(SPREAD_REPORT.read_text(encoding="utf-8"))["rows"]
+               if row[0] == source}
+    assert sorted(five) == sorted(eight) == sorted(spreads) == ["geglu/backward", "geglu/forward"]
+    for kernel_pass, row in spreads.items():
+        kernel, operation = kernel_pass.split("/")
+        line = f"| {kernel} {operation} | {row[4]} | {row[7]} | {row[8]} | {five[kernel_pass]} | {eight[kernel_pass]} |"
+        assert line in page, line
+
+    rows = json.loads(VARIANTS_REPORT.read_text(encoding="utf-8"))["rows"]
+
+    def share(variant: str, store: str, scenario: str, n: int, counts: bool = False) -> str:
+        [row] = [r for r in rows if (r["variant"], r["source"], r["store"], r["scenario"]) == (
+            variant, "cuda_graph H100 x12", store, scenario)]
+        hits, total = row["figures"][str(n)]
+        return f"{100 * hits / total:.1f}% ({hits}/{total})" if counts else f"{100 * hits / total:.1f}%"
+
+    variants = ("default", "t3", "t2.5")
+    for n in (3, 5):
+        cells = " | ".join(f"{share(v, 'fresh', 'aa', n)} / {share(v, 'history', 'aa', n)}" for v in variants)
+        assert f"| A/A called faster/slower, {n} a side, fresh / with history | {cells} |" in page, n
+    for scenario, title in (("slow-2", "2% slowdown found"), ("slow-1", "1% slowdown found")):
+        cells = " | ".join(share(v, "fresh", scenario, 5, counts=True) for v in variants)
+        assert f"| {title}, 5 a side, fresh | {cells} |" in page, scenario
