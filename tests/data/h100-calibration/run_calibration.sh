@@ -4,8 +4,9 @@
 # tests/data/h200-timers's timers_driver.py (the calibration half: rms_norm, llama4_rope, swiglu at
 # Liger's default shapes) recorded with kidx record liger --timer cuda_graph (do_bench's own budget)
 # --processes N, labelled batch=BATCH; the store is exported, gzipped, to $OUT/calibration-BATCH.kidx.json.gz
+# TIMER=cupti in the environment records with that timer instead (default cuda_graph, what ran here)
 set -u
-N=${1:-16}; LIMIT=${2:-420}; BATCH=${3:-1}; shift 3; KERNELS=${*:-rms_norm llama4_rope swiglu}
+N=${1:-16}; LIMIT=${2:-420}; BATCH=${3:-1}; shift 3; KERNELS=${*:-rms_norm llama4_rope swiglu}; TIMER=${TIMER:-cuda_graph}
 export PYTHONUNBUFFERED=1
 START=$(date +%s)
 REPO=$(pwd); D=$REPO/.devicework
@@ -23,8 +24,8 @@ rm -rf /tmp/liger && mkdir -p /tmp/liger/data && cp -r $D/scripts /tmp/liger/scr
 cp /tmp/environment.yaml $R/environment.yaml
 cd /tmp/liger/scripts
 t0=$(date +%s)
-timeout -s INT -k 30 $LIMIT $KIDX record liger --environment /tmp/environment.yaml --timer cuda_graph --processes $N \
-  --label suite=calibration16 --label batch=$BATCH --label timer=cuda_graph \
+timeout -s INT -k 30 $LIMIT $KIDX record liger --environment /tmp/environment.yaml --timer $TIMER --processes $N \
+  --label suite=calibration16 --label batch=$BATCH --label timer=$TIMER \
   --store /tmp/store-calibration-$BATCH -- python3 timers_driver.py default $KERNELS
 echo "record rc=$? in $(( $(date +%s) - t0 )) s"
 cd /tmp
