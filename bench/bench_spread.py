@@ -25,7 +25,6 @@ import json
 import math
 import random
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -35,6 +34,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 
+from bench_store import code_version  # noqa: E402
 from bench_verdicts import (  # noqa: E402
     AA16_FIXTURE,
     AA16_SOURCE,
@@ -129,11 +129,7 @@ def main() -> int:
     started = time.perf_counter()
     header, rows = HEADER, table()
     widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
-    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "kidx", "bench/*.py", "tests/data"],
-                           capture_output=True, text=True).stdout.strip().splitlines()
-    code = f"{head} ({'clean' if not dirty else f'+ {len(dirty)} modified files under kidx/ bench/ tests/data/'})"
+    code = code_version(("kidx", "bench", "tests/data"))
     lines = [f"Spread between processes of the H100 kernel-timer recordings, code at {code}",
              "spread: the standard deviation of the logs of a configuration's run medians (one run a process)", "",
              "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]

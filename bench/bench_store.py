@@ -929,8 +929,9 @@ def bench_liger(args, report: Report, work: Path, kidx: list[str]) -> None:
                             "import_over_baseline": imp / base_files, "rounds": times}
 
 
-def code_version() -> str:
-    """The commit of the kidx tree and how many tracked files differ from it (read-only git)."""
+def code_version(folders: tuple[str, ...] = ("kidx", "crds")) -> str:
+    """The commit of the kidx tree and how many tracked files under ``folders`` differ from
+    it (read-only git)."""
     def git(*argv):
         proc = subprocess.run(["git", "--no-optional-locks", "-C", str(REPO), *argv],
                               capture_output=True, text=True)
@@ -938,9 +939,10 @@ def code_version() -> str:
     head = git("rev-parse", "--short", "HEAD")
     if head is None:
         return "unknown (not a git checkout)"
-    changed = git("status", "--porcelain", "--untracked-files=no", "--", "kidx", "crds")
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", *folders)
     count = len(changed.splitlines()) if changed else 0
-    return f"{head}" + (f" + {count} modified files under kidx/ crds/" if count else " (clean kidx/ crds/)")
+    named = " ".join(f"{folder}/" for folder in folders)
+    return f"{head}" + (f" + {count} modified files under {named}" if count else f" (clean {named})")
 
 
 def _terminate(signum, frame):

@@ -48,7 +48,6 @@ import random
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -60,6 +59,8 @@ from typing import NamedTuple
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
+
+from bench_store import code_version  # noqa: E402
 
 from kidx.analysis.significance import ALPHA, DEFAULT_THRESHOLD, MIN_T, rule_text, threshold_text  # noqa: E402
 from kidx.cli.app import run as kidx  # noqa: E402
@@ -730,27 +731,17 @@ def main_timers(args) -> None:
                                                              step_pairs(sources["cuda_graph"], h200_step, STEP))]}
     if "steps" in chosen:
         sources[AA16_SOURCE] = bundle_source(AA16_FIXTURE, AA16_SOURCE, "aa16")
-        h100 = bundle_source(Path(args.steps), STEPS_SOURCE, "steps")
-        sources[STEPS_SOURCE] = h100
-        steps_of[STEPS_SOURCE] = [Steps(f"step-{(factor - 1) * 100:g}", h100, step_pairs(h100, h100, factor))
-                                  for factor in STEPS_FACTORS]
-        longer = bundle_source(MIN_TIME_FIXTURE, MIN_TIME_SOURCE, "geglu")
-        sources[MIN_TIME_SOURCE] = longer
-        steps_of[MIN_TIME_SOURCE] = [Steps(f"step-{(factor - 1) * 100:g}", longer, step_pairs(longer, longer, factor))
-                                     for factor in STEPS_FACTORS]
-        if STEPS_MIN_TIME_FIXTURE.is_file():
-            sampled = bundle_source(STEPS_MIN_TIME_FIXTURE, STEPS_MIN_TIME_SOURCE, "steps-min-time")
-            sources[STEPS_MIN_TIME_SOURCE] = sampled
-            steps_of[STEPS_MIN_TIME_SOURCE] = [Steps(f"step-{(factor - 1) * 100:g}", sampled,
-                                                     step_pairs(sampled, sampled, factor)) for factor in STEPS_FACTORS]
+        recordings = [(Path(args.steps), STEPS_SOURCE, "steps"), (MIN_TIME_FIXTURE, MIN_TIME_SOURCE, "geglu"),
+                      (STEPS_MIN_TIME_FIXTURE, STEPS_MIN_TIME_SOURCE, "steps-min-time"),
+                      (GEGLU_MIN_TIME_FIXTURE, GEGLU_MIN_TIME_SOURCE, "steps-min-time")]
+        for path, name, suite in recordings:  # each with its steps, recorded in the same processes
+            if name in (STEPS_SOURCE, MIN_TIME_SOURCE) or path.is_file():
+                sources[name] = bundle_source(path, name, suite)
+                steps_of[name] = [Steps(f"step-{(factor - 1) * 100:g}", sources[name],
+                                        step_pairs(sources[name], sources[name], factor)) for factor in STEPS_FACTORS]
         if CALIBRATION_H100_FIXTURE.is_file():
             sources[CALIBRATION_H100_SOURCE] = bundle_source(CALIBRATION_H100_FIXTURE, CALIBRATION_H100_SOURCE,
                                                              "calibration16")
-        if GEGLU_MIN_TIME_FIXTURE.is_file():
-            settled = bundle_source(GEGLU_MIN_TIME_FIXTURE, GEGLU_MIN_TIME_SOURCE, "steps-min-time")
-            sources[GEGLU_MIN_TIME_SOURCE] = settled
-            steps_of[GEGLU_MIN_TIME_SOURCE] = [Steps(f"step-{(factor - 1) * 100:g}", settled,
-                                                     step_pairs(settled, settled, factor)) for factor in STEPS_FACTORS]
     eager = None
     if not args.no_eager:
         eager = "eager (h200-aa)"
@@ -764,12 +755,7 @@ def main_timers(args) -> None:
             cells += measure_cells(source, steps_of.get(name, []), n, args.trials, args.seed, work, variants)
             print(f"  measured {name}, {n} a side ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "kidx", "crds", "bench/*.py"],
-                           capture_output=True, text=True).stdout.strip().splitlines()
-    folders = "kidx/ crds/ bench/"
-    code = f"{head} ({f'clean {folders}' if not dirty else f'+ {len(dirty)} modified files under {folders}'})"
+    code = code_version(("kidx", "crds", "bench"))
 
     def shown(path) -> str:  # a fixture folder as the repository names it
         return os.path.relpath(path, REPO) if os.path.isabs(path) else str(path)
