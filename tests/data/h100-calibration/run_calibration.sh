@@ -4,15 +4,17 @@
 # tests/data/h200-timers's timers_driver.py (the calibration half: rms_norm, llama4_rope, swiglu at
 # Liger's default shapes) recorded with kidx record liger --timer cuda_graph (do_bench's own budget)
 # --processes N, labelled batch=BATCH; the store is exported, gzipped, to $OUT/calibration-BATCH.kidx.json.gz
-# TIMER=cupti in the environment records with that timer instead (default cuda_graph, what ran here)
+# TIMER=cupti in the environment records with that timer instead (default cuda_graph, what ran here);
+# MIN_TIME=S samples every call for at least S seconds (kidx record --min-time S) in place of do_bench's budget
 set -u
 N=${1:-16}; LIMIT=${2:-420}; BATCH=${3:-1}; shift 3; KERNELS=${*:-rms_norm llama4_rope swiglu}; TIMER=${TIMER:-cuda_graph}
+MIN_TIME=${MIN_TIME:-}; SAMPLING=${MIN_TIME:+--min-time $MIN_TIME}
 export PYTHONUNBUFFERED=1
 START=$(date +%s)
 REPO=$(pwd); D=$REPO/.devicework
 R=/tmp/result/calibration-$BATCH; mkdir -p $R
 exec > >(tee -a "$R/device.log") 2>&1
-echo "== $(date -u +%FT%TZ) calibration kernels $KERNELS, $N processes, batch $BATCH"
+echo "== $(date -u +%FT%TZ) calibration kernels $KERNELS, $N processes, batch $BATCH, timer $TIMER ${SAMPLING:-do_bench budget}"
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site $D/whl/*.whl || { echo "wheel install failed"; exit 1; }
 export PYTHONPATH=/tmp/site:$REPO
 KIDX="python3 -m kidx"
@@ -24,8 +26,8 @@ rm -rf /tmp/liger && mkdir -p /tmp/liger/data && cp -r $D/scripts /tmp/liger/scr
 cp /tmp/environment.yaml $R/environment.yaml
 cd /tmp/liger/scripts
 t0=$(date +%s)
-timeout -s INT -k 30 $LIMIT $KIDX record liger --environment /tmp/environment.yaml --timer $TIMER --processes $N \
-  --label suite=calibration16 --label batch=$BATCH --label timer=$TIMER \
+timeout -s INT -k 30 $LIMIT $KIDX record liger --environment /tmp/environment.yaml --timer $TIMER $SAMPLING --processes $N \
+  --label suite=calibration16 --label batch=$BATCH --label timer=$TIMER --label sampling=${MIN_TIME:+min-time-}${MIN_TIME:-do-bench} \
   --store /tmp/store-calibration-$BATCH -- python3 timers_driver.py default $KERNELS
 echo "record rc=$? in $(( $(date +%s) - t0 )) s"
 cd /tmp
