@@ -713,7 +713,7 @@ def _rule_variant(text: str) -> tuple[str, dict]:
     for pair in settings.split(","):
         if pair:
             key, value = pair.split(":")
-            values[key] = float(value) if key in ("threshold", "alpha", "min_t") else int(value)
+            values[key] = float(value) if key in ("threshold", "alpha", "min_t", "floor_share") else int(value)
     return name, values
 
 

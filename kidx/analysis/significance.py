@@ -26,6 +26,13 @@ whether a change is real.
   threshold; bands too wide to show a change of the threshold either way are
   ``inconclusive``), else the threshold alone. Such evidence gives at most ``unconfirmed``,
   with what it shows beside it.
+- **Floors** (a kernel timer's runs with samples): under a power cap the SM clock steps
+  within a run and a GEMM's median moves with the share of its samples taken at the lower
+  clock, while its fastest sample (the run's floor, at the highest clock) barely moves.
+  Where the floors' spread between runs is under FLOOR_SHARE of the statistics' (both
+  estimated with at least FLOOR_DF degrees of freedom), the between-run rule above runs
+  on the floors instead: ratio, interval, detectable change and confirmation all of the
+  floors, and the verdict says so.
 
 Confidence intervals of the ratio: from the t-test (between runs) or Hodges–Lehmann on
 the samples' logs (within a run); both deterministic.
@@ -41,6 +48,7 @@ from typing import NamedTuple
 from kidx.analysis.defaults import ALPHA as ALPHA
 from kidx.analysis.defaults import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
 from kidx.analysis.measures import Measure
+from kidx.units import LOWER
 
 # ALPHA, the significance level, and DEFAULT_THRESHOLD, --threshold's default (None: the
 # threshold follows the evidence), are defined in kidx.analysis.defaults, which the command
@@ -65,6 +73,16 @@ MIN_T_KERNEL = 4.0
 # is unconfirmed, its direction beside it, and a --fail-on-regression gate passes it until
 # a second run confirms it (bench/bench_verdicts.py, docs/analysis.md). 1 turns it off.
 CONFIRM_RUNS = 2
+# Floors (the module's docstring): on the H100, geglu forward's run medians sampled for a second
+# stay 0.85 % apart between processes while their fastest samples stay 0.26 % apart; a
+# memory-bound kernel's fastest sample is the noisier one (tests/data/h100-steps-min-time:
+# softmax 0.05 % against 0.17 %). The floors judge where their spread is under FLOOR_SHARE of the
+# statistics', each estimated with FLOOR_DF degrees of freedom or more (a choice between two
+# spreads estimated from 2 degrees of freedom each picks a lucky one too often); chosen on the
+# calibration recordings (bench/bench_verdicts.py, docs/analysis.md).
+FLOOR_SHARE = 0.5
+FLOOR_DF = 4
+FLOORS, STATISTICS = "floors", "statistics"  # what a between-run verdict was judged on
 # following the evidence: the smallest change that counts (a real 0.3 % change is real, but a
 # systematic drift between two arms of a few tenths of a percent is common enough that it
 # should not fail a gate), and the widest ± a "same" may claim before it is inconclusive
@@ -146,6 +164,7 @@ class Judgement(NamedTuple):
     runs_needed_for: float | None = None  # the change ``runs_needed`` is for (the threshold, or SAME_LIMIT)
     threshold: float | None = None  # the smallest change that counted (given, or EVIDENCE_FLOOR)
     bound: float | None = None  # between runs: the ± a "same" claims (the threshold, or the evidence's resolution)
+    judged_on: str | None = None  # between runs: STATISTICS (the runs' own) or FLOORS (their fastest samples)
 
     @property
     def verdict(self) -> str:
@@ -250,6 +269,32 @@ class Noise(NamedTuple):
 NO_NOISE = Noise(0.0, 0)
 
 
+class Floors(NamedTuple):
+    """The runs' floors beside their statistics (``judge_runs``): each arm's, the series'
+    history's spread of them, and the confirming runs' (value side, baseline side)."""
+
+    value_runs: Sequence[float]
+    baseline_runs: Sequence[float]
+    history: Noise = NO_NOISE
+    confirming: tuple[Sequence[float], Sequence[float]] | None = None
+
+
+def floor_of(measure: Measure | None) -> float | None:
+    """A run's floor: its fastest sample (the smallest, where less is better); None without
+    samples, or for a figure where more is better or the direction is unknown."""
+    if measure is None or not measure.samples or measure.direction != LOWER:
+        return None
+    positive = [sample for sample in measure.samples if sample > 0]
+    return min(positive) if positive else None
+
+
+def floors_of(measures: Sequence[Measure | None]) -> list[float] | None:
+    """Every run's floor, or None where one run has none (all or nothing: a spread of some
+    runs' floors beside all runs' statistics would not compare like with like)."""
+    floors = [floor_of(measure) for measure in measures]
+    return None if any(floor is None for floor in floors) else floors  # type: ignore[return-value]
+
+
 def spread_of(values: Sequence[float]) -> Noise:
     """The sum of squares of logs about their mean, with n - 1 degrees of freedom."""
     if len(values) < 2:
@@ -263,15 +308,22 @@ def judge_runs(value: Measure, baseline: Measure, value_runs: Sequence[float], b
                history: Noise = NO_NOISE, threshold: float | None = DEFAULT_THRESHOLD, alpha: float = ALPHA,
                min_t: float = MIN_T, confirm_runs: int = CONFIRM_RUNS,
                confirming: tuple[Sequence[float], Sequence[float]] | None = None,
-               floor: float = EVIDENCE_FLOOR) -> Judgement:
+               floor: float = EVIDENCE_FLOOR, floors: Floors | None = None,
+               floor_share: float = FLOOR_SHARE) -> Judgement:
     """The verdict of an arm against the baseline arm (``value`` and ``baseline`` their
     pooled figures, ``*_runs`` their runs' statistics): between runs where the arms'
     repeats or the series' history give a spread, else the within-run rule, unconfirmed.
     A change between runs must be confirmed (``unconfirmed_because``) by the arms' runs,
     or by ``confirming`` (value side, baseline side) where a series' neighbours do it.
     ``threshold`` None: it follows the evidence (the module's docstring), from ``floor``
-    (``least_change``: by the runs' timer)."""
+    (``least_change``: by the runs' timer). ``floors``: the runs' floors, judged on in
+    their place where their spread is under ``floor_share`` of the statistics' (0: never)."""
     noise = spread_of(value_runs) + spread_of(baseline_runs) + history
+    if floors is not None and floor_share > 0:
+        floor_noise = spread_of(floors.value_runs) + spread_of(floors.baseline_runs) + floors.history
+        if (min(noise.df, floor_noise.df) >= FLOOR_DF and noise.sigma and floor_noise.sigma is not None
+                and floor_noise.sigma < floor_share * noise.sigma):
+            return _on_floors(value, baseline, floors, noise, floor_noise, threshold, alpha, min_t, confirm_runs, floor)
     if noise.df < 1:
         within = judge(value, baseline, WITHIN_RUN_THRESHOLD if threshold is None else threshold, alpha)
         return within.unconfirmed("only within-run evidence: no repeated runs or history of the series")
@@ -297,7 +349,8 @@ def judge_runs(value: Measure, baseline: Measure, value_runs: Sequence[float], b
     needed = runs_needed(sigma, noise.df, target, alpha, min_t, confirm_runs)
     bound = target if threshold is not None else max(counts, detectable or 0.0)
     judgement = Judgement(ratio, speedup, significant, "t-test", p, ci, BETWEEN_RUNS, detectable=detectable,
-                          runs_needed=needed, runs_needed_for=target, threshold=counts, bound=bound)
+                          runs_needed=needed, runs_needed_for=target, threshold=counts, bound=bound,
+                          judged_on=STATISTICS)
     if significant:
         sides = confirming if confirming is not None else (value_runs, baseline_runs)
         why_not = unconfirmed_because(sides[0], sides[1], ratio, counts, confirm_runs)
@@ -313,6 +366,25 @@ def judge_runs(value: Measure, baseline: Measure, value_runs: Sequence[float], b
         why = f"the interval reaches past ±{percent(bound)}"
     why += f"; {needed_text(needed, len(a), len(b), target)}"
     return judgement._replace(conclusive=False, reason=why)
+
+
+def _on_floors(value: Measure, baseline: Measure, floors: Floors, noise: Noise, floor_noise: Noise,
+               threshold: float | None, alpha: float, min_t: float, confirm_runs: int, floor: float) -> Judgement:
+    """``judge_runs`` on the runs' floors: each arm's figure the median of its floors, and
+    the reason saying so, with both spreads."""
+    def floored(measure: Measure, runs: Sequence[float]) -> Measure:
+        ordered = sorted(runs)
+        middle = len(ordered) // 2
+        median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+        return measure._replace(value=median)
+
+    judgement = judge_runs(floored(value, floors.value_runs), floored(baseline, floors.baseline_runs),
+                           floors.value_runs, floors.baseline_runs, floors.history, threshold, alpha, min_t,
+                           confirm_runs, floors.confirming, floor, floors=None)
+    why = (f"judged on the runs' floors (fastest samples), {percent(floor_noise.sigma or 0.0)} apart between runs "
+           f"where their {value.statistic}s are {percent(noise.sigma or 0.0)} apart")
+    return judgement._replace(judged_on=FLOORS,
+                              reason=why if judgement.reason is None else f"{why}; {judgement.reason}")
 
 
 def unconfirmed_because(value_runs: Sequence[float], baseline_runs: Sequence[float], ratio: float,
@@ -424,6 +496,8 @@ def rule_text(threshold: float | None, alpha: float = ALPHA, min_t: float | None
     that = "that" if threshold is None else counts
     confirm = (f"; a change is confirmed by {confirm_runs} runs a side, more than half of the pairs of runs beyond "
                f"{that} its way, else unconfirmed" if confirm_runs > 1 else "")
+    floors = (f"; a kernel timer's runs with samples are judged on their floors (fastest samples) instead where the "
+              f"floors' spread between runs is under {FLOOR_SHARE:g} times the statistics'")
     if threshold is None:
         same = (f"same when the {(1 - alpha) * 100:g}% interval of the ratio lies within the larger of that and the "
                 f"change the runs would detect {POWER * 100:g}% of the time, at most {SAME_LIMIT * 100:g}%")
@@ -433,7 +507,7 @@ def rule_text(threshold: float | None, alpha: float = ALPHA, min_t: float | None
                 f"detect a change of {counts} {POWER * 100:g}% of the time")
         within = "else the threshold"
     return (f"{head}{counts} and a two-sided t-test on the logs of the runs' statistics gives p < {alpha:g} and "
-            f"|t| >= {least}, with the spread between runs from repeated runs or the series' history{confirm}; "
+            f"|t| >= {least}, with the spread between runs from repeated runs or the series' history{floors}{confirm}; "
             f"{same}; with only within-run evidence (Mann-Whitney U on samples, else p20-p80 bands apart, {within}) "
             f"at most unconfirmed")
 

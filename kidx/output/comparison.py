@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kidx.analysis.significance import BASELINE, SUMMARY_ORDER, UNCONFIRMED
+from kidx.analysis.significance import BASELINE, FLOORS, SUMMARY_ORDER, UNCONFIRMED
 from kidx.output import speed_of_light
 from kidx.output.analysis_printing import AnalysisPrinter
 from kidx.output.columns import label_column_header, raw_text
@@ -77,9 +77,11 @@ def summary_text(counts: dict[str, int]) -> str:
 
 
 def verdict_text(verdict: str | None, judgement) -> str:
+    """The verdict in words; ``on floors`` after one judged on the runs' fastest samples."""
+    on = " on floors" if judgement is not None and judgement.judged_on == FLOORS else ""
     if verdict == UNCONFIRMED and judgement is not None and judgement.within:
-        return f"unconfirmed ({judgement.within})"
-    return verdict or ""
+        return f"unconfirmed ({judgement.within}){on}"
+    return (verdict or "") + on
 
 
 def interval_text(judgement: Judgement | None) -> str:
@@ -253,6 +255,7 @@ def judgement_fields(judgement: Judgement | None) -> dict:
         "runsNeeded": judgement.runs_needed if judgement else None,
         "runsNeededFor": judgement.runs_needed_for if judgement else None,
         "threshold": judgement.threshold if judgement else None,
+        "judgedOn": judgement.judged_on if judgement else None,
     }
 
 

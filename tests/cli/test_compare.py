@@ -51,7 +51,7 @@ def test_json_shape_and_numbers(kidx, head_store):
         "low": 1481056, "high": 1483360, "samples": None, "runs": [HF_RUN], "spread": None, "ratio": 1.0,
         "speedup": 1.0, "verdict": "baseline", "test": None, "pValue": None, "ciLow": None, "ciHigh": None,
         "evidence": None, "withinRun": None, "reason": None, "detectableChange": None, "runsNeeded": None,
-        "runsNeededFor": None, "threshold": None,
+        "runsNeededFor": None, "threshold": None, "judgedOn": None,
         "forced": False,
         # no kernel-timer twin, and at 553 MB (above SMALL_WORKING_SET) and a seq sweep that grows: not host-bound
         "launchOverhead": None, "kernelTime": None, "kernelTimer": None, "hostBound": None,

@@ -36,11 +36,14 @@ from kidx.analysis.significance import (
     BASELINE,
     CONFIRM_RUNS,
     DEFAULT_THRESHOLD,
+    FLOOR_SHARE,
     NO_NOISE,
     REGRESSIONS,
     UNCONFIRMED,
+    Floors,
     Judgement,
     Noise,
+    floors_of,
     judge_runs,
     least_change,
     least_t,
@@ -85,6 +88,9 @@ class CompareRequest(NamedTuple):
     confirm_runs: int = CONFIRM_RUNS  # runs a side that must agree on a change (1: one run suffices)
     aggregate: AggregateKey | None = None  # --aggregate: the compared rows taken together by this key
     metric: str | None = None  # --metric: judge each run by this metric's figure instead of its headline
+    # a kernel timer's runs are judged on their floors where those are under this share of the
+    # statistics' spread between runs (significance.FLOOR_SHARE; 0: never)
+    floor_share: float = FLOOR_SHARE
 
 
 class Arm(NamedTuple):
@@ -389,6 +395,18 @@ class _History:
         out = frozenset(i for i, r in enumerate(members) if r.name in left_out)
         return segment_noise(values, self._points[key], out)
 
+    def floor_noise(self, run: AnalysedRun, left_out: set[str]) -> Noise:
+        """The between-run spread of the floors of ``run``'s series (``noise``'s segments),
+        leaving out the named runs; none where a run of the series has no floor."""
+        self.noise(run, left_out)  # the series' change points, found on its statistics
+        key = _series_of(run)
+        members = self._series.get(key, [])
+        floors = floors_of([r.known_measure for r in members]) if len(members) >= 2 else None
+        if floors is None:
+            return NO_NOISE
+        out = frozenset(i for i, r in enumerate(members) if r.name in left_out)
+        return segment_noise(floors, self._points[key], out)
+
 
 def _series_of(run: AnalysedRun) -> tuple:
     return (*comparable_key(run), run.implementation.digest, run.known_measure.metric)
@@ -539,11 +557,25 @@ def _judged(arm: Arm, baseline: Arm, request: CompareRequest, history: _History,
     min_t = request.min_t if request.min_t is not None else least_t(kernel_timer)
     judgement = judge_runs(arm.measure, baseline.measure, arm.values, baseline.values, noise,
                            request.threshold, request.alpha, min_t, request.confirm_runs,
-                           floor=least_change(kernel_timer))
+                           floor=least_change(kernel_timer),
+                           floors=_floors(arm, baseline, history, compared) if kernel_timer else None,
+                           floor_share=request.floor_share)
     if (not judgement.conclusive and judgement.detectable is not None and arm.measure.metric == "latency"
             and not kernel_timer):
         judgement = judgement._replace(reason=f"{judgement.reason}, or a kernel timer")
     return ComparedRow(arm, judgement, judgement.verdict, against=baseline)
+
+
+def _floors(arm: Arm, baseline: Arm, history: _History, compared: set[str]) -> Floors | None:
+    """The arms' floors and their series' spread of floors, where every run has one."""
+    value_runs = floors_of([run.known_measure for run in arm.runs])
+    baseline_runs = floors_of([run.known_measure for run in baseline.runs])
+    if value_runs is None or baseline_runs is None:
+        return None
+    noise = history.floor_noise(arm.run, compared)
+    if arm.run.implementation.digest != baseline.run.implementation.digest:
+        noise = noise + history.floor_noise(baseline.run, compared)
+    return Floors(value_runs, baseline_runs, noise)
 
 
 def _arm_word(request: CompareRequest) -> str:

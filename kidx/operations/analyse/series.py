@@ -40,7 +40,9 @@ from kidx.analysis.significance import (
     DEFAULT_THRESHOLD,
     REGRESSIONS,
     SLOWER,
+    Floors,
     Judgement,
+    floors_of,
     judge,
     judge_runs,
     least_change,
@@ -417,12 +419,25 @@ def _neighbours(members: list[AnalysedRun], values: list[float], index: int,
     return after, before
 
 
+def _floors(members: list[AnalysedRun], floors: list[float] | None, found: list, index: int,
+            confirm_runs: int) -> Floors | None:
+    """The floors of point ``index`` and the one before it, with the series' spread of floors
+    and the neighbours that would confirm a step between them (``_neighbours``)."""
+    if floors is None:
+        return None
+    noise = segment_noise(floors, found, frozenset((index - 1, index)))
+    if members[index - 1].environment.digest != members[index].environment.digest:
+        noise = noise._replace(df=0)
+    return Floors([floors[index]], [floors[index - 1]], noise, _neighbours(members, floors, index, confirm_runs))
+
+
 def _series(members: list[AnalysedRun], request: SeriesRequest, sessions: dict) -> Series:
     values = [run.known_measure.value for run in members]
     kernel_timer = is_kernel_timer(timer_of(members[0].protocol.spec))  # a series has one protocol
     floor = least_change(kernel_timer)
     min_t = request.min_t if request.min_t is not None else least_t(kernel_timer)
     found = change_points(values, request.threshold if request.threshold is not None else floor)
+    floors = floors_of([run.known_measure for run in members]) if kernel_timer else None
     points: list[Point] = []
     previous: Point | None = None
     for index, run in enumerate(members):
@@ -439,7 +454,8 @@ def _series(members: list[AnalysedRun], request: SeriesRequest, sessions: dict) 
                 noise = noise._replace(df=0)  # another environment: no noise estimate carries over
             change = judge_runs(run.known_measure, before.known_measure, [values[index]], [values[index - 1]],
                                 noise, request.threshold, request.alpha, min_t, request.confirm_runs,
-                                _neighbours(members, values, index, request.confirm_runs), floor=floor)
+                                _neighbours(members, values, index, request.confirm_runs), floor=floor,
+                                floors=_floors(members, floors, found, index, request.confirm_runs))
             verdict = change.verdict
             if speedup is not None and previous.speedup:
                 speedup_change = speedup / previous.speedup - 1
