@@ -367,8 +367,8 @@ def comparison_document(comparison: Comparison) -> dict:
 
 CSV_FIELDS = ("protocol", "workload", "environment", "implementation", "label", "run", "observedAt", "statistic",
               "value", "unit", "low", "high", "samples", "ratio", "speedup", "verdict", "test", "pValue", "note",
-              "runCount", "spread", "ciLow", "ciHigh", "evidence", "withinRun", *speed_of_light.CSV_FIELDS, "metric",
-              "direction")
+              "runCount", "spread", "ciLow", "ciHigh", "evidence", "withinRun", "judgedOn", *speed_of_light.CSV_FIELDS,
+              "metric", "direction")
 #: with --only, a last column: ``baseline`` on a row shown as a kept row's baseline, else empty
 ONLY_CSV_FIELDS = (*CSV_FIELDS, "shownAs")
 

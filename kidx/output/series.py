@@ -183,7 +183,7 @@ def series_document(result: SeriesResult) -> dict:
 
 CSV_FIELDS = ("protocol", "workload", "environment", "implementation", "run", "observedAt", "label", "statistic",
               "value", "unit", "low", "high", "samples", "change", "verdict", "test", "pValue", "baselineRun",
-              "baselineValue", "speedup", "speedupChange", "ciLow", "ciHigh", "evidence", "withinRun",
+              "baselineValue", "speedup", "speedupChange", "ciLow", "ciHigh", "evidence", "withinRun", "judgedOn",
               "changePoint", *speed_of_light.CSV_FIELDS)
 
 

@@ -479,7 +479,7 @@ def test_a_row_shown_only_as_a_kept_rows_baseline_is_not_counted_as_a_regression
                           "csv")
     assert code == 0, err
     header, *lines = out.splitlines()
-    assert header.endswith(",withinRun,bytesPerSecond,flopsPerSecond,sol,solMeasured,metric,direction,shownAs")
+    assert header.endswith(",withinRun,judgedOn,bytesPerSecond,flopsPerSecond,sol,solMeasured,metric,direction,shownAs")
     assert [(line.split(",")[4], line.split(",")[15], line.split(",")[-1]) for line in lines] == [
         ("0.5.2", "baseline", ""), ("0.5.3", "slower", "baseline"), ("0.5.4", "faster", "")]
     # the column comes with --only, whether or not a row is shown as a baseline; never without it

@@ -374,6 +374,7 @@ class _History:
             if run.measure is not None:
                 self._series.setdefault(_series_of(run), []).append(run)
         self._points: dict[tuple, list] = {}
+        self._floor_points: dict[tuple, list] = {}
         self._asked: dict[str, AnalysedRun] = {}
 
     @property
@@ -396,16 +397,19 @@ class _History:
         return segment_noise(values, self._points[key], out)
 
     def floor_noise(self, run: AnalysedRun, left_out: set[str]) -> Noise:
-        """The between-run spread of the floors of ``run``'s series (``noise``'s segments),
-        leaving out the named runs; none where a run of the series has no floor."""
-        self.noise(run, left_out)  # the series' change points, found on its statistics
+        """The between-run spread of the floors of ``run``'s series, pooled between the
+        floors' own change points and leaving out the named runs; none where a run of the
+        series has no floor."""
+        self.noise(run, left_out)  # the series' members, in order
         key = _series_of(run)
         members = self._series.get(key, [])
         floors = floors_of([r.known_measure for r in members]) if len(members) >= 2 else None
         if floors is None:
             return NO_NOISE
+        if key not in self._floor_points:
+            self._floor_points[key] = change_points(floors)
         out = frozenset(i for i, r in enumerate(members) if r.name in left_out)
-        return segment_noise(floors, self._points[key], out)
+        return segment_noise(floors, self._floor_points[key], out)
 
 
 def _series_of(run: AnalysedRun) -> tuple:

@@ -436,8 +436,12 @@ def _series(members: list[AnalysedRun], request: SeriesRequest, sessions: dict) 
     kernel_timer = is_kernel_timer(timer_of(members[0].protocol.spec))  # a series has one protocol
     floor = least_change(kernel_timer)
     min_t = request.min_t if request.min_t is not None else least_t(kernel_timer)
-    found = change_points(values, request.threshold if request.threshold is not None else floor)
     floors = floors_of([run.known_measure for run in members]) if kernel_timer else None
+    # the floors' spread is pooled between their own change points: a step the statistics
+    # blur may stand out in the floors
+    counted = request.threshold if request.threshold is not None else floor
+    found = change_points(values, counted)
+    floor_points = change_points(floors, counted) if floors else []
     points: list[Point] = []
     previous: Point | None = None
     for index, run in enumerate(members):
@@ -455,7 +459,7 @@ def _series(members: list[AnalysedRun], request: SeriesRequest, sessions: dict) 
             change = judge_runs(run.known_measure, before.known_measure, [values[index]], [values[index - 1]],
                                 noise, request.threshold, request.alpha, min_t, request.confirm_runs,
                                 _neighbours(members, values, index, request.confirm_runs), floor=floor,
-                                floors=_floors(members, floors, found, index, request.confirm_runs))
+                                floors=_floors(members, floors, floor_points, index, request.confirm_runs))
             verdict = change.verdict
             if speedup is not None and previous.speedup:
                 speedup_change = speedup / previous.speedup - 1

@@ -1,0 +1,119 @@
+"""Floors (docs/analysis.md, "Floors: a power-capped GEMM"): a kernel timer's runs are judged on
+their fastest samples where those are far steadier between runs than the runs' medians. Real
+runs: Liger's geglu forward timed by `kidx record --timer cuda_graph --min-time 1` on an H100
+(tests/data/h100-geglu-min-time), whose medians move 0.6-1.4 % between processes with the
+power cap's clock steps while their fastest samples move about 0.3 %. Five processes a side,
+one side slowed by 2 %: slower on floors in all four shapes, where the medians alone call two."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kidx.kinds.registry import registry
+from kidx.operations.analyse.compare import CompareRequest, compare
+from kidx.store.store import Store
+
+GEGLU = Path(__file__).resolve().parents[1] / "data" / "h100-geglu-min-time" / "store.kidx.json"
+SELECTOR = "kernel=geglu,operation=forward,provider=liger,batch=1"
+
+
+@pytest.fixture
+def sides(kidx, tmp_path):
+    """A store of geglu forward's liger runs of batch 1 (ten processes, four shapes), labelled
+    side=a (repetitions 1-5) and side=b (6-10), side b's figures times a factor."""
+    recorded = tmp_path / "recorded"
+    code, _, err = kidx("import", "bundle", str(GEGLU), store_path=recorded)
+    assert code == 0, err
+    objects = []
+    for kind in ("protocols", "workloads", "environments", "implementations"):
+        code, out, err = kidx("get", kind, "-o", "json", store_path=recorded)
+        assert code == 0, err
+        objects += json.loads(out)["items"]
+    code, out, err = kidx("get", "runs", "-l", SELECTOR, "-o", "json", store_path=recorded)
+    assert code == 0, err
+    runs = json.loads(out)["items"]
+    assert len(runs) == 40
+
+    def applied(factor: float, store: Path) -> Path:
+        documents = [*objects]
+        for run in runs:
+            run = json.loads(json.dumps(run))
+            side = "a" if int(run["metadata"]["labels"]["repetition"]) <= 5 else "b"
+            run["metadata"]["labels"]["side"] = side
+            if side == "b":
+                latency = run["spec"]["timing"]["latencyNs"]
+                for key, value in latency.items():
+                    latency[key] = value * factor
+                for entry in run["spec"].get("measurements") or ():
+                    entry["value"] *= factor
+                run["spec"]["samples"]["values"] = [value * factor for value in run["spec"]["samples"]["values"]]
+            documents.append(run)
+        for document in documents:
+            for key in ("digest", "creationTimestamp", "generation"):
+                document["metadata"].pop(key, None)
+        code, _, err = kidx("apply", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List",
+                                                                   "items": documents}), store_path=store)
+        assert code == 0, err
+        return store
+
+    return applied
+
+
+def _rows(kidx, store: Path, *arguments: str) -> list[dict]:
+    code, out, err = kidx("compare", "--by", "label=side", "--baseline", "a", "-o", "json", *arguments,
+                          store_path=store)
+    assert code == 0, err
+    return sorted((row for group in json.loads(out)["groups"] for row in group["rows"] if row["verdict"] != "baseline"),
+                  key=lambda row: row["run"])
+
+
+def test_a_2_percent_slowdown_of_a_power_capped_gemm_is_slower_on_floors(kidx, sides, tmp_path):
+    store = sides(1.02, tmp_path / "slowed")
+    rows = _rows(kidx, store)
+    assert len(rows) == 4
+    assert [(row["verdict"], row["judgedOn"]) for row in rows] == [("slower", "floors")] * 4
+    for row in rows:
+        assert row["ratio"] == pytest.approx(1.02, abs=0.004)  # the ratio of the sides' floors
+        assert row["reason"].startswith("judged on the runs' floors (fastest samples), ")
+        assert row["detectableChange"] < 0.02  # a 2 % change shows 95 % of the time
+    # the medians alone (floors never used): two of the four slower, one inconclusive, one even same
+    medians = compare(Store(store), registry(), CompareRequest(names=[], label_key="side", baseline="a",
+                                                                floor_share=0))
+    verdicts = [row.verdict for row in medians.rows if row.verdict != "baseline"]
+    assert sorted(verdicts) == ["inconclusive", "same", "slower", "slower"]
+    assert {row.judgement.judged_on for row in medians.rows if row.judgement} == {"statistics"}
+    # the table says what the verdict was judged on
+    code, out, err = kidx("compare", "--by", "label=side", "--baseline", "a", store_path=store)
+    assert code == 0, err
+    assert out.count(" slower on floors ") == 4
+
+
+def test_the_same_processes_unchanged_are_same_on_floors(kidx, sides, tmp_path):
+    store = sides(1.0, tmp_path / "unchanged")
+    rows = _rows(kidx, store)
+    assert [(row["verdict"], row["judgedOn"]) for row in rows] == [("same", "floors")] * 4
+    for row in rows:
+        bound = max(0.005, row["detectableChange"])
+        assert row["ciLow"] >= 1 - bound and row["ciHigh"] <= 1 + bound
+
+
+def test_series_judges_the_step_on_floors_too(kidx, sides, tmp_path):
+    """The same rule in `kidx series`: each shape's ten runs in the order observed, the last
+    five slowed by 2 %, each step judged one run against the one before it, with the spread
+    of the series' other runs: the step into the sixth is slower on floors in two shapes,
+    where the medians alone call it in none (same in one, inconclusive in three)."""
+    store = sides(1.02, tmp_path / "slowed")
+    code, out, err = kidx("series", "-o", "json", store_path=store)
+    assert code == 0, err
+    series = json.loads(out)["series"]
+    assert [len(one["points"]) for one in series] == [10] * 4
+    steps = sorted((one["points"][5]["verdict"], one["points"][5]["judgedOn"]) for one in series)
+    assert steps == [("inconclusive", "floors"), ("inconclusive", "statistics"), ("slower", "floors"),
+                     ("slower", "floors")]
+    for one in series:
+        step = one["points"][5]
+        if step["judgedOn"] == "floors":
+            assert step["reason"].startswith("judged on the runs' floors (fastest samples), ")
