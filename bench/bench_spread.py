@@ -6,7 +6,10 @@ h100-aa16, h100-min-time, h100-steps-min-time, h100-geglu-min-time, and the cali
 h100-calibration) and each configuration, the spread between
 processes is the standard deviation of the logs of the runs' medians (about the relative
 spread); per kernel and pass the script prints the median and the largest spread over its
-configurations, and how many configurations have a process more than 1% off their median.
+configurations, and how many configurations have a process more than 1% off their median;
+beside it the same spread of the runs' floors (each run's fastest sample,
+kidx.analysis.significance.floor_of), and in how many configurations the floors are under
+FLOOR_SHARE of the medians' spread (where compare judges on floors).
 These are what the verdicts' power follows: a slowdown of a few spreads is found in 5 runs a
 side, one within the spread is not. Beside them, what a t test on the runs of the two sides
 alone would find: the share of a 2% slowdown at 5 processes a side and of a 1% one at 8 a
@@ -28,6 +31,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -52,7 +56,8 @@ from bench_verdicts import (  # noqa: E402
     bundle_source,
 )
 
-from kidx.analysis.significance import t_quantile  # noqa: E402
+from kidx.analysis.measures import measure_of  # noqa: E402
+from kidx.analysis.significance import FLOOR_SHARE, floor_of, t_quantile  # noqa: E402
 
 SOURCES = ((STEPS_SOURCE, STEPS_FIXTURE, "steps"), (AA16_SOURCE, AA16_FIXTURE, "aa16"),
            (MIN_TIME_SOURCE, MIN_TIME_FIXTURE, "geglu"), (STEPS_MIN_TIME_SOURCE, STEPS_MIN_TIME_FIXTURE,
@@ -87,10 +92,18 @@ def best_power(spread: float, change: float, n: int, critical: float) -> float:
     return found / DRAWS
 
 
-def spreads(path: Path, name: str, suite: str) -> dict[str, list[tuple[float, bool]]]:
-    """kernel/pass -> per configuration (spread between processes, a process more than OFF off)."""
+class Spread(NamedTuple):
+    """One configuration's spread between processes: of the run medians and of the floors."""
+
+    medians: float
+    off: bool  # a process more than OFF off the configuration's median
+    floors: float | None  # None where a run has no samples
+
+
+def spreads(path: Path, name: str, suite: str) -> dict[str, list[Spread]]:
+    """kernel/pass -> per configuration, its Spread."""
     source = bundle_source(path, name, suite)
-    found: dict[str, list[tuple[float, bool]]] = {}
+    found: dict[str, list[Spread]] = {}
     for config, by_repetition in source.runs.items():
         values = [_latency(run) for run in by_repetition.values()]
         if len(values) < 3:
@@ -98,13 +111,17 @@ def spreads(path: Path, name: str, suite: str) -> dict[str, list[tuple[float, bo
         middle = statistics.median(values)
         spread = statistics.stdev(math.log(value) for value in values)
         off = any(abs(value / middle - 1) > OFF for value in values)
+        floors = [floor_of(measure_of(run["spec"])) for run in by_repetition.values()]
+        floor_spread = (None if any(floor is None for floor in floors)
+                        else statistics.stdev(math.log(floor) for floor in floors))  # type: ignore[arg-type]
         info = source.info[config]
-        found.setdefault(f"{info['kernel']}/{info['pass']}", []).append((spread, off))
+        found.setdefault(f"{info['kernel']}/{info['pass']}", []).append(Spread(spread, off, floor_spread))
     return found
 
 
 HEADER = ["recording", "kernel/pass", "configurations", "processes", "median spread", "largest spread",
-          f"configurations with a process > {OFF:.0%} off",
+          f"configurations with a process > {OFF:.0%} off", "median spread of floors",
+          f"configurations with floors under {FLOOR_SHARE:g} of it",
           *(f"t test at {FALSE_CALLS:.0%} A/A: {change:.0%} at {n} a side" for change, n in TARGETS)]
 
 
@@ -117,9 +134,14 @@ def table() -> list[list[str]]:
             continue
         processes = max(len(r) for r in bundle_source(path, name, suite).runs.values())
         for kernel, found in sorted(spreads(path, name, suite).items()):
-            values = [spread for spread, _ in found]
+            values = [spread.medians for spread in found]
+            floors = [spread.floors for spread in found if spread.floors is not None]
+            judged = sum(1 for spread in found if spread.floors is not None
+                         and spread.floors < FLOOR_SHARE * spread.medians)
             rows.append([name, kernel, str(len(found)), str(processes), f"{100 * statistics.median(values):.2f}%",
-                         f"{100 * max(values):.2f}%", f"{sum(off for _, off in found)} of {len(found)}",
+                         f"{100 * max(values):.2f}%", f"{sum(spread.off for spread in found)} of {len(found)}",
+                         f"{100 * statistics.median(floors):.2f}%" if floors else "n/a",
+                         f"{judged} of {len(found)}",
                          *(f"{100 * best_power(statistics.median(values), change, n, critical[n]):.1f}%"
                            for change, n in TARGETS)])
     return rows
