@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from recorded_sides import recorded_sides
 
 from kidx.kinds.registry import registry
 from kidx.operations.analyse.compare import CompareRequest, compare
@@ -24,42 +25,10 @@ SELECTOR = "kernel=geglu,operation=forward,provider=liger,batch=1"
 def sides(kidx, tmp_path):
     """A store of geglu forward's liger runs of batch 1 (ten processes, four shapes), labelled
     side=a (repetitions 1-5) and side=b (6-10), side b's figures times a factor."""
-    recorded = tmp_path / "recorded"
-    code, _, err = kidx("import", "bundle", str(GEGLU), store_path=recorded)
-    assert code == 0, err
-    objects = []
-    for kind in ("protocols", "workloads", "environments", "implementations"):
-        code, out, err = kidx("get", kind, "-o", "json", store_path=recorded)
-        assert code == 0, err
-        objects += json.loads(out)["items"]
-    code, out, err = kidx("get", "runs", "-l", SELECTOR, "-o", "json", store_path=recorded)
-    assert code == 0, err
-    runs = json.loads(out)["items"]
-    assert len(runs) == 40
+    def side_of(run: dict) -> str:
+        return "a" if int(run["metadata"]["labels"]["repetition"]) <= 5 else "b"
 
-    def applied(factor: float, store: Path) -> Path:
-        documents = [*objects]
-        for run in runs:
-            run = json.loads(json.dumps(run))
-            side = "a" if int(run["metadata"]["labels"]["repetition"]) <= 5 else "b"
-            run["metadata"]["labels"]["side"] = side
-            if side == "b":
-                latency = run["spec"]["timing"]["latencyNs"]
-                for key, value in latency.items():
-                    latency[key] = value * factor
-                for entry in run["spec"].get("measurements") or ():
-                    entry["value"] *= factor
-                run["spec"]["samples"]["values"] = [value * factor for value in run["spec"]["samples"]["values"]]
-            documents.append(run)
-        for document in documents:
-            for key in ("digest", "creationTimestamp", "generation"):
-                document["metadata"].pop(key, None)
-        code, _, err = kidx("apply", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List",
-                                                                   "items": documents}), store_path=store)
-        assert code == 0, err
-        return store
-
-    return applied
+    return recorded_sides(kidx, tmp_path / "recorded", GEGLU, ("-l", SELECTOR), side_of, 40)
 
 
 def _rows(kidx, store: Path, *arguments: str) -> list[dict]:

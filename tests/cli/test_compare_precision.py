@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from recorded_sides import recorded_sides
 
 AA16 = Path(__file__).resolve().parents[1] / "data" / "h100-aa16" / "store.kidx.json"
 BENCHMARK = "softmax/forward"
@@ -19,45 +20,12 @@ BENCHMARK = "softmax/forward"
 def sides(kidx, tmp_path):
     """A store of the softmax forward runs of processes 1-10 (liger), labelled side=a (1-5) and
     side=b (6-10), and a function that applies them with side b's figures times a factor."""
-    recorded = tmp_path / "recorded"
-    code, _, err = kidx("import", "bundle", str(AA16), store_path=recorded)
-    assert code == 0, err
-    objects = []
-    for kind in ("protocols", "workloads", "environments", "implementations"):
-        code, out, err = kidx("get", kind, "-o", "json", store_path=recorded)
-        assert code == 0, err
-        objects += json.loads(out)["items"]
-    code, out, err = kidx("get", "runs", "-l", "provider=liger", "--field-selector",
-                          f"spec.sourceNative.benchmark={BENCHMARK}", "-o", "json", store_path=recorded)
-    assert code == 0, err
-    runs = [run for run in json.loads(out)["items"] if int(run["metadata"]["labels"]["repetition"]) <= 10]
-    assert len(runs) == 10
+    def side_of(run: dict) -> str | None:
+        repetition = int(run["metadata"]["labels"]["repetition"])
+        return None if repetition > 10 else "a" if repetition <= 5 else "b"
 
-    def applied(factor: float, store: Path) -> Path:
-        documents = [*objects]
-        for run in runs:
-            run = json.loads(json.dumps(run))
-            side = "a" if int(run["metadata"]["labels"]["repetition"]) <= 5 else "b"
-            run["metadata"]["labels"]["side"] = side
-            if side == "b":
-                latency = run["spec"]["timing"]["latencyNs"]
-                for key, value in latency.items():
-                    latency[key] = value * factor
-                for entry in run["spec"].get("measurements") or ():
-                    entry["value"] *= factor
-                samples = run["spec"].get("samples")
-                if samples:
-                    samples["values"] = [value * factor for value in samples["values"]]
-            documents.append(run)
-        for document in documents:
-            for key in ("digest", "creationTimestamp", "generation"):
-                document["metadata"].pop(key, None)
-        code, _, err = kidx("apply", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List",
-                                                                   "items": documents}), store_path=store)
-        assert code == 0, err
-        return store
-
-    return applied
+    return recorded_sides(kidx, tmp_path / "recorded", AA16, ("-l", "provider=liger", "--field-selector",
+                                                              f"spec.sourceNative.benchmark={BENCHMARK}"), side_of, 10)
 
 
 def _verdict(kidx, store: Path, *arguments: str) -> dict:

@@ -129,7 +129,7 @@ def test_the_recording_time_figures_are_the_h100_recordings_and_the_page_copies_
         assert line in page, line
 
 
-SPREAD_REPORT = REPO / "bench" / "reports" / "bench_spread-20261207-182349.json"
+SPREAD_REPORT = REPO / "bench" / "reports" / "bench_spread-20261207-191856.json"
 
 
 @pytest.mark.slow
@@ -153,7 +153,7 @@ def test_the_spread_figures_are_the_h100_recordings_and_the_pages_copy_them(benc
     assert len(settled) == 2
     for row in settled:
         kernel, operation = row[1].split("/")
-        assert f"| {kernel} {operation} | {row[4]} | {row[7]} | {row[8]} |" in page, row[1]
+        assert f"| {kernel} {operation} | {row[4]} | {row[9]} | {row[10]} |" in page, row[1]
 
 
 def test_the_placement_probe_summary_is_what_its_readme_shows():
@@ -215,7 +215,7 @@ def test_the_geglu_and_calibration_tables_are_the_kept_reports():
     assert sorted(five) == sorted(eight) == sorted(spreads) == ["geglu/backward", "geglu/forward"]
     for kernel_pass, row in spreads.items():
         kernel, operation = kernel_pass.split("/")
-        line = f"| {kernel} {operation} | {row[4]} | {row[7]} | {row[8]} | {five[kernel_pass]} | {eight[kernel_pass]} |"
+        line = f"| {kernel} {operation} | {row[4]} | {row[9]} | {row[10]} | {five[kernel_pass]} | {eight[kernel_pass]} |"
         assert line in page, line
 
     rows = json.loads(VARIANTS_REPORT.read_text(encoding="utf-8"))["rows"]
