@@ -27,7 +27,6 @@ import statistics
 from typing import NamedTuple
 
 from kidx.analysis.aggregate import Aggregate
-from kidx.analysis.changepoints import change_points, segment_noise
 from kidx.analysis.comparability import COMPARABLE_ROLES, ROLES, SUBJECT_ROLE, comparable_key, differing_roles
 from kidx.analysis.hostbound import HostEvidence, is_kernel_timer, timer_of
 from kidx.analysis.measures import Measure
@@ -37,12 +36,10 @@ from kidx.analysis.significance import (
     CONFIRM_RUNS,
     DEFAULT_THRESHOLD,
     FLOOR_SHARE,
-    NO_NOISE,
     REGRESSIONS,
     UNCONFIRMED,
     Floors,
     Judgement,
-    Noise,
     floors_of,
     judge_runs,
     least_change,
@@ -52,6 +49,7 @@ from kidx.analysis.significance import (
 from kidx.analysis.window import HISTORY_WINDOW
 from kidx.errors import KidxError, NotFoundError, UsageError
 from kidx.operations.analyse.aggregate import AggregateKey, AggregateRow, aggregate_rows, operation_of, overall
+from kidx.operations.analyse.series_history import SeriesHistory, series_of
 from kidx.operations.select.analysed_runs import (
     RUN_KIND,
     AnalysedRun,
@@ -227,10 +225,10 @@ def compare(store, registry, request: CompareRequest, selection: Selection | Non
     # the series it judges. A first pass on the selected runs alone finds those series, the
     # history of those is read, and the second pass judges on it: a group with nothing to
     # compare (one arm, no baseline) costs no look-up.
-    asked = _History(runs)
+    asked = SeriesHistory(runs)
     groups = [_group(members, request, forced, asked) for members in buckets.values() if members]
     history_runs = _history(store, registry, request, runs, _history_wanted(groups, asked, measured))
-    history = _History(history_runs)
+    history = SeriesHistory(history_runs)
     groups = [_group(members, request, forced, history) for members in buckets.values() if members]
     groups = _with_host_evidence(store, registry, request, groups, history_runs)
     groups.sort(key=_group_order)
@@ -239,10 +237,10 @@ def compare(store, registry, request: CompareRequest, selection: Selection | Non
     if unmatched and not any(group.compared for group in groups):
         problems.extend(unmatched)
     judged = tuple(row.verdict for group in groups for row in group.rows)
-    judged_series = {_series_of(run) for run in asked.asked}
+    judged_series = {series_of(run) for run in asked.asked}
     selected = {run.name for run in runs}
     deciding = tuple(run for run in history_runs if run.name not in selected and run.measure is not None
-                     and _series_of(run) in judged_series)
+                     and series_of(run) in judged_series)
     aggregates: tuple[AggregateRow, ...] = ()
     suite: tuple[tuple[str, Aggregate], ...] = ()
     if request.aggregate is not None:
@@ -274,7 +272,7 @@ class GroupVerdicts:
             if run.measure is not None:
                 self._groups.setdefault(comparable_key(run), []).append(run)
         narrowed = store is not None and _narrowed(request)
-        self._history = _History(_history(store, registry, request, runs) if narrowed else runs)
+        self._history = SeriesHistory(_history(store, registry, request, runs) if narrowed else runs)
         self._found: dict[tuple, dict[str | None, ComparedRow]] = {}
 
     def rows(self, run: AnalysedRun, baseline: str | None) -> dict[str | None, ComparedRow]:
@@ -324,7 +322,8 @@ def _with_host_evidence(store, registry, request: CompareRequest, groups: list[C
     return out
 
 
-def _history_wanted(groups: list[ComparedGroup], asked: _History, measured: list[AnalysedRun]) -> list[AnalysedRun]:
+def _history_wanted(groups: list[ComparedGroup], asked: SeriesHistory,
+                    measured: list[AnalysedRun]) -> list[AnalysedRun]:
     """The runs whose series' history the comparison reads: those a verdict asks the noise
     of, and those whose series may hold a twin or a sweep point of a shown row that seeks
     host evidence (the history is part of that evidence's context,
@@ -363,57 +362,6 @@ def _history(store, registry, request: CompareRequest, selected: list[AnalysedRu
     for run in recent_runs(store, registry, conditions, HISTORY_WINDOW, found, request.metric):
         found.setdefault(run.name, run)
     return list(found.values())
-
-
-class _History:
-    """The store's runs of each series, oldest first, with their change points."""
-
-    def __init__(self, runs: list[AnalysedRun]):
-        self._series: dict[tuple, list[AnalysedRun]] = {}
-        for run in runs:
-            if run.measure is not None:
-                self._series.setdefault(_series_of(run), []).append(run)
-        self._points: dict[tuple, list] = {}
-        self._floor_points: dict[tuple, list] = {}
-        self._asked: dict[str, AnalysedRun] = {}
-
-    @property
-    def asked(self) -> list[AnalysedRun]:
-        """The runs whose series' noise was asked for, in the order asked."""
-        return list(self._asked.values())
-
-    def noise(self, run: AnalysedRun, left_out: set[str]) -> Noise:
-        """The between-run spread of ``run``'s series, leaving out the named runs."""
-        self._asked.setdefault(run.name, run)
-        key = _series_of(run)
-        members = self._series.get(key, [])
-        if len(members) < 2:
-            return NO_NOISE
-        if key not in self._points:
-            members.sort(key=lambda r: (r.observed, r.name))
-            self._points[key] = change_points([r.known_measure.value for r in members])
-        values = [r.known_measure.value for r in members]
-        out = frozenset(i for i, r in enumerate(members) if r.name in left_out)
-        return segment_noise(values, self._points[key], out)
-
-    def floor_noise(self, run: AnalysedRun, left_out: set[str]) -> Noise:
-        """The between-run spread of the floors of ``run``'s series, pooled between the
-        floors' own change points and leaving out the named runs; none where a run of the
-        series has no floor."""
-        self.noise(run, left_out)  # the series' members, in order
-        key = _series_of(run)
-        members = self._series.get(key, [])
-        floors = floors_of([r.known_measure for r in members]) if len(members) >= 2 else None
-        if floors is None:
-            return NO_NOISE
-        if key not in self._floor_points:
-            self._floor_points[key] = change_points(floors)
-        out = frozenset(i for i, r in enumerate(members) if r.name in left_out)
-        return segment_noise(floors, self._floor_points[key], out)
-
-
-def _series_of(run: AnalysedRun) -> tuple:
-    return (*comparable_key(run), run.implementation.digest, run.known_measure.metric)
 
 
 def shown_by(row: ComparedRow, verdicts: frozenset) -> bool:
@@ -515,7 +463,8 @@ def _baseline_arm(arms: list[Arm], request: CompareRequest) -> Arm | None:
     return max(matching, key=lambda arm: (arm.run.observed, arm.run.name)) if matching else None
 
 
-def _group(members: list[AnalysedRun], request: CompareRequest, forced: str | None, history: _History) -> ComparedGroup:
+def _group(members: list[AnalysedRun], request: CompareRequest, forced: str | None,
+           history: SeriesHistory) -> ComparedGroup:
     first = members[0]
     implementation = first.implementation if request.label_key is not None and forced is None else None
 
@@ -538,7 +487,7 @@ def _group(members: list[AnalysedRun], request: CompareRequest, forced: str | No
     return group(rows)
 
 
-def _against_previous(arms: list[Arm], request: CompareRequest, history: _History,
+def _against_previous(arms: list[Arm], request: CompareRequest, history: SeriesHistory,
                       first: AnalysedRun) -> list[ComparedRow]:
     """``--baseline previous``: the arms in version order (else by their first run), the
     first the baseline, each other one judged against the one before it."""
@@ -552,7 +501,8 @@ def _against_previous(arms: list[Arm], request: CompareRequest, history: _Histor
     return rows
 
 
-def _judged(arm: Arm, baseline: Arm, request: CompareRequest, history: _History, first: AnalysedRun) -> ComparedRow:
+def _judged(arm: Arm, baseline: Arm, request: CompareRequest, history: SeriesHistory,
+            first: AnalysedRun) -> ComparedRow:
     compared = {run.name for run in arm.runs + baseline.runs}
     noise = history.noise(arm.run, compared)
     if arm.run.implementation.digest != baseline.run.implementation.digest:
@@ -570,7 +520,7 @@ def _judged(arm: Arm, baseline: Arm, request: CompareRequest, history: _History,
     return ComparedRow(arm, judgement, judgement.verdict, against=baseline)
 
 
-def _floors(arm: Arm, baseline: Arm, history: _History, compared: set[str]) -> Floors | None:
+def _floors(arm: Arm, baseline: Arm, history: SeriesHistory, compared: set[str]) -> Floors | None:
     """The arms' floors and their series' spread of floors, where every run has one."""
     value_runs = floors_of([run.known_measure for run in arm.runs])
     baseline_runs = floors_of([run.known_measure for run in baseline.runs])
