@@ -23,8 +23,9 @@ RULE = ("rule: the threshold follows the evidence: a change counts when it excee
         "runs; 5% for others) and a two-sided t-test on the logs of the runs' statistics gives p < 0.05 and "
         "|t| >= 4 (5 for others), with the spread between runs from repeated runs or the series' history; a "
         "kernel timer's runs with samples are judged on their floors (fastest samples) instead where the floors' "
-        "spread between runs is under 0.5 times the statistics'; a change is confirmed by 2 runs a side, more than half of the pairs of runs beyond that its way, else "
-        "unconfirmed; same when the 95% interval of the ratio lies within the larger of that and the change "
+        "spread between runs is under 0.5 times the statistics' (each from 4 degrees of freedom or more), unless "
+        "the statistics confirm a change themselves; a change is confirmed by 2 runs a side, more than half of "
+        "the pairs of runs beyond that its way, else unconfirmed; same when the 95% interval of the ratio lies within the larger of that and the change "
         "the runs would detect 95% of the time, at most 5%; with only within-run evidence (Mann-Whitney U on "
         "samples, else p20-p80 bands apart, else a 5% threshold) at most unconfirmed\n")
 SEED_RUN_NAME = "liger-llama4-rope-backward-liger-nvidia-h100-80gb-hbm3-hidden8192-kv-heads8-q-heads32-seq16384-bf16-"

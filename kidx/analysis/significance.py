@@ -32,7 +32,9 @@ whether a change is real.
   Where the floors' spread between runs is under FLOOR_SHARE of the statistics' (both
   estimated with at least FLOOR_DF degrees of freedom), the between-run rule above runs
   on the floors instead: ratio, interval, detectable change and confirmation all of the
-  floors, and the verdict says so.
+  floors, and the verdict says so; a change the statistics confirm by themselves stands
+  (a version that draws more power spends more of its run at the lower clock: its median
+  slows while its floor does not).
 
 Confidence intervals of the ratio: from the t-test (between runs) or Hodges–Lehmann on
 the samples' logs (within a run); both deterministic.
@@ -75,11 +77,12 @@ MIN_T_KERNEL = 4.0
 CONFIRM_RUNS = 2
 # Floors (the module's docstring): on the H100, geglu forward's run medians sampled for a second
 # stay 0.85 % apart between processes while their fastest samples stay 0.26 % apart; a
-# memory-bound kernel's fastest sample is the noisier one (tests/data/h100-steps-min-time:
-# softmax 0.05 % against 0.17 %). The floors judge where their spread is under FLOOR_SHARE of the
-# statistics', each estimated with FLOOR_DF degrees of freedom or more (a choice between two
-# spreads estimated from 2 degrees of freedom each picks a lucky one too often); chosen on the
-# calibration recordings (bench/bench_verdicts.py, docs/analysis.md).
+# memory-bound kernel's fastest sample is the noisier one (softmax forward sampled for 0.3 s:
+# 0.47 % against its medians' 0.23 %; bench/reports/bench_spread-20261207-191856.txt). The floors
+# judge where their spread is under FLOOR_SHARE of the statistics', each estimated with FLOOR_DF
+# degrees of freedom or more, so that a choice between two spreads is not made on two runs a
+# side alone; how FLOOR_SHARE was chosen on the calibration recordings and what it does on the
+# others: docs/analysis.md ("Floors: a power-capped GEMM", bench/bench_verdicts.py's reports).
 FLOOR_SHARE = 0.5
 FLOOR_DF = 4
 FLOORS, STATISTICS = "floors", "statistics"  # what a between-run verdict was judged on
@@ -280,11 +283,11 @@ class Floors(NamedTuple):
 
 
 def floor_of(measure: Measure | None) -> float | None:
-    """A run's floor: its fastest sample (the smallest, where less is better); None without
-    samples, or for a figure where more is better or the direction is unknown."""
-    if measure is None or not measure.samples or measure.direction != LOWER:
+    """A run's floor: its fastest sample (the smallest positive, finite latency sample); None
+    without one, and for any other metric (a memory's smallest sample is no clock's doing)."""
+    if measure is None or not measure.samples or measure.metric != "latency" or measure.direction != LOWER:
         return None
-    positive = [sample for sample in measure.samples if sample > 0]
+    positive = [sample for sample in measure.samples if 0 < sample < math.inf]
     return min(positive) if positive else None
 
 
@@ -321,8 +324,13 @@ def judge_runs(value: Measure, baseline: Measure, value_runs: Sequence[float], b
     noise = spread_of(value_runs) + spread_of(baseline_runs) + history
     if floors is not None and floor_share > 0:
         floor_noise = spread_of(floors.value_runs) + spread_of(floors.baseline_runs) + floors.history
-        if (min(noise.df, floor_noise.df) >= FLOOR_DF and noise.sigma and floor_noise.sigma is not None
+        # floors that never move (a clamp, one glitch sample in every run) are no evidence
+        if (min(noise.df, floor_noise.df) >= FLOOR_DF and noise.sigma and floor_noise.sigma
                 and floor_noise.sigma < floor_share * noise.sigma):
+            on_statistics = judge_runs(value, baseline, value_runs, baseline_runs, history, threshold, alpha, min_t,
+                                       confirm_runs, confirming, floor)
+            if on_statistics.verdict in (FASTER, SLOWER):
+                return on_statistics  # a change the statistics confirm stands, whatever the floors say
             return _on_floors(value, baseline, floors, noise, floor_noise, threshold, alpha, min_t, confirm_runs, floor)
     if noise.df < 1:
         within = judge(value, baseline, WITHIN_RUN_THRESHOLD if threshold is None else threshold, alpha)
@@ -497,7 +505,8 @@ def rule_text(threshold: float | None, alpha: float = ALPHA, min_t: float | None
     confirm = (f"; a change is confirmed by {confirm_runs} runs a side, more than half of the pairs of runs beyond "
                f"{that} its way, else unconfirmed" if confirm_runs > 1 else "")
     floors = (f"; a kernel timer's runs with samples are judged on their floors (fastest samples) instead where the "
-              f"floors' spread between runs is under {FLOOR_SHARE:g} times the statistics'")
+              f"floors' spread between runs is under {FLOOR_SHARE:g} times the statistics' (each from {FLOOR_DF} "
+              "degrees of freedom or more), unless the statistics confirm a change themselves")
     if threshold is None:
         same = (f"same when the {(1 - alpha) * 100:g}% interval of the ratio lies within the larger of that and the "
                 f"change the runs would detect {POWER * 100:g}% of the time, at most {SAME_LIMIT * 100:g}%")

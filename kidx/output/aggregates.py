@@ -24,7 +24,7 @@ from kidx.output.comparison import (
     markdown_table,
     markdown_text,
     summary_text,
-    verdict_text,
+    verdict_cell,
     with_rule,
 )
 from kidx.output.table import render_table
@@ -57,7 +57,7 @@ def worst_text(result: Aggregate) -> str:
     if worst is None:
         return ""
     compared: Compared = worst.identity
-    return f"{worst.ratio:.3f} {verdict_text(compared.row.verdict, compared.row.judgement)}"
+    return f"{worst.ratio:.3f} {verdict_cell(compared.row.verdict, compared.row.judgement)}"
 
 
 def _shows_label(comparison: Comparison) -> bool:
@@ -126,7 +126,7 @@ def headline(comparison: Comparison) -> str:
     if worst is not None:
         compared: Compared = worst.identity
         text += (f"; worst: {compared.row.run.name}, ratio {worst.ratio:.3f}, "
-                 f"{verdict_text(compared.row.verdict, compared.row.judgement)}")
+                 f"{verdict_cell(compared.row.verdict, compared.row.judgement)}")
     changes = []
     for metric, result in comparison.overall:
         if result.geomean is None:
@@ -190,6 +190,7 @@ def worst_record(result: Aggregate) -> dict | None:
         "speedup": result.worst.speedup,
         "verdict": row.verdict,
         "withinRun": row.judgement.within if row.judgement is not None else None,
+        "judgedOn": row.judgement.judged_on if row.judgement is not None else None,
     }
 
 

@@ -77,11 +77,16 @@ def summary_text(counts: dict[str, int]) -> str:
 
 
 def verdict_text(verdict: str | None, judgement) -> str:
-    """The verdict in words; ``on floors`` after one judged on the runs' fastest samples."""
-    on = " on floors" if judgement is not None and judgement.judged_on == FLOORS else ""
     if verdict == UNCONFIRMED and judgement is not None and judgement.within:
-        return f"unconfirmed ({judgement.within}){on}"
-    return (verdict or "") + on
+        return f"unconfirmed ({judgement.within})"
+    return verdict or ""
+
+
+def verdict_cell(verdict: str | None, judgement) -> str:
+    """The verdict as a table shows it: ``on floors`` after one judged on the runs' fastest
+    samples (``verdict_text`` alone is the word pages and counts key on)."""
+    on = " on floors" if judgement is not None and judgement.judged_on == FLOORS else ""
+    return verdict_text(verdict, judgement) + on
 
 
 def interval_text(judgement: Judgement | None) -> str:
@@ -106,7 +111,7 @@ def comparison_cells(comparison: Comparison, group: ComparedGroup, row: Compared
         "1.000" if judgement is None else f"{judgement.ratio:.3f}",
         interval_text(judgement),
         "1.00x" if judgement is None else ("?" if judgement.speedup is None else f"{judgement.speedup:.2f}x"),
-        verdict_text(row.verdict, judgement) + (" (shown as a baseline)" if row.context else ""),
+        verdict_cell(row.verdict, judgement) + (" (shown as a baseline)" if row.context else ""),
         row.run.name,
     ]
     if group.forced:

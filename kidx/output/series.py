@@ -17,7 +17,7 @@ from kidx.output.comparison import (
     parameters_record,
     statistic_header,
     summary_text,
-    verdict_text,
+    verdict_cell,
     with_rule,
 )
 from kidx.output.table import render_table
@@ -77,7 +77,7 @@ def series_table(result: SeriesResult, series: Series) -> tuple[list[str], list[
             cells.append(point.label or "<none>")
         cells += [quantity(measure.value, measure.unit), band_text(measure),
                   percent(point.change.ratio - 1) if point.change else "",
-                  verdict_text(point.verdict, point.change)]
+                  verdict_cell(point.verdict, point.change)]
         if result.baseline:
             cells += ["<none>" if point.speedup is None else f"{point.speedup:.2f}x", percent(point.speedup_change)]
         cells.append(point.run.name)

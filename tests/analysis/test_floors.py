@@ -32,6 +32,9 @@ def test_a_runs_floor_is_its_fastest_positive_sample():
     assert floor_of(latency(105.0)) is None
     assert floor_of(latency(105.0, (0.0,))) is None
     assert floor_of(Measure("throughput", "median", 5.0, "items/s", samples=(4.0, 6.0))) is None  # more is better
+    assert floor_of(Measure("peak_memory", "max", 5.0, "B", samples=(4.0, 6.0))) is None  # no clock's doing
+    assert floor_of(latency(105.0, (math.inf, math.nan, -3.0, 104.0))) == 104.0
+    assert floor_of(latency(105.0, (math.inf,))) is None
     assert floor_of(None) is None
     assert floors_of([latency(1.0, (1.0,)), latency(2.0, (1.5, 2.5))]) == [1.0, 1.5]
     assert floors_of([latency(1.0, (1.0,)), latency(2.0)]) is None  # all or nothing
@@ -82,6 +85,14 @@ def test_two_spreads_are_chosen_between_only_with_enough_degrees_of_freedom():
     two = judge_runs(latency(102.0), latency(100.0), MEDIANS_B[:2], MEDIANS_A[:2],
                      floors=Floors(FLOORS_B[:2], FLOORS_A[:2]), min_t=4.0)
     assert two.judged_on == STATISTICS
+    # three a side on the floors' side is exactly FLOOR_DF; three and two, one fewer
+    assert judge_runs(latency(102.0), latency(100.0), MEDIANS_B[:3], MEDIANS_A[:3],
+                      floors=Floors(FLOORS_B[:3], FLOORS_A[:3]), min_t=4.0).judged_on == FLOORS
+    assert judge_runs(latency(102.0), latency(100.0), MEDIANS_B[:3], MEDIANS_A[:2],
+                      floors=Floors(FLOORS_B[:3], FLOORS_A[:2]), min_t=4.0).judged_on == STATISTICS
+    # the statistics' spread needs its degrees of freedom too: history on the floors' side only
+    assert judge_runs(latency(102.0), latency(100.0), MEDIANS_B[:2], MEDIANS_A[:2],
+                      floors=Floors(FLOORS_B[:2], FLOORS_A[:2], spread_of(FLOORS_A)), min_t=4.0).judged_on == STATISTICS
     # the series' history of floors adds the degrees of freedom the arms lack
     history = spread_of([90.0 * j for j in FLOOR_JITTER])
     statistics_history = spread_of([100.0 * j for j in JITTER])
@@ -90,7 +101,30 @@ def test_two_spreads_are_chosen_between_only_with_enough_degrees_of_freedom():
     assert with_history.judged_on == FLOORS
 
 
+def test_floors_that_never_move_are_no_evidence():
+    """The same floor in every run (a timer's clamp, one glitch sample each): a spread of 0 is
+    not under any share of the medians', and the medians, 10 % apart, judge."""
+    judged = judge_runs(latency(110.0), latency(100.0), [110.0 * j for j in JITTER], MEDIANS_A,
+                        floors=Floors([1.0] * 5, [1.0] * 5), min_t=4.0)
+    assert judged.judged_on == STATISTICS and judged.verdict == SLOWER
+
+
+def test_a_change_the_statistics_confirm_stands_whatever_the_floors_say():
+    """A version that draws more power: its medians 5 % slower, its floors (at the top clock)
+    unchanged. The statistics confirm the slowdown; the floors, steadier, would call it same."""
+    steady = [100.0 * j for j in (1.0, 1.001, 0.999, 1.0005, 0.9995)]
+    slower = [105.0 * j for j in (1.0, 1.001, 0.999, 1.0005, 0.9995)]
+    floors = Floors(list(FLOORS_A), list(reversed(FLOORS_A)))
+    judged = judge_runs(latency(105.0), latency(100.0), slower, steady, floors=floors, min_t=4.0, floor_share=100.0)
+    assert judged.verdict == SLOWER and judged.judged_on == STATISTICS
+    # without a confirmed change the floors judge: the same runs 0.1 % apart are same on floors
+    same = judge_runs(latency(100.1), latency(100.0), [100.1 * j for j in JITTER], MEDIANS_A, floors=floors,
+                      min_t=4.0, floor_share=100.0)
+    assert same.judged_on == FLOORS
+
+
 def test_the_rule_says_when_floors_judge():
     assert ("a kernel timer's runs with samples are judged on their floors (fastest samples) instead where the "
-            f"floors' spread between runs is under {FLOOR_SHARE:g} times the statistics'") in rule_text(None)
+            f"floors' spread between runs is under {FLOOR_SHARE:g} times the statistics' (each from {FLOOR_DF} degrees "
+            "of freedom or more), unless the statistics confirm a change themselves") in rule_text(None)
     assert math.isclose(FLOOR_SHARE, 0.5)

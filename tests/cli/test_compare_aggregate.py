@@ -89,7 +89,7 @@ def test_json_aggregates_with_the_geomean_and_interval_computed_by_hand(suite):
         "environment": "liger-bench-nvidia-h100-80gb-hbm3", "implementation": "liger-alpha-liger-triton",
         "label": None, "ratio": pytest.approx(_ratio((1.00, 1.01), (1.20, 1.21)), rel=1e-12),
         "speedup": pytest.approx(1 / _ratio((1.00, 1.01), (1.20, 1.21)), rel=1e-12), "verdict": "slower",
-        "withinRun": None}
+        "withinRun": None, "judgedOn": "statistics"}
     beta_logs = [math.log(_ratio(hf, lg)) for kernel, _, hf, lg in SHAPES if kernel == "beta"]
     beta_mean, beta_sd = statistics.mean(beta_logs), statistics.stdev(beta_logs)
     assert (beta["configurations"], beta["faster"], beta["unconfirmed"]) == (2, 1, 1)

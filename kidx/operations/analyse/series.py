@@ -38,6 +38,7 @@ from kidx.analysis.significance import (
     ALPHA,
     CONFIRM_RUNS,
     DEFAULT_THRESHOLD,
+    FLOOR_SHARE,
     REGRESSIONS,
     SLOWER,
     Floors,
@@ -74,6 +75,9 @@ class SeriesRequest(NamedTuple):
     alpha: float = ALPHA
     min_t: float | None = None  # None: by the timer (significance.least_t)
     confirm_runs: int = CONFIRM_RUNS  # points a side that must agree on a change (1: one point suffices)
+    # a kernel timer's points are judged on their floors where those are under this share of the
+    # statistics' spread between runs (significance.FLOOR_SHARE; 0: never)
+    floor_share: float = FLOOR_SHARE
     # more baselines in order of preference: each comparable group is set against the
     # first of them it holds (publish's repeatable --baseline); ``baseline`` comes first
     more_baselines: tuple[str, ...] = ()
@@ -459,7 +463,8 @@ def _series(members: list[AnalysedRun], request: SeriesRequest, sessions: dict) 
             change = judge_runs(run.known_measure, before.known_measure, [values[index]], [values[index - 1]],
                                 noise, request.threshold, request.alpha, min_t, request.confirm_runs,
                                 _neighbours(members, values, index, request.confirm_runs), floor=floor,
-                                floors=_floors(members, floors, floor_points, index, request.confirm_runs))
+                                floors=_floors(members, floors, floor_points, index, request.confirm_runs),
+                                floor_share=request.floor_share)
             verdict = change.verdict
             if speedup is not None and previous.speedup:
                 speedup_change = speedup / previous.speedup - 1

@@ -20,6 +20,7 @@ class SeriesHistory:
                 self._series.setdefault(series_of(run), []).append(run)
         self._points: dict[tuple, list] = {}
         self._floor_points: dict[tuple, list] = {}
+        self._floors: dict[tuple, list[float] | None] = {}
         self._asked: dict[str, AnalysedRun] = {}
 
     @property
@@ -48,7 +49,9 @@ class SeriesHistory:
         self.noise(run, left_out)  # the series' members, in order
         key = series_of(run)
         members = self._series.get(key, [])
-        floors = floors_of([r.known_measure for r in members]) if len(members) >= 2 else None
+        if key not in self._floors:
+            self._floors[key] = floors_of([r.known_measure for r in members]) if len(members) >= 2 else None
+        floors = self._floors[key]
         if floors is None:
             return NO_NOISE
         if key not in self._floor_points:
