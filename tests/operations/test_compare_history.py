@@ -8,6 +8,7 @@ from kidx.analysis.window import HISTORY_WINDOW
 from kidx.kinds.registry import registry
 from kidx.operations.analyse import compare as compare_operation
 from kidx.operations.analyse.compare import CompareRequest
+from kidx.operations.analyse.series_history import series_of
 from kidx.operations.select.analysed_runs import select_runs
 from kidx.query.label_selector import LabelSelector
 from kidx.store.catalog import RECENT
@@ -65,8 +66,8 @@ def test_json_lists_the_history_runs_that_decided_the_verdicts(kidx, history_sto
     store, kinds = Store(history_store), registry()
     runs = {run.name: run for run in select_runs(store, kinds, CompareRequest(names=[])).runs}
     judged = {row["run"] for group in document["groups"] for row in group["rows"] if row["verdict"] is not None}
-    series = {compare_operation._series_of(runs[name]) for name in judged}
-    assert {compare_operation._series_of(runs[name]) for name in history} <= series
+    series = {series_of(runs[name]) for name in judged}
+    assert {series_of(runs[name]) for name in history} <= series
     assert all(set(entry) == {"run", "digest"} for entry in document["history"])
 
 
