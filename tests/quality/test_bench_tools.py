@@ -233,3 +233,47 @@ def test_the_geglu_and_calibration_tables_are_the_kept_reports():
     for scenario, title in (("slow-2", "2% slowdown found"), ("slow-1", "1% slowdown found")):
         cells = " | ".join(share(v, "fresh", scenario, 5, counts=True) for v in variants)
         assert f"| {title}, 5 a side, fresh | {cells} |" in page, scenario
+
+
+FLOORS_REPORT = REPO / "bench" / "reports" / "bench_verdicts-20261207-201931.json"
+
+
+def test_the_floors_tables_are_the_kept_reports():
+    """docs/analysis.md's floors section: its spreads are bench_spread's report, its A/A rows on
+    the calibration half and its rows on the test half the variants' report (floors off,
+    FLOOR_SHARE 0.5, 0.7 and 1); changing one figure fails this."""
+    page = (REPO / "docs" / "analysis.md").read_text(encoding="utf-8")
+    section = page[page.index("## Floors: a power-capped GEMM"):page.index("## Is a timing")]
+    assert FLOORS_REPORT.with_suffix(".txt").name in section and SPREAD_REPORT.with_suffix(".txt").name in section
+    spreads = json.loads(SPREAD_REPORT.read_text(encoding="utf-8"))["rows"]
+    shown = [row for row in spreads if f"| {row[0]} | {row[1].replace('/', ' ')} |" in section]
+    assert len(shown) == 13
+    for row in shown:
+        assert f"| {row[0]} | {row[1].replace('/', ' ')} | {row[4]} | {row[7]} | {row[8]} |" in section, row[:2]
+    rows = json.loads(FLOORS_REPORT.read_text(encoding="utf-8"))["rows"]
+
+    def share(variant: str, source: str, store: str, scenario: str, n: int) -> str:
+        [row] = [r for r in rows if (r["variant"], r["source"], r["store"], r["scenario"]) == (
+            variant, source, store, scenario)]
+        hits, total = row["figures"][str(n)]
+        return f"{100 * hits / total:.1f}% ({hits}/{total})"
+
+    calibration = (("cuda_graph", "H200 cuda_graph (8 processes)", (2, 3)), ("cupti", "H200 cupti (8 processes)", (2, 3)),
+                   ("cuda_graph H100 x12", "H100 cuda_graph (12 processes)", (2, 3, 5)))
+    for source, title, sides in calibration:
+        for store, where in (("fresh", "fresh store"), ("history", "with history")):
+            for n in sides:
+                cells = " | ".join(share(v, source, store, "aa", n) for v in ("median", "default", "floor07", "floor1"))
+                assert f"| {title}, {n} a side, {where} | {cells} |" in section, (source, store, n)
+    measures = (("aa", 5, "A/A called faster/slower, 5 a side"), ("aa", 8, "A/A called faster/slower, 8 a side"),
+                ("slow-2", 5, "2% slowdown found, 5 a side"), ("slow-1", 8, "1% slowdown found, 8 a side"))
+    checked = 0
+    for source in ("geglu H100 --min-time 1 x20", "steps H100 --min-time 0.3", "kernel timer H100"):
+        for scenario, n, title in measures:
+            line = f"| {source} | {title} | "
+            if line not in section:
+                continue
+            cells = " | ".join(share(v, source, "fresh", scenario, n) for v in ("median", "default"))
+            assert f"{line}{cells} |" in section, (source, title)
+            checked += 1
+    assert checked == 10
