@@ -34,9 +34,11 @@ def recorded_sides(kidx, recorded: Path, bundle: Path, run_arguments: tuple[str,
             if side == "b":
                 latency = run["spec"]["timing"]["latencyNs"]
                 for key, value in latency.items():
-                    latency[key] = value * factor
+                    latency[key] = [v * factor for v in value] if isinstance(value, list) else value * factor
                 for entry in run["spec"].get("measurements") or ():
                     entry["value"] *= factor
+                    if isinstance(entry.get("samples"), list):
+                        entry["samples"] = [v * factor for v in entry["samples"]]
                 samples = run["spec"].get("samples")
                 if samples:
                     samples["values"] = [value * factor for value in samples["values"]]
