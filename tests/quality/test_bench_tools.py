@@ -277,3 +277,24 @@ def test_the_floors_tables_are_the_kept_reports():
             assert f"{line}{cells} |" in section, (source, title)
             checked += 1
     assert checked == 10
+
+
+SERIES_REPORT = REPO / "bench" / "reports" / "bench_series_floors-20261207-203544.json"
+
+
+def test_the_series_floors_report_is_the_recordings_and_the_page_copies_it(bench_scale):
+    """bench_series_floors.py, run again on the H100 recordings, gives its kept report's rows,
+    and docs/analysis.md's table of series A/A steps shows them."""
+    import bench_series_floors
+
+    rows = bench_series_floors.table()
+    assert rows == json.loads(SERIES_REPORT.read_text(encoding="utf-8"))["rows"]
+    page = (REPO / "docs" / "analysis.md").read_text(encoding="utf-8")
+    assert SERIES_REPORT.with_suffix(".txt").name in page
+    by_recording: dict[str, dict[str, list[str]]] = {}
+    for row in rows:
+        by_recording.setdefault(row[0], {})[row[1]] = row
+    assert len(by_recording) == 6
+    for recording, rules in by_recording.items():
+        off, on = rules["floors off"], rules["floors (default)"]
+        assert f"| {recording} | {off[3]} | {on[3]} | {on[4]} of {on[2]} |" in page, recording
