@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import sys
 import tempfile
 import time
@@ -29,7 +28,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 
-from bench_store import code_version  # noqa: E402
+from bench_store import code_version, columns_text, save_table_report  # noqa: E402
 from bench_verdicts import (  # noqa: E402
     AA16_FIXTURE,
     CALIBRATION_H100_FIXTURE,
@@ -91,22 +90,15 @@ def main() -> int:
     started = time.perf_counter()
     rows = table()
     header = ["recording", "rule", "steps judged", "A/A steps called faster/slower", "judged on floors"]
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = [f"Series A/A on the H100 kernel-timer recordings, floors off and on, code at "
              f"{code_version(('kidx', 'bench', 'tests/data'))}",
              "each series: one configuration's runs (one a process) in the order observed; each step one run "
              "against the one before it, with the spread of the series' other runs; nothing changed between "
              "processes, so a faster or slower is a false call", "",
-             "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
-    lines += ["", f"took {time.perf_counter() - started:.0f} s"]
+             *columns_text(header, rows), "", f"took {time.perf_counter() - started:.0f} s"]
     text = "\n".join(lines)
     print(text)
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    out = HERE / "reports"
-    (out / f"bench_series_floors-{stamp}.txt").write_text(text + "\n", encoding="utf-8")
-    (out / f"bench_series_floors-{stamp}.json").write_text(
-        json.dumps({"header": header, "rows": rows}, indent=1) + "\n", encoding="utf-8")
+    save_table_report("bench_series_floors", text, header, rows)
     return 0
 
 

@@ -24,7 +24,6 @@ docs/performance.md does not render).
 
 from __future__ import annotations
 
-import json
 import math
 import random
 import statistics
@@ -38,7 +37,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 
-from bench_store import code_version  # noqa: E402
+from bench_store import code_version, columns_text, save_table_report  # noqa: E402
 from bench_verdicts import (  # noqa: E402
     AA16_FIXTURE,
     AA16_SOURCE,
@@ -150,20 +149,13 @@ def table() -> list[list[str]]:
 def main() -> int:
     started = time.perf_counter()
     header, rows = HEADER, table()
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
     code = code_version(("kidx", "bench", "tests/data"))
     lines = [f"Spread between processes of the H100 kernel-timer recordings, code at {code}",
              "spread: the standard deviation of the logs of a configuration's run medians (one run a process)", "",
-             "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
-    lines += ["", f"took {time.perf_counter() - started:.0f} s"]
+             *columns_text(header, rows), "", f"took {time.perf_counter() - started:.0f} s"]
     text = "\n".join(lines)
     print(text)
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    out = HERE / "reports"
-    (out / f"bench_spread-{stamp}.txt").write_text(text + "\n", encoding="utf-8")
-    (out / f"bench_spread-{stamp}.json").write_text(json.dumps({"header": header, "rows": rows}, indent=1) + "\n",
-                                                    encoding="utf-8")
+    save_table_report("bench_spread", text, header, rows)
     return 0
 
 

@@ -945,6 +945,22 @@ def code_version(folders: tuple[str, ...] = ("kidx", "crds")) -> str:
     return f"{head}" + (f" + {count} modified files under {named}" if count else f" (clean {named})")
 
 
+def columns_text(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A plain-text table: the header and the rows, each column as wide as its widest cell."""
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    return ["  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=True))
+            for row in [header, *rows]]
+
+
+def save_table_report(name: str, text: str, header: list[str], rows: list[list[str]]) -> None:
+    """bench/reports/NAME-STAMP.txt (the text) and .json (header and rows), stamped now (UTC)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    out = HERE / "reports"
+    (out / f"{name}-{stamp}.txt").write_text(text + "\n", encoding="utf-8")
+    (out / f"{name}-{stamp}.json").write_text(json.dumps({"header": header, "rows": rows}, indent=1) + "\n",
+                                             encoding="utf-8")
+
+
 def _terminate(signum, frame):
     raise KeyboardInterrupt
 
