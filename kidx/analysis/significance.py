@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import functools
 import math
+import statistics
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -294,8 +295,8 @@ def floor_of(measure: Measure | None) -> float | None:
 def floors_of(measures: Sequence[Measure | None]) -> list[float] | None:
     """Every run's floor, or None where one run has none (all or nothing: a spread of some
     runs' floors beside all runs' statistics would not compare like with like)."""
-    floors = [floor_of(measure) for measure in measures]
-    return None if any(floor is None for floor in floors) else floors  # type: ignore[return-value]
+    floors = [floor for floor in map(floor_of, measures) if floor is not None]
+    return floors if len(floors) == len(measures) else None
 
 
 def spread_of(values: Sequence[float]) -> Noise:
@@ -380,13 +381,8 @@ def _on_floors(value: Measure, baseline: Measure, floors: Floors, noise: Noise, 
                threshold: float | None, alpha: float, min_t: float, confirm_runs: int, floor: float) -> Judgement:
     """``judge_runs`` on the runs' floors: each arm's figure the median of its floors, and
     the reason saying so, with both spreads."""
-    def floored(measure: Measure, runs: Sequence[float]) -> Measure:
-        ordered = sorted(runs)
-        middle = len(ordered) // 2
-        median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-        return measure._replace(value=median)
-
-    judgement = judge_runs(floored(value, floors.value_runs), floored(baseline, floors.baseline_runs),
+    judgement = judge_runs(value._replace(value=statistics.median(floors.value_runs)),
+                           baseline._replace(value=statistics.median(floors.baseline_runs)),
                            floors.value_runs, floors.baseline_runs, floors.history, threshold, alpha, min_t,
                            confirm_runs, floors.confirming, floor, floors=None)
     why = (f"judged on the runs' floors (fastest samples), {percent(floor_noise.sigma or 0.0)} apart between runs "

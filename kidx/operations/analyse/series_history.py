@@ -18,6 +18,7 @@ class SeriesHistory:
         for run in runs:
             if run.measure is not None:
                 self._series.setdefault(series_of(run), []).append(run)
+        self._ordered: set[tuple] = set()
         self._points: dict[tuple, list] = {}
         self._floor_points: dict[tuple, list] = {}
         self._floors: dict[tuple, list[float] | None] = {}
@@ -32,32 +33,41 @@ class SeriesHistory:
         """The between-run spread of ``run``'s series, leaving out the named runs."""
         self._asked.setdefault(run.name, run)
         key = series_of(run)
-        members = self._series.get(key, [])
+        members = self._members(key)
         if len(members) < 2:
             return NO_NOISE
-        if key not in self._points:
-            members.sort(key=lambda r: (r.observed, r.name))
-            self._points[key] = change_points([r.known_measure.value for r in members])
-        values = [r.known_measure.value for r in members]
-        out = frozenset(i for i, r in enumerate(members) if r.name in left_out)
-        return segment_noise(values, self._points[key], out)
+        return _spread(key, [r.known_measure.value for r in members], self._points, members, left_out)
 
     def floor_noise(self, run: AnalysedRun, left_out: set[str]) -> Noise:
         """The between-run spread of the floors of ``run``'s series, pooled between the
         floors' own change points and leaving out the named runs; none where a run of the
         series has no floor."""
-        self.noise(run, left_out)  # the series' members, in order
         key = series_of(run)
-        members = self._series.get(key, [])
-        if key not in self._floors:
-            self._floors[key] = floors_of([r.known_measure for r in members]) if len(members) >= 2 else None
-        floors = self._floors[key]
-        if floors is None:
+        members = self._members(key)
+        if len(members) < 2:
             return NO_NOISE
-        if key not in self._floor_points:
-            self._floor_points[key] = change_points(floors)
-        out = frozenset(i for i, r in enumerate(members) if r.name in left_out)
-        return segment_noise(floors, self._floor_points[key], out)
+        if key not in self._floors:
+            self._floors[key] = floors_of([r.known_measure for r in members])
+        floors = self._floors[key]
+        return NO_NOISE if floors is None else _spread(key, floors, self._floor_points, members, left_out)
+
+    def _members(self, key: tuple) -> list[AnalysedRun]:
+        """The series' runs, oldest first (sorted once)."""
+        members = self._series.get(key, [])
+        if key not in self._ordered:
+            members.sort(key=lambda r: (r.observed, r.name))
+            self._ordered.add(key)
+        return members
+
+
+def _spread(key: tuple, values: list[float], points: dict[tuple, list], members: list[AnalysedRun],
+            left_out: set[str]) -> Noise:
+    """The spread of ``values`` (one per member) within the segments between their change
+    points (found once per series, kept in ``points``), without the named runs."""
+    if key not in points:
+        points[key] = change_points(values)
+    out = frozenset(i for i, r in enumerate(members) if r.name in left_out)
+    return segment_noise(values, points[key], out)
 
 
 def series_of(run: AnalysedRun) -> tuple:
