@@ -1,9 +1,12 @@
 """The PostgreSQL backend: objects and catalog in one database (``--store postgresql://…``).
 
 Everything lives in the schema ``kidx`` of the database the URL names:
-- ``objects``: the exact canonical bytes of each object under its digest (32 raw bytes);
-  the bytes are re-hashed before they are sent, and the table's CHECK re-hashes them
-  again, so no writer can store bytes under a digest they do not have;
+- ``objects``: each object's canonical bytes under its digest (32 raw bytes), packed
+  (schema 4: deflated with a preset dictionary of the store's own objects,
+  ``kidx.store.object_packing``); the bytes are re-hashed before they are packed and sent,
+  and again after every read, so bytes that do not hash to their digest are never taken
+  for the object (the table's CHECK re-hashes the exact bytes a store written before
+  schema 4 holds);
 - ``entries``: the current digest and metadata of every name (SQLite's ``objects``);
 - ``labels`` and ``refs``: each name's labels and reference fields, kept as ids in its
   ``entries`` row and read through views (``kidx.store.postgres_schema``: schema 3);
@@ -45,10 +48,17 @@ from kidx.store.catalog import (
     StoreBackend,
 )
 from kidx.store.catalog_packing import PackedValueError
+from kidx.store.object_packing import (
+    OBJECT_DICTIONARY_ID,
+    ObjectPacker,
+    make_object_dictionary,
+    pack_many,
+    unpack_object,
+)
 from kidx.store.objects import PRESENT, WRITTEN, ObjectBackend, ObjectDB
 from kidx.store.postgres_loader import Loader, RowStream
 from kidx.store.postgres_rows import COPY_FROM, PostgresRows
-from kidx.store.postgres_schema import SCHEMA_VERSION, VERSION_1, VERSION_2, create, upgrade
+from kidx.store.postgres_schema import SCHEMA_VERSION, VERSION_1, VERSION_2, VERSION_3, create, upgrade
 from kidx.store.postgres_url import INSTALL_HINT, masked, scrubbed
 from kidx.store.sql_catalog import translating
 
@@ -62,7 +72,7 @@ UNKNOWN_OUTCOME = (
     "the command again: what is stored already is reported unchanged"
 )
 UPGRADED = "upgraded the store's catalog ({location}) to schema version {version}"
-KNOWN_VERSIONS = (VERSION_1, VERSION_2, SCHEMA_VERSION)
+KNOWN_VERSIONS = (VERSION_1, VERSION_2, VERSION_3, SCHEMA_VERSION)
 
 
 def driver():
@@ -307,7 +317,7 @@ class Connection:
 
 
 class PostgresObjectBackend(ObjectBackend):
-    """Objects in the ``kidx.objects`` table: exact bytes, verified before they are sent.
+    """Objects in the ``kidx.objects`` table: verified before they are packed and sent.
 
     Writes are queued and inserted by ``flush``, which the store calls inside the write
     transaction, before the catalog commits (one round of statements, not one per object).
@@ -317,6 +327,9 @@ class PostgresObjectBackend(ObjectBackend):
         self._backend = backend
         self.location = backend.location
         self._pending: dict[bytes, bytes] = {}
+        self._dictionaries: dict[int, bytes] = {}  # text_dictionaries read or made, by id
+        self._packer: ObjectPacker | None = None
+        self._made_dictionary = False  # by the write in progress
 
     @property
     def pending(self) -> dict[bytes, bytes]:
@@ -346,7 +359,39 @@ class PostgresObjectBackend(ObjectBackend):
                 "SELECT digest, content FROM kidx.objects WHERE digest = ANY(%s)", (keys,)
             ).fetchall()
         )
-        return {bytes(key).hex(): bytes(content) for key, content in rows}
+        return {bytes(key).hex(): self.unpacked(content) for key, content in rows}
+
+    def unpacked(self, content) -> bytes:
+        """An object's bytes from its stored content (schema 4 packs them: kidx.store.object_packing)."""
+        content = bytes(content)
+        return content if content[:1] == b"{" else unpack_object(content, self._dictionary)
+
+    def _dictionary(self, dictionary_id: int) -> bytes | None:
+        found = self._dictionaries.get(dictionary_id)
+        if found is None:
+            connection = self.connection
+            row = connection.translating(lambda: connection.execute(
+                "SELECT dictionary FROM kidx.text_dictionaries WHERE id = %s", (dictionary_id,)).fetchone())
+            if row is not None:
+                found = self._dictionaries[dictionary_id] = bytes(row[0])
+        return found
+
+    def _packer_of_write(self, objects: list[bytes]) -> ObjectPacker:
+        """The store's object packer: with its dictionary, made by this write if it is the
+        first to hold enough objects (in its transaction: a rollback forgets it)."""
+        if self._packer is not None and self._packer.dictionary_id:
+            return self._packer
+        dictionary = self._dictionary(OBJECT_DICTIONARY_ID)
+        if dictionary is None:
+            dictionary = make_object_dictionary(objects)
+            if dictionary is not None:
+                connection = self.connection
+                connection.translating(connection.execute, "INSERT INTO kidx.text_dictionaries (id, dictionary) "
+                                       "VALUES (%s, %s)", (OBJECT_DICTIONARY_ID, dictionary))
+                self._dictionaries[OBJECT_DICTIONARY_ID] = dictionary
+                self._made_dictionary = True
+        self._packer = ObjectPacker(OBJECT_DICTIONARY_ID, dictionary)
+        return self._packer
 
     def write(self, hexdigest: str, data: bytes) -> bool:
         key = bytes.fromhex(hexdigest)
@@ -394,12 +439,13 @@ class PostgresObjectBackend(ObjectBackend):
             return
         rows = list(self._pending.items())
         self._pending.clear()
+        packer = self._packer_of_write([data for _, data in rows])
         connection = self.connection
         if len(rows) < COPY_FROM:
             connection.translating(
                 connection.executemany,
                 "INSERT INTO kidx.objects (digest, content) VALUES (%s, %s) ON CONFLICT (digest) DO NOTHING",
-                rows,
+                [(key, packer.pack(data)) for key, data in rows],
             )
             return
 
@@ -408,12 +454,21 @@ class PostgresObjectBackend(ObjectBackend):
             digests = "{" + ",".join([f"\\\\x{key.hex()}" for key, _ in rows]) + "}"
             present = {bytes(row[0]) for row in psycopg_connection.execute(
                 "SELECT digest FROM kidx.objects WHERE digest = ANY(%s::bytea[])", (digests,))}
-            return [row for row in rows if row[0] not in present] if present else rows
+            wanted = [row for row in rows if row[0] not in present] if present else rows
+            # packed here, behind the write (by a process of their own, for many)
+            return list(zip([key for key, _ in wanted], pack_many(packer, [data for _, data in wanted]), strict=True))
 
         connection.copy("kidx.objects", "digest, content", missing, ("bytea", "bytea"))
 
     def discard(self) -> None:
         self._pending.clear()
+        if self._made_dictionary:  # made by the write that failed: the database no longer has it
+            self._dictionaries.pop(OBJECT_DICTIONARY_ID, None)
+            self._packer, self._made_dictionary = None, False
+
+    def committed(self) -> None:
+        """After a commit: a dictionary this write made is the store's."""
+        self._made_dictionary = False
 
     def ensure_many(self, objects: dict[str, bytes]) -> dict[str, str]:
         """One query for which are stored; the rest are written. A stored object cannot be
@@ -484,7 +539,8 @@ class PostgresCatalog(PostgresRows):
         texts = {digest: pending[digest] for digest in digests if digest in pending}
         wanted = [digest for digest in digests if digest not in texts]
         if wanted:
-            texts.update((bytes(digest), bytes(content)) for digest, content in self.connection.execute(
+            unpacked = self.backend.object_backend.unpacked
+            texts.update((bytes(digest), unpacked(content)) for digest, content in self.connection.execute(
                 "SELECT digest, content FROM kidx.objects WHERE digest = ANY(%s)", (wanted,)))
         return texts
 
@@ -512,6 +568,7 @@ class PostgresCatalog(PostgresRows):
     def commit(self) -> None:
         self._refresh_statistics()
         self.connection.commit()
+        self.backend.object_backend.committed()
 
     def rollback(self) -> None:
         self.backend.object_backend.discard()

@@ -25,7 +25,7 @@ from kidx.store.catalog_packing import (
 from kidx.store.label_conditions import label_clauses
 from kidx.store.postgres_loader import CHUNK, RowStream
 from kidx.store.postgres_queries import PostgresQueries, digest_range, raw
-from kidx.store.postgres_schema import SCHEMA_VERSION, Statements3
+from kidx.store.postgres_schema import LABEL_ID_VERSIONS, Statements3
 from kidx.store.sql_catalog import digest_of_raw, dumps, translating
 from kidx.store.sql_statements import Dialect, Statements
 from kidx.store.sqlite_references import walks_recent
@@ -133,7 +133,7 @@ class PostgresRows(PostgresQueries):
 
     @property
     def sql(self) -> Statements:  # type: ignore[override]
-        return STATEMENTS if self.connection.version == SCHEMA_VERSION else STATEMENTS_1
+        return STATEMENTS if self.connection.version in LABEL_ID_VERSIONS else STATEMENTS_1
 
     # --- label selections (version 3: the row's label ids) -------------------------------
 
@@ -141,7 +141,7 @@ class PostgresRows(PostgresQueries):
         """Version 3: label requirements as tests of the row's ``label_ids`` (its GIN key)
         against the ids of the (key, value) pairs they name: found first for a requirement's
         own test, in the same statement past ``SET_FORM_AFTER`` of them (the set form)."""
-        if self.connection.version != SCHEMA_VERSION:
+        if self.connection.version not in LABEL_ID_VERSIONS:
             return super()._label_conditions(requirements, alias)
         column = f"{alias}.label_ids"
 
@@ -181,7 +181,7 @@ class PostgresRows(PostgresQueries):
         series' history window, ``walks_recent``): each such series' newest rows are read
         from that key in order, at most the limit of each, so that a look-up reads about
         as many rows as it returns, however long the series."""
-        if self.connection.version != SCHEMA_VERSION or not conditions:
+        if self.connection.version not in LABEL_ID_VERSIONS or not conditions:
             return super()._references_clauses(conditions, query)
         ids = [self._target_ids_for(condition) for condition in conditions]
         if not all(ids):
@@ -219,14 +219,14 @@ class PostgresRows(PostgresQueries):
 
     def _reference_clause(self, condition: ReferenceCondition) -> tuple[str, builtins.list]:
         """Version 3: one condition as its series (see ``_references_clauses``)."""
-        if self.connection.version != SCHEMA_VERSION:
+        if self.connection.version not in LABEL_ID_VERSIONS:
             return super()._reference_clause(condition)
         return self._references_clauses((condition,))[0]
 
     def _referenced_field_clause(self, condition) -> tuple[str, builtins.list]:
         """Version 3: the names whose series holds a (field, target) where the condition holds
         (see ``PostgresQueries._referenced_field_clause``)."""
-        if self.connection.version != SCHEMA_VERSION:
+        if self.connection.version not in LABEL_ID_VERSIONS:
             return super()._referenced_field_clause(condition)
         sql, parameters = super()._referenced_field_clause(condition)
         # "[NOT ]EXISTS (SELECT 1 FROM kidx.refs r WHERE r.object_id = e.id AND r.field = %s AND r.target IN (…))"
@@ -244,7 +244,7 @@ class PostgresRows(PostgresQueries):
     @translating
     def referrer_counts(self, digest: str) -> builtins.list[tuple[str, int]]:
         """describe's *Referenced By*: by the target's ids, found first (see ``_reference_clause``)."""
-        if not self.readable or self.connection.version != SCHEMA_VERSION:
+        if not self.readable or self.connection.version not in LABEL_ID_VERSIONS:
             return super().referrer_counts(digest)
         ids = self._ids_of_target(digest)
         if not ids:
@@ -254,7 +254,7 @@ class PostgresRows(PostgresQueries):
 
     @translating
     def referrer_names(self, digest: str, kind: str, limit: int) -> builtins.list[str]:
-        if not self.readable or self.connection.version != SCHEMA_VERSION:
+        if not self.readable or self.connection.version not in LABEL_ID_VERSIONS:
             return super().referrer_names(digest, kind, limit)
         ids = self._ids_of_target(digest)
         if not ids:
@@ -312,7 +312,7 @@ class PostgresRows(PostgresQueries):
         loaded behind the write, so the queries come first)."""
         if self._packer is None or self._packer.tag == b"\0":  # no dictionary yet: this write may make it
             row = self.connection.execute(
-                "SELECT id, dictionary FROM kidx.text_dictionaries ORDER BY id DESC LIMIT 1").fetchone()
+                "SELECT id, dictionary FROM kidx.text_dictionaries WHERE id = 1").fetchone()  # 2: objects' (schema 4)
             if row is not None:
                 self._packer = TextPacker(row[0], bytes(row[1]))
             else:
@@ -371,7 +371,7 @@ class PostgresRows(PostgresQueries):
         """A write of many new names and nothing else (no update to go first): its names
         rows sent to COPY as ``put_many`` makes them (``StreamedRows``), so that the server
         stores the first while kidx makes the rest."""
-        if (self.connection.version != SCHEMA_VERSION or len(changes) < COPY_FROM
+        if (self.connection.version not in LABEL_ID_VERSIONS or len(changes) < COPY_FROM
                 or any(change[0].id is not None for change in changes)):
             return []
         table, columns = copy_target(STATEMENTS.insert_entry)
@@ -511,7 +511,7 @@ class PostgresRows(PostgresQueries):
         """Version 3 keeps a names row's label ids, not their JSON (``_insert_many`` and
         ``_updated_rows`` leave it out, and every revision it writes is a names row's): a
         write does not make it."""
-        return _no_json if self.connection.version == SCHEMA_VERSION else dumps
+        return _no_json if self.connection.version in LABEL_ID_VERSIONS else dumps
 
     def _updated_rows(self, updates: builtins.list[tuple]) -> builtins.list[tuple]:
         """Version 3 keeps no labels' JSON (index 2): their ids are among the row's columns."""
@@ -521,12 +521,12 @@ class PostgresRows(PostgresQueries):
 
     def compile(self, query: CatalogQuery) -> tuple[str, builtins.list, bool]:
         sql, parameters, check = super().compile(query)
-        if self.connection.version == SCHEMA_VERSION:
+        if self.connection.version in LABEL_ID_VERSIONS:
             sql = sql.replace("e.labels", "e.label_ids", 1)  # the first: among the columns selected
         return sql, parameters, check
 
     def _labels_column(self, alias: str) -> str:
-        return f"{alias}.label_ids" if self.connection.version == SCHEMA_VERSION else f"{alias}.labels"
+        return f"{alias}.label_ids" if self.connection.version in LABEL_ID_VERSIONS else f"{alias}.labels"
 
     def _learn_label_ids(self, ids) -> None:
         """The (key, value) pairs of label ids not read yet (one query)."""

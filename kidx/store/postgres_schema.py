@@ -1,6 +1,12 @@
-"""The PostgreSQL catalog's schema versions: version 3, written by this kidx, versions 1 and
-2, kept to read a store written before it and to upgrade one (``upgrade``: ``upgrade_1_to_2``
-then ``upgrade_2_to_3``), and the statements of each.
+"""The PostgreSQL catalog's schema versions: version 4, written by this kidx, versions 1, 2
+and 3, kept to read a store written before it and to upgrade one (``upgrade``:
+``upgrade_1_to_2``, ``upgrade_2_to_3``, then ``upgrade_3_to_4``), and the statements of each.
+
+Version 4 is version 3 with its objects packed (``kidx.store.object_packing``): deflated one
+by one with a preset dictionary made once from the store's own objects (``text_dictionaries``
+id 2), about a fifth of their bytes. The server can re-hash only exact bytes, so the objects'
+check holds for those; every read re-hashes what it unpacks. Its upgrade changes that check
+only: the objects a store holds stay exact bytes, readable as such, and new ones are packed.
 
 Version 3 keeps version 2's objects, spec index, reference targets, past revisions and
 dictionaries, and keeps a name's labels and references in its own ``entries`` row:
@@ -43,9 +49,12 @@ from collections.abc import Callable
 
 from kidx.store.sql_statements import Dialect, Statements
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 VERSION_1 = "1"
 VERSION_2 = "2"
+VERSION_3 = "3"
+#: the versions whose names rows hold their label ids and series (3, and 4, which differs in its objects only)
+LABEL_ID_VERSIONS = (VERSION_3, SCHEMA_VERSION)
 LAST_REVISION = "last_revision"  # info key (versions 2 and 3): the id of the last revision recorded
 
 CREATE_SCHEMA = """
@@ -257,13 +266,23 @@ CREATE VIEW kidx.refs (object_id, field, target) AS
 TABLES = KEPT_3 + NEW_3
 UPGRADE_TABLES_2_TO_3 = NEW_3
 
+# version 4: objects may be stored packed (kidx.store.object_packing), which the server cannot
+# re-hash: its check holds for the exact bytes (those that start with "{"); every read re-hashes
+OBJECTS_CHECK_3 = "CHECK (sha256(content) = digest)"
+OBJECTS_CHECK = "CONSTRAINT objects_digest CHECK (substr(content, 1, 1) <> '\\x7b'::bytea OR sha256(content) = digest)"
+UPGRADE_3_TO_4 = (
+    "ALTER TABLE kidx.objects DROP CONSTRAINT objects_check",
+    f"ALTER TABLE kidx.objects ADD {OBJECTS_CHECK}",
+)
+
 SCHEMA_1 = CREATE_SCHEMA + TABLES_1
 SCHEMA_2 = CREATE_SCHEMA + TABLES_2
-SCHEMA = CREATE_SCHEMA + TABLES
+SCHEMA_3 = CREATE_SCHEMA + TABLES
+SCHEMA = CREATE_SCHEMA.replace(OBJECTS_CHECK_3, OBJECTS_CHECK) + TABLES
 
 
 def create(execute: Callable) -> None:
-    """Create the schema (version 2) in an empty database, inside the first write."""
+    """Create the schema (this version) in an empty database, inside the first write."""
     execute(SCHEMA)
     execute("INSERT INTO kidx.info (key, value) VALUES ('schema', %s), (%s, '0')", (SCHEMA_VERSION, LAST_REVISION))
 
@@ -370,16 +389,27 @@ def upgrade_2_to_3(execute: Callable) -> None:
         execute(statement)
     for table in OLD_TABLES_2:
         execute(f"DROP TABLE kidx.{table}_2")
-    execute("UPDATE kidx.info SET value = %s WHERE key = 'schema'", (SCHEMA_VERSION,))
+    execute("UPDATE kidx.info SET value = %s WHERE key = 'schema'", (VERSION_3,))
     for table in ("entries", "label_values", "series"):
         execute(f"ANALYZE kidx.{table}")
+
+
+def upgrade_3_to_4(execute: Callable) -> None:
+    """Let a version 3 store keep packed objects: only its objects' check changes. The objects
+    it holds stay as they are (exact bytes, which version 4 reads as such); those written from
+    then on are packed."""
+    for statement in UPGRADE_3_TO_4:
+        execute(statement)
+    execute("UPDATE kidx.info SET value = %s WHERE key = 'schema'", (SCHEMA_VERSION,))
 
 
 def upgrade(execute: Callable, version: str) -> None:
     """Bring a catalog of an older ``version`` to this one, a step at a time, in one transaction."""
     if version == VERSION_1:
         upgrade_1_to_2(execute)
-    upgrade_2_to_3(execute)
+    if version in (VERSION_1, VERSION_2):
+        upgrade_2_to_3(execute)
+    upgrade_3_to_4(execute)
 
 
 # --- statements ----------------------------------------------------------------------------

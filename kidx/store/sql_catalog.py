@@ -474,7 +474,11 @@ class SQLCatalog(Catalog):
                 data = read.get(digest)
                 if data is None:
                     continue
-                spec = json.loads(data).get("spec")
+                try:
+                    identity = json.loads(data)
+                except ValueError:  # a damaged object: indexed once it is repaired (fsck names it)
+                    continue
+                spec = identity.get("spec") if isinstance(identity, dict) else None
                 if not isinstance(spec, dict):
                     continue
             leaves.update((path, value, digest) for path, value in scalar_leaves(spec))

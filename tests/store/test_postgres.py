@@ -119,15 +119,101 @@ def test_an_unreachable_server_is_a_clean_error(kidx, tmp_path):
 # --- the schema's guarantees ----------------------------------------------------------------
 
 
-def test_objects_are_stored_as_exact_bytes_under_32_byte_digests(postgres_store, kidx, tmp_path):
+def stored_objects(store) -> dict[bytes, bytes]:
+    return {bytes(digest): bytes(content) for digest, content in sql(store, "SELECT digest, content FROM kidx.objects")}
+
+
+def test_objects_are_stored_packed_under_32_byte_digests_and_read_as_their_exact_bytes(postgres_store, kidx,
+                                                                                         tmp_path):
+    """Schema 4: a small first write packs its objects without a dictionary (first byte 0,
+    raw deflate); each reads back as its exact canonical bytes."""
+    import zlib
+
     from kidx.identity.canonical import canonical_json
 
     assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store)[0] == 0
-    rows = sql(postgres_store, "SELECT digest, content FROM kidx.objects WHERE digest = %s",
-               (bytes.fromhex(SEED_RUN_DIGEST[7:]),))
-    assert len(rows) == 1 and len(rows[0][0]) == 32
+    stored = stored_objects(postgres_store)
+    assert len(stored) == 3 and {len(digest) for digest in stored} == {32}  # protocol, environment, run
+    content = stored[bytes.fromhex(SEED_RUN_DIGEST[7:])]
     expected = {"apiVersion": SEED["run"]["apiVersion"], "kind": "BenchmarkRun", "spec": SEED["run"]["spec"]}
-    assert bytes(rows[0][1]) == canonical_json(expected)
+    assert content[0] == 0 and zlib.decompress(content[1:], -15) == canonical_json(expected)
+    assert len(content) < len(canonical_json(expected)) * 0.6
+    assert sql(postgres_store, "SELECT count(*) FROM kidx.text_dictionaries WHERE id = 2") == [(0,)]
+    code, out, _ = kidx("get", "run", SEED["run"]["metadata"]["name"], "-o", "json", store_path=postgres_store)
+    assert code == 0 and json.loads(out)["spec"] == SEED["run"]["spec"]
+
+
+def test_the_first_write_of_many_objects_makes_the_dictionary_every_later_object_is_packed_with(
+        postgres_store, tmp_path):
+    import hashlib
+    import zlib
+
+    from kidx.store.object_packing import WORKER_FROM
+
+    count = WORKER_FROM + 8  # packed by a process of their own (kidx.store.object_packing.pack_many)
+    runs = [run_manifest(f"packed-{index:04d}", 1000 + index) for index in range(count)]
+    path = write_list(tmp_path / "runs.json", [SEED["protocol"], SEED["environment"], *runs])
+    assert kidx_process(postgres_store, "apply", "-f", str(path)).returncode == 0
+    ((dictionary,),) = sql(postgres_store, "SELECT dictionary FROM kidx.text_dictionaries WHERE id = 2")
+    stored = stored_objects(postgres_store)
+    assert {content[0] for content in stored.values()} == {2}  # every object of the write, with it
+    for digest, content in stored.items():
+        unpacker = zlib.decompressobj(-15, zdict=bytes(dictionary))
+        assert hashlib.sha256(unpacker.decompress(content[1:])).digest() == digest
+    # about a fifth of the exact bytes: runs that differ in a name and a median
+    exact = sum(len(zlib.decompressobj(-15, zdict=bytes(dictionary)).decompress(c[1:])) for c in stored.values())
+    assert sum(len(content) for content in stored.values()) < exact / 4
+    # a later write, however small, packs with it; the dictionary is never made again
+    one = write_list(tmp_path / "one.json", [run_manifest("packed-later", 7)])
+    assert kidx_process(postgres_store, "apply", "-f", str(one)).returncode == 0
+    later = set(stored_objects(postgres_store).items()) - set(stored.items())
+    assert [content[0] for _, content in later] == [2]
+    assert sql(postgres_store, "SELECT count(*) FROM kidx.text_dictionaries WHERE id = 2") == [(1,)]
+    listed = kidx_process(postgres_store, "get", "runs", "-o", "json")
+    assert sorted(item["spec"]["timing"]["latencyNs"]["median"] for item in json.loads(listed.stdout)["items"]) == [
+        7, *range(1000, 1000 + count)]
+
+
+def test_a_write_that_made_the_dictionary_and_failed_leaves_no_trace_of_it_in_the_next(postgres_store):
+    """The dictionary is made in the write's transaction: a rollback takes it away, and the
+    same Store must not pack its next write's objects with a dictionary the database lacks."""
+    import hashlib
+
+    from kidx.store.object_packing import DICTIONARY_OBJECTS
+    from kidx.store.store import Store
+
+    def objects(prefix: str, count: int) -> dict[str, bytes]:
+        made = [json.dumps({"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload",
+                            "spec": {"operation": f"{prefix}-{index}", "shape": [index, 2 * index]}},
+                           separators=(",", ":")).encode() for index in range(count)]
+        return {"sha256:" + hashlib.sha256(data).hexdigest(): data for data in made}
+
+    store = Store(postgres_store.url)
+    with store.write():  # the schema, so that the failing write is not the store's first
+        pass
+    failed = objects("failed", DICTIONARY_OBJECTS + 1)
+    with pytest.raises(RuntimeError), store.write() as transaction:
+        transaction.add_objects(failed)
+        store.objects.flush()
+        assert sql(postgres_store, "SELECT count(*) FROM kidx.text_dictionaries") == [(0,)]  # not committed yet
+        raise RuntimeError("the write fails after its objects went out")
+    assert sql(postgres_store, "SELECT count(*) FROM kidx.objects") == [(0,)]
+    kept = objects("kept", 3)
+    with store.write() as transaction:
+        transaction.add_objects(kept)
+    assert sql(postgres_store, "SELECT count(*) FROM kidx.text_dictionaries") == [(0,)]
+    assert {content[0] for content in stored_objects(postgres_store).values()} == {0}  # packed without one
+    assert Store(postgres_store.url).objects.read_many(kept) == kept
+
+
+def test_a_packed_object_that_does_not_unpack_to_its_digest_is_named_damaged(postgres_store, kidx, tmp_path):
+    assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store)[0] == 0
+    run_digest = bytes.fromhex(SEED_RUN_DIGEST[7:])
+    sql(postgres_store, "UPDATE kidx.objects SET content = %s WHERE digest = %s", (b"\x02not deflate", run_digest))
+    code, out, err = kidx("describe", "run", SEED["run"]["metadata"]["name"], store_path=postgres_store)
+    assert (code, out) == (1, "") and f"object {SEED_RUN_DIGEST} is damaged" in err and "Traceback" not in err
+    code, out, err = kidx("fsck", store_path=postgres_store)
+    assert code == 1 and "damaged-object" in out and SEED_RUN_DIGEST in out, (out, err)
 
 
 def test_a_series_newest_runs_are_read_from_the_series_index_up_to_the_limit(postgres_store, kidx, tmp_path):

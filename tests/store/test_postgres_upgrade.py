@@ -1,8 +1,8 @@
 """A PostgreSQL store of catalog schema version 1 (tests/data/postgres-schema-1/, written by
 the kidx of that schema; loaded into version 1's tables, which kidx.store.postgres_schema
 keeps), and the same store as version 2 (made from it by version 2's kept upgrade, into
-version 2's kept tables): each read as it is, and upgraded to version 3 by the first write,
-in its transaction.
+version 2's kept tables), and as version 3 (version 3's kept upgrade from that): each read
+as it is, and upgraded to version 4 by the first write, in its transaction.
 
 Every read verb prints the same bytes before and after the upgrade; reading writes
 nothing; the upgrade keeps every name, label, reference, revision, generation and time,
@@ -47,7 +47,17 @@ def schema_2_store(store) -> str:
     return url
 
 
-STORES = {"1": old_store, "2": schema_2_store}
+def schema_3_store(store) -> str:
+    """The schema 2 store upgraded to schema 3 by the upgrade the schema 3 kidx ran (kept:
+    ``upgrade_2_to_3``); its objects' check is version 3's, on exact bytes only."""
+    url = schema_2_store(store)
+    with psycopg.connect(url) as connection:
+        postgres_schema.upgrade_2_to_3(connection.execute)
+    assert version(url) == "3"
+    return url
+
+
+STORES = {"1": old_store, "2": schema_2_store, "3": schema_3_store}
 
 
 def version(url: str) -> str:
@@ -74,7 +84,7 @@ def test_the_schema_2_store_is_made_of_version_2_tables(postgres_store):
         "entries": "r", "labels": "r", "ref_links": "r", "refs": "v", "revisions": "v"}
 
 
-@pytest.mark.parametrize("start", ["1", "2"])
+@pytest.mark.parametrize("start", ["1", "2", "3"])
 def test_every_read_prints_the_same_before_and_after_the_upgrade_which_keeps_every_row(postgres_store, kidx, start):
     url = STORES[start](postgres_store)
     before = dump(url)
@@ -83,12 +93,14 @@ def test_every_read_prints_the_same_before_and_after_the_upgrade_which_keeps_eve
     with Store(url).reading() as catalog:
         entries, revisions, indexes = list(catalog.all_entries()), list(catalog.all_revisions()), catalog.index_rows()
     assert dump(url) == before and version(url) == start  # reading an old store writes nothing
+    with psycopg.connect(url) as connection:
+        (old_objects,) = connection.execute("SELECT count(*) FROM kidx.objects").fetchone()
     # a write that changes nothing upgrades it, in its transaction, and says so once
     protocol = json.dumps(json.loads(SEED_BUNDLE.read_text())["protocol"])  # stored as it is: unchanged
     result = kidx("apply", "-f", "-", stdin=protocol, store_path=url)
     upgraded = postgres.UPGRADED.format(location=url, version=postgres_schema.SCHEMA_VERSION)
     assert (result.code, result.err.count(upgraded)) == (0, 1), result
-    assert version(url) == postgres_schema.SCHEMA_VERSION == "3"
+    assert version(url) == postgres_schema.SCHEMA_VERSION == "4"
     kinds = relations(url)
     assert {name: kinds[name] for name in ("refs", "revisions", "labels", "series", "label_values", "past_revisions")
             } == {"refs": "v", "revisions": "v", "labels": "v", "series": "r", "label_values": "r", "past_revisions": "r"}
@@ -112,6 +124,15 @@ def test_every_read_prints_the_same_before_and_after_the_upgrade_which_keeps_eve
     history = kidx("history", "run", SEED_RUN_NAME, store_path=url).out.splitlines()
     assert [line.split()[0] for line in history] == ["REVISION", "1", "2", "3"]
     assert history[:3] == old_results[("history", "run", SEED_RUN_NAME)].out.splitlines()
+    # the objects kept are exact bytes still, the new ones packed (schema 4), and both read
+    run = json.loads(SEED_BUNDLE.read_text())["run"]
+    run["metadata"]["name"], run["spec"]["timing"]["latencyNs"]["median"] = "after-the-upgrade", 1
+    assert kidx("apply", "-f", "-", stdin=json.dumps(run), store_path=url).code == 0
+    assert "after-the-upgrade" in kidx("get", "runs", "-o", "name", store_path=url).out
+    with psycopg.connect(url) as connection:
+        starts = connection.execute("SELECT substr(content, 1, 1), count(*) FROM kidx.objects GROUP BY 1 ORDER BY 1")
+        assert [(bytes(start), count) for start, count in starts] == [(b"\0", 1), (b"{", old_objects)]
+    assert "0.6.3" in kidx("describe", "run", SEED_RUN_NAME, store_path=url).out
 
 
 def test_a_failed_upgrade_leaves_the_old_store_as_it_was(postgres_store, kidx, monkeypatch):
@@ -142,7 +163,7 @@ def test_a_newer_schema_is_refused_with_a_clear_message(postgres_store, kidx):
         result = kidx(*command, store_path=url)
         assert (result.code, result.out) == (1, ""), result
         assert result.err == (f"error: the store at {url} has catalog schema version 9, but this kidx knows only "
-                              "versions up to 3: a newer kidx wrote it; use that one (nothing was changed)\n")
+                              "versions up to 4: a newer kidx wrote it; use that one (nothing was changed)\n")
 
 
 def test_a_connection_opened_before_another_process_upgraded_the_store_reads_and_writes_the_new_schema(
@@ -157,7 +178,7 @@ def test_a_connection_opened_before_another_process_upgraded_the_store_reads_and
     assert run is not None
     protocol = json.dumps(json.loads(SEED_BUNDLE.read_text())["protocol"])
     assert kidx("apply", "-f", "-", stdin=protocol, store_path=url).code == 0  # another process upgrades it
-    assert version(url) == "3"
+    assert version(url) == postgres_schema.SCHEMA_VERSION
     with reader.reading() as catalog:
         assert catalog.get("BenchmarkRun", SEED_RUN_NAME) == run
         assert [entry.name for entry in catalog.by_digest(run.digest)] == [SEED_RUN_NAME]
