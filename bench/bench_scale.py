@@ -511,6 +511,25 @@ class PostgreSQLBackend(Backend):
         with psycopg.connect(self.url) as connection:
             return dict(connection.execute(query).fetchall())
 
+    def column_bytes(self, runs: int) -> dict[str, float]:
+        """Mean bytes of each column of a run's names row and of its stored object, as stored
+        (pg_column_size: after any compression), and of the whole rows (with their headers),
+        over a sample of about 20,000 runs."""
+        import psycopg
+
+        share = min(100.0, 100.0 * 20_000 / max(runs, 1))
+        with psycopg.connect(self.url) as connection:
+            columns = [row[0] for row in connection.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = 'kidx' "
+                "AND table_name = 'entries' ORDER BY ordinal_position")]
+            means = ", ".join(f"avg(pg_column_size(e.{column}))" for column in columns)
+            row = connection.execute(
+                f"SELECT {means}, avg(pg_column_size(e.*)), avg(pg_column_size(o.content)), avg(pg_column_size(o.*)) "
+                f"FROM kidx.entries e TABLESAMPLE BERNOULLI ({share}) REPEATABLE (1) "
+                "JOIN kidx.objects o ON o.digest = e.digest WHERE e.kind = 'BenchmarkRun'").fetchone()
+        labels = [f"entries.{column}" for column in columns] + ["entries row", "objects.content", "objects row"]
+        return {label: float(value or 0) for label, value in zip(labels, row, strict=True)}
+
     def plans(self, workload: str) -> dict[str, list[str]]:
         """EXPLAIN (ANALYZE, BUFFERS) of the statements kidx compiles for a label selection
         (`get runs -l page=p0042`), a reference selection (the runs of one workload) and a
@@ -572,6 +591,7 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
             path.unlink()
         say(f"  {backend.name}: resumed a store of {grown:,} runs (built by an earlier run of this script)")
     rows, query_rows, size_rows, table_rows, baseline_rows, stage_rows, share_rows = [], [], [], [], [], [], []
+    column_rows: list[list[str]] = []
     per_run_catalog = {}
     stopped = False
     measured_sizes: list[int] = []
@@ -749,6 +769,9 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
                 table_rows.extend([f"{size:,}", name, f"{total / 1e6:,.1f} MB", f"{total / size:,.0f} B"]
                                   for name, total in tables.items())
             if isinstance(backend, PostgreSQLBackend):
+                data["column_bytes"] = backend.column_bytes(size)
+                column_rows.extend([f"{size:,}", label, f"{mean:,.0f} B"]
+                                   for label, mean in data["column_bytes"].items())
                 try:
                     data["plans"] = backend.plans(names["workload"])
                 except Exception as exc:  # a report: say it and go on
@@ -760,11 +783,11 @@ def bench_backend(backend: Backend, args, report: Report, kidx: list[str]) -> No
             report.save()  # what is measured so far survives an interrupted run
     finally:  # an interrupted run (Ctrl-C, SIGTERM) still reports what it measured
         _tables(backend, report, rows, stage_rows, baseline_rows, query_rows, share_rows, size_rows, table_rows,
-                per_run_catalog)
+                column_rows, per_run_catalog)
 
 
 def _tables(backend, report, rows, stage_rows, baseline_rows, query_rows, share_rows, size_rows, table_rows,
-            per_run_catalog) -> None:
+            column_rows, per_run_catalog) -> None:
     report.table(["runs", "chunks", "apply wall", "apply rate", "apply peak RSS"], rows)
     if stage_rows:
         report.table(["runs", "where the applies' time went", "seconds", "share of wall", "runs/s were it all"],
@@ -778,6 +801,8 @@ def _tables(backend, report, rows, stage_rows, baseline_rows, query_rows, share_
     report.table(["runs", "catalog", "catalog per run", "objects"], size_rows)
     if table_rows:
         report.table(["runs", "table or index", "size", "per run"], table_rows)
+    if column_rows:
+        report.table(["runs", "a run's column or row", "mean bytes as stored"], column_rows)
     if len(per_run_catalog) > 1:
         small, large = per_run_catalog[min(per_run_catalog)], per_run_catalog[max(per_run_catalog)]
         report.check(f"{backend.name} catalog per run at {max(per_run_catalog):,} vs {min(per_run_catalog):,}",
