@@ -32,6 +32,7 @@ import struct
 import sys
 import zlib
 from collections.abc import Callable, Sequence
+from typing import Any
 
 OBJECT_DICTIONARY_ID = 2  # in kidx.text_dictionaries (1: the annotations')
 DICTIONARY_BYTES = 32 * 1024  # deflate's window: a longer dictionary's start would never be used
@@ -93,12 +94,69 @@ def unpack_object(stored: bytes, dictionary: Callable[[int], bytes | None]) -> b
 def pack_many(packer: ObjectPacker, objects: Sequence[bytes]) -> list[bytes]:
     """``packer.pack`` of each of ``objects``, in order: from WORKER_FROM of them in a
     process of its own (in this one where no process can be started)."""
-    if len(objects) >= WORKER_FROM:
+    return Packing(packer, objects).result()
+
+
+class Packing:
+    """Objects being packed: from WORKER_FROM of them by a worker process, started at once
+    (the caller goes on while it packs); ``result`` waits for them, ``abandon`` stops it."""
+
+    def __init__(self, packer: ObjectPacker, objects: Sequence[bytes]):
+        self._packer, self._objects = packer, objects
+        self._worker: Any = None
+        if len(objects) >= WORKER_FROM:
+            try:
+                self._start()
+            except OSError:  # no interpreter to start (an embedded one): the same bytes, here
+                self._worker = None
+
+    def _start(self) -> None:
+        import subprocess
+        import threading
+
+        self._worker = worker = subprocess.Popen(
+            [sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        payload = bytes([self._packer.dictionary_id]) + _framed([self._packer.dictionary or b"", *self._objects])
+
+        def feed() -> None:  # one write of it all (communicate's would be 512 bytes at a time)
+            try:
+                with worker.stdin:
+                    worker.stdin.write(payload)
+            except OSError:  # the worker ended early: its exit status says why
+                pass
+
+        self._feeder = threading.Thread(target=feed, name="kidx-object-packing", daemon=True)
+        self._feeder.start()
+
+    def result(self) -> list[bytes]:
+        """The objects packed, in order (StoreError where the worker failed)."""
+        if self._worker is None:
+            return [self._packer.pack(data) for data in self._objects]
+        from kidx.errors import StoreError
+
+        worker, self._worker = self._worker, None
+        out = worker.stdout.read()
+        self._feeder.join()
+        err = worker.stderr.read()
+        worker.wait()
         try:
-            return _pack_in_worker(packer, objects)
-        except OSError:  # no interpreter to start (an embedded one): the same bytes, here
-            pass
-    return [packer.pack(data) for data in objects]
+            if worker.returncode != 0:
+                said = err.decode(errors="replace").strip().splitlines()
+                raise ValueError(said[-1] if said else f"exit status {worker.returncode}")
+            packed = _unframed(out)
+            if len(packed) != len(self._objects):
+                raise ValueError(f"{len(packed)} objects back of {len(self._objects)}")
+        except (ValueError, struct.error) as exc:
+            raise StoreError(f"packing the write's objects failed ({exc}); nothing was stored") from None
+        return packed
+
+    def abandon(self) -> None:
+        """The write is given up: the worker, if still packing, is stopped."""
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.kill()
+            worker.communicate()
+            self._feeder.join()
 
 
 def _framed(objects: Sequence[bytes]) -> bytes:
@@ -117,41 +175,6 @@ def _unframed(stream: bytes) -> list[bytes]:
     if position != end:
         raise ValueError("the last object is cut short")
     return found
-
-
-def _pack_in_worker(packer: ObjectPacker, objects: Sequence[bytes]) -> list[bytes]:
-    import subprocess
-    import threading
-
-    from kidx.errors import StoreError
-
-    header = bytes([packer.dictionary_id]) + _framed([packer.dictionary or b""])
-    worker = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE)
-
-    def feed(payload: bytes) -> None:  # one write of it all (communicate's would be 512 bytes at a time)
-        try:
-            with worker.stdin:  # type: ignore[union-attr]
-                worker.stdin.write(payload)  # type: ignore[union-attr]
-        except OSError:  # the worker ended early: its exit status says why
-            pass
-
-    feeder = threading.Thread(target=feed, args=(header + _framed(objects),), daemon=True)
-    feeder.start()
-    out = worker.stdout.read()  # type: ignore[union-attr]
-    feeder.join()
-    err = worker.stderr.read()  # type: ignore[union-attr]
-    worker.wait()
-    try:
-        if worker.returncode != 0:
-            said = err.decode(errors="replace").strip().splitlines()
-            raise ValueError(said[-1] if said else f"exit status {worker.returncode}")
-        packed = _unframed(out)
-        if len(packed) != len(objects):
-            raise ValueError(f"{len(packed)} objects back of {len(objects)}")
-    except (ValueError, struct.error) as exc:
-        raise StoreError(f"packing the write's objects failed ({exc}); nothing was stored") from None
-    return packed
 
 
 def _serve() -> int:

@@ -51,8 +51,8 @@ from kidx.store.catalog_packing import PackedValueError
 from kidx.store.object_packing import (
     OBJECT_DICTIONARY_ID,
     ObjectPacker,
+    Packing,
     make_object_dictionary,
-    pack_many,
     unpack_object,
 )
 from kidx.store.objects import PRESENT, WRITTEN, ObjectBackend, ObjectDB
@@ -330,6 +330,7 @@ class PostgresObjectBackend(ObjectBackend):
         self._dictionaries: dict[int, bytes] = {}  # text_dictionaries read or made, by id
         self._packer: ObjectPacker | None = None
         self._made_dictionary = False  # by the write in progress
+        self._packing: tuple[list[bytes], Packing] | None = None  # a bulk write's objects, being packed
 
     @property
     def pending(self) -> dict[bytes, bytes]:
@@ -432,36 +433,48 @@ class PostgresObjectBackend(ObjectBackend):
         self.flush_behind()
         self.connection.translating(self.connection.settle)
 
+    def start_packing(self) -> None:
+        """A bulk write's objects (COPY_FROM or more held): packed from now on, behind the
+        write (by a process of their own, for many: ``Packing``), for ``flush_behind`` to load."""
+        if len(self._pending) < COPY_FROM or self._packing is not None:
+            return
+        keys, objects = list(self._pending), list(self._pending.values())
+        self._pending.clear()
+        self._packing = (keys, Packing(self._packer_of_write(objects), objects))
+
     def flush_behind(self) -> None:
         """``flush``, its COPY run behind the write (``Connection.copy``): the write's next
         statement waits for it."""
-        if not self._pending:
-            return
-        rows = list(self._pending.items())
-        self._pending.clear()
-        packer = self._packer_of_write([data for _, data in rows])
+        self.start_packing()
         connection = self.connection
-        if len(rows) < COPY_FROM:
+        if self._packing is not None:
+            keys, packing = self._packing
+            self._packing = None
+
+            def missing(psycopg_connection) -> list[tuple[bytes, bytes]]:
+                rows = list(zip(keys, packing.result(), strict=True))
+                # the digests as one array's text (psycopg dumps a list of bytes element by element)
+                digests = "{" + ",".join([f"\\\\x{key.hex()}" for key in keys]) + "}"
+                present = {bytes(row[0]) for row in psycopg_connection.execute(
+                    "SELECT digest FROM kidx.objects WHERE digest = ANY(%s::bytea[])", (digests,))}
+                return [row for row in rows if row[0] not in present] if present else rows
+
+            connection.copy("kidx.objects", "digest, content", missing, ("bytea", "bytea"))
+        if self._pending:  # a few, or those written since the packing started
+            rows = list(self._pending.items())
+            self._pending.clear()
+            packer = self._packer_of_write([data for _, data in rows])
             connection.translating(
                 connection.executemany,
                 "INSERT INTO kidx.objects (digest, content) VALUES (%s, %s) ON CONFLICT (digest) DO NOTHING",
                 [(key, packer.pack(data)) for key, data in rows],
             )
-            return
-
-        def missing(psycopg_connection) -> list[tuple[bytes, bytes]]:
-            # the digests as one array's text (psycopg dumps a list of bytes element by element)
-            digests = "{" + ",".join([f"\\\\x{key.hex()}" for key, _ in rows]) + "}"
-            present = {bytes(row[0]) for row in psycopg_connection.execute(
-                "SELECT digest FROM kidx.objects WHERE digest = ANY(%s::bytea[])", (digests,))}
-            wanted = [row for row in rows if row[0] not in present] if present else rows
-            # packed here, behind the write (by a process of their own, for many)
-            return list(zip([key for key, _ in wanted], pack_many(packer, [data for _, data in wanted]), strict=True))
-
-        connection.copy("kidx.objects", "digest, content", missing, ("bytea", "bytea"))
 
     def discard(self) -> None:
         self._pending.clear()
+        if self._packing is not None:
+            self._packing[1].abandon()
+            self._packing = None
         if self._made_dictionary:  # made by the write that failed: the database no longer has it
             self._dictionaries.pop(OBJECT_DICTIONARY_ID, None)
             self._packer, self._made_dictionary = None, False
@@ -526,12 +539,13 @@ class PostgresCatalog(PostgresRows):
 
     def _restore_starts(self, changes: Sequence[Change]) -> None:
         """Index the specs of the objects the rows refer to or carry (kept from the first
-        write on), learn the ids of their labels, reference targets and series, then load
-        the write's objects behind it (``Connection.copy``) while its rows are made: the
-        statements that read come first, so that none waits for a load."""
-        self._index_specs(self._specs_of(changes))
+        write on), start packing the write's objects (by a process of their own, for many),
+        and learn the ids of its labels, reference targets and series: the statements that
+        read come first, so that none waits for a load. The objects are loaded behind the
+        rows (``put_many``, ``restore``), once packed."""
+        self._index_specs(self._specs_of(changes))  # reads this write's objects before they are packed
+        self.backend.object_backend.start_packing()
         self._prepare_write(changes)
-        self.backend.object_backend.flush_behind()
 
     def _object_texts(self, digests: Sequence) -> dict:
         """Objects by digest: this write's own from memory (not loaded yet), the others read."""
@@ -548,10 +562,12 @@ class PostgresCatalog(PostgresRows):
         """``SQLCatalog.put_many``, its loads finished: their errors are the write's, raised
         before it commits."""
         super().put_many(changes, now)
+        self.backend.object_backend.flush_behind()  # the objects' load after the rows' (packed meanwhile)
         self.connection.translating(self.connection.settle)
 
     def restore(self, changes: Sequence[Change], revisions: Sequence[Revision]) -> None:
         super().restore(changes, revisions)
+        self.backend.object_backend.flush_behind()
         self.connection.translating(self.connection.settle)
 
     # --- transactions -------------------------------------------------------------------
