@@ -118,10 +118,13 @@ class Packing:
             [sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         payload = bytes([self._packer.dictionary_id]) + _framed([self._packer.dictionary or b"", *self._objects])
 
+        pipe = worker.stdin
+        assert pipe is not None  # stdin=PIPE
+
         def feed() -> None:  # one write of it all (communicate's would be 512 bytes at a time)
             try:
-                with worker.stdin:
-                    worker.stdin.write(payload)
+                with pipe:
+                    pipe.write(payload)
             except OSError:  # the worker ended early: its exit status says why
                 pass
 
