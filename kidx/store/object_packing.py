@@ -16,9 +16,10 @@ of its own, from objects spread over that write; writes before it pack without o
 Packing costs about 15 microseconds an object, which a bulk write of 100,000 runs would
 add to its own thread (zlib does not let two Python threads deflate side by side): from
 WORKER_FROM objects on, a write's objects are packed by a process of its own
-(``pack_many``: ``python -m kidx.store.object_packing``, fed through a pipe), on another
-core while the write makes its catalog rows; it unpacks and compares each object it packed
-before it answers.
+(``Packing``: this module's ``_serve``, fed through a pipe), on another core while the
+write makes its catalog rows; it unpacks and compares each object it packed before it
+answers, and where it cannot start or fails, the objects are packed in the write's own
+process instead (the same bytes).
 
 The server can no longer re-hash packed bytes, so its CHECK holds only for unpacked ones;
 every read still checks each object against its digest after unpacking it (a packed value
@@ -99,7 +100,8 @@ def pack_many(packer: ObjectPacker, objects: Sequence[bytes]) -> list[bytes]:
 
 class Packing:
     """Objects being packed: from WORKER_FROM of them by a worker process, started at once
-    (the caller goes on while it packs); ``result`` waits for them, ``abandon`` stops it."""
+    (the caller goes on while it packs); ``result`` waits for them, ``abandon`` stops it.
+    Where no worker can be started, or it fails, they are packed here: the same bytes."""
 
     def __init__(self, packer: ObjectPacker, objects: Sequence[bytes]):
         self._packer, self._objects = packer, objects
@@ -107,17 +109,20 @@ class Packing:
         if len(objects) >= WORKER_FROM:
             try:
                 self._start()
-            except OSError:  # no interpreter to start (an embedded one): the same bytes, here
+            except OSError:  # no interpreter to start (an embedded one)
                 self._worker = None
 
     def _start(self) -> None:
+        import os
         import subprocess
         import threading
 
+        # this kidx, whatever the working folder holds (-m and -c would put it first on the path)
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        serve = f"import sys; sys.path.insert(0, {root!r}); from {__name__} import _serve; sys.exit(_serve())"
         self._worker = worker = subprocess.Popen(
-            [sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            [sys.executable, "-c", serve], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         payload = bytes([self._packer.dictionary_id]) + _framed([self._packer.dictionary or b"", *self._objects])
-
         pipe = worker.stdin
         assert pipe is not None  # stdin=PIPE
 
@@ -125,41 +130,41 @@ class Packing:
             try:
                 with pipe:
                     pipe.write(payload)
-            except OSError:  # the worker ended early: its exit status says why
+            except (OSError, ValueError):  # the worker ended or was stopped: result() or abandon() sees to it
                 pass
 
         self._feeder = threading.Thread(target=feed, name="kidx-object-packing", daemon=True)
         self._feeder.start()
 
     def result(self) -> list[bytes]:
-        """The objects packed, in order (StoreError where the worker failed)."""
-        if self._worker is None:
-            return [self._packer.pack(data) for data in self._objects]
-        from kidx.errors import StoreError
-
-        worker, self._worker = self._worker, None
-        out = worker.stdout.read()
-        self._feeder.join()
-        err = worker.stderr.read()
-        worker.wait()
-        try:
-            if worker.returncode != 0:
-                said = err.decode(errors="replace").strip().splitlines()
-                raise ValueError(said[-1] if said else f"exit status {worker.returncode}")
-            packed = _unframed(out)
-            if len(packed) != len(self._objects):
-                raise ValueError(f"{len(packed)} objects back of {len(self._objects)}")
-        except (ValueError, struct.error) as exc:
-            raise StoreError(f"packing the write's objects failed ({exc}); nothing was stored") from None
-        return packed
-
-    def abandon(self) -> None:
-        """The write is given up: the worker, if still packing, is stopped."""
+        """The objects packed, in order."""
         worker, self._worker = self._worker, None
         if worker is not None:
-            worker.kill()
-            worker.communicate()
+            out = worker.stdout.read()
             self._feeder.join()
+            worker.stderr.read()
+            worker.wait()
+            try:
+                packed = _unframed(out) if worker.returncode == 0 else []
+            except (ValueError, struct.error):  # cut short
+                packed = []
+            if len(packed) == len(self._objects):
+                return packed
+        return [self._packer.pack(data) for data in self._objects]
+
+    def abandon(self) -> None:
+        """The write is given up: the worker, if still packing, is stopped and waited for."""
+        worker, self._worker = self._worker, None
+        if worker is None:
+            return
+        worker.kill()
+        worker.wait()
+        for pipe in (worker.stdout, worker.stderr):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+        self._feeder.join()
 
 
 def _framed(objects: Sequence[bytes]) -> bytes:
@@ -201,5 +206,3 @@ def _serve() -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(_serve())

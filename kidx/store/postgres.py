@@ -55,7 +55,7 @@ from kidx.store.object_packing import (
     make_object_dictionary,
     unpack_object,
 )
-from kidx.store.objects import PRESENT, WRITTEN, ObjectBackend, ObjectDB
+from kidx.store.objects import PRESENT, REPLACED, WRITTEN, ObjectBackend, ObjectDB
 from kidx.store.postgres_loader import Loader, RowStream
 from kidx.store.postgres_rows import COPY_FROM, PostgresRows
 from kidx.store.postgres_schema import SCHEMA_VERSION, VERSION_1, VERSION_2, VERSION_3, create, upgrade
@@ -331,6 +331,7 @@ class PostgresObjectBackend(ObjectBackend):
         self._packer: ObjectPacker | None = None
         self._made_dictionary = False  # by the write in progress
         self._packing: tuple[list[bytes], Packing] | None = None  # a bulk write's objects, being packed
+        self._replacing: set[bytes] = set()  # pending replacements of damaged objects
 
     @property
     def pending(self) -> dict[bytes, bytes]:
@@ -438,8 +439,8 @@ class PostgresObjectBackend(ObjectBackend):
         write (by a process of their own, for many: ``Packing``), for ``flush_behind`` to load."""
         if len(self._pending) < COPY_FROM or self._packing is not None:
             return
-        keys, objects = list(self._pending), list(self._pending.values())
-        self._pending.clear()
+        keys = [key for key in self._pending if key not in self._replacing]  # those go by INSERT (flush_behind)
+        objects = [self._pending.pop(key) for key in keys]
         self._packing = (keys, Packing(self._packer_of_write(objects), objects))
 
     def flush_behind(self) -> None:
@@ -460,36 +461,58 @@ class PostgresObjectBackend(ObjectBackend):
                 return [row for row in rows if row[0] not in present] if present else rows
 
             connection.copy("kidx.objects", "digest, content", missing, ("bytea", "bytea"))
-        if self._pending:  # a few, or those written since the packing started
+        if self._pending:  # a few, those written since the packing started, replacements of damaged ones
             rows = list(self._pending.items())
             self._pending.clear()
             packer = self._packer_of_write([data for _, data in rows])
-            connection.translating(
-                connection.executemany,
-                "INSERT INTO kidx.objects (digest, content) VALUES (%s, %s) ON CONFLICT (digest) DO NOTHING",
-                [(key, packer.pack(data)) for key, data in rows],
-            )
+            for replacing, conflict in ((False, "NOTHING"), (True, "UPDATE SET content = EXCLUDED.content")):
+                connection.translating(
+                    connection.executemany,
+                    f"INSERT INTO kidx.objects (digest, content) VALUES (%s, %s) ON CONFLICT (digest) DO {conflict}",
+                    [(key, packer.pack(data)) for key, data in rows if (key in self._replacing) == replacing],
+                )
+            self._replacing.clear()
 
     def discard(self) -> None:
         self._pending.clear()
-        if self._packing is not None:
-            self._packing[1].abandon()
-            self._packing = None
+        self._replacing.clear()
+        packing, self._packing = self._packing, None
         if self._made_dictionary:  # made by the write that failed: the database no longer has it
             self._dictionaries.pop(OBJECT_DICTIONARY_ID, None)
             self._packer, self._made_dictionary = None, False
+        if packing is not None:
+            packing[1].abandon()
 
     def committed(self) -> None:
         """After a commit: a dictionary this write made is the store's."""
         self._made_dictionary = False
 
     def ensure_many(self, objects: dict[str, bytes]) -> dict[str, str]:
-        """One query for which are stored; the rest are written. A stored object cannot be
-        damaged here (the table's CHECK), so none is ever REPLACED."""
-        missing = self.missing(objects)
-        for hexdigest in missing:
-            self.write(hexdigest, objects[hexdigest])
-        return {hexdigest: WRITTEN if hexdigest in missing else PRESENT for hexdigest in objects}
+        """One query for those stored, each checked (a packed one is not re-hashed by the
+        server): the missing are written, the damaged replaced (REPLACED)."""
+        stored = self.read_many(objects)
+        done = {}
+        for hexdigest, data in objects.items():
+            found = stored.get(hexdigest)
+            if found is not None and (found == data or hashlib.sha256(found).hexdigest() == hexdigest):
+                done[hexdigest] = PRESENT
+                continue
+            self.write(hexdigest, data)
+            if found is None:
+                done[hexdigest] = WRITTEN
+            else:
+                self._replacing.add(bytes.fromhex(hexdigest))
+                done[hexdigest] = REPLACED
+        return done
+
+    def size(self, hexdigest: str) -> int | None:
+        """The bytes the object takes in the table (packed, where it is)."""
+        connection = self.connection
+        if not connection.schema_present:
+            return None
+        row = connection.translating(lambda: connection.execute(
+            "SELECT length(content) FROM kidx.objects WHERE digest = %s", (bytes.fromhex(hexdigest),)).fetchone())
+        return None if row is None else row[0]
 
     def remove(self, hexdigest: str) -> None:
         """Delete an object (garbage collection, inside its write); a missing one is no error."""

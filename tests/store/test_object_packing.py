@@ -6,17 +6,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 import sys
+import time
 import zlib
 
 import pytest
 
-from kidx.errors import StoreError
 from kidx.store import object_packing
 from kidx.store.object_packing import (
     DICTIONARY_BYTES,
     DICTIONARY_OBJECTS,
     ObjectPacker,
+    Packing,
     make_object_dictionary,
     pack_many,
     unpack_object,
@@ -73,41 +75,61 @@ def test_a_value_cut_short_reads_as_stored():
     assert unpack_object(packed[:-3], {}.get) == packed[:-3]
 
 
+class PackedOnlyByTheWorker(ObjectPacker):
+    """A packer whose objects may be packed by its worker only (the worker makes its own)."""
+
+    def pack(self, data: bytes) -> bytes:
+        raise AssertionError("packed in the write's own process")
+
+
 @pytest.mark.parametrize("dictionary_id", [0, 2])
 def test_many_objects_are_packed_by_a_process_of_their_own_byte_for_byte(monkeypatch, dictionary_id):
     monkeypatch.setattr(object_packing, "WORKER_FROM", 50)
     dictionary = make_object_dictionary(OBJECTS) if dictionary_id else None
     packer = ObjectPacker(dictionary_id, dictionary)
-    started = []
-    real_popen = __import__("subprocess").Popen
-
-    def popen(*args, **kwargs):
-        started.append(args[0])
-        return real_popen(*args, **kwargs)
-
-    monkeypatch.setattr("subprocess.Popen", popen)
-    assert pack_many(packer, OBJECTS) == [packer.pack(data) for data in OBJECTS]
-    assert started == [[sys.executable, "-m", "kidx.store.object_packing"]]
-    assert pack_many(packer, OBJECTS[:49]) == [packer.pack(data) for data in OBJECTS[:49]] and len(started) == 1
+    assert pack_many(PackedOnlyByTheWorker(dictionary_id, dictionary), OBJECTS) == [packer.pack(d) for d in OBJECTS]
+    with pytest.raises(AssertionError, match="packed in the write's own process"):  # fewer: packed here
+        pack_many(PackedOnlyByTheWorker(dictionary_id, dictionary), OBJECTS[:49])
 
 
-def test_a_worker_that_fails_fails_the_write_with_its_reason(monkeypatch):
+def test_the_worker_imports_this_kidx_whatever_the_working_folder_holds(monkeypatch, tmp_path):
+    (tmp_path / "kidx").mkdir()
+    (tmp_path / "kidx" / "__init__.py").write_text("raise ImportError('not this kidx')\n")
+    monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(object_packing, "WORKER_FROM", 10)
-    real_popen = __import__("subprocess").Popen
+    assert pack_many(PackedOnlyByTheWorker(), OBJECTS) == [ObjectPacker().pack(data) for data in OBJECTS]
+
+
+def test_where_the_worker_fails_or_cannot_start_the_objects_are_packed_here(monkeypatch):
+    monkeypatch.setattr(object_packing, "WORKER_FROM", 10)
+    packer = ObjectPacker()
+    expected = [packer.pack(data) for data in OBJECTS]
+    real_popen = subprocess.Popen
 
     def failing(command, **kwargs):  # an interpreter that cannot find the module
-        return real_popen([sys.executable, "-c", "import sys; sys.stdin.buffer.read(); "
-                           "sys.exit('no module named kidx.store.object_packing')"], **kwargs)
+        return real_popen([sys.executable, "-c", "import sys; sys.stdin.buffer.read(); sys.exit('no kidx')"],
+                          **kwargs)
 
-    monkeypatch.setattr("subprocess.Popen", failing)
-    with pytest.raises(StoreError) as raised:
-        pack_many(ObjectPacker(), OBJECTS)
-    assert str(raised.value) == ("packing the write's objects failed (no module named kidx.store.object_packing); "
-                                 "nothing was stored")
-
-
-def test_without_an_interpreter_to_start_they_are_packed_here(monkeypatch):
-    monkeypatch.setattr(object_packing, "WORKER_FROM", 10)
+    monkeypatch.setattr(subprocess, "Popen", failing)
+    assert pack_many(packer, OBJECTS) == expected
+    monkeypatch.setattr(subprocess, "Popen", real_popen)
     monkeypatch.setattr(sys, "executable", "/nonexistent/python")
-    packer = ObjectPacker()
-    assert pack_many(packer, OBJECTS) == [packer.pack(data) for data in OBJECTS]
+    assert pack_many(packer, OBJECTS) == expected
+
+
+def test_a_packing_given_up_stops_its_worker_and_waits_for_it(monkeypatch):
+    """Before or after the worker has read its objects: no error, no process left."""
+    started = []
+    real_popen = subprocess.Popen
+
+    def spied(*args, **kwargs):
+        started.append(real_popen(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(subprocess, "Popen", spied)
+    for pause in (0.0, 0.5):
+        packing = Packing(ObjectPacker(), OBJECTS * (object_packing.WORKER_FROM // len(OBJECTS) + 1))
+        time.sleep(pause)
+        packing.abandon()
+        assert started[-1].returncode is not None  # reaped
+    assert len(started) == 2

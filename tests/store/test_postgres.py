@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -208,12 +209,91 @@ def test_a_write_that_made_the_dictionary_and_failed_leaves_no_trace_of_it_in_th
 
 def test_a_packed_object_that_does_not_unpack_to_its_digest_is_named_damaged(postgres_store, kidx, tmp_path):
     assert kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store)[0] == 0
+    bundle = tmp_path / "backup.json"
+    assert kidx("export", "-o", str(bundle), store_path=postgres_store)[0] == 0
     run_digest = bytes.fromhex(SEED_RUN_DIGEST[7:])
     sql(postgres_store, "UPDATE kidx.objects SET content = %s WHERE digest = %s", (b"\x02not deflate", run_digest))
     code, out, err = kidx("describe", "run", SEED["run"]["metadata"]["name"], store_path=postgres_store)
     assert (code, out) == (1, "") and f"object {SEED_RUN_DIGEST} is damaged" in err and "Traceback" not in err
     code, out, err = kidx("fsck", store_path=postgres_store)
     assert code == 1 and "damaged-object" in out and SEED_RUN_DIGEST in out, (out, err)
+    # fsck keeps a damaged object's bytes before it replaces them, and a database has no folder to keep them in
+    code, out, err = kidx("fsck", "--repair", "--from-bundle", str(bundle), store_path=postgres_store)
+    assert code == 1 and "not replaced: fsck keeps a damaged object's bytes in the store folder's lost+found/" in out
+    # applying its manifest again replaces it, as in a folder store's pack
+    code, out, err = kidx("apply", "-f", str(seed_file(tmp_path)), store_path=postgres_store)
+    assert code == 0 and f"object {SEED_RUN_DIGEST} in {postgres_store.url} was damaged (it did not hash to its " \
+        "name); written again" in err, (out, err)
+    assert kidx("fsck", store_path=postgres_store)[0] == 0
+    assert kidx("describe", "run", SEED["run"]["metadata"]["name"], store_path=postgres_store)[0] == 0
+
+
+def test_a_bulk_write_that_fails_while_its_objects_are_packed_stores_none_of_them(postgres_store, monkeypatch):
+    """The worker stopped and waited for, the write rolled back: the next write of the same
+    Store commits only its own objects."""
+    import hashlib
+
+    from kidx.store import object_packing
+    from kidx.store.store import Store
+
+    monkeypatch.setattr(object_packing, "WORKER_FROM", 10)
+
+    def objects(prefix: str, count: int) -> dict[str, bytes]:
+        made = [json.dumps({"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Workload",
+                            "spec": {"operation": f"{prefix}-{index}"}}, separators=(",", ":")).encode()
+                for index in range(count)]
+        return {"sha256:" + hashlib.sha256(data).hexdigest(): data for data in made}
+
+    store = Store(postgres_store.url)
+    with store.write():
+        pass
+    with pytest.raises(RuntimeError, match="the write fails"), store.write() as transaction:
+        transaction.add_objects(objects("failed", 100))
+        store.objects.backend.start_packing()  # as a bulk put or restore starts it
+        time.sleep(0.5)  # the worker has its objects (or has packed them)
+        raise RuntimeError("the write fails")
+    kept = objects("next", 3)
+    with store.write() as transaction:
+        transaction.add_objects(kept)
+    assert sql(postgres_store, "SELECT count(*) FROM kidx.objects") == [(3,)]
+    assert Store(postgres_store.url).objects.read_many(kept) == kept
+
+
+def test_a_bulk_apply_packs_with_this_kidx_whatever_the_working_folder_holds(postgres_store, tmp_path):
+    from kidx.store.object_packing import WORKER_FROM
+
+    elsewhere = tmp_path / "an-older-checkout"
+    (elsewhere / "kidx").mkdir(parents=True)
+    (elsewhere / "kidx" / "__init__.py").write_text("raise ImportError('not this kidx')\n")
+    runs = [run_manifest(f"bulk-{index:05d}", 1000 + index) for index in range(WORKER_FROM + 10)]
+    path = write_list(tmp_path / "runs.json", [SEED["protocol"], SEED["environment"], *runs])
+    environment = {**os.environ, "KIDX_STORE": str(postgres_store), "NO_COLOR": "1",
+                   "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); from kidx.cli.app "
+                           "import main; sys.argv[1:2] = []; main()", str(REPO), "apply", "-f", str(path), "-o", "name"],
+                          capture_output=True, text=True, env=environment, cwd=elsewhere, timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr and "packing" not in done.stderr, done.stderr
+    assert sql(postgres_store, "SELECT count(*), min(get_byte(content, 0)), max(get_byte(content, 0)) "
+                               "FROM kidx.objects") == [(WORKER_FROM + 12, 2, 2)]
+
+
+@pytest.mark.parametrize("delay", [0.8, 1.6])
+def test_ctrl_c_during_a_bulk_apply_leaves_the_store_and_no_process_behind(postgres_store, tmp_path, delay):
+    runs = [run_manifest(f"bulk-{index:05d}", 1000 + index) for index in range(6000)]
+    path = write_list(tmp_path / "runs.json", [SEED["protocol"], SEED["environment"], *runs])
+    environment = {**os.environ, "KIDX_STORE": str(postgres_store), "NO_COLOR": "1"}
+    process = subprocess.Popen([sys.executable, "-m", "kidx", "apply", "-f", str(path)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, env=environment, cwd=REPO, start_new_session=True)
+    time.sleep(delay)
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal sends it: the worker too
+    _, err = process.communicate(timeout=60)
+    time.sleep(0.3)
+    left = subprocess.run(["ps", "-o", "pid=,stat=,args=", "-g", str(process.pid)], capture_output=True, text=True)
+    assert "Traceback" not in err.decode() and "unexpected" not in err.decode(), err.decode()
+    assert process.returncode in (0, 130) and left.stdout.strip() == "", (process.returncode, left.stdout)
+    if sql(postgres_store, "SELECT to_regclass('kidx.objects') IS NOT NULL")[0][0]:
+        counts = sql(postgres_store, "SELECT (SELECT count(*) FROM kidx.objects), (SELECT count(*) FROM kidx.entries)")
+        assert counts in ([(0, 0)], [(6002, 6002)]) and (counts == [(0, 0)]) == (process.returncode == 130)
 
 
 def test_a_series_newest_runs_are_read_from_the_series_index_up_to_the_limit(postgres_store, kidx, tmp_path):

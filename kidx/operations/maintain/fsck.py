@@ -390,8 +390,12 @@ def _repair(
             elif finding.check == "damaged-object":
                 packed = os.path.basename(store.objects.where(finding.subject)) != finding.subject[9:]
                 kept = _keep_in_lost_and_found(store, finding.subject)
-                if kept is None:
-                    continue  # nowhere to keep the damaged copy: never replace it unseen
+                if kept is None:  # nowhere to keep the damaged copy: never replace it unseen
+                    unrepaired.append(Finding(
+                        finding.check, finding.subject, "not replaced: fsck keeps a damaged object's bytes in the "
+                        "store folder's lost+found/, which this store does not have; applying the manifest that "
+                        "made it again replaces it", finding.path))
+                    continue
                 message += f"; the damaged {'bytes were copied' if packed else 'file was moved'} to {kept}"
             transaction.add_object(finding.subject, bundle_objects[finding.subject])
             repaired.append(Finding(finding.check, finding.subject, message, finding.path))
