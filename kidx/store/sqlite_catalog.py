@@ -38,7 +38,6 @@ from collections.abc import Sequence
 from kidx.errors import StoreBusy, StoreError, StoreReadOnly
 from kidx.records import TYPE_CHECKING
 from kidx.store import notices
-from kidx.store import sqlite_schema_1 as schema_1
 from kidx.store.catalog import (
     CatalogQuery,
     Change,
@@ -62,7 +61,6 @@ from kidx.store.sql_catalog import (
 )
 from kidx.store.sqlite_connections import CACHE_KIB, connect_read_only
 from kidx.store.sqlite_packed_rows import SQL_FUNCTIONS, PackedRows
-from kidx.store.sqlite_references import linked_references_clause, target_ids_sql, walks_recent
 from kidx.store.sqlite_schema import (
     DIALECT,
     DIGEST_KEY,
@@ -78,8 +76,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 SCHEMA_VERSION = "3"
+SCHEMA_1_VERSION = "1"  # read with SQL of its own (kidx.store.sqlite_schema_1), imported only for such a catalog
 #: versions this kidx reads as they are and upgrades on the first write
-OLDER_SCHEMA_VERSIONS = (schema_1.VERSION, "2")
+OLDER_SCHEMA_VERSIONS = (SCHEMA_1_VERSION, "2")
 # a schema 2 catalog reads with schema 3's SQL (it has the same tables and views, and no
 # packed values); only schema 1 has SQL of its own
 _OWN_SQL = (SCHEMA_VERSION, "2")
@@ -93,6 +92,13 @@ CATALOG_FILE = "catalog.sqlite"
 
 _SPEC_INDEX_MARK = "spec_index_revision"
 UPGRADED = "upgraded the store's catalog ({location}) to schema version {version}"
+
+
+def _schema_1():
+    """Schema 1's dialect, statements and upgrade: a catalog of another version never needs them."""
+    from kidx.store import sqlite_schema_1
+
+    return sqlite_schema_1
 
 
 def _raw_or_none(digest: str | None) -> bytes | None:
@@ -216,7 +222,7 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
         """Read (and write) with the SQL of the catalog's schema version."""
         self.version = version
         self.dialect, self.sql = ((DIALECT, STATEMENTS) if version in _OWN_SQL
-                                  else (schema_1.DIALECT_1, schema_1.STATEMENTS_1))
+                                  else (_schema_1().DIALECT_1, _schema_1().STATEMENTS_1))
         # digests given as text (JSON lists of them, the upgrade's copies) as they are stored
         self.connection.create_function("kidx_raw_digest", 1, _raw_or_none, deterministic=True)
         for name, arguments, function in SQL_FUNCTIONS:  # the upgrade's packing
@@ -302,7 +308,7 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
     def _last_revision(self) -> int:
         """The id of the last revision recorded."""
         if self.version not in _OWN_SQL:
-            return schema_1.last_revision(self.connection.execute)
+            return _schema_1().last_revision(self.connection.execute)
         return int(self.connection.execute("SELECT value FROM info WHERE key=?", (LAST_REVISION,)).fetchone()[0])
 
     def _revision_id(self) -> int:
@@ -322,8 +328,8 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
     def _upgrade(self) -> None:
         """Rewrite a schema 1 or 2 catalog as schema 3 inside the write's transaction
         (``kidx.store.sqlite_schema_1.upgrade``, then ``sqlite_schema.upgrade_2_to_3``)."""
-        if self.version == schema_1.VERSION:
-            schema_1.upgrade(self.connection.execute, self._has_table("spec_indexed"), "2")
+        if self.version == SCHEMA_1_VERSION:
+            _schema_1().upgrade(self.connection.execute, self._has_table("spec_indexed"), "2")
         self.connection.create_function("kidx_pack_text", 1, self._stored_text)
         upgrade_2_to_3(self.connection.execute, SCHEMA_VERSION, self._choose_dictionary)
         self._use_version(SCHEMA_VERSION)
@@ -556,19 +562,23 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
         """SQL for the digests of a JSON list of ``sha256:…`` texts, as the catalog stores them."""
         if self.version in _OWN_SQL:
             return "SELECT kidx_raw_digest(value) FROM json_each(?)"
-        return schema_1.DIGEST_LIST
+        return _schema_1().DIGEST_LIST
 
     def _digest_range(self, hexdigits: str) -> builtins.list:
         """The lowest and highest stored digest whose hex starts with ``hexdigits``."""
         if self.version in _OWN_SQL:
             return list(raw_digest_range(hexdigits))
-        return schema_1.digest_range(hexdigits)
+        return _schema_1().digest_range(hexdigits)
 
     def _linked_references_clause(self, query: CatalogQuery) -> tuple[str, builtins.list] | None:
         """Several conditions on digests, intersected inside the reference index
         (kidx.store.sqlite_references); None where another form is needed (schema 1, a
         prefix, a target kind, no digests)."""
         conditions = query.references
+        if not conditions:
+            return None
+        from kidx.store.sqlite_references import linked_references_clause, target_ids_sql, walks_recent
+
         recent = walks_recent(query) and self.version in _OWN_SQL
         if not recent and (len(conditions) < 2 or self.version not in _OWN_SQL or any(
                 c.digest_prefix is not None or c.target_kind is not None or not c.digests for c in conditions)):

@@ -142,3 +142,31 @@ def test_a_damaged_packed_value_is_a_clear_error(kidx, store):
         assert result.code == 1 and result.out == "", (command, result)
         assert "catalog" in result.err and "is damaged (a packed value cannot be read" in result.err, (command, result)
         assert "Traceback" not in result.err
+
+
+_PIECES = st.sampled_from(["\x01", "\x02", "1", "2", "99", "x", '"', ",", "[", "]", "9edfe0b4:", "\x01" + "1" + "\x01"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.lists(_PIECES, max_size=8).map("".join)), max_size=6),
+       st.lists(st.booleans(), min_size=6, max_size=6))
+def test_rows_unpacked_together_are_the_rows_unpacked_one_by_one(columns, packed_annotations):
+    """A listing unpacks its rows' printer columns as one text (PackedRows._unpacked): the
+    same rows as one at a time, and the same error where a value is damaged (a stray MARK,
+    the separator inside a value, an id that is not there)."""
+    from kidx.store.sqlite_catalog import SQLiteCatalog
+
+    catalog = SQLiteCatalog(None)  # in memory: its ref_targets are empty, its digests given here
+    catalog._target_digests.update({"1": "sha256:" + A, "2": "sha256:" + B})
+    annotations = TextPacker().pack(json.dumps({"note": "n" * 80}))
+    rows = [(index, "BenchmarkRun", f"run-{index}", b"\0" * 32, None, "{}",
+             annotations if packed else "{}", "2026-01-01T00:00:00Z", 1, text)
+            for index, (text, packed) in enumerate(zip(columns, packed_annotations, strict=False))]
+
+    def outcome(unpack):
+        try:
+            return list(unpack(rows))
+        except PackedValueError as exc:
+            return str(exc)
+
+    assert outcome(catalog._unpacked) == outcome(catalog._unpacked_each)
