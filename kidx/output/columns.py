@@ -11,24 +11,21 @@ name of the object it refers to).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 
 from kidx.analysis.measures import figure_median
-from kidx.kinds.registry import KindInfo, PrinterColumn
+from kidx.kinds.registry import KindInfo, PrinterColumn, simple_path_keys
 from kidx.output.units import age, byte_size, nanoseconds, quantity, short_digest
 from kidx.store.column_cache import FIGURE
 
 NONE = "<none>"
 
-_SIMPLE_PATH = re.compile(r"^(\.[A-Za-z_][A-Za-z0-9_-]*)+$")
-
 ReferenceNamer = Callable[[str], "str | None"]
 
 
 def _getter(json_path: str) -> Callable[[dict], object]:
-    if _SIMPLE_PATH.match(json_path):
-        keys = json_path[1:].split(".")
+    keys = simple_path_keys(json_path)
+    if keys is not None:
 
         def get(obj: dict):
             # JSON values: indexing anything but a mapping by a key is a TypeError
