@@ -80,6 +80,11 @@ class KindInfo(NamedTuple):
     references: tuple[ReferenceField, ...]
 
     @property
+    def default_columns(self) -> tuple[PrinterColumn, ...]:
+        """The columns of the default table (priority 0); ``-o wide`` shows every column."""
+        return tuple(column for column in self.columns if column.priority == 0)
+
+    @property
     def api_version(self) -> str:
         return f"{self.group}/{self.version}"
 

@@ -75,7 +75,7 @@ class ColumnSet:
     """The columns of one kind's table, compiled once per command."""
 
     def __init__(self, info: KindInfo, wide: bool, namer: ReferenceNamer | None = None):
-        self.columns: list[PrinterColumn] = [c for c in info.columns if wide or c.priority == 0]
+        self.columns: list[PrinterColumn] = list(info.columns if wide else info.default_columns)
         self._getters = [_figure if c.format == FIGURE else _getter(c.json_path) for c in self.columns]
         self._namer = namer
         # (getter, formatter) per column, each chosen once rather than on every cell

@@ -34,6 +34,10 @@ class ListingOptions(NamedTuple):
     show_kind: bool = False
     namer: ReferenceNamer | None = None  # a referenced object's name, for reference columns
 
+    @property
+    def prints_labels(self) -> bool:
+        return self.show_labels or bool(self.label_columns)
+
 
 def listing_options(fmt: OutputFormat, show_labels: bool, label_columns: list[str] | None, no_headers: bool,
                     show_kind: bool) -> ListingOptions:

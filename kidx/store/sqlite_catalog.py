@@ -55,6 +55,7 @@ from kidx.store.sql_catalog import (
     Statements,
     digest_of_raw,
     dumps,
+    needs_row_check,
     raw_digest,
     raw_digest_range,
     translating,
@@ -496,6 +497,14 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
             self._upgraded_from = None
 
     # --- reads --------------------------------------------------------------------------
+
+    def _entry_columns(self, query: CatalogQuery) -> str:
+        """Labels too only where they are read (``CatalogQuery.read_labels``) or the rows
+        are checked against label conditions: each entry's other labels read as {}."""
+        columns = super()._entry_columns(query)
+        if query.read_labels or needs_row_check(query):
+            return columns
+        return columns.replace("e.labels", "'{}'")
 
     def compile(self, query: CatalogQuery) -> tuple[str, builtins.list, bool]:
         """The SELECT for a query, its parameters, and whether rows need checking after."""

@@ -131,11 +131,14 @@ class PackedRows(SQLCatalog):
             rows = [row if row[11] != row[7] else (*row[:11], None) for row in rows]
         self.connection.executemany(statement, rows)
 
-    def _unpacked(self, rows: Sequence) -> Sequence:
+    def _unpacked(self, rows: Sequence, references: bool = True) -> Sequence:
         """Rows of ENTRY_COLUMNS as they were given: columns' references and annotations
         unpacked. The columns of all the rows are unpacked together (``_unpacked_together``);
-        a value that way cannot unpack is unpacked row by row, which names it."""
-        columns = self._unpacked_together(rows)
+        a value that way cannot unpack is unpacked row by row, which names it. Without
+        ``references`` (``CatalogQuery.column_references``), the columns' reference values
+        are null: their targets are still looked up (a damaged value is an error, whatever
+        reads it), but no digest is written out, and none decoded."""
+        columns = self._unpacked_together(rows, references)
         if columns is None:
             return self._unpacked_each(rows)
         packed_text = [type(row[6]) is bytes for row in rows]
@@ -146,7 +149,7 @@ class PackedRows(SQLCatalog):
                  row[9] if columns is rows or row[9] is None else text)
                 for row, text, packed in zip(rows, columns, packed_text, strict=True)]
 
-    def _unpacked_together(self, rows: Sequence) -> Sequence | None:
+    def _unpacked_together(self, rows: Sequence, references: bool = True) -> Sequence | None:
         """Each row's printer columns unpacked (``rows`` itself where none is packed), as one
         text: the rows' columns joined by a control character that compact JSON never holds
         unescaped, split at the MARKs, each id replaced and split back, rather than a split,
@@ -158,10 +161,14 @@ class PackedRows(SQLCatalog):
         parts = joined.split(MARK)
         ids = parts[1::2]
         wanted = set(ids)
-        self._learn_targets(wanted)
+        self._learn_targets(wanted)  # each id is looked up even where its digest is not read: damage is found
         digests = self._target_digests
         if not wanted.issubset(digests):
             return None
+        if not references:
+            parts[1::2] = ["null"] * len(ids)
+            columns = "".join(parts).split(ROW_BREAK)
+            return columns if len(columns) == len(rows) else None
         quoted = {target_id: f'"{digests[target_id]}"' for target_id in wanted}
         parts[1::2] = map(quoted.__getitem__, ids)
         columns = "".join(parts).split(ROW_BREAK)
@@ -201,6 +208,9 @@ class PackedRows(SQLCatalog):
 
     def entries(self, rows: Sequence):
         return super().entries(self._unpacked(rows))
+
+    def _listed(self, rows: Sequence, query):
+        return super().entries(self._unpacked(rows, query.column_references))
 
     def _revision(self, row, number: int) -> Revision:
         if type(row[6]) is bytes:

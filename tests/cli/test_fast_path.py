@@ -122,14 +122,15 @@ def test_get_and_describe_of_a_run_load_no_url_parser_importlib_util_or_typing(t
 # what a read imports only where it needs it: a write's helpers (contextlib, kidx.files, the
 # fault points), a document printer's serialiser, the Python API's Store (a command opens its
 # store through kidx.api.locations), schema 1's SQL (only for a catalog of that version), and
-# (get) the digest check with hashlib's OpenSSL and the SQL of selections by several references
+# (get) the digest check with hashlib's OpenSSL, the SQL of selections by several references and
+# importlib itself (import_module is for typer's command modules and a URL's backend)
 WRITES_AND_DOCUMENTS = {"contextlib", "kidx.files", "kidx.store.faults", "kidx.output.serialize", "kidx.api.store",
                         "kidx.analysis.defaults", "kidx.store.sqlite_schema_1"}
 
 
 @pytest.mark.parametrize(("words", "absent"), [
     (["get", "runs", "-l", "liger_version"],
-     WRITES_AND_DOCUMENTS | {"kidx.identity.canonical", "hashlib", "kidx.store.sqlite_references"}),
+     WRITES_AND_DOCUMENTS | {"kidx.identity.canonical", "hashlib", "kidx.store.sqlite_references", "importlib"}),
     (["describe", "run", SEED_RUN_NAME], WRITES_AND_DOCUMENTS),
 ])
 def test_a_cold_read_imports_only_what_it_needs(tmp_path, words, absent):
