@@ -323,6 +323,11 @@ class SQLCatalog(Catalog):
         """The Entries of a query's rows (``entries``; see the SQLite catalog's)."""
         return self.entries(rows)
 
+    def _sorts_rows(self, query: CatalogQuery) -> bool:
+        """Whether the rows of a query in name order are sorted after the SQL, by
+        ``_listed``, rather than by it (see the SQLite catalog's)."""
+        return False
+
     def _entry_columns(self, query: CatalogQuery) -> str:
         """The columns a query selects: ``ENTRY_COLUMNS``, annotations only where it reads
         them (see the SQLite catalog's)."""
@@ -342,7 +347,7 @@ class SQLCatalog(Catalog):
             sql += f" WHERE {all_of(where)}"
         if query.order == RECENT:
             sql += " ORDER BY " + self.dialect.recent_order.format(table=prefix)
-        else:
+        elif not self._sorts_rows(query):
             sql += f" ORDER BY {prefix}kind, {prefix}name" if query.order == "kind,name" else f" ORDER BY {prefix}name"
         check_rows = needs_row_check(query)
         if query.limit is not None and not check_rows:

@@ -34,6 +34,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Sequence
+from operator import itemgetter
 
 from kidx.errors import StoreBusy, StoreError, StoreReadOnly
 from kidx.records import TYPE_CHECKING
@@ -41,6 +42,7 @@ from kidx.store import notices
 from kidx.store.catalog import (
     CatalogQuery,
     Change,
+    Entry,
     ReferenceCondition,
     ReferencedFieldCondition,
     Revision,
@@ -93,6 +95,9 @@ CATALOG_FILE = "catalog.sqlite"
 
 _SPEC_INDEX_MARK = "spec_index_revision"
 UPGRADED = "upgraded the store's catalog ({location}) to schema version {version}"
+
+
+_NAME = itemgetter(2)  # of a row of ENTRY_COLUMNS
 
 
 def _schema_1():
@@ -497,6 +502,19 @@ class SQLiteCatalog(PackedRows, SQLCatalog):
             self._upgraded_from = None
 
     # --- reads --------------------------------------------------------------------------
+
+    def _sorts_rows(self, query: CatalogQuery) -> bool:
+        """The rows of one kind in name order, without a limit, are sorted by their names
+        here: SQLite would sort the whole rows through a temporary B-tree (for the 1,000
+        runs of a label at 1,000,000 runs, a fifth of the statement's time), and Python's
+        order of names is SQLite's (BINARY: UTF-8 keeps the code points' order; one kind
+        holds each name once)."""
+        return query.kind is not None and query.limit is None and query.order in ("name", "kind,name")
+
+    def _listed(self, rows: Sequence, query: CatalogQuery) -> builtins.list[Entry]:
+        if self._sorts_rows(query):
+            rows = sorted(rows, key=_NAME)
+        return super()._listed(rows, query)
 
     def _entry_columns(self, query: CatalogQuery) -> str:
         """Labels too only where they are read (``CatalogQuery.read_labels``) or the rows
