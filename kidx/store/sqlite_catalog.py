@@ -50,7 +50,6 @@ from kidx.store.catalog import (
     field_text,
 )
 from kidx.store.catalog_packing import DICTIONARY_SAMPLE, PackedValueError
-from kidx.store.label_conditions import label_clauses
 from kidx.store.objects import ObjectDB
 from kidx.store.sql_catalog import (
     SQLCatalog,
@@ -150,7 +149,10 @@ _LISTED_VALUES = 50  # more values than this go to SQLite as one JSON list
 
 def _label_clauses(requirements, column: str = "id") -> list[tuple[str, list]]:
     """Label requirements as ``column [NOT] IN`` the ids the (key, value) index finds
-    (kidx.store.label_conditions)."""
+    (kidx.store.label_conditions, imported for a query that has some)."""
+    if not requirements:
+        return []
+    from kidx.store.label_conditions import label_clauses
 
     def has_label(key: str, values: list | None, negation: str) -> tuple[str, list]:
         if values is None:

@@ -131,7 +131,8 @@ WRITES_AND_DOCUMENTS = {"contextlib", "kidx.files", "kidx.store.faults", "kidx.o
 @pytest.mark.parametrize(("words", "absent"), [
     (["get", "runs", "-l", "liger_version"],
      WRITES_AND_DOCUMENTS | {"kidx.identity.canonical", "hashlib", "kidx.store.sqlite_references", "importlib"}),
-    (["describe", "run", SEED_RUN_NAME], WRITES_AND_DOCUMENTS),
+    # (describe, without -l) the SQL of label selections
+    (["describe", "run", SEED_RUN_NAME], WRITES_AND_DOCUMENTS | {"kidx.store.label_conditions"}),
 ])
 def test_a_cold_read_imports_only_what_it_needs(tmp_path, words, absent):
     """Each module costs a share of a cold command's start (bench/bench_startup.py); the
