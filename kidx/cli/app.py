@@ -9,7 +9,6 @@ quietly.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 
@@ -100,6 +99,8 @@ def _normalise(argv: list[str]) -> list[str]:
 
 
 def build_app(names):
+    import importlib  # the parser's path: the fast path imports no command module by name
+
     import typer
 
     app = typer.Typer(

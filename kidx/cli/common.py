@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 def open_store(location: str | None, must_exist: bool = False):
     """The store ``--store`` names, else $KIDX_STORE, else the default one. ``must_exist``
     (reading commands): see ``require_store``."""
-    from kidx.api.store import command_store
+    from kidx.api.locations import command_store
 
     return command_store(location, must_exist)
 
@@ -40,7 +40,7 @@ def read_files(filename: list[str] | None, recursive: bool) -> ReadResult:
 def require_store(store, location: str | None) -> None:
     """A store named explicitly (``--store``, $KIDX_STORE) that does not exist is an error
     for a reading command, not an empty store (``kidx.api.store.require_store``)."""
-    from kidx.api.store import require_store as required
+    from kidx.api.locations import require_store as required
 
     required(store, location, "--store")
 
@@ -52,7 +52,7 @@ def unresolved_without_store(exc: InvalidInputError, the_store, location: str | 
     """``exc``'s problems, where a by-name reference the batch does not satisfy was looked
     for in a store named (--store, $KIDX_STORE) that does not exist, saying so rather than
     that the store lacks it (digest and diff read a store for references)."""
-    from kidx.api.store import named_location
+    from kidx.api.locations import named_location
     from kidx.store.postgres_url import masked
 
     try:

@@ -60,7 +60,7 @@ FILES = "__files__"  # tells the script to fall back to file-name completion
 def _store(location: str | None):
     """The store the line names (``--store PATH`` typed earlier on it), resolved as a
     command resolves it."""
-    from kidx.api.store import backend_store
+    from kidx.api.locations import backend_store
 
     return backend_store(location)
 

@@ -50,10 +50,11 @@ def run_get(
         from kidx.query.sorting import parse_sort_keys
 
         sort_keys = parse_sort_keys(sort_by)
-    plan = fmt.load_plan(sort_keys)
+    plan = fmt.load_plan(sort_keys, options.prints_labels)
     query = Query(arguments=arguments, selector=parse_selector(selector),
                   field_selector=parse_field_selector(field_selector), sort_keys=sort_keys, limit=limit,
-                  references=tuple(references or ()), load=plan.mode, reference_roles=plan.reference_roles)
+                  references=tuple(references or ()), load=plan.mode, reference_roles=plan.reference_roles,
+                  labels=plan.labels, every_column=plan.every_column)
     the_store = open_store(store, must_exist=True)
     result = find_objects(the_store, kind_registry(), query)
     out = output()

@@ -9,14 +9,11 @@ infinities. Callers hash exactly the bytes this module returns.
 from __future__ import annotations
 
 import json
-import re
 
 from kidx.records import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any
-
-DIGEST_PATTERN = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 _ENCODER = json.JSONEncoder(
     ensure_ascii=False, allow_nan=False, sort_keys=True, separators=(",", ":")

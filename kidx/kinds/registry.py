@@ -29,6 +29,25 @@ class UnknownTypeError(UsageError):
                          "('kidx api-resources' lists their short names)")
 
 
+def simple_path_keys(json_path: str) -> list[str] | None:
+    """The keys of a printer column's ``jsonPath`` when it is a simple field path, names
+    after dots as ``^(\\.[A-Za-z_][A-Za-z0-9_-]*)+$`` reads them (``.spec.status``:
+    ``["spec", "status"]``), but checked without compiling a pattern, which would cost a
+    cold ``get`` more than its use; None for any other JSONPath (and for one with a line
+    break, which re's ``$`` would let end the path)."""
+    if not json_path.startswith("."):
+        return None
+    keys = json_path[1:].split(".")
+    for key in keys:
+        # ASCII letters, digits, "_" and "-", the first a letter or "_"
+        if not (key.isascii() and key.replace("-", "").replace("_", "a").isalnum()) or key[0] in _NOT_FIRST:
+            return None
+    return keys
+
+
+_NOT_FIRST = frozenset("-0123456789")
+
+
 class PrinterColumn(NamedTuple):
     name: str
     type: str
@@ -59,6 +78,11 @@ class KindInfo(NamedTuple):
     schema: dict
     columns: tuple[PrinterColumn, ...]
     references: tuple[ReferenceField, ...]
+
+    @property
+    def default_columns(self) -> tuple[PrinterColumn, ...]:
+        """The columns of the default table (priority 0); ``-o wide`` shows every column."""
+        return tuple(column for column in self.columns if column.priority == 0)
 
     @property
     def api_version(self) -> str:

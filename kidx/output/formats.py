@@ -48,14 +48,16 @@ class OutputFormat(NamedTuple):
         -o csv|tsv, its raw form), which reads each run's workload and environment."""
         return bool(self.printer.shows)
 
-    def load_plan(self, sort_keys: Sequence[SortKey] = ()) -> LoadPlan:
+    def load_plan(self, sort_keys: Sequence[SortKey] = (), labels: bool = True) -> LoadPlan:
         """What ``get`` must load to print this format sorted by ``sort_keys``, from the
-        parse trees of the paths printed and sorted by."""
+        parse trees of the paths printed and sorted by; ``labels``: whether the listing
+        prints labels (--show-labels, -L)."""
         from kidx.operations.select.get import LoadMode, LoadPlan
 
         shown = self.printer.shows
         if not sort_keys and not self.argument:  # nothing to read paths from (the common case)
-            return LoadPlan(LoadMode(self.printer.load), shown)
+            # a table prints every printer column but as the default table (-o wide, csv, tsv)
+            return LoadPlan(LoadMode(self.printer.load), shown, labels, every_column=self.kind != "table")
         from kidx.jsonpath import compile_relaxed
         from kidx.query.reference_paths import path_reads
 

@@ -34,6 +34,10 @@ class ListingOptions(NamedTuple):
     show_kind: bool = False
     namer: ReferenceNamer | None = None  # a referenced object's name, for reference columns
 
+    @property
+    def prints_labels(self) -> bool:
+        return self.show_labels or bool(self.label_columns)
+
 
 def listing_options(fmt: OutputFormat, show_labels: bool, label_columns: list[str] | None, no_headers: bool,
                     show_kind: bool) -> ListingOptions:
@@ -154,17 +158,18 @@ def _table(info: KindInfo, manifests: list[dict], options: TableOptions, namer, 
     if options.show_labels:
         headers.append("LABELS")
     prefix = f"{info.qualified_name}/" if prefix_names else ""
-    label_columns, show_labels, cells = options.label_columns, options.show_labels, columns.cells
-    rows = []
-    for manifest, extra in zip(manifests, sol_cells, strict=True):
-        metadata = manifest["metadata"]
-        row = [prefix + metadata["name"], *cells(manifest), *extra]
+    label_columns, show_labels = options.label_columns, options.show_labels
+    names = [prefix + manifest["metadata"]["name"] for manifest in manifests]
+    rows = list(map(list, zip(names, *columns.column_cells(manifests), strict=True)))
+    if not (sol_headers or label_columns or show_labels):
+        return render_table(None if options.no_headers else headers, rows)
+    for row, manifest, extra in zip(rows, manifests, sol_cells, strict=True):
+        row.extend(extra)
         if label_columns or show_labels:
-            labels = metadata.get("labels") or {}
+            labels = manifest["metadata"].get("labels") or {}
             row.extend([labels.get(key, "") for key in label_columns])
             if show_labels:
                 row.append(labels_cell(labels))
-        rows.append(row)
     return render_table(None if options.no_headers else headers, rows)
 
 

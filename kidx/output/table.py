@@ -8,24 +8,21 @@ control character is escaped too (``kidx.output.terminal``).
 
 from __future__ import annotations
 
-import re
 from itertools import zip_longest
 
 from kidx.output.terminal import escape_control
 
 MIN_WIDTH = 6
 PADDING = 3
-
-
-_BREAKS = re.compile(r"[\n\r\f]")
+BREAKS = "\n\r\f"  # a line break: the rest of the cell becomes "..."
 
 
 def sanitize(cell: str) -> str:
     if cell.isprintable():  # the usual case, answered in C
         return cell
-    found = _BREAKS.search(cell)
-    if found is not None:
-        cell = cell[: found.start()] + "..."
+    breaks = [at for at in map(cell.find, BREAKS) if at >= 0]
+    if breaks:
+        cell = cell[: min(breaks)] + "..."
     return escape_control(cell)
 
 

@@ -205,6 +205,14 @@ class CatalogQuery(NamedTuple):
     # False when what reads the entries needs no annotations (a table of the CRD's
     # columns): each entry's annotations then read as {}, never to be written back
     annotations: bool = True
+    # False when it needs no labels either (a table that shows none): a backend may then
+    # read each entry's labels as {}, never to be written back (the SQLite catalog does,
+    # except where label conditions are checked on the rows)
+    read_labels: bool = True
+    # False when it reads no reference among the cached printer columns (a table that
+    # shows no reference column): a backend may then leave those values out (null) rather
+    # than look up the digests its packed columns hold (the SQLite catalog does)
+    column_references: bool = True
 
 
 # --- shared semantics, so every backend reads values alike ------------------------------

@@ -10,16 +10,14 @@ columns (the CRD changed) is simply read in full, as without the cache.
 from __future__ import annotations
 
 import json
-import re
 import zlib
 from functools import cache
 
-from kidx.kinds.registry import KindInfo
+from kidx.kinds.registry import KindInfo, simple_path_keys
 from kidx.store.catalog import decoded_together
 
 FIGURE = "figure"  # a printer column's format: a run's figure, whatever its metric (kidx.output.columns)
 MEASUREMENTS = ("measurements",)  # where a figure that is not a latency is found: a list, kept as it is
-_SPEC_PATH = re.compile(r"^\.spec(\.[A-Za-z_][A-Za-z0-9_-]*)+$")
 
 
 def _spec_paths(info: KindInfo) -> tuple[tuple[str, ...], ...] | None:
@@ -33,9 +31,10 @@ def _paths_of(columns) -> tuple[tuple[str, ...], ...] | None:
     for column in columns:
         if column.json_path.startswith(".metadata."):
             continue  # metadata comes from the catalog row itself
-        if not _SPEC_PATH.match(column.json_path):
+        keys = simple_path_keys(column.json_path)  # a path in the spec: .spec.NAME[.NAME…]
+        if keys is None or len(keys) < 2 or keys[0] != "spec":
             return None
-        paths.append(tuple(column.json_path.split(".")[2:]))
+        paths.append(tuple(keys[1:]))
         if column.format == FIGURE and MEASUREMENTS not in paths:
             paths.append(MEASUREMENTS)  # a run's figure may be any metric its measurements hold
     return tuple(paths)
@@ -83,7 +82,7 @@ def _values_function(paths: tuple[tuple[str, ...], ...], prefix: str):
     ``_builder`` is; an apply calls it for every object, and a loop over the paths took
     twice its time): each path's value, None where a step is not a mapping or the value
     is one (a mapping or a list; the measurements are kept as ``_measurements`` says),
-    encoded after ``prefix``. The keys are JSON-path names (``_SPEC_PATH``), written as
+    encoded after ``prefix``. The keys are JSON-path names (``simple_path_keys``), written as
     Python string literals."""
     lines = ["def values_of(spec):"]
     for index, path in enumerate(paths):
@@ -152,7 +151,7 @@ def _builder(paths: tuple[tuple[str, ...], ...]):
     # Where no two paths share their first key, the stub is one statement per value, made
     # into a function once per kind and process (as collections.namedtuple makes its
     # classes): a loop over the paths costs more than the rest of a table row. The keys
-    # are JSON-path names (``_SPEC_PATH``), written as Python string literals.
+    # are JSON-path names (``simple_path_keys``), written as Python string literals.
     lines = ["def build_apart(values):", f"    if len(values) != {len(paths)}:", "        return build_merged(values)",
              "    stub = {}"]
     for index, path in enumerate(paths):

@@ -39,7 +39,16 @@ from kidx.records import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from pathlib import Path
 
-_HEX = re.compile(r"^[0-9a-f]{64}$")
+HEX_DIGITS = "0123456789abcdef"
+
+
+def _is_hex(text: str) -> bool:
+    """64 lowercase hex digits and nothing else (``^[0-9a-f]{64}$`` without re's ``$``,
+    which would also let a line break end it): every object read asks, and compiling the
+    pattern would cost a cold ``describe`` more than all its asking."""
+    return len(text) == 64 and not text.strip(HEX_DIGITS)
+
+
 TEMPORARY_PREFIX = ".tmp-"
 
 # what ``write`` did
@@ -145,7 +154,7 @@ class ObjectDB:
     @staticmethod
     def _hex(digest: str) -> str:
         algorithm, _, hexdigest = digest.partition(":")
-        if algorithm != "sha256" or not _HEX.match(hexdigest):
+        if algorithm != "sha256" or not _is_hex(hexdigest):
             raise ValueError(f"not a sha256 digest: {digest!r}")
         return hexdigest
 
@@ -393,7 +402,7 @@ class FileObjectBackend(ObjectBackend):
                 yield _leftover(fan, temporary=False)
                 continue
             for entry in sorted(fan.iterdir()):
-                if _HEX.match(fan.name + entry.name) and entry.is_file():
+                if _is_hex(fan.name + entry.name) and entry.is_file():
                     continue
                 yield _leftover(entry, temporary=entry.name.startswith(TEMPORARY_PREFIX))
 
@@ -411,7 +420,7 @@ class FileObjectBackend(ObjectBackend):
                 continue
             for entry in sorted(fan.iterdir()):
                 hexdigest = fan.name + entry.name
-                if _HEX.match(hexdigest) and entry.is_file():
+                if _is_hex(hexdigest) and entry.is_file():
                     yield hexdigest
 
 

@@ -312,18 +312,32 @@ class SQLCatalog(Catalog):
         if not self.readable:
             return []
         sql, parameters, check_rows = self.compile(query)
-        entries = self.entries(self.connection.execute(sql, parameters).fetchall())
+        entries = self._listed(self.connection.execute(sql, parameters).fetchall(), query)
         if check_rows:
             entries = [e for e in entries if all(label_holds(r, e.labels) for r in query.labels)]
             if query.limit is not None:
                 entries = entries[: query.limit]
         return entries
 
+    def _listed(self, rows: Sequence, query: CatalogQuery) -> builtins.list[Entry]:
+        """The Entries of a query's rows (``entries``; see the SQLite catalog's)."""
+        return self.entries(rows)
+
+    def _sorts_rows(self, query: CatalogQuery) -> bool:
+        """Whether the rows of a query in name order are sorted after the SQL, by
+        ``_listed``, rather than by it (see the SQLite catalog's)."""
+        return False
+
+    def _entry_columns(self, query: CatalogQuery) -> str:
+        """The columns a query selects: ``ENTRY_COLUMNS``, annotations only where it reads
+        them (see the SQLite catalog's)."""
+        return ENTRY_COLUMNS if query.annotations else ENTRY_COLUMNS_WITHOUT_ANNOTATIONS
+
     def _select(self, query: CatalogQuery, where: builtins.list[str], parameters: builtins.list,
                 alias: str = "") -> tuple[str, builtins.list, bool]:
         """The SELECT of entries from the names table (``alias``: its alias, or none) where
         all of ``where`` hold, in the query's order and limit."""
-        columns = ENTRY_COLUMNS if query.annotations else ENTRY_COLUMNS_WITHOUT_ANNOTATIONS
+        columns = self._entry_columns(query)
         if not alias:
             columns = columns.replace("e.", "")
         table = f"{self.dialect.entries} {alias}" if alias else self.dialect.entries
@@ -333,7 +347,7 @@ class SQLCatalog(Catalog):
             sql += f" WHERE {all_of(where)}"
         if query.order == RECENT:
             sql += " ORDER BY " + self.dialect.recent_order.format(table=prefix)
-        else:
+        elif not self._sorts_rows(query):
             sql += f" ORDER BY {prefix}kind, {prefix}name" if query.order == "kind,name" else f" ORDER BY {prefix}name"
         check_rows = needs_row_check(query)
         if query.limit is not None and not check_rows:

@@ -35,6 +35,9 @@ def _packed_columns_sql(columns: str | None, targets: str | None) -> str | None:
 
 
 SQL_FUNCTIONS: tuple[tuple[str, int, Callable], ...] = (("kidx_pack_columns", 2, _packed_columns_sql),)
+# between the rows' printer columns unpacked together: a control character, which compact JSON
+# always escapes and packing never writes (PackedRows._unpacked_together)
+ROW_BREAK = "\x02"
 
 
 
@@ -128,8 +131,51 @@ class PackedRows(SQLCatalog):
             rows = [row if row[11] != row[7] else (*row[:11], None) for row in rows]
         self.connection.executemany(statement, rows)
 
-    def _unpacked(self, rows: Sequence) -> Sequence:
-        """Rows of ENTRY_COLUMNS as they were given: columns' references and annotations unpacked."""
+    def _unpacked(self, rows: Sequence, references: bool = True) -> Sequence:
+        """Rows of ENTRY_COLUMNS as they were given: columns' references and annotations
+        unpacked. The columns of all the rows are unpacked together (``_unpacked_together``);
+        a value that way cannot unpack is unpacked row by row, which names it. Without
+        ``references`` (``CatalogQuery.column_references``), the columns' reference values
+        are null: their targets are still looked up (a damaged value is an error, whatever
+        reads it), but no digest is written out, and none decoded."""
+        columns = self._unpacked_together(rows, references)
+        if columns is None:
+            return self._unpacked_each(rows)
+        packed_text = [type(row[6]) is bytes for row in rows]
+        if columns is rows and not any(packed_text):
+            return rows
+        dictionary = self._dictionary
+        return [(*row[:6], unpack_text(row[6], dictionary) if packed else row[6], row[7], row[8],
+                 row[9] if columns is rows or row[9] is None else text)
+                for row, text, packed in zip(rows, columns, packed_text, strict=True)]
+
+    def _unpacked_together(self, rows: Sequence, references: bool = True) -> Sequence | None:
+        """Each row's printer columns unpacked (``rows`` itself where none is packed), as one
+        text: the rows' columns joined by a control character that compact JSON never holds
+        unescaped, split at the MARKs, each id replaced and split back, rather than a split,
+        a loop and a join per row. None where that cannot be done exactly (a value with a
+        stray MARK or that separator, an id that is not there)."""
+        joined = ROW_BREAK.join([row[9] or "" for row in rows])
+        if MARK not in joined:
+            return rows
+        parts = joined.split(MARK)
+        ids = parts[1::2]
+        wanted = set(ids)
+        self._learn_targets(wanted)  # each id is looked up even where its digest is not read: damage is found
+        digests = self._target_digests
+        if not wanted.issubset(digests):
+            return None
+        if not references:
+            parts[1::2] = ["null"] * len(ids)
+            columns = "".join(parts).split(ROW_BREAK)
+            return columns if len(columns) == len(rows) else None
+        quoted = {target_id: f'"{digests[target_id]}"' for target_id in wanted}
+        parts[1::2] = map(quoted.__getitem__, ids)
+        columns = "".join(parts).split(ROW_BREAK)
+        return columns if len(columns) == len(rows) else None
+
+    def _unpacked_each(self, rows: Sequence) -> Sequence:
+        """``_unpacked``, one row at a time."""
         mark = MARK
         wanted: set[str] = set()
         packed = False
@@ -162,6 +208,9 @@ class PackedRows(SQLCatalog):
 
     def entries(self, rows: Sequence):
         return super().entries(self._unpacked(rows))
+
+    def _listed(self, rows: Sequence, query):
+        return super().entries(self._unpacked(rows, query.column_references))
 
     def _revision(self, row, number: int) -> Revision:
         if type(row[6]) is bytes:

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from kidx.store.sql_statements import Dialect, Statements
 from kidx.store.sqlite_schema import LAST_REVISION, SCHEMA, SQL_VARIABLES
 
-VERSION = "1"
 # digests are their text
 DIALECT_1 = Dialect(mark="?", schema="", entries="objects", last="\uffff", in_list_limit=SQL_VARIABLES)
 STATEMENTS_1 = Statements(DIALECT_1)

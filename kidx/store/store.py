@@ -21,7 +21,6 @@ of another one (it must define ``backend(location) -> StoreBackend``).
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import time
@@ -97,6 +96,8 @@ def _backend_of_text(location: str | Path, text: str) -> StoreBackend:
         if reason is not None:
             raise StoreError(reason)
         text = normalised(text)
+        import importlib  # a URL's backend: a folder store needs none
+
         return importlib.import_module(BACKENDS[text.partition(":")[0]]).backend(text)
     from kidx.store.sqlite_backend import SQLiteBackend
 

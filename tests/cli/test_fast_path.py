@@ -120,13 +120,19 @@ def test_get_and_describe_of_a_run_load_no_url_parser_importlib_util_or_typing(t
 
 
 # what a read imports only where it needs it: a write's helpers (contextlib, kidx.files, the
-# fault points), a document printer's serialiser, and (get) the digest check with hashlib's OpenSSL
-WRITES_AND_DOCUMENTS = {"contextlib", "kidx.files", "kidx.store.faults", "kidx.output.serialize"}
+# fault points), a document printer's serialiser, the Python API's Store (a command opens its
+# store through kidx.api.locations), schema 1's SQL (only for a catalog of that version), and
+# (get) the digest check with hashlib's OpenSSL, the SQL of selections by several references and
+# importlib itself (import_module is for typer's command modules and a URL's backend)
+WRITES_AND_DOCUMENTS = {"contextlib", "kidx.files", "kidx.store.faults", "kidx.output.serialize", "kidx.api.store",
+                        "kidx.analysis.defaults", "kidx.store.sqlite_schema_1"}
 
 
 @pytest.mark.parametrize(("words", "absent"), [
-    (["get", "runs", "-l", "liger_version"], WRITES_AND_DOCUMENTS | {"kidx.identity.canonical", "hashlib"}),
-    (["describe", "run", SEED_RUN_NAME], WRITES_AND_DOCUMENTS),
+    (["get", "runs", "-l", "liger_version"],
+     WRITES_AND_DOCUMENTS | {"kidx.identity.canonical", "hashlib", "kidx.store.sqlite_references", "importlib"}),
+    # (describe, without -l) the SQL of label selections
+    (["describe", "run", SEED_RUN_NAME], WRITES_AND_DOCUMENTS | {"kidx.store.label_conditions"}),
 ])
 def test_a_cold_read_imports_only_what_it_needs(tmp_path, words, absent):
     """Each module costs a share of a cold command's start (bench/bench_startup.py); the
@@ -137,5 +143,22 @@ def test_a_cold_read_imports_only_what_it_needs(tmp_path, words, absent):
              "shown, sys.stdout = sys.stdout, open(os.devnull, 'w')\n"
              f"code = run({[*words, '--store', str(store)]!r})\n"
              f"shown.write(str(code) + ' ' + str(sorted(set(sys.modules).intersection({sorted(absent)!r}))))\n")
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=REPO)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "0 []", "")
+
+
+def test_a_cold_get_compiles_no_pattern_of_its_own(tmp_path):
+    """Compiling a regular expression costs a cold command about a tenth of a millisecond
+    each (bench/bench_startup.py): a table's column paths, digests and cells are read with
+    string methods instead. Only the patterns ``json`` compiles at its import are compiled.
+    (The count comes from re's own compiler, a private module read by this test only.)"""
+    store = seed_store(tmp_path)
+    check = ("import json, os, sys, re, re._compiler as compiler\n"
+             "compiled, original = [], compiler.compile\n"
+             "compiler.compile = lambda pattern, flags=0: compiled.append(pattern) or original(pattern, flags)\n"
+             "from kidx.cli.app import run\n"
+             "shown, sys.stdout = sys.stdout, open(os.devnull, 'w')\n"
+             f"code = run(['get', 'runs', '-l', 'liger_version', '--store', {str(store)!r}])\n"
+             "shown.write(f'{code} {compiled}')\n")
     done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=REPO)
     assert (done.returncode, done.stdout, done.stderr) == (0, "0 []", "")

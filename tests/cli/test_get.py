@@ -678,3 +678,25 @@ def test_short_names_with_version_and_group(kidx, seed_bundle):
     for spelling in ("br.v1alpha1.kernelindex.dev", "br.kernelindex.dev", "runs.v1alpha1.kernelindex.dev"):
         result = kidx("get", spelling, "-o", "name")
         assert result.code == 0 and result.out.startswith("benchmarkrun.kernelindex.dev/liger-llama4-rope"), spelling
+
+
+def test_a_table_reads_only_what_it_prints(kidx, monkeypatch):
+    """The default table of runs shows neither labels nor a reference column, so its
+    selection reads neither (kidx.store.catalog.CatalogQuery.read_labels, column_references);
+    --show-labels and -L read the labels, -o wide and csv every column, a document all."""
+    from kidx.store.store import Store
+
+    assert kidx("apply", "-f", str(SEED_BUNDLE)).code == 0
+    asked = []
+    select = Store.select
+    monkeypatch.setattr(Store, "select", lambda self, query, catalog=None: asked.append(query) or select(
+        self, query, catalog))
+    for options, read in (((), (False, False)), (("--show-labels",), (True, False)), (("-L", "team"), (True, False)),
+                          (("-o", "wide"), (False, True)), (("-o", "csv", "-L", "team"), (True, True)),
+                          (("-o", "yaml"), (True, True)), (("--sort-by", ".spec.status"), (True, True))):
+        asked.clear()
+        assert kidx("get", "runs", *options).code == 0, options
+        assert [(query.read_labels, query.column_references) for query in asked] == [read], options
+    asked.clear()  # a kind whose default table shows no reference column either
+    assert kidx("get", "workloads").code == 0
+    assert [(query.read_labels, query.column_references) for query in asked] == [(False, False)]

@@ -132,6 +132,10 @@ def test_which_paths_read_the_runs_own_spec():
     assert plan("csv=N:.metadata.name").mode is LoadMode.COLUMNS
     # the CRD's own columns (a table, or its raw form) need no annotations
     assert plan("csv").mode is plan(None).mode is plan("wide").mode is LoadMode.TABLE
+    # and each reads what it prints: the default table not every column, labels only when shown
+    assert plan(None) == LoadPlan(LoadMode.TABLE, frozenset(), labels=True, every_column=False)
+    assert parse_output_format(None).load_plan((), labels=False).labels is False
+    assert plan("wide").every_column and plan("csv").every_column
     assert plan("custom-columns=X:{..median}").mode is LoadMode.MANIFESTS
     assert reads("{..median}").own_spec and reads("{.items[*].metadata.name}").own_spec
     assert reads("{.items[*].spec.x}") == (frozenset(), True)

@@ -142,3 +142,70 @@ def test_a_damaged_packed_value_is_a_clear_error(kidx, store):
         assert result.code == 1 and result.out == "", (command, result)
         assert "catalog" in result.err and "is damaged (a packed value cannot be read" in result.err, (command, result)
         assert "Traceback" not in result.err
+
+
+_PIECES = st.sampled_from(["\x01", "\x02", "1", "2", "99", "x", '"', ",", "[", "]", "9edfe0b4:", "\x01" + "1" + "\x01"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.lists(_PIECES, max_size=8).map("".join)), max_size=6),
+       st.lists(st.booleans(), min_size=6, max_size=6))
+def test_rows_unpacked_together_are_the_rows_unpacked_one_by_one(columns, packed_annotations):
+    """A listing unpacks its rows' printer columns as one text (PackedRows._unpacked): the
+    same rows as one at a time, and the same error where a value is damaged (a stray MARK,
+    the separator inside a value, an id that is not there)."""
+    from kidx.store.sqlite_catalog import SQLiteCatalog
+
+    catalog = SQLiteCatalog(None)  # in memory: its ref_targets are empty, its digests given here
+    catalog._target_digests.update({"1": "sha256:" + A, "2": "sha256:" + B})
+    annotations = TextPacker().pack(json.dumps({"note": "n" * 80}))
+    rows = [(index, "BenchmarkRun", f"run-{index}", b"\0" * 32, None, "{}",
+             annotations if packed else "{}", "2026-01-01T00:00:00Z", 1, text)
+            for index, (text, packed) in enumerate(zip(columns, packed_annotations, strict=False))]
+
+    def outcome(unpack):
+        try:
+            return list(unpack(rows))
+        except PackedValueError as exc:
+            return str(exc)
+
+    assert outcome(catalog._unpacked) == outcome(catalog._unpacked_each)
+
+
+def test_a_table_that_shows_neither_reads_no_labels_and_no_reference_digests(kidx, store):
+    """A query that reads no labels and no reference among the cached columns (the default
+    table of ``get``) is answered without them: labels {} (unless label conditions are
+    checked on the rows) and the columns' references null; every other query reads both.
+    Their targets are still looked up: a damaged packed value is an error whatever reads it
+    (test_a_damaged_packed_value_is_a_clear_error)."""
+    sys.path.append(str(REPO / "bench"))
+    from bench_store import generate
+
+    from kidx.api.arguments import parse_selector
+    from kidx.store.catalog import CatalogQuery
+    from kidx.store.sqlite_catalog import SQLiteCatalog
+
+    data = generate(6, 20261207, n_workloads=2, n_impls=2)
+    for rank, run in enumerate(data.runs):
+        run["metadata"]["labels"]["rank"] = str(rank)
+    listing = json.dumps({"apiVersion": "v1", "kind": "List", "items": data.shared + data.runs})
+    assert kidx("apply", "-f", "-", stdin=listing).code == 0
+    catalog = SQLiteCatalog(store / "catalog.sqlite", write=False)
+    try:
+        statements: list[str] = []
+        catalog.connection.set_trace_callback(statements.append)
+        table = CatalogQuery(kind="BenchmarkRun", annotations=False, read_labels=False, column_references=False)
+        narrow = catalog.list(table)
+        assert any("title, '{}', '{}', created" in statement for statement in statements)  # neither read
+        full = catalog.list(table._replace(read_labels=True, column_references=True))
+        assert [entry.name for entry in narrow] == [entry.name for entry in full] and len(full) == 6
+        assert all(entry.labels == {} and entry.columns.count("sha256:") == 0 and entry.columns.count("null") >= 4
+                   for entry in narrow)
+        assert all(entry.labels and entry.columns.count("sha256:") == 4 for entry in full)
+        assert [entry._replace(labels={}, columns=None) for entry in narrow] == [
+            entry._replace(labels={}, columns=None) for entry in full]
+        # labels checked on the rows (a numeric comparison) are read whatever the query says
+        checked = catalog.list(table._replace(labels=tuple(parse_selector("rank>0").requirements)))
+        assert [entry.labels for entry in checked] == [entry.labels for entry in full if entry.labels["rank"] != "0"]
+    finally:
+        catalog.close()

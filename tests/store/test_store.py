@@ -434,3 +434,35 @@ def test_a_table_is_built_from_the_catalogs_cached_columns_without_reading_objec
     assert (code, err) == (0, "")
     assert out.startswith(SEED_RUN_NAME + " ") and "417.5µs" in out
     assert kidx("get", "runs", "-o", "yaml")[0] == 1
+
+
+@pytest.mark.sqlite_only
+def test_the_sqlite_catalog_sorts_a_selection_of_one_kind_by_name_after_its_sql(kidx, store):
+    """The names of one kind, selected without a limit, are sorted by Python after the SQL
+    (SQLite would sort the whole rows through a temporary B-tree): the same order as
+    SQLite's ORDER BY name, which still sorts a selection with a limit or of every kind."""
+    sys.path.append(str(REPO / "bench"))
+    from bench_store import generate
+
+    from kidx.api.arguments import parse_selector
+    from kidx.store.sqlite_catalog import SQLiteCatalog
+
+    data = generate(30, 20261207, n_workloads=3, n_impls=2)
+    listing = json.dumps({"apiVersion": "v1", "kind": "List", "items": data.shared + data.runs[::-1]})
+    assert kidx("apply", "-f", "-", stdin=listing).code == 0
+    catalog = SQLiteCatalog(store / "catalog.sqlite", write=False)
+    try:
+        statements: list[str] = []
+        catalog.connection.set_trace_callback(statements.append)
+        labels = tuple(parse_selector("liger_version").requirements)
+        selected = catalog.list(CatalogQuery(kind="BenchmarkRun", labels=labels))
+        limited = catalog.list(CatalogQuery(kind="BenchmarkRun", labels=labels, limit=len(selected)))
+        every = catalog.list(CatalogQuery(kind="BenchmarkRun"))
+        by_sqlite = [row[0] for row in catalog.connection.execute(
+            "SELECT name FROM objects WHERE kind='BenchmarkRun' ORDER BY name")]
+    finally:
+        catalog.close()
+    assert [e.name for e in selected] == [e.name for e in limited] == [e.name for e in every] == by_sqlite
+    assert len(by_sqlite) == 30 and by_sqlite != [run["metadata"]["name"] for run in data.runs[::-1]]
+    listed = [statement for statement in statements if statement.startswith("SELECT id, kind, name")]
+    assert ["ORDER BY" in statement for statement in listed] == [False, True, False]

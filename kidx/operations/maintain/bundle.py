@@ -35,13 +35,14 @@ store.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from kidx.errors import InvalidInputError, Location, Problem
-from kidx.identity.canonical import DIGEST_PATTERN, CanonicalError, canonical_json, digest_bytes
+from kidx.identity.canonical import CanonicalError, canonical_json, digest_bytes
 from kidx.kinds.metadata import name_error
 from kidx.manifests.document import Document
 from kidx.manifests.reader import InputTooLarge, read_bounded
@@ -49,6 +50,8 @@ from kidx.manifests.values import DataError, check_json_data
 
 if TYPE_CHECKING:
     from kidx.kinds.registry import KindRegistry
+
+DIGEST_PATTERN = re.compile(r"^sha256:[0-9a-f]{64}$")  # a digest as a bundle names objects
 
 FORMAT = "kidx.bundle/v1"
 FORMAT_PREFIX = "kidx.bundle/"

@@ -130,7 +130,8 @@ def _host(store: Store, info, manifest: dict, figures):
         """The HISTORY_WINDOW runs applied most recently that share these references."""
         conditions = tuple(ReferenceCondition(digests=(spec[fields[kind]],), field=fields[kind]) for kind in kinds)
         entries = store.select(CatalogQuery(kind=info.kind, references=conditions, order=RECENT,
-                                            limit=HISTORY_WINDOW, annotations=False))  # the rules read none
+                                            limit=HISTORY_WINDOW, annotations=False, read_labels=False))
+        # (the rules read neither annotations nor labels)
         return {entry.name: entry for entry in entries if entry.digest != manifest["metadata"]["digest"]}
 
     twins = runs_referring("Workload", "Implementation", "ExecutionEnvironment")

@@ -40,6 +40,10 @@ class LoadPlan(NamedTuple):
     # referenced objects attached to each manifest under the reference field's name
     # without "Digest" (``workload``), for columns and sort keys such as workload.spec.parameters.seq
     reference_roles: frozenset[str] = frozenset()
+    # what a table (TABLE) prints: labels (--show-labels, -L), and every printer column
+    # (-o wide, csv, tsv) rather than the default ones; what it does not print is not read
+    labels: bool = True
+    every_column: bool = True
 
 
 class Query(NamedTuple):
@@ -56,6 +60,9 @@ class Query(NamedTuple):
     # typed conditions on references, held with the rest (for callers that have digests,
     # not --references text: compare's history)
     reference_conditions: tuple[ReferenceCondition, ...] = ()
+    # what a table (LoadMode.TABLE) prints (LoadPlan's): labels, every printer column
+    labels: bool = True
+    every_column: bool = True
 
 
 class QueryResult(NamedTuple):
@@ -242,8 +249,14 @@ def _conditions(query: Query, registry: KindRegistry, catalog, targets) -> Catal
     # and they are most of a long listing's reading
     annotations = not (query.load in (LoadMode.NAMES, LoadMode.TABLE) and not any(
         column.json_path.startswith(".metadata.annotations") for target in targets for column in target.info.columns))
+    # nor labels, unless it shows them, nor the reference values of the cached columns,
+    # unless it shows a reference column or attaches the objects referred to
+    table = query.load is LoadMode.TABLE
+    column_references = not table or query.every_column or bool(query.reference_roles) or any(
+        column.format == "reference" for target in targets for column in target.info.default_columns)
     return CatalogQuery(fields=tuple(fields), references=references, referenced_fields=tuple(referenced),
-                        limit=limit, annotations=annotations)
+                        limit=limit, annotations=annotations, read_labels=not table or query.labels,
+                        column_references=column_references)
 
 
 def _name_only(entry) -> dict:
