@@ -144,40 +144,13 @@ def store_error(exc: sqlite3.Error | ValueError, where: str | None = None) -> St
 # --- query compilation ------------------------------------------------------------------
 
 
-_LISTED_VALUES = 50  # more values than this go to SQLite as one JSON list
-
-
 def _label_clauses(requirements, column: str = "id") -> list[tuple[str, list]]:
-    """Label requirements as ``column [NOT] IN`` the ids the (key, value) index finds
-    (kidx.store.label_conditions, imported for a query that has some)."""
+    """Label requirements as SQL (kidx.store.sqlite_label_clauses, imported for a query that has some)."""
     if not requirements:
         return []
-    from kidx.store.label_conditions import label_clauses
+    from kidx.store.sqlite_label_clauses import label_clauses
 
-    def has_label(key: str, values: list | None, negation: str) -> tuple[str, list]:
-        if values is None:
-            return f"{column} {negation}IN (SELECT object_id FROM labels WHERE key=?)", [key]
-        if len(values) > _LISTED_VALUES:  # one parameter, whatever the count (a merged selector's set)
-            return (f"{column} {negation}IN (SELECT object_id FROM labels WHERE key=? "
-                    "AND value IN (SELECT value FROM json_each(?)))", [key, json.dumps(values)])
-        return (
-            f"{column} {negation}IN (SELECT object_id FROM labels WHERE key=? "
-            f"AND value IN ({DIALECT.marks(len(values))}))",
-            [key, *values],
-        )
-
-    def rows(pairs: list, keys: list) -> tuple[str, list]:
-        parts, parameters = [], []
-        if pairs:
-            parts.append("SELECT l.object_id FROM json_each(?) j JOIN labels l "
-                         "ON l.key = json_extract(j.value, '$[0]') AND l.value = json_extract(j.value, '$[1]')")
-            parameters.append(json.dumps(pairs))
-        if keys:
-            parts.append("SELECT l.object_id FROM json_each(?) j JOIN labels l ON l.key = j.value")
-            parameters.append(json.dumps(keys))
-        return " UNION ALL ".join(parts), parameters
-
-    return label_clauses(requirements, has_label, "0", rows, column)
+    return label_clauses(requirements, column)
 
 
 class SQLiteCatalog(PackedRows, SQLCatalog):
