@@ -485,9 +485,9 @@ def needed_text(needed: int | None, n_value: int, n_baseline: int, change: float
 
 
 def rule_text(threshold: float | None, alpha: float = ALPHA, min_t: float | None = None,
-              confirm_runs: int = CONFIRM_RUNS) -> str:
+              confirm_runs: int = CONFIRM_RUNS, floor_share: float = FLOOR_SHARE) -> str:
     """The rule in words; ``threshold`` None: it follows the evidence; ``min_t`` None: by the
-    timer (MIN_T_KERNEL for a kernel timer's runs)."""
+    timer (MIN_T_KERNEL for a kernel timer's runs); ``floor_share`` 0: never on floors."""
     if threshold is None:
         counts = f"{EVIDENCE_FLOOR * 100:g}% (a kernel timer's runs; {HOST_FLOOR * 100:g}% for others)"
         head = "the threshold follows the evidence: a change counts when it exceeds "
@@ -501,8 +501,9 @@ def rule_text(threshold: float | None, alpha: float = ALPHA, min_t: float | None
     confirm = (f"; a change is confirmed by {confirm_runs} runs a side, more than half of the pairs of runs beyond "
                f"{that} its way, else unconfirmed" if confirm_runs > 1 else "")
     floors = (f"; a kernel timer's runs with samples are judged on their floors (fastest samples) instead where the "
-              f"floors' spread between runs is under {FLOOR_SHARE:g} times the statistics' (each from {FLOOR_DF} "
-              "degrees of freedom or more), unless the statistics confirm a change themselves")
+              f"floors' spread between runs is under {floor_share:g} times the statistics' (each from {FLOOR_DF} "
+              "degrees of freedom or more), unless the statistics confirm a change themselves"
+              if floor_share > 0 else "")
     if threshold is None:
         same = (f"same when the {(1 - alpha) * 100:g}% interval of the ratio lies within the larger of that and the "
                 f"change the runs would detect {POWER * 100:g}% of the time, at most {SAME_LIMIT * 100:g}%")

@@ -128,3 +128,13 @@ def test_the_rule_says_when_floors_judge():
             f"floors' spread between runs is under {FLOOR_SHARE:g} times the statistics' (each from {FLOOR_DF} degrees "
             "of freedom or more), unless the statistics confirm a change themselves") in rule_text(None)
     assert math.isclose(FLOOR_SHARE, 0.5)
+
+
+def test_the_rule_names_floors_only_where_runs_may_be_judged_on_them():
+    from kidx.analysis.significance import FLOOR_SHARE, rule_text
+
+    clause = (f"judged on their floors (fastest samples) instead where the floors' spread between runs is under "
+              f"{FLOOR_SHARE:g} times the statistics'")
+    assert clause in rule_text(None) and clause in rule_text(0.05)
+    assert "0.25 times the statistics'" in rule_text(None, floor_share=0.25)
+    assert "floors" not in rule_text(None, floor_share=0) and "floors" not in rule_text(0.05, floor_share=0)

@@ -60,6 +60,7 @@ def test_a_2_percent_slowdown_of_a_power_capped_gemm_is_slower_on_floors(kidx, s
     verdicts = [row.verdict for row in medians.rows if row.verdict != "baseline"]
     assert sorted(verdicts) == ["inconclusive", "same", "slower", "slower"]
     assert {row.judgement.judged_on for row in medians.rows if row.judgement} == {"statistics"}
+    assert "floors" not in medians.rule  # the rule as it was applied
     # the table says what the verdict was judged on
     code, out, err = kidx("compare", "--by", "label=side", "--baseline", "a", store_path=store)
     assert code == 0, err
@@ -93,5 +94,6 @@ def test_series_judges_the_step_on_floors_too(kidx, sides, tmp_path):
         if step["judgedOn"] == "floors":
             assert step["reason"].startswith("judged on the runs' floors (fastest samples), ")
     medians = build_series(Store(store), registry(), SeriesRequest(names=[], floor_share=0))
+    assert "floors" not in medians.rule
     assert sorted(one.points[5].verdict for one in medians.series) == ["inconclusive", "inconclusive", "inconclusive",
                                                                       "same"]

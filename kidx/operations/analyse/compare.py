@@ -251,7 +251,8 @@ def compare(store, registry, request: CompareRequest, selection: Selection | Non
     if request.only:  # what is shown; the gate judges every row (judged)
         groups = [_only(group, request.only) for group in groups if group.compared
                   and any(shown_by(row, request.only) for row in group.rows)]
-    return Comparison(groups, rule_text(request.threshold, request.alpha, request.min_t, request.confirm_runs),
+    return Comparison(groups, rule_text(request.threshold, request.alpha, request.min_t, request.confirm_runs,
+                                     request.floor_share),
                       request.threshold,
                       request.label_key, unmeasured, unlabelled, request.alpha, request.min_t, tuple(problems),
                       tuple(unmatched), tuple(runs), judged, deciding, request.aggregate, aggregates, suite,

@@ -357,7 +357,7 @@ def series_result(store, registry, request: SeriesRequest, reading: SeriesReadin
         problems.append(f"no selected run's implementation is {' or '.join(request.baselines)} (--baseline: a name, "
                         "library or "
                         f"provider label); implementations present: {', '.join(present[:8])}")
-    rule = rule_text(request.threshold, request.alpha, request.min_t, request.confirm_runs)
+    rule = rule_text(request.threshold, request.alpha, request.min_t, request.confirm_runs, request.floor_share)
     if reading.read is None:
         unmeasured, inputs = [run.name for run in selection.runs if run.measure is None], selection.runs
     else:  # a tail: the selection's rows that did not pass, the runs read without a figure
