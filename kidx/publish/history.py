@@ -10,7 +10,7 @@ from kidx.analysis.significance import BASELINE, FASTER, SEVERITY, SLOWER, count
 from kidx.operations.analyse.compare import Comparison
 from kidx.operations.analyse.series import Series
 from kidx.operations.select.analysed_runs import AnalysedRun
-from kidx.output.comparison import summary_text, verdict_text
+from kidx.output.comparison import summary_text, verdict_cell, verdict_text
 from kidx.output.units import quantity, short_digest
 from kidx.publish import charts
 from kidx.publish.context import (
@@ -97,7 +97,7 @@ def _series_section(site: SiteContext, pid: str, members: list[Series], cli: str
                 "tr", {"class": f"verdict-{point.verdict or 'first'}"}, E("td", {}, step),
                 E("td", {}, point.run.observed),
                 E("td", {"class": "num"}, value, " " if host else None, host_mark(host) if host else None),
-                E("td", {"class": "num"}, change), E("td", {}, verdict_text(point.verdict, point.change)),
+                E("td", {"class": "num"}, change), E("td", {}, verdict_cell(point.verdict, point.change)),
                 E("td", {"class": "num"}, f"{shift.point.change * 100:+.1f}%" if shift else ""),
                 E("td", {"class": "num"}, f"{point.speedup:.2f}×" if point.speedup else ""),
                 E("td", {}, "; ".join(shift.cause) if shift else _cause(site.request, point, one)),
@@ -205,6 +205,7 @@ def _compared_rows(site: SiteContext, comparison: Comparison) -> tuple[list[dict
             pid = site.series_of_run.get(row.run.name)
             rows.append({
                 "verdict": row.verdict, "text": verdict_text(row.verdict, row.judgement),
+                "cell": verdict_cell(row.verdict, row.judgement),
                 "ratio": row.judgement.ratio, "change": f"{(row.judgement.ratio - 1) * 100:+.1f}%",
                 "title": site.title(group.workload),
                 "implementation": site.title(group.implementation) if group.implementation else "",
@@ -231,6 +232,7 @@ def _series_rows(site: SiteContext, label: str | None) -> tuple[list[dict], dict
             unit = point.run.known_measure.unit
             rows.append({
                 "verdict": point.verdict, "text": verdict_text(point.verdict, point.change),
+                "cell": verdict_cell(point.verdict, point.change),
                 "ratio": point.change.ratio if point.change else 1.0,
                 "title": site.title(one.workload), "implementation": site.title(one.implementation),
                 "environment": one.environment.label, "protocol": site.title(one.protocol),

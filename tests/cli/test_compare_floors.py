@@ -97,3 +97,29 @@ def test_series_judges_the_step_on_floors_too(kidx, sides, tmp_path):
     assert "floors" not in medians.rule
     assert sorted(one.points[5].verdict for one in medians.series) == ["inconclusive", "inconclusive", "inconclusive",
                                                                       "same"]
+
+
+def test_a_published_site_says_which_steps_were_judged_on_floors(kidx, sides, tmp_path):
+    """Pages show the floors' ratio as the change of such a step: its verdict says so, as the
+    tables of compare and series do (the counts key on the verdict alone)."""
+    import re
+
+    from kidx.publish.tree import html, unpack
+
+    store = sides(1.02, tmp_path / "slowed")
+    site = tmp_path / "site"
+    code, _, err = kidx("publish", str(site), store_path=store)
+    assert code == 0, err
+    cells = []
+    for page in sorted((site / "series").glob("*.html")):
+        data = unpack(re.search(r'<div id="page-data" data-deflate="([A-Za-z0-9+/=]*)" hidden></div>',
+                                page.read_text(encoding="utf-8"))[1])
+        for section in data.values():
+            cells += re.findall(r'<td class="num">[+-][0-9.]+%</td><td>([a-z ()]+)</td>', html(section["body"]))
+    # the step into the slowed runs, as kidx series judges it
+    assert sorted(cell for cell in cells if cell.startswith("slower")) == ["slower on floors"] * 2
+    assert "inconclusive on floors" in cells and "inconclusive" in cells
+    regressions = (site / "regressions.html").read_text(encoding="utf-8")
+    verdicts = re.findall(r'<tr class="verdict-[a-z]+"><td>([a-z ()]+)</td>', regressions)
+    assert sorted(verdicts) == ["inconclusive", "same on floors", "same on floors", "same on floors"]
+    assert "4 series: 1 inconclusive, 3 same." in regressions
