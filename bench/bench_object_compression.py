@@ -8,7 +8,10 @@ plus the row's. This script generates runs as bench_scale.py does (bench_store.g
 makes each run's stored object (kidx.identity.canonical_json of identity_of, what a store
 writes), and prints their mean size as stored today, compressed one by one with zlib, and
 compressed one by one with zlib and a preset dictionary made of the first objects (which a
-schema could keep once, as the catalog's packed annotations keep theirs). The report goes
+schema could keep once, as the catalog's packed annotations keep theirs), and packed as the
+PostgreSQL store's schema 4 packs them (kidx.store.object_packing: its level, its own
+dictionary of objects spread over the first ones), with the wall time its worker process
+takes to pack them (started, fed, each object packed and checked, sent back). The report goes
 to bench/reports/ (text, and JSON that docs/performance.md does not render).
 
     .venv/bin/python bench/bench_object_compression.py [--runs 20000] [--dictionary-runs 200]
@@ -49,10 +52,27 @@ def sizes(runs: int, dictionary_runs: int, seed: int) -> dict[str, float]:
         packer = zlib.compressobj(level=9, zdict=dictionary)
         return len(packer.compress(content) + packer.flush())
 
+    # what the PostgreSQL store (schema 4) stores: kidx.store.object_packing, its own dictionary
+    from kidx.store.object_packing import (
+        OBJECT_DICTIONARY_ID,
+        WORKER_FROM,
+        ObjectPacker,
+        Packing,
+        make_object_dictionary,
+    )
+
+    assert len(measured) >= WORKER_FROM, "too few objects for the worker process"
+
+    packer = ObjectPacker(OBJECT_DICTIONARY_ID, make_object_dictionary(trained))
+    packing_started = time.perf_counter()
+    packed = Packing(packer, measured).result()  # by the worker process a bulk write starts
+    packing_s = time.perf_counter() - packing_started
     return {"objects measured": len(measured), "dictionary bytes": len(dictionary),
             "as stored": statistics.fmean(len(o) for o in measured),
             "zlib level 9": statistics.fmean(len(zlib.compress(o, 9)) for o in measured),
-            "zlib level 9, preset dictionary": statistics.fmean(with_dictionary(o) for o in measured)}
+            "zlib level 9, preset dictionary": statistics.fmean(with_dictionary(o) for o in measured),
+            "packed as schema 4 stores it": statistics.fmean(len(p) for p in packed),
+            "microseconds to pack one": packing_s / len(measured) * 1e6, "seconds to pack them": packing_s}
 
 
 def main() -> int:
@@ -69,8 +89,11 @@ def main() -> int:
              f"(seed {args.seed}), code at {head}",
              f"preset dictionary: the last {found['dictionary bytes']:,} bytes of the first "
              f"{args.dictionary_runs} objects; sizes over the other {found['objects measured']:,}", ""]
-    for what in ("as stored", "zlib level 9", "zlib level 9, preset dictionary"):
+    for what in ("as stored", "zlib level 9", "zlib level 9, preset dictionary", "packed as schema 4 stores it"):
         lines.append(f"  {what:34} {found[what]:8.0f} bytes a run   {found[what] / found['as stored']:6.1%}")
+    lines.append(f"  packing them by the worker process a bulk write starts (kidx.store.object_packing, "
+                 f"checked and sent back): {found['seconds to pack them']:.2f} s wall, "
+                 f"{found['microseconds to pack one']:.1f} microseconds an object")
     lines += ["", f"took {time.perf_counter() - started:.0f} s"]
     text = "\n".join(lines)
     print(text)

@@ -13,8 +13,9 @@ references repeat from run to run) into a few hundred bytes: bench_object_compre
 measures it. The dictionary is made by the first write that holds DICTIONARY_OBJECTS objects
 of its own, from objects spread over that write; writes before it pack without one.
 
-Packing costs about 15 microseconds an object, which a bulk write of 100,000 runs would
-add to its own thread (zlib does not let two Python threads deflate side by side): from
+Packing takes tens of microseconds an object (bench_object_compression times it), which a
+bulk write of 100,000 runs would add to its own thread, where it makes the catalog rows
+(zlib does not let two Python threads deflate side by side): from
 WORKER_FROM objects on, a write's objects are packed by a process of its own
 (``Packing``: this module's ``_serve``, fed through a pipe), on another core while the
 write makes its catalog rows; it unpacks and compares each object it packed before it
@@ -39,7 +40,7 @@ OBJECT_DICTIONARY_ID = 2  # in kidx.text_dictionaries (1: the annotations')
 DICTIONARY_BYTES = 32 * 1024  # deflate's window: a longer dictionary's start would never be used
 DICTIONARY_OBJECTS = 32  # the fewest objects a write holds to make the dictionary from
 DICTIONARY_SAMPLE = 128  # objects, spread over that write, the dictionary is cut from
-LEVEL = 6  # level 9 saves no byte more on these objects (bench_object_compression)
+LEVEL = 6  # zlib's default
 RAW_START = b"{"
 WORKER_FROM = 2_000  # objects a write packs from which it packs them in a process of its own
 _LENGTH = struct.Struct(">I")  # before each object in the worker's pipes
