@@ -93,12 +93,6 @@ def unpack_object(stored: bytes, dictionary: Callable[[int], bytes | None]) -> b
         return stored
 
 
-def pack_many(packer: ObjectPacker, objects: Sequence[bytes]) -> list[bytes]:
-    """``packer.pack`` of each of ``objects``, in order: from WORKER_FROM of them in a
-    process of its own (in this one where no process can be started)."""
-    return Packing(packer, objects).result()
-
-
 class Packing:
     """Objects being packed: from WORKER_FROM of them by a worker process, started at once
     (the caller goes on while it packs); ``result`` waits for them, ``abandon`` stops it.

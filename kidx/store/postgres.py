@@ -365,8 +365,7 @@ class PostgresObjectBackend(ObjectBackend):
 
     def unpacked(self, content) -> bytes:
         """An object's bytes from its stored content (schema 4 packs them: kidx.store.object_packing)."""
-        content = bytes(content)
-        return content if content[:1] == b"{" else unpack_object(content, self._dictionary)
+        return unpack_object(bytes(content), self._dictionary)
 
     def _dictionary(self, dictionary_id: int) -> bytes | None:
         found = self._dictionaries.get(dictionary_id)

@@ -165,12 +165,11 @@ class PackedRows(SQLCatalog):
         digests = self._target_digests
         if not wanted.issubset(digests):
             return None
-        if not references:
+        if references:
+            quoted = {target_id: f'"{digests[target_id]}"' for target_id in wanted}
+            parts[1::2] = map(quoted.__getitem__, ids)
+        else:
             parts[1::2] = ["null"] * len(ids)
-            columns = "".join(parts).split(ROW_BREAK)
-            return columns if len(columns) == len(rows) else None
-        quoted = {target_id: f'"{digests[target_id]}"' for target_id in wanted}
-        parts[1::2] = map(quoted.__getitem__, ids)
         columns = "".join(parts).split(ROW_BREAK)
         return columns if len(columns) == len(rows) else None
 

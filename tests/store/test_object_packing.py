@@ -20,7 +20,6 @@ from kidx.store.object_packing import (
     ObjectPacker,
     Packing,
     make_object_dictionary,
-    pack_many,
     unpack_object,
 )
 
@@ -87,9 +86,9 @@ def test_many_objects_are_packed_by_a_process_of_their_own_byte_for_byte(monkeyp
     monkeypatch.setattr(object_packing, "WORKER_FROM", 50)
     dictionary = make_object_dictionary(OBJECTS) if dictionary_id else None
     packer = ObjectPacker(dictionary_id, dictionary)
-    assert pack_many(PackedOnlyByTheWorker(dictionary_id, dictionary), OBJECTS) == [packer.pack(d) for d in OBJECTS]
+    assert Packing(PackedOnlyByTheWorker(dictionary_id, dictionary), OBJECTS).result() == [packer.pack(d) for d in OBJECTS]
     with pytest.raises(AssertionError, match="packed in the write's own process"):  # fewer: packed here
-        pack_many(PackedOnlyByTheWorker(dictionary_id, dictionary), OBJECTS[:49])
+        Packing(PackedOnlyByTheWorker(dictionary_id, dictionary), OBJECTS[:49]).result()
 
 
 def test_the_worker_imports_this_kidx_whatever_the_working_folder_holds(monkeypatch, tmp_path):
@@ -97,7 +96,7 @@ def test_the_worker_imports_this_kidx_whatever_the_working_folder_holds(monkeypa
     (tmp_path / "kidx" / "__init__.py").write_text("raise ImportError('not this kidx')\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(object_packing, "WORKER_FROM", 10)
-    assert pack_many(PackedOnlyByTheWorker(), OBJECTS) == [ObjectPacker().pack(data) for data in OBJECTS]
+    assert Packing(PackedOnlyByTheWorker(), OBJECTS).result() == [ObjectPacker().pack(data) for data in OBJECTS]
 
 
 def test_where_the_worker_fails_or_cannot_start_the_objects_are_packed_here(monkeypatch):
@@ -111,10 +110,10 @@ def test_where_the_worker_fails_or_cannot_start_the_objects_are_packed_here(monk
                           **kwargs)
 
     monkeypatch.setattr(subprocess, "Popen", failing)
-    assert pack_many(packer, OBJECTS) == expected
+    assert Packing(packer, OBJECTS).result() == expected
     monkeypatch.setattr(subprocess, "Popen", real_popen)
     monkeypatch.setattr(sys, "executable", "/nonexistent/python")
-    assert pack_many(packer, OBJECTS) == expected
+    assert Packing(packer, OBJECTS).result() == expected
 
 
 def test_a_packing_given_up_stops_its_worker_and_waits_for_it(monkeypatch):

@@ -151,7 +151,7 @@ def test_the_first_write_of_many_objects_makes_the_dictionary_every_later_object
 
     from kidx.store.object_packing import WORKER_FROM
 
-    count = WORKER_FROM + 8  # packed by a process of their own (kidx.store.object_packing.pack_many)
+    count = WORKER_FROM + 8  # packed by a process of their own (kidx.store.object_packing.Packing)
     runs = [run_manifest(f"packed-{index:04d}", 1000 + index) for index in range(count)]
     path = write_list(tmp_path / "runs.json", [SEED["protocol"], SEED["environment"], *runs])
     assert kidx_process(postgres_store, "apply", "-f", str(path)).returncode == 0
